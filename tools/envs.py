@@ -1,0 +1,202 @@
+"""Cached virtual environments for tests, the demo and the benchmarks.
+
+Each environment lives outside the repository (`$DEPYF_CACHE` or `~/.cache/depyf`, under
+`venvs/<tag>`) so that a fresh checkout reuses what an earlier run set up: the torch wheels are
+several gigabytes and must be downloaded and unpacked once, not on every run.
+
+An environment is reused when its stamp file says it was built from the same interpreter, the
+same requirements, the same checkout and the same `pyproject.toml`, and a quick health check
+passes; otherwise it is deleted and built again.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+from pythons import Interpreter
+
+REPO = Path(__file__).resolve().parent.parent
+# Bumped when the way environments are built changes, so old caches are rebuilt.
+LAYOUT_VERSION = 1
+TEST_REQUIREMENTS: Tuple[str, ...] = ("pytest", "pytest-timeout")
+
+
+def cache_root() -> Path:
+    explicit = os.environ.get("DEPYF_CACHE")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
+    return Path(base).expanduser() / "depyf"
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """What one environment must contain."""
+
+    interpreter: Interpreter
+    torch: Optional[str] = None  # a torch version, or None for a torch-free environment
+    extra: Tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def tag(self) -> str:
+        kind = "torch%s" % self.torch if self.torch else "base"
+        return "py%s-%s" % (self.interpreter.minor, kind)
+
+    @property
+    def label(self) -> str:
+        if self.torch:
+            return "Python %s + torch %s" % (self.interpreter.minor, self.torch)
+        return "Python %s" % self.interpreter.minor
+
+    def requirements(self) -> List[str]:
+        reqs = list(TEST_REQUIREMENTS) + list(self.extra)
+        if self.torch:
+            # numpy silences torch's "numpy is not available" warning and is used by examples.
+            reqs += ["torch==%s" % self.torch, "numpy"]
+        return reqs
+
+
+class EnvError(Exception):
+    """An environment could not be built; the message says which step failed."""
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "missing"
+
+
+def _stamp(spec: EnvSpec) -> dict:
+    return {
+        "layout": LAYOUT_VERSION,
+        "interpreter": spec.interpreter.path,
+        "interpreter_version": spec.interpreter.full_version,
+        "requirements": spec.requirements(),
+        "repo": str(REPO),
+        "pyproject": _digest(REPO / "pyproject.toml"),
+    }
+
+
+# Run inside the environment: depyf must come from this checkout (editable install) and the
+# torch version must be the one asked for; importlib.metadata avoids importing torch (seconds).
+_HEALTH = (
+    "import sys, json, importlib.util\n"
+    "from importlib import metadata\n"
+    "import depyf, pytest\n"
+    "torch = None\n"
+    "try:\n"
+    "    torch = metadata.version('torch')\n"
+    "except metadata.PackageNotFoundError:\n"
+    "    pass\n"
+    "print(json.dumps({'depyf': depyf.__file__, 'torch': torch}))\n"
+)
+
+
+class Env:
+    """A built (or to-be-built) environment."""
+
+    def __init__(self, spec: EnvSpec) -> None:
+        self.spec = spec
+        self.path = cache_root() / "venvs" / spec.tag
+        self.python = self.path / "bin" / "python"
+        self.torch_version: Optional[str] = None
+
+    def _health(self) -> Optional[dict]:
+        if not self.python.exists():
+            return None
+        try:
+            out = subprocess.run(
+                [str(self.python), "-c", _HEALTH], capture_output=True, text=True, timeout=120, cwd="/"
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if out.returncode != 0:
+            return None
+        try:
+            info = json.loads(out.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return None
+        if not str(info.get("depyf", "")).startswith(str(REPO / "src")):
+            return None
+        if self.spec.torch:
+            installed = info.get("torch") or ""
+            # A local build such as 2.13.0+cpu satisfies a request for 2.13.0.
+            if installed.split("+")[0] != self.spec.torch:
+                return None
+        return info
+
+    def is_ready(self) -> bool:
+        stamp_file = self.path / "depyf-env.json"
+        try:
+            stamp = json.loads(stamp_file.read_text())
+        except (OSError, ValueError):
+            return False
+        if stamp != _stamp(self.spec):
+            return False
+        info = self._health()
+        if info is None:
+            return False
+        self.torch_version = info.get("torch")
+        return True
+
+    def ensure(self, log: Path) -> str:
+        """Make the environment usable; returns "reused" or "built". Raises EnvError."""
+        if self.is_ready():
+            return "reused"
+        started = time.monotonic()
+        print("    building %s in %s (log: %s)" % (self.spec.label, self.path, log), flush=True)
+        if self.path.exists():
+            shutil.rmtree(self.path, ignore_errors=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("w") as out:
+            self._step(out, "create venv", [self.spec.interpreter.path, "-m", "venv", str(self.path)], 300)
+            # The pip bundled with 3.8 predates some metadata formats; a current pip also
+            # resolves the torch wheels faster.
+            self._step(out, "upgrade pip", [str(self.python), "-m", "pip", "install", "-U", "pip"], 600)
+            pip = [str(self.python), "-m", "pip", "install", "--progress-bar", "off"]
+            self._step(out, "install requirements", pip + self.spec.requirements(), 3600)
+            self._step(out, "install depyf (editable)", pip + ["--no-deps", "-e", str(REPO)], 600)
+        info = self._health()
+        if info is None:
+            raise EnvError("the new environment fails its health check (see %s)" % log)
+        self.torch_version = info.get("torch")
+        (self.path / "depyf-env.json").write_text(json.dumps(_stamp(self.spec), indent=1))
+        print("    built in %.0fs" % (time.monotonic() - started), flush=True)
+        return "built"
+
+    def _step(self, out, what: str, cmd: List[str], timeout: int) -> None:
+        out.write("$ %s\n" % " ".join(cmd))
+        out.flush()
+        env = dict(os.environ, PIP_NO_INPUT="1")
+        env.pop("PYTHONPATH", None)
+        try:
+            proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout, env=env, cwd=str(REPO))
+        except subprocess.TimeoutExpired:
+            raise EnvError("%s: timed out after %ds" % (what, timeout))
+        except OSError as exc:
+            raise EnvError("%s: %s" % (what, exc))
+        if proc.returncode != 0:
+            out.flush()
+            raise EnvError("%s failed (exit %d):\n%s" % (what, proc.returncode, _tail(Path(out.name))))
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        text = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return "\n".join("      " + line for line in text[-lines:])
+
+
+def log_dir() -> Path:
+    return cache_root() / "logs"
+

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Run depyf's whole test suite on every supported Python, with and without torch.
+
+    python3 tools/run_tests.py                 # everything (what `make test` runs)
+    python3 tools/run_tests.py --python 3.11   # only the environments on Python 3.11
+    python3 tools/run_tests.py --suite base    # only the torch-free test directories
+    python3 tools/run_tests.py -- -k roundtrip # extra arguments go to every pytest run
+
+Environments (cached, see tools/envs.py):
+  * "base" on each of CPython 3.8-3.13: every test directory that needs no torch
+    (tests/decompiler, tests/cli, ... anything under tests/ not named torch*);
+  * "torch" on the (Python, torch) pairs of TORCH_MATRIX: the tests/torch* directories.
+
+The last line of output is `N passed, N failed, N skipped`, summed over all environments; an
+environment that cannot be built, a test directory where pytest collects nothing or crashes, and
+(with CI=true) a missing interpreter each count as one failure, so that the line never looks
+green when something did not run. The exit status is 1 when anything failed.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from envs import REPO, Env, EnvError, EnvSpec, log_dir  # noqa: E402
+from pythons import SUPPORTED_MINORS, discover  # noqa: E402
+
+# (Python minor, torch version): the combinations the project promises to work with.
+TORCH_MATRIX: Tuple[Tuple[str, str], ...] = (
+    ("3.11", "2.13.0"),
+    ("3.11", "2.14.1"),
+    ("3.12", "2.13.0"),
+    ("3.13", "2.13.0"),
+)
+# Test directories that must exist eventually; until they do they are reported, not failed.
+EXPECTED_BASE_DIRS = ("decompiler", "cli")
+EXPECTED_TORCH_DIRS = ("torch",)
+PER_TEST_TIMEOUT_S = int(os.environ.get("DEPYF_TEST_TIMEOUT", "600"))
+PER_DIR_TIMEOUT_S = int(os.environ.get("DEPYF_DIR_TIMEOUT", "2400"))
+
+
+def needs_torch(directory: str) -> bool:
+    return directory.startswith("torch")
+
+
+def test_dirs(torch: bool) -> List[str]:
+    """Directories of tests/ for one kind of environment: the expected ones plus any other."""
+    expected = EXPECTED_TORCH_DIRS if torch else EXPECTED_BASE_DIRS
+    found = sorted(
+        p.name
+        for p in (REPO / "tests").glob("*/")
+        if p.is_dir() and not p.name.startswith((".", "_")) and needs_torch(p.name) == torch
+    )
+    return list(expected) + [d for d in found if d not in expected]
+
+
+@dataclass
+class DirResult:
+    directory: str
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    note: str = ""
+    seconds: float = 0.0
+
+
+@dataclass
+class EnvResult:
+    label: str
+    python: str = ""
+    torch: str = ""
+    setup: str = ""
+    problem: str = ""  # why the environment did not run (counted as one failure)
+    dirs: List[DirResult] = field(default_factory=list)
+
+    def totals(self) -> Tuple[int, int, int]:
+        passed = sum(d.passed for d in self.dirs)
+        failed = sum(d.failed for d in self.dirs) + (1 if self.problem else 0)
+        skipped = sum(d.skipped for d in self.dirs)
+        return passed, failed, skipped
+
+
+def _read_junit(path: Path) -> Optional[Tuple[int, int, int, int]]:
+    """(tests, failures+errors, skipped, passed) from pytest's JUnit XML, or None if unreadable."""
+    try:
+        root = ET.parse(str(path)).getroot()
+    except (OSError, ET.ParseError):
+        return None
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    tests = failed = skipped = 0
+    for suite in suites:
+        tests += int(suite.get("tests", 0))
+        failed += int(suite.get("failures", 0)) + int(suite.get("errors", 0))
+        skipped += int(suite.get("skipped", 0))
+    return tests, failed, skipped, max(tests - failed - skipped, 0)
+
+
+def run_dir(env: Env, directory: str, pytest_args: Sequence[str]) -> DirResult:
+    result = DirResult(directory)
+    path = REPO / "tests" / directory
+    if not path.is_dir():
+        result.note = "not present yet"
+        return result
+    with tempfile.TemporaryDirectory(prefix="depyf-junit-") as tmp:
+        junit = Path(tmp) / "junit.xml"
+        cmd = [
+            str(env.python), "-m", "pytest", "-p", "no:cacheprovider", "-q", "--tb=short", "-rfE",
+            "--junitxml", str(junit), "--timeout", str(PER_TEST_TIMEOUT_S),
+            "tests/%s" % directory,
+        ] + list(pytest_args)
+        run_env = dict(os.environ, TORCHINDUCTOR_FORCE_DISABLE_CACHES="1", PYTHONUNBUFFERED="1")
+        run_env.pop("PYTHONPATH", None)
+        print("\n--- [%s] tests/%s" % (env.spec.label, directory), flush=True)
+        started = time.monotonic()
+        # A new session lets a timeout kill pytest together with anything it started.
+        proc = subprocess.Popen(cmd, cwd=str(REPO), env=run_env, start_new_session=True)
+        try:
+            rc = proc.wait(timeout=PER_DIR_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            rc = None
+        result.seconds = time.monotonic() - started
+        counts = _read_junit(junit)
+    if counts is not None:
+        _, result.failed, result.skipped, result.passed = counts
+    if rc is None:
+        result.note = "killed after %ds" % PER_DIR_TIMEOUT_S
+        result.failed += 1
+    elif rc == 5:
+        result.note = "no tests collected"
+        result.failed += 1
+    elif rc != 0 and result.failed == 0:
+        # pytest itself broke (usage error, internal error, crash): not a pass.
+        result.note = "pytest exited with %d" % rc
+        result.failed += 1
+    return result
+
+
+def run_env(spec: EnvSpec, dirs: Sequence[str], pytest_args: Sequence[str]) -> EnvResult:
+    result = EnvResult(spec.label, python=spec.interpreter.full_version)
+    env = Env(spec)
+    print("\n=== %s (%s)" % (spec.label, spec.interpreter.path), flush=True)
+    try:
+        result.setup = env.ensure(log_dir() / ("%s.log" % spec.tag))
+    except EnvError as exc:
+        result.problem = "environment could not be set up: %s" % exc
+        print("    " + result.problem, flush=True)
+        return result
+    result.torch = env.torch_version or ""
+    for directory in dirs:
+        result.dirs.append(run_dir(env, directory, pytest_args))
+    return result
+
+
+def print_summary(results: List[EnvResult], problems: List[str], elapsed: float) -> int:
+    print("\n" + "=" * 78)
+    print("Summary (%.0f s)" % elapsed)
+    total_p = total_f = total_s = 0
+    for res in results:
+        p, f, s = res.totals()
+        total_p, total_f, total_s = total_p + p, total_f + f, total_s + s
+        extra = " torch %s" % res.torch if res.torch else ""
+        status = "FAIL" if f else "ok"
+        print("  %-4s %-28s python %s%s [%s]" % (status, res.label, res.python, extra, res.setup or "-"))
+        if res.problem:
+            print("         %s" % res.problem.splitlines()[0])
+        for d in res.dirs:
+            if d.note == "not present yet":
+                print("         tests/%-14s not present yet" % d.directory)
+                continue
+            note = "  (%s)" % d.note if d.note else ""
+            print("         tests/%-14s %4d passed, %4d failed, %4d skipped  %6.1fs%s"
+                  % (d.directory, d.passed, d.failed, d.skipped, d.seconds, note))
+    for problem in problems:
+        total_f += 1
+        print("  FAIL %s" % problem)
+    line = "%d passed, %d failed" % (total_p, total_f)
+    if total_s:
+        line += ", %d skipped" % total_s
+    print(line, flush=True)
+    return 1 if total_f else 0
+
+
+def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--python", action="append", default=[],
+                        help="only these Python minors (3.11, or 3.11,3.12); repeatable")
+    parser.add_argument("--suite", choices=("all", "base", "torch"), default="all",
+                        help="base: torch-free environments only; torch: torch environments only")
+    parser.add_argument("--host-only", action="store_true",
+                        help="only the Python running this script, torch-free suite (quick check)")
+    parser.add_argument("pytest_args", nargs="*", help="passed to every pytest run (after --)")
+    return parser.parse_args(argv)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = parse_args(argv)
+    started = time.monotonic()
+    wanted = {m.strip() for item in args.python for m in item.split(",") if m.strip()}
+    if args.host_only:
+        wanted = {"%d.%d" % sys.version_info[:2]}
+        args.suite = "base"
+    unknown = wanted - set(SUPPORTED_MINORS)
+    if unknown:
+        print("unsupported Python version(s): %s" % ", ".join(sorted(unknown)))
+        return 2
+
+    found = discover()
+    print("Interpreters:")
+    print(found.report(), flush=True)
+    ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+    problems: List[str] = []
+    for minor in found.missing():
+        if wanted and minor not in wanted:
+            continue
+        if ci:
+            problems.append("Python %s is required on CI and was not found" % minor)
+        else:
+            print("note: Python %s not found; its environments are skipped" % minor)
+
+    plan: List[Tuple[EnvSpec, List[str]]] = []
+    if args.suite in ("all", "base"):
+        for minor in SUPPORTED_MINORS:
+            if (not wanted or minor in wanted) and minor in found.chosen:
+                plan.append((EnvSpec(found.chosen[minor]), test_dirs(torch=False)))
+    if args.suite in ("all", "torch"):
+        for minor, torch in TORCH_MATRIX:
+            if wanted and minor not in wanted:
+                continue
+            if minor not in found.chosen:
+                problems.append("torch %s on Python %s: interpreter not found" % (torch, minor))
+                continue
+            plan.append((EnvSpec(found.chosen[minor], torch=torch), test_dirs(torch=True)))
+
+    results = [run_env(spec, dirs, args.pytest_args) for spec, dirs in plan]
+    if not plan and not problems:
+        problems.append("nothing to run for the given filters")
+    return print_summary(results, problems, time.monotonic() - started)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
