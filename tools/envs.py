@@ -86,17 +86,19 @@ def _stamp(spec: EnvSpec) -> dict:
 
 
 # Run inside the environment: depyf must come from this checkout (editable install) and the
-# torch version must be the one asked for; importlib.metadata avoids importing torch (seconds).
+# torch version must be the one asked for. Nothing is imported: a depyf that is broken at the
+# moment, or a slow torch import, must not make a good environment look stale.
 _HEALTH = (
-    "import sys, json, importlib.util\n"
+    "import json, importlib.util\n"
     "from importlib import metadata\n"
-    "import depyf, pytest\n"
+    "assert importlib.util.find_spec('pytest') is not None\n"
+    "spec = importlib.util.find_spec('depyf')\n"
     "torch = None\n"
     "try:\n"
     "    torch = metadata.version('torch')\n"
     "except metadata.PackageNotFoundError:\n"
     "    pass\n"
-    "print(json.dumps({'depyf': depyf.__file__, 'torch': torch}))\n"
+    "print(json.dumps({'depyf': spec.origin if spec else '', 'torch': torch}))\n"
 )
 
 

@@ -30,7 +30,7 @@ PYC_HEADER_SIZE = 16  # magic, flags, then mtime+size or a source hash (PEP 552,
 # Ranges of .pyc magic numbers per release, from the values CPython documents in
 # importlib/_bootstrap_external.py; used only to name the Python a foreign file belongs to.
 _MAGIC_RANGES: Tuple[Tuple[int, int, str], ...] = (
-    (20121, 62211, "2.x"),
+    (20121, 62212, "2.x"),
     (3000, 3160, "3.0-3.1"),
     (3160, 3190, "3.2"),
     (3190, 3250, "3.3"),
@@ -210,13 +210,18 @@ def cmd_decompile(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _torch_installed() -> bool:
+    # find_spec does not import torch: the import itself happens inside prepare_debug.
+    return importlib.util.find_spec("torch") is not None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     script: str = args.script
     if not os.path.isfile(script):
         raise CliError("%s: no such file" % script)
     # Compilation caches would let torch skip the very work the dump is meant to show.
     os.environ.setdefault("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "1")
-    if importlib.util.find_spec("torch") is None:
+    if not _torch_installed():
         raise CliError("depyf run needs torch, which is not installed (pip install torch)")
     try:
         from depyf import prepare_debug
