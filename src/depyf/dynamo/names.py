@@ -1,0 +1,53 @@
+"""Stable, readable names for what Dynamo names with counters and UUIDs.
+
+Dynamo names graphs ``__compiled_fn_<n>_<uuid>`` and resume functions ``__resume_at_<offset>_<n>``
+with process-wide counters, so the same program gets different names on every run (and on a second
+run in the same process). depyf renumbers them in the order it meets them, per dump, so names are
+the same whenever the program is.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict
+
+DYNAMO_NAME = re.compile(
+    r"\b(__compiled_fn_\d+(?:_[0-9a-f]{8}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{4}_[0-9a-f]{12})?|__resume_at_\d+_\d+)\b"
+)
+_RESUME = re.compile(r"^__resume_at_(\d+)_\d+$")
+
+
+class Namer:
+    """Maps Dynamo's global names to stable ones and hands out per-kind counters."""
+
+    def __init__(self) -> None:
+        self.names: Dict[str, str] = {}
+        self.counters: Dict[str, int] = {}
+
+    def next(self, kind: str) -> int:
+        n = self.counters.get(kind, 0)
+        self.counters[kind] = n + 1
+        return n
+
+    def stable(self, dynamo_name: str) -> str:
+        """The stable name for a ``__compiled_fn_*`` or ``__resume_at_*`` global."""
+        if dynamo_name in self.names:
+            return self.names[dynamo_name]
+        m = _RESUME.match(dynamo_name)
+        if m:
+            name = f"__resume_at_{m.group(1)}_{self.next('resume')}"
+        elif dynamo_name.startswith("__compiled_fn"):
+            name = f"__compiled_fn_{self.next('graph')}"
+        else:
+            name = dynamo_name
+        self.names[dynamo_name] = name
+        return name
+
+    def rename_in(self, text: str) -> str:
+        """Replace every Dynamo global name in ``text`` by its stable name."""
+        return DYNAMO_NAME.sub(lambda m: self.stable(m.group(1)), text)
+
+
+def identifier(text: str) -> str:
+    """A file-name- and identifier-safe form of a code name such as ``<lambda>``."""
+    out = re.sub(r"[^0-9A-Za-z_]", "_", text).strip("_") or "fn"
+    return out if not out[0].isdigit() else "_" + out
