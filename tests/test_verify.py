@@ -1,0 +1,263 @@
+"""Tests of the round-trip oracle (`depyf.verify`).
+
+The oracle is loaded by path, as the benchmarks load it: it must work without the rest of the
+package, so that it can judge other decompilers (and so that these tests do not depend on the
+decompiler core being importable).
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+import textwrap
+import tokenize
+from pathlib import Path
+from types import CodeType
+from typing import List
+
+import pytest
+
+VERIFY_PATH = Path(__file__).resolve().parents[1] / "src" / "depyf" / "verify.py"
+
+
+def _load_verify():
+    spec = importlib.util.spec_from_file_location("_depyf_verify_under_test", str(VERIFY_PATH))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while building classes
+    spec.loader.exec_module(module)
+    return module
+
+
+verify = _load_verify()
+
+HAS_UNPARSE = hasattr(ast, "unparse")
+HAS_EXCEPTION_TABLE = hasattr(compile("", "", "exec"), "co_exceptiontable")
+
+
+def _function(source: str, name: str = "f") -> CodeType:
+    module = compile(textwrap.dedent(source), "<test>", "exec", dont_inherit=True)
+    return next(c for c in module.co_consts if isinstance(c, CodeType) and c.co_name == name)
+
+
+def _stdlib_source(module_name: str):
+    path = importlib.util.find_spec(module_name).origin
+    with tokenize.open(path) as f:
+        return f.read(), path
+
+
+# --- the control: original source as the "decompiled" text must score 100% -----------------
+
+CONTROL_MODULES = ["textwrap", "colorsys", "heapq", "bisect", "json.decoder"]
+
+
+@pytest.mark.parametrize("module_name", CONTROL_MODULES)
+@pytest.mark.parametrize("unparse", [False, True], ids=["source", "unparse"])
+def test_control_scores_everything_equal(module_name: str, unparse: bool) -> None:
+    source, path = _stdlib_source(module_name)
+    results = verify.roundtrip_source_file(source, path, verify.control_decompiler(source, path, unparse=unparse))
+    assert len(results) >= 4
+    failures = [f"{r.definition.label}: {r.status} {r.detail}" for r in results if r.status != verify.EQUAL]
+    assert failures == []
+
+
+def test_control_on_tricky_contexts() -> None:
+    # super() needs the class cell, __private names are mangled, lambdas share lines,
+    # a multi-line docstring must not be re-indented, decorators stay where they are.
+    source = textwrap.dedent(
+        '''
+        import os
+        OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b}
+
+        def deco(f=lambda x=lambda: 1: x):
+            return f
+
+        class Outer(object):
+            key = staticmethod(lambda item: item[0])
+
+            class Inner:
+                def __secret(self):
+                    """First line.
+
+                      indented second line.
+                    """
+                    return self.__hidden
+
+            @deco
+            def method(self, *args, k=None, **kwargs):
+                return super().method(os.path.join(*args), k=k, **kwargs)
+
+            @property
+            def value(self):
+                return self._value
+
+            @value.setter
+            def value(self, new):
+                self._value = new
+
+        async def coroutine(x, /, y):
+            async with x as a:
+                async for b in a:
+                    yield [lambda: b for _ in y]
+
+        SQUARES = [lambda: i * i for i in range(3)]
+        '''
+    )
+    results = verify.roundtrip_source_file(source, "<tricky>", verify.control_decompiler(source, "<tricky>"))
+    names = [r.qualname for r in results]
+    assert names.count("<lambda>") == 5  # two in OPS, two in deco's defaults, one in SQUARES
+    assert "Outer.Inner.__secret" in names and "Outer.<lambda>" in names
+    assert names.count("Outer.value") == 2
+    assert [r for r in results if r.status != verify.EQUAL] == []
+
+
+# --- finding definitions ---------------------------------------------------------------------
+
+
+def test_definitions_map_to_their_own_code_objects() -> None:
+    source = "A = (lambda: 1, lambda: 2)\nclass C:\n    def m(self):\n        def inner():\n            pass\n"
+    module = compile(source, "<s>", "exec", dont_inherit=True)
+    definitions = verify.definitions_in_source(source, "<s>")
+    assert [d.qualname for d in definitions] == ["<lambda>", "<lambda>", "C.m"]
+    first, second = (verify.find_code(module, d.key) for d in definitions[:2])
+    assert first.co_consts[-1] == 1 or 1 in first.co_consts
+    assert 2 in second.co_consts
+    assert definitions[2].key == (("C", 0), ("m", 0))  # inner is part of m, not a definition
+
+
+def test_find_code_reports_missing_keys() -> None:
+    module = compile("def f(): pass\n", "<s>", "exec")
+    with pytest.raises(KeyError):
+        verify.find_code(module, (("g", 0),))
+
+
+# --- splicing --------------------------------------------------------------------------------
+
+
+def test_splice_keeps_decorators_and_indents_but_not_inside_strings() -> None:
+    source = "class C:\n    @dec\n    def f(self):\n        return 1  # tail\nx = 1\n"
+    definition = verify.definitions_in_source(source, "<s>")[0]
+    new = 'def f(self):\n    """a\n  b"""\n    return 2'
+    spliced = verify.splice(source, definition, new)
+    assert spliced == 'class C:\n    @dec\n    def f(self):\n        """a\n  b"""\n        return 2  # tail\nx = 1\n'
+
+
+def test_splice_parenthesizes_lambdas() -> None:
+    source = "key = lambda x: x or 0\n"
+    definition = verify.definitions_in_source(source, "<s>")[0]
+    assert verify.splice(source, definition, "lambda x: x if x else 0") == "key = (lambda x: x if x else 0)\n"
+
+
+def test_splice_counts_columns_in_bytes_like_ast() -> None:
+    source = "s = 'é'; f = lambda: 'ü'\n"
+    definition = verify.definitions_in_source(source, "<s>")[0]
+    assert verify.splice(source, definition, "lambda: 1") == "s = 'é'; f = (lambda: 1)\n"
+
+
+# --- the round trip's verdicts -------------------------------------------------------------------
+
+
+SMALL = "import os\n\ndef f(a, b=2):\n    return os.path.join(a, b)\n"
+
+
+def _roundtrip(decompiled: str) -> verify.Result:
+    [result] = verify.roundtrip_source_file(SMALL, "<small>", lambda code: decompiled)
+    return result
+
+
+def test_decompile_error_is_recorded_not_raised() -> None:
+    def broken(code: CodeType) -> str:
+        raise RuntimeError("unsupported opcode\nmore text")
+
+    [result] = verify.roundtrip_source_file(SMALL, "<small>", broken)
+    assert result.status == verify.DECOMPILE_ERROR
+    assert result.detail == "RuntimeError: unsupported opcode"
+
+
+def test_output_that_does_not_compile() -> None:
+    result = _roundtrip("def f(a, b):\n    return os.path.join(a, b")
+    assert result.status == verify.NO_COMPILE
+    assert "SyntaxError" in result.detail and "line" in result.detail
+
+
+def test_output_that_compiles_to_other_bytecode() -> None:
+    result = _roundtrip("def f(a, b):\n    return os.path.join(b, a)")
+    assert result.status == verify.DIFFERS
+    diff = result.difference
+    assert diff.where == "f" and diff.what == "instruction"
+    # LOAD_FAST a | LOAD_FAST b, or where loads are fused, LOAD_FAST_LOAD_FAST ('a', 'b') | ('b', 'a')
+    assert diff.original.startswith("LOAD_FAST") and diff.decompiled.startswith("LOAD_FAST")
+    assert diff.original != diff.decompiled
+    assert diff.category[0] == diff.category[1] and diff.category[0].startswith("LOAD_FAST")
+    assert str(diff) == result.detail
+
+
+def test_equivalent_output_without_defaults_is_equal() -> None:
+    # Defaults live on the function object, not on its code object.
+    assert _roundtrip("def f(a, b):\n    return os.path.join(a, b)\n").status == verify.EQUAL
+
+
+def test_renamed_definition_is_reported_missing() -> None:
+    result = _roundtrip("def g(a, b):\n    return os.path.join(a, b)")
+    assert result.status == verify.DIFFERS and "missing" in result.detail
+
+
+# --- compare_code on its own ---------------------------------------------------------------------
+
+
+def test_compare_equal_code() -> None:
+    assert verify.compare_code(_function("def f(x):\n    return x + 1\n"), _function("def f(x):\n  return (x + 1)\n")) is None
+
+
+def test_compare_reports_nested_code_path() -> None:
+    a = _function("def f(x):\n    return lambda: x + 1\n")
+    b = _function("def f(x):\n    return lambda: x - 1\n")
+    message = verify.compare_code(a, b)
+    assert message.startswith("f.<lambda>: instruction #2:")
+
+
+def test_compare_signatures() -> None:
+    a = _function("def f(x, /, y):\n    pass\n")
+    b = _function("def f(x, y):\n    pass\n")
+    assert "posonlyargcount" in verify.compare_code(a, b)
+    a = _function("def f(*args):\n    pass\n")
+    b = _function("def f(args):\n    pass\n")
+    assert "argcount" in verify.compare_code(a, b)
+    assert "generator" in verify.compare_code(_function("def f():\n    yield\n"), _function("def f():\n    return\n"))
+
+
+def test_compare_frozenset_constants_ignores_order() -> None:
+    a = _function("def f(x):\n    return x in {1, 2, 3, 'a'}\n")
+    b = _function("def f(x):\n    return x in {'a', 3, 2, 1}\n")
+    assert verify.compare_code(a, b) is None
+
+
+def test_compare_jumps_by_target_index() -> None:
+    a = _function("def f(x):\n    if x:\n        return 1\n    return 2\n")
+    b = _function("def f(x):\n    if not x:\n        return 2\n    return 1\n")
+    message = verify.compare_code(a, b)
+    assert message is not None and " to #" in message
+
+
+@pytest.mark.skipif(not HAS_EXCEPTION_TABLE, reason="exceptions are set up by instructions here")
+def test_compare_catches_moved_try_boundaries() -> None:
+    # Same instructions, different protected range: only the exception table tells them apart.
+    a = _function("def f():\n    try:\n        a()\n        b()\n    except E:\n        pass\n")
+    b = _function("def f():\n    a()\n    try:\n        b()\n    except E:\n        pass\n")
+    assert verify.compare_code(a, b, exception_table=False) is None
+    message = verify.compare_code(a, b)
+    assert message is not None and "exception table entry #0" in message
+
+
+@pytest.mark.skipif(not HAS_UNPARSE, reason="no canonical layout without ast.unparse")
+def test_canonical_layout_hides_line_breaks() -> None:
+    one_line = "def f(a, b):\n    return [x for x in a if x and b]\n"
+    broken = "def f(a, b):\n    return [x\n            for x in a\n            if x\n            and b]\n"
+    a = verify.canonical_compile(one_line, "<s>").co_consts[0]
+    b = verify.canonical_compile(broken, "<s>").co_consts[0]
+    assert verify.compare_code(a, b) is None
+
+
+def test_code_objects_include_nested() -> None:
+    code = _function("def f():\n    def g():\n        return lambda: 1\n    return g\n")
+    names: List[str] = [c.co_name for c in verify.code_objects(code)]
+    assert names == ["f", "g", "<lambda>"]
