@@ -370,8 +370,16 @@ def patch_user_compiler(on_graph: Callable[[Any], None]) -> Optional[Patch]:
     return Patch(cls, "call_user_compiler", make)
 
 
-def patch_aot_graph_logging(on_graph: Callable[[str, Any], None]) -> List[Patch]:
-    """Call ``on_graph(kind, gm)`` for AOTAutograd's forward, backward and inference graphs.
+def _aot_id(args: Any, kwargs: Any) -> Optional[str]:
+    for value in list(args) + list(kwargs.values()):
+        aot_id = getattr(value, "aot_id", None)
+        if aot_id is not None:
+            return str(aot_id)
+    return None
+
+
+def patch_aot_graph_logging(on_graph: Callable[[str, Any, Optional[str]], None]) -> List[Patch]:
+    """Call ``on_graph(kind, gm, aot_id)`` for AOTAutograd's forward, backward and inference graphs.
 
     The graphs are caught where AOTAutograd logs them, which happens whether or not logging is
     enabled; the backward graph exists there already, before it is compiled lazily.
@@ -385,8 +393,9 @@ def patch_aot_graph_logging(on_graph: Callable[[str, Any], None]) -> List[Patch]
         def make_fw_bw(original: Any) -> Any:
             def _log_fw_bw_graphs(fw_module: Any, bw_module: Any, *args: Any, **kwargs: Any) -> Any:
                 with contextlib.suppress(Exception):
-                    on_graph("forward", fw_module)
-                    on_graph("backward", bw_module)
+                    aot_id = _aot_id(args, kwargs)
+                    on_graph("forward", fw_module, aot_id)
+                    on_graph("backward", bw_module, aot_id)
                 return original(fw_module, bw_module, *args, **kwargs)
 
             return _log_fw_bw_graphs
@@ -397,7 +406,7 @@ def patch_aot_graph_logging(on_graph: Callable[[str, Any], None]) -> List[Patch]
         def make_inference(original: Any) -> Any:
             def _log_inference_graph(fw_module: Any, *args: Any, **kwargs: Any) -> Any:
                 with contextlib.suppress(Exception):
-                    on_graph("inference", fw_module)
+                    on_graph("inference", fw_module, _aot_id(args, kwargs))
                 return original(fw_module, *args, **kwargs)
 
             return _log_inference_graph
@@ -555,6 +564,11 @@ def distributed_rank() -> Optional[int]:
         if dist is not None and dist.is_available() and dist.is_initialized():
             return int(dist.get_rank())
     return None
+
+
+def is_resume_code(code: types.CodeType) -> bool:
+    """Whether ``code`` is a resume function Dynamo synthesized (named after the 2.3+ prefix)."""
+    return code.co_name.startswith(("torch_dynamo_resume_in_", "resume_in_", "<resume in"))
 
 
 def is_dynamo_generated_name(name: str) -> bool:

@@ -22,6 +22,8 @@ class Namer:
     def __init__(self) -> None:
         self.names: Dict[str, str] = {}
         self.counters: Dict[str, int] = {}
+        self._by_code: Dict[int, str] = {}
+        self._keep: list = []  # holds the code objects so their ids stay unique
 
     def next(self, kind: str) -> int:
         n = self.counters.get(kind, 0)
@@ -40,6 +42,25 @@ class Namer:
         else:
             name = dynamo_name
         self.names[dynamo_name] = name
+        return name
+
+    def stable_resume(self, dynamo_name: str, code: object) -> str:
+        """Like :meth:`stable`, but one name per resume code object.
+
+        Each recompilation of a function makes new ``__resume_at_*`` globals that may hold the
+        same resume code; they all get the name the first one got.
+        """
+        if dynamo_name in self.names:
+            return self.names[dynamo_name]
+        if code is not None:
+            known = self._by_code.get(id(code))
+            if known is not None:
+                self.names[dynamo_name] = known
+                return known
+        name = self.stable(dynamo_name)
+        if code is not None:
+            self._by_code[id(code)] = name
+            self._keep.append(code)
         return name
 
     def rename_in(self, text: str) -> str:

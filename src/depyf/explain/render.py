@@ -158,10 +158,12 @@ class Explainer:
         namer: Optional[Namer] = None,
         graph_lookup: GraphLookup = dig_graph,
         notes_for_code: Optional[Callable[[types.CodeType], List[str]]] = None,
+        notes_for_entry: Optional[Callable[[str], List[str]]] = None,
     ) -> None:
         self.namer = namer or Namer()
         self.graph_lookup = graph_lookup
         self.notes_for_code = notes_for_code or (lambda code: [])
+        self.notes_for_entry = notes_for_entry or (lambda compile_id: [])
         self.problems: List[str] = []
         self._done: Dict[int, str] = {}
 
@@ -191,8 +193,11 @@ class Explainer:
         for entry in reversed(entries):
             k = self.namer.next("entry")
             for global_name in adapter.entry_code(entry).co_names:
-                if global_name.startswith("__compiled_fn") or global_name.startswith("__resume_at_"):
+                if global_name.startswith("__compiled_fn"):
                     self.namer.stable(global_name)
+                elif global_name.startswith("__resume_at_"):
+                    resume = frame_globals.get(global_name)
+                    self.namer.stable_resume(global_name, getattr(resume, "__code__", None))
             numbered.append((k, entry))
         for k, entry in numbered:
             chunks.append(self._explain_entry(entry, k, frame_globals))
@@ -210,11 +215,13 @@ class Explainer:
         # Resume functions first, as in the seed: they are called from the transformed code below.
         for global_name in new_code.co_names:
             if global_name.startswith("__resume_at_"):
-                parts.append(self._explain_resume(global_name, frame_globals))
+                text = self._explain_resume(global_name, frame_globals)
+                if text:
+                    parts.append(text)
         guards = render_guards(adapter.guard_leaves(adapter.entry_guard_manager(entry)))
-        parts.append(
-            f"# cache entry {adapter.entry_compile_id(entry)}\n" + guard_function_source(f"guard_{k}", guards)
-        )
+        compile_id = adapter.entry_compile_id(entry)
+        notes = "".join(f"# {' '.join(n.split())}\n" for n in self.notes_for_entry(compile_id))
+        parts.append(f"# cache entry {compile_id}\n" + notes + guard_function_source(f"guard_{k}", guards))
         for global_name in new_code.co_names:
             if global_name.startswith("__compiled_fn"):
                 art = self.graph_lookup(global_name, frame_globals)
@@ -226,13 +233,13 @@ class Explainer:
         return "\n".join(parts)
 
     def _explain_resume(self, global_name: str, frame_globals: Dict[str, Any]) -> str:
-        stable = self.namer.stable(global_name)
         fn = frame_globals.get(global_name)
         code = getattr(fn, "__code__", None)
+        stable = self.namer.stable_resume(global_name, code)
         if code is None:
             return f"# {stable}: the resume function is no longer in the frame's globals\n"
         if id(code) in self._done:
-            return f"# {stable} is explained above\n"
+            return ""
         self._done[id(code)] = stable
         return self._explain_code(code, frame_globals, stable, None)
 

@@ -1,0 +1,218 @@
+"""What ``prepare_debug`` writes, and under which names.
+
+    full_code_for_<fn>.py                       the seed-format explanation of each compiled function
+    __transformed_code_<i>_for_<fn>.py          Dynamo's transformed code, one per cache entry
+    __resume_at_<offset>_<n>.py                 each resume function Dynamo made (decompiled)
+    __transformed_code_<i>_for___resume_at_...  the transformed code of a resume function
+    __compiled_fn_<n>.captured_graph.py         the graph Dynamo handed to the backend
+    __compiled_fn_<n>.aot_forward_graph.py      AOTAutograd's graphs (also _backward_, _inference_)
+    __compiled_fn_<n>.inductor_forward_code.py  Inductor's output module (also _backward_, _inference_)
+    skipped_<fn>.py                             a frame Dynamo skipped or left to run eagerly, and why
+
+Numbers come from depyf's own counters (never Dynamo's process-wide ones, never UUIDs), so the
+same program gives the same names on every run.
+"""
+from __future__ import annotations
+
+import types
+from typing import Any, Dict, List, Optional, Tuple
+
+from depyf.dump.writer import DumpWriter
+from depyf.dynamo import adapter
+from depyf.dynamo.capture import CaptureSession, FrameRecord, GraphRecord
+from depyf.dynamo.debuggable import compile_like, swap_forward, swap_function_codes, wrap_for_layout
+from depyf.dynamo.decompile import report_problems, safe_decompile
+from depyf.dynamo.names import identifier
+from depyf.explain.render import Explainer, GraphArtifacts, dig_graph
+
+
+def _comment_block(lines: List[str]) -> str:
+    return "".join("# " + " ".join(str(line).split()) + "\n" for line in lines)
+
+
+class DumpLayout:
+    """Turns capture records into files as they arrive, and the explanations at the end."""
+
+    def __init__(self, writer: DumpWriter) -> None:
+        self.writer = writer
+        self.session: Optional[CaptureSession] = None
+        self.problems: List[str] = []
+        self.undecompiled: List[str] = []
+        self.inductor_files: Dict[str, str] = {}  # source text -> path
+        self.inductor_modules: List[types.ModuleType] = []
+        self._transformed_counts: Dict[str, int] = {}
+
+    # -- while compiling -------------------------------------------------------------------------
+
+    def base_name(self, record: FrameRecord) -> str:
+        """``toy_example`` for a user function, ``__resume_at_102_0`` for a resume function."""
+        if adapter.is_resume_code(record.code):
+            for name, value in record.frame_globals.items():
+                if name.startswith("__resume_at_") and getattr(value, "__code__", None) is record.code:
+                    return self.session.namer.stable(name) if self.session else name
+        return identifier(record.code.co_name)
+
+    def on_frame(self, record: FrameRecord) -> Optional[types.CodeType]:
+        base = self.base_name(record)
+        i = self._transformed_counts.get(base, 0)
+        self._transformed_counts[base] = i + 1
+        stem = f"__transformed_code_{i}_for_{base}"
+        name = self.writer.unique_name(stem)
+        path = self.writer.path(name)
+        text, problem = safe_decompile(record.new_code, stem)
+        header = _comment_block(
+            [f"Dynamo's transformed code for {record.code.co_name} (cache entry {record.compile_id})."]
+            + [f"recompiled because: {r}" for r in record.recompile_reasons]
+            + [f"graph {self.session.namer.stable(n)} is the global {n}" for n in record.new_code.co_names if n.startswith("__compiled_fn")]
+        )
+        record.transformed_file = path
+        if problem:
+            self.undecompiled.append(problem)
+            self.writer.write_py(name, header + text)
+            return None
+        source = wrap_for_layout(text, stem, record.new_code)
+        code, why = compile_like(header + source, stem, record.new_code, path)
+        self.writer.write_py(name, header + source)
+        if code is None:
+            self.problems.append(f"{stem}: not used for debugging ({why})")
+            return None
+        record.debuggable = True
+        return code
+
+    def on_graph(self, record: GraphRecord) -> None:
+        name = self.writer.unique_name(f"{record.stable}.{record.kind}")
+        record.file = self.writer.path(name)
+        self.writer.write_py(name, self.graph_text(record, record.source))
+        if record.kind.startswith("inductor_"):
+            self.inductor_files[record.source] = record.file
+
+    def on_module(self, module: types.ModuleType) -> None:
+        self.inductor_modules.append(module)
+
+    def graph_text(self, record: GraphRecord, source: str) -> str:
+        if record.kind.startswith("inductor_"):
+            return source  # exactly as Inductor wrote it, so it can run from this file
+        lines = [f"{record.kind.replace('_', ' ')} of {record.stable}"]
+        if record.reason:
+            lines.append(record.reason)
+        return _comment_block(lines) + "import torch\nfrom torch import device\n\n" + source.strip("\n") + "\n"
+
+    # -- at the end of prepare_debug ------------------------------------------------------------
+
+    def finish(self, session: CaptureSession) -> None:
+        self.refresh_graph_files(session)
+        explainer = Explainer(
+            namer=session.namer,
+            graph_lookup=lambda n, g: self._graph_artifacts(session, n, g),
+            notes_for_code=lambda code: self._notes_for_code(session, code),
+            notes_for_entry=lambda cid: self._notes_for_entry(session, cid),
+        )
+        for record in session.top_level_frames():
+            base = identifier(record.code.co_name)
+            fn = self._function_for(record)
+            body = explainer.explain(fn, record.code, record.frame_globals, base)
+            self.writer.write_py(self.writer.unique_name(f"full_code_for_{base}"), explainer.header(base) + body)
+        for record in session.frames:
+            if adapter.is_resume_code(record.code):
+                base = self.base_name(record)
+                if f"{base}.py" in self.writer.written:
+                    continue
+                text, problem = safe_decompile(record.code, base)
+                if problem:
+                    self.undecompiled.append(problem)
+                note = _comment_block([f"resume function {base}: Dynamo made it to continue {record.code.co_name} after a graph break"])
+                self.writer.write_py(self.writer.unique_name(base), note + text)
+        seen = set()
+        for skip in session.skips:
+            key = (skip.code.co_name, skip.code.co_filename, skip.code.co_firstlineno)
+            if key in seen:
+                continue
+            seen.add(key)
+            text = _comment_block(
+                [
+                    f"Dynamo did not compile {skip.code.co_name} ({skip.code.co_filename}:{skip.code.co_firstlineno}); it runs as plain Python.",
+                    f"why: {skip.reason}",
+                ]
+            )
+            self.writer.write_py(self.writer.unique_name(f"skipped_{identifier(skip.code.co_name)}"), text)
+        self.undecompiled.extend(explainer.problems)
+        report_problems(self.undecompiled, f"prepare_debug({self.writer.folder})")
+
+    def _function_for(self, record: FrameRecord) -> Any:
+        for value in record.frame_globals.values():
+            if getattr(value, "__code__", None) is record.code:
+                return value
+        return None
+
+    def _graph_artifacts(self, session: CaptureSession, dynamo_name: str, frame_globals: Dict[str, Any]) -> GraphArtifacts:
+        stable = session.namer.stable(dynamo_name)
+        records = session.graphs.get(stable)
+        if not records:
+            return dig_graph(dynamo_name, frame_globals)
+        art = GraphArtifacts()
+        for rec in records:
+            if rec.file:
+                art.files.append(rec.file.rsplit("/", 1)[-1])
+            if rec.kind == "captured_graph":
+                art.dynamo_code = rec.source
+                art.reason = rec.reason
+            elif rec.kind.startswith("aot_"):
+                art.aot.append((rec.kind, self._current_source(rec)))
+            else:
+                art.inductor.append(rec.source)
+        return art
+
+    def _current_source(self, rec: GraphRecord) -> str:
+        gm = rec.gm() if rec.gm is not None else None
+        return adapter.graph_code(gm) if gm is not None else rec.source
+
+    def _notes_for_code(self, session: CaptureSession, code: types.CodeType) -> List[str]:
+        return []
+
+    def _notes_for_entry(self, session: CaptureSession, compile_id: str) -> List[str]:
+        for rec in session.frames:
+            if rec.compile_id == compile_id and rec.recompile_reasons:
+                return [f"recompiled because: {r}" for r in rec.recompile_reasons]
+        return []
+
+    # -- keeping graph files and running graphs in step ------------------------------------------
+
+    def refresh_graph_files(self, session: CaptureSession) -> None:
+        """Rewrite graph files whose GraphModule was regenerated after capture (boxed calling)."""
+        for records in session.graphs.values():
+            for rec in records:
+                if rec.gm is None or rec.file is None:
+                    continue
+                gm = rec.gm()
+                if gm is None:
+                    continue
+                current = adapter.graph_code(gm)
+                if current != rec.source:
+                    rec.source = current
+                    self.writer.write_py(rec.file.rsplit("/", 1)[-1], self.graph_text(rec, current))
+
+    def run_from_files(self, session: CaptureSession) -> List[Tuple[Any, types.CodeType]]:
+        """Make graph forwards and Inductor modules run from the dumped files; return undo pairs."""
+        self.refresh_graph_files(session)
+        swaps: List[Tuple[Any, types.CodeType]] = []
+        for records in session.graphs.values():
+            for rec in records:
+                gm = rec.gm() if rec.gm is not None else None
+                if gm is None or rec.file is None:
+                    continue
+                forward = getattr(type(gm), "forward", None)
+                if isinstance(forward, types.FunctionType):
+                    done = swap_forward(forward, self.graph_text(rec, rec.source), rec.file)
+                    if done:
+                        swaps.append(done)
+        for module in self.inductor_modules:
+            path = getattr(module, "__file__", None)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    source = f.read()
+            except (OSError, TypeError):
+                continue
+            dumped = self.inductor_files.get(source)
+            if dumped:
+                swaps.extend(swap_function_codes(vars(module), source, dumped))
+        return swaps
