@@ -1,0 +1,327 @@
+"""`decompile(obj)`: the decompiler's front door.
+
+Finds the code object behind whatever the user passed, decompiles it with `CodeBuilder`, tidies the
+statements (implicit returns, docstrings, class-body bookkeeping) and prints them.
+"""
+import builtins
+import functools
+import inspect
+import types
+from types import CodeType
+from typing import Any, Dict, List, Optional, Union
+
+from depyf.decompiler import nodes as n
+from depyf.decompiler.builder import CodeBuilder
+from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.instructions import decode
+from depyf.decompiler.printer import Printer
+from depyf.decompiler.signature import parameters
+from depyf.decompiler.versions import BytecodeVersion, host
+
+_CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__"}
+_MAX_WRAPPERS = 100
+
+
+def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, indent: int = 4) -> str:
+    """Decompile a function, method, lambda, class, code object or callable wrapper to source.
+
+    `on_error="raise"` raises `DecompilationError`; `on_error="comment"` never raises and returns
+    valid source whose undecompilable part is shown as disassembly in comments.
+    """
+    if on_error not in ("raise", "comment"):
+        raise ValueError("on_error must be 'raise' or 'comment'")
+    try:
+        target = _unwrap(obj)
+        if isinstance(target, type):
+            return _decompile_class_object(target, indent, name)
+        code, fn = target
+        return Decompiler(code, host(), indent).definition_text(fn, name)
+    except DecompilationError as error:
+        if on_error == "raise":
+            raise
+        return _fallback_text(obj, error, name, indent)
+    except RecursionError:
+        error = DecompilationError("nested too deeply", function=_describe(obj),
+                                   python_version=host().key)
+        if on_error == "raise":
+            raise error from None
+        return _fallback_text(obj, error, name, indent)
+
+
+class Decompiler:
+    """Decompiles one code object and, recursively, the code objects nested in it."""
+
+    def __init__(self, code: CodeType, version: BytecodeVersion, indent: int = 4) -> None:
+        self.code = code
+        self.version = version
+        self.printer = Printer(indent)
+
+    # --- bodies ----------------------------------------------------------------------------
+
+    def body(self, code: CodeType, lambda_body: bool = False, class_body: bool = False,
+             comprehension: bool = False) -> Union[List[n.Stmt], n.Expr]:
+        qualname = getattr(code, "co_qualname", code.co_name)
+        builder = CodeBuilder(decode(code, self.version), self.body, qualname, self.printer)
+        stmts = builder.run()
+        if comprehension:
+            return self._comprehension(code, stmts, builder)
+        if lambda_body:
+            if len(stmts) == 1 and isinstance(stmts[0], n.Return) and stmts[0].value is not None:
+                return stmts[0].value
+            if code.co_flags & 0x20:  # generator lambda: `lambda: (yield x)`
+                values = [s.value for s in stmts if isinstance(s, n.ExprStmt)]
+                if len(values) == 1:
+                    return values[0]
+            raise DecompilationError("lambda body is not a single expression", function=qualname,
+                                     python_version=self.version.key)
+        if class_body:
+            return self._tidy_class_body(stmts)
+        return self._tidy_function_body(code, stmts)
+
+    def _comprehension(self, code: CodeType, stmts: List[n.Stmt], builder: CodeBuilder) -> n.Expr:
+        kind = COMPREHENSION_NAMES[code.co_name]
+        if kind == "gen":
+            loops = [s for s in stmts if isinstance(s, n.For)]
+            if loops:
+                found = builder.comprehension_from_loop(loops[0])
+                if found is not None:
+                    return found[1]
+        else:
+            for s in stmts:
+                if isinstance(s, n.Return) and isinstance(s.value, n.ComprehensionExpr):
+                    return s.value
+        raise DecompilationError("comprehension body has an unexpected shape", function=code.co_name,
+                                 python_version=self.version.key)
+
+    def _tidy_function_body(self, code: CodeType, stmts: List[n.Stmt]) -> List[n.Stmt]:
+        if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value):
+            stmts.pop()
+        doc = _docstring(code)
+        if doc is not None:
+            stmts.insert(0, n.ExprStmt(n.Const(doc)))
+        return stmts
+
+    def _tidy_class_body(self, stmts: List[n.Stmt]) -> List[n.Stmt]:
+        tidy: List[n.Stmt] = []
+        for s in stmts:
+            if isinstance(s, n.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], n.Name):
+                target = s.targets[0].id
+                if target in _CLASS_BOOKKEEPING:
+                    continue
+                if target == "__doc__" and isinstance(s.value, n.Const):
+                    tidy.append(n.ExprStmt(s.value))
+                    continue
+                if target == "__classcell__":
+                    continue
+            if isinstance(s, n.Return):
+                continue
+            tidy.append(s)
+        return tidy
+
+    # --- whole definitions -----------------------------------------------------------------
+
+    def definition_text(self, fn: Optional[types.FunctionType], name: Optional[str]) -> str:
+        code = self.code
+        if code.co_name == "<module>" or (fn is None and code.co_name.startswith("<") and
+                                          code.co_name not in ("<lambda>",) + tuple(COMPREHENSION_NAMES)
+                                          and name is None):
+            stmts = self.body(code)
+            assert isinstance(stmts, list)
+            return "\n".join(self.printer.block(stmts, 0)) + "\n"
+        if code.co_name == "<lambda>" and name is None:
+            body = self.body(code, lambda_body=True)
+            assert isinstance(body, n.Expr)
+            params = self._params(code, fn)
+            return self.printer.expr(n.Lambda(params, body)) + "\n"
+        if code.co_name in COMPREHENSION_NAMES and name is None:
+            expr = self.body(code, comprehension=True)
+            assert isinstance(expr, n.Expr)
+            return self.printer.expr(expr) + "\n"
+        stmts = self.body(code)
+        assert isinstance(stmts, list)
+        returns = None
+        if fn is not None:
+            ann = getattr(fn, "__annotations__", None) or {}
+            if "return" in ann:
+                returns = _value_expr(ann["return"], fn.__globals__)
+        is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
+        def_name = name or code.co_name
+        if not def_name.isidentifier():
+            def_name = "".join(c if c.isalnum() or c == "_" else "_" for c in def_name).strip("_") or "_"
+            if def_name[0].isdigit():
+                def_name = "_" + def_name
+        node = n.FunctionDef(def_name, self._params(code, fn), stmts, (), is_async, returns)
+        lines: List[str] = []
+        self.printer.stmt(node, 0, lines)
+        return "\n".join(lines) + "\n"
+
+    def _params(self, code: CodeType, fn: Optional[types.FunctionType]) -> str:
+        if fn is None:
+            return parameters(code, self.printer.expr)
+        env = getattr(fn, "__globals__", {})
+        defaults = [_value_expr(v, env) for v in (fn.__defaults__ or ())]
+        kwdefaults = {k: _value_expr(v, env) for k, v in (fn.__kwdefaults__ or {}).items()}
+        annotations = {k: _value_expr(v, env) for k, v in (getattr(fn, "__annotations__", None) or {}).items()
+                       if k != "return"}
+        return parameters(code, self.printer.expr, defaults, kwdefaults, annotations)
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+def _is_none(e: Optional[n.Expr]) -> bool:
+    return e is None or (isinstance(e, n.Const) and e.value is None)
+
+
+def _docstring(code: CodeType) -> Optional[str]:
+    """The docstring the compiler stored as the first constant, if any."""
+    consts = code.co_consts
+    if not consts or not isinstance(consts[0], str):
+        return None
+    if code.co_name.startswith("<"):
+        return None
+    # Without a docstring the first constant is whatever the body used first; a docstring is never
+    # loaded by the body, so a string constant that an instruction loads is not one.
+    first = consts[0]
+    for ins in decode(code, host()).instrs:
+        if ins.opname == "LOAD_CONST" and ins.argval is first and ins.arg == 0:
+            return None
+    return first
+
+
+def _value_expr(value: Any, env: Dict[str, Any]) -> n.Expr:
+    """An expression for a runtime value (a default or an annotation)."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes)) or value is Ellipsis:
+        return n.Const(value)
+    if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str, bytes, type(None))) for v in value):
+        return n.Const(value)
+    for key, candidate in env.items():
+        if candidate is value:
+            return n.Name(key)
+    name = getattr(value, "__name__", None)
+    if isinstance(name, str) and getattr(builtins, name, None) is value:
+        return n.Name(name)
+    module = getattr(value, "__module__", None)
+    qualname = getattr(value, "__qualname__", None)
+    if isinstance(module, str) and isinstance(qualname, str) and "<" not in qualname:
+        return n.Raw(f"{module}.{qualname}" if module != "builtins" else qualname)
+    text = repr(value)
+    try:
+        compile(text, "<repr>", "eval")
+        return n.Raw(text)
+    except SyntaxError:
+        return n.Raw("...  # " + text.replace("\n", " ")[:60]) if False else n.Const(Ellipsis)
+
+
+def _unwrap(obj: Any) -> Any:
+    """(code, function or None) behind `obj`, or a class."""
+    for _ in range(_MAX_WRAPPERS):
+        if isinstance(obj, CodeType):
+            return obj, None
+        if isinstance(obj, types.FunctionType):
+            wrapped = getattr(obj, "__wrapped__", None)
+            if wrapped is not None and callable(wrapped):
+                obj = wrapped
+                continue
+            return obj.__code__, obj
+        if isinstance(obj, (types.MethodType, staticmethod, classmethod)):
+            obj = obj.__func__
+            continue
+        if isinstance(obj, functools.partial):
+            obj = obj.func
+            continue
+        if isinstance(obj, property):
+            obj = obj.fget
+            continue
+        if isinstance(obj, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
+            code = getattr(obj, "gi_code", None) or getattr(obj, "cr_code", None) or getattr(obj, "ag_code", None)
+            return code, None
+        if isinstance(obj, type):
+            return obj
+        if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType, types.ModuleType)) \
+                or obj is None or isinstance(obj, (int, float, str, bytes, list, dict, tuple, set)):
+            break
+        wrapped = getattr(obj, "__wrapped__", None)
+        if wrapped is not None:
+            obj = wrapped
+            continue
+        call = getattr(type(obj), "__call__", None)
+        if isinstance(call, types.FunctionType):
+            obj = call
+            continue
+        func = getattr(obj, "__func__", None)
+        if func is not None:
+            obj = func
+            continue
+        break
+    raise DecompilationError(f"{_describe(obj)} has no Python bytecode to decompile",
+                             python_version=host().key)
+
+
+def _describe(obj: Any) -> str:
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "co_qualname", None) or getattr(obj, "co_name", None)
+    return f"{type(obj).__name__} {name}" if name else f"object of type {type(obj).__name__}"
+
+
+def _decompile_class_object(cls: type, indent: int, name: Optional[str]) -> str:
+    """A class object has no body code left; rebuild its body from its members."""
+    printer = Printer(indent)
+    lines: List[str] = []
+    bases = [b for b in cls.__bases__ if b is not object]
+    base_text = "(" + ", ".join(b.__qualname__ if b.__module__ == "builtins" else b.__name__ for b in bases) + ")" \
+        if bases else ""
+    lines.append(f"class {name or cls.__name__}{base_text}:")
+    unit = " " * indent
+    if cls.__doc__ and "__doc__" in cls.__dict__:
+        lines.append(unit + printer.constant(cls.__doc__))
+    body = 0
+    for key, value in cls.__dict__.items():
+        decorator = None
+        if isinstance(value, staticmethod):
+            decorator, value = "staticmethod", value.__func__
+        elif isinstance(value, classmethod):
+            decorator, value = "classmethod", value.__func__
+        elif isinstance(value, property):
+            decorator, value = "property", value.fget
+        if isinstance(value, types.FunctionType):
+            text = decompile(value, on_error="comment", indent=indent)
+            if decorator:
+                lines.append(unit + "@" + decorator)
+            lines.extend(unit + line if line else line for line in text.rstrip("\n").split("\n"))
+            body += 1
+        elif not key.startswith("__") and isinstance(value, (int, float, str, bytes, bool, type(None), tuple)):
+            lines.append(f"{unit}{key} = {printer.constant(value)}")
+            body += 1
+    if body == 0 and not (cls.__doc__ and "__doc__" in cls.__dict__):
+        lines.append(unit + "pass")
+    return "\n".join(lines) + "\n"
+
+
+def _fallback_text(obj: Any, error: DecompilationError, name: Optional[str], indent: int) -> str:
+    """Valid source that shows why and where decompilation failed, with the disassembly."""
+    unit = " " * indent
+    code: Optional[CodeType] = None
+    try:
+        target = _unwrap(obj)
+        if not isinstance(target, type):
+            code = target[0]
+    except DecompilationError:
+        code = None
+    comment = [f"depyf could not decompile this code: {error}"]
+    if code is None:
+        return "\n".join("# " + line for line in comment) + "\n"
+    def_name = name or code.co_name
+    if not def_name.isidentifier():
+        def_name = "".join(c if c.isalnum() or c == "_" else "_" for c in def_name).strip("_") or "_"
+    printer = Printer(indent)
+    header = f"def {def_name}({parameters(code, printer.expr)}):"
+    lines = [header] + [unit + "# " + line for line in comment]
+    lines.append(unit + "# disassembly:")
+    try:
+        for ins in decode(code, host()).instrs:
+            arg = "" if ins.arg is None else " " + (f"-> {ins.target}" if ins.target is not None else repr(ins.argval))
+            lines.append(f"{unit}#   {ins.index:4d} {ins.raw_opname}{arg}".replace("\n", "\\n")[:200])
+    except DecompilationError as decode_error:
+        lines.append(f"{unit}#   (the bytecode cannot be decoded: {decode_error})")
+    lines.append(f"{unit}raise NotImplementedError({str(error)!r})")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,165 @@
+"""The symbolic interpreter that turns one code object's instructions into statements.
+
+`CodeBuilder` walks an instruction range with a stack of expressions. Plain instructions are
+handled by the rule mixins (`expressions`, `statements`, `definitions`); control flow (`control`,
+`exceptions`) recognises a construct at its first instruction, builds its parts by recursively
+running sub-ranges, and continues after it.
+"""
+from typing import Callable, Dict, List, Optional, Set
+
+from depyf.decompiler import markers as m
+from depyf.decompiler import nodes as n
+from depyf.decompiler.control import ControlRules, LoopInfo
+from depyf.decompiler.definitions import DefinitionRules
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.exceptions import ExceptionRules
+from depyf.decompiler.expressions import ExpressionRules
+from depyf.decompiler.instructions import Bytecode, Instr
+from depyf.decompiler.printer import Printer
+from depyf.decompiler.statements import StatementRules
+
+Handler = Callable[["CodeBuilder", Instr, int], Optional[int]]
+
+
+_TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+
+
+class _StackUnderflow(Exception):
+    pass
+
+
+class CodeBuilder(ControlRules, ExceptionRules, DefinitionRules, StatementRules, ExpressionRules):
+    """Decompiles the body of one code object into a list of statements."""
+
+    handlers: Dict[str, Handler] = {}
+
+    def __init__(self, bytecode: Bytecode, decompile_nested: Callable, qualname: str, printer: Printer) -> None:
+        self.bc = bytecode
+        self.instrs = bytecode.instrs
+        self.version = bytecode.version
+        self.code = bytecode.code
+        self.qualname = qualname
+        self.decompile_nested = decompile_nested
+        self.stack: List[n.Expr] = []
+        self.out: List[n.Stmt] = []
+        self.end = len(self.instrs)
+        self.kw_names: Optional[tuple] = None
+        self.chained: Set[int] = set()
+        self.loops: List[LoopInfo] = []
+        self.handled_regions: Set[int] = set()
+        self.pure_mode = 0
+        self.for_targets: List[Optional[n.Expr]] = []
+        self.chain_compare_jumps: Set[int] = set()
+        self.printer = printer
+        printer.resolve = self.finish_expr
+        self.prepare_control()
+
+    # --- running ranges ---------------------------------------------------------------------
+
+    def run(self) -> List[n.Stmt]:
+        return self.run_range(0, len(self.instrs), [])
+
+    def run_range(self, start: int, end: int, stack: Optional[List[n.Expr]] = None) -> List[n.Stmt]:
+        """Run [start, end) with `stack` and return the statements it produced."""
+        saved = (self.out, self.stack, self.end)
+        self.out, self.stack, self.end = [], (stack if stack is not None else []), end
+        try:
+            i = start
+            instrs = self.instrs
+            while i < end:
+                nxt = self.step(i)
+                if nxt <= i:
+                    raise self.fail(instrs[i], "no progress")
+                if nxt < end and instrs[nxt - 1].opname in _TERMINAL and nxt == i + 1 \
+                        and not self.jump_sources.get(nxt):
+                    nxt = self._next_reachable(nxt, end)
+                i = nxt
+            return self.out
+        finally:
+            self.last_stack = self.stack
+            self.out, self.stack, self.end = saved
+
+    def step(self, i: int) -> int:
+        """Run the instruction (or the construct starting) at index `i`; return the next index."""
+        construct = self.control_at(i)
+        if construct is not None:
+            return construct
+        ins = self.instrs[i]
+        handler = self.handlers.get(ins.opname)
+        if handler is None:
+            raise self.fail(ins, "unsupported instruction")
+        try:
+            nxt = handler(self, ins, i)
+        except (IndexError, _StackUnderflow):
+            raise self.fail(ins, "stack does not match any source construct") from None
+        except (AssertionError, AttributeError, TypeError, KeyError):
+            raise self.fail(ins, "unexpected operands") from None
+        return i + 1 if nxt is None else nxt
+
+    def _next_reachable(self, i: int, end: int) -> int:
+        """Skip code after a return/raise that no jump reaches (handler code, dead code)."""
+        while i < end and not self.jump_sources.get(i):
+            i += 1
+        return i
+
+    # --- helpers shared by the rules ----------------------------------------------------------
+
+    def render(self, e: n.Expr) -> str:
+        return self.printer.expr(self.finish_expr(e))
+
+    def pop(self) -> n.Expr:
+        if not self.stack:
+            raise _StackUnderflow()
+        return self.stack.pop()
+
+    def popn(self, count: int) -> List[n.Expr]:
+        if count == 0:
+            return []
+        if len(self.stack) < count:
+            raise _StackUnderflow()
+        items = self.stack[-count:]
+        del self.stack[-count:]
+        return items
+
+    def emit(self, stmt: n.Stmt) -> None:
+        if self.pure_mode:
+            raise _NotPure()
+        self.out.append(stmt)
+
+    def fail(self, ins: Optional[Instr], reason: str) -> DecompilationError:
+        return DecompilationError(
+            reason, function=self.qualname,
+            offset=ins.offset if ins is not None else None,
+            opname=ins.raw_opname if ins is not None else None,
+            python_version=self.version.key)
+
+    def finish_expr(self, value: n.Expr) -> n.Expr:
+        """Turn a marker that reached an expression position into a real expression."""
+        if isinstance(value, m.MadeFunction):
+            return self.function_expression(value)
+        if isinstance(value, m.InplaceResult):
+            return n.BinOp(value.op, value.target, value.value)
+        if isinstance(value, m.Iterator):
+            return value.value
+        if isinstance(value, m.ImportedModule):
+            return n.Call(n.Name("__import__"), [n.Const(value.module)])
+        if isinstance(value, m.MARKER_TYPES):
+            raise DecompilationError(f"internal value {type(value).__name__} used as an expression",
+                                     function=self.qualname, python_version=self.version.key)
+        return value
+
+
+class _NotPure(Exception):
+    """Raised when a range that should only compute a value produced a statement."""
+
+
+def _collect_handlers() -> None:
+    table: Dict[str, Handler] = {}
+    for klass in reversed(CodeBuilder.__mro__):
+        for attr, value in vars(klass).items():
+            if attr.startswith("op_") and callable(value):
+                table[attr[3:]] = value
+    CodeBuilder.handlers = table
+
+
+_collect_handlers()

@@ -1,0 +1,668 @@
+"""Conditions, `if`, loops, `break`/`continue`, and the value-level short circuits.
+
+Structures are recognised from jump targets, which are instruction indices:
+
+* a conditional jump starts a *condition chain*: consecutive pure expressions each ending in a
+  conditional jump. Where each one jumps (the body, the else part, or a later member of the chain)
+  decides how they combine with `and`/`or`/`not`;
+* a loop is the range between a *header* (the target of a backward jump) and the last backward jump
+  to it; 3.10+ repeats a while loop's test at the bottom, which is recognised and dropped;
+* a forward jump out of a loop is a `break`; a jump to a loop's header or test is a `continue`.
+"""
+from typing import Dict, List, Optional, Set, Tuple
+
+from depyf.decompiler import markers as m
+from depyf.decompiler import nodes as n
+from depyf.decompiler.expressions import negate
+from depyf.decompiler.instructions import Instr
+
+COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
+
+
+class LoopInfo:
+    """What `break` and `continue` mean inside one loop."""
+
+    __slots__ = ("continue_targets", "break_target", "exit", "body_end")
+
+    def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int) -> None:
+        self.continue_targets = continue_targets
+        self.break_target = break_target
+        self.exit = exit
+        self.body_end = body_end
+
+
+class _Atom:
+    __slots__ = ("start", "expr", "jump_if_true", "target", "jump_index", "fall")
+
+    def __init__(self, start: int, expr: n.Expr, jump_if_true: bool, target: int, jump_index: int, fall: int) -> None:
+        self.start = start
+        self.expr = expr
+        self.jump_if_true = jump_if_true
+        self.target = target
+        self.jump_index = jump_index
+        self.fall = fall
+
+
+class _BadChain(Exception):
+    pass
+
+
+def _jump_condition(ins: Instr, value: n.Expr) -> Tuple[n.Expr, bool]:
+    """(expression, jumps when true?) for a conditional jump on `value`."""
+    op = ins.opname
+    if op == "POP_JUMP_IF_NONE":
+        return n.Compare(value, ["is"], [n.Const(None)]), True
+    if op == "POP_JUMP_IF_NOT_NONE":
+        return n.Compare(value, ["is not"], [n.Const(None)]), True
+    return value, op == "POP_JUMP_IF_TRUE"
+
+
+def demorgan_not(e: n.Expr) -> n.Expr:
+    """`not e` pushed through and/or; equivalent in a jump context, where the compiler does the same."""
+    if isinstance(e, n.BoolOp):
+        return n.BoolOp("or" if e.op == "and" else "and", [demorgan_not(v) for v in e.values])
+    return negate(e)
+
+
+def _flatten(op: str, left: n.Expr, right: n.Expr) -> n.BoolOp:
+    values: List[n.Expr] = []
+    for part in (left, right):
+        if isinstance(part, n.BoolOp) and part.op == op:
+            values.extend(part.values)
+        else:
+            values.append(part)
+    return n.BoolOp(op, values)
+
+
+class ControlRules:
+    """Control-flow recognition; mixed into `builder.CodeBuilder`."""
+
+    # --- preparation ------------------------------------------------------------------------
+
+    def prepare_control(self) -> None:
+        instrs = self.instrs
+        self.skip: Dict[int, int] = {}
+        self.fall_override: Dict[int, int] = {}
+        self.jump_sources: Dict[int, List[int]] = {}
+        back: Dict[int, int] = {}
+        for ins in instrs:
+            t = ins.target
+            if t is None:
+                continue
+            self.jump_sources.setdefault(t, []).append(ins.index)
+            if t <= ins.index and not self.is_send_loop(t):
+                back[t] = max(back.get(t, -1), ins.index)
+        # Merge loops that overlap without nesting (3.10+ `continue` jumps to the top test while
+        # the bottom test jumps to the body).
+        headers = sorted(back)
+        merged: Dict[int, int] = {}
+        extra_headers: Dict[int, Set[int]] = {}
+        for h in headers:
+            j = back[h]
+            for h0 in list(merged):
+                j0 = merged[h0]
+                if h0 < h <= j0 < j:
+                    merged[h0] = j
+                    extra_headers.setdefault(h0, set()).add(h)
+                    break
+            else:
+                for h0 in list(merged):
+                    j0 = merged[h0]
+                    if h0 < h <= j0 and j <= j0:
+                        break
+                merged.setdefault(h, j)
+        # A header absorbed into another loop is not a loop of its own.
+        for h0, hs in extra_headers.items():
+            for h in hs:
+                merged.pop(h, None)
+        self.loop_end = merged
+        self.loop_extra_headers = extra_headers
+        self.active_loops: Set[int] = set()
+
+    def is_send_loop(self, target: int) -> bool:
+        """3.11+ `await`/`yield from` loop back to their SEND; that is not a source loop."""
+        return self.instrs[target].opname == "SEND"
+
+    def control_at(self, i: int) -> Optional[int]:
+        if i in self.skip:
+            return self.skip[i]
+        if i in self.loop_end and i not in self.active_loops and not self.pure_mode:
+            return self.loop_at(i)
+        if self.version.has_exception_table and not self.pure_mode:
+            return self.try_at(i)
+        return None
+
+    # --- condition chains -------------------------------------------------------------------
+
+    def parse_atom(self, start: int, limit: int) -> Optional[Tuple[n.Expr, int]]:
+        """Run the pure expression at `start`; return (value, index of its conditional jump)."""
+        saved_stack = self.stack
+        self.stack = list(saved_stack)
+        base = len(self.stack)
+        self.pure_mode += 1
+        try:
+            i = start
+            while i < limit:
+                ins = self.instrs[i]
+                if ins.opname in COND_JUMPS:
+                    if len(self.stack) != base + 1 or i in self.skip:
+                        return None
+                    return self.stack[-1], i
+                if ins.is_jump and ins.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                    if not (ins.opname == "COPY" or i in self.fall_override):
+                        return None
+                if ins.opname in ("RETURN_VALUE", "FOR_ITER", "SETUP_FINALLY", "SETUP_WITH", "YIELD_VALUE") \
+                        or i in self.loop_end:
+                    return None
+                if i != start and len(self.jump_sources.get(i, ())) and not self._inner_target(i, start):
+                    return None
+                i = self.step(i)
+            return None
+        except Exception:
+            return None
+        finally:
+            self.pure_mode -= 1
+            self.stack = saved_stack
+
+    def _inner_target(self, i: int, start: int) -> bool:
+        """Is every jump to `i` from within the atom being parsed (a value-level short circuit)?"""
+        return all(start <= src < i for src in self.jump_sources.get(i, ()))
+
+    def condition_chain(self, i: int, first: n.Expr) -> Tuple[n.Expr, int, int, int]:
+        """Parse the chain whose first conditional jump is at `i` with value `first`.
+
+        Returns (expression true when falling through, fallthrough index, false target, index
+        after the last jump of the chain).
+        """
+        ins = self.instrs[i]
+        expr, on_true = _jump_condition(ins, first)
+        atoms = [_Atom(i, expr, on_true, ins.target, i, self.fall_override.get(i, i + 1))]
+        limit = self.end
+        while len(atoms) < 64:
+            nxt = atoms[-1].fall
+            if nxt >= limit or nxt in self.loop_end:
+                break
+            parsed = self.parse_atom(nxt, limit)
+            if parsed is None:
+                break
+            value, q = parsed
+            jins = self.instrs[q]
+            e, t = _jump_condition(jins, value)
+            atoms.append(_Atom(nxt, e, t, jins.target, q, self.fall_override.get(q, q + 1)))
+        for count in range(len(atoms), 0, -1):
+            chain = atoms[:count]
+            if count > 1 and not self._chain_targets_ok(chain):
+                continue
+            try:
+                expr, true_exit, false_exit = self._build(chain, 0, count)
+            except _BadChain:
+                continue
+            fall = chain[-1].fall
+            if true_exit != fall:
+                continue
+            return expr, fall, false_exit, fall
+        raise self.fail(ins, "condition does not form a chain")
+
+    def _chain_targets_ok(self, chain: List[_Atom]) -> bool:
+        fall = chain[-1].fall
+        last = chain[-1].target
+        starts = {a.start: k for k, a in enumerate(chain)}
+        for k, a in enumerate(chain):
+            if a.target in (fall, last):
+                continue
+            if starts.get(a.target, -1) > k:
+                continue
+            return False
+        # Nothing outside the chain may jump into its middle.
+        for a in chain[1:]:
+            for src in self.jump_sources.get(a.start, ()):
+                if not (chain[0].start <= src <= chain[-1].jump_index):
+                    return False
+        return True
+
+    def _build(self, chain: List[_Atom], lo: int, hi: int) -> Tuple[n.Expr, int, int]:
+        """Combine atoms [lo, hi): (expression, where it goes when true, where when false)."""
+        fall = chain[hi - 1].fall
+        if hi - lo == 1:
+            a = chain[lo]
+            return (negate(a.expr) if a.jump_if_true else a.expr), fall, a.target
+        a = chain[lo]
+        t = a.target
+        rest, rt, rf = self._build(chain, lo + 1, hi)
+        if t in (rt, rf):
+            if t == rt:
+                left = a.expr if a.jump_if_true else negate(a.expr)
+                return _flatten("or", left, rest), rt, rf
+            left = negate(a.expr) if a.jump_if_true else a.expr
+            return _flatten("and", left, rest), rt, rf
+        # `a` jumps to the start of a later atom: [lo, k) is a parenthesised group.
+        for k in range(lo + 2, hi):
+            if chain[k].start == t:
+                g, gt, gf = self._build(chain, lo, k)
+                rest, rt, rf = self._build(chain, k, hi)
+                start = chain[k].start
+                if gt == start and gf == rf:
+                    return _flatten("and", g, rest), rt, rf
+                if gt == start and gf == rt:
+                    return _flatten("or", demorgan_not(g), rest), rt, rf
+                if gf == start and gt == rt:
+                    return _flatten("or", g, rest), rt, rf
+                if gf == start and gt == rf:
+                    return _flatten("and", demorgan_not(g), rest), rt, rf
+                raise _BadChain()
+        raise _BadChain()
+
+    # --- if / conditional expression ----------------------------------------------------------
+
+    def op_POP_JUMP_IF_FALSE(self, ins: Instr, i: int) -> int:
+        value = self.pop()
+        loop = self.loops[-1] if self.loops else None
+        cond, fall, false_target, _ = self.condition_chain(i, value)
+        end = self.end
+        # A test that leaves the loop or goes back to its head: `if ...: break/continue`.
+        if loop is not None and (false_target in loop.continue_targets or false_target == loop.break_target) \
+                and not (fall < false_target <= end):
+            stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
+            self.emit(n.If(demorgan_not(cond), [stmt], []))
+            return fall
+        if false_target <= i:
+            raise self.fail(ins, "backward conditional jump outside a loop")
+        # 3.10+: the test in front of a while loop whose body starts right here.
+        if fall in self.loop_end and fall not in self.active_loops:
+            loop_end = self.loop_end[fall]
+            if loop_end < false_target <= loop_end + 2:
+                return self.while_loop(fall, cond, false_target, top_test=(i, fall))
+        if false_target > end:
+            body = self.run_range(fall, end, list(self.stack))
+            self.emit(n.If(cond, body, []))
+            return end
+        # The instruction before the false target may jump over an else part.
+        last = self.instrs[false_target - 1] if false_target - 1 > i else None
+        else_end: Optional[int] = None
+        if last is not None and last.opname == "JUMP" and last.target > false_target \
+                and not (loop is not None and last.target == loop.break_target):
+            else_end = min(last.target, end)
+        elif last is not None and last.opname == "JUMP" and loop is not None \
+                and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
+                and last.index > fall:
+            else_end = end
+        if else_end is not None:
+            value_if = self.try_value_branches(cond, fall, false_target - 1, false_target, else_end)
+            if value_if is not None:
+                self.stack.append(value_if)
+                return else_end
+            body = self.run_range(fall, false_target - 1, list(self.stack))
+            orelse = self.run_range(false_target, else_end, list(self.stack))
+            if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end:
+                body.append(n.Continue())
+            self.emit(n.If(cond, body, orelse))
+            return else_end
+        body = self.run_range(fall, false_target, list(self.stack))
+        self.emit(n.If(cond, body, []))
+        return false_target
+
+    op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE
+
+    def try_value_branches(self, cond: n.Expr, a_start: int, a_end: int, b_start: int, b_end: int) -> Optional[n.Expr]:
+        """`x if cond else y` when both branches only compute one value."""
+        a = self.pure_value(a_start, a_end)
+        if a is None:
+            return None
+        b = self.pure_value(b_start, b_end)
+        if b is None:
+            return None
+        return n.IfExp(cond, a, b)
+
+    def pure_value(self, start: int, end: int) -> Optional[n.Expr]:
+        """The single value [start, end) pushes without producing statements, or None."""
+        saved = self.stack
+        self.stack = list(saved)
+        base = len(self.stack)
+        self.pure_mode += 1
+        try:
+            i = start
+            while i < end:
+                i = self.step(i)
+            if i != end or len(self.stack) != base + 1 or self.stack[:base] != saved[:base]:
+                return None
+            return self.stack[-1]
+        except Exception:
+            return None
+        finally:
+            self.pure_mode -= 1
+            self.stack = saved
+
+    # --- unconditional jumps ------------------------------------------------------------------
+
+    def op_JUMP(self, ins: Instr, i: int) -> int:
+        target = ins.target
+        for loop in reversed(self.loops):
+            if target in loop.continue_targets:
+                if i != loop.body_end - 1 or loop is not self.loops[-1]:
+                    self.emit(n.Continue())
+                return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
+            if target == loop.break_target or (loop.break_target is None and target >= loop.exit):
+                self.emit(n.Break())
+                return self.end if self._dead_until_end(i) else i + 1
+            break
+        if target > i and target >= self.end:
+            return self.end
+        if target > i and not any(src != i for t in range(i + 1, target) for src in self.jump_sources.get(t, ())):
+            return target  # unreachable code the compiler left behind
+        raise self.fail(ins, "jump that does not belong to any construct")
+
+    def _dead_until_end(self, i: int) -> bool:
+        """After a break/continue, is the rest of the range reachable only by falling through?"""
+        for t in range(i + 1, self.end):
+            if self.jump_sources.get(t):
+                return False
+        return True
+
+    # --- value-level and/or -----------------------------------------------------------------
+
+    def op_JUMP_IF_FALSE_OR_POP(self, ins: Instr, i: int) -> int:
+        left = self.pop()
+        op = "and" if ins.opname == "JUMP_IF_FALSE_OR_POP" else "or"
+        return self._short_circuit(op, left, i + 1, ins.target)
+
+    op_JUMP_IF_TRUE_OR_POP = op_JUMP_IF_FALSE_OR_POP
+
+    def _short_circuit(self, op: str, left: n.Expr, start: int, target: int) -> int:
+        right = self.pure_value(start, target)
+        if right is not None:
+            self.stack.append(_flatten(op, left, right))
+            return target
+        # `return a and b` may have its return duplicated into both paths.
+        if self.instrs[target - 1].opname == "RETURN_VALUE":
+            right = self.pure_value(start, target - 1)
+            if right is not None:
+                self.stack.append(_flatten(op, left, right))
+                return target - 1
+        raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
+
+    def op_COPY(self, ins: Instr, i: int) -> Optional[int]:
+        instrs = self.instrs
+        if ins.arg == 1 and i + 2 < len(instrs):
+            j = i + 1
+            if instrs[j].opname == "TO_BOOL":
+                j += 1
+            jump = instrs[j]
+            if jump.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and instrs[j + 1].opname == "POP_TOP" \
+                    and jump.target > j:
+                left = self.pop()
+                op = "and" if jump.opname == "POP_JUMP_IF_FALSE" else "or"
+                if i in self.chain_compare_jumps:
+                    return None
+                return self._short_circuit(op, left, j + 2, jump.target)
+        self.stack.append(self.stack[-ins.arg])
+        return None
+
+    # --- loops ------------------------------------------------------------------------------
+
+    def loop_at(self, h: int) -> int:
+        """A loop whose header is `h`: a for loop, a while loop tested at the top, or `while True`."""
+        ins = self.instrs[h]
+        if ins.opname == "FOR_ITER":
+            return self.for_loop(h)
+        if ins.opname == "SEND":
+            return h  # not a loop
+        # A test at the header that leaves the loop: `while test:`.
+        j = self.loop_end[h]
+        self.active_loops.add(h)
+        try:
+            atom = self.parse_atom(h, j + 1)
+        finally:
+            self.active_loops.discard(h)
+        if atom is not None:
+            value, q = atom
+            saved_stack = self.stack
+            self.stack = list(saved_stack)
+            self.active_loops.add(h)
+            self.pure_mode += 1
+            try:
+                k = h
+                while k < q:
+                    k = self.step(k)
+            finally:
+                self.pure_mode -= 1
+                self.active_loops.discard(h)
+            self.stack = saved_stack
+            # Re-run the chain from q to see where it exits.
+            stack_before = self.stack
+            self.stack = list(stack_before)
+            saved_end = self.end
+            self.end = j + 1
+            try:
+                cond, fall, false_target, _ = self.condition_chain(q, value)
+            except Exception:
+                cond = None
+            finally:
+                self.end = saved_end
+                self.stack = stack_before
+            if cond is not None and false_target > j:
+                return self.while_loop(h, cond, false_target, top_test=(h, fall))
+        return self.while_loop(h, None, j + 1, top_test=None)
+
+    def _break_target(self, start: int, end: int, exit: int, exclude: Set[int]) -> Optional[int]:
+        targets = [ins.target for ins in self.instrs[start:end]
+                   if ins.target is not None and ins.target >= exit and ins.index not in exclude]
+        return min(targets) if targets else None
+
+    def while_loop(self, h: int, cond: Optional[n.Expr], exit: int, top_test: Optional[Tuple[int, int]]) -> int:
+        """Build `while cond:` (cond None for `while True`) whose loop region starts at `h`."""
+        j = self.loop_end[h]
+        body_start = top_test[1] if top_test else h
+        continue_targets = {h} | self.loop_extra_headers.get(h, set())
+        if top_test is not None:
+            continue_targets.add(top_test[0])
+        back = self.instrs[j]
+        body_end = j
+        exclude: Set[int] = {j}
+        if top_test is not None:
+            test_len = top_test[1] - top_test[0]
+            if back.opname in COND_JUMPS:
+                bottom = j - test_len + 1
+            else:
+                bottom = j - test_len
+            if bottom >= body_start and self._same_test(top_test[0], bottom, test_len):
+                body_end = bottom
+                exclude.update(range(bottom, j + 1))
+                continue_targets.add(bottom)
+            elif back.opname in COND_JUMPS:
+                raise self.fail(back, "loop test at the bottom does not match the top")
+            exclude.update(range(top_test[0], top_test[1]))
+        if h != body_start:
+            continue_targets.add(body_start)
+        real_exit = max(exit, j + 1)
+        break_target = self._break_target(body_start, body_end, real_exit, exclude)
+        info = LoopInfo(continue_targets, break_target, real_exit, body_end)
+        self.loops.append(info)
+        self.active_loops.add(h)
+        try:
+            body = self.run_range(body_start, body_end, list(self.stack))
+        finally:
+            self.loops.pop()
+            self.active_loops.discard(h)
+        _drop_trailing_continue(body)
+        orelse: List[n.Stmt] = []
+        after = real_exit
+        if break_target is not None and break_target > real_exit and break_target <= self.end:
+            orelse = self.run_range(real_exit, break_target, list(self.stack))
+            after = break_target
+        self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
+        return after
+
+    def _same_test(self, a: int, b: int, length: int) -> bool:
+        for k in range(length):
+            x, y = self.instrs[a + k], self.instrs[b + k]
+            if x.is_jump or y.is_jump:
+                if x.is_jump != y.is_jump:
+                    return False
+                continue
+            if x.opname != y.opname or x.argval != y.argval:
+                return False
+        return True
+
+    def for_loop(self, h: int) -> int:
+        ins = self.instrs[h]
+        iterator = self.pop()
+        is_async = False
+        if not isinstance(iterator, m.MARKER_TYPES):
+            iterator = m.Iterator(iterator)
+        if isinstance(iterator, m.Iterator):
+            is_async = iterator.is_async
+            iterable = iterator.value
+        else:
+            iterable = iterator
+        j = self.loop_end[h]
+        exit = ins.target
+        # 3.12+ FOR_ITER lands on END_FOR (3.13: END_FOR, POP_TOP).
+        real_exit = exit
+        while real_exit < len(self.instrs) and self.instrs[real_exit].opname in ("END_FOR",) :
+            real_exit += 1
+            if self.version.key >= (3, 13) and real_exit < len(self.instrs) and self.instrs[real_exit].opname == "POP_TOP":
+                real_exit += 1
+        body_end = j if self.instrs[j].opname == "JUMP" and self.instrs[j].target == h else j + 1
+        break_target = self._break_target(h + 1, body_end, real_exit, {h})
+        info = LoopInfo({h}, break_target, real_exit, body_end)
+        self.loops.append(info)
+        self.active_loops.add(h)
+        target_marker = m.Sentinel("for-target")
+        self.for_targets.append(None)
+        try:
+            body = self.run_range(h + 1, body_end, list(self.stack) + [iterator, target_marker])
+            target = self.for_targets[-1]
+        finally:
+            self.loops.pop()
+            self.active_loops.discard(h)
+            self.for_targets.pop()
+        if target is None:
+            raise self.fail(ins, "for loop without a target")
+        _drop_trailing_continue(body)
+        orelse: List[n.Stmt] = []
+        after = real_exit
+        if break_target is not None and break_target > real_exit and break_target <= self.end:
+            orelse = self.run_range(real_exit, break_target, list(self.stack))
+            after = break_target
+        loop = n.For(target, iterable, body, orelse, is_async)
+        comprehension = self.comprehension_from_loop(loop) if not orelse else None
+        if comprehension is not None and comprehension[0] is not None:
+            acc, expr = comprehension
+            for k in range(len(self.stack) - 1, -1, -1):
+                if self.stack[k] is acc:
+                    self.stack[k] = expr
+                    return after
+        self.emit(loop)
+        return after
+
+    # --- chained comparisons ----------------------------------------------------------------
+
+    def chain_compare_start(self, i: int) -> bool:
+        instrs = self.instrs
+        if i + 2 >= len(instrs):
+            return False
+        a, b, c = instrs[i], instrs[i + 1], instrs[i + 2]
+        if a.opname == "DUP_TOP" and b.opname == "ROT_THREE" and c.opname == "COMPARE_OP":
+            return True
+        if a.opname == "SWAP" and a.arg == 2 and b.opname == "COPY" and b.arg == 2 and \
+                c.opname in ("COMPARE_OP", "IS_OP", "CONTAINS_OP"):
+            return True
+        if a.opname == "DUP_TOP" and b.opname == "ROT_THREE" and c.opname in ("IS_OP", "CONTAINS_OP"):
+            return True
+        return False
+
+    def op_DUP_TOP(self, ins: Instr, i: int) -> Optional[int]:
+        if self.chain_compare_start(i):
+            return self.chained_compare(i)
+        self.stack.append(self.stack[-1])
+        return None
+
+    def op_SWAP(self, ins: Instr, i: int) -> Optional[int]:
+        if ins.arg == 2 and self.chain_compare_start(i):
+            return self.chained_compare(i)
+        s = self.stack
+        s[-1], s[-ins.arg] = s[-ins.arg], s[-1]
+        return None
+
+    def _compare_parts(self, ins: Instr) -> str:
+        if ins.opname == "IS_OP":
+            return "is not" if ins.flag else "is"
+        if ins.opname == "CONTAINS_OP":
+            return "not in" if ins.flag else "in"
+        return ins.argval
+
+    def chained_compare(self, i: int) -> int:
+        instrs = self.instrs
+        right = self.pop()
+        left = self.pop()
+        ops = [self._compare_parts(instrs[i + 2])]
+        comparators = [right]
+        k = i + 3
+        cleanup: Optional[int] = None
+        while True:
+            j = instrs[k]
+            if j.opname == "COPY" and j.arg == 1:
+                self.chain_compare_jumps.add(k)
+                k += 1
+                if instrs[k].opname == "TO_BOOL":
+                    k += 1
+                jump = instrs[k]
+                k += 2  # the jump and its POP_TOP
+            else:
+                jump = j
+                k += 1
+            if jump.opname not in ("JUMP_IF_FALSE_OR_POP", "POP_JUMP_IF_FALSE"):
+                raise self.fail(jump, "unrecognised chained comparison")
+            cleanup = jump.target
+            # The next operand, up to its comparison.
+            saved = self.stack
+            self.stack = list(saved)
+            base = len(self.stack)
+            self.pure_mode += 1
+            try:
+                p = k
+                while not (instrs[p].opname in ("COMPARE_OP", "IS_OP", "CONTAINS_OP") and len(self.stack) == base + 1) \
+                        and not self.chain_compare_start(p):
+                    p = self.step(p)
+                operand = self.stack[-1]
+            finally:
+                self.pure_mode -= 1
+                self.stack = saved
+            comparators.append(operand)
+            if self.chain_compare_start(p):
+                ops.append(self._compare_parts(instrs[p + 2]))
+                k = p + 3
+                continue
+            ops.append(self._compare_parts(instrs[p]))
+            k = p + 1
+            break
+        expr = n.Compare(left, ops, comparators)
+        self.stack.append(expr)
+        after = instrs[k] if k < len(instrs) else None
+        assert cleanup is not None
+        if after is not None and after.opname == "JUMP" and after.target > k and cleanup == k + 1:
+            return after.target  # value form: skip the cleanup
+        if after is not None and after.opname in COND_JUMPS:
+            nxt = instrs[k + 1] if k + 1 < len(instrs) else None
+            if nxt is not None and nxt.opname == "JUMP" and nxt.target > k + 1 and cleanup == k + 2:
+                self.fall_override[k] = nxt.target
+                self.skip[k + 1] = nxt.target
+            else:
+                self.skip[cleanup] = cleanup + 1
+            return k
+        if after is not None and after.opname == "RETURN_VALUE":
+            width = 3
+            self.skip[cleanup] = cleanup + width
+            return k
+        self.skip[cleanup] = cleanup + 2
+        return k
+
+
+def _drop_trailing_continue(body: List[n.Stmt]) -> None:
+    """A `continue` as the very last thing a loop body does is implied."""
+    while body and isinstance(body[-1], n.Continue):
+        body.pop()
+    if body and isinstance(body[-1], n.If):
+        last = body[-1]
+        _drop_trailing_continue(last.body)
+        _drop_trailing_continue(last.orelse)

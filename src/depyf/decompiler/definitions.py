@@ -1,0 +1,247 @@
+"""Functions, lambdas, classes, comprehensions, generators and coroutines.
+
+Nested code objects are decompiled recursively through `decompile_nested`. Comprehensions become
+expressions whichever way the interpreter compiled them: a separate code object called with the
+iterator (3.8-3.11) or a loop inlined into the enclosing function (3.12+).
+"""
+from typing import Dict, List, Optional, Tuple
+
+from depyf.decompiler import markers as m
+from depyf.decompiler import nodes as n
+from depyf.decompiler.instructions import Instr
+from depyf.decompiler.signature import parameters
+
+COMPREHENSION_NAMES = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict", "<genexpr>": "gen"}
+CO_COROUTINE = 0x80
+CO_ASYNC_GENERATOR = 0x200
+CO_ITERABLE_COROUTINE = 0x100
+
+
+class ClassValue(n.Expr):
+    """The result of `__build_class__(body, name, *bases, **keywords)`."""
+    __slots__ = ("body", "name", "bases")
+
+    def __init__(self, body: m.MadeFunction, name: str, bases: List[n.Expr]) -> None:
+        self.body = body
+        self.name = name
+        self.bases = bases
+
+
+class CompAppend(n.Stmt):
+    """LIST_APPEND / SET_ADD / MAP_ADD inside a comprehension loop."""
+    __slots__ = ("acc", "elt", "value")
+
+    def __init__(self, acc: n.Expr, elt: n.Expr, value: Optional[n.Expr] = None) -> None:
+        self.acc = acc
+        self.elt = elt
+        self.value = value
+
+
+class DefinitionRules:
+    """Handlers for making functions and classes; mixed into `builder.CodeBuilder`."""
+
+    # --- making functions -------------------------------------------------------------------
+
+    def op_MAKE_FUNCTION(self, ins: Instr, i: int) -> None:
+        if self.version.makes_function_with_qualname:
+            self.pop()
+        code = self.pop()
+        assert isinstance(code, n.Const)
+        fn = m.MadeFunction(code.value)
+        flags = ins.arg or 0
+        if flags & 0x08:
+            fn.closure = self.pop()
+        if flags & 0x04:
+            fn.annotations = self.pop()
+        if flags & 0x02:
+            fn.kwdefaults = self.pop()
+        if flags & 0x01:
+            fn.defaults = self.pop()
+        self.stack.append(fn)
+
+    def op_SET_FUNCTION_ATTRIBUTE(self, ins: Instr, i: int) -> None:
+        fn = self.pop()
+        value = self.pop()
+        assert isinstance(fn, m.MadeFunction)
+        flag = ins.arg
+        if flag == 0x08:
+            fn.closure = value
+        elif flag == 0x04:
+            fn.annotations = value
+        elif flag == 0x02:
+            fn.kwdefaults = value
+        elif flag == 0x01:
+            fn.defaults = value
+        self.stack.append(fn)
+
+    def function_params(self, fn: m.MadeFunction) -> Tuple[str, Optional[n.Expr]]:
+        defaults: List[n.Expr] = []
+        if isinstance(fn.defaults, n.Tuple_):
+            defaults = fn.defaults.elts
+        elif isinstance(fn.defaults, n.Const) and isinstance(fn.defaults.value, tuple):
+            defaults = [n.Const(v) for v in fn.defaults.value]
+        kwdefaults: Dict[str, n.Expr] = {}
+        if isinstance(fn.kwdefaults, n.Dict_):
+            for k, v in zip(fn.kwdefaults.keys, fn.kwdefaults.values):
+                if isinstance(k, n.Const):
+                    kwdefaults[k.value] = v
+        annotations: Dict[str, n.Expr] = {}
+        ann = fn.annotations
+        if isinstance(ann, n.Dict_):
+            for k, v in zip(ann.keys, ann.values):
+                if isinstance(k, n.Const):
+                    annotations[k.value] = v
+        elif isinstance(ann, n.Tuple_):
+            for k, v in zip(ann.elts[0::2], ann.elts[1::2]):
+                if isinstance(k, n.Const):
+                    annotations[k.value] = v
+        elif isinstance(ann, n.Const) and isinstance(ann.value, tuple):
+            for k, v in zip(ann.value[0::2], ann.value[1::2]):
+                annotations[k] = n.Const(v)
+        returns = annotations.pop("return", None)
+        text = parameters(fn.code, self.render, defaults, kwdefaults, annotations)
+        return text, returns
+
+    def function_expression(self, fn: m.MadeFunction) -> n.Expr:
+        """A function used as a value: lambdas are expressions; anything else cannot be."""
+        if fn.code.co_name == "<lambda>":
+            params, _ = self.function_params(fn)
+            body = self.decompile_nested(fn.code, lambda_body=True)
+            return n.Lambda(params, body)
+        return n.Raw(f"__function_{fn.code.co_name}__")
+
+    def is_decorated(self, value: n.Call) -> bool:
+        while isinstance(value, n.Call) and len(value.args) == 1:
+            inner = value.args[0]
+            if isinstance(inner, (m.MadeFunction, ClassValue)):
+                return not (isinstance(inner, m.MadeFunction) and inner.code.co_name == "<lambda>")
+            value = inner
+        return False
+
+    def definition_statement(self, value: n.Expr, target: n.Expr) -> Optional[n.Stmt]:
+        decorators: List[n.Expr] = []
+        while isinstance(value, n.Call) and len(value.args) == 1 and \
+                isinstance(value.args[0], (n.Call, m.MadeFunction, ClassValue)):
+            decorators.append(value.func)
+            value = value.args[0]
+        if not isinstance(target, n.Name):
+            return None
+        if isinstance(value, m.MadeFunction):
+            if value.code.co_name != target.id:
+                return None
+            params, returns = self.function_params(value)
+            body = self.decompile_nested(value.code)
+            is_async = bool(value.code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
+            return n.FunctionDef(target.id, params, body, decorators, is_async, returns)
+        if isinstance(value, ClassValue):
+            if value.name != target.id:
+                return None
+            body = self.decompile_nested(value.body.code, class_body=True)
+            return n.ClassDef(value.name, value.bases, body, decorators)
+        return None
+
+    # --- calls that are really definitions or comprehensions --------------------------------
+
+    def make_call(self, callee: n.Expr, args: List[n.Expr]) -> n.Expr:
+        if isinstance(callee, m.BuildClass):
+            body, name = args[0], args[1]
+            assert isinstance(body, m.MadeFunction) and isinstance(name, n.Const)
+            return ClassValue(body, name.value, args[2:])
+        if isinstance(callee, m.MadeFunction) and callee.code.co_name in COMPREHENSION_NAMES and len(args) == 1:
+            iterable = args[0]
+            if isinstance(iterable, m.Iterator):
+                iterable = iterable.value
+            return self.comprehension_call(callee, iterable)
+        return n.Call(self.finish_expr(callee), [self.finish_expr(a) for a in args])
+
+    def comprehension_call(self, fn: m.MadeFunction, iterable: n.Expr) -> n.Expr:
+        expr = self.decompile_nested(fn.code, comprehension=True)
+        assert isinstance(expr, n.ComprehensionExpr)
+        first = expr.generators[0]
+        if isinstance(first.iter, n.Name) and first.iter.id == ".0":
+            first.iter = iterable
+        return expr
+
+    # --- comprehension loops --------------------------------------------------------------------
+
+    def _accumulator(self, kind: type) -> n.Expr:
+        for value in reversed(self.stack):
+            if type(value) is kind:
+                return value
+        raise IndexError("no comprehension accumulator")
+
+    def op_LIST_APPEND(self, ins: Instr, i: int) -> None:
+        elt = self.pop()
+        self.emit(CompAppend(self._accumulator(n.List_), elt))
+
+    def op_SET_ADD(self, ins: Instr, i: int) -> None:
+        elt = self.pop()
+        self.emit(CompAppend(self._accumulator(n.Set_), elt))
+
+    def op_MAP_ADD(self, ins: Instr, i: int) -> None:
+        value = self.pop()
+        key = self.pop()
+        self.emit(CompAppend(self._accumulator(n.Dict_), key, value))
+
+    def comprehension_from_loop(self, loop: n.For) -> Optional[Tuple[Optional[n.Expr], n.ComprehensionExpr]]:
+        """If `loop` is the loop of a comprehension, the accumulator and the expression."""
+        generators: List[n.Comprehension] = []
+        node: n.Stmt = loop
+        current: Optional[n.Comprehension] = None
+        while True:
+            if isinstance(node, n.For):
+                current = n.Comprehension(node.target, node.iter, [], node.is_async)
+                generators.append(current)
+                body = node.body
+            elif isinstance(node, n.If) and not node.orelse and current is not None:
+                current.ifs.append(node.test)
+                body = node.body
+            else:
+                break
+            # `if not c: continue` followed by the rest is a filter too.
+            while len(body) >= 2 and isinstance(body[0], n.If) and body[0].body and \
+                    isinstance(body[0].body[0], n.Continue) and not body[0].orelse and current is not None:
+                current.ifs.append(_negate_for_filter(body[0].test))
+                body = body[1:]
+            if len(body) != 1:
+                return None
+            node = body[0]
+        if isinstance(node, CompAppend):
+            kind = {n.List_: "list", n.Set_: "set", n.Dict_: "dict"}[type(node.acc)]
+            return node.acc, n.ComprehensionExpr(kind, node.elt, generators, node.value)
+        if isinstance(node, n.ExprStmt) and isinstance(node.value, n.Yield) and node.value.value is not None:
+            return None, n.ComprehensionExpr("gen", node.value.value, generators)
+        return None
+
+    # --- generators and coroutines --------------------------------------------------------------
+
+    def op_YIELD_VALUE(self, ins: Instr, i: int) -> None:
+        self.stack.append(n.Yield(self.finish_expr(self.pop())))
+
+    def op_YIELD_FROM(self, ins: Instr, i: int) -> None:
+        self.pop()  # the None sent in first
+        source = self.pop()
+        self.stack.append(source if isinstance(source, n.Await) else n.YieldFrom(source))
+
+    def op_SEND(self, ins: Instr, i: int) -> int:
+        self.pop()
+        source = self.pop()
+        self.stack.append(source if isinstance(source, n.Await) else n.YieldFrom(source))
+        target = ins.target
+        if target < len(self.instrs) and self.instrs[target].opname == "END_SEND":
+            target += 1
+        return target
+
+    def op_END_SEND(self, ins: Instr, i: int) -> None:
+        pass
+
+    def op_GET_ANEXT(self, ins: Instr, i: int) -> None:
+        self.stack.append(m.Sentinel("anext"))
+
+    def op_END_FOR(self, ins: Instr, i: int) -> None:
+        pass
+
+
+def _negate_for_filter(test: n.Expr) -> n.Expr:
+    from depyf.decompiler.control import demorgan_not
+    return demorgan_not(test)

@@ -1,0 +1,328 @@
+"""Decode a code object into one instruction model shared by every Python version.
+
+The decoder reads raw `co_code` with the opcode tables of the bytecode's version (never the host's
+`dis`), folds EXTENDED_ARG, skips inline caches, resolves arguments to Python-level values and turns
+every jump into the *index* of its target instruction. Version differences that do not matter for
+reading source are normalised away here, so that the structuring passes see one vocabulary:
+
+* forward/backward/absolute variants of a jump share one name (`JUMP`, `POP_JUMP_IF_FALSE`, ...);
+* fused instructions (3.13's `LOAD_FAST_LOAD_FAST`, 3.12's `RETURN_CONST`) are split in two;
+* `LOAD_METHOD` becomes `LOAD_ATTR` with `flag=True` (the 3.12 spelling);
+* bookkeeping instructions (NOP, RESUME, CACHE, PRECALL, MAKE_CELL, COPY_FREE_VARS, GEN_START,
+  RETURN_GENERATOR and its POP_TOP) are dropped, and jumps to them move to the next kept instruction;
+* 3.11+ exception-table entries become `ExceptionRegion`s over instruction indices.
+"""
+from types import CodeType
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.versions import BytecodeVersion
+
+_DROPPED = frozenset({
+    "NOP", "RESUME", "CACHE", "PRECALL", "MAKE_CELL", "COPY_FREE_VARS", "GEN_START",
+    "EXTENDED_ARG", "EXTENDED_ARG_QUICK", "RETURN_GENERATOR",
+})
+
+_JUMP_ALIASES = {
+    "JUMP_FORWARD": "JUMP",
+    "JUMP_ABSOLUTE": "JUMP",
+    "JUMP_BACKWARD": "JUMP",
+    "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
+    "JUMP_NO_INTERRUPT": "JUMP",
+    "POP_JUMP_FORWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_BACKWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_FORWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_BACKWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_FORWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_BACKWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_FORWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "LOAD_FAST_CHECK": "LOAD_FAST",
+    "LOAD_METHOD": "LOAD_ATTR",
+    "CALL_METHOD": "CALL_FUNCTION",
+}
+
+_SPLIT_FAST_PAIRS = {
+    "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
+    "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
+    "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+}
+
+
+class Instr:
+    """One decoded instruction.
+
+    `argval` is the resolved argument: a constant, a name, a comparison or operator symbol, or for
+    jumps the index of the target instruction (also in `target`). `flag` carries the extra bit some
+    instructions pack with their argument (push NULL, method load, negation for IS_OP/CONTAINS_OP).
+    """
+
+    __slots__ = ("index", "offset", "opname", "raw_opname", "arg", "argval", "target", "flag", "line")
+
+    def __init__(self, offset: int, opname: str, raw_opname: str, arg: Optional[int], argval: Any,
+                 flag: bool = False, line: Optional[int] = None) -> None:
+        self.index = -1
+        self.offset = offset
+        self.opname = opname
+        self.raw_opname = raw_opname
+        self.arg = arg
+        self.argval = argval
+        self.target: Optional[int] = None
+        self.flag = flag
+        self.line = line
+
+    @property
+    def is_jump(self) -> bool:
+        return self.target is not None
+
+    def __repr__(self) -> str:
+        extra = f" ->{self.target}" if self.target is not None else ""
+        return f"<{self.index}@{self.offset} {self.opname} {self.argval!r}{extra}>"
+
+
+class ExceptionRegion:
+    """A protected range [start, end) of instruction indices whose exceptions go to `handler`."""
+
+    __slots__ = ("start", "end", "handler", "depth", "lasti")
+
+    def __init__(self, start: int, end: int, handler: int, depth: int, lasti: bool) -> None:
+        self.start = start
+        self.end = end
+        self.handler = handler
+        self.depth = depth
+        self.lasti = lasti
+
+    def __repr__(self) -> str:
+        return f"<region [{self.start},{self.end}) -> {self.handler} depth={self.depth}{' lasti' if self.lasti else ''}>"
+
+
+class Bytecode:
+    """The decoded instructions of one code object, plus its exception regions."""
+
+    def __init__(self, code: CodeType, version: BytecodeVersion, instrs: List[Instr],
+                 regions: List[ExceptionRegion]) -> None:
+        self.code = code
+        self.version = version
+        self.instrs = instrs
+        self.regions = regions
+
+    def __len__(self) -> int:
+        return len(self.instrs)
+
+
+def _local_names(code: CodeType, version: BytecodeVersion) -> Tuple[Sequence[str], Sequence[str]]:
+    """Names indexed by local-variable and by cell/free-variable instructions."""
+    if version.key >= (3, 11):
+        plus = list(code.co_varnames)
+        plus += [name for name in code.co_cellvars if name not in code.co_varnames]
+        plus += list(code.co_freevars)
+        return plus, plus
+    return code.co_varnames, code.co_cellvars + code.co_freevars
+
+
+def _parse_exception_table(table: bytes) -> List[Tuple[int, int, int, int, bool]]:
+    """Entries (start, end, target, depth, lasti) in code units, from the varint-packed table."""
+    entries = []
+    pos = 0
+
+    def varint() -> int:
+        nonlocal pos
+        byte = table[pos]
+        pos += 1
+        value = byte & 63
+        while byte & 64:
+            byte = table[pos]
+            pos += 1
+            value = (value << 6) | (byte & 63)
+        return value
+
+    try:
+        while pos < len(table):
+            start = varint()
+            length = varint()
+            target = varint()
+            depth_lasti = varint()
+            entries.append((start, start + length, target, depth_lasti >> 1, bool(depth_lasti & 1)))
+    except IndexError:
+        raise DecompilationError("truncated exception table") from None
+    return entries
+
+
+def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
+    """Decode `code`, whose bytecode is of `version`, into a `Bytecode`."""
+    tables = version.tables
+    opnames: Dict[int, str] = {num: name for name, num in tables["opmap"].items()}
+    hasconst = set(tables["hasconst"])
+    hasname = set(tables["hasname"])
+    haslocal = set(tables["haslocal"])
+    hasfree = set(tables["hasfree"])
+    hascompare = set(tables["hascompare"])
+    hasjrel = set(tables["hasjrel"])
+    hasjabs = set(tables["hasjabs"])
+    backward = set(tables["backward_jumps"])
+    cache_entries: Dict[str, int] = tables["cache_entries"]
+    cmp_op = tables["cmp_op"]
+    nb_ops = tables["nb_ops"]
+    have_argument = tables["have_argument"]
+    local_names, free_names = _local_names(code, version)
+    consts, names = code.co_consts, code.co_names
+    in_units = version.jump_args_in_instructions
+    cmp_shift = version.compare_op_shift
+
+    raw = code.co_code
+    size = len(raw)
+    if size % 2:
+        raise DecompilationError("bytecode has an odd length", function=code.co_qualname
+                                 if hasattr(code, "co_qualname") else code.co_name,
+                                 python_version=version.key)
+    decoded: List[Instr] = []
+    jump_offsets: List[Tuple[Instr, int]] = []
+    ext = 0
+    pos = 0
+    prefix_start: Optional[int] = None
+    while pos < size:
+        op = raw[pos]
+        oparg = raw[pos + 1] | ext
+        offset = pos
+        name = opnames.get(op)
+        if name is None:
+            raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=offset,
+                                     opname=f"<{op}>", python_version=version.key)
+        pos += 2
+        if name in ("EXTENDED_ARG", "EXTENDED_ARG_QUICK"):
+            ext = oparg << 8
+            if prefix_start is None:
+                prefix_start = offset
+            continue
+        # Jumps target the first EXTENDED_ARG of a prefixed instruction.
+        instr_offset = offset if prefix_start is None else prefix_start
+        prefix_start = None
+        ext = 0
+        pos += 2 * cache_entries.get(name, 0)
+        arg: Optional[int] = oparg if op >= have_argument else None
+        try:
+            _emit(decoded, jump_offsets, code, version, name, arg, instr_offset, offset, pos,
+                  consts, names, local_names, free_names, cmp_op, nb_ops, cmp_shift, in_units,
+                  hasconst, hasname, haslocal, hasfree, hascompare, hasjrel, hasjabs, backward)
+        except IndexError:
+            raise DecompilationError("argument out of range", function=code.co_name,
+                                     offset=offset, opname=name, python_version=version.key) from None
+    return _finish(code, version, decoded, jump_offsets)
+
+
+def _emit(out: List[Instr], jumps: List[Tuple[Instr, int]], code: CodeType, version: BytecodeVersion,
+          name: str, arg: Optional[int], offset: int, op_offset: int, next_offset: int,
+          consts: tuple, names: tuple, local_names: Sequence[str], free_names: Sequence[str],
+          cmp_op: Sequence[str], nb_ops: Sequence[Sequence[str]], cmp_shift: int, in_units: bool,
+          hasconst: set, hasname: set, haslocal: set, hasfree: set, hascompare: set,
+          hasjrel: set, hasjabs: set, backward: set) -> None:
+    """Append the normalised instruction(s) for one raw instruction."""
+    flag = False
+    argval: Any = arg
+    opname = _JUMP_ALIASES.get(name, name)
+    if name in _SPLIT_FAST_PAIRS:
+        first, second = _SPLIT_FAST_PAIRS[name]
+        out.append(Instr(offset, first, name, arg, local_names[arg >> 4]))
+        out.append(Instr(offset, second, name, arg, local_names[arg & 15]))
+        return
+    if name == "RETURN_CONST":
+        out.append(Instr(offset, "LOAD_CONST", name, arg, consts[arg]))
+        out.append(Instr(offset, "RETURN_VALUE", name, None, None))
+        return
+    if name in hasconst:
+        argval = consts[arg]
+    elif name in hasname:
+        if name == "LOAD_GLOBAL" and version.load_global_pushes_null_bit:
+            argval, flag = names[arg >> 1], bool(arg & 1)
+        elif name == "LOAD_ATTR" and version.load_attr_method_bit:
+            argval, flag = names[arg >> 1], bool(arg & 1)
+        elif name == "LOAD_SUPER_ATTR":
+            argval, flag = names[arg >> 2], bool(arg & 1)
+        else:
+            argval = names[arg]
+            flag = name == "LOAD_METHOD"
+    elif name in haslocal:
+        argval = local_names[arg]
+    elif name in hasfree:
+        argval = free_names[arg]
+    elif name in hascompare:
+        argval = cmp_op[arg >> cmp_shift]
+    elif name in ("IS_OP", "CONTAINS_OP"):
+        flag = bool(arg)
+    elif name == "BINARY_OP":
+        argval = nb_ops[arg][1]
+    elif name == "CALL_INTRINSIC_1":
+        argval = version.tables["intrinsic1"][arg]
+    elif name == "CALL_INTRINSIC_2":
+        argval = version.tables["intrinsic2"][arg]
+    instr = Instr(offset, opname, name, arg, argval, flag)
+    if name in hasjrel or name in hasjabs:
+        assert arg is not None
+        unit = 2 if in_units else 1
+        if name in hasjabs:
+            target = arg * unit
+        elif name in backward:
+            target = next_offset - arg * unit
+        else:
+            target = next_offset + arg * unit
+        jumps.append((instr, target))
+    if name in ("FORMAT_VALUE", "BUILD_STRING", "MAKE_FUNCTION", "SET_FUNCTION_ATTRIBUTE"):
+        instr.argval = arg
+    out.append(instr)
+
+
+def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
+            jumps: List[Tuple[Instr, int]]) -> Bytecode:
+    """Drop bookkeeping instructions, index what is left and resolve jump targets."""
+    # Each raw offset maps to the index the instruction there (or the next kept one) gets.
+    kept: List[Instr] = []
+    index_at: Dict[int, int] = {}
+    pending: List[int] = []
+    skip_pop_after_gen = False
+    for instr in decoded:
+        drop = instr.raw_opname in _DROPPED
+        if skip_pop_after_gen and instr.opname == "POP_TOP":
+            drop, skip_pop_after_gen = True, False
+        if instr.raw_opname == "RETURN_GENERATOR":
+            skip_pop_after_gen = True
+        if drop:
+            pending.append(instr.offset)
+            continue
+        instr.index = len(kept)
+        if instr.offset not in index_at:
+            index_at[instr.offset] = instr.index
+        for off in pending:
+            index_at[off] = instr.index
+        pending.clear()
+        kept.append(instr)
+    end = len(kept)
+    for off in pending:
+        index_at[off] = end
+    index_at[len(code.co_code)] = end
+
+    def to_index(offset: int, instr: Optional[Instr] = None) -> int:
+        idx = index_at.get(offset)
+        if idx is None:
+            # A jump into the middle of a cache or an EXTENDED_ARG prefix: take the next instruction.
+            later = [o for o in index_at if o > offset]
+            if not later:
+                raise DecompilationError("jump target outside the code", function=code.co_name,
+                                         offset=instr.offset if instr else None,
+                                         opname=instr.raw_opname if instr else None,
+                                         python_version=version.key)
+            idx = index_at[min(later)]
+        return idx
+
+    for instr, target in jumps:
+        if instr.index < 0:
+            continue
+        instr.target = to_index(target, instr)
+        instr.argval = instr.target
+    regions: List[ExceptionRegion] = []
+    if version.has_exception_table:
+        for start, stop, handler, depth, lasti in _parse_exception_table(code.co_exceptiontable):
+            region = ExceptionRegion(to_index(start * 2), to_index(stop * 2), to_index(handler * 2),
+                                     depth, lasti)
+            if region.start < region.end:
+                regions.append(region)
+    return Bytecode(code, version, kept, regions)

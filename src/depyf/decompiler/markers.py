@@ -1,0 +1,145 @@
+"""Stack values that are not (yet) expressions.
+
+The symbolic stack holds `nodes.Expr` objects. A few instructions push values that only become source
+once a later instruction consumes them: the NULL of a call, a module being imported, a function
+being made, the slots of an unpacking assignment. These markers subclass `Expr` so the stack stays
+homogeneous, but the printer never sees them.
+"""
+from types import CodeType
+from typing import Dict, List, Optional, Tuple
+
+from depyf.decompiler import nodes as n
+
+
+class Null(n.Expr):
+    """The NULL pushed before (3.11, 3.12) or after (3.13) a callable."""
+    __slots__ = ()
+
+
+NULL = Null()
+
+
+class ImportedModule(n.Expr):
+    """The result of IMPORT_NAME, waiting to be stored or have names imported from it."""
+    __slots__ = ("module", "level", "fromlist", "names", "attr_path")
+
+    def __init__(self, module: str, level: int, fromlist: Optional[tuple]) -> None:
+        self.module = module
+        self.level = level
+        self.fromlist = fromlist
+        self.names: List[Tuple[str, Optional[str]]] = []
+        self.attr_path: List[str] = []
+
+
+class ImportedName(n.Expr):
+    """The result of IMPORT_FROM: a name taken from a module being imported."""
+    __slots__ = ("source", "name")
+
+    def __init__(self, source: ImportedModule, name: str) -> None:
+        self.source = source
+        self.name = name
+
+
+class MadeFunction(n.Expr):
+    """A function object being made: its code and the expressions MAKE_FUNCTION consumed."""
+    __slots__ = ("code", "defaults", "kwdefaults", "annotations", "closure")
+
+    def __init__(self, code: CodeType) -> None:
+        self.code = code
+        self.defaults: Optional[n.Expr] = None
+        self.kwdefaults: Optional[n.Expr] = None
+        self.annotations: Optional[n.Expr] = None
+        self.closure: Optional[n.Expr] = None
+
+
+class BuildClass(n.Expr):
+    """`__build_class__` loaded for a class statement."""
+    __slots__ = ()
+
+
+class UnpackSlot(n.Expr):
+    """One slot of UNPACK_SEQUENCE / UNPACK_EX, filled by the store that consumes it."""
+    __slots__ = ("group", "position")
+
+    def __init__(self, group: "UnpackGroup", position: int) -> None:
+        self.group = group
+        self.position = position
+
+
+class UnpackGroup:
+    """Targets of one unpacking, filled slot by slot; `star` is the index of a starred target."""
+    __slots__ = ("value", "targets", "star", "parent", "filled")
+
+    def __init__(self, value: n.Expr, count: int, star: int = -1,
+                 parent: Optional[UnpackSlot] = None) -> None:
+        self.value = value
+        self.targets: List[Optional[n.Expr]] = [None] * count
+        self.star = star
+        self.parent = parent
+        self.filled = 0
+
+    def as_target(self) -> n.Tuple_:
+        elts: List[n.Expr] = []
+        for i, t in enumerate(self.targets):
+            assert t is not None
+            elts.append(n.Starred(t) if i == self.star else t)
+        return n.Tuple_(elts)
+
+
+class InplaceResult(n.Expr):
+    """The result of an in-place operator, which becomes `target op= value` when stored back."""
+    __slots__ = ("op", "target", "value")
+
+    def __init__(self, op: str, target: n.Expr, value: n.Expr) -> None:
+        self.op = op
+        self.target = target
+        self.value = value
+
+
+class ExceptionValue(n.Expr):
+    """The exception object on the stack at the start of an except handler."""
+    __slots__ = ()
+
+
+class WithExit(n.Expr):
+    """The bound `__exit__` pushed by a with statement's setup."""
+    __slots__ = ()
+
+
+class ClearedLocal(n.Expr):
+    """A local saved by LOAD_FAST_AND_CLEAR around an inlined comprehension (3.12+)."""
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+class KwNames(n.Expr):
+    """Keyword names for the next CALL (3.11-3.12 KW_NAMES, 3.13 a constant tuple)."""
+    __slots__ = ("names",)
+
+    def __init__(self, names: tuple) -> None:
+        self.names = names
+
+
+class Iterator(n.Expr):
+    """GET_ITER / GET_AITER applied to an expression (the loop iterable)."""
+    __slots__ = ("value", "is_async")
+
+    def __init__(self, value: n.Expr, is_async: bool = False) -> None:
+        self.value = value
+        self.is_async = is_async
+
+
+class Sentinel(n.Expr):
+    """Any other internal value (loop state, return addresses); `what` says which."""
+    __slots__ = ("what",)
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+
+MARKER_TYPES = (Null, ImportedModule, ImportedName, MadeFunction, BuildClass, UnpackSlot,
+                ExceptionValue, WithExit, ClearedLocal, KwNames, Iterator, Sentinel)
+
+Scope = Dict[str, n.Expr]

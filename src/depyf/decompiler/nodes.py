@@ -1,0 +1,465 @@
+"""The decompiler's own small syntax tree.
+
+`ast` is not used as the intermediate form: it changes between 3.8 and 3.13 and has no unparser on
+3.8. These nodes carry only what the printer needs. Expressions and statements are plain classes
+with slots; `printer.py` owns precedence and layout.
+"""
+from typing import Any, List, Optional, Sequence, Tuple
+
+
+class Expr:
+    __slots__ = ()
+
+
+class Stmt:
+    __slots__ = ()
+
+
+# --- expressions ------------------------------------------------------------------------------
+
+class Name(Expr):
+    __slots__ = ("id",)
+
+    def __init__(self, id: str) -> None:
+        self.id = id
+
+
+class Const(Expr):
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Attribute(Expr):
+    __slots__ = ("value", "attr")
+
+    def __init__(self, value: Expr, attr: str) -> None:
+        self.value = value
+        self.attr = attr
+
+
+class Subscript(Expr):
+    __slots__ = ("value", "index")
+
+    def __init__(self, value: Expr, index: Expr) -> None:
+        self.value = value
+        self.index = index
+
+
+class Slice(Expr):
+    __slots__ = ("lower", "upper", "step")
+
+    def __init__(self, lower: Optional[Expr], upper: Optional[Expr], step: Optional[Expr] = None) -> None:
+        self.lower = lower
+        self.upper = upper
+        self.step = step
+
+
+class Starred(Expr):
+    __slots__ = ("value",)
+
+    def __init__(self, value: Expr) -> None:
+        self.value = value
+
+
+class DoubleStarred(Expr):
+    """`**mapping` inside a call or a dict display."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: Expr) -> None:
+        self.value = value
+
+
+class Keyword(Expr):
+    __slots__ = ("name", "value")
+
+    def __init__(self, name: str, value: Expr) -> None:
+        self.name = name
+        self.value = value
+
+
+class Call(Expr):
+    """`func(*args)`; args hold Expr, Starred, Keyword and DoubleStarred items in source order."""
+    __slots__ = ("func", "args")
+
+    def __init__(self, func: Expr, args: Sequence[Expr]) -> None:
+        self.func = func
+        self.args = list(args)
+
+
+class BinOp(Expr):
+    __slots__ = ("op", "left", "right")
+
+    def __init__(self, op: str, left: Expr, right: Expr) -> None:
+        self.op = op
+        self.left = left
+        self.right = right
+
+
+class UnaryOp(Expr):
+    __slots__ = ("op", "operand")
+
+    def __init__(self, op: str, operand: Expr) -> None:
+        self.op = op
+        self.operand = operand
+
+
+class BoolOp(Expr):
+    __slots__ = ("op", "values")
+
+    def __init__(self, op: str, values: Sequence[Expr]) -> None:
+        self.op = op
+        self.values = list(values)
+
+
+class Compare(Expr):
+    __slots__ = ("left", "ops", "comparators")
+
+    def __init__(self, left: Expr, ops: Sequence[str], comparators: Sequence[Expr]) -> None:
+        self.left = left
+        self.ops = list(ops)
+        self.comparators = list(comparators)
+
+
+class IfExp(Expr):
+    __slots__ = ("test", "body", "orelse")
+
+    def __init__(self, test: Expr, body: Expr, orelse: Expr) -> None:
+        self.test = test
+        self.body = body
+        self.orelse = orelse
+
+
+class NamedExpr(Expr):
+    __slots__ = ("target", "value")
+
+    def __init__(self, target: Expr, value: Expr) -> None:
+        self.target = target
+        self.value = value
+
+
+class Tuple_(Expr):
+    __slots__ = ("elts",)
+
+    def __init__(self, elts: Sequence[Expr]) -> None:
+        self.elts = list(elts)
+
+
+class List_(Expr):
+    __slots__ = ("elts",)
+
+    def __init__(self, elts: Sequence[Expr]) -> None:
+        self.elts = list(elts)
+
+
+class Set_(Expr):
+    __slots__ = ("elts",)
+
+    def __init__(self, elts: Sequence[Expr]) -> None:
+        self.elts = list(elts)
+
+
+class Dict_(Expr):
+    """Dict display; a key of None means `**value`."""
+    __slots__ = ("keys", "values")
+
+    def __init__(self, keys: Sequence[Optional[Expr]], values: Sequence[Expr]) -> None:
+        self.keys = list(keys)
+        self.values = list(values)
+
+
+class FormattedValue(Expr):
+    __slots__ = ("value", "conversion", "spec")
+
+    def __init__(self, value: Expr, conversion: Optional[str], spec: Optional["JoinedStr"]) -> None:
+        self.value = value
+        self.conversion = conversion
+        self.spec = spec
+
+
+class JoinedStr(Expr):
+    """An f-string; parts are `str` literals and FormattedValue nodes."""
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: Sequence[Any]) -> None:
+        self.parts = list(parts)
+
+
+class Lambda(Expr):
+    __slots__ = ("params", "body")
+
+    def __init__(self, params: str, body: Expr) -> None:
+        self.params = params
+        self.body = body
+
+
+class Yield(Expr):
+    __slots__ = ("value",)
+
+    def __init__(self, value: Optional[Expr]) -> None:
+        self.value = value
+
+
+class YieldFrom(Expr):
+    __slots__ = ("value",)
+
+    def __init__(self, value: Expr) -> None:
+        self.value = value
+
+
+class Await(Expr):
+    __slots__ = ("value",)
+
+    def __init__(self, value: Expr) -> None:
+        self.value = value
+
+
+class Comprehension(Expr):
+    """A comprehension clause: `for target in iter if cond...`."""
+    __slots__ = ("target", "iter", "ifs", "is_async")
+
+    def __init__(self, target: Expr, iter: Expr, ifs: Sequence[Expr], is_async: bool = False) -> None:
+        self.target = target
+        self.iter = iter
+        self.ifs = list(ifs)
+        self.is_async = is_async
+
+
+class ComprehensionExpr(Expr):
+    """List/set/dict comprehension or generator expression; `kind` is list, set, dict or gen."""
+    __slots__ = ("kind", "elt", "value", "generators")
+
+    def __init__(self, kind: str, elt: Expr, generators: Sequence[Comprehension],
+                 value: Optional[Expr] = None) -> None:
+        self.kind = kind
+        self.elt = elt
+        self.value = value
+        self.generators = list(generators)
+
+
+class Raw(Expr):
+    """Text the printer writes as is, with a stated precedence (used for stand-ins)."""
+    __slots__ = ("text", "prec")
+
+    def __init__(self, text: str, prec: int = 100) -> None:
+        self.text = text
+        self.prec = prec
+
+
+# --- statements -------------------------------------------------------------------------------
+
+class Assign(Stmt):
+    __slots__ = ("targets", "value")
+
+    def __init__(self, targets: Sequence[Expr], value: Expr) -> None:
+        self.targets = list(targets)
+        self.value = value
+
+
+class AugAssign(Stmt):
+    __slots__ = ("target", "op", "value")
+
+    def __init__(self, target: Expr, op: str, value: Expr) -> None:
+        self.target = target
+        self.op = op
+        self.value = value
+
+
+class AnnAssign(Stmt):
+    __slots__ = ("target", "annotation", "value", "simple")
+
+    def __init__(self, target: Expr, annotation: Expr, value: Optional[Expr], simple: bool = True) -> None:
+        self.target = target
+        self.annotation = annotation
+        self.value = value
+        self.simple = simple
+
+
+class ExprStmt(Stmt):
+    __slots__ = ("value",)
+
+    def __init__(self, value: Expr) -> None:
+        self.value = value
+
+
+class Return(Stmt):
+    __slots__ = ("value",)
+
+    def __init__(self, value: Optional[Expr]) -> None:
+        self.value = value
+
+
+class Delete(Stmt):
+    __slots__ = ("targets",)
+
+    def __init__(self, targets: Sequence[Expr]) -> None:
+        self.targets = list(targets)
+
+
+class Global(Stmt):
+    __slots__ = ("names",)
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+
+
+class Nonlocal(Stmt):
+    __slots__ = ("names",)
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.names = list(names)
+
+
+class Assert(Stmt):
+    __slots__ = ("test", "msg")
+
+    def __init__(self, test: Expr, msg: Optional[Expr]) -> None:
+        self.test = test
+        self.msg = msg
+
+
+class Raise(Stmt):
+    __slots__ = ("exc", "cause")
+
+    def __init__(self, exc: Optional[Expr], cause: Optional[Expr] = None) -> None:
+        self.exc = exc
+        self.cause = cause
+
+
+class Import(Stmt):
+    """`import a.b as c`; names are (dotted name, alias or None)."""
+    __slots__ = ("names",)
+
+    def __init__(self, names: Sequence[Tuple[str, Optional[str]]]) -> None:
+        self.names = list(names)
+
+
+class ImportFrom(Stmt):
+    __slots__ = ("module", "names", "level")
+
+    def __init__(self, module: str, names: Sequence[Tuple[str, Optional[str]]], level: int) -> None:
+        self.module = module
+        self.names = list(names)
+        self.level = level
+
+
+class Pass(Stmt):
+    __slots__ = ()
+
+
+class Break(Stmt):
+    __slots__ = ()
+
+
+class Continue(Stmt):
+    __slots__ = ()
+
+
+class If(Stmt):
+    __slots__ = ("test", "body", "orelse")
+
+    def __init__(self, test: Expr, body: List[Stmt], orelse: List[Stmt]) -> None:
+        self.test = test
+        self.body = body
+        self.orelse = orelse
+
+
+class While(Stmt):
+    __slots__ = ("test", "body", "orelse")
+
+    def __init__(self, test: Expr, body: List[Stmt], orelse: List[Stmt]) -> None:
+        self.test = test
+        self.body = body
+        self.orelse = orelse
+
+
+class For(Stmt):
+    __slots__ = ("target", "iter", "body", "orelse", "is_async")
+
+    def __init__(self, target: Expr, iter: Expr, body: List[Stmt], orelse: List[Stmt],
+                 is_async: bool = False) -> None:
+        self.target = target
+        self.iter = iter
+        self.body = body
+        self.orelse = orelse
+        self.is_async = is_async
+
+
+class ExceptHandler:
+    __slots__ = ("type", "name", "body")
+
+    def __init__(self, type: Optional[Expr], name: Optional[str], body: List[Stmt]) -> None:
+        self.type = type
+        self.name = name
+        self.body = body
+
+
+class Try(Stmt):
+    __slots__ = ("body", "handlers", "orelse", "finalbody", "star")
+
+    def __init__(self, body: List[Stmt], handlers: List[ExceptHandler], orelse: List[Stmt],
+                 finalbody: List[Stmt], star: bool = False) -> None:
+        self.body = body
+        self.handlers = handlers
+        self.orelse = orelse
+        self.finalbody = finalbody
+        self.star = star
+
+
+class With(Stmt):
+    """`with a as x, b:`; items are (context expression, target or None)."""
+    __slots__ = ("items", "body", "is_async")
+
+    def __init__(self, items: List[Tuple[Expr, Optional[Expr]]], body: List[Stmt], is_async: bool = False) -> None:
+        self.items = items
+        self.body = body
+        self.is_async = is_async
+
+
+class FunctionDef(Stmt):
+    __slots__ = ("name", "params", "body", "decorators", "is_async", "returns")
+
+    def __init__(self, name: str, params: str, body: List[Stmt], decorators: Sequence[Expr] = (),
+                 is_async: bool = False, returns: Optional[Expr] = None) -> None:
+        self.name = name
+        self.params = params
+        self.body = body
+        self.decorators = list(decorators)
+        self.is_async = is_async
+        self.returns = returns
+
+
+class ClassDef(Stmt):
+    __slots__ = ("name", "bases", "body", "decorators")
+
+    def __init__(self, name: str, bases: Sequence[Expr], body: List[Stmt], decorators: Sequence[Expr] = ()) -> None:
+        self.name = name
+        self.bases = list(bases)
+        self.body = body
+        self.decorators = list(decorators)
+
+
+class MatchCase:
+    __slots__ = ("pattern", "guard", "body")
+
+    def __init__(self, pattern: str, guard: Optional[Expr], body: List[Stmt]) -> None:
+        self.pattern = pattern
+        self.guard = guard
+        self.body = body
+
+
+class Match(Stmt):
+    __slots__ = ("subject", "cases")
+
+    def __init__(self, subject: Expr, cases: List[MatchCase]) -> None:
+        self.subject = subject
+        self.cases = cases
+
+
+class Comment(Stmt):
+    """One or more comment lines (used for the disassembly of what could not be decompiled)."""
+    __slots__ = ("lines",)
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = list(lines)

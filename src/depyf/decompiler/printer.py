@@ -1,0 +1,444 @@
+"""Turn the decompiler's tree (`nodes.py`) into source text.
+
+The printer owns precedence and layout, nothing else: parentheses are added exactly where the
+grammar needs them, using a precedence ladder like the one of CPython's own unparser.
+"""
+import math
+from typing import Any, Callable, Dict, List, Optional, Sequence, Type
+
+from depyf.decompiler import nodes as n
+
+# Precedence ladder, loosest first.
+NAMED, TUPLE, YIELD, TEST, OR, AND, NOT, CMP, EXPR, BOR, BXOR, BAND, SHIFT, ARITH, TERM, FACTOR, \
+    POWER, AWAIT, ATOM = range(1, 20)
+
+BINOP_PREC = {
+    "|": BOR, "^": BXOR, "&": BAND, "<<": SHIFT, ">>": SHIFT, "+": ARITH, "-": ARITH,
+    "*": TERM, "/": TERM, "//": TERM, "%": TERM, "@": TERM, "**": POWER,
+}
+UNARY_PREC = {"not": NOT, "-": FACTOR, "+": FACTOR, "~": FACTOR}
+
+
+def _escape(text: str, quote: str) -> str:
+    """Escape `text` for a single-line literal delimited by `quote`."""
+    body = repr(text)[1:-1]
+    # repr chose its own quote; undo its escaping of the other one and escape ours.
+    if repr(text)[0] == '"':
+        body = body.replace('\\"', '"')
+    else:
+        body = body.replace("\\'", "'")
+    return body.replace(quote, "\\" + quote)
+
+
+class Printer:
+    """Renders nodes to text. One instance per decompilation; `indent` is spaces per level."""
+
+    def __init__(self, indent: int = 4) -> None:
+        self.unit = " " * indent
+        # Turns internal stack values that reach the printer into expressions (set by the builder).
+        self.resolve: Optional[Callable[[n.Expr], n.Expr]] = None
+        self._expr: Dict[Type[n.Expr], Callable[[Any], str]] = {
+            n.Name: lambda e: e.id,
+            n.Const: self._const,
+            n.Attribute: self._attribute,
+            n.Subscript: self._subscript,
+            n.Slice: self._slice,
+            n.Starred: lambda e: "*" + self.expr(e.value, EXPR),
+            n.DoubleStarred: lambda e: "**" + self.expr(e.value, BOR),
+            n.Keyword: lambda e: f"{e.name}={self.expr(e.value, TEST)}",
+            n.Call: self._call,
+            n.BinOp: self._binop,
+            n.UnaryOp: self._unary,
+            n.BoolOp: self._boolop,
+            n.Compare: self._compare,
+            n.IfExp: lambda e: f"{self.expr(e.body, OR)} if {self.expr(e.test, OR)} else {self.expr(e.orelse, TEST)}",
+            n.NamedExpr: lambda e: f"{self.expr(e.target, ATOM)} := {self.expr(e.value, TEST)}",
+            n.Tuple_: self._tuple,
+            n.List_: lambda e: "[" + ", ".join(self.expr(x, TEST) for x in e.elts) + "]",
+            n.Set_: self._set,
+            n.Dict_: self._dict,
+            n.JoinedStr: self._joined,
+            n.FormattedValue: lambda e: self._joined(n.JoinedStr([e])),
+            n.Lambda: lambda e: (f"lambda {e.params}: " if e.params else "lambda: ") + self.expr(e.body, TEST),
+            n.Yield: lambda e: "yield" if e.value is None else "yield " + self.expr(e.value, TUPLE),
+            n.YieldFrom: lambda e: "yield from " + self.expr(e.value, TEST),
+            n.Await: lambda e: "await " + self.expr(e.value, ATOM),
+            n.ComprehensionExpr: self._comprehension,
+            n.Raw: lambda e: e.text,
+        }
+
+    # --- expressions ----------------------------------------------------------------------
+
+    def precedence(self, e: n.Expr) -> int:
+        t = type(e)
+        if t is n.BinOp:
+            return BINOP_PREC[e.op]
+        if t is n.UnaryOp:
+            return UNARY_PREC[e.op]
+        if t is n.BoolOp:
+            return OR if e.op == "or" else AND
+        if t is n.Compare:
+            return CMP
+        if t is n.IfExp or t is n.Lambda:
+            return TEST
+        if t is n.NamedExpr:
+            return NAMED
+        if t is n.Yield or t is n.YieldFrom:
+            return YIELD
+        if t is n.Await:
+            return AWAIT
+        if t is n.Tuple_:
+            return TUPLE if e.elts else ATOM
+        if t is n.Starred:
+            return EXPR
+        if t is n.Const:
+            v = e.value
+            if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
+                if isinstance(v, complex) and v.real != 0:
+                    return ARITH
+                if (v.real if isinstance(v, complex) else v) < 0 or (
+                        isinstance(v, float) and math.copysign(1.0, v) < 0):
+                    return FACTOR
+            if isinstance(v, tuple) and v:
+                return TUPLE
+            return ATOM
+        if t is n.Raw:
+            return e.prec
+        return ATOM
+
+    def expr(self, e: n.Expr, need: int = TEST) -> str:
+        render = self._expr.get(type(e))
+        if render is None:
+            if self.resolve is None:
+                raise TypeError(f"cannot print {type(e).__name__}")
+            e = self.resolve(e)
+            render = self._expr[type(e)]
+        text = render(e)
+        if self.precedence(e) < need:
+            return "(" + text + ")"
+        return text
+
+    def _const(self, e: n.Const) -> str:
+        return self.constant(e.value)
+
+    def constant(self, v: Any) -> str:
+        if v is Ellipsis:
+            return "..."
+        if isinstance(v, float):
+            if math.isinf(v):
+                return "1e309" if v > 0 else "-1e309"
+            if math.isnan(v):
+                return "float('nan')"
+            return repr(v)
+        if isinstance(v, complex):
+            if v.real == 0 and math.copysign(1.0, v.real) > 0:
+                return repr(v.imag) + "j" if not math.isinf(v.imag) else "1e309j"
+            return repr(v)
+        if isinstance(v, tuple):
+            if len(v) == 1:
+                return "(" + self.constant(v[0]) + ",)"
+            return "(" + ", ".join(self.constant(x) for x in v) + ")"
+        if isinstance(v, frozenset):
+            if not v:
+                return "frozenset()"
+            return "{" + ", ".join(sorted(self.constant(x) for x in v)) + "}"
+        return repr(v)
+
+    def _attribute(self, e: n.Attribute) -> str:
+        base = self.expr(e.value, ATOM)
+        if isinstance(e.value, n.Const) and isinstance(e.value.value, int) and base[0] != "(":
+            base = "(" + base + ")"
+        return f"{base}.{e.attr}"
+
+    def _subscript(self, e: n.Subscript) -> str:
+        index = e.index
+        if isinstance(index, n.Tuple_) and index.elts and not any(isinstance(x, n.Starred) for x in index.elts):
+            inner = ", ".join(self._slice_item(x) for x in index.elts)
+            if len(index.elts) == 1:
+                inner += ","
+        else:
+            inner = self._slice_item(index)
+        return f"{self.expr(e.value, ATOM)}[{inner}]"
+
+    def _slice_item(self, e: n.Expr) -> str:
+        if isinstance(e, n.Slice):
+            return self._slice(e)
+        return self.expr(e, TEST)
+
+    def _slice(self, e: n.Slice) -> str:
+        text = (self.expr(e.lower, TEST) if e.lower is not None else "") + ":"
+        text += self.expr(e.upper, TEST) if e.upper is not None else ""
+        if e.step is not None:
+            text += ":" + self.expr(e.step, TEST)
+        return text
+
+    def _call(self, e: n.Call) -> str:
+        args = e.args
+        if len(args) == 1 and isinstance(args[0], n.ComprehensionExpr) and args[0].kind == "gen":
+            return f"{self.expr(e.func, ATOM)}{self.expr(args[0])}"
+        return f"{self.expr(e.func, ATOM)}({', '.join(self.expr(a, TEST) for a in args)})"
+
+    def _binop(self, e: n.BinOp) -> str:
+        prec = BINOP_PREC[e.op]
+        if e.op == "**":
+            return f"{self.expr(e.left, AWAIT)} ** {self.expr(e.right, FACTOR)}"
+        return f"{self.expr(e.left, prec)} {e.op} {self.expr(e.right, prec + 1)}"
+
+    def _unary(self, e: n.UnaryOp) -> str:
+        if e.op == "not":
+            return "not " + self.expr(e.operand, NOT)
+        operand = self.expr(e.operand, FACTOR)
+        # `- -x` keeps a space; `-1` stays a literal the compiler folds.
+        if operand[0] in "+-~" and e.op in "+-":
+            return e.op + " " + operand
+        return e.op + operand
+
+    def _boolop(self, e: n.BoolOp) -> str:
+        prec = OR if e.op == "or" else AND
+        return f" {e.op} ".join(self.expr(v, prec + 1) for v in e.values)
+
+    def _compare(self, e: n.Compare) -> str:
+        parts = [self.expr(e.left, CMP + 1)]
+        for op, right in zip(e.ops, e.comparators):
+            parts.append(op)
+            parts.append(self.expr(right, CMP + 1))
+        return " ".join(parts)
+
+    def _tuple(self, e: n.Tuple_) -> str:
+        if not e.elts:
+            return "()"
+        if len(e.elts) == 1:
+            return self.expr(e.elts[0], TEST) + ","
+        return ", ".join(self.expr(x, TEST) for x in e.elts)
+
+    def _set(self, e: n.Set_) -> str:
+        if not e.elts:
+            return "set()"
+        return "{" + ", ".join(self.expr(x, TEST) for x in e.elts) + "}"
+
+    def _dict(self, e: n.Dict_) -> str:
+        items = []
+        for k, v in zip(e.keys, e.values):
+            items.append("**" + self.expr(v, BOR) if k is None else f"{self.expr(k, TEST)}: {self.expr(v, TEST)}")
+        return "{" + ", ".join(items) + "}"
+
+    def _joined(self, e: n.JoinedStr) -> str:
+        inner = [self._fstring_body(e, q) for q in ("'", '"')]
+        for quote, body in zip(("'", '"'), inner):
+            if body is not None:
+                return "f" + quote + body + quote
+        for quote in ("'''", '"""'):
+            body = self._fstring_body(e, quote)
+            if body is not None:
+                return "f" + quote + body + quote
+        return "f'" + (inner[0] or "") + "'"
+
+    def _fstring_body(self, e: n.JoinedStr, quote: str) -> Optional[str]:
+        """The inside of an f-string delimited by `quote`, or None if the quote cannot work."""
+        out: List[str] = []
+        for part in e.parts:
+            if isinstance(part, str):
+                out.append(_escape(part, quote[0]).replace("{", "{{").replace("}", "}}"))
+                continue
+            if isinstance(part, n.JoinedStr):  # literal f-string spliced as a part
+                body = self._fstring_body(part, quote)
+                if body is None:
+                    return None
+                out.append(body)
+                continue
+            text = self.expr(part.value, TEST)
+            if quote[0] in text or "\\" in text:
+                return None
+            if text.startswith("{"):
+                text = " " + text
+            piece = "{" + text
+            if part.conversion:
+                piece += "!" + part.conversion
+            if part.spec is not None:
+                spec = self._fstring_body(part.spec, quote)
+                if spec is None:
+                    return None
+                piece += ":" + spec
+            out.append(piece + "}")
+        return "".join(out)
+
+    def _comprehension(self, e: n.ComprehensionExpr) -> str:
+        if e.kind == "dict":
+            head = f"{self.expr(e.elt, TEST)}: {self.expr(e.value, TEST)}"
+        else:
+            head = self.expr(e.elt, TEST)
+        clauses = []
+        for gen in e.generators:
+            clause = ("async for " if gen.is_async else "for ") + self.target(gen.target)
+            clause += " in " + self.expr(gen.iter, OR)
+            for cond in gen.ifs:
+                clause += " if " + self.expr(cond, OR)
+            clauses.append(clause)
+        body = head + " " + " ".join(clauses)
+        return {"list": "[%s]", "set": "{%s}", "dict": "{%s}", "gen": "(%s)"}[e.kind] % body
+
+    def target(self, e: n.Expr) -> str:
+        """An assignment or loop target: tuples print without parentheses."""
+        if isinstance(e, n.Tuple_) and e.elts:
+            return self._tuple_target(e)
+        return self.expr(e, ATOM if not isinstance(e, n.Starred) else EXPR)
+
+    def _tuple_target(self, e: n.Tuple_) -> str:
+        parts = []
+        for x in e.elts:
+            if isinstance(x, (n.Tuple_, n.List_)) and x.elts:
+                parts.append("(" + self._tuple_target(n.Tuple_(x.elts)) + ")" if isinstance(x, n.Tuple_)
+                             else "[" + self._tuple_target(n.Tuple_(x.elts)) + "]")
+            else:
+                parts.append(self.target(x))
+        return ", ".join(parts) + ("," if len(parts) == 1 else "")
+
+    # --- statements -----------------------------------------------------------------------
+
+    def block(self, body: Sequence[n.Stmt], depth: int) -> List[str]:
+        lines: List[str] = []
+        for stmt in body:
+            self.stmt(stmt, depth, lines)
+        if not lines:
+            lines.append(self.unit * depth + "pass")
+        return lines
+
+    def stmt(self, s: n.Stmt, depth: int, out: List[str]) -> None:
+        pad = self.unit * depth
+        t = type(s)
+        if t is n.ExprStmt:
+            out.append(pad + self.expr(s.value, YIELD))
+        elif t is n.Assign:
+            targets = " = ".join(self.target(x) for x in s.targets)
+            out.append(f"{pad}{targets} = {self._value(s.value)}")
+        elif t is n.AugAssign:
+            out.append(f"{pad}{self.target(s.target)} {s.op}= {self._value(s.value)}")
+        elif t is n.AnnAssign:
+            target = self.target(s.target)
+            if not s.simple and isinstance(s.target, n.Name):
+                target = "(" + target + ")"
+            text = f"{pad}{target}: {self.expr(s.annotation, TEST)}"
+            if s.value is not None:
+                text += " = " + self._value(s.value)
+            out.append(text)
+        elif t is n.Return:
+            out.append(pad + "return" + ("" if s.value is None else " " + self._value(s.value)))
+        elif t is n.Pass:
+            out.append(pad + "pass")
+        elif t is n.Break:
+            out.append(pad + "break")
+        elif t is n.Continue:
+            out.append(pad + "continue")
+        elif t is n.Delete:
+            out.append(pad + "del " + ", ".join(self.target(x) for x in s.targets))
+        elif t is n.Global:
+            out.append(pad + "global " + ", ".join(s.names))
+        elif t is n.Nonlocal:
+            out.append(pad + "nonlocal " + ", ".join(s.names))
+        elif t is n.Assert:
+            text = pad + "assert " + self.expr(s.test, TEST)
+            if s.msg is not None:
+                text += ", " + self.expr(s.msg, TEST)
+            out.append(text)
+        elif t is n.Raise:
+            text = pad + "raise"
+            if s.exc is not None:
+                text += " " + self.expr(s.exc, TEST)
+                if s.cause is not None:
+                    text += " from " + self.expr(s.cause, TEST)
+            out.append(text)
+        elif t is n.Import:
+            out.append(pad + "import " + ", ".join(_alias(name, asname) for name, asname in s.names))
+        elif t is n.ImportFrom:
+            names = ", ".join(_alias(name, asname) for name, asname in s.names)
+            out.append(f"{pad}from {'.' * s.level}{s.module} import {names}")
+        elif t is n.If:
+            self._if(s, depth, out, "if")
+        elif t is n.While:
+            out.append(f"{pad}while {self.expr(s.test, NAMED)}:")
+            out.extend(self.block(s.body, depth + 1))
+            self._else(s.orelse, depth, out)
+        elif t is n.For:
+            kw = "async for" if s.is_async else "for"
+            out.append(f"{pad}{kw} {self.target(s.target)} in {self._value(s.iter)}:")
+            out.extend(self.block(s.body, depth + 1))
+            self._else(s.orelse, depth, out)
+        elif t is n.Try:
+            self._try(s, depth, out)
+        elif t is n.With:
+            items = []
+            for ctx, var in s.items:
+                item = self.expr(ctx, TEST)
+                if var is not None:
+                    item += " as " + self.target(var) if not (isinstance(var, n.Tuple_) and var.elts) \
+                        else " as (" + self.target(var) + ")"
+                items.append(item)
+            out.append(f"{pad}{'async with' if s.is_async else 'with'} {', '.join(items)}:")
+            out.extend(self.block(s.body, depth + 1))
+        elif t is n.FunctionDef:
+            for dec in s.decorators:
+                out.append(pad + "@" + self.expr(dec, NAMED))
+            head = f"{pad}{'async def' if s.is_async else 'def'} {s.name}({s.params})"
+            if s.returns is not None:
+                head += " -> " + self.expr(s.returns, TEST)
+            out.append(head + ":")
+            out.extend(self.block(s.body, depth + 1))
+        elif t is n.ClassDef:
+            for dec in s.decorators:
+                out.append(pad + "@" + self.expr(dec, NAMED))
+            bases = "(" + ", ".join(self.expr(b, TEST) for b in s.bases) + ")" if s.bases else ""
+            out.append(f"{pad}class {s.name}{bases}:")
+            out.extend(self.block(s.body, depth + 1))
+        elif t is n.Match:
+            out.append(f"{pad}match {self._value(s.subject)}:")
+            for case in s.cases:
+                guard = "" if case.guard is None else " if " + self.expr(case.guard, NAMED)
+                out.append(f"{pad}{self.unit}case {case.pattern}{guard}:")
+                out.extend(self.block(case.body, depth + 2))
+        elif t is n.Comment:
+            out.extend(pad + "# " + line if line else pad + "#" for line in s.lines)
+        else:
+            raise TypeError(f"cannot print {t.__name__}")
+
+    def _value(self, e: n.Expr) -> str:
+        """A right-hand side: bare tuples and yields need no parentheses here."""
+        if isinstance(e, n.Tuple_) and e.elts:
+            return self._tuple(e) if not any(isinstance(x, n.Starred) for x in e.elts) or True else ""
+        return self.expr(e, YIELD)
+
+    def _if(self, s: n.If, depth: int, out: List[str], keyword: str) -> None:
+        pad = self.unit * depth
+        out.append(f"{pad}{keyword} {self.expr(s.test, NAMED)}:")
+        out.extend(self.block(s.body, depth + 1))
+        orelse = s.orelse
+        if len(orelse) == 1 and isinstance(orelse[0], n.If):
+            self._if(orelse[0], depth, out, "elif")
+        else:
+            self._else(orelse, depth, out)
+
+    def _else(self, orelse: Sequence[n.Stmt], depth: int, out: List[str]) -> None:
+        if orelse:
+            out.append(self.unit * depth + "else:")
+            out.extend(self.block(orelse, depth + 1))
+
+    def _try(self, s: n.Try, depth: int, out: List[str]) -> None:
+        pad = self.unit * depth
+        out.append(pad + "try:")
+        out.extend(self.block(s.body, depth + 1))
+        star = "*" if s.star else ""
+        for h in s.handlers:
+            head = pad + "except" + star
+            if h.type is not None:
+                head += " " + self.expr(h.type, TEST)
+                if h.name:
+                    head += " as " + h.name
+            out.append(head + ":")
+            out.extend(self.block(h.body, depth + 1))
+        self._else(s.orelse, depth, out)
+        if s.finalbody or not s.handlers:
+            out.append(pad + "finally:")
+            out.extend(self.block(s.finalbody, depth + 1))
+
+
+def _alias(name: str, asname: Optional[str]) -> str:
+    return name if asname is None else f"{name} as {asname}"

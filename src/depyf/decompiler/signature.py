@@ -1,0 +1,51 @@
+"""Function signatures: parameter lists rebuilt from a code object plus optional defaults and annotations."""
+from types import CodeType
+from typing import Callable, Dict, List, Optional, Sequence
+
+from depyf.decompiler import nodes as n
+
+CO_VARARGS = 0x04
+CO_VARKEYWORDS = 0x08
+
+
+def parameters(code: CodeType, render: Callable[[n.Expr], str],
+               defaults: Sequence[n.Expr] = (), kwdefaults: Optional[Dict[str, n.Expr]] = None,
+               annotations: Optional[Dict[str, n.Expr]] = None) -> str:
+    """The text between the parentheses of `def name(...)` (or after `lambda`)."""
+    kwdefaults = kwdefaults or {}
+    annotations = annotations or {}
+    names = code.co_varnames
+    posonly = getattr(code, "co_posonlyargcount", 0)
+    argcount = code.co_argcount
+    kwonly = code.co_kwonlyargcount
+    flags = code.co_flags
+
+    def param(name: str, default: Optional[n.Expr] = None) -> str:
+        text = name
+        if name in annotations:
+            text += ": " + render(annotations[name])
+            if default is not None:
+                return text + " = " + render(default)
+        if default is not None:
+            text += "=" + render(default)
+        return text
+
+    parts: List[str] = []
+    first_default = argcount - len(defaults)
+    for k in range(argcount):
+        default = defaults[k - first_default] if k >= first_default else None
+        parts.append(param(names[k], default))
+        if k == posonly - 1:
+            parts.append("/")
+    index = argcount + kwonly
+    if flags & CO_VARARGS:
+        vararg = names[index]
+        parts.append("*" + param(vararg))
+        index += 1
+    elif kwonly:
+        parts.append("*")
+    for k in range(argcount, argcount + kwonly):
+        parts.append(param(names[k], kwdefaults.get(names[k])))
+    if flags & CO_VARKEYWORDS:
+        parts.append("**" + param(names[index]))
+    return ", ".join(parts)

@@ -1,0 +1,208 @@
+"""Instructions that end a statement: stores, deletes, returns, raises, imports, expression statements."""
+from typing import List, Optional
+
+from depyf.decompiler import markers as m
+from depyf.decompiler import nodes as n
+from depyf.decompiler.instructions import Instr
+
+
+class StatementRules:
+    """Statement-producing instruction handlers; mixed into `builder.CodeBuilder`."""
+
+    stack: List[n.Expr]
+    out: List[n.Stmt]
+
+    # --- stores -----------------------------------------------------------------------------
+
+    def store(self, target: n.Expr, value: n.Expr) -> None:
+        """Assign `value` to `target`, recognising chained, unpacking and augmented forms."""
+        if isinstance(value, m.UnpackSlot):
+            self._fill_slot(value, target)
+            return
+        if isinstance(value, m.Sentinel) and value.what == "for-target":
+            self.for_targets[-1] = target
+            return
+        if isinstance(value, m.ClearedLocal):
+            return  # restoring a local saved around an inlined comprehension
+        if self.stack and self.stack[-1] is value and not isinstance(value, m.MARKER_TYPES):
+            # value; DUP; STORE a -> either `a = b = value` (when stored again) or a walrus.
+            self.stack[-1] = n.NamedExpr(target, value)
+            self.chained.add(id(self.stack[-1]))
+            return
+        if isinstance(value, n.NamedExpr) and id(value) in self.chained:
+            targets: List[n.Expr] = []
+            inner: n.Expr = value
+            while isinstance(inner, n.NamedExpr) and id(inner) in self.chained:
+                targets.insert(0, inner.target)
+                inner = inner.value
+            self.emit(n.Assign(targets + [target], inner))
+            return
+        if isinstance(value, m.InplaceResult):
+            self.emit(n.AugAssign(target, value.op, value.value))
+            return
+        if isinstance(value, m.ImportedModule):
+            self._store_import(value, target)
+            return
+        if isinstance(value, m.ImportedName):
+            self._store_import_from(value, target)
+            return
+        if isinstance(value, m.MadeFunction) or (isinstance(value, n.Call) and self.is_decorated(value)):
+            stmt = self.definition_statement(value, target)
+            if stmt is not None:
+                self.emit(stmt)
+                return
+        self.emit(n.Assign([target], self.finish_expr(value)))
+
+    def _fill_slot(self, slot: m.UnpackSlot, target: n.Expr) -> None:
+        group = slot.group
+        group.targets[slot.position] = target
+        group.filled += 1
+        if group.filled < len(group.targets):
+            return
+        tuple_target = group.as_target()
+        if group.parent is not None:
+            self._fill_slot(group.parent, tuple_target)
+        elif isinstance(group.value, m.Sentinel) and group.value.what == "for-target":
+            self.for_targets[-1] = tuple_target
+        else:
+            self.emit(n.Assign([tuple_target], self.finish_expr(group.value)))
+
+    def op_STORE_FAST(self, ins: Instr, i: int) -> None:
+        self.store(n.Name(ins.argval), self.pop())
+
+    op_STORE_NAME = op_STORE_GLOBAL = op_STORE_DEREF = op_STORE_FAST
+
+    def op_STORE_FAST_MAYBE_NULL(self, ins: Instr, i: int) -> None:
+        self.pop()  # restores a local saved around an inlined comprehension
+
+    def op_STORE_ATTR(self, ins: Instr, i: int) -> None:
+        obj = self.pop()
+        value = self.pop()
+        self.store(n.Attribute(obj, ins.argval), value)
+
+    def op_STORE_SUBSCR(self, ins: Instr, i: int) -> None:
+        index = self.pop()
+        obj = self.pop()
+        value = self.pop()
+        self.store(n.Subscript(obj, index), value)
+
+    def op_STORE_SLICE(self, ins: Instr, i: int) -> None:
+        upper = self.pop()
+        lower = self.pop()
+        obj = self.pop()
+        value = self.pop()
+        lo = None if isinstance(lower, n.Const) and lower.value is None else lower
+        hi = None if isinstance(upper, n.Const) and upper.value is None else upper
+        self.store(n.Subscript(obj, n.Slice(lo, hi)), value)
+
+    def op_UNPACK_SEQUENCE(self, ins: Instr, i: int) -> None:
+        value = self.pop()
+        parent = value if isinstance(value, m.UnpackSlot) else None
+        group = m.UnpackGroup(value, ins.arg, parent=parent)
+        for pos in reversed(range(ins.arg)):
+            self.stack.append(m.UnpackSlot(group, pos))
+
+    def op_UNPACK_EX(self, ins: Instr, i: int) -> None:
+        value = self.pop()
+        before, after = ins.arg & 0xFF, ins.arg >> 8
+        parent = value if isinstance(value, m.UnpackSlot) else None
+        group = m.UnpackGroup(value, before + 1 + after, star=before, parent=parent)
+        for pos in reversed(range(before + 1 + after)):
+            self.stack.append(m.UnpackSlot(group, pos))
+
+    # --- deletes ----------------------------------------------------------------------------
+
+    def op_DELETE_FAST(self, ins: Instr, i: int) -> None:
+        self.emit_delete(n.Name(ins.argval))
+
+    op_DELETE_NAME = op_DELETE_GLOBAL = op_DELETE_DEREF = op_DELETE_FAST
+
+    def op_DELETE_ATTR(self, ins: Instr, i: int) -> None:
+        self.emit_delete(n.Attribute(self.pop(), ins.argval))
+
+    def op_DELETE_SUBSCR(self, ins: Instr, i: int) -> None:
+        index = self.pop()
+        obj = self.pop()
+        self.emit_delete(n.Subscript(obj, index))
+
+    def emit_delete(self, target: n.Expr) -> None:
+        self.emit(n.Delete([target]))
+
+    # --- expression statements, returns, raises ---------------------------------------------
+
+    def op_POP_TOP(self, ins: Instr, i: int) -> None:
+        value = self.pop()
+        if isinstance(value, m.ImportedModule):
+            if value.names:
+                self.emit(n.ImportFrom(value.module, value.names, value.level))
+            return
+        if isinstance(value, m.MARKER_TYPES):
+            return
+        self.emit(n.ExprStmt(self.finish_expr(value)))
+
+    def op_PRINT_EXPR(self, ins: Instr, i: int) -> None:
+        self.emit(n.ExprStmt(self.pop()))
+
+    def op_RETURN_VALUE(self, ins: Instr, i: int) -> None:
+        value = self.pop()
+        self.emit(n.Return(self.finish_expr(value)))
+
+    def op_RAISE_VARARGS(self, ins: Instr, i: int) -> None:
+        if ins.arg == 0:
+            self.emit(n.Raise(None))
+        elif ins.arg == 1:
+            self.emit(n.Raise(self.pop()))
+        else:
+            cause = self.pop()
+            exc = self.pop()
+            self.emit(n.Raise(exc, cause))
+
+    # --- imports ----------------------------------------------------------------------------
+
+    def op_IMPORT_NAME(self, ins: Instr, i: int) -> None:
+        fromlist = self.pop()
+        level = self.pop()
+        names = fromlist.value if isinstance(fromlist, n.Const) else None
+        lvl = level.value if isinstance(level, n.Const) else 0
+        self.stack.append(m.ImportedModule(ins.argval, lvl, names))
+
+    def op_IMPORT_FROM(self, ins: Instr, i: int) -> None:
+        source = self.stack[-1]
+        if isinstance(source, m.ImportedName):  # `import a.b.c as d` walks attributes
+            source.source.attr_path.append(ins.argval)
+            self.stack.append(m.ImportedName(source.source, ins.argval))
+            return
+        assert isinstance(source, m.ImportedModule)
+        if source.fromlist is None:
+            source.attr_path.append(ins.argval)
+        self.stack.append(m.ImportedName(source, ins.argval))
+
+    def op_IMPORT_STAR(self, ins: Instr, i: int) -> None:
+        self.import_star(ins, i)
+
+    def import_star(self, ins: Instr, i: int) -> Optional[int]:
+        module = self.pop()
+        assert isinstance(module, m.ImportedModule)
+        self.emit(n.ImportFrom(module.module, [("*", None)], module.level))
+        if self.version.uses_intrinsics:
+            # CALL_INTRINSIC_1 leaves None, popped by the next POP_TOP.
+            self.stack.append(m.Sentinel("import-star"))
+        return None
+
+    def _store_import(self, module: m.ImportedModule, target: n.Expr) -> None:
+        assert isinstance(target, n.Name)
+        first = module.module.split(".")[0]
+        alias = None if target.id == first and not module.attr_path else target.id
+        if module.level or module.fromlist:
+            self.emit(n.Assign([target], n.Raw(f"__import__({module.module!r})")))
+            return
+        self.emit(n.Import([(module.module, alias)]))
+
+    def _store_import_from(self, item: m.ImportedName, target: n.Expr) -> None:
+        assert isinstance(target, n.Name)
+        source = item.source
+        if source.fromlist is None:
+            # `import a.b as c`: IMPORT_FROM walked the submodules.
+            self.emit(n.Import([(source.module, target.id)]))
+            return
+        source.names.append((item.name, None if item.name == target.id else target.id))

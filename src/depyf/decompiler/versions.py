@@ -1,0 +1,138 @@
+"""The one module that knows which Python version does what.
+
+Everything else in the package asks a `BytecodeVersion` for a named capability instead of comparing
+`sys.version_info`. The version is that of the bytecode being read, which is the running
+interpreter's for live code objects.
+"""
+import sys
+from dataclasses import dataclass
+from typing import Any, Dict, Tuple
+
+from depyf.decompiler.opcode_tables import TABLES
+
+SUPPORTED: Tuple[Tuple[int, int], ...] = tuple(sorted(TABLES))
+
+
+@dataclass(frozen=True)
+class BytecodeVersion:
+    """Named facts about the bytecode of one CPython minor version."""
+
+    major: int
+    minor: int
+
+    @property
+    def key(self) -> Tuple[int, int]:
+        return (self.major, self.minor)
+
+    @property
+    def tables(self) -> Dict[str, Any]:
+        return TABLES[self.key]
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+    # --- instruction encoding -------------------------------------------------------------
+    @property
+    def jump_args_in_instructions(self) -> bool:
+        """3.10 counts jump arguments in 2-byte code units rather than bytes."""
+        return self.key >= (3, 10)
+
+    @property
+    def has_inline_caches(self) -> bool:
+        return self.key >= (3, 11)
+
+    @property
+    def has_exception_table(self) -> bool:
+        """3.11 replaced SETUP_* blocks with a table of protected ranges."""
+        return self.key >= (3, 11)
+
+    # --- argument packing ------------------------------------------------------------------
+    @property
+    def load_global_pushes_null_bit(self) -> bool:
+        return self.key >= (3, 11)
+
+    @property
+    def load_attr_method_bit(self) -> bool:
+        return self.key >= (3, 12)
+
+    @property
+    def compare_op_shift(self) -> int:
+        """How far COMPARE_OP's argument is shifted left of the comparison index."""
+        if self.key >= (3, 13):
+            return 5
+        if self.key >= (3, 12):
+            return 4
+        return 0
+
+    @property
+    def format_uses_separate_ops(self) -> bool:
+        """3.13 splits FORMAT_VALUE into CONVERT_VALUE / FORMAT_SIMPLE / FORMAT_WITH_SPEC."""
+        return self.key >= (3, 13)
+
+    # --- calling convention ------------------------------------------------------------------
+    @property
+    def call_pushes_null(self) -> bool:
+        """3.11+ calls have a NULL (or self) below the callable."""
+        return self.key >= (3, 11)
+
+    @property
+    def null_above_callable(self) -> bool:
+        """3.13 pushes the NULL after the callable (callable, NULL|self, args...)."""
+        return self.key >= (3, 13)
+
+    @property
+    def comprehensions_inlined(self) -> bool:
+        """PEP 709: list/set/dict comprehensions compile inline from 3.12."""
+        return self.key >= (3, 12)
+
+    @property
+    def makes_function_with_qualname(self) -> bool:
+        """MAKE_FUNCTION pops a qualified name before 3.11."""
+        return self.key < (3, 11)
+
+    @property
+    def function_attributes_set_separately(self) -> bool:
+        """3.13 sets defaults/annotations/closure with SET_FUNCTION_ATTRIBUTE."""
+        return self.key >= (3, 13)
+
+    @property
+    def while_condition_duplicated(self) -> bool:
+        """From 3.10 the compiler repeats a while loop's test at the bottom."""
+        return self.key >= (3, 10)
+
+    @property
+    def classdef_stores_firstlineno(self) -> bool:
+        return self.key >= (3, 13)
+
+    @property
+    def uses_call_finally(self) -> bool:
+        return self.key == (3, 8)
+
+    @property
+    def uses_intrinsics(self) -> bool:
+        return self.key >= (3, 12)
+
+    @property
+    def has_binary_op(self) -> bool:
+        return self.key >= (3, 11)
+
+    @property
+    def has_to_bool(self) -> bool:
+        return self.key >= (3, 13)
+
+
+def host() -> BytecodeVersion:
+    """The version of the running interpreter."""
+    return BytecodeVersion(*sys.version_info[:2])
+
+
+def for_key(key: Tuple[int, int]) -> BytecodeVersion:
+    if tuple(key) not in TABLES:
+        raise ValueError("unsupported Python version %d.%d (supported: %s)" % (
+            key[0], key[1], ", ".join("%d.%d" % k for k in SUPPORTED)))
+    return BytecodeVersion(*key)
+
+
+def host_is(min_key: Tuple[int, int]) -> bool:
+    """For the few places outside the decoder that must know the host version (tests, tools)."""
+    return sys.version_info[:2] >= min_key
