@@ -1,0 +1,1 @@
+"""Tests of the bytecode decompiler (mirrors src/depyf/decompiler/)."""

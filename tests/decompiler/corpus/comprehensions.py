@@ -1,0 +1,99 @@
+"""Comprehensions of all four kinds, generator expressions, and the generator protocol."""
+from _cases import cases
+
+
+@cases((4,),)
+def list_comprehensions(n):
+    a = [i for i in range(n)]
+    b = [i * j for i in range(n) if i for j in range(i) if j % 2 == 0]
+    c = [(i, j) for i in range(n) for j in range(n) if i < j if j != 2]
+    d = [[j for j in range(i)] for i in range(n)]
+    e = [x for x, _ in zip(range(n), range(n))]
+    return a, b, c, d, e
+
+
+@cases((4,),)
+def set_and_dict_comprehensions(n):
+    s = {i % 3 for i in range(n)}
+    d = {i: i * i for i in range(n) if i}
+    e = {k: v for k, v in d.items() for _ in range(1) if v > 1}
+    f = {str(k): {v for v in range(k)} for k in range(n)}
+    return s, d, e, f
+
+
+@cases((4,),)
+def generator_expressions(n):
+    a = sum(i for i in range(n))
+    b = list(i * j for i in range(n) for j in range(2) if i)
+    c = tuple((x for x in "abc"))
+    g = (i for i in range(n))
+    first = next(g)
+    rest = list(g)
+    return a, b, c, first, rest
+
+
+@cases((3,),)
+def comprehension_closures(n):
+    offset = 10
+    a = [i + offset for i in range(n)]
+    b = [lambda: i for i in range(n)]
+    c = [f() for f in b]
+    d = [(lambda k=i: k)() for i in range(n)]
+    return a, c, d
+
+
+@cases((3,),)
+def comprehension_shadowing(n):
+    i = "outer"
+    a = [i for i in range(n)]
+    x = [i for i in range(n) for i in range(i)]
+    return i, a, x
+
+
+@cases((3,),)
+def comprehension_in_class_body(n):
+    class K:
+        base = n
+        items = [v * 2 for v in range(3)]
+        pairs = {v: v for v in items}
+
+    return K.items, K.pairs
+
+
+@cases((5,),)
+def generator_function(n):
+    for i in range(n):
+        if i == 3:
+            return "stopped"
+        yield i
+
+
+@cases((3,),)
+def generator_send(n):
+    total = 0
+    for _ in range(n):
+        got = yield total
+        total += got or 0
+    x = yield
+    yield x
+
+
+@cases((3,),)
+def yield_from(n):
+    r = yield from generator_function(n)
+    yield ("returned", r)
+    yield from [1, 2]
+    yield from (i for i in range(n))
+
+
+@cases(())
+def yield_expressions():
+    a = yield 1
+    b = (yield a), (yield)
+    c = (yield) or (yield 2)
+    yield a, b, c
+
+
+@cases(([1, 2, 3],),)
+def nested_comprehension_with_condition_expr(items):
+    return [x if x % 2 else -x for x in items if x], [y for y in (x * 2 for x in items)]

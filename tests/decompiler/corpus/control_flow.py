@@ -1,0 +1,215 @@
+"""Control flow: conditionals, loops with else, break/continue at depth, early returns."""
+from _cases import cases
+
+
+@cases((-3,), (0,), (3,), (30,))
+def if_elif_else(x):
+    if x < 0:
+        r = "neg"
+    elif x == 0:
+        r = "zero"
+    elif x < 10:
+        r = "small"
+    else:
+        r = "big"
+    return r
+
+
+@cases((1,), (0,))
+def if_without_else(x):
+    r = []
+    if x:
+        r.append(1)
+    r.append(2)
+    return r
+
+
+@cases((1, 1), (1, 0), (0, 1), (0, 0))
+def nested_if(a, b):
+    if a:
+        if b:
+            return "ab"
+        else:
+            return "a"
+    elif b:
+        return "b"
+    return "none"
+
+
+@cases((1, 1), (1, 0), (0, 0))
+def if_with_early_return_then_code(a, b):
+    if a:
+        if b:
+            return 1
+        x = 2
+    else:
+        x = 3
+    return x
+
+
+@cases((5,), (0,))
+def while_else(n):
+    out = []
+    while n > 0:
+        n -= 1
+        if n == 2:
+            break
+        out.append(n)
+    else:
+        out.append("else")
+    return out
+
+
+@cases(([1, 2, 3], 2), ([1, 2, 3], 9))
+def for_else(items, target):
+    for i, item in enumerate(items):
+        if item == target:
+            found = i
+            break
+    else:
+        found = -1
+    return found
+
+
+@cases((4,),)
+def while_true_break(n):
+    i = 0
+    while True:
+        i += 1
+        if i > n:
+            break
+    return i
+
+
+@cases((6,),)
+def continue_at_depth(n):
+    out = []
+    for i in range(n):
+        if i % 2:
+            continue
+        for j in range(n):
+            if j > i:
+                break
+            if j == 1:
+                continue
+            out.append((i, j))
+    return out
+
+
+@cases((3,),)
+def nested_loops_with_else(n):
+    out = []
+    for i in range(n):
+        for j in range(n):
+            if i == j == 1:
+                break
+            out.append((i, j))
+        else:
+            out.append(("no-break", i))
+        while i < n:
+            i += 1
+            if i == 2:
+                continue
+            out.append(("w", i))
+        else:
+            out.append("while-else")
+    return out
+
+
+@cases((10,), (0,))
+def while_with_complex_condition(n):
+    i = 0
+    total = 0
+    while i < n and (total < 20 or i % 2):
+        total += i
+        i += 1
+    return i, total
+
+
+@cases(([3, -1, 4],), ([],))
+def return_from_loop(items):
+    for x in items:
+        if x < 0:
+            return "neg", x
+    return "ok", None
+
+
+@cases(([1, 2, 3, 4, 5, 6],),)
+def loop_with_if_elif_continue_break(items):
+    out = []
+    for x in items:
+        if x == 1:
+            continue
+        elif x == 5:
+            break
+        elif x % 2:
+            out.append("odd")
+        else:
+            out.append("even")
+    return out
+
+
+@cases((3,),)
+def for_over_unpacked_pairs(n):
+    out = []
+    for i, (a, b) in enumerate(zip(range(n), range(n, 0, -1))):
+        out.append(i * a - b)
+    for k, *rest in [(1, 2, 3), (4, 5)]:
+        out.append((k, rest))
+    return out
+
+
+@cases((0,), (1,))
+def if_pass_else(x):
+    if x:
+        pass
+    else:
+        x = 5
+    return x
+
+
+@cases((2,), (7,))
+def while_loop_in_if_in_for(n):
+    out = []
+    for i in range(n):
+        if i > 1:
+            j = 0
+            while j < i:
+                j += 1
+                if j == 3:
+                    break
+            out.append(j)
+        else:
+            out.append(-1)
+    return out
+
+
+@cases((1,), (0,))
+def not_condition(x):
+    if not x:
+        return "no"
+    if not (x > 5):
+        return "small"
+    return "yes"
+
+
+@cases((5,),)
+def infinite_loop_with_return(n):
+    i = 0
+    while 1:
+        i += 2
+        if i >= n:
+            return i
+
+
+@cases(([[1, 2], [3, 4, 5], []],),)
+def break_outer_via_flag(rows):
+    found = None
+    for r, row in enumerate(rows):
+        for c, v in enumerate(row):
+            if v == 4:
+                found = (r, c)
+                break
+        if found:
+            break
+    return found

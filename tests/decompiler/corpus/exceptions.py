@@ -1,0 +1,254 @@
+"""Exception handling: try/except/else/finally nested, and exits through finally-protected regions."""
+from _cases import cases
+
+
+@cases((0,), (1,), (2,))
+def try_except_else_finally(kind):
+    log = []
+    try:
+        log.append("body")
+        if kind == 1:
+            raise ValueError("v")
+        if kind == 2:
+            raise KeyError("k")
+    except ValueError as e:
+        log.append(("value", e.args))
+    except (KeyError, IndexError):
+        log.append("key-or-index")
+    else:
+        log.append("else")
+    finally:
+        log.append("finally")
+    return log
+
+
+@cases((0,), (1,))
+def bare_except(kind):
+    try:
+        if kind:
+            raise RuntimeError
+        r = "ok"
+    except:
+        r = "caught"
+    return r
+
+
+@cases((0,), (1,), (2,))
+def nested_try(kind):
+    log = []
+    try:
+        try:
+            if kind == 1:
+                raise ValueError
+            log.append("inner-body")
+        except ValueError:
+            log.append("inner-except")
+            if kind == 1:
+                raise KeyError("from-inner")
+        finally:
+            log.append("inner-finally")
+        if kind == 2:
+            raise IndexError
+    except KeyError as e:
+        log.append(("outer-key", e.args))
+    except IndexError:
+        log.append("outer-index")
+    finally:
+        log.append("outer-finally")
+    return log
+
+
+@cases((0,), (1,))
+def try_finally_return(kind):
+    log = []
+    try:
+        if kind:
+            return "early", log
+        log.append("body")
+    finally:
+        log.append("finally")
+    return "late", log
+
+
+@cases((0,), (1,))
+def return_in_finally(kind):
+    try:
+        if kind:
+            raise ValueError("swallowed")
+        return "body"
+    finally:
+        return "finally"
+
+
+@cases((4,),)
+def break_continue_in_finally(n):
+    log = []
+    for i in range(n):
+        try:
+            if i == 1:
+                continue
+            log.append(("body", i))
+        finally:
+            log.append(("finally", i))
+            if i == 2:
+                break
+    return log
+
+
+@cases((4,),)
+def continue_inside_finally_block(n):
+    log = []
+    for i in range(n):
+        try:
+            log.append(i)
+        finally:
+            if i % 2:
+                continue
+        log.append("after")
+    return log
+
+
+@cases((3,),)
+def break_inside_try_except(n):
+    log = []
+    while True:
+        try:
+            n -= 1
+            if n == 0:
+                break
+            if n == 1:
+                raise ValueError
+        except ValueError:
+            log.append("caught")
+            continue
+        log.append(n)
+    return log
+
+
+@cases((0,), (1,), (2,))
+def try_in_loop_in_try(kind):
+    log = []
+    try:
+        for i in range(3):
+            try:
+                if i == kind:
+                    raise ValueError(i)
+                log.append(i)
+            except ValueError as e:
+                log.append(("inner", e.args))
+                if kind == 2:
+                    raise
+            finally:
+                log.append("f%d" % i)
+    except ValueError as e:
+        log.append(("outer", e.args))
+    else:
+        log.append("outer-else")
+    return log
+
+
+@cases((0,), (1,))
+def exception_variable_cleanup(kind):
+    e = "before"
+    try:
+        if kind:
+            raise ValueError("x")
+    except ValueError as e:
+        msg = str(e)
+    else:
+        msg = "none"
+    try:
+        e
+        bound = True
+    except NameError:
+        bound = False
+    return msg, bound
+
+
+@cases((0,), (1,), (2,))
+def except_with_return_and_raise(kind):
+    try:
+        if kind == 0:
+            return "body"
+        raise ValueError(kind)
+    except ValueError as e:
+        if e.args[0] == 1:
+            return "handled"
+        raise RuntimeError("converted") from e
+
+
+@cases((0,), (1,))
+def try_except_pass(kind):
+    x = 1
+    try:
+        if kind:
+            raise OSError
+        x = 2
+    except OSError:
+        pass
+    return x
+
+
+@cases((2,),)
+def finally_with_return_in_loop(n):
+    log = []
+    for i in range(n):
+        try:
+            try:
+                if i == 1:
+                    return log
+            finally:
+                log.append("inner")
+        finally:
+            log.append("outer")
+    return None
+
+
+@cases((0,), (1,))
+def raise_in_else(kind):
+    try:
+        pass
+    except ValueError:
+        return "impossible"
+    else:
+        if kind:
+            raise KeyError("else")
+        return "else-ok"
+
+
+@cases((1,),)
+def except_star_like_handlers_in_order(kind):
+    out = []
+    for exc in (ValueError(1), TypeError(2), KeyError(3), Exception(4)):
+        try:
+            raise exc
+        except (ValueError, TypeError) as e:
+            out.append(("vt", e.args))
+        except LookupError:
+            out.append("lookup")
+        except Exception as e:
+            out.append(type(e).__name__)
+    return out
+
+
+@cases(())
+def try_finally_no_except():
+    log = []
+    try:
+        log.append(1)
+    finally:
+        log.append(2)
+    return log
+
+
+@cases((0,), (1,))
+def handler_reraises_new(kind):
+    try:
+        try:
+            raise ValueError("inner")
+        except ValueError:
+            if kind:
+                raise TypeError("during handling")
+            return "quiet"
+    except TypeError as e:
+        return type(e.__context__).__name__

@@ -1,0 +1,151 @@
+"""Structural pattern matching: every pattern kind (needs Python 3.10)."""
+from _cases import cases
+
+
+class Point:
+    __match_args__ = ("x", "y")
+
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+
+RED = "red"
+
+
+class Colors:
+    RED = "red"
+    BLUE = "blue"
+
+
+@cases((0,), (1,), ("s",), (None,), (True,), (2.5,), (-1,), (b"b",))
+def literal_patterns(v):
+    match v:
+        case 0:
+            return "zero"
+        case 1 | 2:
+            return "one-or-two"
+        case "s":
+            return "string"
+        case None:
+            return "none"
+        case True:
+            return "true"
+        case -1:
+            return "minus-one"
+        case b"b":
+            return "bytes"
+        case _:
+            return "other"
+
+
+@cases(("red",), ("blue",), ("green",))
+def value_patterns(v):
+    match v:
+        case Colors.RED:
+            return "RED"
+        case Colors.BLUE:
+            return "BLUE"
+        case other:
+            return "captured " + other
+
+
+@cases(([],), ([1],), ([1, 2],), ([1, 2, 3, 4],), ((5, 6),), ("ab",))
+def sequence_patterns(v):
+    match v:
+        case []:
+            return "empty"
+        case [x]:
+            return ("one", x)
+        case [x, y]:
+            return ("two", x, y)
+        case [first, *rest]:
+            return ("many", first, rest)
+        case _:
+            return "no"
+
+
+@cases(([1, [2, 3]],), ([0, 1, 2],), ([9, 9, 9, 9],))
+def nested_and_star_patterns(v):
+    match v:
+        case [a, [b, c]]:
+            return a + b + c
+        case [0, *_, last]:
+            return last
+        case [*head, 9]:
+            return len(head)
+    return None
+
+
+@cases(({"type": "a", "v": 1},), ({"type": "b", "extra": 2, "more": 3},), ({},))
+def mapping_patterns(v):
+    match v:
+        case {"type": "a", "v": value}:
+            return ("a", value)
+        case {"type": "b", **rest}:
+            return ("b", sorted(rest))
+        case {}:
+            return "empty-or-other"
+
+
+@cases((Point(0, 0),), (Point(1, 2),), (Point(3, 3),), (5,), ("str",))
+def class_patterns(v):
+    match v:
+        case Point(x=0, y=0):
+            return "origin"
+        case Point(x, y) if x == y:
+            return ("diag", x)
+        case Point(x=x1, y=y1):
+            return ("point", x1, y1)
+        case int(n):
+            return ("int", n)
+        case str() as s:
+            return ("str", s)
+
+
+@cases((1,), ([1, 2],), ((3, "x"),), ({"k": [1]},))
+def as_and_or_patterns(v):
+    match v:
+        case (1 | 2) as small:
+            return ("small", small)
+        case [1, _] | [_, 1] as pair:
+            return ("pair", pair)
+        case (int() as n, str() as s):
+            return (n, s)
+        case {"k": [x] as lst}:
+            return (x, lst)
+
+
+@cases((3,), (-3,), (30,))
+def guards(v):
+    match v:
+        case n if n < 0:
+            result = "neg"
+        case n if n < 10:
+            result = "small"
+        case _:
+            result = "big"
+    return result
+
+
+@cases(([1, 2, 3],), ([],))
+def match_in_loop(items):
+    out = []
+    for item in items:
+        match item:
+            case 2:
+                continue
+            case 3:
+                break
+            case x:
+                out.append(x)
+    return out
+
+
+@cases((1,), (2,))
+def match_without_default(v):
+    r = "none"
+    match v:
+        case 1:
+            r = "one"
+    return r

@@ -1,0 +1,249 @@
+"""Context managers and the async constructs: with, async with, async for, await, async generators."""
+from _cases import cases
+
+
+class Tracker:
+    """A context manager that logs enter/exit and optionally swallows exceptions."""
+
+    def __init__(self, log, name, swallow=False):
+        self.log = log
+        self.name = name
+        self.swallow = swallow
+
+    def __enter__(self):
+        self.log.append(("enter", self.name))
+        return self.name.upper()
+
+    def __exit__(self, exc_type, exc, tb):
+        self.log.append(("exit", self.name, exc_type.__name__ if exc_type else None))
+        return self.swallow
+
+
+class Step:
+    """An awaitable that suspends once, yielding its value to the driver."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __await__(self):
+        got = yield self.value
+        return (self.value, got)
+
+
+class AsyncTracker:
+    def __init__(self, log, name, swallow=False):
+        self.log = log
+        self.name = name
+        self.swallow = swallow
+
+    async def __aenter__(self):
+        await Step(("aenter", self.name))
+        self.log.append(("aenter", self.name))
+        return self.name
+
+    async def __aexit__(self, exc_type, exc, tb):
+        self.log.append(("aexit", self.name, exc_type.__name__ if exc_type else None))
+        return self.swallow
+
+
+class AsyncRange:
+    def __init__(self, n):
+        self.n = n
+        self.i = 0
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self):
+        if self.i >= self.n:
+            raise StopAsyncIteration
+        await Step(("tick", self.i))
+        self.i += 1
+        return self.i - 1
+
+
+@cases(())
+def with_single():
+    log = []
+    with Tracker(log, "a") as a:
+        log.append(a)
+    return log
+
+
+@cases(())
+def with_no_target():
+    log = []
+    with Tracker(log, "a"):
+        log.append("body")
+    return log
+
+
+@cases(())
+def with_several_items():
+    log = []
+    with Tracker(log, "a") as a, Tracker(log, "b"), Tracker(log, "c") as c:
+        log.append((a, c))
+    return log
+
+
+@cases(())
+def with_tuple_target():
+    log = []
+    with Tracker(log, "xy") as (x, y):
+        log.append(x + y)
+    return log
+
+
+@cases((0,), (1,))
+def with_return_inside(kind):
+    log = []
+    with Tracker(log, "a"):
+        if kind:
+            return "early", log
+        log.append("body")
+    return "late", log
+
+
+@cases(())
+def with_swallows_exception():
+    log = []
+    with Tracker(log, "s", swallow=True):
+        raise ValueError("swallowed")
+    log.append("after")
+    return log
+
+
+@cases((3,),)
+def with_in_loop_break_continue(n):
+    log = []
+    for i in range(n):
+        with Tracker(log, str(i)):
+            if i == 0:
+                continue
+            if i == 2:
+                break
+            log.append(i)
+    return log
+
+
+@cases(())
+def nested_with():
+    log = []
+    with Tracker(log, "outer") as o:
+        with Tracker(log, "inner") as i:
+            log.append((o, i))
+        log.append("between")
+    return log
+
+
+@cases((0,), (1,))
+def with_inside_try(kind):
+    log = []
+    try:
+        with Tracker(log, "t"):
+            if kind:
+                raise KeyError("k")
+            log.append("body")
+    except KeyError:
+        log.append("caught")
+    finally:
+        log.append("finally")
+    return log
+
+
+@cases(())
+def with_attribute_target():
+    log = []
+
+    class Holder:
+        pass
+
+    h = Holder()
+    with Tracker(log, "attr") as h.value:
+        pass
+    return log, h.value
+
+
+@cases((2,),)
+async def await_simple(x):
+    a = await Step(x)
+    b = await Step(x + 1)
+    return a, b
+
+
+@cases(())
+async def async_with_items():
+    log = []
+    async with AsyncTracker(log, "a") as a, AsyncTracker(log, "b") as b:
+        log.append((a, b))
+    async with AsyncTracker(log, "c"):
+        await Step("inside")
+    return log
+
+
+@cases((0,), (1,))
+async def async_with_exit_paths(kind):
+    log = []
+    async with AsyncTracker(log, "s", swallow=bool(kind)):
+        if kind:
+            raise ValueError
+        return "early", log
+    return "late", log
+
+
+@cases((3,),)
+async def async_for_loop(n):
+    out = []
+    async for i in AsyncRange(n):
+        if i == 1:
+            continue
+        out.append(i)
+    else:
+        out.append("else")
+    async for j in AsyncRange(n):
+        if j == 1:
+            break
+    return out, j
+
+
+@cases((3,),)
+async def async_comprehensions(n):
+    a = [i async for i in AsyncRange(n)]
+    b = {i: await Step(i) async for i in AsyncRange(n) if i}
+    c = [await Step(i) for i in range(n)]
+    return a, b, c
+
+
+@cases((3,),)
+async def async_generator(n):
+    for i in range(n):
+        got = await Step(i)
+        yield got
+    async with AsyncTracker([], "g"):
+        yield "in-with"
+
+
+@cases((2,),)
+async def await_in_expressions(n):
+    total = (await Step(n))[0] + (await Step(1))[0]
+    if (await Step(0))[0]:
+        total = -1
+    try:
+        await Step("try")
+        raise ValueError
+    except ValueError:
+        total += await small_coroutine()
+    return total
+
+
+async def small_coroutine():
+    return 100
+
+
+@cases((2,),)
+def generator_using_with(n):
+    log = []
+    with Tracker(log, "gen"):
+        for i in range(n):
+            yield i
+    yield log

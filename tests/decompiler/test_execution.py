@@ -1,0 +1,30 @@
+"""Execution check: the decompiled text of each corpus definition with `@cases` inputs, executed
+in (a copy of) its module's globals, behaves like the original on those inputs."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import support
+from .execution import execution_mismatches, params
+
+DECOMPILE_SECONDS = 10.0
+
+
+def _decompile(obj: Any) -> str:
+    import depyf
+
+    with support.deadline(DECOMPILE_SECONDS, "decompile"):
+        text = depyf.decompile(obj)
+    _decompile.last = text  # type: ignore[attr-defined]
+    return text
+
+
+@pytest.mark.parametrize("path, index", params("execution"))
+def test_execution(path: Path, index: int) -> None:
+    problems = execution_mismatches(path, index, _decompile)
+    if problems:
+        text = getattr(_decompile, "last", "<none>")
+        pytest.fail("\n".join(problems) + f"\n--- decompiled ---\n{text}")
