@@ -27,4 +27,4 @@ def test_execution(path: Path, index: int) -> None:
     problems = execution_mismatches(path, index, _decompile)
     if problems:
         text = getattr(_decompile, "last", "<none>")
-        pytest.fail("\n".join(problems) + f"\n--- decompiled ---\n{text}")
+        pytest.fail("\n".join(problems) + f"\n--- decompiled ---\n{text}", pytrace=False)

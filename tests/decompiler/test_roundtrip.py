@@ -65,4 +65,5 @@ def describe(result: object) -> str:
 def test_roundtrip(path: Path, ident: str) -> None:
     result = results_for(path).get(ident)
     assert result is not None, f"verify returned no result for {ident}"
-    assert result.status == "equal", describe(result)  # type: ignore[attr-defined]
+    if result.status != "equal":  # type: ignore[attr-defined]
+        pytest.fail(describe(result), pytrace=False)

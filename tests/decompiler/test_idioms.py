@@ -1,0 +1,152 @@
+"""The idioms the product contract names: output a person would write, not compiler artifacts."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any, List
+
+import pytest
+
+from . import support
+from .known_gaps import param
+from .test_golden import lookup
+
+
+def decompiled(file: str, qualname: str, **kwargs: Any) -> str:
+    import depyf
+
+    with support.deadline(10, "decompile"):
+        return depyf.decompile(lookup(file, qualname), **kwargs)
+
+
+def the_def(text: str) -> ast.AST:
+    node = support.first_statement(text)
+    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)), text
+    return node
+
+
+def test_import_statement_not_dunder_import() -> None:
+    text = decompiled("statements", "import_copy_idiom")
+    assert "__import__" not in text, text
+    assert "import copy\n" in text, text
+
+
+def test_every_import_form_is_spelled_as_written() -> None:
+    text = decompiled("statements", "import_forms")
+    assert "__import__" not in text, text
+    for line in [
+        "import os",
+        "import os.path",
+        "import os.path as osp",
+        "import xml.etree.ElementTree as ET",
+        "from os import sep",
+        "from os.path import join, split as split_path",
+        "import json",
+    ]:
+        assert any(l.strip() == line for l in text.splitlines()), f"missing {line!r}:\n{text}"
+
+
+def test_relative_imports() -> None:
+    text = decompiled("statements", "relative_imports")
+    for line in ["from . import sibling", "from .sibling import thing", "from .. import parent_thing as pt",
+                 "from ...pkg.mod import deep"]:
+        assert any(l.strip() == line for l in text.splitlines()), f"missing {line!r}:\n{text}"
+
+
+def test_full_slice_is_colon() -> None:
+    text = decompiled("expressions", "slices")
+    assert "slice(" not in text, text
+    assert "x[:]" in text and "x[::-1]" in text and "x[1:5:2]" in text, text
+
+
+def test_augmented_attribute_assignment_once() -> None:
+    text = decompiled("classes", "Counter.bump")
+    assert text.count("self.n += 1") == 1, text
+    assert "self.n = self.n" not in text, text
+    text = decompiled("statements", "augmented_targets")
+    assert "box.items[1] += v" in text and "box.child.items[v] += 3" in text, text
+    assert "box.n = box.n" not in text, text
+
+
+@pytest.mark.parametrize("path", [param("idioms", support.corpus_id(p), p) for p in support.corpus_files()])
+def test_no_temporaries_in_output(path: Path) -> None:
+    """Source-produced code decompiles without invented names (`__temp...`, `_tmp`...)."""
+    import depyf
+
+    module = support.load_corpus_module(path)
+    bad: List[str] = []
+    for name, obj in sorted(vars(module).items()):
+        if getattr(obj, "__module__", None) != module.__name__ or not callable(obj):
+            continue
+        try:
+            with support.deadline(10, "decompile"):
+                text = depyf.decompile(obj)
+        except Exception:
+            continue  # decompile failures are the round trip's business
+        if "__temp" in text:
+            bad.append(f"{name}:\n{text}")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("qualname", ["docstring_only", "docstring_then_code"])
+def test_function_docstring_kept(qualname: str) -> None:
+    fn = lookup("definitions", qualname)
+    node = the_def(decompiled("definitions", qualname))
+    assert ast.get_docstring(node, clean=False) == fn.__doc__
+
+
+def test_class_and_property_docstrings_kept() -> None:
+    text = decompiled("classes", "Counter")
+    node = the_def(text)
+    assert ast.get_docstring(node, clean=False) == "Counts.", text
+    assert "Twice the count." in text, text
+
+
+def test_string_statement_that_is_not_a_docstring_is_not_promoted() -> None:
+    node = the_def(decompiled("definitions", "string_statement_not_first"))
+    assert ast.get_docstring(node) is None
+
+
+def _original_def(file: str, name: str) -> ast.AST:
+    path = support.corpus_file(file)
+    for node in ast.parse(support.source_of(path)).body:
+        if getattr(node, "name", None) == name:
+            return node
+    raise LookupError(name)
+
+
+@pytest.mark.parametrize(
+    "qualname", ["defaults", "keyword_only", "positional_only", "everything", "annotated", "star_args_only"]
+)
+def test_signature_from_function_object(qualname: str) -> None:
+    """Defaults, positional-only and keyword-only markers, *args/**kwargs and annotations, all
+    taken from the function object, read back exactly as written."""
+    got = the_def(decompiled("definitions", qualname))
+    want = _original_def("definitions", qualname)
+    assert ast.dump(got.args) == ast.dump(want.args)  # type: ignore[attr-defined]
+    assert _dump(got.returns) == _dump(want.returns)  # type: ignore[attr-defined]
+
+
+def _dump(node: Any) -> Any:
+    return None if node is None else ast.dump(node)
+
+
+def test_signature_of_method_and_async() -> None:
+    got = the_def(decompiled("classes", "Counter.__init__"))
+    assert ast.dump(got.args) == ast.dump(_original_def("classes", "Counter").body[3].args)  # type: ignore
+    text = decompiled("with_async", "await_simple")
+    assert text.startswith("async def await_simple(x):"), text
+
+
+def test_code_object_alone_gives_plain_signature() -> None:
+    """A bare code object carries no defaults or annotations; the names and markers remain."""
+    import depyf
+
+    fn = lookup("definitions", "everything")
+    text = depyf.decompile(fn.__code__)
+    node = the_def(text)
+    args = node.args  # type: ignore[attr-defined]
+    assert [a.arg for a in args.posonlyargs] == ["a", "b"]
+    assert [a.arg for a in args.args] == ["c"]
+    assert args.vararg.arg == "args" and args.kwarg.arg == "kwargs"
+    assert [a.arg for a in args.kwonlyargs] == ["d", "e"]
