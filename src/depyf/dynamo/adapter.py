@@ -186,8 +186,15 @@ def dispatch_key_text(tensor: Any) -> str:
     getter = getattr(torch._C, "_dispatch_keys", None)
     if getter is None:
         return ""
-    text = str(getter(tensor))
-    return text
+    keys = getter(tensor)
+    # Guards compare the set as the dispatcher sees it: with this thread's local includes added
+    # and excludes removed (BackendSelect is included, Autocast keys excluded by default).
+    include = getattr(torch._C, "_dispatch_tls_local_include_set", None)
+    exclude = getattr(torch._C, "_dispatch_tls_local_exclude_set", None)
+    with contextlib.suppress(Exception):
+        if include is not None and exclude is not None:
+            keys = (keys | include()) - exclude()
+    return str(keys)
 
 
 def global_state_snapshot() -> Dict[str, Any]:

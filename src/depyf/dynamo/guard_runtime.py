@@ -8,6 +8,7 @@ same ``L`` (frame locals) and ``G`` (frame globals). Identity checks (``___check
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Dict, List, Optional, Sequence
 
 from depyf.dynamo import adapter
@@ -22,6 +23,7 @@ __all__ = [
     "___check_no_aliasing",
     "___guard_stand_in",
     "utils_device",
+    "math",
 ]
 
 

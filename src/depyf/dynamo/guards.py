@@ -28,6 +28,7 @@ RUNTIME_NAMES = (
     "___check_no_aliasing",
     "___guard_stand_in",
     "utils_device",
+    "math",
 )
 
 # Names a rendered guard may read: the frame's locals and globals, torch, our helpers, builtins.
@@ -138,10 +139,14 @@ def guard_function_source(name: str, guards: List[RenderedGuard], indent: str = 
     if not guards:
         lines.append(f"{indent}return True")
         return "\n".join(lines) + "\n"
-    lines.append(f"{indent}return (")
+    # torch counts a guard it cannot evaluate (a missing key or attribute) as failed.
+    lines.append(f"{indent}try:")
+    lines.append(f"{indent}{indent}return (")
     for i, g in enumerate(guards):
         prefix = "" if i == 0 else "and "
         comment = f"  # {g.comment}" if g.comment else ""
-        lines.append(f"{indent}{indent}{prefix}({g.expr}){comment}")
-    lines.append(f"{indent})")
+        lines.append(f"{indent * 3}{prefix}({g.expr}){comment}")
+    lines.append(f"{indent}{indent})")
+    lines.append(f"{indent}except Exception:")
+    lines.append(f"{indent}{indent}return False")
     return "\n".join(lines) + "\n"

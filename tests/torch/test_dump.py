@@ -1,0 +1,89 @@
+"""prepare_debug on every program and backend: same results, files that compile, stable names,
+guards that agree with torch, and code that runs from the dumped files under debug()."""
+from __future__ import annotations
+
+import os
+import pytest
+import torch
+
+import depyf
+from helpers import cases, outcome
+from programs import same
+
+CASES = cases()
+IDS = [f"{n}-{b}" for n, b in CASES]
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+def test_results_identical_with_and_without_depyf(name: str, backend: str) -> None:
+    out = outcome(name, backend)
+    assert same(out.reference, out.dumped)
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+def test_every_dumped_file_compiles_and_names_are_stable(name: str, backend: str) -> None:
+    out = outcome(name, backend)
+    assert out.files, "nothing was dumped"
+    for f in out.files:
+        assert f.endswith(".py")
+        with open(os.path.join(out.folder, f), encoding="utf-8") as fh:
+            compile(fh.read(), f, "exec")
+    assert out.files == out.files2
+    assert not any(len(part) >= 32 and all(c in "0123456789abcdef_" for c in part) for f in out.files for part in f.split("."))
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+def test_guards_agree_with_torch(name: str, backend: str) -> None:
+    out = outcome(name, backend)
+    if not out.entries:
+        pytest.skip("Dynamo kept no cache entry for the top frame (it ran eagerly)")
+    assert out.guard_checks
+    verdicts = {theirs for _, _, theirs, _ in out.guard_checks}
+    assert verdicts == {True, False} or name == "loop", "inputs should both hit and miss"
+    for compile_id, ours, theirs, src in out.guard_checks:
+        assert ours == theirs, (compile_id, src)
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=IDS)
+def test_debug_runs_from_dumped_files(name: str, backend: str) -> None:
+    out = outcome(name, backend)
+    assert out.debug_same
+    if any(f.endswith(("_graph.py", "_code.py")) for f in out.files):
+        assert out.debug_hits, "no code ran from the dump folder under debug()"
+
+
+def test_full_code_has_seed_structure() -> None:
+    out = outcome("toy", "eager")
+    with open(os.path.join(out.folder, "full_code_for_toy_example.py"), encoding="utf-8") as f:
+        text = f.read()
+    for needle in ("def guard_0(", "def __compiled_fn_0(", "def compiled_code_0(", "def toy_example(a, b):",
+                   "def compiled_toy_example(a, b):", "#============ end of toy_example ============#",
+                   "graph break: generic_jump"):
+        assert needle in text, needle
+    assert any(f.startswith("__resume_at_") for f in out.files)
+
+
+def test_recompile_reasons_are_written() -> None:
+    out = outcome("dynamic", "eager")
+    with open(os.path.join(out.folder, "full_code_for_dynamic_shapes.py"), encoding="utf-8") as f:
+        text = f.read()
+    assert "recompiled because:" in text
+
+
+def test_skipped_frame_gets_a_file() -> None:
+    out = outcome("loop", "eager")
+    assert any(f.startswith("skipped_") or f.startswith("full_code_for_break_in_loop") for f in out.files)
+
+
+def test_aot_backward_graph_is_dumped() -> None:
+    out = outcome("train", "aot_eager")
+    assert any("aot_backward_graph" in f for f in out.files)
+    out = outcome("train", "inductor")
+    assert any("inductor_backward_code" in f for f in out.files)
+
+
+def test_debug_outside_prepare_debug_only() -> None:
+    with pytest.raises(RuntimeError):
+        with depyf.prepare_debug(os.path.join(outcome("toy", "eager").folder, "nested")):
+            with depyf.debug():
+                pass
