@@ -74,24 +74,39 @@ def compile_like(source: str, name: str, reference: types.CodeType, path: str) -
 
 
 def swap_function_codes(namespace: Dict[str, object], source: str, path: str) -> List[Tuple[types.FunctionType, types.CodeType]]:
-    """Point the top-level functions of ``namespace`` at code compiled from ``path``.
+    """Point the functions and methods defined by a module at code compiled from ``path``.
 
-    ``source`` must be the exact text the functions were compiled from. Returns the swaps made,
-    as ``(function, previous code)`` pairs, so they can be undone.
+    ``source`` must be the exact text the module was compiled from, so each function is matched to
+    its new code by name and first line. Returns the swaps made, as ``(function, previous code)``
+    pairs, so they can be undone.
     """
     module_code = compile(source, path, "exec")
-    by_name = {c.co_name: c for c in module_code.co_consts if isinstance(c, types.CodeType)}
-    swaps = []
-    for value in list(namespace.values()):
-        if not isinstance(value, types.FunctionType):
-            continue
-        new = by_name.get(value.__code__.co_name)
-        if new is None or new.co_freevars != value.__code__.co_freevars:
-            continue
-        if value.__code__.co_firstlineno != new.co_firstlineno:
-            continue
-        swaps.append((value, value.__code__))
+    by_key = {(c.co_name, c.co_firstlineno): c for c in iter_code(module_code) if c is not module_code}
+    swaps: List[Tuple[types.FunctionType, types.CodeType]] = []
+    seen = set()
+
+    def visit(value: object) -> None:
+        if isinstance(value, types.MethodType):
+            value = value.__func__
+        if isinstance(value, type):
+            for attr in vars(value).values():
+                if isinstance(attr, (staticmethod, classmethod)):
+                    attr = attr.__func__
+                if isinstance(attr, types.FunctionType):
+                    visit(attr)
+            return
+        if not isinstance(value, types.FunctionType) or id(value) in seen:
+            return
+        seen.add(id(value))
+        old = value.__code__
+        new = by_key.get((old.co_name, old.co_firstlineno))
+        if new is None or new.co_freevars != old.co_freevars or new.co_code != old.co_code:
+            return
+        swaps.append((value, old))
         value.__code__ = new
+
+    for value in list(namespace.values()):
+        visit(value)
     return swaps
 
 
