@@ -1,0 +1,182 @@
+"""`depyf.decompile` on every kind of object the contract lists, and its options."""
+from __future__ import annotations
+
+import ast
+import functools
+import sys
+import textwrap
+from typing import Any
+
+import pytest
+
+import depyf
+from depyf import DecompilationError
+
+from . import support
+from .test_golden import lookup
+
+
+def parse_def(text: str) -> Any:
+    node = support.first_statement(text)
+    assert node is not None, text
+    return node
+
+
+class Callable:
+    def __init__(self, k: int) -> None:
+        self.k = k
+
+    def __call__(self, x):
+        return x * self.k
+
+
+def make_closure(n):
+    def closure(x):
+        return x + n
+
+    return closure
+
+
+def plain(a, b=1):
+    return a + b
+
+
+def test_plain_function_round_trips_through_exec() -> None:
+    text = depyf.decompile(plain)
+    ns: dict = {}
+    exec(text, ns)
+    assert ns["plain"](2) == 3 and ns["plain"](2, 5) == 7
+
+
+def test_bound_and_unbound_methods() -> None:
+    Counter = lookup("classes", "Counter")
+    for obj in (Counter.describe, Counter(1).describe):
+        node = parse_def(depyf.decompile(obj))
+        assert isinstance(node, ast.FunctionDef) and node.name == "describe"
+        assert [a.arg for a in node.args.args] == ["self"]
+
+
+def test_static_and_class_methods_as_stored_in_the_class() -> None:
+    Base = lookup("classes", "Base")
+    helper = parse_def(depyf.decompile(Base.__dict__["helper"]))
+    assert helper.name == "helper" and [a.arg for a in helper.args.args] == ["x", "y"]
+    make = parse_def(depyf.decompile(Base.__dict__["make"]))
+    assert make.name == "make" and [a.arg for a in make.args.args] == ["cls", "value"]
+    assert parse_def(depyf.decompile(Base.make)).name == "make"  # bound to the class
+
+
+def test_lambda_function_and_code_object() -> None:
+    f = lambda x, y=2: x * y  # noqa: E731
+    for obj in (f, f.__code__):
+        text = depyf.decompile(obj).strip()
+        assert text.startswith("lambda"), text
+        g = eval(text)
+        assert g(3, 4) == 12
+
+
+def test_closure() -> None:
+    text = depyf.decompile(make_closure(5))
+    node = parse_def(text)
+    assert node.name == "closure"
+    assert "x + n" in text, text
+
+
+def test_generator_coroutine_async_generator() -> None:
+    gen = lookup("comprehensions", "generator_function")
+    assert "yield i" in depyf.decompile(gen)
+    coro = lookup("with_async", "await_simple")
+    text = depyf.decompile(coro)
+    assert isinstance(parse_def(text), ast.AsyncFunctionDef) and "await Step(x)" in text, text
+    agen = lookup("with_async", "async_generator")
+    text = depyf.decompile(agen)
+    assert isinstance(parse_def(text), ast.AsyncFunctionDef) and "yield" in text, text
+
+
+def test_class_body() -> None:
+    Base = lookup("classes", "Base")
+    text = depyf.decompile(Base)
+    node = parse_def(text)
+    assert isinstance(node, ast.ClassDef) and node.name == "Base", text
+    names = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+    assert {"__init__", "describe", "make", "helper"} <= names, text
+
+
+def test_module_code_object() -> None:
+    source = textwrap.dedent(
+        """\
+        import os
+        from os.path import *
+        X = 1
+
+        def f(a):
+            return a + X
+
+        class C:
+            pass
+        if X:
+            Y = f(X)
+        """
+    )
+    code = compile(source, "<module>", "exec")
+    text = depyf.decompile(code)
+    tree = ast.parse(text)
+    assert [type(s).__name__ for s in tree.body][:5] == ["Import", "ImportFrom", "Assign", "FunctionDef", "ClassDef"], text
+    again = compile(text, "<module>", "exec")
+    assert support.verify().compare_code(code, again) is None
+
+
+def test_raw_code_object() -> None:
+    text = depyf.decompile(plain.__code__)
+    node = parse_def(text)
+    assert node.name == "plain" and [a.arg for a in node.args.args] == ["a", "b"]
+
+
+def test_functools_wraps_is_unwrapped() -> None:
+    decorated = lookup("definitions", "decorated")
+    assert hasattr(decorated, "__wrapped__")
+    text = depyf.decompile(decorated)
+    node = parse_def(text)
+    assert node.name == "decorated" and "x + 1" in text, text
+
+
+def test_lru_cache_is_unwrapped() -> None:
+    cached = functools.lru_cache(maxsize=None)(plain)
+    assert parse_def(depyf.decompile(cached)).name == "plain"
+
+
+def test_functools_partial() -> None:
+    text = depyf.decompile(functools.partial(plain, 1))
+    assert parse_def(text).name == "plain", text
+
+
+def test_callable_object() -> None:
+    text = depyf.decompile(Callable(3))
+    node = parse_def(text)
+    assert node.name == "__call__" and "x * self.k" in text, text
+
+
+def test_name_override() -> None:
+    text = depyf.decompile(plain, name="renamed")
+    node = parse_def(text)
+    assert node.name == "renamed", text
+    text = depyf.decompile(plain.__code__.replace(co_name="<resume in plain>"), name="resume_in_plain")
+    assert parse_def(text).name == "resume_in_plain", text
+
+
+def test_indent_option() -> None:
+    text = depyf.decompile(lookup("control_flow", "nested_if"), indent=2)
+    assert "\n  if a:\n    if b:\n" in text, text
+
+
+def test_unknown_on_error_value() -> None:
+    with pytest.raises(ValueError):
+        depyf.decompile(plain, on_error="ignore")
+
+
+@pytest.mark.parametrize("obj", [42, len, "text", None, object(), sys], ids=["int", "builtin", "str", "None", "object", "module"])
+def test_objects_without_code(obj: Any) -> None:
+    with pytest.raises(DecompilationError) as info:
+        depyf.decompile(obj)
+    assert info.value.reason
+    text = depyf.decompile(obj, on_error="comment")
+    compile(text, "<comment>", "exec")
