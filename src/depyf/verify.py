@@ -54,6 +54,7 @@ __all__ = [
     "compare_code",
     "first_difference",
     "roundtrip_source_file",
+    "SourceRoundTrip",
     "control_decompiler",
     "code_objects",
 ]
@@ -678,6 +679,67 @@ def _default_decompile() -> Decompile:
     return depyf.decompile
 
 
+class SourceRoundTrip:
+    """The round trip over one source file, one definition at a time.
+
+    Compiles the original once (as it is, and in the canonical layout); `check` then runs steps
+    2-4 for one definition.  `roundtrip_source_file` is the whole-file shortcut; benchmarks use
+    this class to time, guard and report each definition separately.
+    """
+
+    def __init__(self, source: str, filename: str, *, exception_table: bool = True) -> None:
+        self.source = source
+        self.filename = filename
+        self.exception_table = exception_table
+        self.definitions: List[Definition] = definitions_in_source(source, filename)
+        self.module = _compile(source, filename)
+        self._canonical = canonical_compile(source, filename)
+
+    def code(self, definition: Definition) -> CodeType:
+        """The definition's code object, as compiled from the original file."""
+        return find_code(self.module, definition.key)
+
+    def check(self, definition: Definition, decompile: Decompile) -> Result:
+        """Decompile, splice, recompile and compare one definition."""
+        code = self.code(definition)
+        started = time.perf_counter()
+        try:
+            text = decompile(code)
+            if not isinstance(text, str):
+                raise TypeError(f"decompiler returned {type(text).__name__}, not str")
+        except Exception as exc:  # the decompiler under test may fail in any way
+            return Result(definition, DECOMPILE_ERROR, _describe_exception(exc),
+                          decompile_seconds=time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        return self.check_text(definition, text, seconds)
+
+    def check_text(self, definition: Definition, text: str, decompile_seconds: float = 0.0) -> Result:
+        """Steps 3-4 for a definition's already decompiled ``text``."""
+        spliced = splice(self.source, definition, text)
+        try:
+            tree = ast.parse(spliced, self.filename)
+            _compile(tree, self.filename)
+            layout = _canonical_source(tree)
+            spliced_code = _compile(layout if layout is not None else tree, self.filename)
+        except SyntaxError as exc:
+            return Result(definition, NO_COMPILE, _describe_syntax_error(exc, spliced), decompiled=text,
+                          decompile_seconds=decompile_seconds)
+        except Exception as exc:  # e.g. ValueError for NUL bytes, RecursionError on deep nesting
+            return Result(definition, NO_COMPILE, _describe_exception(exc), decompiled=text,
+                          decompile_seconds=decompile_seconds)
+        original = find_code(self._canonical, definition.key)
+        try:
+            candidate = find_code(spliced_code, definition.key)
+        except KeyError:
+            missing = Difference(definition.qualname, "code object", None, f"<code {original.co_name}>",
+                                 "<missing>", category=("code object", "missing"))
+            return Result(definition, DIFFERS, str(missing), missing, text, decompile_seconds)
+        found = _difference(original, candidate, definition.qualname, self.exception_table)
+        if found is not None:
+            return Result(definition, DIFFERS, str(found), found, text, decompile_seconds)
+        return Result(definition, EQUAL, "", None, text, decompile_seconds)
+
+
 def roundtrip_source_file(
     source: str,
     filename: str,
@@ -692,53 +754,5 @@ def roundtrip_source_file(
     """
     if decompile is None:
         decompile = _default_decompile()
-    definitions = definitions_in_source(source, filename)
-    module = _compile(source, filename)
-    canonical = canonical_compile(source, filename)
-    results = []
-    for definition in definitions:
-        results.append(_roundtrip_one(source, filename, definition, module, canonical, decompile, exception_table))
-    return results
-
-
-def _roundtrip_one(
-    source: str,
-    filename: str,
-    definition: Definition,
-    module: CodeType,
-    canonical: CodeType,
-    decompile: Decompile,
-    exception_table: bool,
-) -> Result:
-    code = find_code(module, definition.key)
-    started = time.perf_counter()
-    try:
-        text = decompile(code)
-        if not isinstance(text, str):
-            raise TypeError(f"decompiler returned {type(text).__name__}, not str")
-    except Exception as exc:  # the decompiler under test may fail in any way
-        return Result(definition, DECOMPILE_ERROR, _describe_exception(exc),
-                      decompile_seconds=time.perf_counter() - started)
-    seconds = time.perf_counter() - started
-    spliced = splice(source, definition, text)
-    try:
-        tree = ast.parse(spliced, filename)
-        _compile(tree, filename)
-        layout = _canonical_source(tree)
-        spliced_code = _compile(layout if layout is not None else tree, filename)
-    except SyntaxError as exc:
-        return Result(definition, NO_COMPILE, _describe_syntax_error(exc, spliced), decompiled=text,
-                      decompile_seconds=seconds)
-    except Exception as exc:  # e.g. ValueError for NUL bytes, RecursionError on deep nesting
-        return Result(definition, NO_COMPILE, _describe_exception(exc), decompiled=text, decompile_seconds=seconds)
-    original = find_code(canonical, definition.key)
-    try:
-        candidate = find_code(spliced_code, definition.key)
-    except KeyError:
-        missing = Difference(definition.qualname, "code object", None, f"<code {original.co_name}>", "<missing>",
-                             category=("code object", "missing"))
-        return Result(definition, DIFFERS, str(missing), missing, text, seconds)
-    found = _difference(original, candidate, definition.qualname, exception_table)
-    if found is not None:
-        return Result(definition, DIFFERS, str(found), found, text, seconds)
-    return Result(definition, EQUAL, "", None, text, seconds)
+    trip = SourceRoundTrip(source, filename, exception_table=exception_table)
+    return [trip.check(definition, decompile) for definition in trip.definitions]

@@ -1,0 +1,222 @@
+"""One interpreter's side of the round-trip benchmark (started by run_all.py, not by people).
+
+It runs under the interpreter being measured, so that code objects are that version's.  It loads
+the oracle (``src/depyf/verify.py``) by path under another module name: the decompiler being
+judged may itself be a package called ``depyf`` (the 0.20 baseline), and the two must not clash.
+
+Protocol (one JSON object per line):
+  stdin   {"file": PATH, "skip": [index, ...]}        one source file to check
+  stdout  {"event": "file", "file", "definitions"}     or {"event": "skip_file", "file", "reason"}
+          {"event": "start", "index"}                  before each definition (finds hangs)
+          {"event": "result", "index", ...}            the verdict and measurements
+          {"event": "done", "file"}
+          {"event": "fatal", "reason"}                 the decompiler cannot even be imported
+``--list`` prints the corpus (this interpreter's paths) as a JSON list and exits.
+"""
+import argparse
+import dis
+import gc
+import importlib.util
+import json
+import os
+import re
+import signal
+import sys
+import time
+import tokenize
+import tracemalloc
+from typing import Any, Callable, Dict, List, Optional
+
+DEFAULT_MODULES = [
+    "textwrap", "colorsys", "heapq", "bisect", "json.decoder",
+    "shlex", "fractions", "statistics", "argparse", "dataclasses",
+]
+# Test suites and third-party installs are not the standard library we measure.
+_SKIPPED_DIRECTORIES = {"test", "tests", "idle_test", "site-packages", "dist-packages", "__pycache__"}
+
+
+class _Timeout(BaseException):
+    """Raised by the alarm; a BaseException so that a decompiler's `except Exception` can't eat it."""
+
+
+def _load_verify(path: str):
+    spec = importlib.util.spec_from_file_location("_depyf_bench_verify", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _emit(event: Dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(event) + "\n")
+    sys.stdout.flush()
+
+
+def corpus(kind: str, modules: List[str]) -> List[str]:
+    """Source paths of this interpreter's corpus."""
+    if kind == "stdlib-all":
+        lib = os.path.dirname(os.__file__)
+        found = []
+        for root, dirs, files in os.walk(lib):
+            dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRECTORIES)
+            found.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(".py"))
+        return found
+    paths = []
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin and spec.origin.endswith(".py"):
+            paths.append(spec.origin)
+    return paths
+
+
+def _decompiler(kind: str, verify) -> Callable:
+    """The function under test: code object -> source text."""
+    if kind in ("ours", "baseline"):
+        import depyf  # ours via PYTHONPATH=src, the baseline from its own virtual environment
+
+        return depyf.decompile
+    raise ValueError(kind)
+
+
+class _Guard:
+    """A per-call alarm (POSIX), so one hanging definition does not stop the run."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.enabled = seconds > 0 and hasattr(signal, "setitimer")
+        if self.enabled:
+            signal.signal(signal.SIGALRM, self._fire)
+
+    def _fire(self, signum, frame) -> None:
+        raise _Timeout()
+
+    def call(self, fn: Callable, *args):
+        if self.enabled:
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+        try:
+            return fn(*args)
+        finally:
+            if self.enabled:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _group(status: str, detail: str, difference, error: Optional[Dict[str, Any]]) -> str:
+    """What failures are grouped by in the failure summary."""
+    if status == "differs" and difference is not None:
+        a, b = difference.category
+        return f"{a} -> {b}" if (a, b) != ("", "") else difference.what
+    if status == "decompile_error":
+        if error and error.get("opname"):
+            return f"{error['type']} at {error['opname']}: {error.get('reason') or ''}".strip()
+        text = detail
+    else:
+        text = detail.split(" at line ")[0]
+    # Numbers and quoted names vary from case to case; the kind of failure does not.
+    text = re.sub(r"'[^']*'", "'…'", text)
+    return re.sub(r"\d+", "N", text)[:120]
+
+
+def _peak(fn: Callable, *args) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        fn(*args)
+    except BaseException:
+        pass
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak
+
+
+def _disassemble_all(verify, code) -> None:
+    for c in verify.code_objects(code):
+        list(dis.get_instructions(c))
+
+
+def run_file(path: str, skip: List[int], kind: str, verify, decompile, guard: _Guard, memory: bool) -> None:
+    try:
+        with tokenize.open(path) as f:
+            source = f.read()
+        trip = verify.SourceRoundTrip(source, path)
+    except (SyntaxError, ValueError, UnicodeDecodeError, OSError, RecursionError, MemoryError) as exc:
+        _emit({"event": "skip_file", "file": path, "reason": f"{type(exc).__name__}: {exc}"[:200]})
+        return
+    if kind == "control":
+        decompile = verify.control_decompiler(source, path)
+    fresh = compile(source, path, "exec", dont_inherit=True) if memory else None
+    _emit({"event": "file", "file": path, "definitions": len(trip.definitions)})
+    for index, definition in enumerate(trip.definitions):
+        if index in skip:
+            continue
+        _emit({"event": "start", "index": index})
+        error: Dict[str, Any] = {}
+
+        def guarded(code):
+            try:
+                return guard.call(decompile, code)
+            except _Timeout:
+                error.update(type="Timeout")
+                raise TimeoutError(f"decompiling took more than {guard.seconds:g} s") from None
+            except Exception as exc:
+                error.update(type=type(exc).__name__, opname=getattr(exc, "opname", None),
+                             reason=getattr(exc, "reason", None))
+                raise
+
+        result = trip.check(definition, guarded)
+        code = trip.code(definition)
+        started = time.perf_counter()
+        _disassemble_all(verify, code)
+        dis_seconds = time.perf_counter() - started
+        event = {
+            "event": "result", "index": index, "qualname": definition.qualname, "lineno": definition.lineno,
+            "status": result.status, "detail": result.detail[:400],
+            "group": _group(result.status, result.detail, result.difference, error),
+            "decompile_s": result.decompile_seconds, "dis_s": dis_seconds,
+        }
+        if memory and fresh is not None:
+            # A fresh compile's code object: a decompiler that caches per code object must not
+            # be measured on a cache hit.
+            other = verify.find_code(fresh, definition.key)
+            try:
+                event["mem_decompile"] = guard.call(_peak, decompile, other)
+            except _Timeout:
+                tracemalloc.stop()
+            event["mem_dis"] = _peak(_disassemble_all, verify, other)
+        _emit(event)
+    _emit({"event": "done", "file": path})
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--verify", required=True, help="path of src/depyf/verify.py")
+    parser.add_argument("--decompiler", choices=["ours", "baseline", "control"], default="ours")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per definition")
+    parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--list", choices=["default", "stdlib-all"])
+    parser.add_argument("--modules", default=",".join(DEFAULT_MODULES))
+    args = parser.parse_args()
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 5000))
+    if args.list:
+        print(json.dumps(corpus(args.list, [m for m in args.modules.split(",") if m])))
+        return 0
+    verify = _load_verify(args.verify)
+    decompile = None
+    if args.decompiler != "control":
+        try:
+            decompile = _decompiler(args.decompiler, verify)
+        except BaseException as exc:  # report, don't crash: the table says "unavailable"
+            _emit({"event": "fatal", "reason": f"{type(exc).__name__}: {exc}"[:300]})
+            return 1
+    guard = _Guard(args.timeout)
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        run_file(request["file"], set(request.get("skip", [])), args.decompiler, verify, decompile, guard,
+                 args.memory)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
