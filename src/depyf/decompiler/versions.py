@@ -120,6 +120,11 @@ class BytecodeVersion:
     def has_to_bool(self) -> bool:
         return self.key >= (3, 13)
 
+    @property
+    def match_pushes_success_flag(self) -> bool:
+        """3.10's MATCH_CLASS / MATCH_KEYS push a success flag above their result; 3.11+ push None on failure."""
+        return self.key == (3, 10)
+
 
 def host() -> BytecodeVersion:
     """The version of the running interpreter."""

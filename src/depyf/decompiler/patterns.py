@@ -1,0 +1,958 @@
+"""`match` statements (CPython 3.10+): recognising the statement and rebuilding its patterns.
+
+The compiler keeps the subject on the stack while it tries one case after the other. Each case
+(except the last one that is not `case _:`) starts with a copy of the subject; the pattern consumes
+that copy and leaves the values it captures on the stack until they are stored; a failed test jumps
+to a block of `POP_TOP`s that clears what the pattern had pushed and falls into the next case.
+
+Patterns are rebuilt by running their instructions on a stack of symbolic values. Every value being
+matched is a `_Subj` that points at a `_Node`; the instructions that test or take apart a value
+(MATCH_SEQUENCE, GET_LEN, UNPACK_SEQUENCE, MATCH_CLASS, MATCH_KEYS, comparisons, ...) fill in that
+node, and a store binds a name to it. Since the nodes are reached through the values themselves,
+the order in which a version's compiler emits, rotates or stores them does not matter. The only
+patterns that change the control flow are or-patterns: each alternative starts with a copy of the
+subject and ends with a jump to the code after the last alternative.
+
+A finished node tree prints as pattern text (`nodes.MatchCase.pattern` is a string).
+"""
+from typing import Any, Dict, List, Optional, Tuple
+
+from depyf.decompiler import markers as m
+from depyf.decompiler import nodes as n
+from depyf.decompiler.instructions import Instr
+
+_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
+_ROTATIONS = frozenset({"SWAP", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N"})
+_COPIES = frozenset({"COPY", "DUP_TOP"})
+_TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+# Instructions that compute a value pattern, a class or mapping keys.
+_VALUE_OPS = frozenset({
+    "LOAD_CONST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF",
+    "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF", "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_ATTR",
+    "BUILD_TUPLE", "LOAD_SMALL_INT",
+})
+# How many values each consumer of a value run takes above the subject.
+_VALUE_CONSUMERS = {"COMPARE_OP": 1, "IS_OP": 1, "MATCH_CLASS": 2, "MATCH_KEYS": 1}
+# Instructions that may start a pattern right after the subject is copied.
+_PATTERN_STARTS = frozenset({
+    "MATCH_SEQUENCE", "MATCH_MAPPING", "COPY", "DUP_TOP", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_IF_NONE",
+    "POP_TOP",
+}) | _VALUE_OPS | _STORES
+_MAX_INLINE_TAIL = 8
+
+
+class _NotAPattern(Exception):
+    """The instructions being read do not form the match statement they were assumed to be."""
+
+
+class _Node:
+    """What is known about one value being matched."""
+
+    __slots__ = ("kind", "value", "names", "length", "min_length", "star", "items", "cls", "nargs",
+                 "kwnames", "keys", "rest", "alts")
+
+    def __init__(self) -> None:
+        self.kind: Optional[str] = None  # value, singleton, seq, map, class, or
+        self.value: Optional[n.Expr] = None
+        self.names: List[str] = []
+        self.length: Optional[int] = None
+        self.min_length: Optional[int] = None
+        self.star: Optional[int] = None
+        self.items: Dict[Any, "_Node"] = {}
+        self.cls: Optional[n.Expr] = None
+        self.nargs = 0
+        self.kwnames: Tuple[str, ...] = ()
+        self.keys: Optional[n.Expr] = None
+        self.rest: Optional[str] = None
+        self.alts: List["_Node"] = []
+
+    def child(self, key: Any) -> "_Node":
+        node = self.items.get(key)
+        if node is None:
+            node = self.items[key] = _Node()
+        return node
+
+    def is_refutable(self) -> bool:
+        if self.kind is None:
+            return False
+        if self.kind == "or":
+            return all(a.is_refutable() for a in self.alts)
+        return True
+
+    def has_structure(self) -> bool:
+        """Does the tree test anything (a match made only of captures is an assignment)?"""
+        if self.kind is not None:
+            return True
+        return any(c.has_structure() for c in self.items.values())
+
+
+# --- symbolic stack values ----------------------------------------------------------------------
+
+class _Subj(n.Expr):
+    """A value being matched; an or-pattern's captures point at one node per alternative."""
+    __slots__ = ("nodes",)
+
+    def __init__(self, *nodes: _Node) -> None:
+        self.nodes = list(nodes)
+
+    @property
+    def node(self) -> _Node:
+        if len(self.nodes) != 1:
+            raise _NotAPattern()
+        return self.nodes[0]
+
+
+class _Cond(n.Expr):
+    """The truth value of a test on a subject."""
+    __slots__ = ("node",)
+
+    def __init__(self, node: _Node) -> None:
+        self.node = node
+
+
+class _Len(n.Expr):
+    __slots__ = ("node",)
+
+    def __init__(self, node: _Node) -> None:
+        self.node = node
+
+
+class _LenMinus(n.Expr):
+    """`len(subject) - k`: the index of an item counted from the end (after a `*_`)."""
+    __slots__ = ("node", "k")
+
+    def __init__(self, node: _Node, k: int) -> None:
+        self.node = node
+        self.k = k
+
+
+class _Parts(n.Expr):
+    """The tuple MATCH_CLASS / MATCH_KEYS push: the attributes or values of `node`, or None."""
+    __slots__ = ("node",)
+
+    def __init__(self, node: _Node) -> None:
+        self.node = node
+
+
+class _Keys(n.Expr):
+    """The keys tuple of a mapping pattern."""
+    __slots__ = ("node", "expr")
+
+    def __init__(self, node: Optional[_Node], expr: n.Expr) -> None:
+        self.node = node
+        self.expr = expr
+
+
+class _Rest(n.Expr):
+    """The dict of remaining items a `**rest` binds (or the empty dict it is built from)."""
+    __slots__ = ("node",)
+
+    def __init__(self, node: Optional[_Node]) -> None:
+        self.node = node
+
+
+class _Opaque(n.Expr):
+    """A value the pattern code only drops (a key taken from the keys tuple for deletion)."""
+    __slots__ = ()
+
+
+# --- printing ----------------------------------------------------------------------------------
+
+class _PatternPrinter:
+    """Turns a node tree into pattern source text."""
+
+    def __init__(self, render) -> None:
+        self.render = render
+
+    def text(self, node: Optional[_Node]) -> str:
+        if node is None:
+            return "_"
+        core = self.core(node)
+        names = list(node.names)
+        if core is None:
+            if not names:
+                return "_"
+            core, names = names[0], names[1:]
+        for name in names:
+            core = f"{self.wrap_or(node, core)} as {name}"
+        return core
+
+    def wrap_or(self, node: _Node, core: str) -> str:
+        return f"({core})" if node.kind == "or" or " as " in core else core
+
+    def alternative(self, node: _Node) -> str:
+        text = self.text(node)
+        if node.kind == "or" or node.names and (node.kind is not None or len(node.names) > 1):
+            return f"({text})"
+        return text
+
+    def core(self, node: _Node) -> Optional[str]:
+        kind = node.kind
+        if kind is None:
+            return None
+        if kind in ("value", "singleton"):
+            assert node.value is not None
+            return self.render(node.value)
+        if kind == "or":
+            return " | ".join(self.alternative(a) for a in node.alts)
+        if kind == "seq":
+            return "[" + ", ".join(self.sequence_items(node)) + "]"
+        if kind == "class":
+            assert node.cls is not None
+            parts = [self.text(node.items.get(k)) for k in range(node.nargs)]
+            parts += [f"{name}={self.text(node.items.get(node.nargs + k))}" for k, name in enumerate(node.kwnames)]
+            return f"{self.render(node.cls)}({', '.join(parts)})"
+        if kind == "map":
+            keys = self.mapping_keys(node)
+            parts = [f"{k}: {self.text(node.items.get(i))}" for i, k in enumerate(keys)]
+            if node.rest is not None:
+                parts.append("**" + node.rest)
+            return "{" + ", ".join(parts) + "}"
+        raise _NotAPattern()
+
+    def mapping_keys(self, node: _Node) -> List[str]:
+        keys = node.keys
+        if keys is None:
+            return []
+        if isinstance(keys, n.Const) and isinstance(keys.value, tuple):
+            return [self.render(n.Const(k)) for k in keys.value]
+        if isinstance(keys, n.Tuple_):
+            return [self.render(k) for k in keys.elts]
+        raise _NotAPattern()
+
+    def sequence_items(self, node: _Node) -> List[str]:
+        if node.length is not None:
+            size, star = node.length, None
+        else:
+            size = (node.min_length or 0) + 1
+            star = node.star
+            if star is None:
+                positive = [k for k in node.items if isinstance(k, int)]
+                star = max(positive) + 1 if positive else 0
+        out = []
+        for pos in range(size):
+            child = node.items.get(pos)
+            if child is None and star is not None and pos > star:
+                child = node.items.get(("neg", size - pos))
+            if pos == star:
+                out.append("*" + (child.names[0] if child is not None and child.names else "_"))
+            else:
+                out.append(self.text(child))
+        return out
+
+
+class _CaseRead:
+    """One case as read from the instructions."""
+
+    __slots__ = ("root", "dup", "guard", "body_start", "body_end", "fails", "next_case")
+
+    def __init__(self) -> None:
+        self.root = _Node()
+        self.dup = False
+        self.guard: Optional[n.Expr] = None
+        self.body_start = 0
+        self.body_end: Optional[int] = None
+        self.fails: List[Tuple[int, int]] = []
+        self.next_case: Optional[int] = None
+
+
+class PatternRules:
+    """Match statements; mixed into `builder.CodeBuilder`."""
+
+    # --- entry points ---------------------------------------------------------------------------
+
+    def control_at(self, i: int) -> Optional[int]:
+        """Loops and try blocks first (`ControlRules`), then a match statement starting at `i`."""
+        found = super().control_at(i)  # type: ignore[misc]
+        if found is not None or self.pure_mode:
+            return found
+        return self.match_at(i)
+
+    def match_at(self, i: int) -> Optional[int]:
+        """A match statement whose first case starts with a copy of the subject at `i`."""
+        instrs = self.instrs
+        ins = instrs[i]
+        if ins.opname not in _COPIES or (ins.opname == "COPY" and ins.arg != 1) or not self.stack:
+            return None
+        if i + 1 >= len(instrs) or instrs[i + 1].opname not in _PATTERN_STARTS:
+            return None
+        if isinstance(self.stack[-1], m.MARKER_TYPES) or self.chain_compare_start(i):
+            return None
+        return self._try_match(i, [])
+
+    def op_MATCH_SEQUENCE(self, ins: Instr, i: int) -> int:
+        return self._match_from_handler(ins, i, [])
+
+    op_MATCH_MAPPING = op_MATCH_SEQUENCE
+
+    def op_MATCH_CLASS(self, ins: Instr, i: int) -> int:
+        # The class and the attribute names were loaded by the ordinary handlers.
+        cls, names = self.popn(2)
+        return self._match_from_handler(ins, i, [cls, names])
+
+    def op_GET_LEN(self, ins: Instr, i: int) -> None:
+        raise self.fail(ins, "pattern instruction outside a match statement")
+
+    op_MATCH_KEYS = op_COPY_DICT_WITHOUT_KEYS = op_GET_LEN
+
+    def _match_from_handler(self, ins: Instr, i: int, pushed: List[n.Expr]) -> int:
+        if self.pure_mode or not self.stack:
+            raise self.fail(ins, "pattern instruction outside a match statement")
+        nxt = self._try_match(i, pushed)
+        if nxt is None:
+            raise self.fail(ins, "match statement not recognised")
+        return nxt
+
+    # --- the statement -------------------------------------------------------------------------
+
+    def _try_match(self, start: int, pushed: List[n.Expr]) -> Optional[int]:
+        saved_stack = list(self.stack)
+        subject = self.finish_expr(self.stack[-1])
+        base = self.stack[:-1]
+        try:
+            stmt, after = self._read_match(start, pushed, base)
+        except _NotAPattern:
+            self.stack = saved_stack
+            return None
+        self.stack = base
+        stmt.subject = subject
+        self.emit(stmt)
+        return after
+
+    def _read_match(self, start: int, pushed: List[n.Expr], base: List[n.Expr]) -> Tuple[n.Match, int]:
+        reads: List[_CaseRead] = []
+        i = start
+        first = True
+        limit = self.end
+        while True:
+            if i >= limit:
+                raise _NotAPattern()
+            case = self._read_case(i, pushed if first else [], base, allow_dup=True)
+            first = False
+            reads.append(case)
+            if not case.dup:
+                break
+            assert case.next_case is not None
+            i = case.next_case
+        if not any(c.root.has_structure() for c in reads):
+            raise _NotAPattern()  # only captures: chained assignment or a plain statement
+        last = reads[-1]
+        # Where the bodies jump when they finish: the end of the statement.
+        ends = []
+        for case in reads:
+            be = case.body_end
+            if be is not None and be > case.body_start:
+                tail = self.instrs[be - 1]
+                if tail.opname == "JUMP" and tail.target is not None and tail.target >= be:
+                    ends.append(tail.target)
+        default_body: Optional[List[n.Stmt]] = None
+        if last.next_case is None:
+            # An irrefutable last case runs to the end of the statement.
+            end = min(ends) if ends else limit
+            end = min(end, limit)
+            last.body_end = end
+            after = end
+        else:
+            f0 = last.next_case
+            later = [e for e in ends if e > f0]
+            if later:
+                end = min(min(later), limit)
+                default_body = self.run_range(f0, end, list(base))
+                after = end
+            else:
+                after = f0
+        cases: List[n.MatchCase] = []
+        printer = _PatternPrinter(self.render)
+        for case in reads:
+            body = self._case_body(case, base)
+            cases.append(n.MatchCase(printer.text(case.root), case.guard, body))
+        if default_body is not None:
+            cases.append(n.MatchCase("_", None, default_body))
+        return n.Match(n.Const(None), cases), after
+
+    def _case_body(self, case: _CaseRead, base: List[n.Expr]) -> List[n.Stmt]:
+        start, end = case.body_start, case.body_end
+        assert end is not None
+        if end > start:
+            tail = self.instrs[end - 1]
+            if tail.opname == "JUMP" and tail.target is not None and tail.target >= end:
+                end -= 1
+        body = self.run_range(start, end, list(base)) if end > start else []
+        return body or [n.Pass()]
+
+    # --- one case ------------------------------------------------------------------------------
+
+    def _read_case(self, i: int, pushed: List[n.Expr], base: List[n.Expr], allow_dup: bool) -> _CaseRead:
+        """Read the case starting at `i`: first as a case that copies the subject, then as one that
+        consumes it (the last case that is not `case _:`, whose pattern may itself start with a copy)."""
+        ins = self.instrs[i]
+        if allow_dup and not pushed and ins.opname in _COPIES and (ins.opname == "DUP_TOP" or ins.arg == 1):
+            mark = len(self._journal())
+            try:
+                return self._read_case_as(i, pushed, base, dup=True)
+            except _NotAPattern:
+                self._rollback(mark)
+        return self._read_case_as(i, pushed, base, dup=False)
+
+    def _read_case_as(self, i: int, pushed: List[n.Expr], base: List[n.Expr], dup: bool) -> _CaseRead:
+        case = _CaseRead()
+        case.dup = dup
+        root = case.root
+        sim = _Sim(self, [_Subj(root)] + list(pushed))
+        if dup:
+            sim.stack.append(_Subj(root))
+            i += 1
+        j = sim.run(i)
+        if sim.inline_body is not None:
+            # An or-pattern whose alternatives each carry a copy of the (short, returning) body.
+            body_start, body_end = sim.inline_body
+            if sim.stack:
+                raise _NotAPattern()
+            case.body_start, case.body_end = body_start, body_end
+            case.fails = sim.fails
+            self._finish_fails(case, 0, j)
+            return case
+        depth = len(sim.stack)
+        if dup and depth == 0 and sim.last_pop != "POP_TOP":
+            raise _NotAPattern()
+        if depth > (1 if dup else 0) or (dup and depth == 0 and not sim.fails):
+            raise _NotAPattern()
+        case.fails = sim.fails
+        expected = depth  # stack depth at the fail jumps of a guard
+        if depth == 1:
+            # A guard, then the subject is dropped.
+            cond, fall, false_target = self._guard(j, base, depth)
+            if self.instrs[fall].opname != "POP_TOP":
+                raise _NotAPattern()
+            case.guard = cond
+            case.fails.append((false_target, expected))
+            j = fall + 1
+        elif not dup:
+            j = self._maybe_guard(case, j, base)
+        case.body_start = j
+        self._finish_fails(case, 1 if dup else 0, j)
+        return case
+
+    def _maybe_guard(self, case: _CaseRead, j: int, base: List[n.Expr]) -> int:
+        """The guard of the last case that consumes the subject: a condition jumping to the next case."""
+        try:
+            cond, fall, false_target = self._guard(j, base, 0)
+        except _NotAPattern:
+            return j
+        if false_target <= fall:
+            return j
+        known = {t + d for t, d in case.fails}
+        if known:
+            if false_target not in known:
+                return j
+        else:
+            tail = self.instrs[false_target - 1]
+            if not (tail.opname == "JUMP" and tail.target is not None and tail.target > false_target):
+                return j
+        case.guard = cond
+        case.fails.append((false_target, 0))
+        return fall
+
+    def _guard(self, j: int, base: List[n.Expr], depth: int) -> Tuple[n.Expr, int, int]:
+        saved = self.stack
+        self.stack = list(base) + [m.Sentinel("match subject") for _ in range(depth)]
+        try:
+            atom = self.parse_atom(j, self.end)
+            if atom is None:
+                raise _NotAPattern()
+            value, q = atom
+            saved_pure = self.pure_mode
+            self.pure_mode += 1
+            try:
+                k = j
+                while k < q:
+                    k = self.step(k)
+            finally:
+                self.pure_mode = saved_pure
+            self.stack.pop()
+            cond, fall, false_target, _ = self.condition_chain(q, value)
+        except _NotAPattern:
+            raise
+        except Exception:
+            raise _NotAPattern() from None
+        finally:
+            self.stack = saved
+        return cond, fall, false_target
+
+    def _finish_fails(self, case: _CaseRead, keep: int, body_start: int) -> None:
+        """Check the fail jumps reach one block of pops; find where the body ends and the next case starts."""
+        instrs = self.instrs
+        if not case.fails:
+            if case.dup:
+                raise _NotAPattern()
+            return
+        nexts = set()
+        first = None
+        for target, depth in case.fails:
+            pops = depth - keep
+            if pops < 0 or target < body_start:
+                raise _NotAPattern()
+            for k in range(target, target + pops):
+                if k >= len(instrs) or instrs[k].opname != "POP_TOP":
+                    raise _NotAPattern()
+            nexts.add(target + pops)
+            first = target if first is None else min(first, target)
+        if len(nexts) != 1:
+            raise _NotAPattern()
+        case.next_case = nexts.pop()
+        if case.body_end is None:
+            case.body_end = first
+
+    # --- helpers for _Sim -------------------------------------------------------------------------
+
+    def _journal(self) -> List[Tuple[Any, str, Any]]:
+        journal = self.__dict__.get("_match_journal")
+        if journal is None:
+            journal = self.__dict__["_match_journal"] = []
+        return journal
+
+    def _rollback(self, mark: int) -> None:
+        journal = self._journal()
+        while len(journal) > mark:
+            obj, attr, old = journal.pop()
+            setattr(obj, attr, old)
+
+    def _value_run(self, i: int, below: List[n.Expr]) -> Optional[Tuple[List[n.Expr], int]]:
+        """Evaluate the loads at `i` that feed a pattern test; (values, index of the consumer)."""
+        instrs = self.instrs
+        k = i
+        while k < len(instrs) and instrs[k].opname in _VALUE_OPS:
+            k += 1
+        if k == i or k >= len(instrs):
+            return None
+        need = _VALUE_CONSUMERS.get(instrs[k].opname)
+        if need is None or not below or not isinstance(below[-1], (_Subj, _Len)):
+            return None
+        saved_stack, saved_end = self.stack, self.end
+        self.stack = []
+        self.pure_mode += 1
+        try:
+            p = i
+            while p < k:
+                p = self.step(p)
+            if p != k or len(self.stack) != need or any(isinstance(v, m.MARKER_TYPES) for v in self.stack):
+                return None
+            return list(self.stack), k
+        except Exception:
+            return None
+        finally:
+            self.pure_mode -= 1
+            self.stack, self.end = saved_stack, saved_end
+
+
+class _Sim:
+    """Runs pattern instructions on a symbolic stack, filling in the nodes they test."""
+
+    def __init__(self, builder: PatternRules, stack: List[n.Expr]) -> None:
+        self.b = builder
+        self.instrs = builder.instrs
+        self.stack = stack
+        self.fails: List[Tuple[int, int]] = []
+        self.last_pop: Optional[str] = None
+        self.inline_body: Optional[Tuple[int, int]] = None
+        self.flag = builder.version.match_pushes_success_flag
+
+    # --- node updates go through the journal so that a wrong reading can be undone --------------
+
+    def set(self, obj: Any, attr: str, value: Any) -> None:
+        self.b._journal().append((obj, attr, getattr(obj, attr)))
+        setattr(obj, attr, value)
+
+    def child(self, node: _Node, key: Any) -> _Node:
+        if key not in node.items:
+            items = dict(node.items)
+            items[key] = _Node()
+            self.set(node, "items", items)
+        return node.items[key]
+
+    def bind(self, item: n.Expr, name: str) -> None:
+        if isinstance(item, _Subj):
+            for node in item.nodes:
+                if name not in node.names:
+                    self.set(node, "names", node.names + [name])
+        elif isinstance(item, _Rest) and item.node is not None:
+            self.set(item.node, "rest", name)
+        else:
+            raise _NotAPattern()
+
+    def pop(self) -> n.Expr:
+        if not self.stack:
+            raise _NotAPattern()
+        return self.stack.pop()
+
+    def subj(self, item: n.Expr) -> _Node:
+        if not isinstance(item, _Subj):
+            raise _NotAPattern()
+        return item.node
+
+    # --- the run ------------------------------------------------------------------------------
+
+    def run(self, i: int) -> int:
+        """Run pattern code from `i`; return the index of the first instruction that is not."""
+        instrs = self.instrs
+        while i < len(instrs) and i < self.b.end:
+            if i != 0 and i in self.b.loop_end:
+                return i
+            nxt = self.step(i)
+            if nxt is None:
+                return i
+            i = nxt
+            if self.inline_body is not None:
+                return i
+        return i
+
+    def step(self, i: int) -> Optional[int]:
+        ins = self.instrs[i]
+        op = ins.opname
+        st = self.stack
+        if op in _VALUE_OPS:
+            run = self.b._value_run(i, st)
+            if run is None:
+                return None
+            values, k = run
+            st.extend(values)
+            return k
+        if not st:
+            return None
+        top = st[-1]
+        if op in _COPIES:
+            k = 1 if op == "DUP_TOP" else ins.arg
+            if len(st) < k:
+                return None
+            if k == 1 and isinstance(top, _Subj):
+                return self.copy_subject(i)
+            st.append(st[-k])
+            return i + 1
+        if op == "POP_TOP":
+            st.pop()
+            self.last_pop = op
+            return i + 1
+        if op in _STORES:
+            self.bind(st.pop(), ins.argval)
+            self.last_pop = op
+            return i + 1
+        if op in _ROTATIONS:
+            return self.rotate(ins, i)
+        if op in ("MATCH_SEQUENCE", "MATCH_MAPPING"):
+            node = self.subj(top)
+            self.set_kind(node, "seq" if op == "MATCH_SEQUENCE" else "map")
+            st.append(_Cond(node))
+            return i + 1
+        if op == "GET_LEN":
+            st.append(_Len(self.subj(top)))
+            return i + 1
+        if op == "COMPARE_OP":
+            return self.compare(ins, i)
+        if op == "IS_OP":
+            value = self.pop()
+            node = self.subj(self.pop())
+            if ins.flag or not isinstance(value, n.Const) or value.value not in (None, True, False):
+                raise _NotAPattern()
+            self.set_kind(node, "singleton")
+            self.set(node, "value", value)
+            st.append(_Cond(node))
+            return i + 1
+        if op == "TO_BOOL":
+            return i + 1 if isinstance(top, _Cond) else None
+        if op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+            return self.fail_jump(ins, i)
+        if op == "MATCH_CLASS":
+            names = self.pop()
+            cls = self.pop()
+            node = self.subj(self.pop())
+            if not (isinstance(names, n.Const) and isinstance(names.value, tuple)) or isinstance(cls, _Subj):
+                raise _NotAPattern()
+            self.set_kind(node, "class")
+            self.set(node, "cls", cls)
+            self.set(node, "nargs", ins.arg)
+            self.set(node, "kwnames", names.value)
+            st.append(_Parts(node))
+            if self.flag:
+                st.append(_Cond(node))
+            return i + 1
+        if op == "MATCH_KEYS":
+            keys = self.pop()
+            node = self.subj(st[-1]) if st else self.subj(None)
+            self.set_kind(node, "map")
+            self.set(node, "keys", keys)
+            st.append(_Keys(node, keys))
+            st.append(_Parts(node))
+            if self.flag:
+                st.append(_Cond(node))
+            return i + 1
+        if op == "COPY_DICT_WITHOUT_KEYS":
+            keys = self.pop()
+            if not isinstance(keys, _Keys):
+                raise _NotAPattern()
+            st.append(_Rest(keys.node))
+            return i + 1
+        if op == "BUILD_MAP" and ins.arg == 0:
+            st.append(_Rest(None))
+            return i + 1
+        if op == "DICT_UPDATE":
+            source = self.pop()
+            target = st[-ins.arg] if len(st) >= ins.arg else None
+            if not isinstance(target, _Rest) or target.node is not None:
+                raise _NotAPattern()
+            st[-ins.arg] = _Rest(self.subj(source))
+            return i + 1
+        if op == "DELETE_SUBSCR":
+            self.pop()
+            self.pop()
+            return i + 1
+        if op in ("BINARY_SUBTRACT", "BINARY_OP"):
+            if op == "BINARY_OP" and ins.argval != "-":
+                return None
+            if len(st) < 2 or not isinstance(st[-2], _Len) or not isinstance(st[-1], n.Const):
+                return None
+            k = self.pop()
+            length = self.pop()
+            st.append(_LenMinus(length.node, k.value))
+            return i + 1
+        if op == "BINARY_SUBSCR":
+            return self.subscript(i)
+        if op == "UNPACK_SEQUENCE":
+            return self.unpack(ins, i, ins.arg, None)
+        if op == "UNPACK_EX":
+            return self.unpack(ins, i, (ins.arg & 0xFF) + 1 + (ins.arg >> 8), ins.arg & 0xFF)
+        return None
+
+    def set_kind(self, node: _Node, kind: str) -> None:
+        if node.kind is not None and node.kind != kind:
+            raise _NotAPattern()
+        self.set(node, "kind", kind)
+
+    def rotate(self, ins: Instr, i: int) -> int:
+        st = self.stack
+        op = ins.opname
+        if op == "SWAP":
+            k = ins.arg
+            if len(st) < k:
+                raise _NotAPattern()
+            st[-1], st[-k] = st[-k], st[-1]
+            return i + 1
+        k = {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4}.get(op, ins.arg)
+        if len(st) < k:
+            raise _NotAPattern()
+        top = st.pop()
+        st.insert(len(st) - (k - 1), top)
+        return i + 1
+
+    def compare(self, ins: Instr, i: int) -> int:
+        st = self.stack
+        value = self.pop()
+        left = self.pop()
+        op = ins.argval
+        if isinstance(left, _Len):
+            if not (isinstance(value, n.Const) and isinstance(value.value, int)):
+                raise _NotAPattern()
+            if op == "==":
+                self.set(left.node, "length", value.value)
+            elif op == ">=":
+                self.set(left.node, "min_length", value.value)
+            else:
+                raise _NotAPattern()
+            st.append(_Cond(left.node))
+            return i + 1
+        node = self.subj(left)
+        if op != "==" or isinstance(value, (_Subj, _Len, _Parts, _Keys, _Rest, _Cond)):
+            raise _NotAPattern()
+        self.set_kind(node, "value")
+        self.set(node, "value", value)
+        st.append(_Cond(node))
+        return i + 1
+
+    def fail_jump(self, ins: Instr, i: int) -> int:
+        st = self.stack
+        item = self.pop()
+        op = ins.opname
+        if op == "POP_JUMP_IF_FALSE":
+            if not isinstance(item, _Cond):
+                raise _NotAPattern()
+        elif op == "POP_JUMP_IF_NONE":
+            if not isinstance(item, _Parts):
+                raise _NotAPattern()
+        else:  # `case None` after 3.11's optimiser folded `is None` into the jump
+            node = self.subj(item)
+            self.set_kind(node, "singleton")
+            self.set(node, "value", n.Const(None))
+        if ins.target is None or ins.target <= i:
+            raise _NotAPattern()
+        self.fails.append((ins.target, len(st)))
+        return i + 1
+
+    def subscript(self, i: int) -> int:
+        index = self.pop()
+        container = self.pop()
+        if isinstance(container, _Subj):
+            node = container.node
+            if isinstance(index, _LenMinus) and index.node is node:
+                key: Any = ("neg", index.k)
+            elif isinstance(index, n.Const) and isinstance(index.value, int):
+                key = index.value
+            else:
+                raise _NotAPattern()
+        elif isinstance(container, _Parts):
+            node = container.node
+            if not (isinstance(index, n.Const) and isinstance(index.value, int)):
+                raise _NotAPattern()
+            key = index.value
+        else:
+            raise _NotAPattern()
+        self.stack.append(_Subj(self.child(node, key)))
+        return i + 1
+
+    def unpack(self, ins: Instr, i: int, count: int, star: Optional[int]) -> int:
+        item = self.pop()
+        if isinstance(item, _Keys):  # keys taken out one by one to delete them from `**rest`
+            self.stack.extend(_Opaque() for _ in range(count))
+            return i + 1
+        if isinstance(item, _Subj):
+            node = item.node
+            if node.kind != "seq":
+                raise _NotAPattern()
+            if star is not None:
+                self.set(node, "star", star)
+        elif isinstance(item, _Parts):
+            node = item.node
+        else:
+            raise _NotAPattern()
+        children = [self.child(node, k) for k in range(count)]
+        self.stack.extend(_Subj(c) for c in reversed(children))
+        return i + 1
+
+    # --- or-patterns and as-patterns ------------------------------------------------------------
+
+    def copy_subject(self, i: int) -> int:
+        """COPY 1 of a subject: the first alternative of an or-pattern, or an as-pattern."""
+        journal_mark = len(self.b._journal())
+        saved = (list(self.stack), list(self.fails), self.last_pop)
+        try:
+            return self.or_pattern(i)
+        except _NotAPattern:
+            self.b._rollback(journal_mark)
+            self.stack, self.fails, self.last_pop = list(saved[0]), list(saved[1]), saved[2]
+        self.stack.append(self.stack[-1])
+        return i + 1
+
+    def or_pattern(self, i: int) -> int:
+        instrs = self.instrs
+        subject_item = self.stack[-1]
+        node = self.subj(subject_item)
+        depth = len(self.stack)
+        base_stack = list(self.stack)
+        alts: List[_Node] = []
+        arrivals: List[List[n.Expr]] = []
+        inline: Optional[Tuple[int, int, List[n.Expr]]] = None
+        end: Optional[int] = None
+        k = i
+        while True:
+            ins = instrs[k]
+            if ins.opname not in _COPIES or (ins.opname == "COPY" and ins.arg != 1):
+                raise _NotAPattern()
+            alt = _Node()
+            inner = _Sim(self.b, list(base_stack) + [_Subj(alt)])
+            j = inner.run(k + 1)
+            if inner.inline_body is not None:
+                raise _NotAPattern()
+            jump = instrs[j] if j < len(instrs) else None
+            if jump is not None and jump.opname == "JUMP" and jump.target is not None and jump.target > j:
+                if len(inner.stack) < depth or inner.stack[depth - 1] is not subject_item:
+                    raise _NotAPattern()
+                if end is None:
+                    end = jump.target
+                elif end != jump.target:
+                    raise _NotAPattern()
+                arrivals.append(list(inner.stack))
+                after = j + 1
+            else:
+                # The jump to the code after the alternatives was replaced by a copy of that code
+                # (a short block that returns); its stores have run, its body starts at `j`.
+                if len(inner.stack) >= depth:
+                    raise _NotAPattern()
+                t = j
+                while t < len(instrs) and instrs[t].opname not in _TERMINAL:
+                    if instrs[t].is_jump or t - j > _MAX_INLINE_TAIL:
+                        raise _NotAPattern()
+                    t += 1
+                if t >= len(instrs):
+                    raise _NotAPattern()
+                inline = (j, t + 1, list(inner.stack))
+                after = t + 1
+            fail_end = after
+            ends = set()
+            for target, d in inner.fails:
+                pops = d - depth
+                if target < after or pops < 0:
+                    raise _NotAPattern()
+                for p in range(target, target + pops):
+                    if instrs[p].opname != "POP_TOP":
+                        raise _NotAPattern()
+                ends.add(target + pops)
+            if len(ends) > 1:
+                raise _NotAPattern()
+            if ends:
+                fail_end = ends.pop()
+            alts.append(alt)
+            if not inner.fails:
+                # An irrefutable alternative is the last one; nothing follows it but the end.
+                if len(alts) < 2 or end is None or fail_end != end:
+                    raise _NotAPattern()
+                self.set_kind(node, "or")
+                self.set(node, "alts", alts)
+                self.stack = self._merge(arrivals, depth)
+                return end
+            if fail_end >= len(instrs):
+                raise _NotAPattern()
+            nxt = instrs[fail_end]
+            if nxt.opname in _COPIES and (nxt.opname == "DUP_TOP" or nxt.arg == 1):
+                k = fail_end
+                continue
+            if nxt.opname != "POP_TOP":
+                raise _NotAPattern()
+            break
+        if len(alts) < 2:
+            raise _NotAPattern()
+        # Every alternative failed: drop the subject and go to the enclosing failure.
+        p = fail_end + 1
+        if p < len(instrs) and instrs[p].opname == "JUMP" and instrs[p].target is not None and instrs[p].target > p:
+            self.fails.append((instrs[p].target, depth - 1))
+            p += 1
+        else:
+            self.fails.append((p, depth - 1))
+        self.set_kind(node, "or")
+        self.set(node, "alts", alts)
+        if end is None:
+            if inline is None:
+                raise _NotAPattern()
+            self.stack = list(inline[2])
+            self.inline_body = (inline[0], inline[1])
+            return p
+        if end != p:
+            raise _NotAPattern()
+        self.stack = self._merge(arrivals, depth)
+        return end
+
+    def _merge(self, arrivals: List[List[n.Expr]], depth: int) -> List[n.Expr]:
+        """One stack for the code after the alternatives: each capture points at every alternative's node."""
+        size = len(arrivals[0])
+        if any(len(a) != size for a in arrivals):
+            raise _NotAPattern()
+        merged = list(arrivals[0][:depth])
+        for pos in range(depth, size):
+            items = [a[pos] for a in arrivals]
+            if all(isinstance(x, _Subj) for x in items):
+                nodes: List[_Node] = []
+                for x in items:
+                    nodes.extend(x.nodes)
+                merged.append(_Subj(*nodes))
+            elif all(x is items[0] for x in items):
+                merged.append(items[0])
+            else:
+                raise _NotAPattern()
+        return merged
