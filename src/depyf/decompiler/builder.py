@@ -15,6 +15,7 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.exceptions import ExceptionRules
 from depyf.decompiler.expressions import ExpressionRules
 from depyf.decompiler.instructions import Bytecode, Instr
+from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.statements import StatementRules
 
@@ -28,7 +29,7 @@ class _StackUnderflow(Exception):
     pass
 
 
-class CodeBuilder(ControlRules, ExceptionRules, DefinitionRules, StatementRules, ExpressionRules):
+class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, StatementRules, ExpressionRules):
     """Decompiles the body of one code object into a list of statements."""
 
     handlers: Dict[str, Handler] = {}
