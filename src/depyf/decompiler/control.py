@@ -406,6 +406,8 @@ class ControlRules:
             return self.for_loop(h)
         if ins.opname == "SEND":
             return h  # not a loop
+        if ins.opname == "SETUP_FINALLY":
+            return self.async_for_loop(h)  # 3.8-3.10 `async for` (exception_blocks)
         # A test at the header that leaves the loop: `while test:`.
         j = self.loop_end[h]
         self.active_loops.add(h)
