@@ -5,8 +5,10 @@ them in the exception table (`ExceptionRegion`s). Both are brought to the same `
 """
 from typing import Optional
 
+from depyf.decompiler.exception_blocks import BlockExceptionRules
 
-class ExceptionRules:
+
+class ExceptionRules(BlockExceptionRules):
     """Exception-handling constructs; mixed into `builder.CodeBuilder`."""
 
     def try_at(self, i: int) -> Optional[int]:

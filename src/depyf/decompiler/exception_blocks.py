@@ -1,0 +1,708 @@
+"""try/except/finally, `with`/`async with` and `async for` on the block-stack bytecode (3.8-3.10).
+
+Before 3.11 a protected range is opened by SETUP_FINALLY / SETUP_WITH / SETUP_ASYNC_WITH (whose
+argument is the handler) and closed by POP_BLOCK. A construct is recognised at its SETUP
+instruction from the shape of its handler, and its parts are decompiled by running sub-ranges:
+
+* try/except: the handler compares the exception (`DUP_TOP; E; exception match; jump to the next
+  handler`) or is bare (`POP_TOP` x3); `except E as e` wraps its body in a hidden try/finally that
+  runs `e = None; del e`;
+* try/finally: 3.8 enters the finally block with BEGIN_FINALLY / CALL_FINALLY and leaves it with
+  END_FINALLY / POP_FINALLY; 3.9 and 3.10 copy the finally body onto every way out of the try body
+  and end the exceptional copy with RERAISE;
+* with: SETUP_WITH pushes `__exit__`; the way out calls it (3.8: WITH_CLEANUP_START/FINISH, 3.9+:
+  `__exit__(None, None, None)`), the handler is WITH_CLEANUP_* or WITH_EXCEPT_START.
+
+Every `return`, `break` and `continue` inside such a range first *unwinds* the blocks it leaves
+(POP_BLOCK, POP_EXCEPT, CALL_FINALLY, the copied finally body, the `__exit__` call). Each construct
+pushes a `_Block` while its parts run; the unwinding instructions are matched against those blocks,
+innermost first, and dropped, so the exit itself is left to the ordinary return/jump rules.
+
+The normal way out of a part is either a jump to the end of the construct or, on 3.10, a copy of a
+small block that ends the function (`return None`): such a tail is decompiled as the statements that
+follow the construct, which the compiler copies back into every path.
+"""
+from typing import Any, List, Optional, Sequence, Tuple
+
+from depyf.decompiler import markers as m
+from depyf.decompiler import nodes as n
+from depyf.decompiler.instructions import Instr
+
+_TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_BLOCK_OPS = frozenset({"POP_BLOCK", "POP_EXCEPT", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
+                        "CALL_FINALLY", "POP_FINALLY", "BEGIN_FINALLY", "END_FINALLY"})
+_ROTATIONS = frozenset({"ROT_TWO", "ROT_THREE", "ROT_FOUR"})
+_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
+_DELETES = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
+_EXIT_CALL = ("LOAD_CONST", "DUP_TOP", "DUP_TOP", "CALL_FUNCTION")
+_AWAIT = ("GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM")
+# Longest block the 3.10 compiler copies into the paths that jump to it.
+_MAX_COPY = 5
+
+# Exit shape: ("jump", target) for a jump past the construct's parts, ("tail", start, end) for code
+# that continues after the part (a backward jump, a copied return), None when the part never ends.
+Exit = Optional[Tuple[Any, ...]]
+
+
+class _Block:
+    """One open block while its part is decompiled.
+
+    `kind` says how a way out unwinds it; `tokens` are the stack slots the block occupies (removed
+    when it is unwound); `info` holds what a kind needs (the finally body range, the name bound by
+    `except ... as`).
+    """
+
+    __slots__ = ("kind", "tokens", "info")
+
+    def __init__(self, kind: str, tokens: Sequence[n.Expr] = (), **info: Any) -> None:
+        self.kind = kind
+        self.tokens = list(tokens)
+        self.info = info
+
+
+class _AsyncContext(n.Expr):
+    """The context manager of an `async with` between BEFORE_ASYNC_WITH and SETUP_ASYNC_WITH."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: n.Expr) -> None:
+        self.value = value
+
+
+def _token(what: str) -> m.Sentinel:
+    return m.Sentinel(what)
+
+
+class BlockExceptionRules:
+    """Exception-handling constructs of 3.8-3.10; mixed into `builder.CodeBuilder`."""
+
+    # --- small helpers ------------------------------------------------------------------------
+
+    def _ops_at(self, k: int, names: Sequence[str]) -> bool:
+        instrs = self.instrs
+        if k < 0 or k + len(names) > len(instrs):
+            return False
+        return all(instrs[k + j].opname == name for j, name in enumerate(names))
+
+    def _op(self, k: int) -> str:
+        return self.instrs[k].opname if 0 <= k < len(self.instrs) else ""
+
+    def _block_stack(self) -> List[_Block]:
+        blocks = self.__dict__.get("_open_blocks")
+        if blocks is None:
+            blocks = self._open_blocks = []
+            self._unwind_from: Optional[Tuple[int, int]] = None
+        return blocks
+
+    def _run_in(self, block: Optional[_Block], start: int, end: int, stack: List[n.Expr]) -> List[n.Stmt]:
+        blocks = self._block_stack()
+        if block is not None:
+            blocks.append(block)
+        try:
+            return self.run_range(start, end, stack)
+        finally:
+            if block is not None:
+                blocks.pop()
+
+    def _is_copy(self, s: int, e: int) -> bool:
+        """Is [s, e) a small straight block ending the function, as the compiler copies it?"""
+        if not 0 < e - s <= _MAX_COPY:
+            return False
+        instrs = self.instrs
+        if instrs[e - 1].opname not in _TERMINAL or instrs[s].opname in _TERMINAL:
+            return False
+        return not any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in _ROTATIONS
+                       for ins in instrs[s:e - 1])
+
+    def _same_code(self, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
+        (s1, e1), (s2, e2) = a, b
+        if e1 - s1 != e2 - s2:
+            return False
+        for x, y in zip(self.instrs[s1:e1], self.instrs[s2:e2]):
+            if x.opname != y.opname or (x.argval != y.argval and not x.is_jump):
+                return False
+            if x.is_jump and x.target != y.target:
+                return False
+        return True
+
+    def _tail_after(self, p: int, end: int, forward_from: int) -> Exit:
+        """The way out after the unwinding instruction at `p` of a part ending at `end`."""
+        if p + 2 == end and self.instrs[p + 1].opname == "JUMP":
+            t = self.instrs[p + 1].target
+            if t >= forward_from:
+                return ("jump", t)
+            return ("tail", p + 1, end)
+        if self._is_copy(p + 1, end):
+            return ("tail", p + 1, end)
+        return None
+
+    def _remove_tokens(self, tokens: Sequence[n.Expr]) -> None:
+        for tok in tokens:
+            for k in range(len(self.stack) - 1, -1, -1):
+                if self.stack[k] is tok:
+                    del self.stack[k]
+                    break
+
+    # --- unwinding on return / break / continue ------------------------------------------------
+
+    def _unwind(self, ins: Instr, i: int) -> int:
+        """Match the unwinding that starts at `i` against the open blocks; return where it ends."""
+        blocks = self._block_stack()
+        level = len(blocks) - 1
+        state = self._unwind_from
+        if state is not None:
+            end, done = state
+            if end <= i and all(self.instrs[k].opname in _ROTATIONS or self.instrs[k].opname == "POP_TOP"
+                                for k in range(end, i)) \
+                    and not any(self.jump_sources.get(k) for k in range(end, i + 1)):
+                level = done - 1
+        k = i
+        matched = False
+        while level >= 0:
+            nk = self._match_unwind(blocks[level], k)
+            if nk is None:
+                break
+            k = nk
+            level -= 1
+            matched = True
+        if not matched:
+            raise self.fail(ins, "block exit that does not match an open block")
+        self._unwind_from = (k, level + 1)
+        return k
+
+    def _match_unwind(self, block: _Block, k: int) -> Optional[int]:
+        """If the instructions at `k` unwind `block`, apply it to the stack and return what follows."""
+        instrs = self.instrs
+        op = self._op(k)
+        kind = block.kind
+        nk: Optional[int] = None
+        if kind == "except-body" and op == "POP_BLOCK":
+            nk = k + 1
+        elif kind == "finally-body-call" and self._ops_at(k, ("POP_BLOCK", "CALL_FINALLY")):
+            nk = k + 2
+        elif kind == "finally-body-copy" and op == "POP_BLOCK":
+            nk = self._match_finally_copy(k + 1, block.info["start"], block.info["end"])
+        elif kind == "with" and op == "POP_BLOCK":
+            j = k + 1
+            while self._op(j) in _ROTATIONS:
+                j += 1
+            if self._ops_at(j, ("BEGIN_FINALLY", "WITH_CLEANUP_START")):
+                j += 2
+                if self._ops_at(j, _AWAIT):
+                    j += 3
+                if self._ops_at(j, ("WITH_CLEANUP_FINISH", "POP_FINALLY")):
+                    nk = j + 2
+            elif self._ops_at(j, _EXIT_CALL) and instrs[j].argval is None:
+                j += 4
+                if self._ops_at(j, _AWAIT):
+                    j += 3
+                if self._op(j) == "POP_TOP":
+                    nk = j + 1
+        elif kind == "handler":
+            j = k
+            while self._op(j) in _ROTATIONS:
+                j += 1
+            if self._op(j) == "POP_EXCEPT":
+                nk = j + 1
+        elif kind == "named-handler":
+            j = k
+            while self._op(j) in _ROTATIONS:
+                j += 1
+            if self._op(j) == "POP_BLOCK":
+                j += 1
+                while self._op(j) in _ROTATIONS:
+                    j += 1
+                if self._ops_at(j, ("POP_EXCEPT", "CALL_FINALLY")):
+                    nk = j + 2
+                elif self._op(j) == "POP_EXCEPT" and self._is_name_cleanup(j + 1, block.info["name"]):
+                    nk = j + 4
+        elif kind == "finally-handler":
+            if op == "POP_FINALLY":
+                nk = k + 1
+            else:
+                j = k
+                while self._op(j) in _ROTATIONS or self._op(j) == "POP_TOP":
+                    j += 1
+                if self._op(j) == "POP_EXCEPT":
+                    # The POP_TOPs before it may already have dropped some of the block's slots.
+                    for jj in range(k, j):
+                        if self._op(jj) == "POP_TOP":
+                            self._pop_token(block)
+                    nk = j + 1
+        if nk is not None:
+            self._remove_tokens(block.tokens)
+        return nk
+
+    def _pop_token(self, block: _Block) -> None:
+        if self.stack and any(self.stack[-1] is t for t in block.tokens):
+            self.stack.pop()
+
+    def _is_name_cleanup(self, k: int, name: str) -> bool:
+        """`e = None; del e` at `k`: the end of an `except ... as e` body."""
+        instrs = self.instrs
+        return self._op(k) == "LOAD_CONST" and instrs[k].argval is None \
+            and self._op(k + 1) in _STORES and instrs[k + 1].argval == name \
+            and self._op(k + 2) in _DELETES and instrs[k + 2].argval == name
+
+    def op_POP_BLOCK(self, ins: Instr, i: int) -> int:
+        return self._unwind(ins, i)
+
+    def op_POP_EXCEPT(self, ins: Instr, i: int) -> int:
+        return self._unwind(ins, i)
+
+    def op_POP_FINALLY(self, ins: Instr, i: int) -> int:
+        return self._unwind(ins, i)
+
+    def op_CALL_FINALLY(self, ins: Instr, i: int) -> int:
+        raise self.fail(ins, "finally call outside a try body")
+
+    def op_BEGIN_FINALLY(self, ins: Instr, i: int) -> int:
+        raise self.fail(ins, "finally entry outside a try/finally")
+
+    def op_END_FINALLY(self, ins: Instr, i: int) -> int:
+        raise self.fail(ins, "end of a finally block outside a try/finally")
+
+    def op_RERAISE(self, ins: Instr, i: int) -> int:
+        raise self.fail(ins, "re-raise outside an exception handler")
+
+    def op_WITH_CLEANUP_START(self, ins: Instr, i: int) -> int:
+        raise self.fail(ins, "with cleanup outside a with statement")
+
+    op_WITH_CLEANUP_FINISH = op_WITH_CLEANUP_START
+    op_WITH_EXCEPT_START = op_WITH_CLEANUP_START
+
+    def op_JUMP_IF_NOT_EXC_MATCH(self, ins: Instr, i: int) -> int:
+        raise self.fail(ins, "exception match outside an except clause")
+
+    def op_END_ASYNC_FOR(self, ins: Instr, i: int) -> int:
+        raise self.fail(ins, "end of an async for loop outside the loop")
+
+    def op_BEFORE_ASYNC_WITH(self, ins: Instr, i: int) -> None:
+        self.stack.append(_AsyncContext(self.pop()))
+
+    # --- try ----------------------------------------------------------------------------------
+
+    def op_SETUP_FINALLY(self, ins: Instr, i: int) -> int:
+        h = ins.target
+        if self._op(i + 1) == "GET_ANEXT":
+            raise self.fail(ins, "async for loop outside a loop header")
+        if self._op(h) == "DUP_TOP" or self._ops_at(h, ("POP_TOP", "POP_TOP", "POP_TOP")):
+            return self._try_except(i, h)
+        if self.version.uses_call_finally:
+            return self._try_finally_calls(i, h)
+        return self._try_finally_copies(i, h)
+
+    def _body_exit(self, start: int, h: int) -> Tuple[int, Exit]:
+        """Where the protected body [start, h) ends normally, and how it leaves."""
+        instrs = self.instrs
+        if h - 2 >= start and instrs[h - 2].opname == "POP_BLOCK" and instrs[h - 1].opname == "JUMP":
+            return h - 2, self._tail_after(h - 2, h, h)
+        for pb in range(h - 2, max(start, h - _MAX_COPY - 1) - 1, -1):
+            if instrs[pb].opname == "POP_BLOCK":
+                if self._is_copy(pb + 1, h):
+                    return pb, ("tail", pb + 1, h)
+                break
+        return h, None
+
+    def _try_except(self, i: int, h: int) -> int:
+        handlers, exits, hend = self._handler_chain(h)
+        body_end, body_exit = self._body_exit(i + 1, h)
+        outer = list(self.stack)
+        body = self._run_in(_Block("except-body"), i + 1, body_end, list(outer))
+        targets = {e[1] for e in exits if e is not None and e[0] == "jump" and hend <= e[1] <= self.end}
+        end = max(targets) if targets else hend
+        orelse: List[n.Stmt] = []
+        after: List[n.Stmt] = []
+        if body_exit is not None and body_exit[0] == "jump":
+            t = body_exit[1]
+            if t == hend and end > hend:
+                orelse = self.run_range(hend, end, list(outer))
+            elif t not in (hend, end) and t < self.end:
+                body_exit = ("tail", h - 1, h)
+        tails = [(k, e) for k, e in enumerate(exits) if e is not None and e[0] == "tail"]
+        if body_exit is not None and body_exit[0] == "tail":
+            span = (body_exit[1], body_exit[2])
+            stmts = self.run_range(span[0], span[1], list(outer))
+            if targets and not orelse:
+                orelse = stmts
+            elif not targets and all(self._same_code(span, (e[1], e[2])) for _, e in tails):
+                after = stmts
+                tails = []
+            else:
+                body.extend(stmts)
+        for k, e in tails:
+            handlers[k].body.extend(self.run_range(e[1], e[2], list(outer)))
+        self.emit(n.Try(body, handlers, orelse, []))
+        for stmt in after:
+            self.emit(stmt)
+        return end
+
+    def _handler_chain(self, h: int) -> Tuple[List[n.ExceptHandler], List[Exit], int]:
+        """The except clauses starting at `h`: handlers, how each leaves, and where the chain ends."""
+        instrs = self.instrs
+        handlers: List[n.ExceptHandler] = []
+        exits: List[Exit] = []
+        k = h
+        outer = list(self.stack)
+        tokens = [_token("exc"), _token("exc"), _token("exc")]
+        while True:
+            if self._op(k) == "DUP_TOP":
+                match = k + 1
+                while match < len(instrs) and not (
+                        instrs[match].opname == "JUMP_IF_NOT_EXC_MATCH"
+                        or (instrs[match].opname == "COMPARE_OP" and instrs[match].argval == "exception match")):
+                    match += 1
+                if match >= len(instrs):
+                    raise self.fail(instrs[k], "except clause without an exception match")
+                jump = match if instrs[match].opname == "JUMP_IF_NOT_EXC_MATCH" else match + 1
+                if instrs[jump].opname not in ("JUMP_IF_NOT_EXC_MATCH", "POP_JUMP_IF_FALSE"):
+                    raise self.fail(instrs[jump], "except clause without an exception match")
+                exc_type = self.pure_value(k + 1, match)
+                if exc_type is None:
+                    raise self.fail(instrs[k + 1], "except clause type is not an expression")
+                nxt = instrs[jump].target
+                a = jump + 1
+                if self._ops_at(a, ("POP_TOP", "POP_TOP", "POP_TOP")):
+                    name = None
+                elif self._op(a) == "POP_TOP" and self._op(a + 1) in _STORES and self._op(a + 2) == "POP_TOP":
+                    name = instrs[a + 1].argval
+                else:
+                    raise self.fail(instrs[a], "except clause does not bind its exception")
+                if name is None:
+                    body, exit = self._handler_body(a + 3, nxt, outer, tokens)
+                else:
+                    body, exit = self._named_handler_body(a + 3, nxt, name, outer, tokens)
+                handlers.append(n.ExceptHandler(exc_type, name, body))
+                exits.append(exit)
+                k = nxt
+                if self._op(k) in ("END_FINALLY", "RERAISE"):
+                    return handlers, exits, k + 1
+                continue
+            if self._ops_at(k, ("POP_TOP", "POP_TOP", "POP_TOP")):
+                start = k + 3
+                end, hend = self._bare_handler_end(h, start)
+                body, exit = self._handler_body(start, end, outer, tokens)
+                handlers.append(n.ExceptHandler(None, None, body))
+                exits.append(exit)
+                return handlers, exits, hend
+            raise self.fail(instrs[k], "unrecognised except clause")
+
+    def _handler_body(self, start: int, end: int, outer: List[n.Expr],
+                      tokens: List[n.Expr]) -> Tuple[List[n.Stmt], Exit]:
+        instrs = self.instrs
+        body_end, exit = end, None
+        if end - 2 >= start and instrs[end - 2].opname == "POP_EXCEPT" and instrs[end - 1].opname == "JUMP":
+            body_end, exit = end - 2, self._tail_after(end - 2, end, end)
+        else:
+            for p in range(end - 2, max(start, end - _MAX_COPY - 1) - 1, -1):
+                if instrs[p].opname == "POP_EXCEPT":
+                    if self._is_copy(p + 1, end) and instrs[p - 1].opname not in _ROTATIONS:
+                        body_end, exit = p, ("tail", p + 1, end)
+                    break
+        body = self._run_in(_Block("handler", tokens), start, body_end, outer + tokens)
+        return body, exit
+
+    def _named_handler_body(self, start: int, end: int, name: str, outer: List[n.Expr],
+                            tokens: List[n.Expr]) -> Tuple[List[n.Stmt], Exit]:
+        """`except E as name:` - its body sits in a hidden try/finally that unbinds `name`."""
+        instrs = self.instrs
+        setup = instrs[start]
+        if setup.opname != "SETUP_FINALLY":
+            raise self.fail(setup, "except ... as without its cleanup block")
+        c = setup.target
+        if not self._is_name_cleanup(c, name):
+            raise self.fail(instrs[c], "except ... as without its cleanup block")
+        body_end, exit = c, None
+        if self._op(c + 3) == "END_FINALLY":
+            # 3.8: POP_BLOCK; BEGIN_FINALLY; cleanup; END_FINALLY; POP_EXCEPT; way out.
+            if self._ops_at(c - 2, ("POP_BLOCK", "BEGIN_FINALLY")):
+                body_end = c - 2
+            rest = c + 4
+            if rest < end and instrs[rest].opname == "POP_EXCEPT":
+                if rest + 1 == end:
+                    exit = None
+                else:
+                    exit = self._tail_after(rest, end, end)
+        else:
+            # 3.9+: POP_BLOCK; POP_EXCEPT; cleanup; way out; then the exceptional cleanup + RERAISE.
+            for q in range(c - 5, start, -1):
+                if self._ops_at(q, ("POP_BLOCK", "POP_EXCEPT")) and self._is_name_cleanup(q + 2, name):
+                    rest = q + 5
+                    if rest == c:
+                        continue
+                    if rest + 1 == c and instrs[rest].opname == "JUMP":
+                        t = instrs[rest].target
+                        exit = ("jump", t) if t >= end else ("tail", rest, c)
+                    elif self._is_copy(rest, c):
+                        exit = ("tail", rest, c)
+                    else:
+                        continue
+                    body_end = q
+                    break
+        body = self._run_in(_Block("named-handler", tokens, name=name), start + 1, body_end, outer + tokens)
+        return body, exit
+
+    def _bare_handler_end(self, h: int, start: int) -> Tuple[int, int]:
+        """Where a final bare `except:` body ends (its range has no marker after 3.9's dead code
+        removal), and where the handler chain ends."""
+        instrs = self.instrs
+        limit = self.end
+        for k in range(start + 1, limit):
+            if any(src < h for src in self.jump_sources.get(k, ())):
+                return k, k
+            op = instrs[k].opname
+            if op in ("END_FINALLY", "RERAISE") and not self.jump_sources.get(k):
+                prev = instrs[k - 1].opname
+                if prev == "JUMP" and instrs[k - 2].opname == "POP_EXCEPT" \
+                        or prev == "RAISE_VARARGS" \
+                        or (prev == "RETURN_VALUE" and "POP_EXCEPT" in
+                            [x.opname for x in instrs[max(start, k - 4):k - 1]]):
+                    return k, k + 1
+        return limit, limit
+
+    # --- try/finally ----------------------------------------------------------------------------
+
+    def _end_finally_of(self, h: int) -> int:
+        """3.8: the END_FINALLY closing the finally block at `h` (blocks opened inside nest)."""
+        depth = 0
+        instrs = self.instrs
+        for k in range(h, len(instrs)):
+            op = instrs[k].opname
+            if op in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH") and self._op(k + 1) != "GET_ANEXT":
+                depth += 1
+            elif op == "END_FINALLY":
+                if depth == 0:
+                    return k
+                depth -= 1
+        raise self.fail(instrs[h], "finally block without its end")
+
+    def _try_finally_calls(self, i: int, h: int) -> int:
+        """3.8 try/finally: BEGIN_FINALLY/CALL_FINALLY enter the finally block, END_FINALLY ends it."""
+        e = self._end_finally_of(h)
+        end = e + 1
+        outer = list(self.stack)
+        slots: List[n.Expr] = []
+        prev = self.instrs[i - 1] if i > 0 else None
+        if prev is not None and prev.opname == "LOAD_CONST" and prev.argval is None and outer \
+                and isinstance(outer[-1], n.Const) and outer[-1].value is None and self._op(e + 1) == "POP_TOP":
+            # A finally body that returns or breaks keeps a slot below the finally state.
+            outer.pop()
+            self.stack.pop()
+            slots = [_token("finally-slot")]
+            end = e + 2
+        state = _token("finally-state")
+        finalbody = self._run_in(_Block("finally-handler", [state]), h, e, outer + slots + [state])
+        body_end = h - 2 if self._ops_at(h - 2, ("POP_BLOCK", "BEGIN_FINALLY")) else h
+        body = self._run_in(_Block("finally-body-call"), i + 1, body_end, outer + slots)
+        self.emit(self._finally_statement(body, finalbody))
+        return end
+
+    def _finally_statement(self, body: List[n.Stmt], finalbody: List[n.Stmt]) -> n.Try:
+        if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers \
+                and not body[0].star:
+            inner = body[0]
+            return n.Try(inner.body, inner.handlers, inner.orelse, finalbody)
+        return n.Try(body, [], [], finalbody)
+
+    def _finally_handler_end(self, h: int) -> Tuple[int, bool]:
+        """3.9+: the end of the exceptional copy of the finally body at `h`: the RERAISE it reaches
+        by ordinary control flow (handlers nested in it are reached only through exceptions), or,
+        when it never finishes, the end of what it reaches."""
+        instrs = self.instrs
+        limit = self.end
+        seen = set()
+        todo = [h]
+        reraise: Optional[int] = None
+        furthest = h
+        while todo:
+            k = todo.pop()
+            while h <= k < limit and k not in seen:
+                seen.add(k)
+                furthest = max(furthest, k)
+                ins = instrs[k]
+                op = ins.opname
+                if op == "RERAISE":
+                    reraise = k if reraise is None else min(reraise, k)
+                    break
+                if ins.is_jump and op not in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
+                    if h < ins.target < limit and not self._leaves_loop(ins.target):
+                        todo.append(ins.target)
+                    if op == "JUMP":
+                        break
+                if op in _TERMINAL:
+                    break
+                k += 1
+        if reraise is not None:
+            return reraise, True
+        return furthest + 1, False
+
+    def _leaves_loop(self, target: int) -> bool:
+        return any(target in loop.continue_targets or target == loop.break_target or target >= loop.exit
+                   for loop in self.loops)
+
+    def _match_finally_copy(self, k: int, start: int, end: int) -> Optional[int]:
+        """If [k, ...) repeats the finally body [start, end), return where the copy ends.
+
+        The exceptional copy also unwinds its own handler before a return/break inside the finally
+        body (`POP_TOP` x3, `POP_EXCEPT`), which the other copies lack."""
+        instrs = self.instrs
+        a, b = k, start
+        while b < end:
+            x = instrs[b]
+            if a >= len(instrs):
+                return None
+            y = instrs[a]
+            if x.opname == y.opname and (x.argval == y.argval or (x.is_jump and y.is_jump)):
+                a += 1
+                b += 1
+                continue
+            j = b
+            while j < end and (instrs[j].opname in _ROTATIONS or instrs[j].opname == "POP_TOP"):
+                j += 1
+            if j < end and instrs[j].opname == "POP_EXCEPT" and j > b:
+                b = j + 1
+                continue
+            return None
+        return a
+
+    def _try_finally_copies(self, i: int, h: int) -> int:
+        """3.9/3.10 try/finally: the finally body is copied onto every way out of the try body."""
+        fin_end, reraises = self._finally_handler_end(h)
+        outer = list(self.stack)
+        tokens = [_token("exc") for _ in range(6)]
+        finalbody = self._run_in(_Block("finally-handler", tokens), h, fin_end, outer + tokens)
+        end = fin_end + 1 if reraises else fin_end
+        instrs = self.instrs
+        body_end, after_copy = h, None
+        for pb in range(h - 1, i, -1):
+            if instrs[pb].opname != "POP_BLOCK":
+                continue
+            ce = self._match_finally_copy(pb + 1, h, fin_end)
+            if ce is None or ce > h:
+                continue
+            if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h):
+                body_end, after_copy = pb, ce
+            break
+        block = _Block("finally-body-copy", start=h, end=fin_end)
+        body = self._run_in(block, i + 1, body_end, list(outer))
+        self.emit(self._finally_statement(body, finalbody))
+        if after_copy is not None and after_copy < h:
+            jump = instrs[after_copy]
+            if not (after_copy + 1 == h and jump.opname == "JUMP" and jump.target == end):
+                for stmt in self.run_range(after_copy, h, list(outer)):
+                    self.emit(stmt)
+        return end
+
+    # --- with -----------------------------------------------------------------------------------
+
+    def op_SETUP_WITH(self, ins: Instr, i: int) -> int:
+        return self._with(ins, i, False)
+
+    def op_SETUP_ASYNC_WITH(self, ins: Instr, i: int) -> int:
+        return self._with(ins, i, True)
+
+    def _with(self, ins: Instr, i: int, is_async: bool) -> int:
+        instrs = self.instrs
+        manager = self.pop()
+        if is_async:
+            if isinstance(manager, n.Await):
+                manager = manager.value
+            if not isinstance(manager, _AsyncContext):
+                raise self.fail(ins, "async with without BEFORE_ASYNC_WITH")
+            manager = manager.value
+        h = ins.target
+        awaits = 3 if is_async else 0
+        if self._op(h) == "WITH_CLEANUP_START":
+            end = h + 3 + awaits
+            if self._op(end - 1) != "END_FINALLY":
+                raise self.fail(instrs[h], "unrecognised with cleanup")
+            body_end = h - 2 if self._ops_at(h - 2, ("POP_BLOCK", "BEGIN_FINALLY")) else h
+            tail: Optional[Tuple[int, int]] = None
+        elif self._op(h) == "WITH_EXCEPT_START":
+            end = h + 8 + awaits
+            if not self._ops_at(end - 5, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")):
+                raise self.fail(instrs[h], "unrecognised with cleanup")
+            body_end, tail = h, None
+            for pb in range(h - 1, i, -1):
+                if instrs[pb].opname != "POP_BLOCK":
+                    continue
+                j = pb + 1
+                if self._ops_at(j, _EXIT_CALL) and instrs[j].argval is None:
+                    j += 4 + awaits
+                    if self._op(j) == "POP_TOP":
+                        j += 1
+                        if j == h or (j + 1 == h and instrs[j].opname == "JUMP") or self._is_copy(j, h):
+                            body_end, tail = pb, (j, h)
+                break
+        else:
+            raise self.fail(instrs[h], "unrecognised with handler")
+        outer = list(self.stack)
+        exit_slot = m.WithExit()
+        self.for_targets.append(None)
+        try:
+            body = self._run_in(_Block("with", [exit_slot]), i + 1, body_end,
+                                outer + [exit_slot, m.Sentinel("for-target")])
+            target = self.for_targets[-1]
+        finally:
+            self.for_targets.pop()
+        items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(manager, target)]
+        if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:
+            items += body[0].items
+            body = body[0].body
+        self.emit(n.With(items, body, is_async))
+        if tail is not None and tail[0] < tail[1]:
+            jump = instrs[tail[0]]
+            if not (tail[0] + 1 == tail[1] and jump.opname == "JUMP" and jump.target == end):
+                for stmt in self.run_range(tail[0], tail[1], list(outer)):
+                    self.emit(stmt)
+        return end
+
+    # --- async for ------------------------------------------------------------------------------
+
+    def async_for_loop(self, h: int) -> int:
+        """`async for` before 3.11: SETUP_FINALLY around GET_ANEXT, END_ASYNC_FOR at the handler."""
+        from depyf.decompiler.control import LoopInfo, _drop_trailing_continue
+        instrs = self.instrs
+        ins = instrs[h]
+        if not self._ops_at(h + 1, ("GET_ANEXT", "LOAD_CONST", "YIELD_FROM", "POP_BLOCK")):
+            raise self.fail(ins, "unrecognised async for loop")
+        handler = ins.target
+        if self._op(handler) != "END_ASYNC_FOR":
+            raise self.fail(ins, "async for loop without END_ASYNC_FOR")
+        iterator = self.pop()
+        iterable = iterator.value if isinstance(iterator, m.Iterator) else iterator
+        if not isinstance(iterator, m.Iterator):
+            iterator = m.Iterator(iterator, is_async=True)
+        j = self.loop_end[h]
+        body_start = h + 5
+        body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
+        real_exit = max(handler + 1, j + 1)
+        break_target = self._break_target(body_start, body_end, real_exit, {j})
+        info = LoopInfo({h}, break_target, real_exit, body_end)
+        self.loops.append(info)
+        self.active_loops.add(h)
+        self.for_targets.append(None)
+        try:
+            body = self.run_range(body_start, body_end, list(self.stack) + [iterator, m.Sentinel("for-target")])
+            target = self.for_targets[-1]
+        finally:
+            self.loops.pop()
+            self.active_loops.discard(h)
+            self.for_targets.pop()
+        if target is None:
+            raise self.fail(ins, "async for loop without a target")
+        _drop_trailing_continue(body)
+        orelse: List[n.Stmt] = []
+        after = real_exit
+        if break_target is not None and real_exit < break_target <= self.end:
+            orelse = self.run_range(real_exit, break_target, list(self.stack))
+            after = break_target
+        loop = n.For(target, iterable, body, orelse, True)
+        comprehension = self.comprehension_from_loop(loop) if not orelse else None
+        if comprehension is not None and comprehension[0] is not None:
+            acc, expr = comprehension
+            for k in range(len(self.stack) - 1, -1, -1):
+                if self.stack[k] is acc:
+                    self.stack[k] = expr
+                    return after
+        self.emit(loop)
+        return after
