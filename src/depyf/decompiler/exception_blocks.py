@@ -246,7 +246,9 @@ class BlockExceptionRules:
     def op_POP_BLOCK(self, ins: Instr, i: int) -> int:
         return self._unwind(ins, i)
 
-    def op_POP_EXCEPT(self, ins: Instr, i: int) -> int:
+    def op_POP_EXCEPT(self, ins: Instr, i: int) -> Optional[int]:
+        if self.version.has_exception_table:
+            return super().op_POP_EXCEPT(ins, i)  # type: ignore[misc]
         return self._unwind(ins, i)
 
     def op_POP_FINALLY(self, ins: Instr, i: int) -> int:
@@ -276,15 +278,20 @@ class BlockExceptionRules:
     def op_END_ASYNC_FOR(self, ins: Instr, i: int) -> int:
         raise self.fail(ins, "end of an async for loop outside the loop")
 
-    def op_BEFORE_ASYNC_WITH(self, ins: Instr, i: int) -> None:
+    def op_BEFORE_ASYNC_WITH(self, ins: Instr, i: int) -> Optional[int]:
+        if self.version.has_exception_table:
+            return super().op_BEFORE_ASYNC_WITH(ins, i)  # type: ignore[misc]
         self.stack.append(_AsyncContext(self.pop()))
+        return None
 
     # --- try ----------------------------------------------------------------------------------
 
     def op_SETUP_FINALLY(self, ins: Instr, i: int) -> int:
         h = ins.target
         if self._op(i + 1) == "GET_ANEXT":
-            raise self.fail(ins, "async for loop outside a loop header")
+            if i in self.active_loops:
+                raise self.fail(ins, "async for loop header reached twice")
+            return self.async_for_loop(i)  # a loop whose body never goes back (no back edge)
         if self._op(h) == "DUP_TOP" or self._ops_at(h, ("POP_TOP", "POP_TOP", "POP_TOP")):
             return self._try_except(i, h)
         if self.version.uses_call_finally:
@@ -672,7 +679,7 @@ class BlockExceptionRules:
         iterable = iterator.value if isinstance(iterator, m.Iterator) else iterator
         if not isinstance(iterator, m.Iterator):
             iterator = m.Iterator(iterator, is_async=True)
-        j = self.loop_end[h]
+        j = self.loop_end.get(h, handler - 1)
         body_start = h + 5
         body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
         real_exit = max(handler + 1, j + 1)
