@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.expressions import negate
+from depyf.decompiler.expressions import AssertionErrorName, negate
 from depyf.decompiler.instructions import Instr
 
 COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
@@ -22,13 +22,16 @@ COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NO
 class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
-    __slots__ = ("continue_targets", "break_target", "exit", "body_end")
+    __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end")
 
-    def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int) -> None:
+    def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
+                 natural_end: Optional[int] = None) -> None:
         self.continue_targets = continue_targets
         self.break_target = break_target
         self.exit = exit
         self.body_end = body_end
+        # The back jump that is just the end of the body (no `continue` statement of its own).
+        self.natural_end = body_end - 1 if natural_end is None else natural_end
 
 
 class _Atom:
@@ -152,7 +155,7 @@ class ControlRules:
                     if not (ins.opname == "COPY" or i in self.fall_override):
                         return None
                 if ins.opname in ("RETURN_VALUE", "FOR_ITER", "SETUP_FINALLY", "SETUP_WITH", "YIELD_VALUE") \
-                        or i in self.loop_end:
+                        or (i in self.loop_end and i != start):
                     return None
                 if i != start and len(self.jump_sources.get(i, ())) and not self._inner_target(i, start):
                     return None
@@ -298,7 +301,7 @@ class ControlRules:
             self.emit(n.If(cond, body, orelse))
             return else_end
         body = self.run_range(fall, false_target, list(self.stack))
-        self.emit(n.If(cond, body, []))
+        self.emit(_as_assert(cond, body) or n.If(cond, body, []))
         return false_target
 
     op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE
@@ -338,7 +341,7 @@ class ControlRules:
         target = ins.target
         for loop in reversed(self.loops):
             if target in loop.continue_targets:
-                if i != loop.body_end - 1 or loop is not self.loops[-1]:
+                if i != loop.natural_end or loop is not self.loops[-1]:
                     self.emit(n.Continue())
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
             if target == loop.break_target or (loop.break_target is None and target >= loop.exit):
@@ -408,6 +411,8 @@ class ControlRules:
             return h  # not a loop
         if ins.opname == "SETUP_FINALLY":
             return self.async_for_loop(h)  # 3.8-3.10 `async for` (exception_blocks)
+        if ins.opname == "GET_ANEXT":
+            return self.async_for_table_loop(h)  # 3.11+ `async for` (exception_table)
         # A test at the header that leaves the loop: `while test:`.
         j = self.loop_end[h]
         self.active_loops.add(h)
@@ -459,6 +464,7 @@ class ControlRules:
             continue_targets.add(top_test[0])
         back = self.instrs[j]
         body_end = j
+        explicit_continue = False
         exclude: Set[int] = {j}
         if top_test is not None:
             test_len = top_test[1] - top_test[0]
@@ -472,12 +478,17 @@ class ControlRules:
                 continue_targets.add(bottom)
             elif back.opname in COND_JUMPS:
                 raise self.fail(back, "loop test at the bottom does not match the top")
+            elif self.version.while_condition_duplicated:
+                # No copy of the test at the bottom: the body ends in an explicit `continue`.
+                body_end = j + 1
+                explicit_continue = True
             exclude.update(range(top_test[0], top_test[1]))
         if h != body_start:
             continue_targets.add(body_start)
         real_exit = max(exit, j + 1)
         break_target = self._break_target(body_start, body_end, real_exit, exclude)
-        info = LoopInfo(continue_targets, break_target, real_exit, body_end)
+        info = LoopInfo(continue_targets, break_target, real_exit, body_end,
+                        natural_end=-1 if explicit_continue else None)
         self.loops.append(info)
         self.active_loops.add(h)
         try:
@@ -485,7 +496,8 @@ class ControlRules:
         finally:
             self.loops.pop()
             self.active_loops.discard(h)
-        _drop_trailing_continue(body)
+        if not explicit_continue:
+            _drop_trailing_continue(body)
         orelse: List[n.Stmt] = []
         after = real_exit
         if break_target is not None and break_target > real_exit and break_target <= self.end:
@@ -582,6 +594,8 @@ class ControlRules:
     def op_SWAP(self, ins: Instr, i: int) -> Optional[int]:
         if ins.arg == 2 and self.chain_compare_start(i):
             return self.chained_compare(i)
+        if ins.arg in (2, 3) and self.parallel_assignment(i + 1, ins.arg):
+            return None
         s = self.stack
         s[-1], s[-ins.arg] = s[-ins.arg], s[-1]
         return None
@@ -658,6 +672,18 @@ class ControlRules:
             return k
         self.skip[cleanup] = cleanup + 2
         return k
+
+
+def _as_assert(cond: n.Expr, body: List[n.Stmt]) -> Optional[n.Stmt]:
+    """`if not test: raise AssertionError(msg)` from LOAD_ASSERTION_ERROR is `assert test, msg`."""
+    if len(body) != 1 or not isinstance(body[0], n.Raise) or body[0].cause is not None:
+        return None
+    exc = body[0].exc
+    if isinstance(exc, AssertionErrorName):
+        return n.Assert(demorgan_not(cond), None)
+    if isinstance(exc, n.Call) and isinstance(exc.func, AssertionErrorName) and len(exc.args) == 1:
+        return n.Assert(demorgan_not(cond), exc.args[0])
+    return None
 
 
 def _drop_trailing_continue(body: List[n.Stmt]) -> None:

@@ -20,11 +20,21 @@ UNARY_OPS = {"UNARY_NEGATIVE": "-", "UNARY_POSITIVE": "+", "UNARY_INVERT": "~", 
 CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
 
+_NEGATED_COMPARISONS = {"is": "is not", "is not": "is", "in": "not in", "not in": "in"}
+
+
 def negate(e: n.Expr) -> n.Expr:
-    """`not e`, folding a double negation."""
+    """`not e`, folded the way the compiler folds it (`not a is b` is `a is not b`)."""
     if isinstance(e, n.UnaryOp) and e.op == "not":
         return e.operand
+    if isinstance(e, n.Compare) and len(e.ops) == 1 and e.ops[0] in _NEGATED_COMPARISONS:
+        return n.Compare(e.left, [_NEGATED_COMPARISONS[e.ops[0]]], e.comparators)
     return n.UnaryOp("not", e)
+
+
+class AssertionErrorName(n.Name):
+    """`AssertionError` as loaded by an assert statement (LOAD_ASSERTION_ERROR)."""
+    __slots__ = ()
 
 
 class ExpressionRules:
@@ -83,7 +93,7 @@ class ExpressionRules:
             self.stack.append(m.NULL)
 
     def op_LOAD_ASSERTION_ERROR(self, ins: Instr, i: int) -> None:
-        self.stack.append(n.Name("AssertionError"))
+        self.stack.append(AssertionErrorName("AssertionError"))
 
     def op_LOAD_BUILD_CLASS(self, ins: Instr, i: int) -> None:
         self.stack.append(m.BuildClass())
@@ -109,10 +119,15 @@ class ExpressionRules:
         self.stack.extend(self.stack[-2:])
 
     def op_ROT_TWO(self, ins: Instr, i: int) -> None:
+        if self.parallel_assignment(i + 1, 2):
+            return
         s = self.stack
         s[-1], s[-2] = s[-2], s[-1]
 
-    def op_ROT_THREE(self, ins: Instr, i: int) -> None:
+    def op_ROT_THREE(self, ins: Instr, i: int) -> Optional[int]:
+        nxt = self.instrs[i + 1] if i + 1 < len(self.instrs) else None
+        if nxt is not None and nxt.opname == "ROT_TWO" and self.parallel_assignment(i + 2, 3):
+            return i + 2
         s = self.stack
         s[-1], s[-2], s[-3] = s[-2], s[-3], s[-1]
 

@@ -108,6 +108,8 @@ class Printer:
 
     def expr(self, e: n.Expr, need: int = TEST) -> str:
         render = self._expr.get(type(e))
+        if render is None and isinstance(e, n.Name):
+            render = self._expr[n.Name]
         if render is None:
             if self.resolve is None:
                 raise TypeError(f"cannot print {type(e).__name__}")

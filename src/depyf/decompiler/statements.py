@@ -6,6 +6,9 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import Instr
 
 
+_SIMPLE_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
+
+
 class StatementRules:
     """Statement-producing instruction handlers; mixed into `builder.CodeBuilder`."""
 
@@ -53,6 +56,29 @@ class StatementRules:
                 return
         self.emit(n.Assign([target], self.finish_expr(value)))
 
+    def parallel_assignment(self, nxt: int, count: int) -> bool:
+        """`a, b = x, y`: the compiler swaps the values instead of building a tuple.
+
+        Called at the swap; `nxt` is the first instruction after it. When stores follow, the top
+        `count` values become the slots of one tuple assignment.
+        """
+        if len(self.stack) < count or nxt >= len(self.instrs):
+            return False
+        values = self.stack[-count:]
+        if any(isinstance(v, m.MARKER_TYPES) for v in values):
+            return False
+        if len({id(v) for v in values}) != count:
+            return False
+        first = self.instrs[nxt]
+        if not first.opname.startswith("STORE_"):
+            window = self.instrs[nxt:nxt + 5]
+            if not first.opname.startswith("LOAD_") or \
+                    not any(w.opname in ("STORE_ATTR", "STORE_SUBSCR") for w in window):
+                return False
+        group = m.UnpackGroup(n.Tuple_(values), count)
+        self.stack[-count:] = [m.UnpackSlot(group, pos) for pos in reversed(range(count))]
+        return True
+
     def _fill_slot(self, slot: m.UnpackSlot, target: n.Expr) -> None:
         group = slot.group
         group.targets[slot.position] = target
@@ -67,8 +93,35 @@ class StatementRules:
         else:
             self.emit(n.Assign([tuple_target], self.finish_expr(group.value)))
 
-    def op_STORE_FAST(self, ins: Instr, i: int) -> None:
+    def op_STORE_FAST(self, ins: Instr, i: int) -> Optional[int]:
+        count = self._reordered_stores(i)
+        if count:
+            values = self.popn(count)
+            targets = [n.Name(self.instrs[k].argval) for k in range(i + count - 1, i - 1, -1)]
+            self.emit(n.Assign([n.Tuple_(targets)], n.Tuple_([self.finish_expr(v) for v in values])))
+            return i + count
         self.store(n.Name(ins.argval), self.pop())
+        return None
+
+    def _reordered_stores(self, i: int) -> int:
+        """`a, b = x, y` compiled with its swap optimised away: x, y pushed, then b and a stored.
+
+        Returns how many consecutive simple stores at `i` take plain values off the stack (0 if
+        this is not such an assignment).
+        """
+        instrs = self.instrs
+        count = 0
+        while i + count < len(instrs) and instrs[i + count].opname in _SIMPLE_STORES and \
+                (count == 0 or not self.jump_sources.get(i + count)):
+            count += 1
+        count = min(count, len(self.stack))
+        while count >= 2:
+            values = self.stack[-count:]
+            if all(not isinstance(v, m.MARKER_TYPES) and not (isinstance(v, n.NamedExpr) and id(v) in self.chained)
+                   for v in values) and len({id(v) for v in values}) == count:
+                return count
+            count -= 1
+        return 0
 
     op_STORE_NAME = op_STORE_GLOBAL = op_STORE_DEREF = op_STORE_FAST
 
