@@ -32,7 +32,8 @@ _VALUE_OPS = frozenset({
     "BUILD_TUPLE", "LOAD_SMALL_INT",
 })
 # How many values each consumer of a value run takes above the subject.
-_VALUE_CONSUMERS = {"COMPARE_OP": 1, "IS_OP": 1, "MATCH_CLASS": 2, "MATCH_KEYS": 1}
+_VALUE_CONSUMERS = {"COMPARE_OP": 1, "IS_OP": 1, "MATCH_CLASS": 2, "MATCH_KEYS": 1, "BINARY_SUBSCR": 1,
+                    "BINARY_SUBTRACT": 1, "BINARY_OP": 1}
 # Instructions that may start a pattern right after the subject is copied.
 _PATTERN_STARTS = frozenset({
     "MATCH_SEQUENCE", "MATCH_MAPPING", "COPY", "DUP_TOP", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_IF_NONE",
@@ -334,16 +335,19 @@ class PatternRules:
                 break
             assert case.next_case is not None
             i = case.next_case
-        if not any(c.root.has_structure() for c in reads):
-            raise _NotAPattern()  # only captures: chained assignment or a plain statement
+        if len(reads) == 1 and reads[0].guard is None and not reads[0].root.has_structure():
+            raise _NotAPattern()  # only captures: a chained assignment or a plain statement
         last = reads[-1]
-        # Where the bodies jump when they finish: the end of the statement.
+        # Where the bodies jump when they finish: the end of the statement (a jump out of a loop is a
+        # `break`, and one to its head may be a `continue`, not the end).
+        loop_targets = self._loop_targets()
         ends = []
         for case in reads:
             be = case.body_end
             if be is not None and be > case.body_start:
                 tail = self.instrs[be - 1]
-                if tail.opname == "JUMP" and tail.target is not None and tail.target >= be:
+                if tail.opname == "JUMP" and tail.target is not None and tail.target >= be \
+                        and tail.target not in loop_targets:
                     ends.append(tail.target)
         default_body: Optional[List[n.Stmt]] = None
         if last.next_case is None:
@@ -364,18 +368,18 @@ class PatternRules:
         cases: List[n.MatchCase] = []
         printer = _PatternPrinter(self.render)
         for case in reads:
-            body = self._case_body(case, base)
+            body = self._case_body(case, base, after)
             cases.append(n.MatchCase(printer.text(case.root), case.guard, body))
         if default_body is not None:
             cases.append(n.MatchCase("_", None, default_body))
         return n.Match(n.Const(None), cases), after
 
-    def _case_body(self, case: _CaseRead, base: List[n.Expr]) -> List[n.Stmt]:
+    def _case_body(self, case: _CaseRead, base: List[n.Expr], after: int) -> List[n.Stmt]:
         start, end = case.body_start, case.body_end
         assert end is not None
         if end > start:
             tail = self.instrs[end - 1]
-            if tail.opname == "JUMP" and tail.target is not None and tail.target >= end:
+            if tail.opname == "JUMP" and tail.target == after and after not in self._loop_targets():
                 end -= 1
         body = self.run_range(start, end, list(base)) if end > start else []
         return body or [n.Pass()]
@@ -497,11 +501,38 @@ class PatternRules:
                     raise _NotAPattern()
             nexts.add(target + pops)
             first = target if first is None else min(first, target)
-        if len(nexts) != 1:
+        if len(nexts) > 1 and not self._same_exit_blocks(sorted(nexts)):
             raise _NotAPattern()
-        case.next_case = nexts.pop()
+        # The code after a statement that only returns may have been copied for each way into it;
+        # the last copy stands for the code after the match, the others are never reached.
+        case.next_case = max(nexts)
         if case.body_end is None:
             case.body_end = first
+
+    def _same_exit_blocks(self, starts: List[int]) -> bool:
+        """Are the blocks at `starts` copies of one short block that ends the function?"""
+        instrs = self.instrs
+        shapes = []
+        for k in starts:
+            shape = []
+            while k < len(instrs) and instrs[k].opname not in _TERMINAL:
+                if instrs[k].is_jump or len(shape) > _MAX_INLINE_TAIL:
+                    return False
+                shape.append((instrs[k].opname, repr(instrs[k].argval)))
+                k += 1
+            if k >= len(instrs):
+                return False
+            shape.append((instrs[k].opname, repr(instrs[k].argval)))
+            shapes.append(shape)
+        return all(s == shapes[0] for s in shapes)
+
+    def _loop_targets(self) -> set:
+        targets = set()
+        for loop in self.loops:
+            targets |= loop.continue_targets
+            if loop.break_target is not None:
+                targets.add(loop.break_target)
+        return targets
 
     # --- helpers for _Sim -------------------------------------------------------------------------
 
@@ -525,8 +556,17 @@ class PatternRules:
             k += 1
         if k == i or k >= len(instrs):
             return None
-        need = _VALUE_CONSUMERS.get(instrs[k].opname)
-        if need is None or not below or not isinstance(below[-1], (_Subj, _Len)):
+        consumer = instrs[k].opname
+        need = _VALUE_CONSUMERS.get(consumer)
+        if need is None or not below:
+            return None
+        if consumer in ("BINARY_SUBTRACT", "BINARY_OP"):
+            if not isinstance(below[-1], _Len):
+                return None
+        elif consumer == "BINARY_SUBSCR":
+            if not isinstance(below[-1], (_Subj, _Parts)):
+                return None
+        elif not isinstance(below[-1], (_Subj, _Len)):
             return None
         saved_stack, saved_end = self.stack, self.end
         self.stack = []
