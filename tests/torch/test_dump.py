@@ -50,6 +50,45 @@ def test_debug_runs_from_dumped_files(name: str, backend: str) -> None:
     assert out.debug_same
     if any(f.endswith(("_graph.py", "_code.py")) for f in out.files):
         assert out.debug_hits, "no code ran from the dump folder under debug()"
+    if any(f.startswith("__transformed_code_0_for_") for f in out.files) and hasattr(out.fn, "__code__"):
+        # Dynamo's transformed code of the first frame runs from its dumped file.
+        assert any(f.startswith("__transformed_code_") for f in out.debug_hits), out.debug_hits
+
+
+def test_pdb_stops_in_dumped_files() -> None:
+    """Drive pdb: breakpoints in the transformed code and in the graph file stop, with locals."""
+    import io
+    import pdb
+
+    import torch
+
+    from helpers import fresh
+    from programs import PROGRAMS, toy_example
+
+    program = PROGRAMS["toy"]
+    fn, compiled = fresh(program, "eager")
+    folder = os.path.join(outcome("toy", "eager").folder, "..", "pdb")
+    with depyf.prepare_debug(folder) as folder:
+        for args, kwargs in program.calls():
+            compiled(*args, **kwargs)
+    targets = []
+    for name, needle in (("__transformed_code_0_for_toy_example.py", "__compiled_fn"), ("__compiled_fn_0.captured_graph.py", "torch.abs")):
+        path = os.path.join(folder, name)
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        targets.append((path, next(i + 1 for i, l in enumerate(lines) if needle in l and not l.lstrip().startswith("#"))))
+    out = io.StringIO()
+    debugger = pdb.Pdb(stdin=io.StringIO("continue\np sorted(locals())\ncontinue\np sorted(locals())\ncontinue\n"), stdout=out)
+    for path, line in targets:
+        debugger.set_break(path, line)
+    args = (torch.ones(10), torch.ones(10))
+    with depyf.debug():
+        got = debugger.runcall(compiled, *args)
+    assert torch.equal(got, toy_example(*args))
+    text = out.getvalue()
+    for path, line in targets:
+        assert f"{path}({line})" in text, text
+    assert "['a', 'b']" in text and "l_a_" in text, text
 
 
 def test_full_code_has_seed_structure() -> None:

@@ -292,11 +292,17 @@ class BlockExceptionRules:
             if i in self.active_loops:
                 raise self.fail(ins, "async for loop header reached twice")
             return self.async_for_loop(i)  # a loop whose body never goes back (no back edge)
-        if self._op(h) == "DUP_TOP" or self._ops_at(h, ("POP_TOP", "POP_TOP", "POP_TOP")):
+        if self._op(h) == "DUP_TOP" or (self._ops_at(h, ("POP_TOP", "POP_TOP", "POP_TOP"))
+                                        and not self._finally_exit_at(h)):
             return self._try_except(i, h)
         if self.version.uses_call_finally:
             return self._try_finally_calls(i, h)
         return self._try_finally_copies(i, h)
+
+    def _finally_exit_at(self, h: int) -> bool:
+        """3.9+: a finally body that starts with return/break unwinds its handler at once
+        (`POP_TOP` x3; `POP_EXCEPT`), which only a bare `except: pass` resembles, and that one jumps."""
+        return self._op(h + 3) == "POP_EXCEPT" and self._op(h + 4) != "JUMP"
 
     def _body_exit(self, start: int, h: int) -> Tuple[int, Exit]:
         """Where the protected body [start, h) ends normally, and how it leaves."""
@@ -326,6 +332,16 @@ class BlockExceptionRules:
             elif t not in (hend, end) and t < self.end:
                 body_exit = ("tail", h - 1, h)
         tails = [(k, e) for k, e in enumerate(exits) if e is not None and e[0] == "tail"]
+        if body_exit is not None and body_exit[0] == "jump" and body_exit[1] == hend == end and tails:
+            # 3.10 copies the small block after the statement into the handlers' ways out; the
+            # original stays where the else part falls into it.
+            span = (tails[0][1][1], tails[0][1][2])
+            for p in range(hend, self.end - (span[1] - span[0]) + 1):
+                if self._same_code(span, (p, p + span[1] - span[0])):
+                    end = p
+                    orelse = self.run_range(hend, end, list(outer))
+                    tails = [(k, e) for k, e in tails if not self._same_code(span, (e[1], e[2]))]
+                    break
         if body_exit is not None and body_exit[0] == "tail":
             span = (body_exit[1], body_exit[2])
             stmts = self.run_range(span[0], span[1], list(outer))
@@ -452,7 +468,7 @@ class BlockExceptionRules:
         """Where a final bare `except:` body ends (its range has no marker after 3.9's dead code
         removal), and where the handler chain ends."""
         instrs = self.instrs
-        limit = self.end
+        limit = max(self.end, min((loop.exit for loop in self.loops), default=len(instrs)))
         for k in range(start + 1, limit):
             if any(src < h for src in self.jump_sources.get(k, ())):
                 return k, k
@@ -515,7 +531,7 @@ class BlockExceptionRules:
         by ordinary control flow (handlers nested in it are reached only through exceptions), or,
         when it never finishes, the end of what it reaches."""
         instrs = self.instrs
-        limit = self.end
+        limit = len(instrs)  # 3.10 may place the handler after the end of an enclosing loop body
         seen = set()
         todo = [h]
         reraise: Optional[int] = None
@@ -540,6 +556,8 @@ class BlockExceptionRules:
                 k += 1
         if reraise is not None:
             return reraise, True
+        if self._op(furthest + 1) == "RERAISE" and not self.jump_sources.get(furthest + 1):
+            return furthest + 1, True  # left behind after a finally body that never finishes
         return furthest + 1, False
 
     def _leaves_loop(self, target: int) -> bool:

@@ -414,7 +414,7 @@ class PatternRules:
                 raise _NotAPattern()
             case.body_start, case.body_end = body_start, body_end
             case.fails = sim.fails
-            self._finish_fails(case, 0, j)
+            self._finish_fails(case, 1 if dup else 0, body_start)
             return case
         depth = len(sim.stack)
         if dup and depth == 0 and sim.last_pop != "POP_TOP":

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from depyf.dump.writer import DumpWriter
 from depyf.dynamo import adapter
 from depyf.dynamo.capture import CaptureSession, FrameRecord, GraphRecord
-from depyf.dynamo.debuggable import compile_like, swap_forward, swap_function_codes, wrap_for_layout
+from depyf.dynamo.debuggable import compile_like, remap_lines, swap_forward, swap_function_codes, wrap_for_layout
 from depyf.dynamo.decompile import report_problems, safe_decompile
 from depyf.dynamo.names import identifier
 from depyf.explain.render import Explainer, GraphArtifacts, dig_graph
@@ -72,12 +72,27 @@ class DumpLayout:
             return None
         source = wrap_for_layout(text, stem, record.new_code)
         code, why = compile_like(header + source, stem, record.new_code, path)
-        self.writer.write_py(name, header + source)
-        if code is None:
+        if code is not None:
+            self.writer.write_py(name, header + source)
+            record.debuggable = True
+            return code
+        # Not bytecode-equal: keep Dynamo's own bytecode (exact semantics) and point its lines at
+        # the statements of this file that show each step, so breakpoints here still stop.
+        note = _comment_block(
+            [
+                "Under depyf.debug(), Dynamo's own bytecode runs with its lines mapped onto this file",
+                f"(the decompiled text is not bytecode-identical: {why[:300]}).",
+            ]
+        )
+        full = header + note + text
+        self.writer.write_py(name, full)
+        def_line = next((i + 1 for i, line in enumerate(full.splitlines()) if line.startswith(f"def {stem}(")), 1)
+        remapped = remap_lines(record.new_code, full, path, def_line)
+        if remapped is None:
             self.problems.append(f"{stem}: not used for debugging ({why})")
             return None
         record.debuggable = True
-        return code
+        return remapped
 
     def on_graph(self, record: GraphRecord) -> None:
         name = self.writer.unique_name(f"{record.stable}.{record.kind}")

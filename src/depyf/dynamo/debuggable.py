@@ -12,6 +12,8 @@ Two cases:
 """
 from __future__ import annotations
 
+import dis
+import re
 import textwrap
 import types
 from typing import Dict, Iterator, List, Optional, Tuple
@@ -67,10 +69,15 @@ def compile_like(source: str, name: str, reference: types.CodeType, path: str) -
     candidate = find_code(module_code, name)
     if candidate is None:
         return None, f"no function {name} in the source"
+    # Dynamo keeps the frame's name; the dumped file's function name is only for readers.
+    renamed = {"co_name": reference.co_name}
+    if hasattr(reference, "co_qualname"):
+        renamed["co_qualname"] = reference.co_qualname
+    candidate = candidate.replace(**renamed)
     problem = layout_problem(candidate, reference)
     if problem is not None:
         return None, problem
-    return candidate.replace(co_name=reference.co_name, co_qualname=reference.co_qualname) if hasattr(reference, "co_qualname") else candidate.replace(co_name=reference.co_name), ""
+    return candidate, ""
 
 
 def swap_function_codes(namespace: Dict[str, object], source: str, path: str) -> List[Tuple[types.FunctionType, types.CodeType]]:
@@ -119,3 +126,121 @@ def swap_forward(gm_forward: types.FunctionType, source: str, path: str) -> Opti
     old = gm_forward.__code__
     gm_forward.__code__ = new
     return gm_forward, old
+
+
+# ------------------------------------------------------------------------------------------------
+# Dynamo's own bytecode, with its lines mapped onto a dumped file
+# ------------------------------------------------------------------------------------------------
+
+_KEYED_OPS = {
+    "STORE_FAST": "argval",
+    "STORE_DEREF": "argval",
+    "STORE_GLOBAL": "argval",
+    "DELETE_FAST": "argval",
+    "LOAD_GLOBAL": "argval",
+    "LOAD_ATTR": "argval",
+    "LOAD_METHOD": "argval",
+    "STORE_ATTR": "argval",
+}
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def _line_tokens(lines: List[str]) -> List[set]:
+    out = []
+    for line in lines:
+        code = line.split("#", 1)[0]
+        out.append(set(_IDENT.findall(code)))
+    return out
+
+
+def _instruction_key(ins: "dis.Instruction") -> Optional[str]:
+    if ins.opname in _KEYED_OPS and isinstance(ins.argval, str):
+        return ins.argval
+    if ins.opname in ("RETURN_VALUE", "RETURN_CONST"):
+        return "return"
+    if ins.opname == "RAISE_VARARGS":
+        return "raise"
+    return None
+
+
+def instruction_lines(code: types.CodeType, source: str, first_line: int) -> Dict[int, int]:
+    """Map each instruction offset of ``code`` to a line of ``source`` that shows it.
+
+    The lines are found by aligning, in order, the names instructions store, delete, load as
+    globals or attributes (and returns) with the first later source line that mentions them.
+    Instructions without such a name stay on the line of the instruction before.
+    """
+    lines = source.splitlines()
+    tokens = _line_tokens(lines)
+    current = max(first_line, 1)
+    out: Dict[int, int] = {}
+    for ins in dis.get_instructions(code):
+        key = _instruction_key(ins)
+        if key is not None:
+            for lineno in range(current, len(lines) + 1):
+                if key in tokens[lineno - 1]:
+                    current = lineno
+                    break
+        out[ins.offset] = current
+    return out
+
+
+def _svarint(value: int) -> bytes:
+    value = (-value << 1) | 1 if value < 0 else value << 1
+    out = bytearray()
+    while True:
+        chunk = value & 0x3F
+        value >>= 6
+        if value:
+            out.append(chunk | 0x40)
+        else:
+            out.append(chunk)
+            return bytes(out)
+
+
+def encode_location_table(code: types.CodeType, offset_lines: Dict[int, int]) -> bytes:
+    """A location table (the format of Python 3.11+) giving each code unit a line, no columns."""
+    units = len(code.co_code) // 2
+    starts = sorted(offset_lines)
+    per_unit: List[int] = []
+    idx = 0
+    line = code.co_firstlineno
+    for unit in range(units):
+        offset = unit * 2
+        while idx < len(starts) and starts[idx] <= offset:
+            line = offset_lines[starts[idx]]
+            idx += 1
+        per_unit.append(line)
+    table = bytearray()
+    previous = code.co_firstlineno
+    i = 0
+    while i < units:
+        line = per_unit[i]
+        length = 1
+        while i + length < units and length < 8 and per_unit[i + length] == line:
+            length += 1
+        table.append(0x80 | (13 << 3) | (length - 1))  # 13: "line only" entries
+        table += _svarint(line - previous)
+        previous = line
+        i += length
+    return bytes(table)
+
+
+def remap_lines(reference: types.CodeType, source: str, path: str, first_line: int) -> Optional[types.CodeType]:
+    """``reference`` unchanged but for its file name and line table, which point into ``path``.
+
+    The bytecode is Dynamo's own, so the program computes exactly what it did; a debugger stops at
+    the lines of ``source`` that show each step. Needs the 3.11+ location table (``co_positions``).
+    """
+    if not hasattr(reference, "co_positions"):
+        return None
+    mapping = instruction_lines(reference, source, first_line)
+    table = encode_location_table(reference, mapping)
+    candidate = reference.replace(co_filename=path, co_linetable=table, co_firstlineno=reference.co_firstlineno)
+    if candidate.co_code != reference.co_code:
+        return None
+    # The table must decode to the lines we meant; otherwise keep Dynamo's code as it is.
+    decoded = {ins.offset: ins.positions.lineno for ins in dis.get_instructions(candidate) if ins.positions}
+    if any(decoded.get(off) not in (None, mapping[off]) for off in mapping):
+        return None
+    return candidate

@@ -1,0 +1,588 @@
+"""try/except/finally, with and async for on 3.11+, read from the exception table.
+
+3.11 dropped the SETUP_* instructions: a protected range is only an entry of the exception table
+(`Bytecode.regions`, flattened so that every instruction has at most its innermost handler). The
+source constructs are recovered in three steps:
+
+* every handler target gets a *kind* from its first instructions (a try handler starts with
+  PUSH_EXC_INFO, a with handler continues with WITH_EXCEPT_START, `COPY 3; POP_EXCEPT; RERAISE 1`
+  is the cleanup that restores the previous exception, and so on);
+* the *chain* of an instruction lists the try/with handlers that enclose it, innermost first: the
+  handler of its own region, then the handler of the region that protects that handler's code
+  (through its cleanup block), and so on outwards. A try statement starts at the first instruction
+  whose chain names its handler;
+* the statement is then cut into body, handlers, else and finally parts. Code the compiler
+  generates on its own (the copies of a finally body before each exit, the `__exit__` call of a
+  with statement, the `e = None; del e` after `except E as e`) is registered in `self.skip` so the
+  builder steps over it, and so is each handler's code once it has been read (3.12+ moves that
+  code to the end of the function).
+
+Regions that are not source constructs (the generator wrapper, `await`/`yield from`, 3.12+ inlined
+comprehensions, async for) never start a statement; their handler code is dead for the builder.
+"""
+from typing import Dict, List, Optional, Set, Tuple
+
+from depyf.decompiler import markers as m
+from depyf.decompiler import nodes as n
+from depyf.decompiler.instructions import ExceptionRegion, Instr
+
+_TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
+# Instructions that may appear in the type expression of an `except` clause.
+_EXPRESSION_OPS = frozenset({
+    "LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_CONST",
+    "LOAD_ATTR", "BUILD_TUPLE", "BINARY_SUBSCR", "PUSH_NULL", "CALL", "KW_NAMES", "LOAD_FROM_DICT_OR_DEREF",
+    "LOAD_FROM_DICT_OR_GLOBALS", "BINARY_OP", "LOAD_SUPER_ATTR",
+})
+# Handler kinds that are source statements (their handler code starts with PUSH_EXC_INFO).
+_CONSTRUCTS = frozenset({"except", "finally", "star", "with"})
+
+
+class _TableState:
+    """What the exception table says about one code object, computed once per builder."""
+
+    def __init__(self) -> None:
+        self.region_at: List[Optional[ExceptionRegion]] = []
+        self.kinds: Dict[int, str] = {}
+        self.chains: Dict[int, Tuple[int, ...]] = {}
+        self.try_starts: Dict[int, List[int]] = {}
+        self.handled: Set[int] = set()
+
+
+class ExceptionTableRules:
+    """Exception-table constructs (3.11+); mixed into `builder.CodeBuilder`."""
+
+    # --- analysis of the table ------------------------------------------------------------------
+
+    def _xt(self) -> _TableState:
+        state = getattr(self, "_xt_state", None)
+        if state is None:
+            state = self._xt_state = self._analyse_table()
+        return state
+
+    def _analyse_table(self) -> _TableState:
+        st = _TableState()
+        size = len(self.instrs)
+        st.region_at = [None] * size
+        for region in self.bc.regions:
+            for k in range(region.start, min(region.end, size)):
+                if st.region_at[k] is None:
+                    st.region_at[k] = region
+        for region in self.bc.regions:
+            if region.handler < size and region.handler not in st.kinds:
+                st.kinds[region.handler] = self._handler_kind(region.handler)
+        self._xt_state = st
+        for k in range(size):
+            for t in self._chain(k):
+                if st.kinds.get(t) in ("except", "finally", "star"):
+                    st.try_starts.setdefault(t, k)  # type: ignore[arg-type]
+        by_start: Dict[int, List[int]] = {}
+        for t, s in list(st.try_starts.items()):
+            by_start.setdefault(s, []).append(t)
+        for s, ts in by_start.items():
+            chain = self._chain(s)
+            # Outermost first: a try/finally around a try/except starts at the same instruction.
+            ts.sort(key=lambda t: -chain.index(t) if t in chain else 0)
+        st.try_starts = by_start
+        return st
+
+    def _handler_kind(self, t: int) -> str:
+        instrs = self.instrs
+        op = instrs[t].opname
+        if op == "PUSH_EXC_INFO":
+            if t + 1 < len(instrs) and instrs[t + 1].opname == "WITH_EXCEPT_START":
+                return "with"
+            k = t + 1
+            if k < len(instrs) and instrs[k].opname == "POP_TOP":
+                return "except"
+            while k < len(instrs) and instrs[k].opname in _EXPRESSION_OPS:
+                k += 1
+            if k < len(instrs) and instrs[k].opname == "CHECK_EXC_MATCH":
+                return "except"
+            if k < len(instrs) and instrs[k].opname in ("CHECK_EG_MATCH", "BUILD_LIST", "COPY") \
+                    and any(x.opname == "CHECK_EG_MATCH" for x in instrs[t + 1:t + 12]):
+                return "star"
+            return "finally"
+        if op == "COPY" and instrs[t].arg == 3:
+            return "cleanup"
+        if op == "LOAD_CONST" and t + 3 < len(instrs) and instrs[t + 3].opname == "RERAISE" \
+                and instrs[t + 2].opname.startswith("DELETE_"):
+            return "ascleanup"
+        if op == "END_ASYNC_FOR":
+            return "asyncfor"
+        if op == "CLEANUP_THROW":
+            return "send"
+        return "other"
+
+    def _chain(self, k: int) -> Tuple[int, ...]:
+        st = self._xt_state
+        region = st.region_at[k] if 0 <= k < len(st.region_at) else None
+        if region is None:
+            return ()
+        return self._chain_of(region.handler, 0)
+
+    def _chain_of(self, t: int, depth: int) -> Tuple[int, ...]:
+        """The constructs enclosing an instruction whose handler is `t`, innermost first."""
+        st = self._xt_state
+        cached = st.chains.get(t)
+        if cached is not None:
+            return cached
+        if depth > 200 or t >= len(st.region_at):
+            return ()
+        st.chains[t] = ()  # guards against a malformed table that loops
+        outer = st.region_at[t]
+        rest = self._chain_of(outer.handler, depth + 1) if outer is not None and outer.handler != t else ()
+        own = (t,) if st.kinds.get(t) in _CONSTRUCTS else ()
+        st.chains[t] = own + rest
+        return st.chains[t]
+
+    def _successors(self, k: int) -> Tuple[int, ...]:
+        ins = self.instrs[k]
+        if ins.opname in _TERMINAL:
+            return ()
+        if ins.target is not None:
+            if ins.opname == "JUMP":
+                return (ins.target,)
+            return (k + 1, ins.target)
+        return (k + 1,)
+
+    def _reach(self, start: int, stop: Optional[Set[int]] = None) -> Set[int]:
+        """Instructions reachable from `start` without exceptions (not entering `stop`)."""
+        size = len(self.instrs)
+        seen: Set[int] = set()
+        todo = [start]
+        while todo:
+            k = todo.pop()
+            if k in seen or k >= size or (stop is not None and k in stop):
+                continue
+            seen.add(k)
+            todo.extend(self._successors(k))
+        return seen
+
+    def _cold_span(self, handler: int, warm: Set[int]) -> int:
+        """The end of the handler code starting at `handler` (its cleanup blocks included)."""
+        st = self._xt_state
+        code = self._reach(handler, warm)
+        extra: Set[int] = set()
+        for k in code:
+            region = st.region_at[k]
+            if region is not None and st.kinds.get(region.handler) in ("cleanup", "ascleanup", "send"):
+                extra |= self._reach(region.handler, warm)
+        code |= extra
+        return max(code) + 1 if code else handler + 1
+
+    def _mark_dead(self, start: int, end: int) -> None:
+        """Handler code that has been read: the builder steps over it from now on."""
+        for k in range(start, end):
+            self.skip[k] = end
+
+    # --- entry point from control_at ------------------------------------------------------------
+
+    def try_at(self, i: int) -> Optional[int]:
+        if not self.bc.regions:
+            return None
+        st = self._xt()
+        for t in st.try_starts.get(i, ()):
+            if t not in st.handled:
+                st.handled.add(t)
+                kind = st.kinds[t]
+                if kind == "finally":
+                    return self._build_finally(i, t)
+                if kind == "except":
+                    return self._build_except(i, t)
+                raise self.fail(self.instrs[t], "except* is not supported yet")
+        return None
+
+    # --- try/except -----------------------------------------------------------------------------
+
+    def _protected_end(self, s: int, t: int, warm: Set[int]) -> int:
+        inside = [k for k in warm if t in self._chain(k)]
+        return max(inside) + 1 if inside else s
+
+    def _extend_for_return(self, e: int) -> int:
+        """A `return value` whose value the protected code computed ends the body."""
+        instrs = self.instrs
+        k = e
+        guard = 0
+        while k < len(instrs) and guard < 64:
+            guard += 1
+            if k in self.skip and self.skip[k] > k:
+                k = self.skip[k]
+                continue
+            ins = instrs[k]
+            if ins.opname in ("POP_TOP", "POP_EXCEPT") or (ins.opname == "SWAP" and ins.arg == 2):
+                k += 1
+                continue
+            break
+        if k < len(instrs) and instrs[k].opname == "RETURN_VALUE" and instrs[k].raw_opname != "RETURN_CONST" \
+                and not (k == e and self.jump_sources.get(k)):
+            return k + 1
+        return e
+
+    def _build_except(self, s: int, t: int) -> int:
+        st = self._xt_state
+        instrs = self.instrs
+        base = list(self.stack)
+        warm = self._reach(s)
+        be = self._extend_for_return(self._protected_end(s, t, warm))
+        cleanup_region = st.region_at[t]
+        if cleanup_region is None:
+            raise self.fail(instrs[t], "try handler without its cleanup")
+        cleanup = cleanup_region.handler
+        clauses = self._parse_clauses(t, cleanup, base)
+        # Where the handlers fall out to, and where the normal path jumps over them (3.11).
+        exits: List[Tuple[int, int]] = []
+        for _, _, hs, he in clauses:
+            exits.extend(self._clause_exits(hs, he))
+        targets = [x for _, x in exits]
+        x_h = max(set(targets), key=targets.count) if targets else None
+        over = instrs[t - 1] if t - 1 >= be else None
+        n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
+        x = n_jump if n_jump is not None else x_h
+        span_end = self._cold_span(t, warm | ({x} if x is not None else set()))
+        end = self.end
+        falls_out = False
+        if x is None:
+            else_end, cont = be, be
+        elif s < x <= end:
+            else_end, cont, falls_out = min(x, t), x, True
+        else:
+            # The try ends its range: it jumps past the range's end, or back to the loop's head.
+            else_end = min(t, end)
+            cont = end if (t >= end or x > end) else max(span_end, else_end)
+            falls_out = x > end or (bool(self.loops) and x in self.loops[-1].continue_targets)
+        if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target == x:
+            else_end -= 1
+        if falls_out:
+            for j, target in exits:
+                if target == x:
+                    self._retarget(j)
+        body = self.run_range(s, be, list(base))
+        handlers: List[n.ExceptHandler] = []
+        for typ, name, hs, he in clauses:
+            if name is not None:
+                self._skip_name_cleanups(hs, he, name)
+            stmts = self.run_range(hs, he, list(base) + [m.Sentinel("previous-exception")])
+            handlers.append(n.ExceptHandler(typ, name, stmts))
+        orelse = self.run_range(be, else_end, list(base)) if else_end > be else []
+        self._mark_dead(t, span_end)
+        self.stack = base
+        self.emit(n.Try(body, handlers, orelse, []))
+        return max(cont, s + 1)
+
+    def _parse_clauses(self, t: int, cleanup: int, base: List[n.Expr]
+                       ) -> List[Tuple[Optional[n.Expr], Optional[str], int, int]]:
+        """(type, name, body start, body end) of each `except` clause of the handler at `t`."""
+        instrs = self.instrs
+        clauses: List[Tuple[Optional[n.Expr], Optional[str], int, int]] = []
+        p = t + 1
+        while len(clauses) < 256:
+            ins = instrs[p]
+            if ins.opname == "POP_TOP":
+                end = cleanup if cleanup > p else self._clause_end(p)
+                clauses.append((None, None, p + 1, end))
+                return clauses
+            q = p
+            while q < len(instrs) and instrs[q].opname != "CHECK_EXC_MATCH":
+                if instrs[q].opname not in _EXPRESSION_OPS:
+                    raise self.fail(instrs[q], "except clause without a type test")
+                q += 1
+            stack = list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()]
+            saved, self.stack = self.stack, stack
+            try:
+                typ = self.pure_value(p, q)
+            finally:
+                self.stack = saved
+            jump = instrs[q + 1]
+            if typ is None or jump.opname != "POP_JUMP_IF_FALSE":
+                raise self.fail(instrs[q], "except clause type is not an expression")
+            nxt = jump.target
+            bind = instrs[q + 2]
+            name: Optional[str] = None
+            if bind.opname in _NAME_STORES:
+                name = bind.argval
+            elif bind.opname != "POP_TOP":
+                raise self.fail(bind, "except clause binds something that is not a name")
+            end = nxt
+            if name is not None and end - 4 > q and instrs[end - 1].opname == "RERAISE" \
+                    and instrs[end - 4].opname == "LOAD_CONST" and instrs[end - 2].argval == name:
+                end -= 4
+            clauses.append((typ, name, q + 3, end))
+            p = nxt
+            if instrs[p].opname == "RERAISE":
+                return clauses
+        raise self.fail(instrs[t], "too many except clauses")
+
+    def _clause_end(self, p: int) -> int:
+        k = p
+        while k < len(self.instrs) and not (self.instrs[k].opname == "COPY" and self.instrs[k].arg == 3):
+            k += 1
+        return k
+
+    def _clause_exits(self, hs: int, he: int) -> List[Tuple[int, int]]:
+        """Jumps that leave a handler body normally: `POP_EXCEPT [e = None; del e] JUMP x`."""
+        instrs = self.instrs
+        found = []
+        for j in range(hs, he):
+            ins = instrs[j]
+            if ins.opname != "JUMP" or (hs <= ins.target < he):
+                continue
+            k = j - 1
+            if k >= hs and instrs[k].opname.startswith("DELETE_") and k - 2 >= hs:
+                k -= 3
+            if k >= hs and instrs[k].opname == "POP_EXCEPT":
+                found.append((j, ins.target))
+        return found
+
+    def _retarget(self, j: int) -> None:
+        """A handler's jump to where the try statement ends becomes 'leave this range'."""
+        ins = self.instrs[j]
+        ins.target = ins.argval = len(self.instrs)
+
+    def _skip_name_cleanups(self, hs: int, he: int, name: str) -> None:
+        instrs = self.instrs
+        for k in range(hs, he - 2):
+            if instrs[k].opname == "POP_EXCEPT" or (k > hs and instrs[k - 1].opname == "POP_EXCEPT"):
+                a = k + 1 if instrs[k].opname == "POP_EXCEPT" else k
+                if a + 2 < len(instrs) and instrs[a].opname == "LOAD_CONST" and instrs[a].argval is None \
+                        and instrs[a + 1].opname in _NAME_STORES and instrs[a + 1].argval == name \
+                        and instrs[a + 2].opname.startswith("DELETE_") and instrs[a + 2].argval == name:
+                    self.skip[a] = a + 3
+
+    def op_POP_EXCEPT(self, ins: Instr, i: int) -> Optional[int]:
+        if not self.version.has_exception_table:
+            return super().op_POP_EXCEPT(ins, i)  # type: ignore[misc]
+        for k in range(len(self.stack) - 1, -1, -1):
+            value = self.stack[k]
+            if isinstance(value, m.Sentinel) and value.what == "previous-exception":
+                del self.stack[k]
+                return None
+        self.pop()
+        return None
+
+    # --- try/finally ------------------------------------------------------------------------------
+
+    def _build_finally(self, s: int, t: int) -> int:
+        st = self._xt_state
+        instrs = self.instrs
+        base = list(self.stack)
+        cleanup_region = st.region_at[t]
+        if cleanup_region is None:
+            raise self.fail(instrs[t], "finally handler without its cleanup")
+        cleanup = cleanup_region.handler
+        reraise = cleanup - 1
+        if instrs[reraise].opname != "RERAISE":
+            raise self.fail(instrs[t], "finally handler does not end with a re-raise")
+        final_start, final_end = t + 1, reraise
+        warm = self._reach(s)
+        span_end = self._cold_span(t, warm)
+        self._register_copies(s, t, final_start, final_end, span_end)
+        be = self._extend_for_return(self._protected_end(s, t, warm))
+        body = self.run_range(s, be, list(base))
+        finalbody = self.run_range(final_start, final_end,
+                                   list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()])
+        self._mark_dead(t, span_end)
+        cont = be
+        while cont in self.skip and self.skip[cont] > cont and cont < span_end:
+            cont = self.skip[cont]
+        over = instrs[cont] if cont < len(instrs) else None
+        if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
+            cont = min(over.target, self.end) if over.target <= self.end else self.end
+        self.stack = base
+        if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers:
+            inner = body[0]
+            self.emit(n.Try(inner.body, inner.handlers, inner.orelse, finalbody, inner.star))
+        else:
+            self.emit(n.Try(body, [], [], finalbody))
+        return max(cont, s + 1)
+
+    def _register_copies(self, s: int, t: int, fs: int, fe: int, span_end: int) -> None:
+        """Mark the copies of the finally body the compiler put before each exit of the try."""
+        length = fe - fs
+        if length <= 0:
+            return
+        instrs = self.instrs
+        first = instrs[fs]
+        for k in range(s, len(instrs) - length + 1):
+            if t <= k < span_end or instrs[k].opname != first.opname or instrs[k].argval != first.argval \
+                    and first.target is None:
+                continue
+            if t in self._chain(k) or k == 0:
+                continue
+            if t not in self._chain(k - 1) and not (k - 1 in self.skip) and \
+                    not self._ends_skip(k):
+                continue
+            if self._same_instructions(fs, k, length):
+                self.skip[k] = k + length
+
+    def _ends_skip(self, k: int) -> bool:
+        return any(v == k for v in self.skip.values())
+
+    def _same_instructions(self, a: int, b: int, length: int) -> bool:
+        instrs = self.instrs
+        for d in range(length):
+            x, y = instrs[a + d], instrs[b + d]
+            if x.opname != y.opname:
+                return False
+            if x.target is not None:
+                inside_x = a <= x.target < a + length
+                inside_y = b <= y.target < b + length
+                if inside_x != inside_y or (inside_x and x.target - a != y.target - b):
+                    return False
+            elif x.argval != y.argval and not (x.argval != x.argval):
+                if not (isinstance(x.argval, type(y.argval)) and repr(x.argval) == repr(y.argval)):
+                    return False
+        return True
+
+    # --- with / async with ------------------------------------------------------------------------
+
+    def op_BEFORE_WITH(self, ins: Instr, i: int) -> int:
+        return self._build_with(i, i + 1, False)
+
+    def op_BEFORE_ASYNC_WITH(self, ins: Instr, i: int) -> Optional[int]:
+        if not self.version.has_exception_table:
+            return super().op_BEFORE_ASYNC_WITH(ins, i)  # type: ignore[misc]
+        # BEFORE_ASYNC_WITH; GET_AWAITABLE 1; LOAD_CONST None; SEND ... [END_SEND]; <target>
+        k = i + 1
+        while k < len(self.instrs) and self.instrs[k].opname != "SEND":
+            k += 1
+        start = self.instrs[k].target
+        if start < len(self.instrs) and self.instrs[start].opname == "END_SEND":
+            start += 1
+        return self._build_with(i, start, True)
+
+    def _build_with(self, i: int, start: int, is_async: bool) -> int:
+        if self.pure_mode:
+            raise self.fail(self.instrs[i], "with statement inside an expression")
+        st = self._xt()
+        instrs = self.instrs
+        ctx = self.finish_expr(self.pop())
+        base = list(self.stack)
+        region = st.region_at[start] if start < len(instrs) else None
+        if region is None or st.kinds.get(region.handler) != "with":
+            raise self.fail(instrs[i], "with statement without its exception handler")
+        t = region.handler
+        st.handled.add(t)
+        warm = self._reach(start)
+        after = self._with_handler_exit(t)
+        span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
+        self._register_exit_calls(start, is_async)
+        be = self._extend_for_return(self._protected_end(start, t, warm))
+        self.for_targets.append(None)
+        try:
+            body = self.run_range(start, be, list(base) + [m.WithExit(), m.Sentinel("for-target")])
+            target = self.for_targets[-1]
+        finally:
+            self.for_targets.pop()
+        self._mark_dead(t, span_end)
+        # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
+        items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(ctx, target)]
+        if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:
+            items.extend(body[0].items)
+            body = body[0].body
+        self.stack = base
+        self.emit(n.With(items, body, is_async))
+        cont = be
+        while cont in self.skip and self.skip[cont] > cont and cont < span_end:
+            cont = self.skip[cont]
+        over = instrs[cont] if cont < len(instrs) else None
+        if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
+            cont = min(over.target, self.end)
+        return max(cont, i + 1)
+
+    def _with_handler_exit(self, t: int) -> Optional[int]:
+        """Where a with handler that suppressed the exception continues (the statement after)."""
+        instrs = self.instrs
+        k = t + 1
+        while k < len(instrs) and k < t + 16 and instrs[k].opname != "POP_JUMP_IF_TRUE":
+            k += 1
+        if k >= len(instrs) or instrs[k].opname != "POP_JUMP_IF_TRUE":
+            return None
+        j = instrs[k].target + 4  # POP_TOP; POP_EXCEPT; POP_TOP; POP_TOP
+        if j >= len(instrs):
+            return None
+        if instrs[j].opname == "JUMP":
+            return instrs[j].target
+        return None if instrs[j - 1].opname in _TERMINAL else j
+
+    def _register_exit_calls(self, start: int, is_async: bool) -> None:
+        """`__exit__(None, None, None)` on each normal exit of a with body is not source."""
+        instrs = self.instrs
+        size = len(instrs)
+        for k in range(start, size - 4):
+            if not (instrs[k].opname == "LOAD_CONST" and instrs[k].argval is None
+                    and instrs[k + 1].opname == "LOAD_CONST" and instrs[k + 1].argval is None
+                    and instrs[k + 2].opname == "LOAD_CONST" and instrs[k + 2].argval is None
+                    and instrs[k + 3].opname == "CALL" and instrs[k + 3].arg == 2):
+                continue
+            end = k + 4
+            if end < size and instrs[end].opname == "GET_AWAITABLE":
+                j = end
+                while j < size and instrs[j].opname != "SEND":
+                    j += 1
+                if j >= size:
+                    continue
+                end = instrs[j].target
+                if end < size and instrs[end].opname == "END_SEND":
+                    end += 1
+            if end >= size or instrs[end].opname != "POP_TOP":
+                continue
+            first = k - 1 if k - 1 >= 0 and instrs[k - 1].opname == "SWAP" and instrs[k - 1].arg == 2 else k
+            self.skip[first] = end + 1
+
+    # --- async for ------------------------------------------------------------------------------
+
+    def async_for_table_loop(self, h: int) -> int:
+        """`async for`: GET_ANEXT, an await, the target store, the body, and END_ASYNC_FOR."""
+        from depyf.decompiler.control import LoopInfo, _drop_trailing_continue
+        st = self._xt()
+        instrs = self.instrs
+        iterator = self.pop()
+        iterable = iterator.value if isinstance(iterator, m.Iterator) else iterator
+        region = st.region_at[h]
+        if region is None or st.kinds.get(region.handler) != "asyncfor":
+            raise self.fail(instrs[h], "async for without END_ASYNC_FOR")
+        exit_at = region.handler
+        k = h + 1
+        while k < len(instrs) and instrs[k].opname != "SEND":
+            k += 1
+        start = instrs[k].target
+        if start < len(instrs) and instrs[start].opname == "END_SEND":
+            start += 1
+        j = self.loop_end[h]
+        body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
+        real_exit = exit_at + 1
+        targets = [x.target for x in instrs[start:body_end]
+                   if x.target is not None and x.target > real_exit - 1 and x.target != exit_at]
+        break_target = min(targets) if targets else None
+        info = LoopInfo({h}, break_target, real_exit, body_end)
+        self.loops.append(info)
+        self.active_loops.add(h)
+        self.for_targets.append(None)
+        try:
+            body = self.run_range(start, body_end, list(self.stack) + [m.Iterator(iterable, True),
+                                                                      m.Sentinel("for-target")])
+            target = self.for_targets[-1]
+        finally:
+            self.loops.pop()
+            self.active_loops.discard(h)
+            self.for_targets.pop()
+        if target is None:
+            raise self.fail(instrs[h], "async for loop without a target")
+        _drop_trailing_continue(body)
+        orelse: List[n.Stmt] = []
+        after = real_exit
+        if break_target is not None and real_exit < break_target <= self.end:
+            orelse = self.run_range(real_exit, break_target, list(self.stack))
+            after = break_target
+        self.skip[exit_at] = exit_at + 1
+        loop = n.For(target, iterable, body, orelse, True)
+        comprehension = self.comprehension_from_loop(loop) if not orelse else None
+        if comprehension is not None and comprehension[0] is not None:
+            acc, expr = comprehension
+            for q in range(len(self.stack) - 1, -1, -1):
+                if self.stack[q] is acc:
+                    self.stack[q] = expr
+                    return after
+        self.emit(loop)
+        return after
