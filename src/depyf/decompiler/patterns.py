@@ -245,7 +245,7 @@ class _PatternPrinter:
 class _CaseRead:
     """One case as read from the instructions."""
 
-    __slots__ = ("root", "dup", "guard", "body_start", "body_end", "fails", "next_case")
+    __slots__ = ("root", "dup", "guard", "body_start", "body_end", "fails", "next_case", "resumes")
 
     def __init__(self) -> None:
         self.root = _Node()
@@ -255,6 +255,7 @@ class _CaseRead:
         self.body_end: Optional[int] = None
         self.fails: List[Tuple[int, int]] = []
         self.next_case: Optional[int] = None
+        self.resumes: List[int] = []  # where the pattern code continues after an or-pattern
 
 
 class PatternRules:
@@ -350,10 +351,17 @@ class PatternRules:
                         and tail.target not in loop_targets:
                     ends.append(tail.target)
         default_body: Optional[List[n.Stmt]] = None
+        # A body the compiler moved further down (3.13 places some blocks at the end) bounds the
+        # bodies before it.
+        starts = sorted([c.body_start for c in reads] + [r for c in reads for r in c.resumes])
+        for case in reads:
+            if case.body_end is not None and case.body_end < case.body_start:
+                case.body_end = min([t for t, _ in case.fails if t > case.body_start]
+                                    + [s for s in starts if s > case.body_start] + [limit])
         if last.next_case is None:
             # An irrefutable last case runs to the end of the statement.
             end = min(ends) if ends else limit
-            end = min(end, limit)
+            end = min([end, limit] + [s for s in starts if s > last.body_start])
             last.body_end = end
             after = end
         else:
@@ -365,6 +373,7 @@ class PatternRules:
                 after = end
             else:
                 after = f0
+        after = max([after] + [c.body_end for c in reads if c.body_end is not None])
         cases: List[n.MatchCase] = []
         printer = _PatternPrinter(self.render)
         for case in reads:
@@ -407,6 +416,7 @@ class PatternRules:
             sim.stack.append(_Subj(root))
             i += 1
         j = sim.run(i)
+        case.resumes = sim.resumes
         if sim.inline_body is not None:
             # An or-pattern whose alternatives each carry a copy of the (short, returning) body.
             body_start, body_end = sim.inline_body
@@ -414,7 +424,7 @@ class PatternRules:
                 raise _NotAPattern()
             case.body_start, case.body_end = body_start, body_end
             case.fails = sim.fails
-            self._finish_fails(case, 1 if dup else 0, body_start)
+            self._finish_fails(case, 1 if dup else 0, i)
             return case
         depth = len(sim.stack)
         if dup and depth == 0 and sim.last_pop != "POP_TOP":
@@ -434,7 +444,7 @@ class PatternRules:
         elif not dup:
             j = self._maybe_guard(case, j, base)
         case.body_start = j
-        self._finish_fails(case, 1 if dup else 0, j)
+        self._finish_fails(case, 1 if dup else 0, i)
         return case
 
     def _maybe_guard(self, case: _CaseRead, j: int, base: List[n.Expr]) -> int:
@@ -450,8 +460,11 @@ class PatternRules:
             if false_target not in known:
                 return j
         else:
+            # The body before the false target must end the case (a guard's body never falls into
+            # what follows); otherwise this is an `if` statement inside the body.
             tail = self.instrs[false_target - 1]
-            if not (tail.opname == "JUMP" and tail.target is not None and tail.target > false_target):
+            if not (tail.opname == "JUMP" and tail.target is not None and tail.target > false_target) \
+                    and tail.opname not in _TERMINAL:
                 return j
         case.guard = cond
         case.fails.append((false_target, 0))
@@ -483,7 +496,7 @@ class PatternRules:
             self.stack = saved
         return cond, fall, false_target
 
-    def _finish_fails(self, case: _CaseRead, keep: int, body_start: int) -> None:
+    def _finish_fails(self, case: _CaseRead, keep: int, case_start: int) -> None:
         """Check the fail jumps reach one block of pops; find where the body ends and the next case starts."""
         instrs = self.instrs
         if not case.fails:
@@ -494,7 +507,7 @@ class PatternRules:
         first = None
         for target, depth in case.fails:
             pops = depth - keep
-            if pops < 0 or target < body_start:
+            if pops < 0 or target <= case_start:
                 raise _NotAPattern()
             for k in range(target, target + pops):
                 if k >= len(instrs) or instrs[k].opname != "POP_TOP":
@@ -595,6 +608,7 @@ class _Sim:
         self.fails: List[Tuple[int, int]] = []
         self.last_pop: Optional[str] = None
         self.inline_body: Optional[Tuple[int, int]] = None
+        self.resumes: List[int] = []
         self.flag = builder.version.match_pushes_success_flag
 
     # --- node updates go through the journal so that a wrong reading can be undone --------------
@@ -900,6 +914,7 @@ class _Sim:
             j = inner.run(k + 1)
             if inner.inline_body is not None:
                 raise _NotAPattern()
+            self.resumes.extend(inner.resumes)
             jump = instrs[j] if j < len(instrs) else None
             if jump is not None and jump.opname == "JUMP" and jump.target is not None and jump.target > j:
                 if len(inner.stack) < depth or inner.stack[depth - 1] is not subject_item:
@@ -973,9 +988,9 @@ class _Sim:
             self.stack = list(inline[2])
             self.inline_body = (inline[0], inline[1])
             return p
-        if end != p:
-            raise _NotAPattern()
+        # The code after the alternatives usually follows them; 3.13 may have moved it further down.
         self.stack = self._merge(arrivals, depth)
+        self.resumes.append(end)
         return end
 
     def _merge(self, arrivals: List[List[n.Expr]], depth: int) -> List[n.Expr]:
