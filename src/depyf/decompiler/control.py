@@ -409,7 +409,7 @@ class ControlRules:
             return self.for_loop(h)
         if ins.opname == "SEND":
             return h  # not a loop
-        if ins.opname == "SETUP_FINALLY":
+        if ins.opname == "SETUP_FINALLY" and self.instrs[h + 1].opname == "GET_ANEXT":
             return self.async_for_loop(h)  # 3.8-3.10 `async for` (exception_blocks)
         if ins.opname == "GET_ANEXT":
             return self.async_for_table_loop(h)  # 3.11+ `async for` (exception_table)
