@@ -323,12 +323,15 @@ class BlockExceptionRules:
         body = self._run_in(_Block("except-body"), i + 1, body_end, list(outer))
         targets = {e[1] for e in exits if e is not None and e[0] == "jump" and hend <= e[1] <= self.end}
         end = max(targets) if targets else hend
+        first_end = min(targets) if targets else hend
+        if len(targets) > 1 and not self._duplicates(sorted(targets)):
+            raise self.fail(self.instrs[h], "except clauses that end in different places")
         orelse: List[n.Stmt] = []
         after: List[n.Stmt] = []
         if body_exit is not None and body_exit[0] == "jump":
             t = body_exit[1]
             if t == hend and end > hend:
-                orelse = self.run_range(hend, end, list(outer))
+                orelse = self.run_range(hend, self._before_duplicate(hend, first_end), list(outer))
             elif t not in (hend, end) and t < self.end:
                 body_exit = ("tail", h - 1, h)
         tails = [(k, e) for k, e in enumerate(exits) if e is not None and e[0] == "tail"]
@@ -357,6 +360,23 @@ class BlockExceptionRules:
         self.emit(n.Try(body, handlers, orelse, []))
         for stmt in after:
             self.emit(stmt)
+        return end
+
+    def _duplicates(self, starts: List[int]) -> bool:
+        """Are the blocks at `starts` (ascending, adjacent) copies of one another?"""
+        for a, b in zip(starts, starts[1:]):
+            length = b - a
+            if b + length > len(self.instrs) or not self._same_code((a, b), (b, b + length)):
+                return False
+        return True
+
+    def _before_duplicate(self, start: int, end: int) -> int:
+        """3.10 may end a part that falls into `end` with a duplicate of the code at `end` (the way
+        out of an enclosing try/finally); the part stops where that duplicate begins."""
+        for length in range(end - start, 0, -1):
+            if end + length <= len(self.instrs) and self._same_code((end - length, end), (end, end + length)) \
+                    and self.instrs[end + length - 1].opname in _TERMINAL:
+                return end - length
         return end
 
     def _handler_chain(self, h: int) -> Tuple[List[n.ExceptHandler], List[Exit], int]:
