@@ -96,6 +96,7 @@ class BlockExceptionRules:
     def _run_in(self, block: Optional[_Block], start: int, end: int, stack: List[n.Expr]) -> List[n.Stmt]:
         blocks = self._block_stack()
         if block is not None:
+            block.info["loops"] = len(self.loops)
             blocks.append(block)
         try:
             return self.run_range(start, end, stack)
@@ -111,7 +112,7 @@ class BlockExceptionRules:
         if instrs[e - 1].opname not in _TERMINAL or instrs[s].opname in _TERMINAL:
             return False
         return not any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in _ROTATIONS
-                       for ins in instrs[s:e - 1])
+                       or ins.opname in _TERMINAL for ins in instrs[s:e - 1])
 
     def _same_code(self, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
         (s1, e1), (s2, e2) = a, b
@@ -148,6 +149,9 @@ class BlockExceptionRules:
         """Match the unwinding that starts at `i` against the open blocks; return where it ends."""
         blocks = self._block_stack()
         level = len(blocks) - 1
+        copied = self._copied_loop_exit(i, blocks)
+        if copied is not None:
+            return copied
         state = self._unwind_from
         if state is not None:
             end, done = state
@@ -167,7 +171,40 @@ class BlockExceptionRules:
         if not matched:
             raise self.fail(ins, "block exit that does not match an open block")
         self._unwind_from = (k, level + 1)
+        unwound = blocks[level + 1:]
+        if self.loops and all(b.info["loops"] == len(self.loops) for b in unwound):
+            j = k
+            if self._op(j) == "POP_TOP" and self.stack and isinstance(self.stack[-1], m.Iterator):
+                j += 1
+            end = self._copy_end(j)
+            if end is not None and not (self._op(j) == "LOAD_CONST" and end == j + 2):
+                # A value loaded only after the blocks are left: no `return` compiles so; it is a
+                # `break` to a loop exit that 3.10 copied here.
+                if j > k:
+                    self.stack.pop()
+                self.emit(n.Break())
+                return end
         return k
+
+    def _copy_end(self, j: int) -> Optional[int]:
+        for e in range(j + 1, min(j + _MAX_COPY, len(self.instrs)) + 1):
+            if self.instrs[e - 1].opname in _TERMINAL:
+                return e if self._is_copy(j, e) else None
+        return None
+
+    def _copied_loop_exit(self, i: int, blocks: List[_Block]) -> Optional[int]:
+        """3.10: a `break` from a loop inside a try body whose exit (the try's way out) was copied."""
+        if not blocks or not self.loops or self._op(i) != "POP_BLOCK":
+            return None
+        block = blocks[-1]
+        span = block.info.get("exit_span")
+        if span is None or span[0] == i or len(self.loops) <= block.info["loops"]:
+            return None
+        length = span[1] - span[0]
+        if not self._same_code(span, (i, i + length)):
+            return None
+        self.emit(n.Break())
+        return i + length
 
     def _match_unwind(self, block: _Block, k: int) -> Optional[int]:
         """If the instructions at `k` unwind `block`, apply it to the stack and return what follows."""
@@ -320,7 +357,8 @@ class BlockExceptionRules:
         handlers, exits, hend = self._handler_chain(h)
         body_end, body_exit = self._body_exit(i + 1, h)
         outer = list(self.stack)
-        body = self._run_in(_Block("except-body"), i + 1, body_end, list(outer))
+        exit_span = (body_end, h) if body_exit is not None and body_exit[0] == "tail" else None
+        body = self._run_in(_Block("except-body", exit_span=exit_span), i + 1, body_end, list(outer))
         targets = {e[1] for e in exits if e is not None and e[0] == "jump" and hend <= e[1] <= self.end}
         end = max(targets) if targets else hend
         first_end = min(targets) if targets else hend
@@ -592,6 +630,12 @@ class BlockExceptionRules:
         instrs = self.instrs
         a, b = k, start
         while b < end:
+            j = b
+            while j < end and (instrs[j].opname in _ROTATIONS or instrs[j].opname == "POP_TOP"):
+                j += 1
+            if j < end and instrs[j].opname == "POP_EXCEPT" and j > b:
+                b = j + 1
+                continue
             x = instrs[b]
             if a >= len(instrs):
                 return None
@@ -599,12 +643,6 @@ class BlockExceptionRules:
             if x.opname == y.opname and (x.argval == y.argval or (x.is_jump and y.is_jump)):
                 a += 1
                 b += 1
-                continue
-            j = b
-            while j < end and (instrs[j].opname in _ROTATIONS or instrs[j].opname == "POP_TOP"):
-                j += 1
-            if j < end and instrs[j].opname == "POP_EXCEPT" and j > b:
-                b = j + 1
                 continue
             return None
         return a
