@@ -97,6 +97,8 @@ class Decompiler:
     def _tidy_function_body(self, code: CodeType, stmts: List[n.Stmt]) -> List[n.Stmt]:
         if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value):
             stmts.pop()
+        declarations = _scope_declarations(code, self.version)
+        stmts[0:0] = declarations
         doc = _docstring(code)
         if doc is not None:
             stmts.insert(0, n.ExprStmt(n.Const(doc)))
@@ -171,6 +173,26 @@ class Decompiler:
 
 def _is_none(e: Optional[n.Expr]) -> bool:
     return e is None or (isinstance(e, n.Const) and e.value is None)
+
+
+def _scope_declarations(code: CodeType, version: BytecodeVersion) -> List[n.Stmt]:
+    """`global` / `nonlocal` statements the body needs: they leave no instruction of their own."""
+    if code.co_name == "<module>":
+        return []
+    globals_: List[str] = []
+    nonlocals: List[str] = []
+    for ins in decode(code, version).instrs:
+        if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and ins.argval not in globals_:
+            globals_.append(ins.argval)
+        elif ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars \
+                and ins.argval not in nonlocals and ins.argval != "__class__":
+            nonlocals.append(ins.argval)
+    out: List[n.Stmt] = []
+    if globals_:
+        out.append(n.Global(globals_))
+    if nonlocals:
+        out.append(n.Nonlocal(nonlocals))
+    return out
 
 
 def _docstring(code: CodeType) -> Optional[str]:

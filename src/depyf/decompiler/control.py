@@ -263,8 +263,9 @@ class ControlRules:
         cond, fall, false_target, _ = self.condition_chain(i, value)
         end = self.end
         # A test that leaves the loop or goes back to its head: `if ...: break/continue`.
-        if loop is not None and (false_target in loop.continue_targets or false_target == loop.break_target) \
-                and not (fall < false_target <= end):
+        leaves = loop is not None and (false_target in loop.continue_targets or false_target == loop.break_target
+                                       or false_target >= loop.exit)
+        if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
             stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
             self.emit(n.If(demorgan_not(cond), [stmt], []))
             return fall

@@ -464,7 +464,7 @@ class ExceptionTableRules:
         t = region.handler
         st.handled.add(t)
         warm = self._reach(start)
-        after = self._with_handler_exit(t)
+        after = self._with_handler_exit(t, warm)
         span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
         self._register_exit_calls(start, is_async)
         be = self._extend_for_return(self._protected_end(start, t, warm))
@@ -490,7 +490,7 @@ class ExceptionTableRules:
             cont = min(over.target, self.end)
         return max(cont, i + 1)
 
-    def _with_handler_exit(self, t: int) -> Optional[int]:
+    def _with_handler_exit(self, t: int, warm: Set[int]) -> Optional[int]:
         """Where a with handler that suppressed the exception continues (the statement after)."""
         instrs = self.instrs
         k = t + 1
@@ -503,7 +503,7 @@ class ExceptionTableRules:
             return None
         if instrs[j].opname == "JUMP":
             return instrs[j].target
-        return None if instrs[j - 1].opname in _TERMINAL else j
+        return j if j in warm else None  # 3.11 may inline a copy of a small exit instead
 
     def _register_exit_calls(self, start: int, is_async: bool) -> None:
         """`__exit__(None, None, None)` on each normal exit of a with body is not source."""
