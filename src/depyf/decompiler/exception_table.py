@@ -72,6 +72,12 @@ class ExceptionTableRules:
             if region.handler < size and region.handler not in st.kinds:
                 st.kinds[region.handler] = self._handler_kind(region.handler)
         self._xt_state = st
+        # Handler code of regions that are no source construct is never run.
+        for t, kind in st.kinds.items():
+            if kind == "genwrap":
+                self._mark_dead(t, t + 2)
+            elif kind == "comp":
+                self._mark_dead(t, t + 5)
         for k in range(size):
             for t in self._chain(k):
                 if st.kinds.get(t) in ("except", "finally", "star"):
@@ -108,6 +114,11 @@ class ExceptionTableRules:
         if op == "LOAD_CONST" and t + 3 < len(instrs) and instrs[t + 3].opname == "RERAISE" \
                 and instrs[t + 2].opname.startswith("DELETE_"):
             return "ascleanup"
+        if op == "CALL_INTRINSIC_1" and instrs[t].argval == "INTRINSIC_STOPITERATION_ERROR":
+            return "genwrap"
+        if op == "SWAP" and t + 4 < len(instrs) and instrs[t + 4].opname == "RERAISE" \
+                and instrs[t + 3].opname == "STORE_FAST":
+            return "comp"
         if op == "END_ASYNC_FOR":
             return "asyncfor"
         if op == "CLEANUP_THROW":
@@ -231,10 +242,10 @@ class ExceptionTableRules:
         cleanup = cleanup_region.handler
         clauses = self._parse_clauses(t, cleanup, base)
         # Where the handlers fall out to, and where the normal path jumps over them (3.11).
-        exits: List[Tuple[int, int]] = []
+        exits: List[Tuple[int, int, int, int]] = []
         for _, _, hs, he in clauses:
-            exits.extend(self._clause_exits(hs, he))
-        targets = [x for _, x in exits]
+            exits.extend((hs, he, j, x) for j, x in self._clause_exits(hs, he, be, warm))
+        targets = [x for _, _, _, x in exits]
         x_h = max(set(targets), key=targets.count) if targets else None
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
@@ -254,9 +265,9 @@ class ExceptionTableRules:
         if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target == x:
             else_end -= 1
         if falls_out:
-            for j, target in exits:
+            for hs, he, j, target in exits:
                 if target == x:
-                    self._retarget(j)
+                    self._fall_out(j, he)
         body = self.run_range(s, be, list(base))
         handlers: List[n.ExceptHandler] = []
         for typ, name, hs, he in clauses:
@@ -319,25 +330,70 @@ class ExceptionTableRules:
             k += 1
         return k
 
-    def _clause_exits(self, hs: int, he: int) -> List[Tuple[int, int]]:
-        """Jumps that leave a handler body normally: `POP_EXCEPT [e = None; del e] JUMP x`."""
+    def _clause_exits(self, hs: int, he: int, be: int, warm: Set[int]) -> List[Tuple[int, int]]:
+        """How a handler body leaves normally: (index, where to).
+
+        Either `POP_EXCEPT [e = None; del e] JUMP x`, or, at the very end of the body, the same
+        unwinding followed by a copy of a small exit block that the compiler duplicated (3.11
+        copies the implicit `return None`, 3.12+ any short block ending in a return).
+        """
         instrs = self.instrs
         found = []
         for j in range(hs, he):
             ins = instrs[j]
             if ins.opname != "JUMP" or (hs <= ins.target < he):
                 continue
-            k = j - 1
-            if k >= hs and instrs[k].opname.startswith("DELETE_") and k - 2 >= hs:
-                k -= 3
-            if k >= hs and instrs[k].opname == "POP_EXCEPT":
+            k = self._before_unwinding(j, hs)
+            if k is not None:
                 found.append((j, ins.target))
+        flow = [k for k in self._reach(hs) if hs <= k < he]
+        last = max(flow) if flow else -1
+        if last >= hs and instrs[last].opname == "RETURN_VALUE":
+            # The last exit: its tail starts just after the handler's unwinding.
+            for start in range(max(hs, last - 14), last):
+                if any(self.jump_sources.get(k) for k in range(start + 1, last + 1)):
+                    continue
+                before = self._before_unwinding(start, hs)
+                if before is None or (before > hs and instrs[before - 1].opname == "SWAP"):
+                    continue
+                x = self._find_copy(start, last + 1 - start, be, warm)
+                if x is not None:
+                    found.append((start, x))
+                    break
         return found
 
-    def _retarget(self, j: int) -> None:
-        """A handler's jump to where the try statement ends becomes 'leave this range'."""
+    def _before_unwinding(self, j: int, hs: int) -> Optional[int]:
+        """If `j` comes right after the handler's `POP_EXCEPT [e = None; del e]`, that POP_EXCEPT."""
+        instrs = self.instrs
+        k = j - 1
+        if k >= hs and instrs[k].opname.startswith("DELETE_") and k - 2 >= hs:
+            k -= 3
+        if k >= hs and instrs[k].opname == "POP_EXCEPT":
+            return k
+        return None
+
+    def _find_copy(self, start: int, length: int, lo: int, warm: Set[int]) -> Optional[int]:
+        """The first normally reachable instruction from `lo` on where [start, start+length) recurs."""
+        instrs = self.instrs
+        for k in sorted(x for x in warm if x >= lo):
+            if k + length > len(instrs) or k == start:
+                continue
+            if all(instrs[k + d].opname == instrs[start + d].opname and instrs[k + d].target is None
+                   and instrs[start + d].target is None
+                   and repr(instrs[k + d].argval) == repr(instrs[start + d].argval) for d in range(length)):
+                return k
+        return None
+
+    def _fall_out(self, j: int, he: int) -> None:
+        """A handler's jump to where the try statement ends just leaves the handler body.
+
+        The jump is stepped over, and it is pointed at the end of the handler body so that an
+        if/else inside the body still sees a jump past its else part (3.12+ jumps backwards here).
+        """
         ins = self.instrs[j]
-        ins.target = ins.argval = len(self.instrs)
+        if ins.opname == "JUMP":
+            ins.target = ins.argval = he
+        self.skip[j] = he
 
     def _skip_name_cleanups(self, hs: int, he: int, name: str) -> None:
         instrs = self.instrs
