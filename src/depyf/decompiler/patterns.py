@@ -40,6 +40,7 @@ _PATTERN_STARTS = frozenset({
     "POP_TOP",
 }) | _VALUE_OPS | _STORES
 _MAX_INLINE_TAIL = 8
+_TAIL_OPS = _STORES | _ROTATIONS | {"POP_TOP"}
 
 
 class _NotAPattern(Exception):
@@ -322,20 +323,8 @@ class PatternRules:
         return after
 
     def _read_match(self, start: int, pushed: List[n.Expr], base: List[n.Expr]) -> Tuple[n.Match, int]:
-        reads: List[_CaseRead] = []
-        i = start
-        first = True
+        reads = self._read_cases(start, pushed, base)
         limit = self.end
-        while True:
-            if i >= limit:
-                raise _NotAPattern()
-            case = self._read_case(i, pushed if first else [], base, allow_dup=True)
-            first = False
-            reads.append(case)
-            if not case.dup:
-                break
-            assert case.next_case is not None
-            i = case.next_case
         if len(reads) == 1 and reads[0].guard is None and not reads[0].root.has_structure():
             raise _NotAPattern()  # only captures: a chained assignment or a plain statement
         last = reads[-1]
@@ -395,23 +384,35 @@ class PatternRules:
 
     # --- one case ------------------------------------------------------------------------------
 
-    def _read_case(self, i: int, pushed: List[n.Expr], base: List[n.Expr], allow_dup: bool) -> _CaseRead:
-        """Read the case starting at `i`: first as a case that copies the subject, then as one that
-        consumes it (the last case that is not `case _:`, whose pattern may itself start with a copy)."""
+    def _read_cases(self, i: int, pushed: List[n.Expr], base: List[n.Expr]) -> List[_CaseRead]:
+        """Read the cases from `i` on. A case that starts with a copy of the subject is first read as
+        a case that keeps the subject for the next one; if that leads nowhere, as the last case that
+        is not `case _:` (whose pattern, an as- or or-pattern, starts with a copy of its own)."""
+        if i >= self.end:
+            raise _NotAPattern()
         ins = self.instrs[i]
-        if allow_dup and not pushed and ins.opname in _COPIES and (ins.opname == "DUP_TOP" or ins.arg == 1):
+        options = [False]
+        if not pushed and ins.opname in _COPIES and (ins.opname == "DUP_TOP" or ins.arg == 1):
+            options.insert(0, True)
+        for dup in options:
             mark = len(self._journal())
             try:
-                return self._read_case_as(i, pushed, base, dup=True)
+                case = self._read_case_as(i, pushed, base, dup=dup)
+                if not dup:
+                    if case.guard is None and not case.root.names and not case.root.has_structure():
+                        raise _NotAPattern()  # a bare `case _:` is compiled as the default
+                    return [case]
+                assert case.next_case is not None
+                return [case] + self._read_cases(case.next_case, [], base)
             except _NotAPattern:
                 self._rollback(mark)
-        return self._read_case_as(i, pushed, base, dup=False)
+        raise _NotAPattern()
 
     def _read_case_as(self, i: int, pushed: List[n.Expr], base: List[n.Expr], dup: bool) -> _CaseRead:
         case = _CaseRead()
         case.dup = dup
         root = case.root
-        sim = _Sim(self, [_Subj(root)] + list(pushed))
+        sim = _Sim(self, [_Subj(root)] + list(pushed), floor=1 if dup else 0)
         if dup:
             sim.stack.append(_Subj(root))
             i += 1
@@ -427,21 +428,22 @@ class PatternRules:
             self._finish_fails(case, 1 if dup else 0, i)
             return case
         depth = len(sim.stack)
-        if dup and depth == 0 and sim.last_pop != "POP_TOP":
-            raise _NotAPattern()
-        if depth > (1 if dup else 0) or (dup and depth == 0 and not sim.fails):
+        if depth != (1 if dup else 0):
             raise _NotAPattern()
         case.fails = sim.fails
-        expected = depth  # stack depth at the fail jumps of a guard
-        if depth == 1:
-            # A guard, then the subject is dropped.
-            cond, fall, false_target = self._guard(j, base, depth)
-            if self.instrs[fall].opname != "POP_TOP":
-                raise _NotAPattern()
-            case.guard = cond
-            case.fails.append((false_target, expected))
-            j = fall + 1
-        elif not dup:
+        if dup:
+            # An optional guard, then the subject is dropped.
+            if self.instrs[j].opname != "POP_TOP":
+                cond, fall, false_target = self._guard(j, base, depth)
+                if self.instrs[fall].opname != "POP_TOP":
+                    raise _NotAPattern()
+                case.guard = cond
+                case.fails.append((false_target, depth))
+                j = fall
+            elif not sim.fails:
+                raise _NotAPattern()  # an irrefutable pattern without a guard ends the statement
+            j += 1
+        else:
             j = self._maybe_guard(case, j, base)
         case.body_start = j
         self._finish_fails(case, 1 if dup else 0, i)
@@ -601,10 +603,14 @@ class PatternRules:
 class _Sim:
     """Runs pattern instructions on a symbolic stack, filling in the nodes they test."""
 
-    def __init__(self, builder: PatternRules, stack: List[n.Expr]) -> None:
+    def __init__(self, builder: PatternRules, stack: List[n.Expr], floor: int = 0, stored: bool = False) -> None:
         self.b = builder
         self.instrs = builder.instrs
         self.stack = stack
+        # The values below `floor` belong to the enclosing case or pattern: reaching them ends the run.
+        self.floor = floor
+        # Names are stored only once the whole pattern matched: no test may follow a store.
+        self.stored = stored
         self.fails: List[Tuple[int, int]] = []
         self.last_pop: Optional[str] = None
         self.inline_body: Optional[Tuple[int, int]] = None
@@ -652,13 +658,29 @@ class _Sim:
         while i < len(instrs) and i < self.b.end:
             if i != 0 and i in self.b.loop_end:
                 return i
-            nxt = self.step(i)
+            nxt = self.guarded_step(i)
             if nxt is None:
                 return i
             i = nxt
             if self.inline_body is not None:
                 return i
         return i
+
+    def guarded_step(self, i: int) -> Optional[int]:
+        floor = self.floor
+        if not floor:
+            return self.step(i)
+        before = list(self.stack)
+        mark = len(self.b._journal())
+        nxt = self.step(i)
+        st = self.stack
+        if self.inline_body is not None:
+            return nxt  # the copied tail of an or-pattern has dropped the case's subject too
+        if nxt is not None and (len(st) < floor or any(st[k] is not before[k] for k in range(floor))):
+            self.stack = before
+            self.b._rollback(mark)
+            return None
+        return nxt
 
     def step(self, i: int) -> Optional[int]:
         ins = self.instrs[i]
@@ -688,6 +710,7 @@ class _Sim:
             return i + 1
         if op in _STORES:
             self.bind(st.pop(), ins.argval)
+            self.stored = True
             self.last_pop = op
             return i + 1
         if op in _ROTATIONS:
@@ -823,6 +846,8 @@ class _Sim:
 
     def fail_jump(self, ins: Instr, i: int) -> int:
         st = self.stack
+        if self.stored:
+            raise _NotAPattern()
         item = self.pop()
         op = ins.opname
         if op == "POP_JUMP_IF_FALSE":
@@ -910,7 +935,7 @@ class _Sim:
             if ins.opname not in _COPIES or (ins.opname == "COPY" and ins.arg != 1):
                 raise _NotAPattern()
             alt = _Node()
-            inner = _Sim(self.b, list(base_stack) + [_Subj(alt)])
+            inner = _Sim(self.b, list(base_stack) + [_Subj(alt)], floor=depth, stored=self.stored)
             j = inner.run(k + 1)
             if inner.inline_body is not None:
                 raise _NotAPattern()
@@ -928,7 +953,11 @@ class _Sim:
             else:
                 # The jump to the code after the alternatives was replaced by a copy of that code
                 # (a short block that returns); its stores have run, its body starts at `j`.
-                if len(inner.stack) >= depth:
+                tail = _Sim(self.b, inner.stack, stored=inner.stored)
+                while j < len(instrs) and instrs[j].opname in _TAIL_OPS:
+                    tail.step(j)
+                    j += 1
+                if len(tail.stack) >= depth:
                     raise _NotAPattern()
                 t = j
                 while t < len(instrs) and instrs[t].opname not in _TERMINAL:
@@ -937,7 +966,7 @@ class _Sim:
                     t += 1
                 if t >= len(instrs):
                     raise _NotAPattern()
-                inline = (j, t + 1, list(inner.stack))
+                inline = (j, t + 1, list(tail.stack))
                 after = t + 1
             fail_end = after
             ends = set()
