@@ -187,6 +187,16 @@ class ExceptionTableRules:
         for k in range(start, end):
             self.skip[k] = end
 
+    def handler_only_code(self) -> Set[int]:
+        """Instructions that only an exception reaches (3.11+ handler code).
+
+        3.12+ moves handler code to the end of the function; its jumps back to a loop's head must
+        not make that loop reach over everything in between.
+        """
+        if not self.bc.regions:
+            return set()
+        return set(range(len(self.instrs))) - self._reach(0)
+
     # --- entry point from control_at ------------------------------------------------------------
 
     def try_at(self, i: int) -> Optional[int]:
