@@ -88,13 +88,18 @@ class ControlRules:
         self.fall_override: Dict[int, int] = {}
         self.jump_sources: Dict[int, List[int]] = {}
         back: Dict[int, int] = {}
+        handler_code = self.handler_only_code()  # exception_table: 3.12+ handler code at the end
+        handler_back: Dict[int, int] = {}
         for ins in instrs:
             t = ins.target
             if t is None:
                 continue
             self.jump_sources.setdefault(t, []).append(ins.index)
             if t <= ins.index and not self.is_send_loop(t):
-                back[t] = max(back.get(t, -1), ins.index)
+                into = handler_back if ins.index in handler_code else back
+                into[t] = max(into.get(t, -1), ins.index)
+        for t, j in handler_back.items():
+            back.setdefault(t, j)  # a loop that only an exception handler closes
         # Merge loops that overlap without nesting (3.10+ `continue` jumps to the top test while
         # the bottom test jumps to the body).
         headers = sorted(back)
