@@ -91,11 +91,14 @@ class _Node:
 # --- symbolic stack values ----------------------------------------------------------------------
 
 class _Subj(n.Expr):
-    """A value being matched; an or-pattern's captures point at one node per alternative."""
-    __slots__ = ("nodes",)
+    """A value being matched; an or-pattern's captures point at one node per alternative.
 
-    def __init__(self, *nodes: _Node) -> None:
+    `must_store` marks the value an as-pattern keeps for its name: it may only leave by a store."""
+    __slots__ = ("nodes", "must_store")
+
+    def __init__(self, *nodes: _Node, must_store: bool = False) -> None:
         self.nodes = list(nodes)
+        self.must_store = must_store
 
     @property
     def node(self) -> _Node:
@@ -459,7 +462,7 @@ class PatternRules:
             return j
         known = {t + d for t, d in case.fails}
         if known:
-            if false_target not in known:
+            if false_target not in known and not self._same_exit_blocks(sorted(known | {false_target})):
                 return j
         else:
             # The body before the false target must end the case (a guard's body never falls into
@@ -705,6 +708,8 @@ class _Sim:
             st.append(st[-k])
             return i + 1
         if op == "POP_TOP":
+            if isinstance(top, _Subj) and top.must_store:
+                raise _NotAPattern()
             st.pop()
             self.last_pop = op
             return i + 1
@@ -916,7 +921,16 @@ class _Sim:
         except _NotAPattern:
             self.b._rollback(journal_mark)
             self.stack, self.fails, self.last_pop = list(saved[0]), list(saved[1]), saved[2]
-        self.stack.append(self.stack[-1])
+        top = self.stack[-1]
+        instrs = self.instrs
+        subscript = i + 2 < len(instrs) and (
+            instrs[i + 1].opname == "GET_LEN"
+            or instrs[i + 1].opname in ("LOAD_CONST", "LOAD_SMALL_INT") and instrs[i + 2].opname == "BINARY_SUBSCR")
+        if not subscript:
+            # An as-pattern: the copy is matched, the value below it is stored under the name.
+            assert isinstance(top, _Subj)
+            self.stack[-1] = _Subj(*top.nodes, must_store=True)
+        self.stack.append(top)
         return i + 1
 
     def or_pattern(self, i: int) -> int:
