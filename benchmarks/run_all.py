@@ -220,6 +220,7 @@ def run_pair(interp: Interpreter, decompiler: str, python: str, files: List[str]
     argv = [python, str(WORKER), "--verify", str(VERIFY), "--decompiler", decompiler, "--timeout", str(args.timeout)]
     if not args.no_memory:
         argv.append("--memory")
+    argv += ["--repeat", str(args.repeat)]
     started = time.monotonic()
     worker: Optional[_Worker] = None
     per_definition = args.timeout * 2 + 30  # decompile twice (memory pass) plus compiles
@@ -307,7 +308,10 @@ def _percent(part: int, whole: int) -> str:
 def _ratio(outcome: Outcome, numerator: str, denominator: str) -> str:
     top = sum(r.get(numerator, 0.0) or 0.0 for r in outcome.results)
     bottom = sum(r.get(denominator, 0.0) or 0.0 for r in outcome.results)
-    return f"{top / bottom:.1f}x" if bottom and top else "-"
+    if not bottom or not top:
+        return "-"
+    value = top / bottom
+    return f"{value:.2f}x" if value < 1 else f"{value:.1f}x" if value < 100 else f"{value:.0f}x"
 
 
 def table(outcomes: List[Outcome]) -> str:
@@ -409,6 +413,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--baseline-only", action="store_true", help="only depyf 0.20")
     parser.add_argument("--control", action="store_true", help="only the control: original source as output")
     parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
+    parser.add_argument("--repeat", type=int, default=3, help="timing runs per definition, best kept (default 3)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per definition (default 30)")
     parser.add_argument("--time-limit", type=float, default=0.0,
                         help="seconds per interpreter and decompiler (default 1800, 14400 with --stdlib-all)")
