@@ -359,12 +359,23 @@ class PatternRules:
         else:
             f0 = last.next_case
             later = [e for e in ends if e > f0]
+            tails = {c.body_end - 1 for c in reads if c.body_end is not None}
+            short_exit = self._jumped_short_exit(start, f0, limit, tails)
             if later:
                 end = min(min(later), limit)
                 default_body = self.run_range(f0, end, list(base))
                 after = end
+            elif short_exit is not None:
+                # A short block that ends the function and is still reached by a jump was not copied
+                # into the jumps (3.10, 3.12 copy such blocks): the `case _:` line in front kept it apart.
+                default_body = self.run_range(f0, short_exit, list(base))
+                after = short_exit
             else:
                 after = f0
+                tail = self.instrs[f0 - 1]
+                if last.body_end == f0 and tail.opname == "JUMP" and tail.target == f0:
+                    # A jump to the very next instruction survives only where a `case _: pass` stood.
+                    default_body = [n.Pass()]
         after = max([after] + [c.body_end for c in reads if c.body_end is not None])
         cases: List[n.MatchCase] = []
         printer = _PatternPrinter(self.render)
@@ -543,6 +554,22 @@ class PatternRules:
             shape.append((instrs[k].opname, repr(instrs[k].argval)))
             shapes.append(shape)
         return all(s == shapes[0] for s in shapes)
+
+    def _jumped_short_exit(self, start: int, f0: int, limit: int, tails: set) -> Optional[int]:
+        """The end of the block at `f0` if it is at most four instructions ending the function and an
+        unconditional jump inside a pattern (not at the end of a body, `tails`) reaches it."""
+        instrs = self.instrs
+        k = f0
+        while k < limit and instrs[k].opname not in _TERMINAL:
+            if instrs[k].is_jump or k - f0 >= 3:
+                return None
+            k += 1
+        if k >= limit:
+            return None
+        if not any(instrs[src].opname == "JUMP" and start <= src < f0 and src not in tails
+                   for src in self.jump_sources.get(f0, ())):
+            return None
+        return k + 1
 
     def _loop_targets(self) -> set:
         targets = set()
