@@ -322,8 +322,26 @@ class PatternRules:
             return None
         self.stack = base
         stmt.subject = subject
+        stmt.cases[:0] = self._guard_only_cases(subject)
         self.emit(stmt)
         return after
+
+    def _guard_only_cases(self, subject: n.Expr) -> List[n.MatchCase]:
+        """Leading `case _ if guard:` cases already built as `if guard: <subject>; ...`.
+
+        From 3.12 the compiler drops the copy of the subject and its pop for a bare `_`; such a
+        case before the first pattern looks like an `if` whose body starts by dropping the subject
+        (which stays on the stack after the `if`)."""
+        found: List[n.MatchCase] = []
+        out = self.out
+        while out:
+            last = out[-1]
+            if not (isinstance(last, n.If) and not last.orelse and last.body
+                    and isinstance(last.body[0], n.ExprStmt) and last.body[0].value is subject):
+                break
+            out.pop()
+            found.insert(0, n.MatchCase("_", last.test, last.body[1:] or [n.Pass()]))
+        return found
 
     def _read_match(self, start: int, pushed: List[n.Expr], base: List[n.Expr]) -> Tuple[n.Match, int]:
         reads = self._read_cases(start, pushed, base)
@@ -405,14 +423,16 @@ class PatternRules:
         if i >= self.end:
             raise _NotAPattern()
         ins = self.instrs[i]
-        options = [False]
+        options: List[Optional[bool]] = [False]
         if not pushed and ins.opname in _COPIES and (ins.opname == "DUP_TOP" or ins.arg == 1):
             options.insert(0, True)
+        if not pushed:
+            options.append(None)  # `case _ if guard:` whose copy and pop of the subject cancelled out
         for dup in options:
             mark = len(self._journal())
             try:
                 case = self._read_case_as(i, pushed, base, dup=dup)
-                if not dup:
+                if dup is False:
                     if case.guard is None and not case.root.names and not case.root.has_structure():
                         raise _NotAPattern()  # a bare `case _:` is compiled as the default
                     return [case]
@@ -422,15 +442,22 @@ class PatternRules:
                 self._rollback(mark)
         raise _NotAPattern()
 
-    def _read_case_as(self, i: int, pushed: List[n.Expr], base: List[n.Expr], dup: bool) -> _CaseRead:
+    def _read_case_as(self, i: int, pushed: List[n.Expr], base: List[n.Expr], dup: Optional[bool]) -> _CaseRead:
+        """Read one case; `dup` says whether it copies the subject (None: it keeps the subject but
+        its pattern is a bare `_`, so the compiler dropped the copy and its pop)."""
         case = _CaseRead()
+        wild = dup is None
+        dup = dup is not False
         case.dup = dup
         root = case.root
         sim = _Sim(self, [_Subj(root)] + list(pushed), floor=1 if dup else 0)
-        if dup:
-            sim.stack.append(_Subj(root))
-            i += 1
-        j = sim.run(i)
+        if wild:
+            j = i
+        else:
+            if dup:
+                sim.stack.append(_Subj(root))
+                i += 1
+            j = sim.run(i)
         case.resumes = sim.resumes
         if sim.inline_body is not None:
             # An or-pattern whose alternatives each carry a copy of the (short, returning) body.
@@ -447,6 +474,8 @@ class PatternRules:
         case.fails = sim.fails
         if dup:
             # An optional guard, then the subject is dropped.
+            if wild and self.instrs[j].opname == "POP_TOP":
+                raise _NotAPattern()
             if self.instrs[j].opname != "POP_TOP":
                 cond, fall, false_target = self._guard(j, base, depth)
                 if self.instrs[fall].opname != "POP_TOP":
