@@ -18,7 +18,7 @@ import runpy
 import sys
 import traceback
 import types
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, Iterator, Optional, Sequence, Tuple
 
 EXIT_OK = 0
 EXIT_DECOMPILE = 1
