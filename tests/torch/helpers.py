@@ -42,6 +42,8 @@ class Outcome:
     guard_checks: List[Tuple[str, bool, bool, str]] = field(default_factory=list)
     debug_hits: set = field(default_factory=set)
     debug_same: bool = False
+    explained: str = ""
+    explained_from_original: str = ""
     entries: int = 0
 
 
@@ -76,6 +78,10 @@ def outcome(name: str, backend: str) -> Outcome:
     # Everything that needs the live cache entries happens now: the next program resets Dynamo.
     check_guards(result)
     check_debug(result)
+    from depyf.explain import dump_src
+
+    result.explained = dump_src(compiled)
+    result.explained_from_original = dump_src(fn)
     _CACHE[key] = result
     return result
 

@@ -272,6 +272,15 @@ class ControlRules:
                                        or false_target >= loop.exit)
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
             stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
+            last = self.instrs[end - 1]
+            if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and \
+                    (last.opname in ("RETURN_VALUE", "RAISE_VARARGS") or
+                     (last.opname == "JUMP" and last.target in loop.continue_targets)):
+                # `if test: ...; continue` then `break`: the body never falls through.
+                body = self.run_range(fall, end, list(self.stack))
+                self.emit(n.If(cond, body, []))
+                self.emit(stmt)
+                return end
             self.emit(n.If(demorgan_not(cond), [stmt], []))
             return fall
         if false_target <= i:

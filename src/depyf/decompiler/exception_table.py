@@ -209,9 +209,7 @@ class ExceptionTableRules:
                 kind = st.kinds[t]
                 if kind == "finally":
                     return self._build_finally(i, t)
-                if kind == "except":
-                    return self._build_except(i, t)
-                raise self.fail(self.instrs[t], "except* is not supported yet")
+                return self._build_except(i, t)
         return None
 
     # --- try/except -----------------------------------------------------------------------------
@@ -250,11 +248,16 @@ class ExceptionTableRules:
         if cleanup_region is None:
             raise self.fail(instrs[t], "try handler without its cleanup")
         cleanup = cleanup_region.handler
-        clauses = self._parse_clauses(t, cleanup, base)
-        # Where the handlers fall out to, and where the normal path jumps over them (3.11).
+        star = st.kinds[t] == "star"
         exits: List[Tuple[int, int, int, int]] = []
-        for _, _, hs, he in clauses:
-            exits.extend((hs, he, j, x) for j, x in self._clause_exits(hs, he, be, warm))
+        if star:
+            clauses, exit_at = self._parse_star_clauses(t, base)
+            exits.extend((j, j + 1, j, x) for j, x in self._star_exits(exit_at, be, warm))
+        else:
+            clauses = self._parse_clauses(t, cleanup, base)
+            for _, _, hs, he in clauses:
+                exits.extend((hs, he, j, x) for j, x in self._clause_exits(hs, he, be, warm))
+        # Where the handlers fall out to, and where the normal path jumps over them (3.11).
         targets = [x for _, _, _, x in exits]
         x_h = max(set(targets), key=targets.count) if targets else None
         over = instrs[t - 1] if t - 1 >= be else None
@@ -281,14 +284,14 @@ class ExceptionTableRules:
         body = self.run_range(s, be, list(base))
         handlers: List[n.ExceptHandler] = []
         for typ, name, hs, he in clauses:
-            if name is not None:
+            if name is not None and not star:
                 self._skip_name_cleanups(hs, he, name)
             stmts = self.run_range(hs, he, list(base) + [m.Sentinel("previous-exception")])
             handlers.append(n.ExceptHandler(typ, name, stmts))
         orelse = self.run_range(be, else_end, list(base)) if else_end > be else []
         self._mark_dead(t, span_end)
         self.stack = base
-        self.emit(n.Try(body, handlers, orelse, []))
+        self.emit(n.Try(body, handlers, orelse, [], star))
         return max(cont, s + 1)
 
     def _parse_clauses(self, t: int, cleanup: int, base: List[n.Expr]
@@ -334,6 +337,72 @@ class ExceptionTableRules:
                 return clauses
         raise self.fail(instrs[t], "too many except clauses")
 
+    def _parse_star_clauses(self, t: int, base: List[n.Expr]
+                            ) -> Tuple[List[Tuple[Optional[n.Expr], Optional[str], int, int]], int]:
+        """The `except*` clauses of the handler at `t`, and where its normal exit starts.
+
+        Each clause: <type> CHECK_EG_MATCH; COPY 1; POP_JUMP_IF_NONE next; STORE name | POP_TOP;
+        body; [name = None; del name]; JUMP; then the clause's own cleanup (LIST_APPEND 3 ...)
+        and two jumps; `next` pops the unmatched rest. After the last clause the exception
+        groups are recombined (PREP_RERAISE_STAR) and, when nothing is left, POP_EXCEPT.
+        """
+        instrs = self.instrs
+        clauses: List[Tuple[Optional[n.Expr], Optional[str], int, int]] = []
+        p = t + 1
+        while p < len(instrs) and instrs[p].opname in ("COPY", "BUILD_LIST", "SWAP"):
+            p += 1
+        while len(clauses) < 256:
+            q = p
+            while q < len(instrs) and instrs[q].opname != "CHECK_EG_MATCH":
+                if instrs[q].opname not in _EXPRESSION_OPS:
+                    raise self.fail(instrs[q], "except* clause without a type test")
+                q += 1
+            stack = list(base) + [m.Sentinel("previous-exception"), m.Sentinel("raised"),
+                                  m.ExceptionValue()]
+            saved, self.stack = self.stack, stack
+            try:
+                typ = self.pure_value(p, q)
+            finally:
+                self.stack = saved
+            jump = instrs[q + 2]
+            if typ is None or jump.opname != "POP_JUMP_IF_NONE":
+                raise self.fail(instrs[q], "except* clause type is not an expression")
+            nxt = jump.target
+            bind = instrs[q + 3]
+            name = bind.argval if bind.opname in _NAME_STORES else None
+            # The body's own region leads to the clause cleanup, right after the body's exit jump
+            # (3.13 copies the `LIST_APPEND 1` of the recombination in front of that jump).
+            body_region = self._xt_state.region_at[q + 4]
+            cleanup_at = body_region.handler if body_region is not None else -1
+            jump_at = cleanup_at - 1
+            if not (q + 4 <= jump_at < nxt) or instrs[jump_at].opname != "JUMP":
+                raise self.fail(instrs[q], "unrecognised except* clause")
+            end = jump_at
+            if instrs[end - 1].opname == "LIST_APPEND" and instrs[end - 1].arg == 1:
+                end -= 1
+            if name is not None:
+                end -= 3
+            clauses.append((typ, name, q + 4, end))
+            p = nxt + 1
+            if instrs[p].opname == "LIST_APPEND":
+                return clauses, p + 6
+        raise self.fail(instrs[t], "too many except* clauses")
+
+    def _star_exits(self, k: int, be: int, warm: Set[int]) -> List[Tuple[int, int]]:
+        instrs = self.instrs
+        if k >= len(instrs):
+            return []
+        if instrs[k].opname == "JUMP":
+            return [(k, instrs[k].target)]
+        r = k
+        while r < len(instrs) and r < k + 14 and instrs[r].target is None and instrs[r].opname not in _TERMINAL:
+            r += 1
+        if r < len(instrs) and instrs[r].opname == "RETURN_VALUE":
+            x = self._find_copy(k, r + 1 - k, be, warm)
+            if x is not None and x <= self.end:
+                return [(k, x)]
+        return []
+
     def _clause_end(self, p: int) -> int:
         k = p
         while k < len(self.instrs) and not (self.instrs[k].opname == "COPY" and self.instrs[k].arg == 3):
@@ -367,7 +436,7 @@ class ExceptionTableRules:
                 if before is None or (before > hs and instrs[before - 1].opname == "SWAP"):
                     continue
                 x = self._find_copy(start, last + 1 - start, be, warm)
-                if x is not None:
+                if x is not None and x <= self.end:  # beyond, the copy is not where the try ends
                     found.append((start, x))
                     break
         return found

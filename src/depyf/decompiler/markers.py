@@ -139,7 +139,7 @@ class Sentinel(n.Expr):
         self.what = what
 
 
-MARKER_TYPES = (Null, ImportedModule, ImportedName, MadeFunction, BuildClass, UnpackSlot,
+MARKER_TYPES = (Null, ImportedModule, ImportedName, MadeFunction, BuildClass, UnpackSlot, InplaceResult,
                 ExceptionValue, WithExit, ClearedLocal, KwNames, Iterator, Sentinel)
 
 Scope = Dict[str, n.Expr]

@@ -359,8 +359,8 @@ class Patch:
         setattr(self.owner, self.name, staticmethod(self.original) if self.is_static else self.original)
 
 
-def patch_user_compiler(on_graph: Callable[[Any], None]) -> Optional[Patch]:
-    """Call ``on_graph(gm)`` with every graph Dynamo hands to a backend."""
+def patch_user_compiler(on_graph: Callable[[Any, Any], None]) -> Optional[Patch]:
+    """Call ``on_graph(gm, compiler_fn)`` with every graph Dynamo hands to a backend."""
     output_graph = _module("torch._dynamo.output_graph")
     cls = getattr(output_graph, "OutputGraph", None)
     if cls is None or not hasattr(cls, "call_user_compiler"):
@@ -369,7 +369,7 @@ def patch_user_compiler(on_graph: Callable[[Any], None]) -> Optional[Patch]:
     def make(original: Any) -> Any:
         def call_user_compiler(self: Any, gm: Any, example_inputs: Any) -> Any:
             with contextlib.suppress(Exception):
-                on_graph(gm)
+                on_graph(gm, getattr(self, "compiler_fn", None))
             return original(self, gm, example_inputs)
 
         return call_user_compiler
@@ -420,6 +420,14 @@ def patch_aot_graph_logging(on_graph: Callable[[str, Any, Optional[str]], None])
 
         patches.append(Patch(graph_compile, "_log_inference_graph", make_inference))
     return patches
+
+
+def inductor_in_use(compiler_fn: Any) -> bool:
+    """Whether Inductor is loaded or about to compile (importing it costs seconds otherwise)."""
+    if "torch._inductor.graph" in sys.modules:
+        return True
+    names = (getattr(compiler_fn, "__name__", ""), type(compiler_fn).__name__, str(getattr(compiler_fn, "compiler_name", "")))
+    return any("inductor" in str(n).lower() for n in names)
 
 
 class InductorCodeHook:

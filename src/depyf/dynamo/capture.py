@@ -73,6 +73,7 @@ class CaptureSession:
         self._aot_to_graph: Dict[str, str] = {}
         self._handles: List[Any] = []
         self.errors: List[str] = []
+        self._inductor_hooked = False
 
     # -- installation --------------------------------------------------------------------------
 
@@ -87,6 +88,14 @@ class CaptureSession:
             if patch is not None:
                 self._handles.append(patch)
         self._handles.extend(adapter.patch_aot_graph_logging(self._aot_graph))
+        self._inductor_hooked = False
+        self._ensure_inductor_hook(None)
+
+    def _ensure_inductor_hook(self, compiler_fn: Any) -> None:
+        """Hook Inductor's output code once Inductor is in use (not before: it is slow to import)."""
+        if self._inductor_hooked or not adapter.inductor_in_use(compiler_fn):
+            return
+        self._inductor_hooked = True
         self._handles.append(adapter.InductorCodeHook(self._inductor_code))
 
     def uninstall(self) -> None:
@@ -122,7 +131,8 @@ class CaptureSession:
             self.errors.append(f"bytecode hook: {e!r}")
             return None
 
-    def _dynamo_graph(self, gm: Any) -> None:
+    def _dynamo_graph(self, gm: Any, compiler_fn: Any = None) -> None:
+        self._ensure_inductor_hook(compiler_fn)
         backend_id = adapter.graph_backend_id(gm) or f"__compiled_fn_unnamed_{len(self.graphs)}"
         stable = self.namer.stable(backend_id)
         reason = adapter.graph_compile_reason(gm)
