@@ -12,21 +12,10 @@ from . import support
 # small, varied, and fast: a few seconds per interpreter
 MODULES = ("textwrap", "heapq", "shlex", "json/decoder", "fractions", "string")
 FLOORS = support.HERE / "floors.json"
-DECOMPILE_SECONDS = 10.0
 
 
 def module_path(name: str) -> Path:
     return Path(sysconfig.get_paths()["stdlib"]) / f"{name}.py"
-
-
-def _bounded_decompile(code: Any) -> str:
-    import depyf
-
-    try:
-        with support.deadline(DECOMPILE_SECONDS, "decompile"):
-            return depyf.decompile(code)
-    except support.Timeout as exc:
-        raise RuntimeError(str(exc)) from None
 
 
 def run_sample() -> Tuple[Dict[str, float], List[Any]]:
@@ -36,7 +25,7 @@ def run_sample() -> Tuple[Dict[str, float], List[Any]]:
     for name in MODULES:
         path = module_path(name)
         source = path.read_text(encoding="utf-8")
-        for result in verify.roundtrip_source_file(source, str(path), decompile=_bounded_decompile):
+        for result in verify.roundtrip_source_file(source, str(path), decompile=support.bounded_decompile):
             result.module = name
             results.append(result)
     total = len(results)

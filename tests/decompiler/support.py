@@ -166,3 +166,18 @@ def original_text(path: Path, name: str) -> str:
         raise LookupError(f"no module-level definition {name!r} in {path.name}")
     lines = source_of(path).splitlines(keepends=True)
     return "".join(lines[node.lineno - 1 : node.end_lineno])
+
+
+DECOMPILE_SECONDS = 10.0
+
+
+def bounded_decompile(obj: Any) -> str:
+    """`depyf.decompile` that gives up after DECOMPILE_SECONDS with an ordinary exception, which
+    `depyf.verify` records as a decompile error (a `Timeout` would escape it)."""
+    import depyf
+
+    try:
+        with deadline(DECOMPILE_SECONDS, "decompile"):
+            return depyf.decompile(obj)
+    except Timeout as exc:
+        raise RuntimeError(str(exc)) from None

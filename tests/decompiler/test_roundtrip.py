@@ -10,10 +10,6 @@ import pytest
 from . import support
 from .known_gaps import param
 
-# per definition; generous, the whole corpus should take a few seconds
-DECOMPILE_SECONDS = 10.0
-
-
 def _params() -> List[object]:
     out = []
     for path in support.corpus_files():
@@ -22,24 +18,13 @@ def _params() -> List[object]:
     return out
 
 
-def _bounded_decompile(code: object) -> str:
-    import depyf
-
-    try:
-        with support.deadline(DECOMPILE_SECONDS, "decompile"):
-            return depyf.decompile(code)
-    except support.Timeout as exc:
-        # verify records ordinary exceptions as decompile errors; a timeout must be one too
-        raise RuntimeError(str(exc)) from None
-
-
 _RESULTS: Dict[Path, Dict[str, object]] = {}
 
 
 def results_for(path: Path) -> Dict[str, object]:
     """verify's results for a corpus file, by test id; computed once per file."""
     if path not in _RESULTS:
-        results = support.verify().roundtrip_source_file(support.source_of(path), str(path), decompile=_bounded_decompile)
+        results = support.verify().roundtrip_source_file(support.source_of(path), str(path), decompile=support.bounded_decompile)
         by_id: Dict[str, object] = {}
         seen: Dict[str, int] = {}
         for result in results:

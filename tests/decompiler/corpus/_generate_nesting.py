@@ -75,22 +75,26 @@ def _function(name: str, blocks: Sequence[str], exit_kind: str, exit_in: str = "
     return lines
 
 
+def _exit_group(kind: str) -> str:
+    return "loopexit" if kind in ("break", "continue") else "funcexit"
+
+
 def _groups() -> Dict[str, List[Tuple[str, Tuple[str, ...], str, str]]]:
     """Generated functions by output file. Files stay small because the round trip recompiles
     the whole file once per definition."""
     groups: Dict[str, List[Tuple[str, Tuple[str, ...], str, str]]] = {}
     for outer, inner in itertools.product(BLOCKS, BLOCKS):
         for exit_kind in EXITS:
-            groups.setdefault(f"depth2_{outer}", []).append(
+            groups.setdefault(f"depth2_{outer}_{_exit_group(exit_kind)}", []).append(
                 (f"nest2_{outer}_{inner}_{exit_kind}", (outer, inner), exit_kind, "body"))
     for outer, middle, inner in itertools.product(BLOCKS, DEPTH3_MIDDLE, DEPTH3_INNER):
         for exit_kind in EXITS:
-            groups.setdefault(f"depth3_{outer}", []).append(
+            groups.setdefault(f"depth3_{outer}_{_exit_group(exit_kind)}", []).append(
                 (f"nest3_{outer}_{middle}_{inner}_{exit_kind}", (outer, middle, inner), exit_kind, "body"))
     # the exit inside the finally (or except) clause of the innermost try
     for inner, outer in itertools.product(("tryfinally", "tryexcept"), BLOCKS):
         for exit_kind in EXITS:
-            groups.setdefault(f"in_{inner}_handler", []).append(
+            groups.setdefault(f"in_{inner}_handler_{_exit_group(exit_kind)}", []).append(
                 (f"nestx_{outer}_{inner}_{exit_kind}_in_handler", (outer, inner), exit_kind, "handler"))
     return groups
 

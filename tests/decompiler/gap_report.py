@@ -1,0 +1,187 @@
+"""Write GAPS.md: which corpus constructs the decompiler gets wrong, on which Python versions.
+
+    python3 tests/decompiler/gap_report.py            # every CPython 3.8-3.13 found; writes GAPS.md
+    python3 tests/decompiler/gap_report.py --collect  # this interpreter only; JSON on stdout
+
+Collecting runs the corpus through `depyf.verify` (round trip) and the execution check in the
+interpreter at hand (no pytest needed). Combining groups the failures by their cause, with the
+failing versions, the smallest failing definition and its first difference: the work list.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+HERE = Path(__file__).resolve().parent
+MINORS = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13")
+
+
+# --------------------------------------------------------------------------------------------
+# Collecting, in the interpreter under test
+
+
+def _collect() -> Dict[str, Any]:
+    sys.path.insert(0, str(HERE.parent))
+    sys.path.insert(0, str(HERE.parent.parent / "src"))
+    from decompiler import execution, support  # the test package, imported as the tests do
+
+    verify = support.verify()
+    records: List[Dict[str, Any]] = []
+    for path in support.corpus_files():
+        source = support.source_of(path)
+        lines = {d.qualname: d.end_lineno - d.lineno + 1 for d in verify.definitions_in_source(source, str(path))}
+        for result in verify.roundtrip_source_file(source, str(path), decompile=support.bounded_decompile):
+            if result.status == "equal":
+                continue
+            diff = result.difference
+            records.append({
+                "check": "roundtrip",
+                "case": f"{support.corpus_id(path)}::{result.qualname}",
+                "status": result.status,
+                "cause": _cause(result.status, result.detail, diff),
+                "detail": result.detail,
+                "lines": lines.get(result.qualname, 0),
+            })
+        for index, entry in enumerate(support.registered(path)):
+            try:
+                problems = execution.execution_mismatches(path, index, support.bounded_decompile)
+            except Exception:  # decompile failed: the round trip already says why
+                continue
+            except BaseException as exc:  # a timeout of the decompiled code
+                problems = [f"{type(exc).__name__}: {exc}"]
+            if problems:
+                records.append({
+                    "check": "execution",
+                    "case": f"{support.corpus_id(path)}::{entry.qualname}",
+                    "status": "mismatch",
+                    "cause": _execution_cause(problems[0]),
+                    "detail": problems[0][:400],
+                    "lines": _lines_of(support, path, entry.obj.__name__),
+                })
+    return {"version": support.VERSION_KEY, "records": records}
+
+
+def _lines_of(support: Any, path: Path, name: str) -> int:
+    node = support._top_level_nodes(path).get(name)
+    return node.end_lineno - node.lineno + 1 if node is not None else 0
+
+
+def _normalize(text: str) -> str:
+    """The part of a message that names the cause, without names, offsets and versions."""
+    text = re.sub(r"cannot decompile in [^,:]+(, )?", "", text)
+    text = re.sub(r"at offset \d+ ", "", text)
+    text = re.sub(r",? ?Python 3\.\d+", "", text)
+    text = re.sub(r"#\d+", "#", text)
+    text = re.sub(r"\(line \d+\)", "", text)
+    text = re.sub(r"call \S+\(.*", "call", text)
+    return text.strip()[:160]
+
+
+def _execution_cause(problem: str) -> str:
+    if problem.startswith(("call ", "probe ")):
+        return "different outcome"
+    return _normalize(problem)
+
+
+def _cause(status: str, detail: str, diff: Any) -> str:
+    if status == "differs" and diff is not None:
+        return f"differs: {diff.what}: {diff.category[0]} vs {diff.category[1]}"
+    if status == "no_compile":
+        return "no_compile: " + re.sub(r" at line \d+.*", "", detail)
+    return f"{status}: {_normalize(detail)}"
+
+
+# --------------------------------------------------------------------------------------------
+# Combining, in any interpreter
+
+
+def _interpreters() -> Dict[str, str]:
+    """One interpreter per supported minor version: pyenv's, else python3.X on PATH."""
+    found: Dict[str, str] = {}
+    root = os.environ.get("PYENV_ROOT") or str(Path.home() / ".pyenv")
+    for candidate in sorted(Path(root, "versions").glob("3.*/bin/python")):
+        minor = ".".join(candidate.parent.parent.name.split(".")[:2])
+        if minor in MINORS:
+            found[minor] = str(candidate)
+    return found
+
+
+def _run(python: str) -> Dict[str, Any]:
+    proc = subprocess.run([python, str(Path(__file__).resolve()), "--collect"], capture_output=True, text=True,
+                          timeout=900, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    if proc.returncode != 0:
+        raise RuntimeError(f"{python}: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout)
+
+
+def _markdown(reports: List[Dict[str, Any]]) -> str:
+    versions = [r["version"] for r in reports]
+    # cause -> case -> {version: record}
+    by_cause: Dict[Tuple[str, str], Dict[str, Dict[str, Any]]] = collections.defaultdict(dict)
+    for report in reports:
+        for record in report["records"]:
+            by_cause[(record["check"], record["cause"])].setdefault(record["case"], {})[report["version"]] = record
+    counts = {r["version"]: collections.Counter(x["check"] for x in r["records"]) for r in reports}
+    out = [
+        "# Decompiler gaps on the test corpus",
+        "",
+        "Generated by `python3 tests/decompiler/gap_report.py` (round trip through `depyf.verify` and",
+        "the execution check, over `tests/decompiler/corpus/`). Grouped by cause, most cases first;",
+        "each group names the versions where it occurs, the smallest failing definition and its",
+        "first difference. `execution: different outcome` comes first whatever its size: there the",
+        "decompiled text compiles and runs but computes something else (a silent miscompilation).",
+        "Failing cases per version:",
+        "",
+        "| version | round trip | execution |",
+        "|---|---|---|",
+    ]
+    for v in versions:
+        out.append(f"| {v} | {counts[v]['roundtrip']} | {counts[v]['execution']} |")
+    out.append("")
+    ordered = sorted(by_cause.items(),
+                     key=lambda item: (item[0] != ("execution", "different outcome"), -len(item[1]), item[0]))
+    for (check, cause), cases in ordered:
+        seen_versions = sorted({v for per in cases.values() for v in per}, key=versions.index)
+        smallest_case, per_version = min(cases.items(), key=lambda kv: (max(r["lines"] for r in kv[1].values()), kv[0]))
+        newest = per_version[max(per_version, key=versions.index)]
+        out.append(f"## {check}: {cause}")
+        out.append("")
+        out.append(f"- {len(cases)} case(s); versions: {', '.join(seen_versions)}")
+        out.append(f"- smallest: `{smallest_case}` ({newest['lines']} lines)"
+                   f" on {', '.join(sorted(per_version, key=versions.index))}")
+        out.append(f"- first difference: `{newest['detail'].splitlines()[0][:300]}`")
+        others = sorted(c for c in cases if c != smallest_case)
+        limit = len(others) if (check, cause) == ("execution", "different outcome") else 12
+        if others:
+            shown = ", ".join(f"`{c}` ({', '.join(sorted(cases[c], key=versions.index))})" for c in others[:limit])
+            more = f" and {len(others) - limit} more" if len(others) > limit else ""
+            out.append(f"- also: {shown}{more}")
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--collect", action="store_true", help="this interpreter only; print JSON")
+    parser.add_argument("--output", default=str(HERE / "GAPS.md"))
+    args = parser.parse_args()
+    if args.collect:
+        print(json.dumps(_collect()))
+        return
+    reports = []
+    for minor, python in sorted(_interpreters().items(), key=lambda kv: MINORS.index(kv[0])):
+        print(f"collecting on {minor} ({python})", file=sys.stderr)
+        reports.append(_run(python))
+    Path(args.output).write_text(_markdown(reports), encoding="utf-8")
+    print(f"wrote {args.output}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
