@@ -1,4 +1,6 @@
 """Class bodies: methods, properties, super() and __class__, private names, nested classes."""
+import dataclasses
+
 from _cases import cases
 
 
@@ -171,3 +173,36 @@ class Annotated:
 
     def method(self, a: int) -> int:
         return a
+
+
+@dataclasses.dataclass
+class Point3:
+    x: int
+    y: int = 0
+    tags: list = dataclasses.field(default_factory=list)
+
+    def norm1(self):
+        return abs(self.x) + abs(self.y)
+
+
+@cases(())
+def use_point3():
+    p = Point3(3, -4)
+    p.tags.append("t")
+    return p.norm1(), p, Point3(1) == Point3(1)
+
+
+class Slotted:
+    __slots__ = ("a", "b")
+
+    def __init__(self, a, b=None):
+        self.a = a
+        self.b = b
+
+    def total(self):
+        return self.a + (self.b or 0)
+
+
+@cases(())
+def use_slotted():
+    return Slotted(1, 2).total(), Slotted(5).total()

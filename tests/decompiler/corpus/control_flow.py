@@ -213,3 +213,41 @@ def break_outer_via_flag(rows):
         if found:
             break
     return found
+
+
+@cases((3,), (0,))
+def empty_bodies(n):
+    i = n
+    while i > 10:
+        pass
+    for _ in range(n):
+        pass
+    if n:
+        pass
+    elif n < 0:
+        pass
+    else:
+        pass
+    return i
+
+
+@cases(([1, 5, 0, 7],),)
+def walrus_in_conditions(items):
+    out = []
+    for x in items:
+        if (y := x * 2) > 5:
+            out.append(y)
+        elif (z := x - 1) < 0:
+            out.append(z)
+    return out
+
+
+@cases((5,),)
+def assert_and_del_in_loop(n):
+    seen = {}
+    for i in range(n):
+        seen[i] = i
+        assert i in seen, i
+        if i % 2:
+            del seen[i]
+    return seen

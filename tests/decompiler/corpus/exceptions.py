@@ -252,3 +252,46 @@ def handler_reraises_new(kind):
             return "quiet"
     except TypeError as e:
         return type(e.__context__).__name__
+
+
+@cases((0,), (1,))
+def try_inside_finally(kind):
+    log = []
+    try:
+        if kind:
+            raise ValueError
+    except ValueError:
+        log.append("caught")
+    finally:
+        try:
+            log.append("cleanup")
+            if kind:
+                raise KeyError
+        except KeyError:
+            log.append("cleanup-failed")
+    return log
+
+
+@cases(())
+def optional_import():
+    try:
+        import _depyf_module_that_does_not_exist as missing
+    except ImportError:
+        missing = None
+    try:
+        import json
+    except ImportError:
+        json = None
+    return missing, json.__name__
+
+
+@cases((3,),)
+def generator_with_try_finally(n):
+    try:
+        for i in range(n):
+            try:
+                yield i
+            except GeneratorExit:
+                raise
+    finally:
+        yield "finally"

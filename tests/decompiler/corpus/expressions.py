@@ -224,3 +224,32 @@ def tuple_and_parenthesized(n):
 
 def yield_free_tuple(n):
     return n, n
+
+
+class Vec:
+    """Supports the matrix-multiplication operators, which no builtin type has."""
+
+    def __init__(self, *xs):
+        self.xs = xs
+
+    def __matmul__(self, other):
+        return sum(a * b for a, b in zip(self.xs, other.xs))
+
+    def __rmatmul__(self, other):
+        return ("r", other)
+
+
+@cases((1, 2),)
+def matmul_operators(a, b):
+    u = Vec(a, b)
+    v = Vec(b, a)
+    dot = u @ v
+    rdot = 3 @ v
+    acc = Vec(1, 1)
+    acc @= v
+    return dot, rdot, acc, (u @ v) * 2, u @ v + 1
+
+
+@cases((3,), (0,))
+def deep_parentheses_and_calls(n):
+    return ((((n + 1) * 2) - 3) // 4), str(len(str(abs(-n)))), [[[n]]][0][0][0], -(-(-n))
