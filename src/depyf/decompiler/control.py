@@ -296,7 +296,8 @@ class ControlRules:
             self.emit(n.If(cond, body, []))
             return end
         # The instruction before the false target may jump over an else part.
-        last = self.instrs[false_target - 1] if false_target - 1 > i else None
+        last_at = self.last_normal_index(i, false_target)  # exception_table: skip inline handler code
+        last = self.instrs[last_at] if last_at > i else None
         else_end: Optional[int] = None
         if last is not None and last.opname == "JUMP" and last.target > false_target \
                 and not (loop is not None and last.target == loop.break_target):

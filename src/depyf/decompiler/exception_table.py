@@ -193,9 +193,25 @@ class ExceptionTableRules:
         3.12+ moves handler code to the end of the function; its jumps back to a loop's head must
         not make that loop reach over everything in between.
         """
-        if not self.bc.regions:
-            return set()
-        return set(range(len(self.instrs))) - self._reach(0)
+        cached = getattr(self, "_handler_code", None)
+        if cached is None:
+            cached = set(range(len(self.instrs))) - self._reach(0) if self.bc.regions else set()
+            self._handler_code = cached
+        return cached
+
+    def last_normal_index(self, start: int, end: int) -> int:
+        """The last instruction before `end` that normal flow from `start` reaches.
+
+        3.11 lays a try's handler code inline, so an if-branch that ends with a try statement
+        ends with handler code; the jump over the else part comes before it.
+        """
+        k = end - 1
+        if k not in self.handler_only_code():
+            return k
+        flow = self._reach(start, None)
+        while k > start and k not in flow:
+            k -= 1
+        return k
 
     # --- entry point from control_at ------------------------------------------------------------
 
