@@ -36,6 +36,7 @@ _EXPRESSION_OPS = frozenset({
 })
 # Handler kinds that are source statements (their handler code starts with PUSH_EXC_INFO).
 _CONSTRUCTS = frozenset({"except", "finally", "star", "with"})
+_BREAK = -1  # a handler exit that leaves the enclosing loop
 
 
 class _TableState:
@@ -78,6 +79,8 @@ class ExceptionTableRules:
                 self._mark_dead(t, t + 2)
             elif kind == "comp":
                 self._mark_dead(t, t + 5)
+            elif kind == "send" and t + 1 < size and self.instrs[t + 1].opname == "JUMP":
+                self._mark_dead(t, t + 2)
         for k in range(size):
             for t in self._chain(k):
                 if st.kinds.get(t) in ("except", "finally", "star"):
@@ -172,15 +175,29 @@ class ExceptionTableRules:
 
     def _cold_span(self, handler: int, warm: Set[int]) -> int:
         """The end of the handler code starting at `handler` (its cleanup blocks included)."""
+        code = self._cold_code(handler, warm)
+        return max(code) + 1 if code else handler + 1
+
+    def _cold_code(self, handler: int, warm: Set[int]) -> Set[int]:
+        """The handler code starting at `handler`, its cleanup blocks included."""
         st = self._xt_state
         code = self._reach(handler, warm)
         extra: Set[int] = set()
+        own_cleanup = st.region_at[handler].handler if st.region_at[handler] is not None else None
         for k in code:
             region = st.region_at[k]
-            if region is not None and st.kinds.get(region.handler) in ("cleanup", "ascleanup", "send"):
+            if region is None or region.handler <= handler:
+                continue
+            kind = st.kinds.get(region.handler)
+            if kind in ("ascleanup", "send", "other") or region.handler == own_cleanup:
                 extra |= self._reach(region.handler, warm)
         code |= extra
-        return max(code) + 1 if code else handler + 1
+        return code
+
+    def _mark_dead_code(self, code: Set[int]) -> None:
+        """Like `_mark_dead`, for each run of consecutive instructions of `code`."""
+        for k in sorted(code, reverse=True):
+            self.skip[k] = self.skip[k + 1] if k + 1 in code else k + 1
 
     def _mark_dead(self, start: int, end: int) -> None:
         """Handler code that has been read: the builder steps over it from now on."""
@@ -274,12 +291,18 @@ class ExceptionTableRules:
             for _, _, hs, he in clauses:
                 exits.extend((hs, he, j, x) for j, x in self._clause_exits(hs, he, be, warm))
         # Where the handlers fall out to, and where the normal path jumps over them (3.11).
-        targets = [x for _, _, _, x in exits]
+        targets = [x for _, _, _, x in exits if x != _BREAK]
         x_h = max(set(targets), key=targets.count) if targets else None
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
         x = n_jump if n_jump is not None else x_h
-        span_end = self._cold_span(t, warm | ({x} if x is not None else set()))
+        if x is None and not star and clauses:
+            # 3.12+: code after the try that only the handlers reach follows the last one.
+            x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
+        if x is not None and not star:
+            clauses = [(typ, name, hs, x if hs < x < he else he) for typ, name, hs, he in clauses]
+        cold = self._cold_code(t, warm | ({x} if x is not None else set()))
+        span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = False
         if x is None:
@@ -290,22 +313,29 @@ class ExceptionTableRules:
             # The try ends its range: it jumps past the range's end, or back to the loop's head.
             else_end = min(t, end)
             cont = end if (t >= end or x > end) else max(span_end, else_end)
-            falls_out = x > end or (bool(self.loops) and x in self.loops[-1].continue_targets)
+            body_ends = be > s and instrs[be - 1].opname in _TERMINAL and else_end <= be
+            falls_out = x > end or (bool(self.loops) and x in self.loops[-1].continue_targets
+                                    and not body_ends)
         if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target == x:
             else_end -= 1
-        if falls_out:
-            for hs, he, j, target in exits:
-                if target == x:
-                    self._fall_out(j, he)
+        breaks: Set[int] = set()
+        for hs, he, j, target in exits:
+            if target == _BREAK:
+                self.skip[j] = he
+                breaks.add(hs)
+            elif falls_out and target == x:
+                self._fall_out(j, he)
         body = self.run_range(s, be, list(base))
         handlers: List[n.ExceptHandler] = []
         for typ, name, hs, he in clauses:
             if name is not None and not star:
                 self._skip_name_cleanups(hs, he, name)
             stmts = self.run_range(hs, he, list(base) + [m.Sentinel("previous-exception")])
+            if hs in breaks:
+                stmts.append(n.Break())
             handlers.append(n.ExceptHandler(typ, name, stmts))
         orelse = self.run_range(be, else_end, list(base)) if else_end > be else []
-        self._mark_dead(t, span_end)
+        self._mark_dead_code(cold)
         self.stack = base
         self.emit(n.Try(body, handlers, orelse, [], star))
         return max(cont, s + 1)
@@ -452,10 +482,32 @@ class ExceptionTableRules:
                 if before is None or (before > hs and instrs[before - 1].opname == "SWAP"):
                     continue
                 x = self._find_copy(start, last + 1 - start, be, warm)
+                loop = self.loops[-1] if self.loops else None
+                if x is not None and loop is not None and x in (loop.exit, loop.break_target) and x > self.end:
+                    found.append((start, _BREAK))  # 3.12+ copies the code after the loop
+                    break
                 if x is not None and x <= self.end:  # beyond, the copy is not where the try ends
                     found.append((start, x))
                     break
         return found
+
+    def _fallthrough_tail(self, hs: int, he: int) -> Optional[int]:
+        """Where a handler body runs on, after its unwinding, into code that ends in a return."""
+        instrs = self.instrs
+        flow = [k for k in self._reach(hs) if hs <= k < he]
+        last = max(flow) if flow else -1
+        if last < hs or instrs[last].opname != "RETURN_VALUE":
+            return None
+        for k in range(last - 1, hs - 1, -1):
+            if instrs[k].opname == "POP_EXCEPT":
+                start = k + 1
+                if start + 3 <= last and instrs[start + 2].opname.startswith("DELETE_"):
+                    start += 3
+                if k > hs and instrs[k - 1].opname == "SWAP" or start >= last \
+                        or instrs[start].opname in ("POP_TOP", "SWAP", "POP_EXCEPT"):
+                    return None  # a return from inside the handler, unwinding a loop or handler
+                return start
+        return None
 
     def _before_unwinding(self, j: int, hs: int) -> Optional[int]:
         """If `j` comes right after the handler's `POP_EXCEPT [e = None; del e]`, that POP_EXCEPT."""
@@ -542,7 +594,7 @@ class ExceptionTableRules:
         self.stack = base
         if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers:
             inner = body[0]
-            self.emit(n.Try(inner.body, inner.handlers, inner.orelse, finalbody, inner.star))
+            self.emit(n.Try(inner.body, inner.handlers, inner.orelse, finalbody or [n.Pass()], inner.star))
         else:
             self.emit(n.Try(body, [], [], finalbody))
         return max(cont, s + 1)
