@@ -105,6 +105,12 @@ class BytecodeVersion:
         return self.key >= (3, 13)
 
     @property
+    def copies_exit_blocks(self) -> bool:
+        """From 3.10 a jump to a small block that ends the function (`return x`) is replaced by a
+        copy of that block, so one statement can appear at the end of several paths."""
+        return self.key >= (3, 10)
+
+    @property
     def uses_call_finally(self) -> bool:
         return self.key == (3, 8)
 
@@ -115,6 +121,11 @@ class BytecodeVersion:
     @property
     def has_binary_op(self) -> bool:
         return self.key >= (3, 11)
+
+    @property
+    def has_load_assertion_error(self) -> bool:
+        """3.8 loads AssertionError by name in assert statements."""
+        return "LOAD_ASSERTION_ERROR" in self.tables["opmap"]
 
     @property
     def has_to_bool(self) -> bool:
