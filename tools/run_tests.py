@@ -81,6 +81,7 @@ class EnvResult:
     torch: str = ""
     setup: str = ""
     problem: str = ""  # why the environment did not run (counted as one failure)
+    seconds: float = 0.0
     dirs: List[DirResult] = field(default_factory=list)
 
     def totals(self) -> Tuple[int, int, int]:
@@ -149,6 +150,15 @@ def run_dir(env: Env, directory: str, pytest_args: Sequence[str]) -> DirResult:
 
 def run_env(spec: EnvSpec, dirs: Sequence[str], pytest_args: Sequence[str]) -> EnvResult:
     result = EnvResult(spec.label, python=spec.interpreter.full_version)
+    started = time.monotonic()
+    try:
+        _run_env_into(result, spec, dirs, pytest_args)
+    finally:
+        result.seconds = time.monotonic() - started
+    return result
+
+
+def _run_env_into(result: EnvResult, spec: EnvSpec, dirs: Sequence[str], pytest_args: Sequence[str]) -> None:
     env = Env(spec)
     print("\n=== %s (%s)" % (spec.label, spec.interpreter.path), flush=True)
     try:
@@ -156,40 +166,54 @@ def run_env(spec: EnvSpec, dirs: Sequence[str], pytest_args: Sequence[str]) -> E
     except EnvError as exc:
         result.problem = "environment could not be set up: %s" % exc
         print("    " + result.problem, flush=True)
-        return result
+        return
     result.torch = env.torch_version or ""
     for directory in dirs:
         result.dirs.append(run_dir(env, directory, pytest_args))
-    return result
 
 
-def print_summary(results: List[EnvResult], problems: List[str], elapsed: float) -> int:
-    print("\n" + "=" * 78)
-    print("Summary (%.0f s)" % elapsed)
+def summarize(results: List[EnvResult], problems: List[str], elapsed: float) -> Tuple[List[str], int]:
+    """The summary lines (the last one is `N passed, N failed[, N skipped]`) and the failure count."""
+    lines = ["=" * 78, "Summary (%.0f s)" % elapsed]
     total_p = total_f = total_s = 0
     for res in results:
         p, f, s = res.totals()
         total_p, total_f, total_s = total_p + p, total_f + f, total_s + s
         extra = " torch %s" % res.torch if res.torch else ""
         status = "FAIL" if f else "ok"
-        print("  %-4s %-28s python %s%s [%s]" % (status, res.label, res.python, extra, res.setup or "-"))
+        lines.append("  %-4s %-28s python %s%s [%s, %.0fs]"
+                     % (status, res.label, res.python, extra, res.setup or "not set up", res.seconds))
         if res.problem:
-            print("         %s" % res.problem.splitlines()[0])
+            lines.append("         %s" % res.problem.splitlines()[0])
         for d in res.dirs:
             if d.note == "not present yet":
-                print("         tests/%-14s not present yet" % d.directory)
+                lines.append("         tests/%-14s not present yet" % d.directory)
                 continue
             note = "  (%s)" % d.note if d.note else ""
-            print("         tests/%-14s %4d passed, %4d failed, %4d skipped  %6.1fs%s"
-                  % (d.directory, d.passed, d.failed, d.skipped, d.seconds, note))
+            lines.append("         tests/%-14s %5d passed, %5d failed, %4d skipped  %6.1fs%s"
+                         % (d.directory, d.passed, d.failed, d.skipped, d.seconds, note))
     for problem in problems:
         total_f += 1
-        print("  FAIL %s" % problem)
-    line = "%d passed, %d failed" % (total_p, total_f)
+        lines.append("  FAIL %s" % problem)
+    last = "%d passed, %d failed" % (total_p, total_f)
     if total_s:
-        line += ", %d skipped" % total_s
-    print(line, flush=True)
-    return 1 if total_f else 0
+        last += ", %d skipped" % total_s
+    lines.append(last)
+    return lines, total_f
+
+
+def print_summary(results: List[EnvResult], problems: List[str], elapsed: float) -> int:
+    lines, failures = summarize(results, problems, elapsed)
+    text = "\n".join(lines) + "\n"
+    # Kept next to the environment logs, so the latest result can be read without rerunning.
+    try:
+        log_dir().mkdir(parents=True, exist_ok=True)
+        (log_dir() / "last-summary.txt").write_text(text)
+    except OSError:
+        pass
+    sys.stdout.write("\n" + text)
+    sys.stdout.flush()
+    return 1 if failures else 0
 
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
