@@ -373,7 +373,8 @@ class BlockExceptionRules:
             elif t not in (hend, end) and t < self.end:
                 body_exit = ("tail", h - 1, h)
         tails = [(k, e) for k, e in enumerate(exits) if e is not None and e[0] == "tail"]
-        if body_exit is not None and body_exit[0] == "jump" and body_exit[1] == hend == end and tails:
+        if body_exit is not None and body_exit[0] == "jump" and body_exit[1] == hend == end and tails \
+                and self.version.copies_exit_blocks:
             # 3.10 copies the small block after the statement into the handlers' ways out; the
             # original stays where the else part falls into it.
             span = (tails[0][1][1], tails[0][1][2])
