@@ -247,6 +247,21 @@ class ExceptionTableRules:
 
     # --- try/except -----------------------------------------------------------------------------
 
+    def _falls_into(self, s: int, be: int) -> bool:
+        """Does the code [s, be) reach `be` by itself (rather than only returning or leaving)?"""
+        seen: Set[int] = set()
+        todo = [s]
+        while todo:
+            k = todo.pop()
+            if k == be:
+                return True
+            if k in seen or not s <= k < be:
+                continue
+            seen.add(k)
+            k2 = self.skip.get(k)
+            todo.extend((k2,) if k2 is not None and k2 > k else self._successors(k))
+        return False
+
     def _protected_end(self, s: int, t: int, warm: Set[int]) -> int:
         inside = [k for k in warm if t in self._chain(k)]
         return max(inside) + 1 if inside else s
@@ -305,10 +320,11 @@ class ExceptionTableRules:
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = False
+        body_falls = self._falls_into(s, be)
         if x is None:
             else_end, cont = be, be
         elif s < x <= end:
-            else_end, cont, falls_out = min(x, t), x, True
+            else_end, cont, falls_out = (min(x, t) if body_falls else be), x, True
         else:
             # The try ends its range: it jumps past the range's end, or back to the loop's head.
             else_end = min(t, end)
@@ -338,6 +354,17 @@ class ExceptionTableRules:
         self._mark_dead_code(cold)
         self.stack = base
         self.emit(n.Try(body, handlers, orelse, [], star))
+        if falls_out and t < x < end:
+            # 3.12+: the code after the try is reached only from its handlers and was moved after
+            # them. It is read here, then marked as read, so that no enclosing range that reaches
+            # it by position (after a loop's exit, say) reads it again.
+            for stmt in self.run_range(x, end, list(base)):
+                self.emit(stmt)
+            loop = self.loops[-1] if self.loops else None
+            closing = loop is not None and end == loop.body_end and end < len(self.instrs) \
+                and self.instrs[end].opname == "JUMP"
+            self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
+            return end
         return max(cont, s + 1)
 
     def _parse_clauses(self, t: int, cleanup: int, base: List[n.Expr]
