@@ -14,7 +14,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.builder import CodeBuilder
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import decode
+from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import parameters
 from depyf.decompiler.versions import BytecodeVersion, host
@@ -62,7 +62,8 @@ class Decompiler:
     def body(self, code: CodeType, lambda_body: bool = False, class_body: bool = False,
              comprehension: bool = False) -> Union[List[n.Stmt], n.Expr]:
         qualname = getattr(code, "co_qualname", code.co_name)
-        builder = CodeBuilder(decode(code, self.version), self.body, qualname, self.printer)
+        bytecode = decode(code, self.version)
+        builder = CodeBuilder(bytecode, self.body, qualname, self.printer)
         stmts = builder.run()
         if comprehension:
             return self._comprehension(code, stmts, builder)
@@ -77,7 +78,7 @@ class Decompiler:
                                      python_version=self.version.key)
         if class_body:
             return self._tidy_class_body(stmts)
-        return self._tidy_function_body(code, stmts)
+        return self._tidy_function_body(code, stmts, bytecode)
 
     def _comprehension(self, code: CodeType, stmts: List[n.Stmt], builder: CodeBuilder) -> n.Expr:
         kind = COMPREHENSION_NAMES[code.co_name]
@@ -94,9 +95,13 @@ class Decompiler:
         raise DecompilationError("comprehension body has an unexpected shape", function=code.co_name,
                                  python_version=self.version.key)
 
-    def _tidy_function_body(self, code: CodeType, stmts: List[n.Stmt]) -> List[n.Stmt]:
+    def _tidy_function_body(self, code: CodeType, stmts: List[n.Stmt], bytecode: Bytecode) -> List[n.Stmt]:
         if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value):
             stmts.pop()
+        elif _ends_in_dead_return_none(bytecode):
+            # The compiler of 3.8/3.9 appends `return None` unless the last statement returns;
+            # an unreachable one means the source ended in a compound statement.
+            _fold_tail_into_else(stmts)
         declarations = _scope_declarations(code, self.version)
         stmts[0:0] = declarations
         doc = _docstring(code)
@@ -173,6 +178,26 @@ class Decompiler:
 
 def _is_none(e: Optional[n.Expr]) -> bool:
     return e is None or (isinstance(e, n.Const) and e.value is None)
+
+
+def _ends_in_dead_return_none(bytecode: Bytecode) -> bool:
+    instrs = bytecode.instrs
+    if len(instrs) < 3:
+        return False
+    load, ret, before = instrs[-2], instrs[-1], instrs[-3]
+    return (load.opname == "LOAD_CONST" and load.argval is None and ret.opname == "RETURN_VALUE"
+            and before.opname in ("RETURN_VALUE", "RAISE_VARARGS", "JUMP", "RERAISE")
+            and not any(ins.target == load.index for ins in instrs))
+
+
+def _fold_tail_into_else(stmts: List[n.Stmt]) -> None:
+    """`if c: return a` + `return b` -> `if c: return a else: return b` (a compound last statement)."""
+    for k in range(len(stmts) - 2, -1, -1):
+        s = stmts[k]
+        if isinstance(s, n.If) and not s.orelse and s.body and isinstance(s.body[-1], (n.Return, n.Raise)):
+            s.orelse = stmts[k + 1:]
+            del stmts[k + 1:]
+            return
 
 
 def _scope_declarations(code: CodeType, version: BytecodeVersion) -> List[n.Stmt]:

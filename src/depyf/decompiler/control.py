@@ -273,6 +273,11 @@ class ControlRules:
                                        or false_target >= loop.exit)
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
             stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
+            if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end:
+                # `if test: <rest of the body>`: the compiler sends the false branch straight back.
+                body = self.run_range(fall, end, list(self.stack))
+                self.emit(n.If(cond, body, []))
+                return end
             last = self.instrs[end - 1]
             if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and \
                     (last.opname in ("RETURN_VALUE", "RAISE_VARARGS") or
@@ -318,7 +323,7 @@ class ControlRules:
             self.emit(n.If(cond, body, orelse))
             return else_end
         body = self.run_range(fall, false_target, list(self.stack))
-        self.emit(_as_assert(cond, body) or n.If(cond, body, []))
+        self.emit(_as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, []))
         return false_target
 
     op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE
@@ -691,14 +696,16 @@ class ControlRules:
         return k
 
 
-def _as_assert(cond: n.Expr, body: List[n.Stmt]) -> Optional[n.Stmt]:
+def _as_assert(cond: n.Expr, body: List[n.Stmt], assert_opcode: bool) -> Optional[n.Stmt]:
     """`if not test: raise AssertionError(msg)` from LOAD_ASSERTION_ERROR is `assert test, msg`."""
     if len(body) != 1 or not isinstance(body[0], n.Raise) or body[0].cause is not None:
         return None
     exc = body[0].exc
-    if isinstance(exc, AssertionErrorName):
+    if isinstance(exc, AssertionErrorName) or (isinstance(exc, n.Name) and exc.id == "AssertionError"
+                                               and not assert_opcode):
         return n.Assert(demorgan_not(cond), None)
-    if isinstance(exc, n.Call) and isinstance(exc.func, AssertionErrorName) and len(exc.args) == 1:
+    if isinstance(exc, n.Call) and isinstance(exc.func, n.Name) and exc.func.id == "AssertionError" \
+            and len(exc.args) == 1 and (isinstance(exc.func, AssertionErrorName) or not assert_opcode):
         return n.Assert(demorgan_not(cond), exc.args[0])
     return None
 

@@ -41,12 +41,16 @@ class DumpLayout:
         self.inductor_files: Dict[str, str] = {}  # source text -> path
         self.inductor_modules: List[types.ModuleType] = []
         self._transformed_counts: Dict[str, int] = {}
+        self._reasons_by_id: Optional[Dict[str, List[str]]] = None
 
     # -- while compiling -------------------------------------------------------------------------
 
     def base_name(self, record: FrameRecord) -> str:
         """``toy_example`` for a user function, ``__resume_at_102_0`` for a resume function."""
         if adapter.is_resume_code(record.code):
+            known = self.session.namer.resume_name_for(record.code) if self.session else None
+            if known:
+                return known
             for name, value in record.frame_globals.items():
                 if name.startswith("__resume_at_") and getattr(value, "__code__", None) is record.code:
                     return self.session.namer.stable(name) if self.session else name
@@ -185,10 +189,9 @@ class DumpLayout:
         return []
 
     def _notes_for_entry(self, session: CaptureSession, compile_id: str) -> List[str]:
-        for rec in session.frames:
-            if rec.compile_id == compile_id and rec.recompile_reasons:
-                return [f"recompiled because: {r}" for r in rec.recompile_reasons]
-        return []
+        if self._reasons_by_id is None:
+            self._reasons_by_id = {r.compile_id: r.recompile_reasons for r in session.frames if r.recompile_reasons}
+        return [f"recompiled because: {r}" for r in self._reasons_by_id.get(compile_id, [])]
 
     # -- keeping graph files and running graphs in step ------------------------------------------
 

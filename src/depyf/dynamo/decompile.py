@@ -10,7 +10,7 @@ from __future__ import annotations
 import dis
 import sys
 import types
-from typing import Optional, Set, Tuple
+from typing import Dict, Optional, Set, Tuple
 
 _reported: Set[str] = set()
 
@@ -74,17 +74,35 @@ def report_once(key: str, message: str) -> None:
     print(f"depyf: {message}", file=sys.stderr)
 
 
+_PLACEHOLDER = "__depyf_placeholder_name__"
+_memo: Dict[types.CodeType, Tuple[str, Optional[str]]] = {}
+_MEMO_LIMIT = 1024
+
+
 def safe_decompile(code: types.CodeType, name: str) -> Tuple[str, Optional[str]]:
     """``(source, problem)``: ``problem`` is None when the decompiler's own output was used.
 
-    Callers collect the problems and report them once (:func:`report_problems`).
+    Each code object is decompiled once (the dump and its explanation both need it); the result
+    is renamed for each caller. Callers collect the problems and report them once
+    (:func:`report_problems`).
     """
+    cached = _memo.get(code)
+    if cached is None:
+        cached = _decompile_uncached(code)
+        if len(_memo) >= _MEMO_LIMIT:
+            _memo.clear()
+        _memo[code] = cached
+    text, problem = cached
+    return text.replace(f"def {_PLACEHOLDER}(", f"def {name}(", 1), problem
+
+
+def _decompile_uncached(code: types.CodeType) -> Tuple[str, Optional[str]]:
     problem: Optional[str] = None
     try:
         import depyf
 
-        text = depyf.decompile(code, name=name, on_error="comment")
-        compile(text, f"<depyf {name}>", "exec")
+        text = depyf.decompile(code, name=_PLACEHOLDER, on_error="comment")
+        compile(text, "<depyf>", "exec")
         return (text if text.endswith("\n") else text + "\n"), None
     except BaseException as e:  # the decompiler must never take the user's program down
         if isinstance(e, (KeyboardInterrupt, SystemExit)):
@@ -93,7 +111,7 @@ def safe_decompile(code: types.CodeType, name: str) -> Tuple[str, Optional[str]]
     from depyf.dynamo.adapter import torch_version
 
     where = f"{code.co_name} ({code.co_filename}:{code.co_firstlineno}), Python {sys.version.split()[0]}, torch {torch_version()}"
-    return disassembly_stub(code, name, problem), f"{where}: {_one_line(problem)}"
+    return disassembly_stub(code, _PLACEHOLDER, problem), f"{where}: {_one_line(problem)}"
 
 
 def report_problems(problems: "list[str]", context: str) -> None:

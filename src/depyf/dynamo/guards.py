@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -43,7 +44,7 @@ _ID_TYPE_SUFFIX = re.compile(r", type=<class '[^']*'>$")
 _GLOBAL_STATE = re.compile(r"^___check_global_state\(\) against (?P<json>\{.*\})$")
 
 
-@dataclass
+@dataclass(frozen=True)
 class RenderedGuard:
     """One guard as written into a dumped file."""
 
@@ -54,6 +55,11 @@ class RenderedGuard:
 
 def split_comment(text: str) -> "tuple[str, str]":
     """Split ``expr  # comment`` at the first ``#`` outside a string literal."""
+    hash_at = text.find("#")
+    if hash_at < 0:
+        return text.rstrip(), ""
+    if "'" not in text[:hash_at] and '"' not in text[:hash_at]:
+        return text[:hash_at].rstrip(), text[hash_at + 1 :].strip()
     quote: Optional[str] = None
     i = 0
     while i < len(text):
@@ -72,6 +78,7 @@ def split_comment(text: str) -> "tuple[str, str]":
     return text.rstrip(), ""
 
 
+@functools.lru_cache(maxsize=4096)
 def _is_valid(expr: str) -> bool:
     try:
         tree = ast.parse(expr, mode="eval")
@@ -87,6 +94,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+@functools.lru_cache(maxsize=4096)
 def render_part(kind: str, part: str) -> RenderedGuard:
     expr, comment = split_comment(part.strip())
     expr = expr.strip()

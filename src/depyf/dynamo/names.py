@@ -63,6 +63,10 @@ class Namer:
             self._keep.append(code)
         return name
 
+    def resume_name_for(self, code: object) -> "str | None":
+        """The stable name already given to a resume code object, if any."""
+        return self._by_code.get(id(code))
+
     def rename_in(self, text: str) -> str:
         """Replace every Dynamo global name in ``text`` by its stable name."""
         return DYNAMO_NAME.sub(lambda m: self.stable(m.group(1)), text)
