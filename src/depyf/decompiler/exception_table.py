@@ -216,6 +216,26 @@ class ExceptionTableRules:
             self._handler_code = cached
         return cached
 
+    def handler_jump_closes_loop(self, src: int, target: int) -> bool:
+        """Does handler code at `src` jumping back to `target` close a source loop?
+
+        3.12+ moves handler code to the end, so its jump to the code after the try goes backwards
+        without being a loop; a loop it is when the target comes no later than the try itself
+        (`while True: try: ... except: continue`). CLEANUP_THROW's jump back to its END_SEND is
+        the end of an await.
+        """
+        if self.instrs[target].opname == "END_SEND":
+            return False
+        if target in self.handler_only_code():
+            return True  # a loop inside handler code
+        st = self._xt()
+        owners = [t for t, kind in st.kinds.items() if kind in ("except", "finally", "star") and t <= src]
+        if not owners:
+            return True
+        owner = max(owners)
+        starts = [k for k, ts in st.try_starts.items() if owner in ts]
+        return not starts or target <= starts[0]
+
     def last_normal_index(self, start: int, end: int) -> int:
         """The last instruction before `end` that normal flow from `start` reaches.
 
