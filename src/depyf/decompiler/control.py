@@ -99,7 +99,7 @@ class ControlRules:
                 into = handler_back if ins.index in handler_code else back
                 into[t] = max(into.get(t, -1), ins.index)
         for t, j in handler_back.items():
-            if instrs[t].opname != "END_SEND":  # CLEANUP_THROW goes back to its await's end
+            if self.handler_jump_closes_loop(j, t):  # exception_table
                 back.setdefault(t, j)  # a loop that only an exception handler closes
         # Merge loops that overlap without nesting (3.10+ `continue` jumps to the top test while
         # the bottom test jumps to the body).
