@@ -78,7 +78,7 @@ class ExceptionTableRules:
             if kind == "genwrap":
                 self._mark_dead(t, t + 2)
             elif kind == "comp":
-                self._mark_dead(t, t + 5)
+                self._mark_dead(t, self._comprehension_cleanup_end(t) or t + 1)
             elif kind == "send" and t + 1 < size and self.instrs[t + 1].opname == "JUMP":
                 self._mark_dead(t, t + 2)
         for k in range(size):
@@ -119,14 +119,24 @@ class ExceptionTableRules:
             return "ascleanup"
         if op == "CALL_INTRINSIC_1" and instrs[t].argval == "INTRINSIC_STOPITERATION_ERROR":
             return "genwrap"
-        if op == "SWAP" and t + 4 < len(instrs) and instrs[t + 4].opname == "RERAISE" \
-                and instrs[t + 3].opname == "STORE_FAST":
+        if op == "SWAP" and self._comprehension_cleanup_end(t) is not None:
             return "comp"
         if op == "END_ASYNC_FOR":
             return "asyncfor"
         if op == "CLEANUP_THROW":
             return "send"
         return "other"
+
+    def _comprehension_cleanup_end(self, t: int) -> Optional[int]:
+        """3.12+ inlined comprehension cleanup: SWAP 2; POP_TOP; SWAP n; STORE_FAST...; RERAISE."""
+        instrs = self.instrs
+        k = t
+        while k < len(instrs) and k < t + 40 and instrs[k].opname in ("SWAP", "POP_TOP", "STORE_FAST"):
+            k += 1
+        if k < len(instrs) and k > t + 2 and instrs[k].opname == "RERAISE" \
+                and instrs[k - 1].opname == "STORE_FAST":
+            return k + 1
+        return None
 
     def _chain(self, k: int) -> Tuple[int, ...]:
         st = self._xt_state
