@@ -41,6 +41,9 @@ _PATTERN_STARTS = frozenset({
 }) | _VALUE_OPS | _STORES
 _MAX_INLINE_TAIL = 8
 _TAIL_OPS = _STORES | _ROTATIONS | {"POP_TOP"}
+# A test that jumps over an unconditional jump to its failure target, read as the plain test.
+_INVERTED = {"POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE", "POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE",
+             "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE", "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE"}
 
 
 class _NotAPattern(Exception):
@@ -409,8 +412,12 @@ class PatternRules:
         assert end is not None
         if end > start:
             tail = self.instrs[end - 1]
+            loop = self.loops[-1] if self.loops else None
             if tail.opname == "JUMP" and tail.target == after and after not in self._loop_targets():
                 end -= 1
+            elif tail.opname == "JUMP" and loop is not None and tail.target in loop.continue_targets \
+                    and after >= self.end == loop.body_end:
+                end -= 1  # the match ends the loop body: going back to the loop's head is implied
         body = self.run_range(start, end, list(base)) if end > start else []
         return body or [n.Pass()]
 
@@ -552,6 +559,8 @@ class PatternRules:
         first = None
         for target, depth in case.fails:
             pops = depth - keep
+            if pops == 0 and target <= case_start and not case.dup:
+                continue  # the failure path of the last case went straight back to a loop's head
             if pops < 0 or target <= case_start:
                 raise _NotAPattern()
             for k in range(target, target + pops):
@@ -559,6 +568,8 @@ class PatternRules:
                     raise _NotAPattern()
             nexts.add(target + pops)
             first = target if first is None else min(first, target)
+        if not nexts:
+            return
         if len(nexts) > 1 and not self._same_exit_blocks(sorted(nexts)):
             raise _NotAPattern()
         # The code after a statement that only returns may have been copied for each way into it;
@@ -797,7 +808,7 @@ class _Sim:
             return i + 1
         if op == "TO_BOOL":
             return i + 1 if isinstance(top, _Cond) else None
-        if op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+        if op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_IF_TRUE"):
             return self.fail_jump(ins, i)
         if op == "MATCH_CLASS":
             names = self.pop()
@@ -905,26 +916,43 @@ class _Sim:
         st.append(_Cond(node))
         return i + 1
 
-    def fail_jump(self, ins: Instr, i: int) -> int:
+    def fail_jump(self, ins: Instr, i: int) -> Optional[int]:
+        """A test's jump to the failure path. From 3.12 a failure path that is a jump back (to a
+        loop head) inverts the test: it jumps over an unconditional jump to the failure target."""
         st = self.stack
-        if self.stored:
-            raise _NotAPattern()
-        item = self.pop()
+        if ins.target is None or not st:
+            return None
         op = ins.opname
+        target, nxt = ins.target, i + 1
+        item = st[-1]
+        # The compiler's own tests jump when the pattern fails; a jump on success is an inverted one.
+        inverted = op == "POP_JUMP_IF_TRUE" or (op == "POP_JUMP_IF_NONE" and isinstance(item, _Subj)) \
+            or (op == "POP_JUMP_IF_NOT_NONE" and isinstance(item, _Parts))
+        if inverted:
+            after = self.instrs[i + 1] if i + 1 < len(self.instrs) else None
+            if not (target == i + 2 and after is not None and after.opname == "JUMP" and after.target is not None):
+                return None
+            op = _INVERTED[op]
+            target, nxt = after.target, i + 2
         if op == "POP_JUMP_IF_FALSE":
             if not isinstance(item, _Cond):
-                raise _NotAPattern()
+                return None
         elif op == "POP_JUMP_IF_NONE":
             if not isinstance(item, _Parts):
-                raise _NotAPattern()
-        else:  # `case None` after 3.11's optimiser folded `is None` into the jump
+                return None
+        elif op == "POP_JUMP_IF_NOT_NONE":  # `case None`, folded into the jump by 3.11+
+            if not isinstance(item, _Subj):
+                return None
             node = self.subj(item)
             self.set_kind(node, "singleton")
             self.set(node, "value", n.Const(None))
-        if ins.target is None or ins.target <= i:
+        else:
+            return None
+        if self.stored:
             raise _NotAPattern()
-        self.fails.append((ins.target, len(st)))
-        return i + 1
+        st.pop()
+        self.fails.append((target, len(st)))
+        return nxt
 
     def subscript(self, i: int) -> int:
         index = self.pop()
