@@ -92,7 +92,9 @@ class _Guard:
 
     def call(self, fn: Callable, *args):
         if self.enabled:
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            # Keeps firing every 0.5 s after the deadline: code with a bare `except:` may swallow
+            # the first one.
+            signal.setitimer(signal.ITIMER_REAL, self.seconds, 0.5)
         try:
             return fn(*args)
         finally:
@@ -167,7 +169,7 @@ def run_file(path: str, skip: List[int], kind: str, verify, decompile, guard: _G
     for index, definition in enumerate(trip.definitions):
         if index in skip:
             continue
-        _emit({"event": "start", "index": index})
+        _emit({"event": "start", "index": index, "qualname": definition.qualname, "lineno": definition.lineno})
         error: Dict[str, Any] = {}
 
         def guarded(code):

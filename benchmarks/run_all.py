@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import collections
 import datetime
+import hashlib
 import json
 import os
 import select
@@ -233,7 +234,7 @@ def run_pair(interp: Interpreter, decompiler: str, python: str, files: List[str]
         if worker is None:
             worker = _Worker(argv, env)
         worker.send({"file": path, "skip": sorted(skip)})
-        current: Optional[Tuple[int, str]] = None
+        current: Optional[Dict[str, Any]] = None
         counted = False
         while True:
             event = worker.read(per_definition if current else args.timeout + 120)
@@ -247,10 +248,11 @@ def run_pair(interp: Interpreter, decompiler: str, python: str, files: List[str]
                         return outcome
                     outcome.files_skipped.append(f"{path}: worker failed ({reason})")
                     break
-                index = current[0] if current else -1
+                index = current["index"] if current else -1
                 outcome.crashes += 1
                 outcome.results.append({
-                    "file": path, "index": index, "qualname": "?", "lineno": 0, "status": "decompile_error",
+                    "file": path, "index": index, "qualname": current.get("qualname", "?") if current else "?",
+                    "lineno": current.get("lineno", 0) if current else 0, "status": "decompile_error",
                     "detail": f"worker hung or crashed: {reason}", "group": "worker hung or crashed",
                     "decompile_s": 0.0, "dis_s": 0.0,
                 })
@@ -269,7 +271,7 @@ def run_pair(interp: Interpreter, decompiler: str, python: str, files: List[str]
                     outcome.files += 1
                 counted = True
             elif kind == "start":
-                current = (event["index"], path)
+                current = event
             elif kind == "result":
                 event["file"] = path
                 outcome.results.append(event)
@@ -281,6 +283,38 @@ def run_pair(interp: Interpreter, decompiler: str, python: str, files: List[str]
     outcome.seconds = time.monotonic() - started
     log(f"[{interp.minor}] {LABELS[decompiler]}: {len(outcome.results)} definitions in {outcome.seconds:.0f} s")
     return outcome
+
+
+def _baseline_cache_file(interp: Interpreter, files: List[str], args) -> Path:
+    """Where a baseline outcome is kept: depyf 0.20 never changes, so its numbers only depend on
+    the interpreter, the corpus, the oracle and the measuring worker."""
+    digest = hashlib.sha256()
+    for part in (VERIFY.read_bytes(), WORKER.read_bytes(), interp.full.encode(), "\n".join(files).encode(),
+                 f"{args.timeout} {args.repeat} {args.no_memory}".encode()):
+        digest.update(part)
+    return BASELINE_ROOT / "results" / f"{interp.full}-{digest.hexdigest()[:16]}.json"
+
+
+def load_cached(path: Path, interp: Interpreter) -> Optional[Outcome]:
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    outcome = Outcome(interp, "baseline")
+    for name in ("unavailable", "results", "files", "files_skipped", "crashes", "stopped", "seconds"):
+        setattr(outcome, name, data[name])
+    return outcome
+
+
+def save_cached(path: Path, outcome: Outcome) -> None:
+    if outcome.stopped or outcome.unavailable:
+        return  # incomplete: measure again next time
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {name: getattr(outcome, name) for name in
+            ("unavailable", "results", "files", "files_skipped", "crashes", "stopped", "seconds")}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data))
+    tmp.replace(path)
 
 
 def done_indices(outcome: Outcome, path: str) -> set:
@@ -411,6 +445,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--write-readme", action="store_true", help="replace the table in README.md")
     parser.add_argument("--no-baseline", action="store_true", help="skip depyf 0.20")
     parser.add_argument("--baseline-only", action="store_true", help="only depyf 0.20")
+    parser.add_argument("--fresh-baseline", action="store_true", help="re-measure depyf 0.20 (cached otherwise)")
     parser.add_argument("--control", action="store_true", help="only the control: original source as output")
     parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
     parser.add_argument("--repeat", type=int, default=3, help="timing runs per definition, best kept (default 3)")
@@ -448,12 +483,21 @@ def main(argv: Optional[List[str]] = None) -> int:
         for decompiler in decompilers:
             python = interp.path
             if decompiler == "baseline":
+                cache = _baseline_cache_file(interp, files, args)
+                cached = None if args.fresh_baseline else load_cached(cache, interp)
+                if cached is not None:
+                    log(f"[{interp.minor}] depyf 0.20: cached results ({cache})")
+                    outcomes.append(cached)
+                    continue
                 found, reason = baseline_python(interp, log)
                 if found is None:
                     outcomes.append(Outcome(interp, decompiler, unavailable=reason))
                     continue
                 python = found
-            outcomes.append(run_pair(interp, decompiler, python, files, args, log))
+            outcome = run_pair(interp, decompiler, python, files, args, log)
+            if decompiler == "baseline":
+                save_cached(cache, outcome)
+            outcomes.append(outcome)
         return outcomes
 
     if args.jobs > 1:
