@@ -192,6 +192,8 @@ def _ends_in_dead_return_none(bytecode: Bytecode) -> bool:
 
 def _fold_tail_into_else(stmts: List[n.Stmt]) -> None:
     """`if c: return a` + `return b` -> `if c: return a else: return b` (a compound last statement)."""
+    if not stmts or not isinstance(stmts[-1], (n.Return, n.Raise)):
+        return
     for k in range(len(stmts) - 2, -1, -1):
         s = stmts[k]
         if isinstance(s, n.If) and not s.orelse and s.body and isinstance(s.body[-1], (n.Return, n.Raise)):
