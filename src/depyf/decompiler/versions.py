@@ -132,6 +132,16 @@ class BytecodeVersion:
         return self.key >= (3, 13)
 
     @property
+    def handler_code_at_end(self) -> bool:
+        """3.12+ moves code that only exceptions reach to the end of the function."""
+        return self.key >= (3, 12)
+
+    @property
+    def copies_exits_with_line_numbers(self) -> bool:
+        """3.12+ copies any small exit block into its predecessors; 3.11 only an implicit return."""
+        return self.key >= (3, 12)
+
+    @property
     def match_pushes_success_flag(self) -> bool:
         """3.10's MATCH_CLASS / MATCH_KEYS push a success flag above their result; 3.11+ push None on failure."""
         return self.key == (3, 10)
