@@ -277,6 +277,11 @@ class ExceptionTableRules:
 
     # --- try/except -----------------------------------------------------------------------------
 
+    def _implicit_return_at(self, k: int, end: int) -> bool:
+        instrs = self.instrs
+        return end - k == 2 and instrs[k].opname == "LOAD_CONST" and instrs[k].argval is None \
+            and instrs[k + 1].opname == "RETURN_VALUE"
+
     def _falls_into(self, s: int, be: int) -> bool:
         """Does the code [s, be) reach `be` by itself (rather than only returning or leaving)?"""
         seen: Set[int] = set()
@@ -341,7 +346,7 @@ class ExceptionTableRules:
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
         x = n_jump if n_jump is not None else x_h
-        if x is None and not star and clauses:
+        if x is None and not star and clauses and self.version.handler_code_at_end:
             # 3.12+: code after the try that only the handlers reach follows the last one.
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
         if x is not None and not star:
@@ -353,6 +358,8 @@ class ExceptionTableRules:
         body_falls = self._falls_into(s, be)
         if x is None:
             else_end, cont = be, be
+            if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t):
+                else_end = cont = t  # 3.11: the handlers follow the else part
         elif s < x <= end:
             else_end, cont, falls_out = (min(x, t) if body_falls else be), x, True
         else:
@@ -538,6 +545,11 @@ class ExceptionTableRules:
                 before = self._before_unwinding(start, hs)
                 if before is None or (before > hs and instrs[before - 1].opname == "SWAP"):
                     continue
+                if any(k in self.skip for k in range(start, last + 1)):
+                    break  # a finally body on the way out: an explicit return
+                if not self.version.copies_exits_with_line_numbers and not (
+                        instrs[last - 1].opname == "LOAD_CONST" and instrs[last - 1].argval is None):
+                    break  # 3.11 copies only the implicit `return None`
                 x = self._find_copy(start, last + 1 - start, be, warm)
                 loop = self.loops[-1] if self.loops else None
                 if x is not None and loop is not None and x in (loop.exit, loop.break_target) and x > self.end:
@@ -563,6 +575,8 @@ class ExceptionTableRules:
                 if k > hs and instrs[k - 1].opname == "SWAP" or start >= last \
                         or instrs[start].opname in ("POP_TOP", "SWAP", "POP_EXCEPT"):
                     return None  # a return from inside the handler, unwinding a loop or handler
+                if any(j in self.skip for j in range(start, last + 1)):
+                    return None  # a finally body on the way out: an explicit return
                 return start
         return None
 
