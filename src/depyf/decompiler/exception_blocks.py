@@ -629,24 +629,26 @@ class BlockExceptionRules:
         The exceptional copy also unwinds its own handler before a return/break inside the finally
         body (`POP_TOP` x3, `POP_EXCEPT`), which the other copies lack."""
         instrs = self.instrs
-        a, b = k, start
-        while b < end:
+        # Depth-first over (copy index, handler index); a bare `except: pass` inside the finally
+        # body looks like such an unwinding too, so the plain match is tried first.
+        todo = [(k, start)]
+        seen = set()
+        while todo:
+            a, b = todo.pop()
+            if b >= end:
+                return a
+            if (a, b) in seen or a >= len(instrs):
+                continue
+            seen.add((a, b))
             j = b
             while j < end and (instrs[j].opname in _ROTATIONS or instrs[j].opname == "POP_TOP"):
                 j += 1
             if j < end and instrs[j].opname == "POP_EXCEPT" and j > b:
-                b = j + 1
-                continue
-            x = instrs[b]
-            if a >= len(instrs):
-                return None
-            y = instrs[a]
+                todo.append((a, j + 1))
+            x, y = instrs[b], instrs[a]
             if x.opname == y.opname and (x.argval == y.argval or (x.is_jump and y.is_jump)):
-                a += 1
-                b += 1
-                continue
-            return None
-        return a
+                todo.append((a + 1, b + 1))
+        return None
 
     def _try_finally_copies(self, i: int, h: int) -> int:
         """3.9/3.10 try/finally: the finally body is copied onto every way out of the try body."""
