@@ -57,12 +57,12 @@ def execution_mismatches(path: Path, index: int, to_text: Callable[[Any], str]) 
     return problems
 
 
-def params(test: str) -> List[object]:
+def params() -> List[object]:
     """One pytest param per `@cases` entry of the corpus: (path, index), id `stem::qualname`."""
     from .known_gaps import param
 
     out = []
     for path in support.corpus_files():
         for index, entry in enumerate(support.registered(path)):
-            out.append(param(test, f"{support.corpus_id(path)}::{entry.qualname}", path, index))
+            out.append(param(f"{support.corpus_id(path)}::{entry.qualname}", path, index))
     return out

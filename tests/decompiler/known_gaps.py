@@ -5,9 +5,10 @@ run, and when the decompiler learns the construct the case passes, the strict xf
 the entry must be removed. Add an entry only for a real, named decompiler gap (never to hide a
 broken test), with the smallest failing case in GAPS.md.
 
-``test`` names the kind of check (the test module's topic: "roundtrip", "execution", "golden",
-"idioms", "api", "bad_input", "stdlib"); ``case`` is an fnmatch pattern over the case id that
-the test module uses (for the corpus: ``<file stem>::<qualname>``).
+``test`` names the kind of check: the test module's name without ``test_`` ("roundtrip",
+"execution", "golden", "idioms", "api", "bad_input", "stdlib_sample"); ``case`` is an fnmatch
+pattern over the test's parameter id (for the corpus: ``<corpus file>::<qualname>``), or over
+the test function's name when it has no parameters. conftest.py applies the list.
 """
 from fnmatch import fnmatchcase
 from typing import Any, List, NamedTuple, Tuple
@@ -32,19 +33,26 @@ def gaps_for(test: str, case: str, version: str = VERSION_KEY) -> List[Gap]:
     return [g for g in GAPS if g.test == test and version in g.versions and fnmatchcase(case, g.case)]
 
 
-def marks(test: str, case: str) -> List[Any]:
-    """pytest marks for one case: a strict xfail per matching gap on this interpreter."""
+def apply(item: Any) -> None:
+    """Mark one collected test as a strict xfail if a gap matches it on this interpreter.
+
+    The kind of check is the test module's name without ``test_``; the case is the test's
+    parameter id, or its name when it has no parameters.
+    """
     import pytest
 
-    found = gaps_for(test, case)
-    if not found:
-        return []
-    reason = "; ".join(g.reason for g in found)
-    return [pytest.mark.xfail(strict=True, reason=f"known gap: {reason}")]
+    kind = item.module.__name__.rsplit(".", 1)[-1]
+    kind = kind[len("test_"):] if kind.startswith("test_") else kind
+    callspec = getattr(item, "callspec", None)
+    case = callspec.id if callspec is not None else item.originalname
+    found = gaps_for(kind, case)
+    if found:
+        reason = "; ".join(g.reason for g in found)
+        item.add_marker(pytest.mark.xfail(strict=True, reason=f"known gap: {reason}"))
 
 
-def param(test: str, case: str, *values: Any) -> Any:
-    """`pytest.param(*values, id=case)` with the marks of any known gap."""
+def param(case: str, *values: Any) -> Any:
+    """`pytest.param(*values, id=case)`: the id is what GAPS entries match."""
     import pytest
 
-    return pytest.param(*values, id=case, marks=marks(test, case))
+    return pytest.param(*values, id=case)

@@ -49,7 +49,7 @@ def run_case(case: str) -> Dict[str, Any]:
     return json.loads(stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("case", [param("bad_input", c, c) for c in CASES])
+@pytest.mark.parametrize("case", [param(c, c) for c in CASES])
 def test_bad_input(case: str) -> None:
     report = run_case(case)
     raised, commented = report["raise"], report["comment"]

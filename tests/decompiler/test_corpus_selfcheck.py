@@ -34,7 +34,7 @@ def test_original_source_is_bytecode_equal(path: Path) -> None:
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("path, index", params("selfcheck"))
+@pytest.mark.parametrize("path, index", params())
 def test_original_text_executes_the_same(path: Path, index: int) -> None:
     problems = execution_mismatches(path, index, lambda obj: support.original_text(path, obj.__name__))
     assert not problems, "\n".join(problems)

@@ -22,7 +22,7 @@ def _decompile(obj: Any) -> str:
     return text
 
 
-@pytest.mark.parametrize("path, index", params("execution"))
+@pytest.mark.parametrize("path, index", params())
 def test_execution(path: Path, index: int) -> None:
     problems = execution_mismatches(path, index, _decompile)
     if problems:

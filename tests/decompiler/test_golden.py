@@ -62,7 +62,7 @@ def _update(paths: List[Path], text: str) -> None:
         specific.write_text(text, encoding="utf-8")
 
 
-@pytest.mark.parametrize("file, qualname", [param("golden", f"{f}::{q}", f, q) for f, q in REPRESENTATIVES])
+@pytest.mark.parametrize("file, qualname", [param(f"{f}::{q}", f, q) for f, q in REPRESENTATIVES])
 def test_golden(file: str, qualname: str) -> None:
     import depyf
 

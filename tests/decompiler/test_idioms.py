@@ -68,7 +68,7 @@ def test_augmented_attribute_assignment_once() -> None:
     assert "box.n = box.n" not in text, text
 
 
-@pytest.mark.parametrize("path", [param("idioms", support.corpus_id(p), p) for p in support.corpus_files()])
+@pytest.mark.parametrize("path", [param(support.corpus_id(p), p) for p in support.corpus_files()])
 def test_no_temporaries_in_output(path: Path) -> None:
     """Source-produced code decompiles without invented names (`__temp...`, `_tmp`...)."""
     import depyf

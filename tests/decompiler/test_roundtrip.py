@@ -14,7 +14,7 @@ def _params() -> List[object]:
     out = []
     for path in support.corpus_files():
         for ident in support.definition_ids(path):
-            out.append(param("roundtrip", f"{support.corpus_id(path)}::{ident}", path, ident))
+            out.append(param(f"{support.corpus_id(path)}::{ident}", path, ident))
     return out
 
 
