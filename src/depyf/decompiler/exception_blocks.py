@@ -125,6 +125,26 @@ class BlockExceptionRules:
                 return False
         return True
 
+    def _live_end(self, start: int, end: int) -> int:
+        """The end of what [start, end) can reach from `start`: a body that never finishes may be
+        followed by its dead normal way out, which the optimiser kept behind a SETUP_FINALLY."""
+        instrs = self.instrs
+        seen = set()
+        todo = [start]
+        furthest = start - 1
+        while todo:
+            k = todo.pop()
+            while start <= k < end and k not in seen:
+                seen.add(k)
+                furthest = max(furthest, k)
+                ins = instrs[k]
+                if ins.is_jump and start <= ins.target < end:
+                    todo.append(ins.target)
+                if ins.opname in _TERMINAL or ins.opname == "JUMP":
+                    break
+                k += 1
+        return furthest + 1 if furthest >= start else end
+
     def _tail_after(self, p: int, end: int, forward_from: int) -> Exit:
         """The way out after the unwinding instruction at `p` of a part ending at `end`."""
         if p + 2 == end and self.instrs[p + 1].opname == "JUMP":
@@ -351,7 +371,7 @@ class BlockExceptionRules:
                 if self._is_copy(pb + 1, h):
                     return pb, ("tail", pb + 1, h)
                 break
-        return h, None
+        return self._live_end(start, h), None
 
     def _try_except(self, i: int, h: int) -> int:
         handlers, exits, hend = self._handler_chain(h)
@@ -573,7 +593,7 @@ class BlockExceptionRules:
             end = e + 2
         state = _token("finally-state")
         finalbody = self._run_in(_Block("finally-handler", [state]), h, e, outer + slots + [state])
-        body_end = h - 2 if self._ops_at(h - 2, ("POP_BLOCK", "BEGIN_FINALLY")) else h
+        body_end = h - 2 if self._ops_at(h - 2, ("POP_BLOCK", "BEGIN_FINALLY")) else self._live_end(i + 1, h)
         body = self._run_in(_Block("finally-body-call"), i + 1, body_end, outer + slots)
         self.emit(self._finally_statement(body, finalbody))
         return end
@@ -648,6 +668,10 @@ class BlockExceptionRules:
             x, y = instrs[b], instrs[a]
             if x.opname == y.opname and (x.argval == y.argval or (x.is_jump and y.is_jump)):
                 todo.append((a + 1, b + 1))
+            elif x.is_jump and x.target == end and y.opname == "RETURN_VALUE":
+                # A jump to the end of the finally body, in a copy followed by a return: the jump
+                # optimiser turned it into the return itself.
+                todo.append((a + 1, b + 1))
         return None
 
     def _try_finally_copies(self, i: int, h: int) -> int:
@@ -658,7 +682,7 @@ class BlockExceptionRules:
         finalbody = self._run_in(_Block("finally-handler", tokens), h, fin_end, outer + tokens)
         end = fin_end + 1 if reraises else fin_end
         instrs = self.instrs
-        body_end, after_copy = h, None
+        body_end, after_copy = self._live_end(i + 1, h), None
         for pb in range(h - 1, i, -1):
             if instrs[pb].opname != "POP_BLOCK":
                 continue
@@ -701,13 +725,14 @@ class BlockExceptionRules:
             end = h + 3 + awaits
             if self._op(end - 1) != "END_FINALLY":
                 raise self.fail(instrs[h], "unrecognised with cleanup")
-            body_end = h - 2 if self._ops_at(h - 2, ("POP_BLOCK", "BEGIN_FINALLY")) else h
+            body_end = h - 2 if self._ops_at(h - 2, ("POP_BLOCK", "BEGIN_FINALLY")) \
+                else self._live_end(i + 1, h)
             tail: Optional[Tuple[int, int]] = None
         elif self._op(h) == "WITH_EXCEPT_START":
             end = h + 8 + awaits
             if not self._ops_at(end - 5, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")):
                 raise self.fail(instrs[h], "unrecognised with cleanup")
-            body_end, tail = h, None
+            body_end, tail = self._live_end(i + 1, h), None
             for pb in range(h - 1, i, -1):
                 if instrs[pb].opname != "POP_BLOCK":
                     continue
