@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
+from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import Instr
 
 _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
@@ -287,7 +288,7 @@ class PatternRules:
             return None
         if isinstance(self.stack[-1], m.MARKER_TYPES) or self.chain_compare_start(i):
             return None
-        return self._try_match(i, [])
+        return self._try_match(i, [], tentative=True)
 
     def op_MATCH_SEQUENCE(self, ins: Instr, i: int) -> int:
         return self._match_from_handler(ins, i, [])
@@ -314,14 +315,23 @@ class PatternRules:
 
     # --- the statement -------------------------------------------------------------------------
 
-    def _try_match(self, start: int, pushed: List[n.Expr]) -> Optional[int]:
+    def _try_match(self, start: int, pushed: List[n.Expr], tentative: bool = False) -> Optional[int]:
+        """Build the match statement whose first case starts at `start`, or return None.
+
+        `tentative`: the statement was only guessed from a copy of a value; a body that cannot be
+        built then means the guess was wrong, and the builder's state is put back."""
         saved_stack = list(self.stack)
+        saved_state = (dict(self.skip), dict(self.fall_override), set(self.chain_compare_jumps),
+                       set(self.handled_regions))
         subject = self.finish_expr(self.stack[-1])
         base = self.stack[:-1]
         try:
             stmt, after = self._read_match(start, pushed, base)
-        except _NotAPattern:
+        except (_NotAPattern, DecompilationError) as exc:
+            if isinstance(exc, DecompilationError) and not tentative:
+                raise
             self.stack = saved_stack
+            self.skip, self.fall_override, self.chain_compare_jumps, self.handled_regions = saved_state
             return None
         self.stack = base
         stmt.subject = subject
@@ -998,18 +1008,22 @@ class _Sim:
 
     def copy_subject(self, i: int) -> int:
         """COPY 1 of a subject: the first alternative of an or-pattern, or an as-pattern."""
-        journal_mark = len(self.b._journal())
-        saved = (list(self.stack), list(self.fails), self.last_pop)
-        try:
-            return self.or_pattern(i)
-        except _NotAPattern:
-            self.b._rollback(journal_mark)
-            self.stack, self.fails, self.last_pop = list(saved[0]), list(saved[1]), saved[2]
-        top = self.stack[-1]
         instrs = self.instrs
+        # 3.10 takes items and attributes out with a copy and a subscript; after a `*_` every
+        # version indexes from the end with a copy and GET_LEN.
         subscript = i + 2 < len(instrs) and (
             instrs[i + 1].opname == "GET_LEN"
             or instrs[i + 1].opname in ("LOAD_CONST", "LOAD_SMALL_INT") and instrs[i + 2].opname == "BINARY_SUBSCR")
+        if not subscript:
+            journal_mark = len(self.b._journal())
+            saved = (list(self.stack), list(self.fails), self.last_pop, list(self.resumes))
+            try:
+                return self.or_pattern(i)
+            except _NotAPattern:
+                self.b._rollback(journal_mark)
+                self.stack, self.fails, self.last_pop, self.resumes = \
+                    list(saved[0]), list(saved[1]), saved[2], list(saved[3])
+        top = self.stack[-1]
         if not subscript:
             # An as-pattern: the copy is matched, the value below it is stored under the name.
             assert isinstance(top, _Subj)
