@@ -537,9 +537,11 @@ class ExceptionTableRules:
                 found.append((j, ins.target))
         flow = [k for k in self._reach(hs) if hs <= k < he]
         last = max(flow) if flow else -1
-        if last >= hs and instrs[last].opname == "RETURN_VALUE":
-            # The last exit: its tail starts just after the handler's unwinding.
-            for start in range(max(hs, last - 14), last):
+        reraise = last >= hs and instrs[last].opname == "RERAISE" and instrs[last].arg == 0
+        if last >= hs and (instrs[last].opname == "RETURN_VALUE" or reraise):
+            # The last exit: its tail starts just after the handler's unwinding (a copy of a
+            # small exit block, or of the re-raise that ends an enclosing finally body).
+            for start in range(max(hs, last - 14), last + (1 if reraise else 0)):
                 if any(self.jump_sources.get(k) for k in range(start + 1, last + 1)):
                     continue
                 before = self._before_unwinding(start, hs)
@@ -547,7 +549,7 @@ class ExceptionTableRules:
                     continue
                 if any(k in self.skip for k in range(start, last + 1)):
                     break  # a finally body on the way out: an explicit return
-                if not self.version.copies_exits_with_line_numbers and not (
+                if not self.version.copies_exits_with_line_numbers and not reraise and not (
                         instrs[last - 1].opname == "LOAD_CONST" and instrs[last - 1].argval is None):
                     break  # 3.11 copies only the implicit `return None`
                 x = self._find_copy(start, last + 1 - start, be, warm)
@@ -647,7 +649,11 @@ class ExceptionTableRules:
         reraise = cleanup - 1
         if instrs[reraise].opname != "RERAISE":
             raise self.fail(instrs[t], "finally handler does not end with a re-raise")
-        final_start, final_end = t + 1, reraise
+        # The finally body ends with the RERAISE its normal flow reaches (handler code of tries
+        # inside it may follow).
+        ends = [k for k in self._reach(t + 1) if t < k < cleanup and instrs[k].opname == "RERAISE"
+                and instrs[k].arg == 0]
+        final_start, final_end = t + 1, (max(ends) if ends else reraise)
         warm = self._reach(s)
         span_end = self._cold_span(t, warm)
         self._register_copies(s, t, final_start, final_end, span_end)
@@ -688,6 +694,17 @@ class ExceptionTableRules:
                 continue
             if self._same_instructions(fs, k, length):
                 self.skip[k] = k + length
+                self._drop_handlers_of(k, k + length)
+
+    def _drop_handlers_of(self, start: int, end: int) -> None:
+        """The handler code of constructs inside a skipped copy of a finally body is dead too."""
+        st = self._xt_state
+        for region in self.bc.regions:
+            h = region.handler
+            if start <= region.start < end and st.kinds.get(h) in _CONSTRUCTS and not start <= h < end \
+                    and h not in st.handled:
+                st.handled.add(h)
+                self._mark_dead_code(self._cold_code(h, self._reach(region.start)))
 
     def _ends_skip(self, k: int) -> bool:
         return any(v == k for v in self.skip.values())
