@@ -111,8 +111,18 @@ class BlockExceptionRules:
         instrs = self.instrs
         if instrs[e - 1].opname not in _TERMINAL or instrs[s].opname in _TERMINAL:
             return False
-        return not any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in _ROTATIONS
-                       or ins.opname in _TERMINAL for ins in instrs[s:e - 1])
+        if not self.version.copies_exit_blocks:
+            return False
+        if any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in _ROTATIONS
+               or ins.opname in _TERMINAL for ins in instrs[s:e - 1]):
+            return False
+        # A copied block starts from an empty stack; the end of an unwinding that returns a value
+        # computed before it (a finally body copied in front of the return) does not.
+        try:
+            self.run_range(s, e, [])
+        except Exception:
+            return False
+        return True
 
     def _same_code(self, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
         (s1, e1), (s2, e2) = a, b
