@@ -2,6 +2,11 @@
 
     python3 tests/decompiler/gap_report.py            # every CPython 3.8-3.13 found; writes GAPS.md
     python3 tests/decompiler/gap_report.py --collect  # this interpreter only; JSON on stdout
+    python3 tests/decompiler/gap_report.py --known-gaps  # GAPS entries for every failing test
+
+`--known-gaps` runs pytest on tests/decompiler in each interpreter's test environment (the
+DEPYF_TEST_PYTHONS variable, `3.8=/path/to/python,...`, else ~/.cache/depyf/dev-venvs/py3.X)
+and prints `Gap(...)` lines for known_gaps.py, one per failing test, reasons from the failure.
 
 Collecting runs the corpus through `depyf.verify` (round trip) and the execution check in the
 interpreter at hand (no pytest needed). Combining groups the failures by their cause, with the
@@ -167,11 +172,101 @@ def _markdown(reports: List[Dict[str, Any]]) -> str:
     return "\n".join(out) + "\n"
 
 
+def _pytest_pythons() -> Dict[str, str]:
+    spec = os.environ.get("DEPYF_TEST_PYTHONS")
+    if spec:
+        return dict(part.split("=", 1) for part in spec.split(","))
+    venvs = Path.home() / ".cache" / "depyf" / "dev-venvs"
+    return {m: str(venvs / f"py{m}" / "bin" / "python") for m in MINORS if (venvs / f"py{m}" / "bin" / "python").exists()}
+
+
+def _reason(text: str) -> str:
+    """A failure's cause in one short line: the first difference, or the error raised."""
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    picked = lines[0] if lines else "failed"
+    for line in lines:
+        if line.startswith("first difference:"):
+            picked = line[len("first difference:"):].strip()
+            break
+    picked = re.sub(r"^(Failed|AssertionError): ", "", picked)
+    picked = picked.replace("depyf.decompiler.errors.", "")
+    if picked.startswith(("call ", "probe ")):
+        picked = "different outcome: " + picked
+    picked = re.sub(r"cannot decompile in [^,:]+(, )?", "", picked)
+    picked = re.sub(r",? ?Python 3\.\d+", "", picked)
+    return picked[:150]
+
+
+def _failures(python: str) -> Dict[Tuple[str, str], str]:
+    """(kind, case) -> reason for every test that failed or errored in one interpreter."""
+    import tempfile
+    import xml.etree.ElementTree as ET
+
+    repo = HERE.parent.parent
+    with tempfile.TemporaryDirectory() as tmp:
+        junit = Path(tmp) / "junit.xml"
+        subprocess.run([python, "-m", "pytest", "tests/decompiler", "-p", "no:cacheprovider", "-q",
+                        f"--junitxml={junit}", "-o", "junit_family=xunit1"], cwd=str(repo),
+                       capture_output=True, text=True, timeout=1800)
+        tree = ET.parse(str(junit))
+    found: Dict[Tuple[str, str], str] = {}
+    for case in tree.iter("testcase"):
+        bad = case.find("failure")
+        if bad is None:
+            bad = case.find("error")
+        if bad is None:
+            continue
+        kind = case.get("classname", "").rsplit(".", 1)[-1]
+        kind = kind[len("test_"):] if kind.startswith("test_") else kind
+        name = case.get("name", "")
+        ident = name[name.index("[") + 1 : -1] if "[" in name else name
+        found[(kind, ident)] = _reason((bad.get("message") or "") + "\n" + (bad.text or ""))
+    return found
+
+
+def _failures_everywhere() -> Dict[Tuple[str, str], Dict[str, str]]:
+    by_case: Dict[Tuple[str, str], Dict[str, str]] = collections.defaultdict(dict)
+    for minor, python in sorted(_pytest_pythons().items(), key=lambda kv: MINORS.index(kv[0])):
+        print(f"running the tests on {minor} ({python})", file=sys.stderr)
+        for key, reason in _failures(python).items():
+            by_case[key][minor] = reason
+    return by_case
+
+
+def _other_tests_markdown(by_case: Dict[Tuple[str, str], Dict[str, str]]) -> str:
+    """The failing tests that are not corpus round trips or executions, for GAPS.md."""
+    out = ["## Other failing tests (golden, idioms, API, bad input, stdlib sample)", "",
+           "| test | case | versions | reason (newest version) |", "|---|---|---|---|"]
+    for (kind, case), per_version in sorted(by_case.items()):
+        if kind in ("roundtrip", "execution"):
+            continue
+        versions = [m for m in MINORS if m in per_version]
+        reason = per_version[versions[-1]].replace("|", "\\|")
+        out.append(f"| {kind} | `{case}` | {', '.join(versions)} | {reason} |")
+    return "\n".join(out) + "\n"
+
+
+def _known_gaps(by_case: Dict[Tuple[str, str], Dict[str, str]]) -> str:
+    lines = []
+    for (kind, case), per_version in sorted(by_case.items()):
+        versions = tuple(m for m in MINORS if m in per_version)
+        spelled = "ALL" if versions == MINORS else repr(versions)
+        reason = per_version[versions[-1]].replace('"', "'")
+        lines.append(f'    Gap("{kind}", {case!r}, {spelled}, "{reason}"),')
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--collect", action="store_true", help="this interpreter only; print JSON")
+    parser.add_argument("--known-gaps", action="store_true", help="print GAPS entries for failing tests")
+    parser.add_argument("--with-tests", action="store_true",
+                        help="also run pytest everywhere and list the other failing tests in GAPS.md")
     parser.add_argument("--output", default=str(HERE / "GAPS.md"))
     args = parser.parse_args()
+    if args.known_gaps:
+        print(_known_gaps(_failures_everywhere()))
+        return
     if args.collect:
         print(json.dumps(_collect()))
         return
@@ -179,7 +274,10 @@ def main() -> None:
     for minor, python in sorted(_interpreters().items(), key=lambda kv: MINORS.index(kv[0])):
         print(f"collecting on {minor} ({python})", file=sys.stderr)
         reports.append(_run(python))
-    Path(args.output).write_text(_markdown(reports), encoding="utf-8")
+    text = _markdown(reports)
+    if args.with_tests:
+        text += "\n" + _other_tests_markdown(_failures_everywhere())
+    Path(args.output).write_text(text, encoding="utf-8")
     print(f"wrote {args.output}", file=sys.stderr)
 
 
