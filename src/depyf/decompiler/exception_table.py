@@ -689,8 +689,8 @@ class ExceptionTableRules:
                 continue
             if t in self._chain(k) or k == 0:
                 continue
-            if t not in self._chain(k - 1) and not (k - 1 in self.skip) and \
-                    not self._ends_skip(k):
+            if t not in self._chain(k - 1) and not (k - 1 in self.skip) and not self._ends_skip(k) \
+                    and not any(t in self._chain(src) for src in self.jump_sources.get(k, ())):
                 continue
             if self._same_instructions(fs, k, length):
                 self.skip[k] = k + length
@@ -759,6 +759,7 @@ class ExceptionTableRules:
         span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
         self._register_exit_calls(start, is_async)
         be = self._extend_for_return(self._protected_end(start, t, warm))
+        be = self._with_const_return(be, t, after)
         self.for_targets.append(None)
         try:
             body = self.run_range(start, be, list(base) + [m.WithExit(), m.Sentinel("for-target")])
@@ -795,6 +796,30 @@ class ExceptionTableRules:
         if instrs[j].opname == "JUMP":
             return instrs[j].target
         return j if j in warm else None  # 3.11 may inline a copy of a small exit instead
+
+    def _with_const_return(self, be: int, t: int, after: Optional[int]) -> int:
+        """`return <constant>` right after the `__exit__` call belongs to the with body...
+
+        ...unless the handler, after suppressing an exception, goes on to the same code: then
+        it is the statement after the with (3.12+ may have copied it into the handler).
+        """
+        instrs = self.instrs
+        k = be
+        passed = {be}
+        while k in self.skip and self.skip[k] > k:
+            k = self.skip[k]
+            passed.add(k)
+        if k == be or k + 1 >= len(instrs) or instrs[k].opname != "LOAD_CONST" \
+                or instrs[k + 1].opname != "RETURN_VALUE" or after in passed or self.jump_sources.get(k):
+            return be
+        j = t + 1
+        while j < len(instrs) and j < t + 16 and instrs[j].opname != "POP_JUMP_IF_TRUE":
+            j += 1
+        if j < len(instrs) and instrs[j].opname == "POP_JUMP_IF_TRUE":
+            tail = instrs[j].target + 4
+            if self._same_instructions(tail, k, 2):
+                return be
+        return k + 2
 
     def _register_exit_calls(self, start: int, is_async: bool) -> None:
         """`__exit__(None, None, None)` on each normal exit of a with body is not source."""
