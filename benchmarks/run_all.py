@@ -15,7 +15,9 @@ splice compiles, % bytecode-equal, decompile time and peak memory relative to
 ``list(dis.get_instructions(code))`` on the same code objects (nested included).
 
 Side by side, depyf 0.20 from PyPI runs on the same definitions with the same oracle, from a
-virtual environment per interpreter cached in ``~/.cache/depyf/baseline/<version>``.
+virtual environment per interpreter cached in ``~/.cache/depyf/baseline/<version>``.  Its
+results are cached too (``~/.cache/depyf/baseline/results/``, keyed by interpreter, corpus,
+options and the oracle's source), since they cannot change; ``--fresh-baseline`` re-measures.
 
 Interpreters: ``--python PATH`` (repeatable), else ``DEPYF_PYTHONS`` (set by ``make bench``),
 else every python3.X on PATH and under ``pyenv root``.  A definition that hangs past
@@ -287,9 +289,9 @@ def run_pair(interp: Interpreter, decompiler: str, python: str, files: List[str]
 
 def _baseline_cache_file(interp: Interpreter, files: List[str], args) -> Path:
     """Where a baseline outcome is kept: depyf 0.20 never changes, so its numbers only depend on
-    the interpreter, the corpus, the oracle and the measuring worker."""
+    the interpreter, the corpus, the oracle and the options."""
     digest = hashlib.sha256()
-    for part in (VERIFY.read_bytes(), WORKER.read_bytes(), interp.full.encode(), "\n".join(files).encode(),
+    for part in (VERIFY.read_bytes(), interp.full.encode(), "\n".join(files).encode(),
                  f"{args.timeout} {args.repeat} {args.no_memory}".encode()):
         digest.update(part)
     return BASELINE_ROOT / "results" / f"{interp.full}-{digest.hexdigest()[:16]}.json"

@@ -602,23 +602,41 @@ def _signature_difference(a: CodeType, b: CodeType, where: str) -> Optional[Diff
     return None
 
 
+def _shape(item: Tuple[str, object]) -> Tuple[str, object]:
+    opname, arg = item
+    return (opname, "jump") if isinstance(arg, tuple) and arg[:1] == ("jump",) else item
+
+
+def _instruction_difference(left: _Stream, right: _Stream, where: str) -> Difference:
+    """Where two different instruction streams first diverge.
+
+    A jump whose target index differs is usually a symptom: something was added or lost after
+    it.  So the first difference in the streams with jump targets left out is reported when
+    there is one; only streams that differ in nothing but targets report a target.
+    """
+    index = None
+    for i, (x, y) in enumerate(zip(left.items, right.items)):
+        if _shape(x) != _shape(y):
+            index = i
+            break
+    if index is None and len(left.items) != len(right.items):
+        index = min(len(left.items), len(right.items))
+    if index is None:
+        index = next(i for i, (x, y) in enumerate(zip(left.items, right.items)) if x != y)
+    ours = left.shown[index] if index < len(left.items) else "<end>"
+    theirs = right.shown[index] if index < len(right.items) else "<end>"
+    context = left.shown[index - 1] if index else ""
+    return Difference(where, "instruction", index, ours, theirs, context,
+                      category=(ours.split()[0], theirs.split()[0]))
+
+
 def _difference(a: CodeType, b: CodeType, where: str, check_exceptions: bool) -> Optional[Difference]:
     found = _signature_difference(a, b, where)
     if found:
         return found
     left, right = _stream(a), _stream(b)
-    for index, (x, y) in enumerate(zip(left.items, right.items)):
-        if x != y:
-            context = left.shown[index - 1] if index else ""
-            return Difference(where, "instruction", index, left.shown[index], right.shown[index], context,
-                              category=(x[0], y[0]))
-    if len(left.items) != len(right.items):
-        index = min(len(left.items), len(right.items))
-        ours = left.shown[index] if index < len(left.items) else "<end>"
-        theirs = right.shown[index] if index < len(right.items) else "<end>"
-        context = left.shown[index - 1] if index else ""
-        return Difference(where, "instruction", index, ours, theirs, context,
-                          category=(ours.split()[0], theirs.split()[0]))
+    if left.items != right.items:
+        return _instruction_difference(left, right, where)
     if check_exceptions:
         ex_left, ex_right = _exception_entries(a, left.offsets), _exception_entries(b, right.offsets)
         for index in range(max(len(ex_left), len(ex_right))):
