@@ -1,0 +1,137 @@
+"""Condition shapes: boolean operators, comparisons and conditional expressions as jump targets
+(in if/while/assert/return and inside conditional expressions), where the compiler's jump
+layout depends on the exact expression."""
+from _cases import cases
+
+INPUTS = [(0, 0, 0), (0, 1, 2), (1, 0, 2), (1, 2, 0), (3, 2, 1), (1, 1, 1)]
+
+
+@cases(*INPUTS)
+def if_chained_comparison(a, b, c):
+    if a < b < c:
+        return "ascending"
+    if a == b == c:
+        return "flat"
+    if not a < b <= c:
+        return "not-asc"
+    return "other"
+
+
+@cases(*INPUTS)
+def if_mixed_and_or_not(a, b, c):
+    out = []
+    if a and not b or c:
+        out.append(1)
+    if not (a or b) and c:
+        out.append(2)
+    if a or (b and not c):
+        out.append(3)
+    if (a or b) and (b or c):
+        out.append(4)
+    if not a and not b and not c:
+        out.append(5)
+    if a and b or not c and a:
+        out.append(6)
+    return out
+
+
+@cases(*INPUTS)
+def if_with_conditional_expression_test(a, b, c):
+    if (b if a else c):
+        r = 1
+    else:
+        r = 2
+    if a and (b if c else not b):
+        r += 10
+    return r
+
+
+@cases(*INPUTS)
+def return_boolean_expressions(a, b, c):
+    return (not a or b), (a and b or c), (not (a and b)), (a < b and b < c), (a or b or c)
+
+
+@cases(*INPUTS)
+def elif_chain_with_boolean_ops(a, b, c):
+    if a and b:
+        return 1
+    elif a or c:
+        return 2
+    elif not b and c:
+        return 3
+    elif b < c < 5:
+        return 4
+    return 5
+
+
+@cases((5, 1), (0, 3), (2, 2))
+def while_with_boolean_condition(n, step):
+    i = 0
+    while i < n and (step or i < 2):
+        i += step or 1
+    j = n
+    while not (j <= 0 or j == 3):
+        j -= 1
+    return i, j
+
+
+@cases(*INPUTS)
+def assert_with_boolean_condition(a, b, c):
+    assert a or b or c, "all zero"
+    assert not (a and b and c) or a == b == c, "unequal triple"
+    return True
+
+
+@cases(*INPUTS)
+def conditional_expression_with_boolean_test(a, b, c):
+    x = "yes" if a and b else "no"
+    y = "yes" if a or not c else "no"
+    z = a if not b else (c if a else b)
+    return x, y, z
+
+
+@cases(*INPUTS)
+def comparison_operators_as_values(a, b, c):
+    return [a < b, a <= b, a == b, a != b, a > b, a >= b, a is b, a is not c, a in (b, c), a not in (b,)]
+
+
+@cases(*INPUTS)
+def nested_if_with_else_and_returns(a, b, c):
+    if a:
+        if b:
+            if c:
+                return "abc"
+            return "ab"
+        elif c:
+            return "ac"
+        else:
+            x = "a"
+    else:
+        x = "none"
+    return x
+
+
+@cases(*INPUTS)
+def if_in_loop_with_compound_conditions(a, b, c):
+    hits = []
+    for i in range(4):
+        if i == a or i == b and not c:
+            hits.append(i)
+            continue
+        if i > c and (i < 3 or a):
+            break
+    return hits
+
+
+@cases(*INPUTS)
+def boolean_values_in_calls_and_containers(a, b, c):
+    return [a and b, b or c], {"k": not a or c}, max(a or 1, b and 2 or 3)
+
+
+@cases(*INPUTS)
+def condition_with_walrus_and_short_circuit(a, b, c):
+    if a and (t := b + c) > 1:
+        return t
+    if (u := a or b) and c:
+        return u
+    return -1
