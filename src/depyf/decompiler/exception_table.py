@@ -356,6 +356,7 @@ class ExceptionTableRules:
         end = self.end
         falls_out = False
         body_falls = self._falls_into(s, be)
+        else_break = False
         if x is None:
             else_end, cont = be, be
             if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t):
@@ -367,9 +368,18 @@ class ExceptionTableRules:
             else_end = min(t, end)
             cont = end if (t >= end or x > end) else max(span_end, else_end)
             body_ends = be > s and instrs[be - 1].opname in _TERMINAL and else_end <= be
-            falls_out = x > end or (bool(self.loops) and x in self.loops[-1].continue_targets
-                                    and not body_ends)
-        if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target == x:
+            loop = self.loops[-1] if self.loops else None
+            leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target)
+            falls_out = (x > end and not leaves_loop) or (
+                loop is not None and x in loop.continue_targets and not body_ends
+                and self._falls_into(s, else_end))
+            if leaves_loop:
+                x = None  # the jump past the loop is a `break`, not the end of the try
+                if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
+                    else_end -= 1
+                    else_break = True
+        if x is not None and else_end > be and instrs[else_end - 1].opname == "JUMP" \
+                and instrs[else_end - 1].target == x:
             else_end -= 1
         breaks: Set[int] = set()
         for hs, he, j, target in exits:
@@ -388,6 +398,8 @@ class ExceptionTableRules:
                 stmts.append(n.Break())
             handlers.append(n.ExceptHandler(typ, name, stmts))
         orelse = self.run_range(be, else_end, list(base)) if else_end > be else []
+        if else_break:
+            orelse.append(n.Break())
         self._mark_dead_code(cold)
         self.stack = base
         self.emit(n.Try(body, handlers, orelse, [], star))
