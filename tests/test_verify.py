@@ -261,3 +261,13 @@ def test_code_objects_include_nested() -> None:
     code = _function("def f():\n    def g():\n        return lambda: 1\n    return g\n")
     names: List[str] = [c.co_name for c in verify.code_objects(code)]
     assert names == ["f", "g", "<lambda>"]
+
+
+def test_compare_reports_the_divergence_not_the_jump_it_shifts() -> None:
+    # The jump over the if-body is the first instruction that differs, but only because the
+    # body lost its call to b(): that is what an engineer needs to see.
+    a = _function("def f(x):\n    if x:\n        a()\n        b()\n    return 1\n")
+    b = _function("def f(x):\n    if x:\n        a()\n    return 1\n")
+    difference = verify.first_difference(a, b)
+    assert difference is not None and "b" in difference.original
+    assert difference.category[0].startswith("LOAD_GLOBAL")
