@@ -126,16 +126,24 @@ def check_guards(out: Outcome) -> None:
     entries = adapter.cache_entries(func.__code__)
     out.entries = len(entries)
     helpers = {n: getattr(guard_runtime, n) for n in guard_runtime.__all__}
+    guards = []
+    for entry in entries:
+        manager = adapter.entry_guard_manager(entry)
+        src = guard_function_source("guard", render_guards(adapter.guard_leaves(manager)))
+        ns = {"torch": torch, **helpers}
+        exec(compile(src, "<guard>", "exec"), ns)
+        guards.append((adapter.entry_compile_id(entry), manager, ns["guard"], src))
+    first = True
     for args, kwargs in hits_and_misses(out.program):
         L = frame_locals(func, self_obj, args, kwargs)
-        for entry in entries:
-            manager = adapter.entry_guard_manager(entry)
-            src = guard_function_source("guard", render_guards(adapter.guard_leaves(manager)))
-            ns = {"torch": torch, **helpers}
-            exec(compile(src, "<guard>", "exec"), ns)
-            ours = bool(ns["guard"](L, func.__globals__))
-            theirs = adapter.guard_verdict(manager, L)
-            out.guard_checks.append((adapter.entry_compile_id(entry), ours, theirs, src))
+        # The first call is also checked with grad mode off: the global-state guard must miss.
+        for grad in ((True, False) if first else (True,)):
+            with torch.set_grad_enabled(grad):
+                for compile_id, manager, guard, src in guards:
+                    ours = bool(guard(L, func.__globals__))
+                    theirs = adapter.guard_verdict(manager, L)
+                    out.guard_checks.append((compile_id, ours, theirs, src))
+        first = False
 
 
 def check_debug(out: Outcome) -> None:

@@ -185,7 +185,7 @@ class ControlRules:
         """
         ins = self.instrs[i]
         expr, on_true = _jump_condition(ins, first)
-        atoms = [_Atom(i, expr, on_true, ins.target, i, self.fall_override.get(i, i + 1))]
+        atoms = [self._normalised_atom(_Atom(i, expr, on_true, ins.target, i, self.fall_override.get(i, i + 1)))]
         limit = self.end
         while len(atoms) < 64:
             nxt = atoms[-1].fall
@@ -197,7 +197,7 @@ class ControlRules:
             value, q = parsed
             jins = self.instrs[q]
             e, t = _jump_condition(jins, value)
-            atoms.append(_Atom(nxt, e, t, jins.target, q, self.fall_override.get(q, q + 1)))
+            atoms.append(self._normalised_atom(_Atom(nxt, e, t, jins.target, q, self.fall_override.get(q, q + 1))))
         for count in range(len(atoms), 0, -1):
             chain = atoms[:count]
             if count > 1 and not self._chain_targets_ok(chain):
@@ -211,6 +211,17 @@ class ControlRules:
                 continue
             return expr, fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
+
+    def _normalised_atom(self, atom: _Atom) -> _Atom:
+        """`jump-if L; JUMP X; L:` is a jump to X on the opposite condition (3.12+ emits it)."""
+        f = atom.fall
+        if f + 1 < len(self.instrs) and atom.target == f + 1 and f < self.end:
+            jump = self.instrs[f]
+            if jump.opname == "JUMP" and self.jump_sources.get(f) is None:
+                atom.jump_if_true = not atom.jump_if_true
+                atom.target = jump.target
+                atom.fall = f + 1
+        return atom
 
     def _chain_targets_ok(self, chain: List[_Atom]) -> bool:
         fall = chain[-1].fall

@@ -155,6 +155,37 @@ class BlockExceptionRules:
                 k += 1
         return furthest + 1 if furthest >= start else end
 
+    def _outer_exit(self, k: int, end: int) -> Exit:
+        """3.10: [k, end) leaves enclosing blocks and then runs a copied exit block: the part falls
+        off the end of the enclosing constructs, whose way out was copied here. The outermost
+        block left is told, so that its construct places the copied statements after itself."""
+        if not self.version.copies_exit_blocks:
+            return None
+        blocks = self._block_stack()
+        saved = list(self.stack)
+        unwound: List[_Block] = []
+        level = len(blocks) - 1
+        try:
+            while level >= 0 and k < end:
+                nk = self._match_unwind(blocks[level], k)
+                if nk is None:
+                    break
+                unwound.append(blocks[level])
+                k = nk
+                level -= 1
+        finally:
+            self.stack = saved
+        if not unwound or not self._is_copy(k, end):
+            return None
+        return ("outer", unwound[-1], k, end)
+
+    def _note_outer(self, exit: Exit) -> bool:
+        """Record an ("outer", block, start, end) way out on its block; True if it was one."""
+        if exit is None or exit[0] != "outer":
+            return False
+        exit[1].info.setdefault("pending", (exit[2], exit[3]))
+        return True
+
     def _tail_after(self, p: int, end: int, forward_from: int) -> Exit:
         """The way out after the unwinding instruction at `p` of a part ending at `end`."""
         if p + 2 == end and self.instrs[p + 1].opname == "JUMP":
@@ -378,6 +409,11 @@ class BlockExceptionRules:
             return h - 2, self._tail_after(h - 2, h, h)
         for pb in range(h - 2, max(start, h - _MAX_COPY - 1) - 1, -1):
             if instrs[pb].opname == "POP_BLOCK":
+                while pb - 1 >= start and instrs[pb - 1].opname == "POP_BLOCK":
+                    pb -= 1
+                outer = self._outer_exit(pb + 1, h)
+                if outer is not None:
+                    return pb, outer
                 if self._is_copy(pb + 1, h):
                     return pb, ("tail", pb + 1, h)
                 break
@@ -388,9 +424,15 @@ class BlockExceptionRules:
         body_end, body_exit = self._body_exit(i + 1, h)
         outer = list(self.stack)
         exit_span = (body_end, h) if body_exit is not None and body_exit[0] == "tail" else None
-        body = self._run_in(_Block("except-body", exit_span=exit_span), i + 1, body_end, list(outer))
+        block = _Block("except-body", exit_span=exit_span)
+        body = self._run_in(block, i + 1, body_end, list(outer))
         targets = {e[1] for e in exits if e is not None and e[0] == "jump" and hend <= e[1] <= self.end}
         end = max(targets) if targets else hend
+        if self._note_outer(body_exit):
+            body_exit = ("jump", hend if end == hend else end)
+        elif body_exit is None and "pending" in block.info:
+            body_exit = ("tail",) + block.info["pending"]
+        exits = [None if self._note_outer(e) else e for e in exits]
         first_end = min(targets) if targets else hend
         if len(targets) > 1 and not self._duplicates(sorted(targets)):
             raise self.fail(self.instrs[h], "except clauses that end in different places")
@@ -505,12 +547,19 @@ class BlockExceptionRules:
         if end - 2 >= start and instrs[end - 2].opname == "POP_EXCEPT" and instrs[end - 1].opname == "JUMP":
             body_end, exit = end - 2, self._tail_after(end - 2, end, end)
         else:
-            for p in range(end - 2, max(start, end - _MAX_COPY - 1) - 1, -1):
+            for p in range(end - 2, max(start, end - _MAX_COPY - 3) - 1, -1):
                 if instrs[p].opname == "POP_EXCEPT":
-                    if self._is_copy(p + 1, end) and instrs[p - 1].opname not in _ROTATIONS:
-                        body_end, exit = p, ("tail", p + 1, end)
+                    if instrs[p - 1].opname not in _ROTATIONS:
+                        found = self._outer_exit(p + 1, end)
+                        if found is None and self._is_copy(p + 1, end):
+                            found = ("tail", p + 1, end)
+                        if found is not None:
+                            body_end, exit = p, found
                     break
-        body = self._run_in(_Block("handler", tokens), start, body_end, outer + tokens)
+        block = _Block("handler", tokens)
+        body = self._run_in(block, start, body_end, outer + tokens)
+        if exit is None and "pending" in block.info:
+            exit = ("tail",) + block.info["pending"]
         return body, exit
 
     def _named_handler_body(self, start: int, end: int, name: str, outer: List[n.Expr],
@@ -547,10 +596,15 @@ class BlockExceptionRules:
                     elif self._is_copy(rest, c):
                         exit = ("tail", rest, c)
                     else:
-                        continue
+                        exit = self._outer_exit(rest, c)
+                        if exit is None:
+                            continue
                     body_end = q
                     break
-        body = self._run_in(_Block("named-handler", tokens, name=name), start + 1, body_end, outer + tokens)
+        block = _Block("named-handler", tokens, name=name)
+        body = self._run_in(block, start + 1, body_end, outer + tokens)
+        if exit is None and "pending" in block.info:
+            exit = ("tail",) + block.info["pending"]
         return body, exit
 
     def _bare_handler_end(self, h: int, start: int) -> Tuple[int, int]:

@@ -22,7 +22,7 @@ from depyf.dynamo import adapter
 from depyf.dynamo.capture import CaptureSession, FrameRecord, GraphRecord
 from depyf.dynamo.debuggable import compile_like, remap_lines, swap_forward, swap_function_codes, wrap_for_layout
 from depyf.dynamo.decompile import report_problems, safe_decompile
-from depyf.dynamo.names import identifier
+from depyf.dynamo.names import code_label, identifier
 from depyf.explain.render import Explainer, GraphArtifacts, dig_graph
 
 
@@ -54,7 +54,7 @@ class DumpLayout:
             for name, value in record.frame_globals.items():
                 if name.startswith("__resume_at_") and getattr(value, "__code__", None) is record.code:
                     return self.session.namer.stable(name) if self.session else name
-        return identifier(record.code.co_name)
+        return code_label(record.code)
 
     def on_frame(self, record: FrameRecord) -> Optional[types.CodeType]:
         base = self.base_name(record)
@@ -67,7 +67,7 @@ class DumpLayout:
         header = _comment_block(
             [f"Dynamo's transformed code for {record.code.co_name} (cache entry {record.compile_id})."]
             + [f"recompiled because: {r}" for r in record.recompile_reasons]
-            + [f"graph {self.session.namer.stable(n)} is the global {n}" for n in record.new_code.co_names if n.startswith("__compiled_fn")]
+            + self._graph_lines(record)
         )
         record.transformed_file = path
         if problem:
@@ -98,6 +98,19 @@ class DumpLayout:
         record.debuggable = True
         return remapped
 
+    def _graph_lines(self, record: FrameRecord) -> List[str]:
+        """Which graph each ``__compiled_fn`` global is, and why Dynamo ended that graph."""
+        lines = []
+        for n in record.new_code.co_names:
+            if not n.startswith("__compiled_fn") or self.session is None:
+                continue
+            stable = self.session.namer.stable(n)
+            lines.append(f"graph {stable} is the global {n}")
+            for rec in self.session.graphs.get(stable, []):
+                if rec.kind == "captured_graph" and rec.reason:
+                    lines.append(f"{stable}: {rec.reason}")
+        return lines
+
     def on_graph(self, record: GraphRecord) -> None:
         name = self.writer.unique_name(f"{record.stable}.{record.kind}")
         record.file = self.writer.path(name)
@@ -127,10 +140,11 @@ class DumpLayout:
             notes_for_entry=lambda cid: self._notes_for_entry(session, cid),
         )
         for record in session.top_level_frames():
-            base = identifier(record.code.co_name)
+            name = identifier(record.code.co_name)
             fn = self._function_for(record)
-            body = explainer.explain(fn, record.code, record.frame_globals, base)
-            self.writer.write_py(self.writer.unique_name(f"full_code_for_{base}"), explainer.header(base) + body)
+            body = explainer.explain(fn, record.code, record.frame_globals, name)
+            label = code_label(record.code)
+            self.writer.write_py(self.writer.unique_name(f"full_code_for_{label}"), explainer.header(label) + body)
         for record in session.frames:
             if adapter.is_resume_code(record.code):
                 base = self.base_name(record)
@@ -153,7 +167,7 @@ class DumpLayout:
                     f"why: {skip.reason}",
                 ]
             )
-            self.writer.write_py(self.writer.unique_name(f"skipped_{identifier(skip.code.co_name)}"), text)
+            self.writer.write_py(self.writer.unique_name(f"skipped_{code_label(skip.code)}"), text)
         self.undecompiled.extend(explainer.problems)
         report_problems(self.undecompiled, f"prepare_debug({self.writer.folder})")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import re
 import sys
 import types
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
@@ -420,6 +421,15 @@ def patch_aot_graph_logging(on_graph: Callable[[str, Any, Optional[str]], None])
 
         patches.append(Patch(graph_compile, "_log_inference_graph", make_inference))
     return patches
+
+
+_AOT_ID = re.compile(r"#\s*AOT ID:\s*\['(\d+)_(\w+)'\]")
+
+
+def inductor_code_origin(source: str) -> Tuple[Optional[str], str]:
+    """``(aot_id, kind)`` from the ``# AOT ID: ['0_forward']`` header of Inductor's output code."""
+    m = _AOT_ID.search(source)
+    return (m.group(1), m.group(2)) if m else (None, "output")
 
 
 def inductor_in_use(compiler_fn: Any) -> bool:

@@ -8,7 +8,6 @@ these records into files.
 """
 from __future__ import annotations
 
-import re
 import types
 import weakref
 from dataclasses import dataclass, field
@@ -17,7 +16,6 @@ from typing import Any, Callable, Dict, List, Optional
 from depyf.dynamo import adapter
 from depyf.dynamo.names import Namer
 
-_AOT_ID = re.compile(r"#\s*AOT ID:\s*\['(\d+)_(\w+)'\]")
 
 
 @dataclass
@@ -151,9 +149,8 @@ class CaptureSession:
         self._add(GraphRecord(stable, f"aot_{kind}_graph", adapter.graph_code(gm), weakref.ref(gm)))
 
     def _inductor_code(self, source: str) -> None:
-        m = _AOT_ID.search(source)
-        kind = m.group(2) if m else "output"
-        stable = self._aot_to_graph.get(m.group(1)) if m else None
+        aot_id, kind = adapter.inductor_code_origin(source)
+        stable = self._aot_to_graph.get(aot_id) if aot_id is not None else None
         if stable is None:
             stable = self._current_graph[0] if self._current_graph else "__compiled_fn_unknown"
         self._add(GraphRecord(stable, f"inductor_{kind}_code", source))

@@ -76,3 +76,10 @@ def identifier(text: str) -> str:
     """A file-name- and identifier-safe form of a code name such as ``<lambda>``."""
     out = re.sub(r"[^0-9A-Za-z_]", "_", text).strip("_") or "fn"
     return out if not out[0].isdigit() else "_" + out
+
+
+def code_label(code: object) -> str:
+    """A readable, file-name-safe label: ``Net_forward`` for ``Net.forward`` (qualified name
+    where the interpreter records one), ``make_closure_inner`` for a closure."""
+    name = getattr(code, "co_qualname", None) or getattr(code, "co_name", "fn")
+    return identifier(str(name).replace(".<locals>.", "."))
