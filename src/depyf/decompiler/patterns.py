@@ -404,9 +404,14 @@ class PatternRules:
             else:
                 after = f0
                 tail = self.instrs[f0 - 1]
+                raising = self._raising_block(f0, limit) if not ends else None
                 if last.body_end == f0 and tail.opname == "JUMP" and tail.target == f0:
                     # A jump to the very next instruction survives only where a `case _: pass` stood.
                     default_body = [n.Pass()]
+                elif raising is not None:
+                    # No case falls through to what follows, and that raises: `case _: raise ...`.
+                    default_body = self.run_range(f0, raising, list(base))
+                    after = raising
         after = max([after] + [c.body_end for c in reads if c.body_end is not None])
         cases: List[n.MatchCase] = []
         printer = _PatternPrinter(self.render)
@@ -620,6 +625,18 @@ class PatternRules:
                    for src in self.jump_sources.get(f0, ())):
             return None
         return k + 1
+
+    def _raising_block(self, start: int, limit: int) -> Optional[int]:
+        """The end of the straight code at `start` if it ends by raising, else None."""
+        instrs = self.instrs
+        k = start
+        while k < limit and not instrs[k].is_jump and instrs[k].opname not in _TERMINAL:
+            if k > start and self.jump_sources.get(k):
+                return None
+            k += 1
+        if k < limit and instrs[k].opname == "RAISE_VARARGS":
+            return k + 1
+        return None
 
     def _loop_targets(self) -> set:
         targets = set()
