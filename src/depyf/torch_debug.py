@@ -83,12 +83,12 @@ def debug() -> Iterator[str]:
     except Exception as e:
         print(f"depyf: some graphs will not run from their dumped files: {e!r}", file=sys.stderr)
     not_debuggable = [r.code.co_name for r in session.frames if not r.debuggable]
-    if not_debuggable:
-        print(
-            f"depyf: {len(not_debuggable)} transformed code object(s) run as Dynamo made them "
-            "(their decompiled files are for reading only)",
-            file=sys.stderr,
-        )
+    note = (
+        f"; {len(not_debuggable)} transformed code object(s) run as Dynamo made them (their files are for reading only)"
+        if not_debuggable
+        else ""
+    )
+    print(f"depyf.debug: compiled code runs from the files in {layout.writer.folder}; set breakpoints there{note}", file=sys.stderr)
     try:
         with adapter.run_cached_code_only():
             yield layout.writer.folder
