@@ -24,7 +24,11 @@ def _decompile(obj: Any) -> str:
 
 @pytest.mark.parametrize("path, index", params())
 def test_execution(path: Path, index: int) -> None:
-    problems = execution_mismatches(path, index, _decompile)
+    _decompile.last = "<none>"  # type: ignore[attr-defined]
+    try:
+        problems = execution_mismatches(path, index, _decompile)
+    except Exception as exc:  # from the decompiler: the round trip test shows the details
+        pytest.fail(f"decompile failed: {type(exc).__name__}: {exc}", pytrace=False)
     if problems:
         text = getattr(_decompile, "last", "<none>")
         pytest.fail("\n".join(problems) + f"\n--- decompiled ---\n{text}", pytrace=False)
