@@ -755,15 +755,23 @@ class BlockExceptionRules:
                 continue
             if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h):
                 body_end, after_copy = pb, ce
+            elif self._note_outer(self._outer_exit(ce, h)):
+                body_end = pb
             break
         block = _Block("finally-body-copy", start=h, end=fin_end)
         body = self._run_in(block, i + 1, body_end, list(outer))
+        after_stmts: List[n.Stmt] = []
+        if after_copy is None and body_end >= h - 1 and "pending" in block.info:
+            pending = block.info["pending"]
+            after_stmts = self.run_range(pending[0], pending[1], list(outer))
         self.emit(self._finally_statement(body, finalbody))
         if after_copy is not None and after_copy < h:
             jump = instrs[after_copy]
             if not (after_copy + 1 == h and jump.opname == "JUMP" and jump.target == end):
                 for stmt in self.run_range(after_copy, h, list(outer)):
                     self.emit(stmt)
+        for stmt in after_stmts:
+            self.emit(stmt)
         return end
 
     # --- with -----------------------------------------------------------------------------------
@@ -801,12 +809,17 @@ class BlockExceptionRules:
                 if instrs[pb].opname != "POP_BLOCK":
                     continue
                 j = pb + 1
-                if self._ops_at(j, _EXIT_CALL) and instrs[j].argval is None:
-                    j += 4 + awaits
-                    if self._op(j) == "POP_TOP":
-                        j += 1
-                        if j == h or (j + 1 == h and instrs[j].opname == "JUMP") or self._is_copy(j, h):
-                            body_end, tail = pb, (j, h)
+                if not (self._ops_at(j, _EXIT_CALL) and instrs[j].argval is None):
+                    if pb > h - 2 * _MAX_COPY:
+                        continue  # an enclosing block left on the way to a copied exit
+                    break
+                j += 4 + awaits
+                if self._op(j) == "POP_TOP":
+                    j += 1
+                    if j == h or (j + 1 == h and instrs[j].opname == "JUMP") or self._is_copy(j, h):
+                        body_end, tail = pb, (j, h)
+                    elif self._note_outer(self._outer_exit(j, h)):
+                        body_end = pb
                 break
         else:
             raise self.fail(instrs[h], "unrecognised with handler")
@@ -814,9 +827,11 @@ class BlockExceptionRules:
         exit_slot = m.WithExit()
         self.for_targets.append(None)
         try:
-            body = self._run_in(_Block("with", [exit_slot]), i + 1, body_end,
-                                outer + [exit_slot, m.Sentinel("for-target")])
+            block = _Block("with", [exit_slot])
+            body = self._run_in(block, i + 1, body_end, outer + [exit_slot, m.Sentinel("for-target")])
             target = self.for_targets[-1]
+            if tail is None and body_end == h and "pending" in block.info:
+                tail = block.info["pending"]
         finally:
             self.for_targets.pop()
         items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(manager, target)]
