@@ -8,6 +8,7 @@ import importlib.util
 import re
 import signal
 import sys
+import time
 import types
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -125,7 +126,8 @@ class Timeout(BaseException):
 @contextlib.contextmanager
 def deadline(seconds: float, what: str) -> Iterator[None]:
     """Interrupt the block after `seconds`: a decompiler or a decompiled loop must never hang
-    the suite. Uses SIGALRM, so only in the main thread on POSIX; elsewhere it is a no-op."""
+    the suite. Uses SIGALRM, so only in the main thread on POSIX; elsewhere it is a no-op.
+    An alarm armed outside (pytest-timeout's) is put back afterwards with its remaining time."""
     if not hasattr(signal, "setitimer"):
         yield
         return
@@ -138,12 +140,16 @@ def deadline(seconds: float, what: str) -> Iterator[None]:
     except ValueError:  # not the main thread
         yield
         return
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    started = time.monotonic()
+    outer_delay, outer_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_delay:
+            left = outer_delay - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), outer_interval)
 
 
 def exec_definition(text: str, globals_: Dict[str, Any], name: str, filename: str) -> Any:
