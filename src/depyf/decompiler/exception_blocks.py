@@ -175,6 +175,10 @@ class BlockExceptionRules:
                 level -= 1
         finally:
             self.stack = saved
+        if self._op(k) == "RERAISE" and k + 1 == end and level >= 0 \
+                and blocks[level].kind == "finally-handler":
+            # The end of an enclosing finally body (its RERAISE), copied here: nothing to add.
+            return ("outer", blocks[level], k, k)
         if not unwound or not self._is_copy(k, end):
             return None
         return ("outer", unwound[-1], k, end)
@@ -675,30 +679,40 @@ class BlockExceptionRules:
         when it never finishes, the end of what it reaches."""
         instrs = self.instrs
         limit = len(instrs)  # 3.10 may place the handler after the end of an enclosing loop body
-        seen = set()
-        todo = [h]
-        reraise: Optional[int] = None
-        furthest = h
-        while todo:
-            k = todo.pop()
-            while h <= k < limit and k not in seen:
-                seen.add(k)
-                furthest = max(furthest, k)
-                ins = instrs[k]
-                op = ins.opname
-                if op == "RERAISE":
-                    reraise = k if reraise is None else min(reraise, k)
-                    break
-                if ins.is_jump and op not in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
-                    if h < ins.target < limit and not self._leaves_loop(ins.target):
-                        todo.append(ins.target)
-                    if op == "JUMP":
+        setups = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
+
+        def reach(through_handlers: bool) -> Tuple[int, List[int]]:
+            seen = set()
+            todo = [h]
+            reraises: List[int] = []
+            furthest = h
+            while todo:
+                k = todo.pop()
+                while h <= k < limit and k not in seen:
+                    seen.add(k)
+                    furthest = max(furthest, k)
+                    ins = instrs[k]
+                    op = ins.opname
+                    if op == "RERAISE":
+                        reraises.append(k)
                         break
-                if op in _TERMINAL:
-                    break
-                k += 1
-        if reraise is not None:
-            return reraise, True
+                    if ins.is_jump and (through_handlers or op not in setups):
+                        if h < ins.target < limit and not self._leaves_loop(ins.target):
+                            todo.append(ins.target)
+                        if op == "JUMP":
+                            break
+                    if op in _TERMINAL:
+                        break
+                    k += 1
+            return furthest, reraises
+
+        _, reraises = reach(False)
+        # 3.10 copies the closing RERAISE into the ways out of constructs nested in the finally
+        # body (right after their POP_BLOCK / POP_EXCEPT); those are not its end.
+        ends = [k for k in reraises if self._op(k - 1) not in ("POP_BLOCK", "POP_EXCEPT")]
+        if ends:
+            return max(ends), True
+        furthest, _ = reach(True)
         if self._op(furthest + 1) == "RERAISE" and not self.jump_sources.get(furthest + 1):
             return furthest + 1, True  # left behind after a finally body that never finishes
         return furthest + 1, False
