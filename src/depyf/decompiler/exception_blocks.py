@@ -750,6 +750,13 @@ class BlockExceptionRules:
                 # A jump to the end of the finally body, in a copy followed by a return: the jump
                 # optimiser turned it into the return itself.
                 todo.append((a + 1, b + 1))
+            elif x.opname == "RERAISE" and self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT"):
+                # 3.10: the closing RERAISE copied into a nested exit; the other copies have the
+                # block that follows the whole statement copied there instead.
+                e = self._copy_end(a)
+                if e is not None:
+                    self._copied_continuation = (a, e)
+                    todo.append((e, b + 1))
         return None
 
     def _try_finally_copies(self, i: int, h: int) -> int:
@@ -761,10 +768,13 @@ class BlockExceptionRules:
         end = fin_end + 1 if reraises else fin_end
         instrs = self.instrs
         body_end, after_copy = self._live_end(i + 1, h), None
+        continuation: Optional[Tuple[int, int]] = None
         for pb in range(h - 1, i, -1):
             if instrs[pb].opname != "POP_BLOCK":
                 continue
+            self._copied_continuation = None
             ce = self._match_finally_copy(pb + 1, h, fin_end)
+            continuation = self._copied_continuation
             if ce is None or ce > h:
                 continue
             if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h):
@@ -778,6 +788,8 @@ class BlockExceptionRules:
         if after_copy is None and body_end >= h - 1 and "pending" in block.info:
             pending = block.info["pending"]
             after_stmts = self.run_range(pending[0], pending[1], list(outer))
+        elif after_copy == h and continuation is not None:
+            after_stmts = self.run_range(continuation[0], continuation[1], list(outer))
         self.emit(self._finally_statement(body, finalbody))
         if after_copy is not None and after_copy < h:
             jump = instrs[after_copy]
