@@ -8,8 +8,8 @@
 DEPYF_TEST_PYTHONS variable, `3.8=/path/to/python,...`, else ~/.cache/depyf/dev-venvs/py3.X)
 and prints `Gap(...)` lines for known_gaps.py, one per failing test, reasons from the failure.
 
-Collecting runs the corpus through `depyf.verify` (round trip) and the execution check in the
-interpreter at hand (no pytest needed). Combining groups the failures by their cause, with the
+Collecting runs the corpus through `depyf.verify` (round trip) and the execution check, and the
+stdlib sample through `depyf.verify`, in the interpreter at hand (no pytest needed). Combining groups the failures by their cause, with the
 failing versions, the smallest failing definition and its first difference: the work list.
 """
 from __future__ import annotations
@@ -70,7 +70,20 @@ def _collect() -> Dict[str, Any]:
                     "detail": problems[0][:400],
                     "lines": _lines_of(support, path, entry.obj.__name__),
                 })
-    return {"version": support.VERSION_KEY, "records": records}
+    from decompiler.stdlib_sample import run_sample
+
+    summary, results = run_sample()
+    for result in results:
+        if result.status != "equal":
+            records.append({
+                "check": "stdlib",
+                "case": f"{result.module}::{result.qualname}",
+                "status": result.status,
+                "cause": _cause(result.status, result.detail, result.difference),
+                "detail": result.detail,
+                "lines": result.definition.end_lineno - result.definition.lineno + 1,
+            })
+    return {"version": support.VERSION_KEY, "records": records, "stdlib": summary}
 
 
 def _lines_of(support: Any, path: Path, name: str) -> int:
@@ -144,11 +157,13 @@ def _markdown(reports: List[Dict[str, Any]]) -> str:
         "decompiled text compiles and runs but computes something else (a silent miscompilation).",
         "Failing cases per version:",
         "",
-        "| version | round trip | execution |",
-        "|---|---|---|",
+        "| version | round trip | execution | stdlib sample: failing | equal % | compiles % |",
+        "|---|---|---|---|---|---|",
     ]
-    for v in versions:
-        out.append(f"| {v} | {counts[v]['roundtrip']} | {counts[v]['execution']} |")
+    for r in reports:
+        v, sample = r["version"], r.get("stdlib", {})
+        out.append(f"| {v} | {counts[v]['roundtrip']} | {counts[v]['execution']} | {counts[v]['stdlib']}"
+                   f" of {sample.get('total', '?')} | {sample.get('equal_pct', '?')} | {sample.get('compile_pct', '?')} |")
     out.append("")
     ordered = sorted(by_cause.items(),
                      key=lambda item: (item[0] != ("execution", "different outcome"), -len(item[1]), item[0]))
