@@ -914,3 +914,31 @@ class ExceptionTableRules:
                     return after
         self.emit(loop)
         return after
+
+
+def drop_copied_returns(stmts: List[n.Stmt]) -> None:
+    """Remove `return None` that ends a branch of the function's last statement.
+
+    3.11+ copies the implicit `return None` at the end of a function into every branch that
+    falls off the end (an if-branch, a with body, a try body or handler); written out, it would
+    be an explicit return that the compiler treats differently. A branch that is nothing but
+    `return None` keeps it.
+    """
+    if not stmts:
+        return
+    last = stmts[-1]
+    if isinstance(last, n.Return) and (last.value is None or
+                                       (isinstance(last.value, n.Const) and last.value.value is None)):
+        if len(stmts) > 1:
+            stmts.pop()
+            drop_copied_returns(stmts)
+        return
+    if isinstance(last, n.If):
+        drop_copied_returns(last.body)
+        drop_copied_returns(last.orelse)
+    elif isinstance(last, n.With):
+        drop_copied_returns(last.body)
+    elif isinstance(last, n.Try):
+        drop_copied_returns(last.orelse if last.orelse else last.body)
+        for handler in last.handlers:
+            drop_copied_returns(handler.body)
