@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Union
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.builder import CodeBuilder
+from depyf.decompiler.exception_table import drop_copied_returns
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import Bytecode, decode
@@ -96,6 +97,8 @@ class Decompiler:
                                  python_version=self.version.key)
 
     def _tidy_function_body(self, code: CodeType, stmts: List[n.Stmt], bytecode: Bytecode) -> List[n.Stmt]:
+        if self.version.has_exception_table:
+            drop_copied_returns(stmts)  # exception_table: branches that fall off the end
         if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value):
             stmts.pop()
         elif _ends_in_dead_return_none(bytecode):

@@ -213,11 +213,13 @@ class ControlRules:
         raise self.fail(ins, "condition does not form a chain")
 
     def _normalised_atom(self, atom: _Atom) -> _Atom:
-        """`jump-if L; JUMP X; L:` is a jump to X on the opposite condition (3.12+ emits it)."""
+        """`jump-if-true L; JUMP back; L:` is 3.12+'s spelling of a backward jump-if-false."""
         f = atom.fall
+        if not self.version.conditional_jumps_forward_only or not atom.jump_if_true:
+            return atom
         if f + 1 < len(self.instrs) and atom.target == f + 1 and f < self.end:
             jump = self.instrs[f]
-            if jump.opname == "JUMP" and self.jump_sources.get(f) is None:
+            if jump.opname == "JUMP" and jump.target <= f and self.jump_sources.get(f) is None:
                 atom.jump_if_true = not atom.jump_if_true
                 atom.target = jump.target
                 atom.fall = f + 1

@@ -123,6 +123,11 @@ class BytecodeVersion:
         return self.key >= (3, 11)
 
     @property
+    def conditional_jumps_forward_only(self) -> bool:
+        """3.12 dropped backward conditional jumps: a jump over a JUMP back stands for one."""
+        return self.key >= (3, 12)
+
+    @property
     def has_load_assertion_error(self) -> bool:
         """3.8 loads AssertionError by name in assert statements."""
         return "LOAD_ASSERTION_ERROR" in self.tables["opmap"]

@@ -106,7 +106,5 @@ def ___guard_stand_in(description: str) -> bool:
     return True
 
 
-def __getattr__(name: str) -> Any:
-    if name == "utils_device":
-        return adapter.utils_device_module()
-    raise AttributeError(name)
+# DEFAULT_DEVICE guards read ``utils_device.CURRENT_DEVICE`` (torch's default-device module).
+utils_device = adapter.utils_device_module()
