@@ -75,13 +75,14 @@ def _digest(path: Path) -> str:
 
 
 def _stamp(spec: EnvSpec) -> dict:
+    """What an environment was built from. A change under "project" only needs depyf
+    reinstalled; any other change needs the environment rebuilt."""
     return {
         "layout": LAYOUT_VERSION,
         "interpreter": spec.interpreter.path,
         "interpreter_version": spec.interpreter.full_version,
         "requirements": spec.requirements(),
-        "repo": str(REPO),
-        "pyproject": _digest(REPO / "pyproject.toml"),
+        "project": {"repo": str(REPO), "pyproject": _digest(REPO / "pyproject.toml")},
     }
 
 
@@ -123,57 +124,72 @@ class Env:
         if out.returncode != 0:
             return None
         try:
-            info = json.loads(out.stdout.strip().splitlines()[-1])
+            return json.loads(out.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
             return None
-        if not str(info.get("depyf", "")).startswith(str(REPO / "src")):
-            return None
+
+    def state(self) -> str:
+        """"ready", "reinstall" (only depyf's editable install is stale) or "rebuild"."""
+        try:
+            stamp = json.loads((self.path / "depyf-env.json").read_text())
+        except (OSError, ValueError):
+            return "rebuild"
+        wanted = _stamp(self.spec)
+        if not isinstance(stamp, dict) or any(stamp.get(k) != v for k, v in wanted.items() if k != "project"):
+            return "rebuild"
+        info = self._health()
+        if info is None:
+            return "rebuild"
         if self.spec.torch:
             installed = info.get("torch") or ""
             # A local build such as 2.13.0+cpu satisfies a request for 2.13.0.
             if installed.split("+")[0] != self.spec.torch:
-                return None
-        return info
+                return "rebuild"
+        self.torch_version = info.get("torch")
+        if stamp.get("project") != wanted["project"]:
+            return "reinstall"
+        if not str(info.get("depyf", "")).startswith(str(REPO / "src")):
+            return "reinstall"
+        return "ready"
 
     def is_ready(self) -> bool:
-        stamp_file = self.path / "depyf-env.json"
-        try:
-            stamp = json.loads(stamp_file.read_text())
-        except (OSError, ValueError):
-            return False
-        if stamp != _stamp(self.spec):
-            return False
-        info = self._health()
-        if info is None:
-            return False
-        self.torch_version = info.get("torch")
-        return True
+        return self.state() == "ready"
 
     def ensure(self, log: Path) -> str:
-        """Make the environment usable; returns "reused" or "built". Raises EnvError."""
-        if self.is_ready():
+        """Make the environment usable; returns "reused", "reinstalled" or "built". Raises EnvError."""
+        state = self.state()
+        if state == "ready":
             return "reused"
-        started = time.monotonic()
-        print("    building %s in %s (log: %s)" % (self.spec.label, self.path, log), flush=True)
-        if self.path.exists():
-            shutil.rmtree(self.path, ignore_errors=True)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("w") as out:
-            self._step(out, "create venv", [self.spec.interpreter.path, "-m", "venv", str(self.path)], 300)
-            # The pip bundled with 3.8 predates some metadata formats; a current pip also
-            # resolves the torch wheels faster.
-            self._step(out, "upgrade pip", [str(self.python), "-m", "pip", "install", "-U", "pip"], 600)
-            pip = [str(self.python), "-m", "pip", "install", "--progress-bar", "off"]
-            self._step(out, "install requirements", pip + self.spec.requirements(), 3600)
-            self._step(out, "install depyf (editable)", pip + ["--no-deps", "-e", str(REPO)], 600)
-        info = self._health()
-        if info is None:
-            raise EnvError("the new environment fails its health check (see %s)" % log)
-        self.torch_version = info.get("torch")
-        (self.path / "depyf-env.json").write_text(json.dumps(_stamp(self.spec), indent=1))
-        print("    built in %.0fs" % (time.monotonic() - started), flush=True)
-        return "built"
+        pip = [str(self.python), "-m", "pip", "install", "--progress-bar", "off"]
+        started = time.monotonic()
+        if state == "reinstall":
+            # pyproject.toml or the checkout moved: the heavy requirements (torch) stay.
+            print("    reinstalling depyf into %s (log: %s)" % (self.path, log), flush=True)
+            with log.open("a") as out:
+                self._step(out, "install depyf (editable)", pip + ["--no-deps", "-e", str(REPO)], 600)
+            result = "reinstalled"
+        else:
+            print("    building %s in %s (log: %s)" % (self.spec.label, self.path, log), flush=True)
+            if self.path.exists():
+                shutil.rmtree(self.path, ignore_errors=True)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with log.open("w") as out:
+                self._step(out, "create venv", [self.spec.interpreter.path, "-m", "venv", str(self.path)], 300)
+                # The pip bundled with 3.8 predates some metadata formats; a current pip also
+                # resolves the torch wheels faster.
+                self._step(out, "upgrade pip", [str(self.python), "-m", "pip", "install", "-U", "pip"], 600)
+                self._step(out, "install requirements", pip + self.spec.requirements(), 3600)
+                self._step(out, "install depyf (editable)", pip + ["--no-deps", "-e", str(REPO)], 600)
+            result = "built"
+        # Written before the final check so that state() can compare it; removed on failure.
+        stamp_file = self.path / "depyf-env.json"
+        stamp_file.write_text(json.dumps(_stamp(self.spec), indent=1))
+        if self.state() != "ready":
+            stamp_file.unlink()
+            raise EnvError("the environment fails its health check after setup (see %s)" % log)
+        print("    %s in %.0fs" % (result, time.monotonic() - started), flush=True)
+        return result
 
     def _step(self, out, what: str, cmd: List[str], timeout: int) -> None:
         out.write("$ %s\n" % " ".join(cmd))
