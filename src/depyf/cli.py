@@ -22,6 +22,7 @@ from typing import Callable, Iterator, Optional, Sequence, Tuple
 
 EXIT_OK = 0
 EXIT_DECOMPILE = 1
+EXIT_SCRIPT_FAILED = 1  # what Python itself returns for an uncaught exception
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 
@@ -237,23 +238,28 @@ def cmd_run(args: argparse.Namespace) -> int:
         sys.path.insert(0, script_dir)
     try:
         with prepare_debug(args.dump_dir):
-            try:
-                runpy.run_path(script, run_name="__main__")
-            except SystemExit as exc:
-                return _exit_status(exc.code)
-            except KeyboardInterrupt:
-                raise
-            except BaseException:
-                # The user's script failed: show its traceback as Python would, without
-                # depyf's own frames.
-                etype, value, tb = sys.exc_info()
-                traceback.print_exception(etype, value, tb.tb_next if tb else None)
-                return EXIT_DECOMPILE
+            status = _run_script(script)
     finally:
         sys.argv = saved_argv
         if saved_path0 is not None and sys.path:
             sys.path[0] = saved_path0
     print("depyf: dumped into %s" % os.path.abspath(args.dump_dir), file=sys.stderr)
+    return status
+
+
+def _run_script(script: str) -> int:
+    """Run `script` as __main__; its exit status, like `python script.py` would give."""
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        return _exit_status(exc.code)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        # The user's script failed: show its traceback as Python would, without depyf's frames.
+        etype, value, tb = sys.exc_info()
+        traceback.print_exception(etype, value, tb.tb_next if tb else None)
+        return EXIT_SCRIPT_FAILED
     return EXIT_OK
 
 
