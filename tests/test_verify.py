@@ -271,3 +271,11 @@ def test_compare_reports_the_divergence_not_the_jump_it_shifts() -> None:
     difference = verify.first_difference(a, b)
     assert difference is not None and "b" in difference.original
     assert difference.category[0].startswith("LOAD_GLOBAL")
+
+
+def test_compare_docstrings() -> None:
+    # No instruction loads a function's docstring; losing it must still count.
+    a = _function('def f(x):\n    """Doc."""\n    return x\n')
+    b = _function("def f(x):\n    return x\n")
+    assert verify.compare_code(a, b) == "f: docstring: original 'Doc.' | decompiled None"
+    assert verify.compare_code(_function("def f():\n    return 'abc'\n"), _function("def f():\n    return 'abc'\n")) is None

@@ -13,7 +13,7 @@ file, the oracle
    breaks from 3.10 on) and compares the definition's two code objects instruction by instruction.
 
 The comparison (`compare_code`) looks at argument counts, parameter names, the
-varargs/varkw/generator/coroutine flags, the ``(opname, argument)`` stream of
+varargs/varkw/generator/coroutine flags, the docstring, the ``(opname, argument)`` stream of
 ``dis.get_instructions`` without the instructions that only reflect layout or frame setup, jump
 arguments as indices into that filtered stream, constants by ``repr`` (code objects recursively,
 frozensets sorted), the exception table (where the code object has one) in the same index space,
@@ -580,6 +580,17 @@ def _show_entry(entry: Optional[Tuple[int, int, int, int, bool]], shown: List[st
     return f"[{at(start)} .. #{stop}) -> {at(target)}, depth {depth}{', lasti' if lasti else ''}"
 
 
+def _docstring(code: CodeType) -> Optional[str]:
+    """A function's docstring: no instruction loads it, so the streams alone would not see it.
+
+    For a function the compiler always puts the docstring, or None, first among the constants.
+    """
+    if not code.co_flags & inspect.CO_NEWLOCALS or code.co_name == "<lambda>" or code.co_name in _COMPREHENSION_NAMES:
+        return None
+    first = code.co_consts[0] if code.co_consts else None
+    return first if isinstance(first, str) else None
+
+
 def _parameters(code: CodeType) -> Tuple[str, ...]:
     count = code.co_argcount + code.co_kwonlyargcount
     count += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
@@ -637,6 +648,10 @@ def _difference(a: CodeType, b: CodeType, where: str, check_exceptions: bool) ->
     left, right = _stream(a), _stream(b)
     if left.items != right.items:
         return _instruction_difference(left, right, where)
+    doc_a, doc_b = _docstring(a), _docstring(b)
+    if doc_a != doc_b:
+        return Difference(where, "docstring", None, _show_const(doc_a), _show_const(doc_b),
+                          category=("docstring", "docstring"))
     if check_exceptions:
         ex_left, ex_right = _exception_entries(a, left.offsets), _exception_entries(b, right.offsets)
         for index in range(max(len(ex_left), len(ex_right))):
