@@ -666,9 +666,15 @@ class ExceptionTableRules:
         ends = [k for k in self._reach(t + 1) if t < k < cleanup and instrs[k].opname == "RERAISE"
                 and instrs[k].arg == 0]
         final_start, final_end = t + 1, (max(ends) if ends else reraise)
+        for k in ends:
+            self.skip[k] = final_end  # 3.11+ copies the closing re-raise into each branch
         warm = self._reach(s)
         span_end = self._cold_span(t, warm)
-        self._register_copies(s, t, final_start, final_end, span_end)
+        copy_end = final_end
+        while copy_end - 1 > final_start and instrs[copy_end - 1].opname == "RERAISE" \
+                and instrs[copy_end - 1].arg == 0:
+            copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there
+        self._register_copies(s, t, final_start, copy_end, span_end)
         be = self._extend_for_return(self._protected_end(s, t, warm))
         body = self.run_range(s, be, list(base))
         finalbody = self.run_range(final_start, final_end,
