@@ -667,7 +667,8 @@ class ExceptionTableRules:
                 and instrs[k].arg == 0]
         final_start, final_end = t + 1, (max(ends) if ends else reraise)
         for k in ends:
-            self.skip[k] = final_end  # 3.11+ copies the closing re-raise into each branch
+            if k < final_end:
+                self.skip[k] = final_end  # 3.11+ copies the closing re-raise into each branch
         warm = self._reach(s)
         span_end = self._cold_span(t, warm)
         copy_end = final_end
@@ -731,6 +732,8 @@ class ExceptionTableRules:
         instrs = self.instrs
         for d in range(length):
             x, y = instrs[a + d], instrs[b + d]
+            if x.opname == "RERAISE" and x.arg == 0 and y.opname in ("RETURN_VALUE", "JUMP"):
+                continue  # where the handler's copy re-raises, a copy on a way out goes on out
             if x.opname != y.opname:
                 return False
             if x.target is not None:
