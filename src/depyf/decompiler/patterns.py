@@ -393,7 +393,7 @@ class PatternRules:
             tails = {c.body_end - 1 for c in reads if c.body_end is not None}
             short_exit = self._jumped_short_exit(start, f0, limit, tails)
             if later:
-                end = min(min(later), limit)
+                end = self._block_exit(f0, min(min(later), limit))
                 default_body = self.run_range(f0, end, list(base))
                 after = end
             elif short_exit is not None:
@@ -625,6 +625,20 @@ class PatternRules:
                    for src in self.jump_sources.get(f0, ())):
             return None
         return k + 1
+
+    def _block_exit(self, start: int, end: int) -> int:
+        """`end`, or the POP_BLOCK before it that leaves an enclosing try (3.10 repeats a try's exit
+        code for each way out, so the end of a match may lie beyond one of the copies)."""
+        depth = 0
+        for k in range(start, end):
+            op = self.instrs[k].opname
+            if op.startswith("SETUP_"):
+                depth += 1
+            elif op == "POP_BLOCK":
+                if depth == 0:
+                    return k
+                depth -= 1
+        return end
 
     def _raising_block(self, start: int, limit: int) -> Optional[int]:
         """The end of the straight code at `start` if it ends by raising, else None."""
