@@ -105,9 +105,9 @@ class Decompiler:
             # The compiler of 3.8/3.9 appends `return None` unless the last statement returns;
             # an unreachable one means the source ended in a compound statement.
             _fold_tail_into_else(stmts)
-        declarations = _scope_declarations(code, self.version)
+        declarations = _scope_declarations(code, bytecode)
         stmts[0:0] = declarations
-        doc = _docstring(code)
+        doc = _docstring(code, bytecode)
         if doc is not None:
             stmts.insert(0, n.ExprStmt(n.Const(doc)))
         return stmts
@@ -205,13 +205,13 @@ def _fold_tail_into_else(stmts: List[n.Stmt]) -> None:
             return
 
 
-def _scope_declarations(code: CodeType, version: BytecodeVersion) -> List[n.Stmt]:
+def _scope_declarations(code: CodeType, bytecode: Bytecode) -> List[n.Stmt]:
     """`global` / `nonlocal` statements the body needs: they leave no instruction of their own."""
     if code.co_name == "<module>":
         return []
     globals_: List[str] = []
     nonlocals: List[str] = []
-    for ins in decode(code, version).instrs:
+    for ins in bytecode.instrs:
         if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and ins.argval not in globals_:
             globals_.append(ins.argval)
         elif ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars \
@@ -225,7 +225,7 @@ def _scope_declarations(code: CodeType, version: BytecodeVersion) -> List[n.Stmt
     return out
 
 
-def _docstring(code: CodeType) -> Optional[str]:
+def _docstring(code: CodeType, bytecode: Bytecode) -> Optional[str]:
     """The docstring the compiler stored as the first constant, if any."""
     consts = code.co_consts
     if not consts or not isinstance(consts[0], str):
@@ -235,7 +235,7 @@ def _docstring(code: CodeType) -> Optional[str]:
     # Without a docstring the first constant is whatever the body used first; a docstring is never
     # loaded by the body, so a string constant that an instruction loads is not one.
     first = consts[0]
-    for ins in decode(code, host()).instrs:
+    for ins in bytecode.instrs:
         if ins.opname == "LOAD_CONST" and ins.argval is first and ins.arg == 0:
             return None
     return first
