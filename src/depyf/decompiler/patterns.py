@@ -357,7 +357,15 @@ class PatternRules:
         return found
 
     def _read_match(self, start: int, pushed: List[n.Expr], base: List[n.Expr]) -> Tuple[n.Match, int]:
-        reads = self._read_cases(start, pushed, base)
+        mark = len(self._journal())
+        try:
+            reads = self._read_cases(start, pushed, base)
+        except _NotAPattern:
+            raise
+        except Exception:
+            # Reading is a guess over arbitrary instructions: any surprise means "not a match".
+            self._rollback(mark)
+            raise _NotAPattern() from None
         limit = self.end
         if len(reads) == 1 and reads[0].guard is None and not reads[0].root.has_structure():
             raise _NotAPattern()  # only captures: a chained assignment or a plain statement
@@ -711,6 +719,16 @@ class PatternRules:
             self.stack, self.end = saved_stack, saved_end
 
 
+def _reach(ins: Instr) -> int:
+    """How many values at the top of the stack an instruction may read, move or pop."""
+    op = ins.opname
+    if op in ("SWAP", "COPY", "ROT_N"):
+        return ins.arg or 1
+    if op == "DICT_UPDATE":
+        return (ins.arg or 1) + 1
+    return {"ROT_TWO": 2, "ROT_THREE": 3, "ROT_FOUR": 4, "MATCH_CLASS": 3}.get(op, 2)
+
+
 class _Sim:
     """Runs pattern instructions on a symbolic stack, filling in the nodes they test."""
 
@@ -779,7 +797,7 @@ class _Sim:
 
     def guarded_step(self, i: int) -> Optional[int]:
         floor = self.floor
-        if not floor:
+        if not floor or len(self.stack) - _reach(self.instrs[i]) >= floor:
             return self.step(i)
         before = list(self.stack)
         mark = len(self.b._journal())
