@@ -183,3 +183,21 @@ def free_variable_in_nested_class():
             return secret
 
     return Uses().get()
+
+
+# Lambdas outside functions: the round trip checks each one in its place.
+square = lambda x: x * x  # noqa: E731
+pick = lambda *items, key=None, **options: sorted(items, key=key)[0] if items else options  # noqa: E731
+
+
+class WithLambdas:
+    negate = staticmethod(lambda v: -v)
+    pairs = [(lambda k: (k, k))(i) for i in range(2)]
+
+    def apply(self, f=lambda y: y + 1):
+        return f(1), self.negate(2), self.pairs
+
+
+@cases(())
+def use_module_level_lambdas():
+    return square(3), pick(3, 1, 2), pick(), WithLambdas().apply()
