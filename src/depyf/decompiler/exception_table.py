@@ -170,14 +170,14 @@ class ExceptionTableRules:
             return (k + 1, ins.target)
         return (k + 1,)
 
-    def _reach(self, start: int, stop: Optional[Set[int]] = None) -> Set[int]:
-        """Instructions reachable from `start` without exceptions (not entering `stop`)."""
+    def _reach(self, start: int, stop: Optional[Set[int]] = None, floor: int = 0) -> Set[int]:
+        """Instructions from `floor` on reachable from `start` without exceptions (not entering `stop`)."""
         size = len(self.instrs)
         seen: Set[int] = set()
         todo = [start]
         while todo:
             k = todo.pop()
-            if k in seen or k >= size or (stop is not None and k in stop):
+            if k in seen or k >= size or k < floor or (stop is not None and k in stop):
                 continue
             seen.add(k)
             todo.extend(self._successors(k))
@@ -191,7 +191,7 @@ class ExceptionTableRules:
     def _cold_code(self, handler: int, warm: Set[int]) -> Set[int]:
         """The handler code starting at `handler`, its cleanup blocks included."""
         st = self._xt_state
-        code = self._reach(handler, warm)
+        code = self._reach(handler, warm, floor=handler)  # a jump back goes to a loop's head
         extra: Set[int] = set()
         own_cleanup = st.region_at[handler].handler if st.region_at[handler] is not None else None
         for k in code:
@@ -200,7 +200,7 @@ class ExceptionTableRules:
                 continue
             kind = st.kinds.get(region.handler)
             if kind in ("ascleanup", "send", "other") or region.handler == own_cleanup:
-                extra |= self._reach(region.handler, warm)
+                extra |= self._reach(region.handler, warm, floor=handler)
         code |= extra
         return code
 
@@ -245,6 +245,17 @@ class ExceptionTableRules:
         owner = max(owners)
         starts = [k for k, ts in st.try_starts.items() if owner in ts]
         return not starts or target <= starts[0]
+
+    def handler_loop_end(self, header: int, jump: int) -> int:
+        """The last instruction of a loop that only handler code jumps back into.
+
+        A for loop's body runs up to its exit even when the last back edge comes from a 3.11
+        inline handler (`for ...: try: ... except: continue` followed by a return).
+        """
+        ins = self.instrs[header]
+        if ins.opname == "FOR_ITER" and ins.target is not None and ins.target - 1 > jump:
+            return ins.target - 1
+        return jump
 
     def last_normal_index(self, start: int, end: int) -> int:
         """The last instruction before `end` that normal flow from `start` reaches.
