@@ -100,7 +100,7 @@ class ControlRules:
                 into[t] = max(into.get(t, -1), ins.index)
         for t, j in handler_back.items():
             if self.handler_jump_closes_loop(j, t):  # exception_table
-                back.setdefault(t, j)  # a loop that only an exception handler closes
+                back.setdefault(t, self.handler_loop_end(t, j))  # only a handler closes the loop
         # Merge loops that overlap without nesting (3.10+ `continue` jumps to the top test while
         # the bottom test jumps to the body).
         headers = sorted(back)
