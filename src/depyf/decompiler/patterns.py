@@ -741,7 +741,6 @@ class _Sim:
         # Names are stored only once the whole pattern matched: no test may follow a store.
         self.stored = stored
         self.fails: List[Tuple[int, int]] = []
-        self.last_pop: Optional[str] = None
         self.inline_body: Optional[Tuple[int, int]] = None
         self.resumes: List[int] = []
         self.flag = builder.version.match_pushes_success_flag
@@ -837,12 +836,10 @@ class _Sim:
             if isinstance(top, _Subj) and top.must_store:
                 raise _NotAPattern()
             st.pop()
-            self.last_pop = op
             return i + 1
         if op in _STORES:
             self.bind(st.pop(), ins.argval)
             self.stored = True
-            self.last_pop = op
             return i + 1
         if op in _ROTATIONS:
             return self.rotate(ins, i)
@@ -1065,12 +1062,12 @@ class _Sim:
             or instrs[i + 1].opname in ("LOAD_CONST", "LOAD_SMALL_INT") and instrs[i + 2].opname == "BINARY_SUBSCR")
         if not subscript:
             journal_mark = len(self.b._journal())
-            saved = (list(self.stack), list(self.fails), self.last_pop, list(self.resumes))
+            saved = (list(self.stack), list(self.fails), self.stored, list(self.resumes))
             try:
                 return self.or_pattern(i)
             except _NotAPattern:
                 self.b._rollback(journal_mark)
-                self.stack, self.fails, self.last_pop, self.resumes = \
+                self.stack, self.fails, self.stored, self.resumes = \
                     list(saved[0]), list(saved[1]), saved[2], list(saved[3])
         top = self.stack[-1]
         if not subscript:
