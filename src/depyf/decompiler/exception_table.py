@@ -253,9 +253,11 @@ class ExceptionTableRules:
         inline handler (`for ...: try: ... except: continue` followed by a return).
         """
         ins = self.instrs[header]
-        if ins.opname == "FOR_ITER" and ins.target is not None and ins.target - 1 > jump:
-            return ins.target - 1
-        return jump
+        if ins.opname != "FOR_ITER" or ins.target is None:
+            return jump
+        if self._before_unwinding(jump, 0) is not None:
+            return ins.target - 1  # a handler's `continue`: the loop itself ends at its exit
+        return max(jump, ins.target - 1)  # code after a try that only its handlers reach
 
     def last_normal_index(self, start: int, end: int) -> int:
         """The last instruction before `end` that normal flow from `start` reaches.
