@@ -849,6 +849,12 @@ class BlockExceptionRules:
                 break
         else:
             raise self.fail(instrs[h], "unrecognised with handler")
+        if tail is not None and tail[0] + 1 == tail[1] and instrs[tail[0]].opname == "JUMP":
+            t = instrs[tail[0]].target
+            if t > end and self._duplicates([end, t]):
+                # 3.10: the way out jumps to a duplicate of the code after the handler (the exit of
+                # an enclosing with); the statement ends where that duplicate starts.
+                end, tail = t, None
         outer = list(self.stack)
         exit_slot = m.WithExit()
         self.for_targets.append(None)
