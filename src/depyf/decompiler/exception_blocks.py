@@ -871,7 +871,7 @@ class BlockExceptionRules:
             items += body[0].items
             body = body[0].body
         self.emit(n.With(items, body, is_async))
-        if tail is not None and tail[0] < tail[1]:
+        if tail is not None and tail[0] < tail[1] and not self._same_code(tail, (end, end + tail[1] - tail[0])):
             jump = instrs[tail[0]]
             if not (tail[0] + 1 == tail[1] and jump.opname == "JUMP" and jump.target == end):
                 for stmt in self.run_range(tail[0], tail[1], list(outer)):
