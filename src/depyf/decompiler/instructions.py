@@ -148,38 +148,67 @@ def _parse_exception_table(table: bytes) -> List[Tuple[int, int, int, int, bool]
     return entries
 
 
+class _Tables:
+    """Per-version lookup tables, built once: opcode number -> name, argument kind, cache size."""
+
+    def __init__(self, version: BytecodeVersion) -> None:
+        tables = version.tables
+        self.version = version
+        self.names: Dict[int, str] = {num: name for name, num in tables["opmap"].items()}
+        kinds: Dict[str, int] = {}
+        for kind, key in ((_CONST, "hasconst"), (_NAME, "hasname"), (_LOCAL, "haslocal"),
+                          (_FREE, "hasfree"), (_COMPARE, "hascompare")):
+            for name in tables[key]:
+                kinds[name] = kind
+        for name in ("IS_OP", "CONTAINS_OP", "BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
+            kinds[name] = _SPECIAL
+        for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR",
+                                               "LOAD_METHOD"]:
+            kinds[name] = _SPECIAL
+        self.kind = kinds
+        self.jrel = frozenset(tables["hasjrel"])
+        self.jabs = frozenset(tables["hasjabs"])
+        self.backward = frozenset(tables["backward_jumps"])
+        self.cache = {name: 2 * count for name, count in tables["cache_entries"].items()}
+        self.cmp_op = tables["cmp_op"]
+        self.nb_ops = tables["nb_ops"]
+        self.have_argument = tables["have_argument"]
+        self.unit = 2 if version.jump_args_in_instructions else 1
+        self.cmp_shift = version.compare_op_shift
+
+
+_CONST, _NAME, _LOCAL, _FREE, _COMPARE, _SPECIAL = range(1, 7)
+_TABLE_CACHE: Dict[Tuple[int, int], _Tables] = {}
+
+
+def _tables(version: BytecodeVersion) -> _Tables:
+    found = _TABLE_CACHE.get(version.key)
+    if found is None:
+        found = _TABLE_CACHE[version.key] = _Tables(version)
+    return found
+
+
 def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     """Decode `code`, whose bytecode is of `version`, into a `Bytecode`."""
-    tables = version.tables
-    opnames: Dict[int, str] = {num: name for name, num in tables["opmap"].items()}
-    hasconst = set(tables["hasconst"])
-    hasname = set(tables["hasname"])
-    haslocal = set(tables["haslocal"])
-    hasfree = set(tables["hasfree"])
-    hascompare = set(tables["hascompare"])
-    hasjrel = set(tables["hasjrel"])
-    hasjabs = set(tables["hasjabs"])
-    backward = set(tables["backward_jumps"])
-    cache_entries: Dict[str, int] = tables["cache_entries"]
-    cmp_op = tables["cmp_op"]
-    nb_ops = tables["nb_ops"]
-    have_argument = tables["have_argument"]
+    t = _tables(version)
+    opnames = t.names
+    kinds = t.kind
+    cache = t.cache
+    jrel, jabs = t.jrel, t.jabs
+    have_argument = t.have_argument
     local_names, free_names = _local_names(code, version)
     consts, names = code.co_consts, code.co_names
-    in_units = version.jump_args_in_instructions
-    cmp_shift = version.compare_op_shift
-
     raw = code.co_code
     size = len(raw)
     if size % 2:
-        raise DecompilationError("bytecode has an odd length", function=code.co_qualname
-                                 if hasattr(code, "co_qualname") else code.co_name,
+        raise DecompilationError("bytecode has an odd length", function=code.co_name,
                                  python_version=version.key)
     decoded: List[Instr] = []
-    jump_offsets: List[Tuple[Instr, int]] = []
+    append = decoded.append
+    jumps: List[Tuple[Instr, int]] = []
     ext = 0
     pos = 0
-    prefix_start: Optional[int] = None
+    prefix_start = -1
     while pos < size:
         op = raw[pos]
         oparg = raw[pos + 1] | ext
@@ -189,86 +218,79 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=offset,
                                      opname=f"<{op}>", python_version=version.key)
         pos += 2
-        if name in ("EXTENDED_ARG", "EXTENDED_ARG_QUICK"):
+        if name == "EXTENDED_ARG" or name == "EXTENDED_ARG_QUICK":
             ext = oparg << 8
-            if prefix_start is None:
+            if prefix_start < 0:
                 prefix_start = offset
             continue
         # Jumps target the first EXTENDED_ARG of a prefixed instruction.
-        instr_offset = offset if prefix_start is None else prefix_start
-        prefix_start = None
+        instr_offset = offset if prefix_start < 0 else prefix_start
+        prefix_start = -1
         ext = 0
-        pos += 2 * cache_entries.get(name, 0)
-        arg: Optional[int] = oparg if op >= have_argument else None
+        if name in cache:
+            pos += cache[name]
+        arg = oparg if op >= have_argument else None
+        kind = kinds.get(name)
         try:
-            _emit(decoded, jump_offsets, code, version, name, arg, instr_offset, offset, pos,
-                  consts, names, local_names, free_names, cmp_op, nb_ops, cmp_shift, in_units,
-                  hasconst, hasname, haslocal, hasfree, hascompare, hasjrel, hasjabs, backward)
+            if kind is None:
+                instr = Instr(instr_offset, _JUMP_ALIASES.get(name, name), name, arg, arg)
+                if name in jrel or name in jabs:
+                    if name in jabs:
+                        target = oparg * t.unit
+                    elif name in t.backward:
+                        target = pos - oparg * t.unit
+                    else:
+                        target = pos + oparg * t.unit
+                    jumps.append((instr, target))
+                append(instr)
+            elif kind == _CONST:
+                append(Instr(instr_offset, name, name, arg, consts[oparg]))
+            elif kind == _NAME:
+                append(Instr(instr_offset, name, name, arg, names[oparg]))
+            elif kind == _LOCAL:
+                append(Instr(instr_offset, _JUMP_ALIASES.get(name, name), name, arg, local_names[oparg]))
+            elif kind == _FREE:
+                append(Instr(instr_offset, name, name, arg, free_names[oparg]))
+            elif kind == _COMPARE:
+                append(Instr(instr_offset, name, name, arg, t.cmp_op[oparg >> t.cmp_shift]))
+            else:
+                _special(decoded, t, name, oparg, instr_offset, consts, names, local_names)
         except IndexError:
             raise DecompilationError("argument out of range", function=code.co_name,
                                      offset=offset, opname=name, python_version=version.key) from None
-    return _finish(code, version, decoded, jump_offsets)
+    return _finish(code, version, decoded, jumps)
 
 
-def _emit(out: List[Instr], jumps: List[Tuple[Instr, int]], code: CodeType, version: BytecodeVersion,
-          name: str, arg: Optional[int], offset: int, op_offset: int, next_offset: int,
-          consts: tuple, names: tuple, local_names: Sequence[str], free_names: Sequence[str],
-          cmp_op: Sequence[str], nb_ops: Sequence[Sequence[str]], cmp_shift: int, in_units: bool,
-          hasconst: set, hasname: set, haslocal: set, hasfree: set, hascompare: set,
-          hasjrel: set, hasjabs: set, backward: set) -> None:
-    """Append the normalised instruction(s) for one raw instruction."""
-    flag = False
-    argval: Any = arg
-    opname = _JUMP_ALIASES.get(name, name)
+def _special(out: List[Instr], t: _Tables, name: str, arg: int, offset: int, consts: tuple,
+             names: tuple, local_names: Sequence[str]) -> None:
+    """Instructions whose argument packs more than an index, or that decode to two instructions."""
+    version = t.version
     if name in _SPLIT_FAST_PAIRS:
         first, second = _SPLIT_FAST_PAIRS[name]
         out.append(Instr(offset, first, name, arg, local_names[arg >> 4]))
         out.append(Instr(offset, second, name, arg, local_names[arg & 15]))
-        return
-    if name == "RETURN_CONST":
+    elif name == "RETURN_CONST":
         out.append(Instr(offset, "LOAD_CONST", name, arg, consts[arg]))
         out.append(Instr(offset, "RETURN_VALUE", name, None, None))
-        return
-    if name in hasconst:
-        argval = consts[arg]
-    elif name in hasname:
-        if name == "LOAD_GLOBAL" and version.load_global_pushes_null_bit:
-            argval, flag = names[arg >> 1], bool(arg & 1)
-        elif name == "LOAD_ATTR" and version.load_attr_method_bit:
-            argval, flag = names[arg >> 1], bool(arg & 1)
-        elif name == "LOAD_SUPER_ATTR":
-            argval, flag = names[arg >> 2], bool(arg & 1)
-        else:
-            argval = names[arg]
-            flag = name == "LOAD_METHOD"
-    elif name in haslocal:
-        argval = local_names[arg]
-    elif name in hasfree:
-        argval = free_names[arg]
-    elif name in hascompare:
-        argval = cmp_op[arg >> cmp_shift]
+    elif name == "LOAD_GLOBAL" and version.load_global_pushes_null_bit:
+        out.append(Instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1)))
+    elif name == "LOAD_ATTR" and version.load_attr_method_bit:
+        out.append(Instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1)))
+    elif name == "LOAD_SUPER_ATTR":
+        out.append(Instr(offset, name, name, arg, names[arg >> 2], bool(arg & 1)))
+    elif name in ("LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD"):
+        out.append(Instr(offset, "LOAD_ATTR" if name == "LOAD_METHOD" else name, name, arg, names[arg],
+                         name == "LOAD_METHOD"))
     elif name in ("IS_OP", "CONTAINS_OP"):
-        flag = bool(arg)
+        out.append(Instr(offset, name, name, arg, arg, bool(arg)))
     elif name == "BINARY_OP":
-        argval = nb_ops[arg][1]
+        out.append(Instr(offset, name, name, arg, t.nb_ops[arg][1]))
     elif name == "CALL_INTRINSIC_1":
-        argval = version.tables["intrinsic1"][arg]
+        out.append(Instr(offset, name, name, arg, version.tables["intrinsic1"][arg]))
     elif name == "CALL_INTRINSIC_2":
-        argval = version.tables["intrinsic2"][arg]
-    instr = Instr(offset, opname, name, arg, argval, flag)
-    if name in hasjrel or name in hasjabs:
-        assert arg is not None
-        unit = 2 if in_units else 1
-        if name in hasjabs:
-            target = arg * unit
-        elif name in backward:
-            target = next_offset - arg * unit
-        else:
-            target = next_offset + arg * unit
-        jumps.append((instr, target))
-    if name in ("FORMAT_VALUE", "BUILD_STRING", "MAKE_FUNCTION", "SET_FUNCTION_ATTRIBUTE"):
-        instr.argval = arg
-    out.append(instr)
+        out.append(Instr(offset, name, name, arg, version.tables["intrinsic2"][arg]))
+    else:
+        out.append(Instr(offset, name, name, arg, arg))
 
 
 def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
