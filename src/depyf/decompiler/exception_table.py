@@ -562,8 +562,9 @@ class ExceptionTableRules:
                 found.append((j, ins.target))
         flow = [k for k in self._reach(hs) if hs <= k < he]
         last = max(flow) if flow else -1
-        reraise = last >= hs and instrs[last].opname == "RERAISE" and instrs[last].arg == 0
-        if last >= hs and (instrs[last].opname == "RETURN_VALUE" or reraise):
+        reraise = last >= hs and (instrs[last].opname == "RERAISE" and instrs[last].arg == 0
+                                  or instrs[last].opname == "RAISE_VARARGS" and instrs[last].arg == 0)
+        if last >= hs and (instrs[last].opname in ("RETURN_VALUE", "RAISE_VARARGS") or reraise):
             # The last exit: its tail starts just after the handler's unwinding (a copy of a
             # small exit block, or of the re-raise that ends an enclosing finally body).
             for start in range(max(hs, last - 14), last + (1 if reraise else 0)):
