@@ -319,6 +319,30 @@ def save_cached(path: Path, outcome: Outcome) -> None:
     tmp.replace(path)
 
 
+_OUTCOME_FIELDS = ("unavailable", "results", "files", "files_skipped", "crashes", "stopped", "seconds")
+
+
+def _outcome_json(outcome: Outcome) -> Dict[str, Any]:
+    data = {name: getattr(outcome, name) for name in _OUTCOME_FIELDS}
+    data.update(python=outcome.interp.full, path=outcome.interp.path, decompiler=outcome.decompiler)
+    return data
+
+
+def outcomes_from_json(paths: List[str]) -> List[Outcome]:
+    """Outcomes saved with --json, to report again (or combine runs) without measuring again."""
+    outcomes = []
+    for path in paths:
+        for data in json.loads(Path(path).read_text()):
+            version = tuple(int(p) for p in data["python"].split("."))
+            outcome = Outcome(Interpreter(data.get("path", ""), version), data["decompiler"])  # type: ignore[arg-type]
+            for name in _OUTCOME_FIELDS:
+                if name in data:
+                    setattr(outcome, name, data[name])
+            outcomes.append(outcome)
+    order = {name: i for i, name in enumerate(LABELS)}
+    return sorted(outcomes, key=lambda o: (o.interp.version, order.get(o.decompiler, 9)))
+
+
 def done_indices(outcome: Outcome, path: str) -> set:
     return {r["index"] for r in outcome.results if r["file"] == path}
 
@@ -405,14 +429,16 @@ def failure_summary(outcomes: List[Outcome], top: int) -> str:
             out.append("|---:|---|---|")
             for group, count in groups.most_common(top):
                 example = next(r for r in these if r["group"] == group)
-                where = f"{Path(example['file']).name}:{example['lineno']} {example['qualname']}"
+                where = f"{Path(example['file']).name}:{example['lineno']}"
+                if not example["detail"].startswith(example["qualname"]):
+                    where += f" {example['qualname']}"
                 detail = example["detail"].replace("|", "/").replace("\n", " ")[:220]
                 out.append(f"| {count} | `{group.replace('|', '/')}` | {where}: {detail} |")
             out.append("")
     return "\n".join(out)
 
 
-def corpus_note(args, interpreters: List[Interpreter]) -> str:
+def corpus_note(args) -> str:
     corpus = "every `Lib/**/*.py` (test directories excluded)" if args.stdlib_all else (
         "`" + (args.modules or "textwrap, colorsys, heapq, bisect, json.decoder, shlex, fractions, "
                "statistics, argparse, dataclasses") + "`")
@@ -456,12 +482,17 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="seconds per interpreter and decompiler (default 1800, 14400 with --stdlib-all)")
     parser.add_argument("--jobs", type=int, default=1, help="interpreter runs in parallel")
     parser.add_argument("--json", metavar="PATH", help="also write every result as JSON")
+    parser.add_argument("--from-json", nargs="+", metavar="PATH",
+                        help="report results saved with --json (several runs combine) instead of measuring")
     args = parser.parse_args(argv)
     if not args.time_limit:
         args.time_limit = 14400.0 if args.stdlib_all else 1800.0
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
+
+    if args.from_json:
+        return report(outcomes_from_json(args.from_json), args, log)
 
     interpreters = find_interpreters(args.python)
     if args.versions:
@@ -510,8 +541,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     else:
         grouped = [run_interpreter(i) for i in interpreters]
     outcomes = [o for group in grouped for o in group]
+    return report(outcomes, args, log)
 
-    block = "\n".join([table(outcomes), "", corpus_note(args, interpreters)] + ([""] + notes(outcomes) if notes(outcomes) else []))
+
+def report(outcomes: List[Outcome], args, log) -> int:
+    """Print the table (and failures); write the README block, failure file and JSON if asked."""
+    block = "\n".join([table(outcomes), "", corpus_note(args)] + ([""] + notes(outcomes) if notes(outcomes) else []))
     print(block)
     if args.failures or args.write_failures:
         summary = failure_summary(outcomes, args.failures or 15)
@@ -527,11 +562,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.write_readme:
         log(write_readme(block))
     if args.json:
-        Path(args.json).write_text(json.dumps([
-            {"python": o.interp.full, "decompiler": o.decompiler, "unavailable": o.unavailable,
-             "stopped": o.stopped, "files_skipped": o.files_skipped, "results": o.results}
-            for o in outcomes
-        ], indent=1))
+        Path(args.json).write_text(json.dumps([_outcome_json(o) for o in outcomes], indent=1))
     if args.control:
         # The control must be perfect; anything else means the oracle, not a decompiler, is wrong.
         return 0 if all(o.count("equal") == len(o.results) and not o.unavailable for o in outcomes) else 1
