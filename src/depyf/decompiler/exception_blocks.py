@@ -279,8 +279,16 @@ class BlockExceptionRules:
         nk: Optional[int] = None
         if kind == "except-body" and op == "POP_BLOCK":
             nk = k + 1
-        elif kind == "finally-body-call" and self._ops_at(k, ("POP_BLOCK", "CALL_FINALLY")):
-            nk = k + 2
+        elif kind == "finally-body-call" and op == "POP_BLOCK":
+            # The slot kept for a finally body that returns is dropped first (`ROT_TWO; POP_TOP`
+            # when a return value sits above it).
+            j = k + 1
+            if block.tokens and self._ops_at(j, ("ROT_TWO", "POP_TOP")):
+                j += 2
+            elif block.tokens and self._op(j) == "POP_TOP":
+                j += 1
+            if self._op(j) == "CALL_FINALLY":
+                nk = j + 1
         elif kind == "finally-body-copy" and op == "POP_BLOCK":
             nk = self._match_finally_copy(k + 1, block.info["start"], block.info["end"])
         elif kind == "with" and op == "POP_BLOCK":
@@ -463,15 +471,25 @@ class BlockExceptionRules:
         if body_exit is not None and body_exit[0] == "tail":
             span = (body_exit[1], body_exit[2])
             stmts = self.run_range(span[0], span[1], list(outer))
-            if targets and not orelse:
-                orelse = stmts
-            elif not targets and all(self._same_code(span, (e[1], e[2])) for _, e in tails):
+            if not targets and all(self._same_code(span, (e[1], e[2])) for _, e in tails):
                 after = stmts
                 tails = []
+            elif not orelse:
+                orelse = stmts  # what runs only when the body finishes: the else part
             else:
                 body.extend(stmts)
         for k, e in tails:
             handlers[k].body.extend(self.run_range(e[1], e[2], list(outer)))
+        if not orelse and not after and not targets and body_exit is not None and body_exit[0] == "jump" \
+                and body_exit[1] == hend == end and all(e is None for e in exits):
+            # No except clause finishes, yet the code after the handlers ends in a return that is
+            # followed by the function's implicit `return None`: only an else part keeps that.
+            dead = len(self.instrs) - 2
+            if self.end == len(self.instrs) and hend < dead and self._op(dead - 1) in _TERMINAL \
+                    and self._ops_at(dead, ("LOAD_CONST", "RETURN_VALUE")) \
+                    and self.instrs[dead].argval is None and not self.jump_sources.get(dead):
+                orelse = self.run_range(hend, dead, list(outer))
+                end = dead
         self.emit(n.Try(body, handlers, orelse, []))
         for stmt in after:
             self.emit(stmt)
@@ -662,7 +680,7 @@ class BlockExceptionRules:
         state = _token("finally-state")
         finalbody = self._run_in(_Block("finally-handler", [state]), h, e, outer + slots + [state])
         body_end = h - 2 if self._ops_at(h - 2, ("POP_BLOCK", "BEGIN_FINALLY")) else self._live_end(i + 1, h)
-        body = self._run_in(_Block("finally-body-call"), i + 1, body_end, outer + slots)
+        body = self._run_in(_Block("finally-body-call", slots), i + 1, body_end, outer + slots)
         self.emit(self._finally_statement(body, finalbody))
         return end
 
