@@ -362,6 +362,8 @@ class ExceptionTableRules:
         if x is None and not star and clauses and self.version.handler_code_at_end:
             # 3.12+: code after the try that only the handlers reach follows the last one.
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
+            if x is not None and x >= self.end:
+                x = None  # beyond the range: a fall-out would jump to what follows; an explicit return
         if x is not None and not star:
             clauses = [(typ, name, hs, x if hs < x < he else he) for typ, name, hs, he in clauses]
         cold = self._cold_code(t, warm | ({x} if x is not None else set()))
