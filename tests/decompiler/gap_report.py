@@ -266,8 +266,8 @@ def _known_gaps(by_case: Dict[Tuple[str, str], Dict[str, str]]) -> str:
     for (kind, case), per_version in sorted(by_case.items()):
         versions = tuple(m for m in MINORS if m in per_version)
         spelled = "ALL" if versions == MINORS else repr(versions)
-        reason = per_version[versions[-1]].replace('"', "'")
-        lines.append(f'    Gap("{kind}", {case!r}, {spelled}, "{reason}"),')
+        reason = per_version[versions[-1]]
+        lines.append(f"    Gap({kind!r}, {case!r}, {spelled}, {reason!r}),")
     return "\n".join(lines)
 
 
