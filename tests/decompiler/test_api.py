@@ -179,3 +179,23 @@ def test_objects_without_code(obj: Any) -> None:
     assert info.value.reason
     text = depyf.decompile(obj, on_error="comment")
     compile(text, "<comment>", "exec")
+
+
+def test_class_with_undecompilable_method_follows_on_error() -> None:
+    """A class is decompiled under the same rule as a function: raise, or comment when asked."""
+
+    class Holder:
+        def fine(self):
+            return 1
+
+        def broken(self):
+            return 2
+
+    # LOAD_CONST with no constants to load: rejected by the decoder on every version
+    Holder.broken.__code__ = Holder.broken.__code__.replace(co_consts=())
+    with pytest.raises(DecompilationError) as info:
+        depyf.decompile(Holder)
+    assert "broken" in (info.value.function or ""), info.value
+    text = depyf.decompile(Holder, on_error="comment")
+    compile(text, "<comment>", "exec")
+    assert "def fine(self):" in text, text
