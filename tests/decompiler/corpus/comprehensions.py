@@ -97,3 +97,26 @@ def yield_expressions():
 @cases(([1, 2, 3],),)
 def nested_comprehension_with_condition_expr(items):
     return [x if x % 2 else -x for x in items if x], [y for y in (x * 2 for x in items)]
+
+
+@cases(([1, 2, 3],),)
+def comprehension_over_its_own_name(x):
+    y = [x for x in x]
+    z = {x: x for x in y if x}
+    return y, z, x
+
+
+@cases((3,),)
+def comprehension_with_cell_and_walrus(n):
+    total = 0
+    cells = [lambda i=i: i * n for i in range(n)]
+    squares = [(last := i * i) for i in range(n)]
+    nested = [[total + j for j in range(i)] for i in range(n)]
+    return [c() for c in cells], squares, last, nested
+
+
+@cases((2,),)
+def generator_expression_consumed_later(n):
+    gen = (i * n for i in range(3) if i != 1)
+    n = 100  # the generator already holds the first iterable, but reads n late
+    return list(gen)
