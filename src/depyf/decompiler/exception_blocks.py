@@ -165,6 +165,7 @@ class BlockExceptionRules:
         saved = list(self.stack)
         unwound: List[_Block] = []
         level = len(blocks) - 1
+        start = k
         try:
             while level >= 0 and k < end:
                 nk = self._match_unwind(blocks[level], k)
@@ -179,7 +180,9 @@ class BlockExceptionRules:
                 and blocks[level].kind == "finally-handler":
             # The end of an enclosing finally body (its RERAISE), copied here: nothing to add.
             return ("outer", blocks[level], k, k)
-        if not unwound or not self._is_copy(k, end):
+        # The copied block is the enclosing construct's way out itself, so it is small; a longer
+        # unwinding (a with's __exit__ call) followed by a return is a `return` of a constant.
+        if not unwound or end - start > _MAX_COPY - 1 or not self._is_copy(k, end):
             return None
         return ("outer", unwound[-1], k, end)
 
@@ -857,7 +860,10 @@ class BlockExceptionRules:
                     if pb > h - 2 * _MAX_COPY:
                         continue  # an enclosing block left on the way to a copied exit
                     break
-                j += 4 + awaits
+                width = 6 + awaits
+                while self._is_with_exit(pb - width, awaits):
+                    pb -= width  # the way out of enclosing withs follows: a return from inside
+                j = pb + 1 + 4 + awaits
                 if self._op(j) == "POP_TOP":
                     j += 1
                     if j == h or (j + 1 == h and instrs[j].opname == "JUMP") or self._is_copy(j, h):
@@ -895,6 +901,15 @@ class BlockExceptionRules:
                 for stmt in self.run_range(tail[0], tail[1], list(outer)):
                     self.emit(stmt)
         return end
+
+    def _is_with_exit(self, k: int, awaits: int) -> bool:
+        """`POP_BLOCK; __exit__(None, None, None); [await]; POP_TOP` at `k` (3.9+)."""
+        if self._op(k) != "POP_BLOCK" or not self._ops_at(k + 1, _EXIT_CALL) or self.instrs[k + 1].argval is not None:
+            return False
+        j = k + 5
+        if awaits and not self._ops_at(j, _AWAIT):
+            return False
+        return self._op(j + awaits) == "POP_TOP"
 
     # --- async for ------------------------------------------------------------------------------
 
