@@ -727,22 +727,72 @@ class ExceptionTableRules:
             if t not in self._chain(k - 1) and not (k - 1 in self.skip) and not self._ends_skip(k) \
                     and not any(t in self._chain(src) for src in self.jump_sources.get(k, ())):
                 continue
-            if self._same_instructions(fs, k, length):
-                self.skip[k] = k + length
-                self._drop_handlers_of(k, k + length)
+            matched = self._match_copy(fs, length, k)
+            if matched is not None:
+                self._mark_dead(k, k + matched)
+                self._drop_handlers_of(k, k + matched)
 
     def _drop_handlers_of(self, start: int, end: int) -> None:
         """The handler code of constructs inside a skipped copy of a finally body is dead too."""
         st = self._xt_state
         for region in self.bc.regions:
             h = region.handler
-            if start <= region.start < end and st.kinds.get(h) in _CONSTRUCTS and not start <= h < end \
-                    and h not in st.handled:
+            if start <= region.start < end and st.kinds.get(h) in _CONSTRUCTS and h not in st.handled:
                 st.handled.add(h)
                 self._mark_dead_code(self._cold_code(h, self._reach(region.start)))
 
     def _ends_skip(self, k: int) -> bool:
         return any(v == k for v in self.skip.values())
+
+    def _match_copy(self, a: int, length: int, b: int) -> Optional[int]:
+        """How long the copy of [a, a+length) starting at `b` is, or None if `b` is no copy.
+
+        Where the handler's copy re-raises, a copy on a way out goes on out instead: a jump, a
+        return, or (3.12+) a constant return, which takes two instructions.
+        """
+        instrs = self.instrs
+        size = len(instrs)
+        where: Dict[int, int] = {}
+        jumps: List[Tuple[int, int]] = []
+        flow = self._reach(a, floor=a)  # handler code inside either copy may lie elsewhere
+        flow_b = self._reach(b, floor=b)
+        p, q = a, b
+        while p < a + length:
+            if p not in flow:
+                p += 1
+                continue
+            if q >= size:
+                return None
+            if q not in flow_b:
+                q += 1
+                continue
+            x, y = instrs[p], instrs[q]
+            where[p] = q
+            if x.opname == "RERAISE" and x.arg == 0:
+                if y.opname in ("RETURN_VALUE", "JUMP"):
+                    p, q = p + 1, q + 1
+                    continue
+                if y.opname == "LOAD_CONST" and q + 1 < size and instrs[q + 1].opname == "RETURN_VALUE":
+                    p, q = p + 1, q + 2
+                    continue
+            if x.opname != y.opname:
+                return None
+            if x.target is not None:
+                jumps.append((x.target, y.target))
+            elif x.argval != y.argval and repr(x.argval) != repr(y.argval):
+                return None
+            p, q = p + 1, q + 1
+        end = q
+        while end < size and end not in flow_b and self.instrs[end - 1].opname in _TERMINAL:
+            end += 1  # handler code of the copy that follows its last exit
+        for xt, yt in jumps:
+            while xt < a + length and xt not in flow:
+                xt += 1
+            inside_x = a <= xt < a + length
+            inside_y = b <= yt < end
+            if inside_x != inside_y or (inside_x and where.get(xt) != yt):
+                return None
+        return end - b
 
     def _same_instructions(self, a: int, b: int, length: int) -> bool:
         instrs = self.instrs
