@@ -286,12 +286,15 @@ class BlockExceptionRules:
             # The slot kept for a finally body that returns is dropped first (`ROT_TWO; POP_TOP`
             # when a return value sits above it).
             j = k + 1
-            if block.tokens and self._ops_at(j, ("ROT_TWO", "POP_TOP")):
-                j += 2
-            elif block.tokens and self._op(j) == "POP_TOP":
-                j += 1
+            dropped = not block.tokens
+            if not dropped and self._ops_at(j, ("ROT_TWO", "POP_TOP")):
+                j, dropped = j + 2, True
+            elif not dropped and self._op(j) == "POP_TOP":
+                j, dropped = j + 1, True
             if self._op(j) == "CALL_FINALLY":
                 nk = j + 1
+                if not dropped and self._op(nk) == "POP_TOP":
+                    nk += 1  # a constant return drops the slot after the finally block ran
         elif kind == "finally-body-copy" and op == "POP_BLOCK":
             nk = self._match_finally_copy(k + 1, block.info["start"], block.info["end"])
         elif kind == "with" and op == "POP_BLOCK":
