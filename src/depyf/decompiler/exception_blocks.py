@@ -509,9 +509,16 @@ class BlockExceptionRules:
                 return False
         return True
 
-    def _before_duplicate(self, start: int, end: int) -> int:
+    def _before_duplicate(self, start: int, end: int, upto: Optional[int] = None) -> int:
         """3.10 may end a part that falls into `end` with a duplicate of the code at `end` (the way
-        out of an enclosing try/finally); the part stops where that duplicate begins."""
+        out of an enclosing try/finally); the part stops where that duplicate begins. With `upto`,
+        only a duplicate of exactly [end, upto) counts."""
+        if upto is not None:
+            length = upto - end
+            if self.version.copies_exit_blocks and end - length >= start \
+                    and self._same_code((end - length, end), (end, upto)):
+                return end - length
+            return end
         for length in range(end - start, 0, -1):
             if end + length <= len(self.instrs) and self._same_code((end - length, end), (end, end + length)) \
                     and self.instrs[end + length - 1].opname in _TERMINAL:
@@ -870,7 +877,9 @@ class BlockExceptionRules:
                 if self._op(j) == "POP_TOP":
                     j += 1
                     if j == h or (j + 1 == h and instrs[j].opname == "JUMP") or self._is_copy(j, h):
-                        body_end, tail = pb, (j, h)
+                        # 3.10 may also have duplicated this way out in front of it, for a loop
+                        # in the body that leaves by its end and by a break.
+                        body_end, tail = self._before_duplicate(i + 1, pb, h), (j, h)
                     elif self._note_outer(self._outer_exit(j, h)):
                         body_end = pb
                 break
