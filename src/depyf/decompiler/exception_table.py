@@ -779,8 +779,8 @@ class ExceptionTableRules:
                 return None
             if x.target is not None:
                 jumps.append((x.target, y.target))
-            elif x.argval != y.argval and repr(x.argval) != repr(y.argval):
-                return None
+            elif x.argval != y.argval and repr(x.argval) != repr(y.argval) and x.opname != "YIELD_VALUE":
+                return None  # (3.12+ YIELD_VALUE carries the stack depth, deeper in the handler)
             p, q = p + 1, q + 1
         end = q
         while end < size and end not in flow_b and self.instrs[end - 1].opname in _TERMINAL:
