@@ -55,10 +55,11 @@ class _Node:
     """What is known about one value being matched."""
 
     __slots__ = ("kind", "value", "names", "length", "min_length", "star", "items", "cls", "nargs",
-                 "kwnames", "keys", "rest", "alts")
+                 "kwnames", "keys", "rest", "alts", "wild")
 
     def __init__(self) -> None:
         self.kind: Optional[str] = None  # value, singleton, seq, map, class, or
+        self.wild = False  # `_ as name`: an as-pattern whose copy was dropped by a `_`
         self.value: Optional[n.Expr] = None
         self.names: List[str] = []
         self.length: Optional[int] = None
@@ -98,11 +99,12 @@ class _Subj(n.Expr):
     """A value being matched; an or-pattern's captures point at one node per alternative.
 
     `must_store` marks the value an as-pattern keeps for its name: it may only leave by a store."""
-    __slots__ = ("nodes", "must_store")
+    __slots__ = ("nodes", "must_store", "as_copy")
 
-    def __init__(self, *nodes: _Node, must_store: bool = False) -> None:
+    def __init__(self, *nodes: _Node, must_store: bool = False, as_copy: bool = False) -> None:
         self.nodes = list(nodes)
         self.must_store = must_store
+        self.as_copy = as_copy
 
     @property
     def node(self) -> _Node:
@@ -181,7 +183,10 @@ class _PatternPrinter:
         if core is None:
             if not names:
                 return "_"
-            core, names = names[0], names[1:]
+            if node.wild:
+                core = "_"
+            else:
+                core, names = names[0], names[1:]
         for name in names:
             core = f"{self.wrap_or(node, core)} as {name}"
         return core
@@ -379,7 +384,7 @@ class PatternRules:
             if be is not None and be > case.body_start:
                 tail = self.instrs[be - 1]
                 if tail.opname == "JUMP" and tail.target is not None and tail.target >= be \
-                        and tail.target not in loop_targets:
+                        and (tail.target not in loop_targets or tail.target == limit):
                     ends.append(tail.target)
         default_body: Optional[List[n.Stmt]] = None
         # A body the compiler moved further down (3.13 places some blocks at the end) bounds the
@@ -436,7 +441,8 @@ class PatternRules:
         if end > start:
             tail = self.instrs[end - 1]
             loop = self.loops[-1] if self.loops else None
-            if tail.opname == "JUMP" and tail.target == after and after not in self._loop_targets():
+            if tail.opname == "JUMP" and tail.target == after and (after not in self._loop_targets()
+                                                                  or after == self.end):
                 end -= 1
             elif tail.opname == "JUMP" and loop is not None and tail.target in loop.continue_targets \
                     and after >= self.end == loop.body_end:
@@ -835,6 +841,8 @@ class _Sim:
         if op == "POP_TOP":
             if isinstance(top, _Subj) and top.must_store:
                 raise _NotAPattern()
+            if isinstance(top, _Subj) and top.as_copy and len(top.nodes) == 1 and top.node.kind is None:
+                self.set(top.node, "wild", True)
             st.pop()
             return i + 1
         if op in _STORES:
@@ -1070,11 +1078,13 @@ class _Sim:
                 self.stack, self.fails, self.stored, self.resumes = \
                     list(saved[0]), list(saved[1]), saved[2], list(saved[3])
         top = self.stack[-1]
+        assert isinstance(top, _Subj)
         if not subscript:
             # An as-pattern: the copy is matched, the value below it is stored under the name.
-            assert isinstance(top, _Subj)
             self.stack[-1] = _Subj(*top.nodes, must_store=True)
-        self.stack.append(top)
+            self.stack.append(_Subj(*top.nodes, as_copy=True))
+        else:
+            self.stack.append(top)
         return i + 1
 
     def or_pattern(self, i: int) -> int:

@@ -77,7 +77,7 @@ class DumpLayout:
         source = wrap_for_layout(text, stem, record.new_code)
         code, why = compile_like(header + source, stem, record.new_code, path)
         if code is not None:
-            self.writer.write_py(name, header + source)
+            self.writer.write_py(name, header + source, compiled=True)
             record.debuggable = True
             return code
         # Not bytecode-equal: keep Dynamo's own bytecode (exact semantics) and point its lines at
@@ -89,7 +89,7 @@ class DumpLayout:
             ]
         )
         full = header + note + text
-        self.writer.write_py(name, full)
+        self.writer.write_py(name, full, compiled=True)  # comments + text safe_decompile compiled
         def_line = next((i + 1 for i, line in enumerate(full.splitlines()) if line.startswith(f"def {stem}(")), 1)
         remapped = remap_lines(record.new_code, full, path, def_line)
         if remapped is None:
@@ -114,7 +114,8 @@ class DumpLayout:
     def on_graph(self, record: GraphRecord) -> None:
         name = self.writer.unique_name(f"{record.stable}.{record.kind}")
         record.file = self.writer.path(name)
-        self.writer.write_py(name, self.graph_text(record, record.source))
+        # Graph code is what torch itself compiled (plus comments and imports): no need to check it.
+        self.writer.write_py(name, self.graph_text(record, record.source), compiled=True)
         if record.kind.startswith("inductor_"):
             self.inductor_files[record.source] = record.file
 
@@ -154,7 +155,7 @@ class DumpLayout:
                 if problem:
                     self.undecompiled.append(problem)
                 note = _comment_block([f"resume function {base}: Dynamo made it to continue {record.code.co_name} after a graph break"])
-                self.writer.write_py(self.writer.unique_name(base), note + text)
+                self.writer.write_py(self.writer.unique_name(base), note + text, compiled=True)
         seen = set()
         for skip in session.skips:
             key = (skip.code.co_name, skip.code.co_filename, skip.code.co_firstlineno)
@@ -221,7 +222,7 @@ class DumpLayout:
                 current = adapter.graph_code(gm)
                 if current != rec.source:
                     rec.source = current
-                    self.writer.write_py(rec.file.rsplit("/", 1)[-1], self.graph_text(rec, current))
+                    self.writer.write_py(rec.file.rsplit("/", 1)[-1], self.graph_text(rec, current), compiled=True)
 
     def run_from_files(self, session: CaptureSession) -> List[Tuple[Any, types.CodeType]]:
         """Make graph forwards and Inductor modules run from the dumped files; return undo pairs."""

@@ -60,13 +60,18 @@ class DumpWriter:
         self.written[name] = ""
         return name
 
-    def write_py(self, name: str, text: str) -> str:
-        """Write a Python file (as comments if ``text`` does not compile); return its path."""
+    def write_py(self, name: str, text: str, compiled: bool = False) -> str:
+        """Write a Python file (as comments if ``text`` does not compile); return its path.
+
+        ``compiled=True`` says the caller already compiled exactly this text (or torch did), so
+        it is not compiled a second time.
+        """
         path = self.path(name)
-        try:
-            compile(text, path, "exec")
-        except (SyntaxError, ValueError) as e:
-            text = as_comments(text, f"this text does not compile ({e.__class__.__name__}: {e})")
+        if not compiled:
+            try:
+                compile(text, path, "exec")
+            except (SyntaxError, ValueError) as e:
+                text = as_comments(text, f"this text does not compile ({e.__class__.__name__}: {e})")
         self.written[name] = text
         atomic_write(path, text)
         return path
