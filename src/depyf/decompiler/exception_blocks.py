@@ -433,7 +433,7 @@ class BlockExceptionRules:
                 if outer is not None:
                     return pb, outer
                 if self._is_copy(pb + 1, h):
-                    return pb, ("tail", pb + 1, h)
+                    return self._before_duplicate(start, pb, h), ("tail", pb + 1, h)
                 break
         return self._live_end(start, h), None
 
@@ -809,7 +809,7 @@ class BlockExceptionRules:
             if ce is None or ce > h:
                 continue
             if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h):
-                body_end, after_copy = pb, ce
+                body_end, after_copy = self._before_duplicate(i + 1, pb, h), ce
             elif self._note_outer(self._outer_exit(ce, h)):
                 body_end = pb
             break
