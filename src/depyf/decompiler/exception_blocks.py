@@ -484,6 +484,12 @@ class BlockExceptionRules:
                 orelse = stmts  # what runs only when the body finishes: the else part
             else:
                 body.extend(stmts)
+        if body_exit is None and not targets and tails and len(tails) == sum(e is not None for e in exits) \
+                and all(self._same_code((tails[0][1][1], tails[0][1][2]), (e[1], e[2])) for _, e in tails):
+            # The body never finishes and every clause ends in the same copied block: the
+            # statements after the try, copied into each clause (3.10).
+            after = self.run_range(tails[0][1][1], tails[0][1][2], list(outer))
+            tails = []
         for k, e in tails:
             handlers[k].body.extend(self.run_range(e[1], e[2], list(outer)))
         if not orelse and not after and not targets and body_exit is not None and body_exit[0] == "jump" \
