@@ -75,7 +75,9 @@ def _decompiler(kind: str, verify) -> Callable:
         import depyf  # ours via PYTHONPATH=src, the baseline from its own virtual environment
 
         return depyf.decompile
-    raise ValueError(kind)
+    # "module:function": any other decompiler (or a deliberately broken one, in tests).
+    module_name, _, function = kind.partition(":")
+    return getattr(importlib.import_module(module_name), function)
 
 
 class _Guard:
@@ -213,7 +215,7 @@ def run_file(path: str, skip: List[int], kind: str, verify, decompile, guard: _G
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--verify", required=True, help="path of src/depyf/verify.py")
-    parser.add_argument("--decompiler", choices=["ours", "baseline", "control"], default="ours")
+    parser.add_argument("--decompiler", default="ours", help="ours, baseline, control or MODULE:FUNCTION")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per definition")
     parser.add_argument("--memory", action="store_true")
     parser.add_argument("--repeat", type=int, default=3, help="timing runs per definition (best kept)")

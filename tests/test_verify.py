@@ -279,3 +279,46 @@ def test_compare_docstrings() -> None:
     b = _function("def f(x):\n    return x\n")
     assert verify.compare_code(a, b) == "f: docstring: original 'Doc.' | decompiled None"
     assert verify.compare_code(_function("def f():\n    return 'abc'\n"), _function("def f():\n    return 'abc'\n")) is None
+
+
+# --- the benchmark worker survives what a decompiler under test may do ---------------------------
+
+WORKER = VERIFY_PATH.parents[2] / "benchmarks" / "_roundtrip_worker.py"
+
+_NASTY_DECOMPILER = '''
+def decompile(code):
+    if code.co_name == "spins":
+        try:
+            while True:
+                pass
+        except:  # swallows the first alarm: the alarm repeats
+            pass
+        while True:
+            pass
+    if code.co_name == "fails":
+        raise ValueError("no")
+    return "def %s():\\n    return 1" % code.co_name
+'''
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="the alarm needs POSIX")
+def test_worker_survives_hangs_and_errors(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    (tmp_path / "nasty.py").write_text(_NASTY_DECOMPILER)
+    target = tmp_path / "target.py"
+    target.write_text("def spins():\n    return 1\n\ndef fails():\n    return 1\n\ndef fine():\n    return 1\n")
+    request = json.dumps({"file": str(target)}) + "\n"
+    out = subprocess.run(
+        [sys.executable, str(WORKER), "--verify", str(VERIFY_PATH), "--decompiler", "nasty:decompile",
+         "--timeout", "1", "--repeat", "1"],
+        input=request, capture_output=True, text=True, timeout=60, cwd=str(tmp_path),
+        env={"PYTHONPATH": str(tmp_path), "PATH": ""},
+    )
+    events = [json.loads(line) for line in out.stdout.splitlines()]
+    verdicts = {e["qualname"]: (e["status"], e["detail"]) for e in events if e["event"] == "result"}
+    assert verdicts["spins"][0] == "decompile_error" and "more than 1 s" in verdicts["spins"][1]
+    assert verdicts["fails"] == ("decompile_error", "ValueError: no")
+    assert verdicts["fine"] == ("equal", "")
+    assert events[-1] == {"event": "done", "file": str(target)}
