@@ -616,13 +616,24 @@ class PatternRules:
             while k < len(instrs) and instrs[k].opname not in _TERMINAL:
                 if instrs[k].is_jump or len(shape) > _MAX_INLINE_TAIL:
                     return False
-                shape.append((instrs[k].opname, repr(instrs[k].argval)))
+                shape.append((instrs[k].opname, repr(instrs[k].argval), self._line_of(k)))
                 k += 1
             if k >= len(instrs):
                 return False
-            shape.append((instrs[k].opname, repr(instrs[k].argval)))
+            # A copy keeps the line numbers of what it copies; the same code written twice does not.
+            shape.append((instrs[k].opname, repr(instrs[k].argval), self._line_of(k)))
             shapes.append(shape)
         return all(s == shapes[0] for s in shapes)
+
+    def _line_of(self, k: int) -> Optional[int]:
+        """The source line of instruction `k` (match statements exist only where `co_lines` does)."""
+        lines = self.__dict__.get("_match_lines")
+        if lines is None:
+            lines = self.__dict__["_match_lines"] = {}
+            for start, end, line in self.code.co_lines():
+                for offset in range(start, end, 2):
+                    lines[offset] = line
+        return lines.get(self.instrs[k].offset)
 
     def _jumped_short_exit(self, start: int, f0: int, limit: int, tails: set) -> Optional[int]:
         """The end of the block at `f0` if it is at most four instructions ending the function and an
