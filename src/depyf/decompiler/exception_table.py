@@ -171,7 +171,18 @@ class ExceptionTableRules:
         return (k + 1,)
 
     def _reach(self, start: int, stop: Optional[Set[int]] = None, floor: int = 0) -> Set[int]:
-        """Instructions from `floor` on reachable from `start` without exceptions (not entering `stop`)."""
+        """Instructions from `floor` on reachable from `start` without exceptions (not entering `stop`).
+
+        Results without `stop` are cached; callers must not change them.
+        """
+        cache: Optional[Dict[Tuple[int, int], Set[int]]] = None
+        if stop is None:
+            cache = getattr(self, "_reach_cache", None)
+            if cache is None:
+                cache = self._reach_cache = {}
+            found = cache.get((start, floor))
+            if found is not None:
+                return found
         size = len(self.instrs)
         seen: Set[int] = set()
         todo = [start]
@@ -181,6 +192,8 @@ class ExceptionTableRules:
                 continue
             seen.add(k)
             todo.extend(self._successors(k))
+        if cache is not None:
+            cache[(start, floor)] = seen
         return seen
 
     def _cold_span(self, handler: int, warm: Set[int]) -> int:
