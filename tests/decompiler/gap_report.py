@@ -277,10 +277,21 @@ def main() -> None:
     parser.add_argument("--known-gaps", action="store_true", help="print GAPS entries for failing tests")
     parser.add_argument("--with-tests", action="store_true",
                         help="also run pytest everywhere and list the other failing tests in GAPS.md")
+    parser.add_argument("--failures", help="JSON file of pytest failures: reused if it exists, else written")
     parser.add_argument("--output", default=str(HERE / "GAPS.md"))
     args = parser.parse_args()
+
+    def failures() -> Dict[Tuple[str, str], Dict[str, str]]:
+        if args.failures and Path(args.failures).exists():
+            saved = json.loads(Path(args.failures).read_text())
+            return {(k, c): per for k, c, per in saved}
+        found = _failures_everywhere()
+        if args.failures:
+            Path(args.failures).write_text(json.dumps([[k, c, per] for (k, c), per in found.items()]))
+        return found
+
     if args.known_gaps:
-        print(_known_gaps(_failures_everywhere()))
+        print(_known_gaps(failures()))
         return
     if args.collect:
         print(json.dumps(_collect()))
@@ -291,7 +302,7 @@ def main() -> None:
         reports.append(_run(python))
     text = _markdown(reports)
     if args.with_tests:
-        text += "\n" + _other_tests_markdown(_failures_everywhere())
+        text += "\n" + _other_tests_markdown(failures())
     Path(args.output).write_text(text, encoding="utf-8")
     print(f"wrote {args.output}", file=sys.stderr)
 
