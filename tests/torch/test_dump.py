@@ -26,7 +26,9 @@ def test_every_dumped_file_compiles_and_names_are_stable(name: str, backend: str
     for f in out.files:
         assert f.endswith(".py")
         with open(os.path.join(out.folder, f), encoding="utf-8") as fh:
-            compile(fh.read(), f, "exec")
+            text = fh.read()
+        compile(text, f, "exec")
+        assert not text.startswith("# depyf: this text does not compile"), f
     assert out.files == out.files2
     assert not any(len(part) >= 32 and all(c in "0123456789abcdef_" for c in part) for f in out.files for part in f.split("."))
 

@@ -9,22 +9,13 @@ from typing import Dict, List, Optional, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import Instr
+from depyf.decompiler.markers import ClassValue
 from depyf.decompiler.signature import parameters
 
 COMPREHENSION_NAMES = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict", "<genexpr>": "gen"}
 CO_COROUTINE = 0x80
 CO_ASYNC_GENERATOR = 0x200
 CO_ITERABLE_COROUTINE = 0x100
-
-
-class ClassValue(n.Expr):
-    """The result of `__build_class__(body, name, *bases, **keywords)`."""
-    __slots__ = ("body", "name", "bases")
-
-    def __init__(self, body: m.MadeFunction, name: str, bases: List[n.Expr]) -> None:
-        self.body = body
-        self.name = name
-        self.bases = bases
 
 
 class CompAppend(n.Stmt):

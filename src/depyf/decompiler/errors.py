@@ -32,6 +32,6 @@ class DecompilationError(Exception):
         if self.opname is not None:
             parts.append(f"at offset {self.offset} ({self.opname})")
         if self.python_version:
-            parts.append("Python %d.%d" % self.python_version)
-        where = ", ".join(parts)
+            parts.append("on Python %d.%d" % self.python_version)
+        where = " ".join(parts)
         return f"cannot decompile {where}: {self.reason}" if where else f"cannot decompile: {self.reason}"

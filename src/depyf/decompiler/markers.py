@@ -52,6 +52,16 @@ class MadeFunction(n.Expr):
         self.closure: Optional[n.Expr] = None
 
 
+class ClassValue(n.Expr):
+    """The result of `__build_class__(body, name, *bases, **keywords)`."""
+    __slots__ = ("body", "name", "bases")
+
+    def __init__(self, body: MadeFunction, name: str, bases: List[n.Expr]) -> None:
+        self.body = body
+        self.name = name
+        self.bases = bases
+
+
 class BuildClass(n.Expr):
     """`__build_class__` loaded for a class statement."""
     __slots__ = ()
@@ -139,7 +149,7 @@ class Sentinel(n.Expr):
         self.what = what
 
 
-MARKER_TYPES = (Null, ImportedModule, ImportedName, MadeFunction, BuildClass, UnpackSlot, InplaceResult,
+MARKER_TYPES = (Null, ClassValue, ImportedModule, ImportedName, MadeFunction, BuildClass, UnpackSlot, InplaceResult,
                 ExceptionValue, WithExit, ClearedLocal, KwNames, Iterator, Sentinel)
 
 Scope = Dict[str, n.Expr]

@@ -49,7 +49,7 @@ class StatementRules:
         if isinstance(value, m.ImportedName):
             self._store_import_from(value, target)
             return
-        if isinstance(value, m.MadeFunction) or (isinstance(value, n.Call) and self.is_decorated(value)):
+        if isinstance(value, (m.MadeFunction, m.ClassValue)) or (isinstance(value, n.Call) and self.is_decorated(value)):
             stmt = self.definition_statement(value, target)
             if stmt is not None:
                 self.emit(stmt)

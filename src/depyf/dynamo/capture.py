@@ -138,7 +138,7 @@ class CaptureSession:
         if reason is not None:
             text, is_break, stack = reason
             where = f" at {stack[-1]}" if stack else ""
-            reason_text = ("graph break: " if is_break else "graph ends: ") + text + where
+            reason_text = " ".join((("graph break: " if is_break else "graph ends: ") + text + where).split())
         self._current_graph[:] = [stable]
         self._add(GraphRecord(stable, "captured_graph", adapter.graph_code(gm), weakref.ref(gm), reason_text))
 

@@ -72,7 +72,7 @@ def graph_function(stable: str, art: GraphArtifacts) -> str:
     """The captured graph as ``def <stable>(...)``, or a stub that says where to find it."""
     lines: List[str] = []
     if art.reason:
-        lines.append(f"# {art.reason}")
+        lines.extend(f"# {line}" for line in art.reason.splitlines())
     for f in art.files:
         lines.append(f"# dumped to: {f}")
     if art.dynamo_code:
