@@ -11,7 +11,7 @@ per side. Prints one line per program and the overhead over all of them; the tar
 
 ``--programs`` names a Python file defining ``PROGRAMS``: a dict of objects with ``make()``
 (returns the function or module to compile), ``calls()`` (a list of ``(args, kwargs)``) and an
-optional ``train`` flag (a training program calls ``backward`` itself); by default the programs of ``tests/torch/programs.py``.
+optional ``train`` flag (a training program calls ``backward`` itself); by default the programs of ``tests/torch/torch_programs.py``.
 """
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def timed(program: Any, backend: str, dump_root: str = "") -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--programs", default=os.path.join(ROOT, "tests", "torch", "programs.py"))
+    parser.add_argument("--programs", default=os.path.join(ROOT, "tests", "torch", "torch_programs.py"))
     parser.add_argument("--backends", default="eager,aot_eager,inductor")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()

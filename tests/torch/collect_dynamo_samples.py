@@ -2,7 +2,7 @@
 
     python tests/torch/collect_dynamo_samples.py [out_dir]
 
-Runs every program of ``programs.py`` with the eager backend under ``prepare_debug``; for each
+Runs every program of ``torch_programs.py`` with the eager backend under ``prepare_debug``; for each
 transformed code object and resume function, decompiles it and compiles the text back; when that
 fails or is not bytecode-equal (``depyf.verify.compare_code``), writes the code object with
 ``marshal`` to ``<out_dir>/<program>_<kind>_<name>.<pyver>.marshal`` (default out_dir:
@@ -26,7 +26,7 @@ import depyf  # noqa: E402
 from depyf import torch_debug  # noqa: E402
 from depyf.dynamo.debuggable import compile_like, wrap_for_layout  # noqa: E402
 from depyf.dynamo.names import identifier  # noqa: E402
-from programs import PROGRAMS, run  # noqa: E402
+from torch_programs import PROGRAMS, run  # noqa: E402
 
 
 def verdict(code: types.CodeType) -> str:

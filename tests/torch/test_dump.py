@@ -6,8 +6,8 @@ import os
 import pytest
 
 import depyf
-from helpers import cases, outcome
-from programs import same
+from torch_cases import cases, outcome
+from torch_programs import same
 
 CASES = cases()
 IDS = [f"{n}-{b}" for n, b in CASES]
@@ -63,8 +63,8 @@ def test_pdb_stops_in_dumped_files() -> None:
 
     import torch
 
-    from helpers import fresh
-    from programs import PROGRAMS, toy_example
+    from torch_cases import fresh
+    from torch_programs import PROGRAMS, toy_example
 
     program = PROGRAMS["toy"]
     fn, compiled = fresh(program, "eager")

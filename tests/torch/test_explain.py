@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from depyf.explain import dump_src
-from helpers import BACKENDS, cases, fresh, outcome
-from programs import PROGRAMS, Net, run, toy_example
+from torch_cases import BACKENDS, cases, fresh, outcome
+from torch_programs import PROGRAMS, Net, run, toy_example
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 

@@ -8,8 +8,8 @@ import torch
 import depyf
 from depyf.dump.layout import DumpLayout
 from depyf.dynamo import decompile as safe
-from helpers import fresh
-from programs import PROGRAMS, run, same
+from torch_cases import fresh
+from torch_programs import PROGRAMS, run, same
 
 
 def _reference():

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import torch
 
 import depyf
-from programs import PROGRAMS, Program, run
+from torch_programs import PROGRAMS, Program, run
 
 BACKENDS = ("eager", "aot_eager", "inductor")
 # Inductor compiles take seconds each: run it on the programs that matter most for it.
@@ -168,6 +168,6 @@ def check_debug(out: Outcome) -> None:
             sys.settrace(None)
     args, kwargs = out.program.calls()[0]
     expected = out.compiled(*args, **kwargs)
-    from programs import same
+    from torch_programs import same
 
     out.debug_same = same(expected, got)
