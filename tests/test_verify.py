@@ -179,6 +179,12 @@ def test_output_that_does_not_compile() -> None:
     assert "SyntaxError" in result.detail and "line" in result.detail
 
 
+def test_output_rejected_by_the_compiler_not_the_parser() -> None:
+    result = _roundtrip("def f(a, b):\n    nonlocal q\n    return 1")
+    assert result.status == verify.NO_COMPILE
+    assert "nonlocal" in result.detail and "line 4" in result.detail  # the spliced file's line
+
+
 def test_output_that_compiles_to_other_bytecode() -> None:
     result = _roundtrip("def f(a, b):\n    return os.path.join(b, a)")
     assert result.status == verify.DIFFERS

@@ -751,9 +751,14 @@ class SourceRoundTrip:
         spliced = splice(self.source, definition, text)
         try:
             tree = ast.parse(spliced, self.filename)
-            _compile(tree, self.filename)
             layout = _canonical_source(tree)
-            spliced_code = _compile(layout if layout is not None else tree, self.filename)
+            try:
+                # The canonical source has the same AST, so it compiles exactly when the spliced
+                # file does; one compile is enough.
+                spliced_code = _compile(layout if layout is not None else tree, self.filename)
+            except SyntaxError:
+                _compile(tree, self.filename)  # the error again, with the spliced file's lines
+                raise
         except SyntaxError as exc:
             return Result(definition, NO_COMPILE, _describe_syntax_error(exc, spliced), decompiled=text,
                           decompile_seconds=decompile_seconds)
