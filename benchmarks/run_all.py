@@ -479,14 +479,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timing runs per definition, best kept (default 3)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per definition (default 30)")
     parser.add_argument("--time-limit", type=float, default=0.0,
-                        help="seconds per interpreter and decompiler (default 1800, 14400 with --stdlib-all)")
+                        help="seconds per interpreter and decompiler (default 3600, 14400 with --stdlib-all)")
     parser.add_argument("--jobs", type=int, default=1, help="interpreter runs in parallel")
     parser.add_argument("--json", metavar="PATH", help="also write every result as JSON")
     parser.add_argument("--from-json", nargs="+", metavar="PATH",
                         help="report results saved with --json (several runs combine) instead of measuring")
     args = parser.parse_args(argv)
     if not args.time_limit:
-        args.time_limit = 14400.0 if args.stdlib_all else 1800.0
+        args.time_limit = 14400.0 if args.stdlib_all else 3600.0
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
