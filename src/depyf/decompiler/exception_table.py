@@ -789,6 +789,10 @@ class ExceptionTableRules:
                     p, q = p + 1, q + 2
                     continue
             if x.opname != y.opname:
+                if x.opname == "POP_EXCEPT" or (x.opname in ("POP_TOP", "SWAP") and any(
+                        instrs[r].opname == "POP_EXCEPT" for r in range(p + 1, min(p + 4, a + length)))):
+                    p += 1  # a return inside the handler's copy drops the exception first
+                    continue
                 return None
             if x.target is not None:
                 jumps.append((x.target, y.target))
