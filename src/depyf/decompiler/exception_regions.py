@@ -1,0 +1,303 @@
+"""What a 3.11+ exception table says about one code object.
+
+3.11 dropped the SETUP_* instructions: a protected range is only an entry of the exception table
+(`Bytecode.regions`, flattened so that every instruction has at most its innermost handler). This
+module reads that table for the statement builders of `exception_table`:
+
+* every handler target gets a *kind* from its first instructions (a try handler starts with
+  PUSH_EXC_INFO, a with handler continues with WITH_EXCEPT_START, `COPY 3; POP_EXCEPT; RERAISE 1`
+  is the cleanup that restores the previous exception, and so on);
+* the *chain* of an instruction lists the try/with handlers that enclose it, innermost first: the
+  handler of its own region, then the handler of the region that protects that handler's code
+  (through its cleanup block), and so on outwards. A try statement starts at the first instruction
+  whose chain names its handler;
+* normal-flow reachability tells handler code (reached only by an exception) from the rest; the
+  control-flow rules ask it about loops that handler code closes and about 3.11's inline handlers.
+
+Regions that are not source constructs (the generator wrapper, `await`/`yield from`, 3.12+ inlined
+comprehensions, async for) never start a statement; their handler code is dead for the builder.
+"""
+from typing import Dict, List, Optional, Set, Tuple
+
+from depyf.decompiler.instructions import ExceptionRegion
+
+TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+# Instructions that may appear in the type expression of an `except` clause.
+EXPRESSION_OPS = frozenset({
+    "LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_CONST",
+    "LOAD_ATTR", "BUILD_TUPLE", "BINARY_SUBSCR", "PUSH_NULL", "CALL", "KW_NAMES", "LOAD_FROM_DICT_OR_DEREF",
+    "LOAD_FROM_DICT_OR_GLOBALS", "BINARY_OP", "LOAD_SUPER_ATTR",
+})
+# Handler kinds that are source statements (their handler code starts with PUSH_EXC_INFO).
+CONSTRUCTS = frozenset({"except", "finally", "star", "with"})
+
+
+class TableState:
+    """What the exception table says about one code object, computed once per builder."""
+
+    def __init__(self) -> None:
+        self.region_at: List[Optional[ExceptionRegion]] = []
+        self.kinds: Dict[int, str] = {}
+        self.chains: Dict[int, Tuple[int, ...]] = {}
+        self.try_starts: Dict[int, List[int]] = {}
+        self.handled: Set[int] = set()
+
+
+class ExceptionRegionAnalysis:
+    """Reading the exception table; mixed into `builder.CodeBuilder` through `exception_table`."""
+
+    def _xt(self) -> TableState:
+        state = getattr(self, "_xt_state", None)
+        if state is None:
+            state = self._xt_state = self._analyse_table()
+        return state
+
+    def _analyse_table(self) -> TableState:
+        st = TableState()
+        size = len(self.instrs)
+        st.region_at = [None] * size
+        for region in self.bc.regions:
+            for k in range(region.start, min(region.end, size)):
+                if st.region_at[k] is None:
+                    st.region_at[k] = region
+        for region in self.bc.regions:
+            if region.handler < size and region.handler not in st.kinds:
+                st.kinds[region.handler] = self._handler_kind(region.handler)
+        self._xt_state = st
+        # Handler code of regions that are no source construct is never run.
+        for t, kind in st.kinds.items():
+            if kind == "genwrap":
+                self._mark_dead(t, t + 2)
+            elif kind == "comp":
+                self._mark_dead(t, self._comprehension_cleanup_end(t) or t + 1)
+            elif kind == "send" and t + 1 < size and self.instrs[t + 1].opname == "JUMP":
+                self._mark_dead(t, t + 2)
+        for k in range(size):
+            for t in self._chain(k):
+                if st.kinds.get(t) in ("except", "finally", "star"):
+                    st.try_starts.setdefault(t, k)  # type: ignore[arg-type]
+        by_start: Dict[int, List[int]] = {}
+        for t, s in list(st.try_starts.items()):
+            by_start.setdefault(s, []).append(t)
+        for s, ts in by_start.items():
+            chain = self._chain(s)
+            # Outermost first: a try/finally around a try/except starts at the same instruction.
+            ts.sort(key=lambda t: -chain.index(t) if t in chain else 0)
+        st.try_starts = by_start
+        return st
+
+    def _handler_kind(self, t: int) -> str:
+        instrs = self.instrs
+        op = instrs[t].opname
+        if op == "PUSH_EXC_INFO":
+            if t + 1 < len(instrs) and instrs[t + 1].opname == "WITH_EXCEPT_START":
+                return "with"
+            k = t + 1
+            if k < len(instrs) and instrs[k].opname == "POP_TOP":
+                return "except"
+            while k < len(instrs) and instrs[k].opname in EXPRESSION_OPS:
+                k += 1
+            if k < len(instrs) and instrs[k].opname == "CHECK_EXC_MATCH":
+                return "except"
+            if k < len(instrs) and instrs[k].opname in ("CHECK_EG_MATCH", "BUILD_LIST", "COPY") \
+                    and any(x.opname == "CHECK_EG_MATCH" for x in instrs[t + 1:t + 12]):
+                return "star"
+            return "finally"
+        if op == "COPY" and instrs[t].arg == 3:
+            return "cleanup"
+        if op == "LOAD_CONST" and t + 3 < len(instrs) and instrs[t + 3].opname == "RERAISE" \
+                and instrs[t + 2].opname.startswith("DELETE_"):
+            return "ascleanup"
+        if op == "CALL_INTRINSIC_1" and instrs[t].argval == "INTRINSIC_STOPITERATION_ERROR":
+            return "genwrap"
+        if op == "SWAP" and self._comprehension_cleanup_end(t) is not None:
+            return "comp"
+        if op == "END_ASYNC_FOR":
+            return "asyncfor"
+        if op == "CLEANUP_THROW":
+            return "send"
+        return "other"
+
+    def _comprehension_cleanup_end(self, t: int) -> Optional[int]:
+        """3.12+ inlined comprehension cleanup: SWAP 2; POP_TOP; SWAP n; STORE_FAST...; RERAISE."""
+        instrs = self.instrs
+        k = t
+        while k < len(instrs) and k < t + 40 and instrs[k].opname in ("SWAP", "POP_TOP", "STORE_FAST"):
+            k += 1
+        if k < len(instrs) and k > t + 2 and instrs[k].opname == "RERAISE" \
+                and instrs[k - 1].opname == "STORE_FAST":
+            return k + 1
+        return None
+
+    def _chain(self, k: int) -> Tuple[int, ...]:
+        st = self._xt_state
+        region = st.region_at[k] if 0 <= k < len(st.region_at) else None
+        if region is None:
+            return ()
+        return self._chain_of(region.handler, 0)
+
+    def _chain_of(self, t: int, depth: int) -> Tuple[int, ...]:
+        """The constructs enclosing an instruction whose handler is `t`, innermost first."""
+        st = self._xt_state
+        cached = st.chains.get(t)
+        if cached is not None:
+            return cached
+        if depth > 200 or t >= len(st.region_at):
+            return ()
+        st.chains[t] = ()  # guards against a malformed table that loops
+        outer = st.region_at[t]
+        rest = self._chain_of(outer.handler, depth + 1) if outer is not None and outer.handler != t else ()
+        own = (t,) if st.kinds.get(t) in CONSTRUCTS else ()
+        st.chains[t] = own + rest
+        return st.chains[t]
+
+    def _successors(self, k: int) -> Tuple[int, ...]:
+        ins = self.instrs[k]
+        if ins.opname in TERMINAL:
+            return ()
+        if ins.target is not None:
+            if ins.opname == "JUMP":
+                return (ins.target,)
+            return (k + 1, ins.target)
+        return (k + 1,)
+
+    def _reach(self, start: int, stop: Optional[Set[int]] = None, floor: int = 0) -> Set[int]:
+        """Instructions from `floor` on reachable from `start` without exceptions (not entering `stop`).
+
+        Results without `stop` are cached; callers must not change them.
+        """
+        cache: Optional[Dict[Tuple[int, int], Set[int]]] = None
+        if stop is None:
+            cache = getattr(self, "_reach_cache", None)
+            if cache is None:
+                cache = self._reach_cache = {}
+            found = cache.get((start, floor))
+            if found is not None:
+                return found
+        size = len(self.instrs)
+        seen: Set[int] = set()
+        todo = [start]
+        while todo:
+            k = todo.pop()
+            if k in seen or k >= size or k < floor or (stop is not None and k in stop):
+                continue
+            seen.add(k)
+            todo.extend(self._successors(k))
+        if cache is not None:
+            cache[(start, floor)] = seen
+        return seen
+
+    def _cold_span(self, handler: int, warm: Set[int]) -> int:
+        """The end of the handler code starting at `handler` (its cleanup blocks included)."""
+        code = self._cold_code(handler, warm)
+        return max(code) + 1 if code else handler + 1
+
+    def _cold_code(self, handler: int, warm: Set[int]) -> Set[int]:
+        """The handler code starting at `handler`, its cleanup blocks included."""
+        st = self._xt_state
+        code = self._reach(handler, warm, floor=handler)  # a jump back goes to a loop's head
+        extra: Set[int] = set()
+        own_cleanup = st.region_at[handler].handler if st.region_at[handler] is not None else None
+        for k in code:
+            region = st.region_at[k]
+            if region is None or region.handler <= handler:
+                continue
+            kind = st.kinds.get(region.handler)
+            if kind in ("ascleanup", "send", "other") or region.handler == own_cleanup:
+                extra |= self._reach(region.handler, warm, floor=handler)
+        code |= extra
+        return code
+
+    def _mark_dead_code(self, code: Set[int]) -> None:
+        """Like `_mark_dead`, for each run of consecutive instructions of `code`."""
+        for k in sorted(code, reverse=True):
+            self.skip[k] = self.skip[k + 1] if k + 1 in code else k + 1
+
+    def _mark_dead(self, start: int, end: int) -> None:
+        """Handler code that has been read: the builder steps over it from now on."""
+        for k in range(start, end):
+            self.skip[k] = end
+
+    def handler_only_code(self) -> Set[int]:
+        """Instructions that only an exception reaches (3.11+ handler code).
+
+        3.12+ moves handler code to the end of the function; its jumps back to a loop's head must
+        not make that loop reach over everything in between.
+        """
+        cached = getattr(self, "_handler_code", None)
+        if cached is None:
+            cached = set(range(len(self.instrs))) - self._reach(0) if self.bc.regions else set()
+            self._handler_code = cached
+        return cached
+
+    def handler_jump_closes_loop(self, src: int, target: int) -> bool:
+        """Does handler code at `src` jumping back to `target` close a source loop?
+
+        3.12+ moves handler code to the end, so its jump to the code after the try goes backwards
+        without being a loop; a loop it is when the target comes no later than the try itself
+        (`while True: try: ... except: continue`). CLEANUP_THROW's jump back to its END_SEND is
+        the end of an await.
+        """
+        if self.instrs[target].opname == "END_SEND":
+            return False
+        if target in self.handler_only_code():
+            return True  # a loop inside handler code
+        st = self._xt()
+        owners = [t for t, kind in st.kinds.items() if kind in ("except", "finally", "star") and t <= src]
+        if not owners:
+            return True
+        owner = max(owners)
+        starts = [k for k, ts in st.try_starts.items() if owner in ts]
+        return not starts or target <= starts[0]
+
+    def handler_loop_end(self, header: int, jump: int) -> int:
+        """The last instruction of a loop that only handler code jumps back into.
+
+        A for loop's body runs up to its exit even when the last back edge comes from a 3.11
+        inline handler (`for ...: try: ... except: continue` followed by a return).
+        """
+        ins = self.instrs[header]
+        if ins.opname != "FOR_ITER" or ins.target is None:
+            return jump
+        if self._before_unwinding(jump, 0) is not None:
+            return ins.target - 1  # a handler's `continue`: the loop itself ends at its exit
+        return max(jump, ins.target - 1)  # code after a try that only its handlers reach
+
+    def last_normal_index(self, start: int, end: int) -> int:
+        """The last instruction before `end` that normal flow from `start` reaches.
+
+        3.11 lays a try's handler code inline, so an if-branch that ends with a try statement
+        ends with handler code; the jump over the else part comes before it.
+        """
+        k = end - 1
+        if k not in self.handler_only_code():
+            return k
+        flow = self._reach(start, None)
+        while k > start and k not in flow:
+            k -= 1
+        return k
+
+    def _falls_into(self, s: int, be: int) -> bool:
+        """Does the code [s, be) reach `be` by itself (rather than only returning or leaving)?"""
+        seen: Set[int] = set()
+        todo = [s]
+        while todo:
+            k = todo.pop()
+            if k == be:
+                return True
+            if k in seen or not s <= k < be:
+                continue
+            seen.add(k)
+            k2 = self.skip.get(k)
+            todo.extend((k2,) if k2 is not None and k2 > k else self._successors(k))
+        return False
+
+    def _before_unwinding(self, j: int, hs: int) -> Optional[int]:
+        """If `j` comes right after the handler's `POP_EXCEPT [e = None; del e]`, that POP_EXCEPT."""
+        instrs = self.instrs
+        k = j - 1
+        if k >= hs and instrs[k].opname.startswith("DELETE_") and k - 2 >= hs:
+            k -= 3
+        if k >= hs and instrs[k].opname == "POP_EXCEPT":
+            return k
+        return None
