@@ -404,7 +404,10 @@ class PatternRules:
             f0 = last.next_case
             later = [e for e in ends if e > f0]
             tails = {c.body_end - 1 for c in reads if c.body_end is not None}
-            short_exit = self._jumped_short_exit(start, f0, limit, tails)
+            # Does the last body run on into what follows the statement?
+            last_tail = self.instrs[f0 - 1]
+            falls = last.body_end == f0 and last_tail.opname != "JUMP" and last_tail.opname not in _TERMINAL
+            short_exit = None if falls else self._jumped_short_exit(start, f0, limit, tails)
             if later:
                 end = self._block_exit(f0, min(min(later), limit))
                 default_body = self.run_range(f0, end, list(base))
@@ -417,7 +420,7 @@ class PatternRules:
             else:
                 after = f0
                 tail = self.instrs[f0 - 1]
-                raising = self._raising_block(f0, limit) if not ends else None
+                raising = self._raising_block(f0, limit) if not ends and not falls else None
                 if last.body_end == f0 and tail.opname == "JUMP" and tail.target == f0:
                     # A jump to the very next instruction survives only where a `case _: pass` stood.
                     default_body = [n.Pass()]
