@@ -94,6 +94,11 @@ def main() -> int:
                 print(f"{backend:>9} {name:<16} without {b * 1000:8.1f} ms   with prepare_debug {d * 1000:8.1f} ms   {100 * (d - b) / b:+6.1f}%", flush=True)
     finally:
         shutil.rmtree(dump_root, ignore_errors=True)
+    for backend in backends:
+        base_b = sum(r[2] for r in rows if r[1] == backend)
+        dump_b = sum(r[3] for r in rows if r[1] == backend)
+        if base_b:
+            print(f"{backend:>9}: without {base_b:.2f} s, with prepare_debug {dump_b:.2f} s: {100 * (dump_b - base_b) / base_b:+.1f}%")
     total_base = sum(r[2] for r in rows)
     total_dump = sum(r[3] for r in rows)
     print(f"torch {torch.__version__}, Python {sys.version.split()[0]}: {len(rows)} program runs")
