@@ -589,6 +589,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             body = body[0].body
         self.stack = base
         self.emit(n.With(items, body, is_async))
+        if after is not None and after not in warm and t < after < self.end:
+            # Only the handler reaches the code after the with: it is read here, once.
+            for stmt in self.run_range(after, self.end, list(base)):
+                self.emit(stmt)
+            self._mark_dead(t, self.end)
+            return self.end
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
@@ -610,7 +616,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return None
         if instrs[j].opname == "JUMP":
             return instrs[j].target
-        return j if j in warm else None  # 3.11 may inline a copy of a small exit instead
+        if j in warm:
+            return j
+        # Not reached normally: a copy of a small exit block (3.11+ copies them into the handler),
+        # or the code after a with whose body never ends normally, which only the handler reaches.
+        r = j
+        while r < len(instrs) and r < j + 6 and instrs[r].target is None and instrs[r].opname not in TERMINAL:
+            r += 1
+        if r < len(instrs) and instrs[r].opname in TERMINAL and r < j + 6 \
+                and self._find_copy(j, r + 1 - j, 0, warm) is not None:
+            return None
+        return j
 
     def _with_const_return(self, be: int, t: int, after: Optional[int]) -> int:
         """`return <constant>` right after the `__exit__` call belongs to the with body...
