@@ -444,6 +444,9 @@ class BlockExceptionRules:
         exit_span = (body_end, h) if body_exit is not None and body_exit[0] == "tail" else None
         block = _Block("except-body", exit_span=exit_span)
         body = self._run_in(block, i + 1, body_end, list(outer))
+        # A clause may jump to a duplicate of the code where the enclosing part ends (3.10).
+        exits = [("jump", self.end) if e is not None and e[0] == "jump" and e[1] > self.end > hend
+                 and self._duplicates([self.end, e[1]]) else e for e in exits]
         targets = {e[1] for e in exits if e is not None and e[0] == "jump" and hend <= e[1] <= self.end}
         end = max(targets) if targets else hend
         if self._note_outer(body_exit):
@@ -463,6 +466,17 @@ class BlockExceptionRules:
             elif t not in (hend, end) and t < self.end:
                 body_exit = ("tail", h - 1, h)
         tails = [(k, e) for k, e in enumerate(exits) if e is not None and e[0] == "tail"]
+        loop = self.loops[-1] if self.loops else None
+        if body_exit is not None and body_exit[0] == "jump" and body_exit[1] == hend == end and not targets \
+                and loop is not None and self.end == loop.body_end and hend < self.end:
+            heads = [(k, e) for k, e in tails if e[2] - e[1] == 1 and self.instrs[e[1]].opname == "JUMP"
+                     and self.instrs[e[1]].target in loop.continue_targets]
+            if heads:
+                # A clause's way out, threaded to the loop head: the try ends the loop body, so
+                # what follows the clauses up to there is its else part.
+                orelse = self.run_range(hend, self.end, list(outer))
+                end = self.end
+                tails = [t for t in tails if t not in heads]
         if body_exit is not None and body_exit[0] == "jump" and body_exit[1] == hend == end and tails \
                 and self.version.copies_exit_blocks:
             # 3.10 copies the small block after the statement into the handlers' ways out; the
