@@ -36,7 +36,8 @@ _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _DELETES = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
 _EXIT_CALL = ("LOAD_CONST", "DUP_TOP", "DUP_TOP", "CALL_FUNCTION")
 _AWAIT = ("GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM")
-# Longest block the 3.10 compiler copies into the paths that jump to it.
+# Bound on the blocks the 3.10 compiler copies into the paths that jump to them (it copies exit
+# blocks of up to four instructions; the bound leaves room for one extended form).
 _MAX_COPY = 5
 
 # Exit shape: ("jump", target) for a jump past the construct's parts, ("tail", start, end) for code
