@@ -209,6 +209,7 @@ def _reason(text: str) -> str:
         picked = "different outcome: " + picked
     picked = re.sub(r"cannot decompile in [^,:]+(, )?", "", picked)
     picked = re.sub(r",? ?Python 3\.\d+", "", picked)
+    picked = picked.replace(": : ", ": ")
     return picked[:150]
 
 
