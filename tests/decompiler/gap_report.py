@@ -99,7 +99,7 @@ def _normalize(text: str) -> str:
     text = re.sub(r"#\d+", "#", text)
     text = re.sub(r"\(line \d+\)", "", text)
     text = re.sub(r"call \S+\(.*", "call", text)
-    return text.strip()[:160]
+    return text.replace(": : ", ": ").strip()[:160]
 
 
 def _execution_cause(problem: str) -> str:
@@ -304,7 +304,7 @@ def main() -> None:
     text = _markdown(reports)
     if args.with_tests:
         text += "\n" + _other_tests_markdown(failures())
-    Path(args.output).write_text(text, encoding="utf-8")
+    Path(args.output).write_text(text.replace(": : ", ": "), encoding="utf-8")
     print(f"wrote {args.output}", file=sys.stderr)
 
 
