@@ -49,6 +49,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
         self.loops: List[LoopInfo] = []
         self.handled_regions: Set[int] = set()
         self.pure_mode = 0
+        self.base_depth = 0
+        self.expr_start = 0
         self.for_targets: List[Optional[n.Expr]] = []
         self.chain_compare_jumps: Set[int] = set()
         self.printer = printer
@@ -62,8 +64,9 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
 
     def run_range(self, start: int, end: int, stack: Optional[List[n.Expr]] = None) -> List[n.Stmt]:
         """Run [start, end) with `stack` and return the statements it produced."""
-        saved = (self.out, self.stack, self.end)
+        saved = (self.out, self.stack, self.end, self.base_depth)
         self.out, self.stack, self.end = [], (stack if stack is not None else []), end
+        self.base_depth = len(self.stack)
         try:
             i = start
             instrs = self.instrs
@@ -78,10 +81,12 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
             return self.out
         finally:
             self.last_stack = self.stack
-            self.out, self.stack, self.end = saved
+            self.out, self.stack, self.end, self.base_depth = saved
 
     def step(self, i: int) -> int:
         """Run the instruction (or the construct starting) at index `i`; return the next index."""
+        if len(self.stack) <= self.base_depth:
+            self.expr_start = i  # where the value now being computed began
         construct = self.control_at(i)
         if construct is not None:
             return construct

@@ -277,6 +277,7 @@ class ControlRules:
     # --- if / conditional expression ----------------------------------------------------------
 
     def op_POP_JUMP_IF_FALSE(self, ins: Instr, i: int) -> int:
+        test_start = self.expr_start
         value = self.pop()
         loop = self.loops[-1] if self.loops else None
         cond, fall, false_target, _ = self.condition_chain(i, value)
@@ -305,10 +306,9 @@ class ControlRules:
         if false_target <= i:
             raise self.fail(ins, "backward conditional jump outside a loop")
         # 3.10+: the test in front of a while loop whose body starts right here.
-        if fall in self.loop_end and fall not in self.active_loops:
-            loop_end = self.loop_end[fall]
-            if loop_end < false_target <= loop_end + 2:
-                return self.while_loop(fall, cond, false_target, top_test=(i, fall))
+        if fall in self.loop_end and fall not in self.active_loops and self.version.while_condition_duplicated:
+            if self._bottom_test(test_start, fall, self.loop_end[fall]) is not None:
+                return self.while_loop(fall, cond, false_target, top_test=(test_start, fall))
         if false_target > end:
             body = self.run_range(fall, end, list(self.stack))
             self.emit(n.If(cond, body, []))
@@ -502,12 +502,8 @@ class ControlRules:
         explicit_continue = False
         exclude: Set[int] = {j}
         if top_test is not None:
-            test_len = top_test[1] - top_test[0]
-            if back.opname in COND_JUMPS:
-                bottom = j - test_len + 1
-            else:
-                bottom = j - test_len
-            if bottom >= body_start and self._same_test(top_test[0], bottom, test_len):
+            bottom = self._bottom_test(top_test[0], top_test[1], j)
+            if bottom is not None and bottom >= body_start:
                 body_end = bottom
                 exclude.update(range(bottom, j + 1))
                 continue_targets.add(bottom)
@@ -520,7 +516,8 @@ class ControlRules:
             exclude.update(range(top_test[0], top_test[1]))
         if h != body_start:
             continue_targets.add(body_start)
-        real_exit = max(exit, j + 1)
+        real_exit = exit if exit <= j + 2 else j + 1
+        real_exit = max(real_exit, j + 1)
         break_target = self._break_target(body_start, body_end, real_exit, exclude)
         info = LoopInfo(continue_targets, break_target, real_exit, body_end,
                         natural_end=-1 if explicit_continue else None)
@@ -539,7 +536,32 @@ class ControlRules:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
+        if exit > j + 1 and after == real_exit:
+            # 3.10+ copies a small exit block for the test at the top; read it once.
+            self._skip_copy(exit, j + 1)
+            after = j + 1
         return after
+
+    def _skip_copy(self, copy: int, original: int) -> None:
+        """Mark [copy, ...) as skipped if it repeats the block at `original` up to its return."""
+        k = 0
+        while copy + k < len(self.instrs) and original + k < copy:
+            a, b = self.instrs[original + k], self.instrs[copy + k]
+            if a.opname != b.opname or (a.argval != b.argval and not a.is_jump):
+                return
+            k += 1
+            if a.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE") or a.opname == "JUMP":
+                self.skip[copy] = copy + k
+                return
+
+    def _bottom_test(self, test_start: int, test_end: int, j: int) -> Optional[int]:
+        """Where the copy of the test [test_start, test_end) that closes the loop at `j` starts."""
+        length = test_end - test_start
+        back = self.instrs[j]
+        bottom = j - length + 1 if back.opname in COND_JUMPS else j - length
+        if bottom > test_end and self._same_test(test_start, bottom, length):
+            return bottom
+        return None
 
     def _same_test(self, a: int, b: int, length: int) -> bool:
         for k in range(length):

@@ -279,7 +279,7 @@ class PatternRules:
     def control_at(self, i: int) -> Optional[int]:
         """Loops and try blocks first (`ControlRules`), then a match statement starting at `i`."""
         found = super().control_at(i)  # type: ignore[misc]
-        if found is not None or self.pure_mode:
+        if found is not None or self.pure_mode or self.instrs[i].opname not in _COPIES:
             return found
         return self.match_at(i)
 

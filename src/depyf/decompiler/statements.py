@@ -70,7 +70,7 @@ class StatementRules:
         if len({id(v) for v in values}) != count:
             return False
         first = self.instrs[nxt]
-        if not first.opname.startswith("STORE_"):
+        if first.opname not in _SIMPLE_STORES:
             window = self.instrs[nxt:nxt + 5]
             if not first.opname.startswith("LOAD_") or \
                     not any(w.opname in ("STORE_ATTR", "STORE_SUBSCR") for w in window):
