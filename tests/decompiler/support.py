@@ -187,3 +187,21 @@ def bounded_decompile(obj: Any) -> str:
             return depyf.decompile(obj)
     except Timeout as exc:
         raise RuntimeError(str(exc)) from None
+
+
+_DECOMPILED: Dict[int, Tuple[Any, Any]] = {}
+
+
+def cached_decompile(obj: Any) -> str:
+    """`bounded_decompile`, once per object per session (results and errors): several checks
+    read the same output, and decompiling the whole corpus twice would double their time."""
+    key = id(obj)
+    if key not in _DECOMPILED:
+        try:
+            _DECOMPILED[key] = (obj, bounded_decompile(obj))
+        except Exception as exc:
+            _DECOMPILED[key] = (obj, exc)
+    result = _DECOMPILED[key][1]
+    if isinstance(result, Exception):
+        raise result
+    return result

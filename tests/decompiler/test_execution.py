@@ -10,14 +10,8 @@ import pytest
 from . import support
 from .execution import execution_mismatches, params
 
-DECOMPILE_SECONDS = 10.0
-
-
 def _decompile(obj: Any) -> str:
-    import depyf
-
-    with support.deadline(DECOMPILE_SECONDS, "decompile"):
-        text = depyf.decompile(obj)
+    text = support.cached_decompile(obj)
     _decompile.last = text  # type: ignore[attr-defined]
     return text
 
