@@ -372,8 +372,9 @@ class PatternRules:
             self._rollback(mark)
             raise _NotAPattern() from None
         limit = self.end
-        if len(reads) == 1 and reads[0].guard is None and not reads[0].root.has_structure():
-            raise _NotAPattern()  # only captures: a chained assignment or a plain statement
+        if len(reads) == 1 and not reads[0].root.has_structure():
+            # Only captures: a chained assignment, perhaps followed by an `if`, compiles the same.
+            raise _NotAPattern()
         last = reads[-1]
         # Where the bodies jump when they finish: the end of the statement (a jump out of a loop is a
         # `break`, and one to its head may be a `continue`, not the end).
