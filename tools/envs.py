@@ -4,9 +4,10 @@ Each environment lives outside the repository (`$DEPYF_CACHE` or `~/.cache/depyf
 `venvs/<tag>`) so that a fresh checkout reuses what an earlier run set up: the torch wheels are
 several gigabytes and must be downloaded and unpacked once, not on every run.
 
-An environment is reused when its stamp file says it was built from the same interpreter, the
-same requirements, the same checkout and the same `pyproject.toml`, and a quick health check
-passes; otherwise it is deleted and built again.
+An environment is reused when its stamp file says it was built from the same interpreter and
+the same requirements and a quick health check passes. When only the checkout or
+`pyproject.toml` changed, depyf is reinstalled (seconds) and torch stays; anything else, or a
+broken environment, is deleted and built again.
 """
 from __future__ import annotations
 
