@@ -279,6 +279,9 @@ class ControlRules:
     def op_POP_JUMP_IF_FALSE(self, ins: Instr, i: int) -> int:
         test_start = self.expr_start
         value = self.pop()
+        threaded = self._threaded_boolean(ins, i, value)
+        if threaded is not None:
+            return threaded
         loop = self.loops[-1] if self.loops else None
         cond, fall, false_target, _ = self.condition_chain(i, value)
         end = self.end
@@ -341,6 +344,25 @@ class ControlRules:
 
     op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE
 
+    def _threaded_boolean(self, ins: Instr, i: int, value: n.Expr) -> Optional[int]:
+        """`(a and b) or c` before 3.12: the jump of `and` is threaded past the `or`'s own jump."""
+        t = ins.target
+        if t is None or t - 1 <= i or ins.opname not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"):
+            return None
+        outer = self.instrs[t - 1]
+        inner_op = "and" if ins.opname == "POP_JUMP_IF_FALSE" else "or"
+        expected = "JUMP_IF_TRUE_OR_POP" if inner_op == "and" else "JUMP_IF_FALSE_OR_POP"
+        if outer.opname != expected:
+            return None
+        right = self.pure_value(i + 1, t - 1)
+        if right is None:
+            return None
+        left = _flatten(inner_op, value, right)
+        if t - 1 >= self.end:  # a link of a longer chain: the caller finishes it
+            self.stack.append(left)
+            return t - 1
+        return self._short_circuit("or" if inner_op == "and" else "and", left, t, outer.target)
+
     def try_value_branches(self, cond: n.Expr, a_start: int, a_end: int, b_start: int, b_end: int) -> Optional[n.Expr]:
         """`x if cond else y` when both branches only compute one value."""
         a = self.pure_value(a_start, a_end)
@@ -353,8 +375,9 @@ class ControlRules:
 
     def pure_value(self, start: int, end: int) -> Optional[n.Expr]:
         """The single value [start, end) pushes without producing statements, or None."""
-        saved = self.stack
+        saved, saved_end = self.stack, self.end
         self.stack = list(saved)
+        self.end = end
         base = len(self.stack)
         self.pure_mode += 1
         try:
@@ -368,7 +391,7 @@ class ControlRules:
             return None
         finally:
             self.pure_mode -= 1
-            self.stack = saved
+            self.stack, self.end = saved, saved_end
 
     # --- unconditional jumps ------------------------------------------------------------------
 

@@ -143,7 +143,9 @@ class DefinitionRules:
             if isinstance(iterable, m.Iterator):
                 iterable = iterable.value
             return self.comprehension_call(callee, iterable)
-        return n.Call(self.finish_expr(callee), [self.finish_expr(a) for a in args])
+        # A function or class passed on (a decorator call) stays a marker until it is stored.
+        return n.Call(self.finish_expr(callee),
+                      [a if isinstance(a, (m.MadeFunction, ClassValue)) else self.finish_expr(a) for a in args])
 
     def comprehension_call(self, fn: m.MadeFunction, iterable: n.Expr) -> n.Expr:
         expr = self.decompile_nested(fn.code, comprehension=True)

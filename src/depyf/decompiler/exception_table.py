@@ -46,7 +46,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
 
     def _protected_end(self, s: int, t: int, warm: Set[int]) -> int:
         inside = [k for k in warm if t in self._chain(k)]
-        return max(inside) + 1 if inside else s
+        end = max(inside) + 1 if inside else s
+        # A loop that starts in the body ends there too, even if its closing jump is unprotected.
+        for h, j in self.loop_end.items():
+            if s <= h < end <= j < len(self.instrs) and self.instrs[j].opname == "JUMP":
+                end = j + 1
+        return end
 
     def _extend_for_return(self, e: int) -> int:
         """A `return value` whose value the protected code computed ends the body."""

@@ -75,7 +75,10 @@ class DumpLayout:
             self.writer.write_py(name, header + text)
             return None
         source = wrap_for_layout(text, stem, record.new_code)
-        code, why = compile_like(header + source, stem, record.new_code, path)
+        if adapter.source_can_match(record.new_code):
+            code, why = compile_like(header + source, stem, record.new_code, path)
+        else:
+            code, why = None, "Dynamo calls its pregraph markers in an order plain source cannot express"
         if code is not None:
             self.writer.write_py(name, header + source, compiled=True)
             record.debuggable = True

@@ -591,6 +591,16 @@ def distributed_rank() -> Optional[int]:
     return None
 
 
+def source_can_match(new_code: types.CodeType) -> bool:
+    """Whether plain source can compile to exactly Dynamo's transformed code.
+
+    Since 2.9 Dynamo loads the graph function, then calls ``record_pregraph_bytecode_enter``
+    before the graph's arguments are evaluated; no Python expression evaluates in that order, so a
+    bytecode-equal recompilation is impossible and not worth attempting.
+    """
+    return "record_pregraph_bytecode_enter" not in new_code.co_names
+
+
 def is_resume_code(code: types.CodeType) -> bool:
     """Whether ``code`` is a resume function Dynamo synthesized (named after the 2.3+ prefix)."""
     return code.co_name.startswith(("torch_dynamo_resume_in_", "resume_in_", "<resume in"))
