@@ -49,7 +49,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         end = max(inside) + 1 if inside else s
         # A loop that starts in the body ends there too, even if its closing jump is unprotected.
         for h, j in self.loop_end.items():
-            if s <= h < end <= j < len(self.instrs) and self.instrs[j].opname == "JUMP":
+            if s <= h < end <= j < len(self.instrs) and self.instrs[j].opname == "JUMP" \
+                    and h not in self.active_loops:  # (an active loop encloses the try)
                 end = j + 1
         return end
 
