@@ -410,10 +410,15 @@ def notes(outcomes: List[Outcome]) -> List[str]:
 
 
 def failure_summary(outcomes: List[Outcome], top: int) -> str:
-    """The most common first differences (and errors), per interpreter and decompiler."""
+    """The most common first differences (and errors), per interpreter and decompiler.
+
+    depyf 0.20's failures are left out when this decompiler was measured too: the summary is a
+    to-do list for this one, the baseline only a yardstick in the table.
+    """
     out: List[str] = []
+    ours_measured = any(o.decompiler == "ours" for o in outcomes)
     for o in outcomes:
-        if o.unavailable or not o.results:
+        if o.unavailable or not o.results or (ours_measured and o.decompiler == "baseline"):
             continue
         failing = [r for r in o.results if r["status"] != "equal"]
         out.append(f"### Python {o.interp.full}, {LABELS[o.decompiler]}: {len(failing)} of {len(o.results)} not equal")
