@@ -171,9 +171,10 @@ def test_no_invented_names(path: Path) -> None:
     for obj in _source_produced(path, module):
         try:
             text = support.cached_decompile(obj)
+            tree = ast.parse(text)
         except Exception:
-            continue  # decompile failures are the round trip's business
-        invented = sorted(_identifiers(ast.parse(text)) - written)
+            continue  # failures to decompile or to give valid source are the round trip's business
+        invented = sorted(_identifiers(tree) - written)
         if "__temp" in text or invented:
             bad.append(f"{obj.__qualname__}: {', '.join(invented) or '__temp'}")
     assert not bad, "\n".join(bad)
