@@ -243,12 +243,16 @@ class ExceptionRegionAnalysis:
         if target in self.handler_only_code():
             return True  # a loop inside handler code
         st = self._xt()
-        owners = [t for t, kind in st.kinds.items() if kind in ("except", "finally", "star") and t <= src]
+        owners = [t for t, kind in st.kinds.items() if kind in CONSTRUCTS and t <= src]
         if not owners:
             return True
         owner = max(owners)
-        starts = [k for k, ts in st.try_starts.items() if owner in ts]
-        return not starts or target <= starts[0]
+        if st.kinds[owner] == "with":
+            # A with statement starts before its protected range (BEFORE_WITH and the store).
+            starts = [r.start - 1 for r in self.bc.regions if r.handler == owner]
+        else:
+            starts = [k for k, ts in st.try_starts.items() if owner in ts]
+        return not starts or target <= min(starts)
 
     def handler_loop_end(self, header: int, jump: int) -> int:
         """The last instruction of a loop that only handler code jumps back into.
