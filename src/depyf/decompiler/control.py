@@ -616,7 +616,9 @@ class ControlRules:
             real_exit += 1
             if self.version.key >= (3, 13) and real_exit < len(self.instrs) and self.instrs[real_exit].opname == "POP_TOP":
                 real_exit += 1
-        body_end = j if self.instrs[j].opname == "JUMP" and self.instrs[j].target == h else j + 1
+        # The body runs up to the exit: 3.12+ may place copies of exit blocks after the last jump back.
+        last = self.instrs[exit - 1]
+        body_end = exit - 1 if last.opname == "JUMP" and last.target == h else max(exit, j + 1)
         break_target = self._break_target(h + 1, body_end, real_exit, {h})
         info = LoopInfo({h}, break_target, real_exit, body_end)
         self.loops.append(info)
