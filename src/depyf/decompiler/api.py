@@ -11,7 +11,7 @@ from types import CodeType
 from typing import Any, Dict, List, Optional, Union
 
 from depyf.decompiler import nodes as n
-from depyf.decompiler.builder import CodeBuilder
+from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
 from depyf.decompiler.exception_table import drop_copied_returns
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
@@ -65,7 +65,11 @@ class Decompiler:
         qualname = getattr(code, "co_qualname", code.co_name)
         bytecode = decode(code, self.version)
         builder = CodeBuilder(bytecode, self.body, qualname, self.printer)
-        stmts = builder.run()
+        try:
+            stmts = builder.run()
+        except NeedsTemporaries:
+            builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=True)
+            stmts = builder.run()
         if comprehension:
             return self._comprehension(code, stmts, builder)
         if lambda_body:

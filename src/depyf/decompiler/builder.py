@@ -34,7 +34,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
 
     handlers: Dict[str, Handler] = {}
 
-    def __init__(self, bytecode: Bytecode, decompile_nested: Callable, qualname: str, printer: Printer) -> None:
+    def __init__(self, bytecode: Bytecode, decompile_nested: Callable, qualname: str, printer: Printer,
+                 spill_mode: bool = False) -> None:
         self.bc = bytecode
         self.instrs = bytecode.instrs
         self.version = bytecode.version
@@ -49,6 +50,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
         self.loops: List[LoopInfo] = []
         self.handled_regions: Set[int] = set()
         self.pure_mode = 0
+        self.spill_mode = spill_mode
+        self.temp_count = 0
         self.base_depth = 0
         self.expr_start = 0
         self.for_targets: List[Optional[n.Expr]] = []
@@ -130,7 +133,36 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
     def emit(self, stmt: n.Stmt) -> None:
         if self.pure_mode:
             raise _NotPure()
+        if self.stack and self._live_values():
+            # Source code never leaves a computed value on the stack across a statement; code
+            # rewritten by tools (Dynamo) does. Such values are kept in temporaries.
+            if not self.spill_mode:
+                raise NeedsTemporaries()
+            self.spill_stack()
         self.out.append(stmt)
+
+    def _live_values(self) -> bool:
+        for value in reversed(self.stack):
+            if isinstance(value, m.ClearedLocal):
+                return False  # inside a 3.12+ inlined comprehension: what lies below is the caller's
+            if _needs_temporary(value):
+                return True
+        return False
+
+    def spill_stack(self) -> None:
+        """Assign every computed value on the stack to a temporary, in stack order."""
+        for k, value in enumerate(self.stack):
+            if _needs_temporary(value):
+                self.spill_value(value)
+
+    def spill_value(self, value: n.Expr) -> n.Name:
+        name = n.Name(f"__temp_{self.temp_count}")
+        self.temp_count += 1
+        self.out.append(n.Assign([name], self.finish_expr(value)))
+        for k, other in enumerate(self.stack):
+            if other is value:
+                self.stack[k] = name
+        return name
 
     def fail(self, ins: Optional[Instr], reason: str) -> DecompilationError:
         return DecompilationError(
@@ -153,6 +185,22 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
             raise DecompilationError(f"internal value {type(value).__name__} used as an expression",
                                      function=self.qualname, python_version=self.version.key)
         return value
+
+
+class NeedsTemporaries(Exception):
+    """The code keeps values on the stack across statements: decompile again with temporaries."""
+
+
+def _needs_temporary(value: n.Expr) -> bool:
+    if isinstance(value, (n.Name, n.Const)) or isinstance(value, m.MARKER_TYPES):
+        return False
+    if isinstance(value, (n.List_, n.Set_, n.Tuple_)) and not value.elts:
+        return False  # an empty display being filled (comprehension accumulators)
+    if isinstance(value, n.Dict_) and not value.keys:
+        return False
+    if isinstance(value, n.ComprehensionExpr):
+        return False  # a finished inlined comprehension waiting for its saved local
+    return True
 
 
 class _NotPure(Exception):

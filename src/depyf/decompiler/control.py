@@ -279,6 +279,8 @@ class ControlRules:
     def op_POP_JUMP_IF_FALSE(self, ins: Instr, i: int) -> int:
         test_start = self.expr_start
         value = self.pop()
+        if self.spill_mode and not self.pure_mode and self._live_values():
+            self.spill_stack()  # values that outlive the branch are computed before it
         threaded = self._threaded_boolean(ins, i, value)
         if threaded is not None:
             return threaded
@@ -443,6 +445,8 @@ class ControlRules:
 
     def op_COPY(self, ins: Instr, i: int) -> Optional[int]:
         instrs = self.instrs
+        if self.spill_mode and not self.pure_mode:
+            self._spill_copied(self.stack[-ins.arg])
         if ins.arg == 1 and i + 2 < len(instrs):
             j = i + 1
             if instrs[j].opname == "TO_BOOL":
@@ -667,9 +671,16 @@ class ControlRules:
             return True
         return False
 
+    def _spill_copied(self, value: n.Expr) -> None:
+        """A value used twice is computed once, into a temporary (rewritten code only)."""
+        if not isinstance(value, (n.Name, n.Const)) and not isinstance(value, m.MARKER_TYPES):
+            self.spill_value(value)
+
     def op_DUP_TOP(self, ins: Instr, i: int) -> Optional[int]:
         if self.chain_compare_start(i):
             return self.chained_compare(i)
+        if self.spill_mode and not self.pure_mode:
+            self._spill_copied(self.stack[-1])
         self.stack.append(self.stack[-1])
         return None
 

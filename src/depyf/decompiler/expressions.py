@@ -246,10 +246,21 @@ class ExpressionRules:
         assert isinstance(keys, n.Const)
         self.stack.append(n.Dict_([n.Const(k) for k in keys.value], values))
 
+    def _mutate_in_place(self, target: n.Expr, method: str, value: n.Expr) -> None:
+        """`target.method(value)` on a container kept in a temporary (rewritten code only)."""
+        if not isinstance(target, n.Name):
+            if not self.spill_mode:
+                from depyf.decompiler.builder import NeedsTemporaries
+                raise NeedsTemporaries()
+            target = self.spill_value(target)
+        self.emit(n.ExprStmt(n.Call(n.Attribute(target, method), [self.finish_expr(value)])))
+
     def op_LIST_EXTEND(self, ins: Instr, i: int) -> None:
         value = self.pop()
         target = self.stack[-ins.arg]
-        if isinstance(target, n.List_):
+        if not isinstance(target, n.List_):
+            self._mutate_in_place(target, "extend", value)
+        elif isinstance(target, n.List_):
             if isinstance(value, n.Const) and isinstance(value.value, tuple):
                 target.elts.extend(n.Const(v) for v in value.value)
             elif isinstance(value, (n.List_, n.Tuple_)) and not target.elts:

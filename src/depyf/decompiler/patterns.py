@@ -279,8 +279,8 @@ class PatternRules:
     def control_at(self, i: int) -> Optional[int]:
         """Loops and try blocks first (`ControlRules`), then a match statement starting at `i`."""
         found = super().control_at(i)  # type: ignore[misc]
-        if found is not None or self.pure_mode or self.instrs[i].opname not in _COPIES:
-            return found
+        if found is not None or self.pure_mode or self.spill_mode or self.instrs[i].opname not in _COPIES:
+            return found  # (code that needs temporaries was not written as source: no match)
         return self.match_at(i)
 
     def match_at(self, i: int) -> Optional[int]:

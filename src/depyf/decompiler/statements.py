@@ -191,6 +191,8 @@ class StatementRules:
             return
         if isinstance(value, m.MARKER_TYPES):
             return
+        if self.spill_mode and isinstance(value, (n.Name, n.Const)):
+            return  # dropping a temporary has no effect
         self.emit(n.ExprStmt(self.finish_expr(value)))
 
     def op_PRINT_EXPR(self, ins: Instr, i: int) -> None:
