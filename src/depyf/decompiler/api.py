@@ -101,6 +101,8 @@ class Decompiler:
                                  python_version=self.version.key)
 
     def _tidy_function_body(self, code: CodeType, stmts: List[n.Stmt], bytecode: Bytecode) -> List[n.Stmt]:
+        if code.co_name == "<module>":
+            _strip_returns(stmts)  # copies of the module's implicit return; `return` is invalid there
         if self.version.has_exception_table:
             drop_copied_returns(stmts)  # exception_table: branches that fall off the end
         if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value):
@@ -195,6 +197,30 @@ def _ends_in_dead_return_none(bytecode: Bytecode) -> bool:
     return (load.opname == "LOAD_CONST" and load.argval is None and ret.opname == "RETURN_VALUE"
             and before.opname in ("RETURN_VALUE", "RAISE_VARARGS", "JUMP", "RERAISE")
             and not any(ins.target == load.index for ins in instrs))
+
+
+def _strip_returns(stmts: List[n.Stmt]) -> None:
+    """Remove every `return None` from module-level code, recursively.
+
+    A branch that ended in such a return did not fall into the statements after it: those
+    become its else part first.
+    """
+    for k, s in enumerate(stmts):
+        if isinstance(s, n.If) and not s.orelse and k < len(stmts) - 1 and s.body \
+                and isinstance(s.body[-1], n.Return) and _is_none(s.body[-1].value):
+            s.orelse = stmts[k + 1:]
+            del stmts[k + 1:]
+            break
+    stmts[:] = [s for s in stmts if not (isinstance(s, n.Return) and _is_none(s.value))]
+    for s in stmts:
+        for attr in ("body", "orelse", "finalbody"):
+            inner = getattr(s, attr, None)
+            if isinstance(inner, list) and not isinstance(s, (n.FunctionDef, n.ClassDef)):
+                _strip_returns(inner)
+        for handler in getattr(s, "handlers", ()) or ():
+            _strip_returns(handler.body)
+        for case in getattr(s, "cases", ()) or ():
+            _strip_returns(case.body)
 
 
 def _fold_tail_into_else(stmts: List[n.Stmt]) -> None:

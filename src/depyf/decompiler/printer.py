@@ -309,6 +309,9 @@ class Printer:
         pad = self.unit * depth
         t = type(s)
         if t is n.ExprStmt:
+            if isinstance(s.value, n.Const) and isinstance(s.value.value, str) and "\n" in s.value.value:
+                out.extend(self._docstring(s.value.value, pad))
+                return
             out.append(pad + self.expr(s.value, YIELD))
         elif t is n.Assign:
             targets = " = ".join(self.target(x) for x in s.targets)
@@ -401,6 +404,15 @@ class Printer:
             out.extend(pad + "# " + line if line else pad + "#" for line in s.lines)
         else:
             raise TypeError(f"cannot print {t.__name__}")
+
+    def _docstring(self, text: str, pad: str) -> List[str]:
+        """A multi-line string statement as a triple-quoted literal, when that spells it exactly."""
+        if any(c != "\n" and c != "\t" and not c.isprintable() for c in text):
+            return [pad + repr(text)]
+        body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+        if body.endswith('"'):
+            body = body[:-1] + '\\"'
+        return (pad + '"""' + body + '"""').split("\n")
 
     def _value(self, e: n.Expr) -> str:
         """A right-hand side: bare tuples and yields need no parentheses here."""
