@@ -289,7 +289,7 @@ class ControlRules:
         end = self.end
         # A test that leaves the loop or goes back to its head: `if ...: break/continue`.
         leaves = loop is not None and (false_target in loop.continue_targets or false_target == loop.break_target
-                                       or false_target >= loop.exit)
+                                       or false_target >= loop.exit or self._continues_outer_loop(false_target))
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
             stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
             if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end:
@@ -404,7 +404,9 @@ class ControlRules:
                 if i != loop.natural_end or loop is not self.loops[-1]:
                     self.emit(n.Continue())
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
-            if target == loop.break_target or (loop.break_target is None and target >= loop.exit):
+            if target == loop.break_target or (loop.break_target is None and target >= loop.exit) \
+                    or self._continues_outer_loop(target):
+                # (a break whose loop ends the enclosing loop's body jumps straight to its head)
                 self.emit(n.Break())
                 return self.end if self._dead_until_end(i) else i + 1
             break
@@ -413,6 +415,9 @@ class ControlRules:
         if target > i and not any(src != i for t in range(i + 1, target) for src in self.jump_sources.get(t, ())):
             return target  # unreachable code the compiler left behind
         raise self.fail(ins, "jump that does not belong to any construct")
+
+    def _continues_outer_loop(self, target: int) -> bool:
+        return any(target in outer.continue_targets for outer in self.loops[:-1])
 
     def _dead_until_end(self, i: int) -> bool:
         """After a break/continue, is the rest of the range reachable only by falling through?"""
