@@ -649,8 +649,11 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
-        loop = n.For(target, iterable, body, orelse, is_async)
-        comprehension = self.comprehension_from_loop(loop) if not orelse else None
+        return self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
+
+    def finish_for(self, loop: n.For, after: int) -> int:
+        """Emit a finished for loop, or turn it into the comprehension it implements (3.12+ inlined)."""
+        comprehension = self.comprehension_from_loop(loop) if not loop.orelse else None
         if comprehension is not None and comprehension[0] is not None:
             acc, expr = comprehension
             for k in range(len(self.stack) - 1, -1, -1):
@@ -659,6 +662,7 @@ class ControlRules:
                     return after
         self.emit(loop)
         return after
+
 
     # --- chained comparisons ----------------------------------------------------------------
 

@@ -984,13 +984,4 @@ class BlockExceptionRules:
         if break_target is not None and real_exit < break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
-        loop = n.For(target, iterable, body, orelse, True)
-        comprehension = self.comprehension_from_loop(loop) if not orelse else None
-        if comprehension is not None and comprehension[0] is not None:
-            acc, expr = comprehension
-            for k in range(len(self.stack) - 1, -1, -1):
-                if self.stack[k] is acc:
-                    self.stack[k] = expr
-                    return after
-        self.emit(loop)
-        return after
+        return self.finish_for(n.For(target, iterable, body, orelse, True), after)

@@ -729,16 +729,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
         self.skip[exit_at] = exit_at + 1
-        loop = n.For(target, iterable, body, orelse, True)
-        comprehension = self.comprehension_from_loop(loop) if not orelse else None
-        if comprehension is not None and comprehension[0] is not None:
-            acc, expr = comprehension
-            for q in range(len(self.stack) - 1, -1, -1):
-                if self.stack[q] is acc:
-                    self.stack[q] = expr
-                    return after
-        self.emit(loop)
-        return after
+        return self.finish_for(n.For(target, iterable, body, orelse, True), after)
 
 def drop_copied_returns(stmts: List[n.Stmt]) -> None:
     """Remove `return None` that ends a branch of the function's last statement.
