@@ -213,13 +213,11 @@ class DefinitionRules:
 
     def op_YIELD_FROM(self, ins: Instr, i: int) -> None:
         self.pop()  # the None sent in first
-        source = self.pop()
-        self.stack.append(source if isinstance(source, n.Await) else n.YieldFrom(source))
+        self.stack.append(_awaited(self.pop()))
 
     def op_SEND(self, ins: Instr, i: int) -> int:
         self.pop()
-        source = self.pop()
-        self.stack.append(source if isinstance(source, n.Await) else n.YieldFrom(source))
+        self.stack.append(_awaited(self.pop()))
         target = ins.target
         if target < len(self.instrs) and self.instrs[target].opname == "END_SEND":
             target += 1
@@ -233,6 +231,13 @@ class DefinitionRules:
 
     def op_END_FOR(self, ins: Instr, i: int) -> None:
         pass
+
+
+def _awaited(source: n.Expr) -> n.Expr:
+    """The value of `yield from source` / `await source` (SEND, YIELD_FROM)."""
+    if isinstance(source, m.AwaitedComprehension):
+        return source.value
+    return source if isinstance(source, n.Await) else n.YieldFrom(source)
 
 
 def _negate_for_filter(test: n.Expr) -> n.Expr:

@@ -463,7 +463,13 @@ class ExpressionRules:
     op_UNARY_POSITIVE = op_UNARY_INVERT = op_UNARY_NOT = op_UNARY_NEGATIVE
 
     def op_GET_AWAITABLE(self, ins: Instr, i: int) -> None:
-        self.stack.append(n.Await(self.pop()))
+        value = self.pop()
+        if isinstance(value, n.ComprehensionExpr) and value.kind != "gen" and \
+                any(g.is_async for g in value.generators):
+            # Before 3.12 an async comprehension is a coroutine that its caller awaits.
+            self.stack.append(m.AwaitedComprehension(value))
+            return
+        self.stack.append(n.Await(value))
 
     def op_GET_YIELD_FROM_ITER(self, ins: Instr, i: int) -> None:
         pass

@@ -141,6 +141,14 @@ class Iterator(n.Expr):
         self.is_async = is_async
 
 
+class AwaitedComprehension(n.Expr):
+    """An async comprehension's coroutine being awaited by its caller (before 3.12)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: n.Expr) -> None:
+        self.value = value
+
+
 class Sentinel(n.Expr):
     """Any other internal value (loop state, return addresses); `what` says which."""
     __slots__ = ("what",)
@@ -149,7 +157,7 @@ class Sentinel(n.Expr):
         self.what = what
 
 
-MARKER_TYPES = (Null, ClassValue, ImportedModule, ImportedName, MadeFunction, BuildClass, UnpackSlot, InplaceResult,
+MARKER_TYPES = (Null, ClassValue, AwaitedComprehension, ImportedModule, ImportedName, MadeFunction, BuildClass, UnpackSlot, InplaceResult,
                 ExceptionValue, WithExit, ClearedLocal, KwNames, Iterator, Sentinel)
 
 Scope = Dict[str, n.Expr]
