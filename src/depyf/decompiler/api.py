@@ -35,7 +35,7 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
     try:
         target = _unwrap(obj)
         if isinstance(target, type):
-            return _decompile_class_object(target, indent, name)
+            return _decompile_class_object(target, indent, name, on_error)
         code, fn = target
         return Decompiler(code, host(), indent).definition_text(fn, name)
     except DecompilationError as error:
@@ -345,7 +345,7 @@ def _describe(obj: Any) -> str:
     return f"{type(obj).__name__} {name}" if name else f"object of type {type(obj).__name__}"
 
 
-def _decompile_class_object(cls: type, indent: int, name: Optional[str]) -> str:
+def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_error: str = "raise") -> str:
     """A class object has no body code left; rebuild its body from its members."""
     printer = Printer(indent)
     lines: List[str] = []
@@ -366,7 +366,7 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str]) -> str:
         elif isinstance(value, property):
             decorator, value = "property", value.fget
         if isinstance(value, types.FunctionType):
-            text = decompile(value, on_error="comment", indent=indent)
+            text = decompile(value, on_error=on_error, indent=indent)
             if decorator:
                 lines.append(unit + "@" + decorator)
             lines.extend(unit + line if line else line for line in text.rstrip("\n").split("\n"))

@@ -226,6 +226,9 @@ class DefinitionRules:
     def op_END_SEND(self, ins: Instr, i: int) -> None:
         pass
 
+    def op_ASYNC_GEN_WRAP(self, ins: Instr, i: int) -> None:
+        pass  # 3.11 wraps the value an async generator yields; the source just yields it
+
     def op_GET_ANEXT(self, ins: Instr, i: int) -> None:
         self.stack.append(m.Sentinel("anext"))
 
