@@ -623,7 +623,8 @@ class ControlRules:
         real_exit = exit
         while real_exit < len(self.instrs) and self.instrs[real_exit].opname in ("END_FOR",) :
             real_exit += 1
-            if self.version.key >= (3, 13) and real_exit < len(self.instrs) and self.instrs[real_exit].opname == "POP_TOP":
+            if self.version.end_for_then_pop_top and real_exit < len(self.instrs) \
+                    and self.instrs[real_exit].opname == "POP_TOP":
                 real_exit += 1
         # The body runs up to the exit: 3.12+ may place copies of exit blocks after the last jump back.
         last = self.instrs[exit - 1]

@@ -112,7 +112,7 @@ class Bytecode:
 
 def _local_names(code: CodeType, version: BytecodeVersion) -> Tuple[Sequence[str], Sequence[str]]:
     """Names indexed by local-variable and by cell/free-variable instructions."""
-    if version.key >= (3, 11):
+    if version.locals_plus:
         plus = list(code.co_varnames)
         plus += [name for name in code.co_cellvars if name not in code.co_varnames]
         plus += list(code.co_freevars)

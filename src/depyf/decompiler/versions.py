@@ -128,6 +128,16 @@ class BytecodeVersion:
         return self.key >= (3, 12)
 
     @property
+    def locals_plus(self) -> bool:
+        """3.11+ index locals, cells and free variables in one table (co_localsplusnames)."""
+        return self.key >= (3, 11)
+
+    @property
+    def end_for_then_pop_top(self) -> bool:
+        """3.13 leaves a loop through END_FOR then POP_TOP (3.12: END_FOR alone)."""
+        return self.key >= (3, 13)
+
+    @property
     def has_load_assertion_error(self) -> bool:
         """3.8 loads AssertionError by name in assert statements."""
         return "LOAD_ASSERTION_ERROR" in self.tables["opmap"]
