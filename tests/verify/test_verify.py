@@ -17,7 +17,7 @@ from typing import List
 
 import pytest
 
-VERIFY_PATH = Path(__file__).resolve().parents[1] / "src" / "depyf" / "verify.py"
+VERIFY_PATH = Path(__file__).resolve().parents[2] / "src" / "depyf" / "verify.py"
 
 
 def _load_verify():
