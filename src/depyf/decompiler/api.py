@@ -292,7 +292,8 @@ def _value_expr(value: Any, env: Dict[str, Any]) -> n.Expr:
         compile(text, "<repr>", "eval")
         return n.Raw(text)
     except SyntaxError:
-        return n.Raw("...  # " + text.replace("\n", " ")[:60]) if False else n.Const(Ellipsis)
+        # No expression spells this object: `...` keeps the signature valid Python.
+        return n.Const(Ellipsis)
 
 
 def _unwrap(obj: Any) -> Any:
