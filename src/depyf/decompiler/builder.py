@@ -173,6 +173,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
 
     def finish_expr(self, value: n.Expr) -> n.Expr:
         """Turn a marker that reached an expression position into a real expression."""
+        if not isinstance(value, m.MARKER_TYPES):
+            return value  # the common case, checked once (this runs for every value printed)
         if isinstance(value, m.MadeFunction):
             return self.function_expression(value)
         if isinstance(value, m.InplaceResult):
@@ -181,10 +183,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
             return value.value
         if isinstance(value, m.ImportedModule):
             return n.Call(n.Name("__import__"), [n.Const(value.module)])
-        if isinstance(value, m.MARKER_TYPES):
-            raise DecompilationError(f"internal value {type(value).__name__} used as an expression",
-                                     function=self.qualname, python_version=self.version.key)
-        return value
+        raise DecompilationError(f"internal value {type(value).__name__} used as an expression",
+                                 function=self.qualname, python_version=self.version.key)
 
 
 class NeedsTemporaries(Exception):

@@ -313,9 +313,10 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
         instr.index = len(kept)
         if instr.offset not in index_at:
             index_at[instr.offset] = instr.index
-        for off in pending:
-            index_at[off] = instr.index
-        pending.clear()
+        if pending:
+            for off in pending:
+                index_at[off] = instr.index
+            pending.clear()
         kept.append(instr)
     end = len(kept)
     for off in pending:

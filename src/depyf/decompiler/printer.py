@@ -17,6 +17,13 @@ BINOP_PREC = {
     "*": TERM, "/": TERM, "//": TERM, "%": TERM, "@": TERM, "**": POWER,
 }
 UNARY_PREC = {"not": NOT, "-": FACTOR, "+": FACTOR, "~": FACTOR}
+# Node types whose precedence does not depend on their contents (the most common first).
+_FIXED_PRECEDENCE: Dict[type, int] = {
+    n.Name: ATOM, n.Attribute: ATOM, n.Call: ATOM, n.Subscript: ATOM, n.List_: ATOM, n.Dict_: ATOM,
+    n.Set_: ATOM, n.JoinedStr: ATOM, n.ComprehensionExpr: ATOM,
+    n.Compare: CMP, n.IfExp: TEST, n.Lambda: TEST, n.NamedExpr: NAMED, n.Yield: YIELD,
+    n.YieldFrom: YIELD, n.Await: AWAIT, n.Starred: EXPR,
+}
 
 
 def _escape(text: str, quote: str) -> str:
@@ -71,26 +78,17 @@ class Printer:
 
     def precedence(self, e: n.Expr) -> int:
         t = type(e)
+        fixed = _FIXED_PRECEDENCE.get(t)
+        if fixed is not None:
+            return fixed
         if t is n.BinOp:
             return BINOP_PREC[e.op]
         if t is n.UnaryOp:
             return UNARY_PREC[e.op]
         if t is n.BoolOp:
             return OR if e.op == "or" else AND
-        if t is n.Compare:
-            return CMP
-        if t is n.IfExp or t is n.Lambda:
-            return TEST
-        if t is n.NamedExpr:
-            return NAMED
-        if t is n.Yield or t is n.YieldFrom:
-            return YIELD
-        if t is n.Await:
-            return AWAIT
         if t is n.Tuple_:
             return TUPLE if e.elts else ATOM
-        if t is n.Starred:
-            return EXPR
         if t is n.Const:
             v = e.value
             if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
@@ -407,7 +405,7 @@ class Printer:
 
     def _docstring(self, text: str, pad: str) -> List[str]:
         """A multi-line string statement as a triple-quoted literal, when that spells it exactly."""
-        if any(c != "\n" and c != "\t" and not c.isprintable() for c in text):
+        if not text.replace("\n", "").replace("\t", "").isprintable():
             return [pad + repr(text)]
         body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
         if body.endswith('"'):

@@ -19,15 +19,10 @@ class StatementRules:
 
     def store(self, target: n.Expr, value: n.Expr) -> None:
         """Assign `value` to `target`, recognising chained, unpacking and augmented forms."""
-        if isinstance(value, m.UnpackSlot):
-            self._fill_slot(value, target)
+        if isinstance(value, m.MARKER_TYPES):
+            self._store_marker(target, value)
             return
-        if isinstance(value, m.Sentinel) and value.what == "for-target":
-            self.for_targets[-1] = target
-            return
-        if isinstance(value, m.ClearedLocal):
-            return  # restoring a local saved around an inlined comprehension
-        if self.stack and self.stack[-1] is value and not isinstance(value, m.MARKER_TYPES):
+        if self.stack and self.stack[-1] is value:
             # value; DUP; STORE a -> either `a = b = value` (when stored again) or a walrus.
             self.stack[-1] = n.NamedExpr(target, value)
             self.chained.add(id(self.stack[-1]))
@@ -40,6 +35,23 @@ class StatementRules:
                 inner = inner.value
             self.emit(n.Assign(targets + [target], inner))
             return
+        if isinstance(value, n.Call) and self.is_decorated(value):
+            stmt = self.definition_statement(value, target)
+            if stmt is not None:
+                self.emit(stmt)
+                return
+        self.emit(n.Assign([target], value))
+
+    def _store_marker(self, target: n.Expr, value: n.Expr) -> None:
+        """A store of one of the builder's internal values (markers.py): each means a statement."""
+        if isinstance(value, m.UnpackSlot):
+            self._fill_slot(value, target)
+            return
+        if isinstance(value, m.Sentinel) and value.what == "for-target":
+            self.for_targets[-1] = target
+            return
+        if isinstance(value, m.ClearedLocal):
+            return  # restoring a local saved around an inlined comprehension
         if isinstance(value, m.InplaceResult):
             self.emit(n.AugAssign(target, value.op, value.value))
             return
@@ -49,7 +61,7 @@ class StatementRules:
         if isinstance(value, m.ImportedName):
             self._store_import_from(value, target)
             return
-        if isinstance(value, (m.MadeFunction, m.ClassValue)) or (isinstance(value, n.Call) and self.is_decorated(value)):
+        if isinstance(value, (m.MadeFunction, m.ClassValue)):
             stmt = self.definition_statement(value, target)
             if stmt is not None:
                 self.emit(stmt)

@@ -6,13 +6,28 @@ interpreter's for live code objects.
 """
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, Tuple
+from functools import cached_property, lru_cache
+from typing import Any, Dict, Tuple, TypeVar
 
 from depyf.decompiler.opcode_tables import TABLES
 
 SUPPORTED: Tuple[Tuple[int, int], ...] = tuple(sorted(TABLES))
 
+_Class = TypeVar("_Class", bound=type)
 
+
+def _computed_once(cls: _Class) -> _Class:
+    """Turn every property of `cls` into a cached one: the decompiler asks these questions for
+    every instruction, and the answers of a version never change."""
+    for name, member in list(vars(cls).items()):
+        if isinstance(member, property):
+            cached = cached_property(member.fget)  # type: ignore[arg-type]
+            cached.__set_name__(cls, name)
+            setattr(cls, name, cached)
+    return cls
+
+
+@_computed_once
 @dataclass(frozen=True)
 class BytecodeVersion:
     """Named facts about the bytecode of one CPython minor version."""
@@ -164,14 +179,20 @@ class BytecodeVersion:
 
 def host() -> BytecodeVersion:
     """The version of the running interpreter."""
-    return BytecodeVersion(*sys.version_info[:2])
+    return _shared(*sys.version_info[:2])
 
 
 def for_key(key: Tuple[int, int]) -> BytecodeVersion:
     if tuple(key) not in TABLES:
         raise ValueError("unsupported Python version %d.%d (supported: %s)" % (
             key[0], key[1], ", ".join("%d.%d" % k for k in SUPPORTED)))
-    return BytecodeVersion(*key)
+    return _shared(key[0], key[1])
+
+
+@lru_cache(maxsize=None)
+def _shared(major: int, minor: int) -> BytecodeVersion:
+    """One instance per version, so that its cached answers are computed once per process."""
+    return BytecodeVersion(major, minor)
 
 
 def host_is(min_key: Tuple[int, int]) -> bool:
