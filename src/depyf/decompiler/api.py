@@ -24,11 +24,16 @@ _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static
 _MAX_WRAPPERS = 100
 
 
-def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, indent: int = 4) -> str:
+def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, indent: int = 4,
+              rewritten: bool = False) -> str:
     """Decompile a function, method, lambda, class, code object or callable wrapper to source.
 
     `on_error="raise"` raises `DecompilationError`; `on_error="comment"` never raises and returns
     valid source whose undecompilable part is shown as disassembly in comments.
+    `rewritten=True` says the bytecode was made by a tool, not compiled from source (Dynamo's
+    transformed code): values that stay on the stack across statements are then kept in named
+    temporaries from the start, instead of after a first reading as source has failed. The text
+    is the same; only the time differs.
     """
     if on_error not in ("raise", "comment"):
         raise ValueError("on_error must be 'raise' or 'comment'")
@@ -37,7 +42,7 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
         if isinstance(target, type):
             return _decompile_class_object(target, indent, name, on_error)
         code, fn = target
-        return Decompiler(code, host(), indent).definition_text(fn, name)
+        return Decompiler(code, host(), indent, rewritten).definition_text(fn, name)
     except DecompilationError as error:
         if on_error == "raise":
             raise
@@ -53,10 +58,11 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
 class Decompiler:
     """Decompiles one code object and, recursively, the code objects nested in it."""
 
-    def __init__(self, code: CodeType, version: BytecodeVersion, indent: int = 4) -> None:
+    def __init__(self, code: CodeType, version: BytecodeVersion, indent: int = 4, rewritten: bool = False) -> None:
         self.code = code
         self.version = version
         self.printer = Printer(indent)
+        self.rewritten = rewritten  # tool-made bytecode: read it with temporaries from the start
 
     # --- bodies ----------------------------------------------------------------------------
 
@@ -64,7 +70,7 @@ class Decompiler:
              comprehension: bool = False) -> Union[List[n.Stmt], n.Expr]:
         qualname = getattr(code, "co_qualname", code.co_name)
         bytecode = decode(code, self.version)
-        builder = CodeBuilder(bytecode, self.body, qualname, self.printer)
+        builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=self.rewritten)
         try:
             stmts = builder.run()
         except NeedsTemporaries:

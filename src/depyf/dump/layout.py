@@ -63,7 +63,7 @@ class DumpLayout:
         stem = f"__transformed_code_{i}_for_{base}"
         name = self.writer.unique_name(stem)
         path = self.writer.path(name)
-        text, problem = safe_decompile(record.new_code, stem)
+        text, problem = safe_decompile(record.new_code, stem, transformed=True)
         header = _comment_block(
             [f"Dynamo's transformed code for {record.code.co_name} (cache entry {record.compile_id})."]
             + [f"recompiled because: {r}" for r in record.recompile_reasons]

@@ -6,16 +6,18 @@ a piece of text not compile, writes it as comments instead (with a note), never 
 from __future__ import annotations
 
 import os
-import tempfile
+import threading
 from typing import Dict, Optional
 
 
 def atomic_write(path: str, text: str) -> None:
     """Write ``text`` to ``path`` so readers never see a half-written file."""
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".depyf-", suffix=".tmp", dir=directory)
+    directory, base = os.path.split(path)
+    # A name of this process and thread is unique enough, and cheaper than tempfile's search
+    # (the dump writes dozens of files while torch compiles).
+    tmp = os.path.join(directory, f".depyf-{base}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with open(tmp, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
     except BaseException:

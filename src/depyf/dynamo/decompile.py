@@ -75,33 +75,35 @@ def report_once(key: str, message: str) -> None:
 
 
 _PLACEHOLDER = "__depyf_placeholder_name__"
-_memo: Dict[types.CodeType, Tuple[str, Optional[str]]] = {}
+_memo: Dict[Tuple[types.CodeType, bool], Tuple[str, Optional[str]]] = {}
 _MEMO_LIMIT = 1024
 
 
-def safe_decompile(code: types.CodeType, name: str) -> Tuple[str, Optional[str]]:
+def safe_decompile(code: types.CodeType, name: str, transformed: bool = False) -> Tuple[str, Optional[str]]:
     """``(source, problem)``: ``problem`` is None when the decompiler's own output was used.
 
     Each code object is decompiled once (the dump and its explanation both need it); the result
     is renamed for each caller. Callers collect the problems and report them once
-    (:func:`report_problems`).
+    (:func:`report_problems`). ``transformed``: ``code`` is Dynamo's transformed code, bytecode
+    no source compiles to, read with temporaries from the start (``decompile(rewritten=True)``).
     """
-    cached = _memo.get(code)
+    key = (code, transformed)
+    cached = _memo.get(key)
     if cached is None:
-        cached = _decompile_uncached(code)
+        cached = _decompile_uncached(code, transformed)
         if len(_memo) >= _MEMO_LIMIT:
             _memo.clear()
-        _memo[code] = cached
+        _memo[key] = cached
     text, problem = cached
     return text.replace(f"def {_PLACEHOLDER}(", f"def {name}(", 1), problem
 
 
-def _decompile_uncached(code: types.CodeType) -> Tuple[str, Optional[str]]:
+def _decompile_uncached(code: types.CodeType, transformed: bool) -> Tuple[str, Optional[str]]:
     problem: Optional[str] = None
     try:
         import depyf
 
-        text = depyf.decompile(code, name=_PLACEHOLDER, on_error="comment")
+        text = depyf.decompile(code, name=_PLACEHOLDER, on_error="comment", rewritten=transformed)
         compile(text, "<depyf>", "exec")
         return (text if text.endswith("\n") else text + "\n"), None
     except BaseException as e:  # the decompiler must never take the user's program down

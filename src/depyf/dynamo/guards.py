@@ -53,6 +53,10 @@ class RenderedGuard:
     stand_in: bool
 
 
+# A string literal (skipped whole, escapes included) or a comment's `#`.
+_LITERAL_OR_HASH = re.compile(r"""'(?:\\.|[^'\\])*'?|"(?:\\.|[^"\\])*"?|#""", re.DOTALL)
+
+
 def split_comment(text: str) -> "tuple[str, str]":
     """Split ``expr  # comment`` at the first ``#`` outside a string literal."""
     hash_at = text.find("#")
@@ -60,21 +64,10 @@ def split_comment(text: str) -> "tuple[str, str]":
         return text.rstrip(), ""
     if "'" not in text[:hash_at] and '"' not in text[:hash_at]:
         return text[:hash_at].rstrip(), text[hash_at + 1 :].strip()
-    quote: Optional[str] = None
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\":
-                i += 2
-                continue
-            if ch == quote:
-                quote = None
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "#":
+    for found in _LITERAL_OR_HASH.finditer(text, 0):
+        if found.group() == "#":
+            i = found.start()
             return text[:i].rstrip(), text[i + 1 :].strip()
-        i += 1
     return text.rstrip(), ""
 
 

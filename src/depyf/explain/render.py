@@ -226,7 +226,7 @@ class Explainer:
             if global_name.startswith("__compiled_fn"):
                 art = self.graph_lookup(global_name, frame_globals)
                 parts.append(graph_function(self.namer.stable(global_name), art))
-        text, problem = safe_decompile(new_code, f"compiled_code_{k}")
+        text, problem = safe_decompile(new_code, f"compiled_code_{k}", transformed=True)
         if problem:
             self.problems.append(problem)
         parts.append(self.namer.rename_in(text))
