@@ -175,9 +175,27 @@ class _Tables:
         self.have_argument = tables["have_argument"]
         self.unit = 2 if version.jump_args_in_instructions else 1
         self.cmp_shift = version.compare_op_shift
+        # Everything the decoding loop needs about an opcode, in one lookup by its number:
+        # (name, argument kind, cache bytes after it, normalized name, jump kind).
+        self.info: List[Optional[Tuple[str, int, int, str, int]]] = [None] * 256
+        for num, name in self.names.items():
+            if num > 255:
+                continue  # a pseudo-instruction of the compiler (3.12+): never in co_code
+            if name in ("EXTENDED_ARG", "EXTENDED_ARG_QUICK"):
+                kind = _EXTENDED
+            else:
+                kind = kinds.get(name, _PLAIN)
+            if name in self.jabs:
+                jump = _JUMP_ABSOLUTE
+            elif name in self.jrel:
+                jump = _JUMP_BACKWARD if name in self.backward else _JUMP_FORWARD
+            else:
+                jump = _NO_JUMP
+            self.info[num] = (name, kind, self.cache.get(name, 0), _JUMP_ALIASES.get(name, name), jump)
 
 
-_CONST, _NAME, _LOCAL, _FREE, _COMPARE, _SPECIAL = range(1, 7)
+_PLAIN, _CONST, _NAME, _LOCAL, _FREE, _COMPARE, _SPECIAL, _EXTENDED = range(8)
+_NO_JUMP, _JUMP_ABSOLUTE, _JUMP_FORWARD, _JUMP_BACKWARD = range(4)
 _TABLE_CACHE: Dict[Tuple[int, int], _Tables] = {}
 
 
@@ -191,10 +209,8 @@ def _tables(version: BytecodeVersion) -> _Tables:
 def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     """Decode `code`, whose bytecode is of `version`, into a `Bytecode`."""
     t = _tables(version)
-    opnames = t.names
-    kinds = t.kind
-    cache = t.cache
-    jrel, jabs = t.jrel, t.jabs
+    info = t.info
+    unit = t.unit
     have_argument = t.have_argument
     local_names, free_names = _local_names(code, version)
     consts, names = code.co_consts, code.co_names
@@ -211,44 +227,46 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     prefix_start = -1
     while pos < size:
         op = raw[pos]
+        entry = info[op]
+        if entry is None:
+            raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=pos,
+                                     opname=f"<{op}>", python_version=version.key)
+        name, kind, cache_bytes, alias, jump = entry
         oparg = raw[pos + 1] | ext
         offset = pos
-        name = opnames.get(op)
-        if name is None:
-            raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=offset,
-                                     opname=f"<{op}>", python_version=version.key)
         pos += 2
-        if name == "EXTENDED_ARG" or name == "EXTENDED_ARG_QUICK":
+        if kind == _EXTENDED:
             ext = oparg << 8
             if prefix_start < 0:
                 prefix_start = offset
             continue
         # Jumps target the first EXTENDED_ARG of a prefixed instruction.
-        instr_offset = offset if prefix_start < 0 else prefix_start
-        prefix_start = -1
+        if prefix_start < 0:
+            instr_offset = offset
+        else:
+            instr_offset = prefix_start
+            prefix_start = -1
         ext = 0
-        if name in cache:
-            pos += cache[name]
+        pos += cache_bytes
         arg = oparg if op >= have_argument else None
-        kind = kinds.get(name)
         try:
-            if kind is None:
-                instr = Instr(instr_offset, _JUMP_ALIASES.get(name, name), name, arg, arg)
-                if name in jrel or name in jabs:
-                    if name in jabs:
-                        target = oparg * t.unit
-                    elif name in t.backward:
-                        target = pos - oparg * t.unit
+            if kind == _PLAIN:
+                instr = Instr(instr_offset, alias, name, arg, arg)
+                if jump:
+                    if jump == _JUMP_ABSOLUTE:
+                        target = oparg * unit
+                    elif jump == _JUMP_BACKWARD:
+                        target = pos - oparg * unit
                     else:
-                        target = pos + oparg * t.unit
+                        target = pos + oparg * unit
                     jumps.append((instr, target))
                 append(instr)
+            elif kind == _LOCAL:
+                append(Instr(instr_offset, alias, name, arg, local_names[oparg]))
             elif kind == _CONST:
                 append(Instr(instr_offset, name, name, arg, consts[oparg]))
             elif kind == _NAME:
                 append(Instr(instr_offset, name, name, arg, names[oparg]))
-            elif kind == _LOCAL:
-                append(Instr(instr_offset, _JUMP_ALIASES.get(name, name), name, arg, local_names[oparg]))
             elif kind == _FREE:
                 append(Instr(instr_offset, name, name, arg, free_names[oparg]))
             elif kind == _COMPARE:
