@@ -69,13 +69,17 @@ def python_for_magic(magic: bytes) -> Optional[str]:
     return None
 
 
-def load_pyc(path: str) -> types.CodeType:
-    """Read a .pyc file of the running interpreter without executing any of it."""
+def _read_bytes(path: str) -> bytes:
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            return f.read()
     except OSError as exc:
         raise CliError("cannot read %s: %s" % (path, exc.strerror or exc)) from None
+
+
+def load_pyc(path: str) -> types.CodeType:
+    """Read a .pyc file of the running interpreter without executing any of it."""
+    data = _read_bytes(path)
     magic = data[:4]
     if len(data) < 4:
         raise CliError("%s: not a .pyc file (truncated: %d bytes)" % (path, len(data)))
@@ -100,11 +104,7 @@ def load_pyc(path: str) -> types.CodeType:
 
 def load_source(path: str) -> types.CodeType:
     """Compile a .py file (never run it) into its module code object."""
-    try:
-        with open(path, "rb") as f:
-            source = f.read()
-    except OSError as exc:
-        raise CliError("cannot read %s: %s" % (path, exc.strerror or exc)) from None
+    source = _read_bytes(path)
     try:
         return compile(source, path, "exec", dont_inherit=True)
     except SyntaxError as exc:

@@ -17,20 +17,11 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, List, Optional, Set
 
+from depyf.dynamo import guard_runtime
 from depyf.dynamo.adapter import LeafGuard
 
-RUNTIME_NAMES = (
-    "___check_tensor",
-    "___check_obj_id",
-    "___check_type_id",
-    "___dict_contains",
-    "___check_global_state",
-    "___check_torch_function_mode_stack",
-    "___check_no_aliasing",
-    "___guard_stand_in",
-    "utils_device",
-    "math",
-)
+# The helpers a dumped guard function imports: exactly what guard_runtime exports.
+RUNTIME_NAMES = tuple(guard_runtime.__all__)
 
 # Names a rendered guard may read: the frame's locals and globals, torch, our helpers, builtins.
 _ALLOWED_NAMES: Set[str] = {"L", "G", "torch", "math", "inf", "nan", *RUNTIME_NAMES} | set(dir(builtins))
