@@ -59,6 +59,16 @@ def test_full_slice_is_colon() -> None:
     assert "x[:]" in text and "x[::-1]" in text and "x[1:5:2]" in text, text
 
 
+def test_constant_tuples_in_one_pair_of_parentheses() -> None:
+    def uses_tuples(x, f):
+        return x[1, 2], (x, (5, 6)), [(1, 2)], f((1, 2)), x[(3,)], {(1, 2): 3}
+
+    import depyf
+
+    text = depyf.decompile(uses_tuples)
+    assert "return x[1, 2], (x, (5, 6)), [(1, 2)], f((1, 2)), x[3,], {(1, 2): 3}" in text, text
+
+
 def test_augmented_attribute_assignment_once() -> None:
     text = decompiled("classes", "Counter.bump")
     assert text.count("self.n += 1") == 1, text

@@ -97,9 +97,7 @@ class Printer:
                 if (v.real if isinstance(v, complex) else v) < 0 or (
                         isinstance(v, float) and math.copysign(1.0, v) < 0):
                     return FACTOR
-            if isinstance(v, tuple) and v:
-                return TUPLE
-            return ATOM
+            return ATOM  # (a constant tuple is always printed in parentheses)
         if t is n.Raw:
             return e.prec
         return ATOM
@@ -155,6 +153,10 @@ class Printer:
         if isinstance(index, n.Tuple_) and index.elts and not any(isinstance(x, n.Starred) for x in index.elts):
             inner = ", ".join(self._slice_item(x) for x in index.elts)
             if len(index.elts) == 1:
+                inner += ","
+        elif isinstance(index, n.Const) and isinstance(index.value, tuple) and index.value:
+            inner = ", ".join(self.constant(x) for x in index.value)  # x[1, 2], folded to a constant
+            if len(index.value) == 1:
                 inner += ","
         else:
             inner = self._slice_item(index)
