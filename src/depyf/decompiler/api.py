@@ -18,6 +18,7 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import parameters
+from depyf.decompiler.temporaries import inline_single_use
 from depyf.decompiler.versions import BytecodeVersion, host
 
 _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__"}
@@ -76,6 +77,8 @@ class Decompiler:
         except NeedsTemporaries:
             builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=True)
             stmts = builder.run()
+        if builder.spill_mode:
+            inline_single_use(stmts, set(code.co_varnames) - set(code.co_cellvars))
         if comprehension:
             return self._comprehension(code, stmts, builder)
         if lambda_body:
