@@ -327,7 +327,7 @@ class Printer:
                 text += " = " + self._value(s.value)
             out.append(text)
         elif t is n.Return:
-            out.append(pad + "return" + ("" if s.value is None else " " + self._value(s.value)))
+            out.append(pad + "return" + ("" if s.value is None else " " + self._value(s.value, yield_allowed=False)))
         elif t is n.Pass:
             out.append(pad + "pass")
         elif t is n.Break:
@@ -365,7 +365,7 @@ class Printer:
             self._else(s.orelse, depth, out)
         elif t is n.For:
             kw = "async for" if s.is_async else "for"
-            out.append(f"{pad}{kw} {self.target(s.target)} in {self._value(s.iter)}:")
+            out.append(f"{pad}{kw} {self.target(s.target)} in {self._value(s.iter, yield_allowed=False)}:")
             out.extend(self.block(s.body, depth + 1))
             self._else(s.orelse, depth, out)
         elif t is n.Try:
@@ -395,7 +395,7 @@ class Printer:
             out.append(f"{pad}class {s.name}{bases}:")
             out.extend(self.block(s.body, depth + 1))
         elif t is n.Match:
-            out.append(f"{pad}match {self._value(s.subject)}:")
+            out.append(f"{pad}match {self._value(s.subject, yield_allowed=False)}:")
             for case in s.cases:
                 guard = "" if case.guard is None else " if " + self.expr(case.guard, NAMED)
                 out.append(f"{pad}{self.unit}case {case.pattern}{guard}:")
@@ -414,11 +414,12 @@ class Printer:
             body = body[:-1] + '\\"'
         return (pad + '"""' + body + '"""').split("\n")
 
-    def _value(self, e: n.Expr) -> str:
-        """A right-hand side: bare tuples and yields need no parentheses here."""
+    def _value(self, e: n.Expr, yield_allowed: bool = True) -> str:
+        """A right-hand side: a bare tuple needs no parentheses here; a bare yield neither, after
+        `=` (not after `return`, `for ... in` or `match`, where the grammar wants them)."""
         if isinstance(e, n.Tuple_) and e.elts:
-            return self._tuple(e) if not any(isinstance(x, n.Starred) for x in e.elts) or True else ""
-        return self.expr(e, YIELD)
+            return self._tuple(e)
+        return self.expr(e, YIELD if yield_allowed else TEST)
 
     def _if(self, s: n.If, depth: int, out: List[str], keyword: str) -> None:
         pad = self.unit * depth
