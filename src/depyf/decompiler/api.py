@@ -34,7 +34,7 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
     `rewritten=True` says the bytecode was made by a tool, not compiled from source (Dynamo's
     transformed code): values that stay on the stack across statements are then kept in named
     temporaries from the start, instead of after a first reading as source has failed. The text
-    is the same; only the time differs.
+    is the same, except that a name evaluated only to be dropped is not written as a statement.
     """
     if on_error not in ("raise", "comment"):
         raise ValueError("on_error must be 'raise' or 'comment'")
