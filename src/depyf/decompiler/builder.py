@@ -56,6 +56,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
         self.expr_start = 0
         self.for_targets: List[Optional[n.Expr]] = []
         self.chain_compare_jumps: Set[int] = set()
+        # Copies of a finally body's closing RERAISE (3.11+): each ends its branch of that body.
+        self.finally_end_copies: Set[int] = set()
         self.printer = printer
         printer.resolve = self.finish_expr
         self.prepare_control()

@@ -381,7 +381,27 @@ class BlockExceptionRules:
         raise self.fail(ins, "end of a finally block outside a try/finally")
 
     def op_RERAISE(self, ins: Instr, i: int) -> int:
+        if i in self.finally_end_copies:  # (3.11+, found by the exception-table rules)
+            self.emit(m.EndOfFinallyCopy())
+            return i + 1
+        blocks = self._block_stack()
+        if blocks and blocks[-1].kind == "finally-handler" and self.version.copies_exit_blocks:
+            end = blocks[-1].info.get("end")
+            if end is not None and i < end and self._op(end) == "RERAISE" \
+                    and self.instrs[end].arg == ins.arg and not self.jump_sources.get(i):
+                # 3.10 copies the closing RERAISE of a finally body into the branches that reach
+                # it (`if c: A` as the last statement): the branch ends the finally body here.
+                self.emit(m.EndOfFinallyCopy())
+                return i + 1
         raise self.fail(ins, "re-raise outside an exception handler")
+
+    def fold_end_copies(self, finalbody: List[n.Stmt], h: int) -> List[n.Stmt]:
+        """The finally body read from `h`, with the branches that reach a copy of its closing
+        re-raise folded into if/else (`markers.fold_end_copies`)."""
+        folded = m.fold_end_copies(finalbody)
+        if m.has_end_copies(folded):
+            raise self.fail(self.instrs[h], "copied end of a finally body in an unexpected place")
+        return folded
 
     def op_WITH_CLEANUP_START(self, ins: Instr, i: int) -> int:
         raise self.fail(ins, "with cleanup outside a with statement")
@@ -802,9 +822,11 @@ class BlockExceptionRules:
                 # A jump to the end of the finally body, in a copy followed by a return: the jump
                 # optimiser turned it into the return itself.
                 todo.append((a + 1, b + 1))
-            elif x.opname == "RERAISE" and self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT"):
-                # 3.10: the closing RERAISE copied into a nested exit; the other copies have the
-                # block that follows the whole statement copied there instead.
+            elif x.opname == "RERAISE" and (self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")
+                                            or not self.jump_sources.get(b)):
+                # 3.10: the closing RERAISE copied into a nested exit or into the branch of a
+                # last `if`; the other copies have the block that follows the whole statement
+                # copied there instead.
                 e = self._copy_end(a)
                 if e is not None:
                     self._copied_continuation = (a, e)
@@ -816,7 +838,8 @@ class BlockExceptionRules:
         fin_end, reraises = self._finally_handler_end(h)
         outer = list(self.stack)
         tokens = [_token("exc") for _ in range(6)]
-        finalbody = self._run_in(_Block("finally-handler", tokens), h, fin_end, outer + tokens)
+        handler_block = _Block("finally-handler", tokens, end=fin_end if reraises else None)
+        finalbody = self.fold_end_copies(self._run_in(handler_block, h, fin_end, outer + tokens), h)
         end = fin_end + 1 if reraises else fin_end
         instrs = self.instrs
         body_end, after_copy = self._live_end(i + 1, h), None

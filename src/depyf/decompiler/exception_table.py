@@ -412,9 +412,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         ends = [k for k in self._reach(t + 1) if t < k < cleanup and instrs[k].opname == "RERAISE"
                 and instrs[k].arg == 0]
         final_start, final_end = t + 1, (max(ends) if ends else reraise)
-        for k in ends:
-            if k < final_end:
-                self.skip[k] = final_end  # 3.11+ copies the closing re-raise into each branch
+        # 3.11+ copies the closing re-raise into the branches that reach it (`if c: A` last).
+        self.finally_end_copies.update(k for k in ends if k < final_end)
         warm = self._reach(s)
         span_end = self._cold_span(t, warm)
         copy_end = final_end
@@ -426,6 +425,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         body = self.run_range(s, be, list(base))
         finalbody = self.run_range(final_start, final_end,
                                    list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()])
+        finalbody = self.fold_end_copies(finalbody, final_start)
         self._mark_dead(t, span_end)
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:

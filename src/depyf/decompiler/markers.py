@@ -161,3 +161,39 @@ MARKER_TYPES = (Null, ClassValue, AwaitedComprehension, ImportedModule, Imported
                 ExceptionValue, WithExit, ClearedLocal, KwNames, Iterator, Sentinel)
 
 Scope = Dict[str, n.Expr]
+
+
+class EndOfFinallyCopy(n.Stmt):
+    """Where a branch of a finally body reaches a copy of the body's closing RERAISE (3.10+ copy
+    it into the branches of a last `if`): the rest of the body is the other branch
+    (`fold_end_copies`). Never printed."""
+    __slots__ = ()
+
+
+def fold_end_copies(stmts: List[n.Stmt]) -> List[n.Stmt]:
+    """`if c: A <end>` + B  ->  `if c: A else: B`, and a trailing `<end>` dropped."""
+    out: List[n.Stmt] = []
+    for k, stmt in enumerate(stmts):
+        if isinstance(stmt, EndOfFinallyCopy) and k == len(stmts) - 1:
+            break
+        if isinstance(stmt, n.If) and not stmt.orelse and stmt.body \
+                and isinstance(stmt.body[-1], EndOfFinallyCopy):
+            rest = fold_end_copies(stmts[k + 1:])
+            out.append(n.If(stmt.test, fold_end_copies(stmt.body), rest))
+            return out
+        out.append(stmt)
+    return out
+
+
+def has_end_copies(stmts: List[n.Stmt]) -> bool:
+    """Is an `EndOfFinallyCopy` left anywhere in `stmts` (one that folding could not place)?"""
+    for stmt in stmts:
+        if isinstance(stmt, EndOfFinallyCopy):
+            return True
+        for part in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, part, None)
+            if isinstance(inner, list) and has_end_copies(inner):
+                return True
+        if any(has_end_copies(h.body) for h in getattr(stmt, "handlers", None) or ()):
+            return True
+    return False

@@ -1,0 +1,72 @@
+"""Finally bodies whose last statement is an `if`: 3.10 copies the closing re-raise (and the code
+after the whole statement) into its branches."""
+from _cases import cases
+
+
+class _Closable:
+    def __init__(self, fail):
+        self.fail = fail
+        self.log = []
+
+    def work(self):
+        self.log.append("work")
+        if self.fail:
+            raise ValueError("work failed")
+
+
+@cases((False, True), (True, True), (False, False))
+def finally_ends_with_if(fail, flag):
+    c = _Closable(fail)
+    try:
+        try:
+            c.work()
+        finally:
+            if flag:
+                c.log.append("closed")
+    except ValueError:
+        c.log.append("caught")
+    return c.log
+
+
+@cases((False, 0), (True, 1), (False, 2))
+def finally_ends_with_if_elif_else(fail, which):
+    c = _Closable(fail)
+    try:
+        try:
+            c.work()
+        finally:
+            if which == 0:
+                c.log.append("zero")
+            elif which == 1:
+                c.log.append("one")
+            else:
+                c.log.append("other")
+    except ValueError:
+        c.log.append("caught")
+    return c.log
+
+
+@cases((False, True), (True, False))
+def finally_if_then_statement(fail, flag):
+    c = _Closable(fail)
+    try:
+        try:
+            c.work()
+        finally:
+            if flag:
+                c.log.append("flag")
+            c.log.append("always")
+    except ValueError:
+        c.log.append("caught")
+    return c.log
+
+
+@cases((False,), (True,))
+def return_through_finally_with_if(fail):
+    c = _Closable(fail)
+    try:
+        c.work()
+        return c.log
+    finally:
+        if not fail:
+            c.log.append("finished")
