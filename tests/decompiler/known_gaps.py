@@ -30,7 +30,6 @@ GAPS: List[Gap] = [
     # the reason from its failure on the newest failing version.
     Gap('bad_input', 'truncated_one_instruction', ('3.11', '3.12', '3.13'), 'the error does not name the instruction: jump target outside the code'),
     Gap('dynamo_samples', 'no_grad_original_1_torch_dynamo_resume_in_break_in_no_grad_at_84', ('3.11',), 'DecompilationError: jump that does not belong to any construct (the with-block cleanup Dynamo re-creates in a resume function)'),
-    Gap('dynamo_samples', 'no_grad_transformed_0_break_in_no_grad', ('3.11',), 'DecompilationError: internal value Null used as an expression (a NULL pushed before the graph-break call inside `with no_grad()`)'),
     Gap('execution', 'finally_shapes::finally_ends_with_if', ('3.10',), 'decompile failed: DecompilationError: block exit that does not match an open block (the normal copy of the finally body, with the code after the statement copied into its branches, is not recognised)'),
     Gap('execution', 'finally_shapes::finally_ends_with_if_elif_else', ('3.10', '3.12'), 'different outcome on 3.12: the normal copy of the finally body, with the return after the statement copied into each branch, is read as code after the try (3.10: not decompiled)'),
     Gap('execution', 'finally_shapes::return_through_finally_with_if', ('3.10', '3.11', '3.12', '3.13'), 'decompile failed: stack does not match any source construct (a return value kept across the finally copy whose last statement is an if)'),

@@ -158,6 +158,13 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
                 self.spill_value(value)
 
     def spill_value(self, value: n.Expr) -> n.Name:
+        # The values below it on the stack were computed before it: they go first, so that the
+        # assignments evaluate everything in the bytecode's order.
+        for other in self.stack:
+            if other is value:
+                break
+            if _needs_temporary(other):
+                self.spill_value(other)
         name = n.Name(f"__temp_{self.temp_count}")
         self.temp_count += 1
         self.out.append(n.Assign([name], self.finish_expr(value)))
@@ -165,6 +172,29 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
             if other is value:
                 self.stack[k] = name
         return name
+
+    def carry_out(self, stmts: List[n.Stmt], before: List[n.Expr], after: List[n.Expr]) -> List[n.Expr]:
+        """The stack after a block statement whose body went from `before` to `after`.
+
+        Source blocks leave the stack as they found it; rewritten code (Dynamo's) may compute a
+        value inside a `try` body and use it after the statement. Such values are assigned to
+        temporaries at the end of `stmts` (the body), and the temporaries carried out."""
+        if not self.spill_mode or after is before:
+            return before
+        k = 0
+        while k < min(len(before), len(after)) and before[k] is after[k]:
+            k += 1
+        if k == len(before) == len(after):
+            return before
+        carried = list(before[:k])
+        for value in after[k:]:
+            if _needs_temporary(value):
+                name = n.Name(f"__temp_{self.temp_count}")
+                self.temp_count += 1
+                stmts.append(n.Assign([name], self.finish_expr(value)))
+                value = name
+            carried.append(value)
+        return carried
 
     def fail(self, ins: Optional[Instr], reason: str) -> DecompilationError:
         return DecompilationError(

@@ -423,6 +423,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self._register_copies(s, t, final_start, copy_end, span_end)
         be = self._extend_for_return(self._protected_end(s, t, warm))
         body = self.run_range(s, be, list(base))
+        after = self.carry_out(body, base, self.last_stack)
         finalbody = self.run_range(final_start, final_end,
                                    list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()])
         finalbody = self.fold_end_copies(finalbody, final_start)
@@ -433,7 +434,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         over = instrs[cont] if cont < len(instrs) else None
         if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
             cont = min(over.target, self.end) if over.target <= self.end else self.end
-        self.stack = base
+        self.stack = after
         if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers:
             inner = body[0]
             self.emit(n.Try(inner.body, inner.handlers, inner.orelse, finalbody or [n.Pass()], inner.star))
