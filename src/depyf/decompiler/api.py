@@ -112,8 +112,8 @@ class Decompiler:
     def _tidy_function_body(self, code: CodeType, stmts: List[n.Stmt], bytecode: Bytecode) -> List[n.Stmt]:
         if code.co_name == "<module>":
             _strip_returns(stmts)  # copies of the module's implicit return; `return` is invalid there
-        if self.version.has_exception_table:
-            drop_copied_returns(stmts)  # exception_table: branches that fall off the end
+        if self.version.copies_exit_blocks:
+            drop_copied_returns(stmts)  # copies of the implicit return in branches that fall off the end
         if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value):
             stmts.pop()
         elif _ends_in_dead_return_none(bytecode):
