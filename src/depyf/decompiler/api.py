@@ -19,6 +19,7 @@ from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import parameters
 from depyf.decompiler.temporaries import inline_single_use
+from depyf.decompiler.tidy import lift_needless_else
 from depyf.decompiler.versions import BytecodeVersion, host
 
 _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__"}
@@ -79,6 +80,8 @@ class Decompiler:
             stmts = builder.run()
         if builder.spill_mode:
             inline_single_use(stmts, set(code.co_varnames) - set(code.co_cellvars))
+        if self.version.handler_code_at_end:
+            lift_needless_else(stmts)
         if comprehension:
             return self._comprehension(code, stmts, builder)
         if lambda_body:

@@ -1,0 +1,57 @@
+"""Rewrites of the built tree that keep its meaning and read the way people write.
+
+They run on a function's (or class or module's) statements after the builder is done.
+"""
+from typing import List
+
+from depyf.decompiler import nodes as n
+
+# (not break/continue: at the end of a loop body a handler's `pass` reads as `continue`, and the
+# source's `else` matters there)
+_LEAVING = (n.Return, n.Raise)
+
+
+def lift_needless_else(stmts: List[n.Stmt]) -> None:
+    """`try: A / except: <always leaves> / else: B`  ->  `try: A / except: ... ` then `B`.
+
+    When no handler can finish (each raises or returns), the `else` part runs
+    exactly when it would run after the statement; without a `finally`, writing it after the
+    statement means the same. That is how such code is usually written; from 3.12, where
+    handler code is laid out after everything, it also gives back the original layout more often
+    than not (before 3.12 the builder's reading of the layout is kept as it is)."""
+    k = 0
+    while k < len(stmts):
+        stmt = stmts[k]
+        for block in _blocks(stmt):
+            lift_needless_else(block)
+        if isinstance(stmt, n.Try) and stmt.orelse and not stmt.finalbody and stmt.handlers \
+                and not getattr(stmt, "star", False) \
+                and all(_always_leaves(h.body) for h in stmt.handlers):
+            rest = stmt.orelse
+            stmt.orelse = []
+            stmts[k + 1:k + 1] = rest
+        k += 1
+
+
+def _always_leaves(stmts: List[n.Stmt]) -> bool:
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, _LEAVING):
+        return True
+    if isinstance(last, n.If):
+        return _always_leaves(last.body) and _always_leaves(last.orelse)
+    return False
+
+
+def _blocks(stmt: n.Stmt) -> List[List[n.Stmt]]:
+    found = []
+    for part in ("body", "orelse", "finalbody"):
+        inner = getattr(stmt, part, None)
+        if isinstance(inner, list):
+            found.append(inner)
+    for handler in getattr(stmt, "handlers", None) or ():
+        found.append(handler.body)
+    for case in getattr(stmt, "cases", None) or ():
+        found.append(case.body)
+    return found
