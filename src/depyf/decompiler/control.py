@@ -659,6 +659,8 @@ class ControlRules:
             acc, expr = comprehension
             for k in range(len(self.stack) - 1, -1, -1):
                 if self.stack[k] is acc:
+                    if _inside_outer_clause(self.stack[k + 1:]):
+                        break  # a later `for` clause: the outer loop builds the comprehension
                     self.stack[k] = expr
                     return after
         self.emit(loop)
@@ -799,3 +801,12 @@ def _drop_trailing_continue(body: List[n.Stmt]) -> None:
         last = body[-1]
         _drop_trailing_continue(last.body)
         _drop_trailing_continue(last.orelse)
+
+
+def _inside_outer_clause(above_accumulator: List[n.Expr]) -> bool:
+    """Does a loop iterator sit above a comprehension's accumulator on the stack?
+
+    Then the loop being finished is a later `for` clause of that comprehension, nested in the
+    loop of an earlier clause, and not the whole comprehension.
+    """
+    return any(isinstance(v, m.Iterator) for v in above_accumulator)
