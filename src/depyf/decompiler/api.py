@@ -8,7 +8,7 @@ import functools
 import inspect
 import types
 from types import CodeType
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
@@ -16,11 +16,14 @@ from depyf.decompiler.exception_table import drop_copied_returns
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import Bytecode, decode
+from depyf.decompiler.mangling import demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import parameters
 from depyf.decompiler.versions import BytecodeVersion, host
 
 _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__"}
+# What the interpreter adds to every class's namespace, not something its body wrote.
+_CLASS_OBJECT_BOOKKEEPING = _CLASS_BOOKKEEPING | {"__doc__", "__dict__", "__weakref__", "__type_params__"}
 _MAX_WRAPPERS = 100
 
 
@@ -63,6 +66,8 @@ class Decompiler:
     def body(self, code: CodeType, lambda_body: bool = False, class_body: bool = False,
              comprehension: bool = False) -> Union[List[n.Stmt], n.Expr]:
         qualname = getattr(code, "co_qualname", code.co_name)
+        if class_body:
+            code = demangled_code(code, code.co_name)  # the body of `class C` is named C
         bytecode = decode(code, self.version)
         builder = CodeBuilder(bytecode, self.body, qualname, self.printer)
         try:
@@ -356,28 +361,85 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
     lines.append(f"class {name or cls.__name__}{base_text}:")
     unit = " " * indent
     if cls.__doc__ and "__doc__" in cls.__dict__:
-        lines.append(unit + printer.constant(cls.__doc__))
+        lines.extend(printer.docstring(cls.__doc__, unit))
+    prefix = private_prefix(cls.__name__)
     body = 0
     for key, value in cls.__dict__.items():
-        decorator = None
-        if isinstance(value, staticmethod):
-            decorator, value = "staticmethod", value.__func__
-        elif isinstance(value, classmethod):
-            decorator, value = "classmethod", value.__func__
-        elif isinstance(value, property):
-            decorator, value = "property", value.fget
-        if isinstance(value, types.FunctionType):
-            text = decompile(value, on_error=on_error, indent=indent)
+        member = demangle(key, prefix) if prefix else key
+        decorated = _member_functions(member, value)
+        for decorator, fn in decorated:
+            text = _decompile_member(fn, cls.__name__, member if decorator else None, on_error, indent)
             if decorator:
                 lines.append(unit + "@" + decorator)
             lines.extend(unit + line if line else line for line in text.rstrip("\n").split("\n"))
             body += 1
-        elif not key.startswith("__") and isinstance(value, (int, float, str, bytes, bool, type(None), tuple)):
-            lines.append(f"{unit}{key} = {printer.constant(value)}")
+        if decorated:
+            continue
+        literal = _literal_expr(value)
+        if key not in _CLASS_OBJECT_BOOKKEEPING and literal is not None:
+            lines.append(f"{unit}{member} = {printer.expr(literal)}")
             body += 1
     if body == 0 and not (cls.__doc__ and "__doc__" in cls.__dict__):
         lines.append(unit + "pass")
     return "\n".join(lines) + "\n"
+
+
+def _member_functions(member: str, value: Any) -> List[Tuple[Optional[str], types.FunctionType]]:
+    """The functions a class member is made of, each with the decorator that rebuilds it.
+
+    A property is its getter, then its setter and deleter as `@name.setter` / `@name.deleter`:
+    dropping them would leave a read-only attribute.
+    """
+    if isinstance(value, staticmethod) and isinstance(value.__func__, types.FunctionType):
+        return [("staticmethod", value.__func__)]
+    if isinstance(value, classmethod) and isinstance(value.__func__, types.FunctionType):
+        return [("classmethod", value.__func__)]
+    if isinstance(value, property):
+        parts = [("property", value.fget), (f"{member}.setter", value.fset), (f"{member}.deleter", value.fdel)]
+        if not isinstance(value.fget, types.FunctionType):
+            return []
+        return [(d, f) for d, f in parts if isinstance(f, types.FunctionType)]
+    if isinstance(value, types.FunctionType):
+        return [(None, value)]
+    return []
+
+
+def _decompile_member(fn: types.FunctionType, class_name: str, name: Optional[str], on_error: str,
+                      indent: int) -> str:
+    """A function of a class, printed inside it: private names as written (`self.__x`)."""
+    try:
+        code, fn = _unwrap(fn)
+        code = demangled_code(code, class_name)
+        return Decompiler(code, host(), indent).definition_text(fn, name)
+    except DecompilationError as error:
+        if on_error == "raise":
+            raise
+        return _fallback_text(fn, error, name, indent)
+
+
+def _literal_expr(value: Any) -> Optional[n.Expr]:
+    """An expression for a class attribute built of literals (numbers, strings, containers)."""
+    if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return n.Const(value)
+    items: List[n.Expr] = []
+    if isinstance(value, (tuple, list, set, frozenset)):
+        for v in (sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value):
+            e = _literal_expr(v)
+            if e is None:
+                return None
+            items.append(e)
+        if isinstance(value, tuple):
+            return n.Tuple_(items) if type(value) is tuple else None
+        if type(value) is list:
+            return n.List_(items)
+        return n.Set_(items) if type(value) is set and items else None
+    if type(value) is dict:
+        keys = [_literal_expr(k) for k in value]
+        values = [_literal_expr(v) for v in value.values()]
+        if any(e is None for e in keys + values):
+            return None
+        return n.Dict_(keys, values)
+    return None
 
 
 def _fallback_text(obj: Any, error: DecompilationError, name: Optional[str], indent: int) -> str:

@@ -309,8 +309,8 @@ class Printer:
         pad = self.unit * depth
         t = type(s)
         if t is n.ExprStmt:
-            if isinstance(s.value, n.Const) and isinstance(s.value.value, str) and "\n" in s.value.value:
-                out.extend(self._docstring(s.value.value, pad))
+            if isinstance(s.value, n.Const) and isinstance(s.value.value, str):
+                out.extend(self.docstring(s.value.value, pad))
                 return
             out.append(pad + self.expr(s.value, YIELD))
         elif t is n.Assign:
@@ -405,8 +405,9 @@ class Printer:
         else:
             raise TypeError(f"cannot print {t.__name__}")
 
-    def _docstring(self, text: str, pad: str) -> List[str]:
-        """A multi-line string statement as a triple-quoted literal, when that spells it exactly."""
+    def docstring(self, text: str, pad: str) -> List[str]:
+        """A string statement (in practice a docstring) as a triple-quoted literal, when that spells
+        it exactly."""
         if any(c != "\n" and c != "\t" and not c.isprintable() for c in text):
             return [pad + repr(text)]
         body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
