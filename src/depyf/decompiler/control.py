@@ -771,12 +771,22 @@ class ControlRules:
             else:
                 self.skip[cleanup] = cleanup + 1
             return k
-        if after is not None and after.opname == "RETURN_VALUE":
-            width = 3
-            self.skip[cleanup] = cleanup + width
+        copied = self._copied_return_tail(k, cleanup)
+        if copied:
+            # 3.10+ copies a short tail that returns into the cleanup path: the text has it once.
+            self.skip[cleanup] = cleanup + 2 + copied
             return k
         self.skip[cleanup] = cleanup + 2
         return k
+
+    def _copied_return_tail(self, start: int, cleanup: int) -> int:
+        """The length of [start, cleanup) when it ends in a return and the chain's cleanup (two
+        instructions at `cleanup`) is followed by a copy of it; else 0."""
+        length = cleanup - start
+        end = cleanup + 2 + length
+        if length <= 0 or end > len(self.instrs) or self.instrs[cleanup - 1].opname != "RETURN_VALUE":
+            return 0
+        return length if self._same_test(start, cleanup + 2, length) else 0
 
 
 def _as_assert(cond: n.Expr, body: List[n.Stmt], assert_opcode: bool) -> Optional[n.Stmt]:

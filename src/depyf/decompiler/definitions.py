@@ -163,17 +163,31 @@ class DefinitionRules:
                 return value
         raise IndexError("no comprehension accumulator")
 
+    # A comprehension's loop iterator always sits above its accumulator, so these add to a
+    # comprehension when the target is deeper than the top of the stack; with argument 1 they add
+    # to a display being built (`[*a, x]`, `{*a, x}`): the element belongs in its text.
+
     def op_LIST_APPEND(self, ins: Instr, i: int) -> None:
         elt = self.pop()
+        if ins.arg == 1 and isinstance(self.stack[-1], n.List_):
+            self.stack[-1].elts.append(elt)
+            return
         self.emit(CompAppend(self._accumulator(n.List_), elt))
 
     def op_SET_ADD(self, ins: Instr, i: int) -> None:
         elt = self.pop()
+        if ins.arg == 1 and isinstance(self.stack[-1], n.Set_):
+            self.stack[-1].elts.append(elt)
+            return
         self.emit(CompAppend(self._accumulator(n.Set_), elt))
 
     def op_MAP_ADD(self, ins: Instr, i: int) -> None:
         value = self.pop()
         key = self.pop()
+        if ins.arg == 1 and isinstance(self.stack[-1], n.Dict_):
+            self.stack[-1].keys.append(key)
+            self.stack[-1].values.append(value)
+            return
         self.emit(CompAppend(self._accumulator(n.Dict_), key, value))
 
     def comprehension_from_loop(self, loop: n.For) -> Optional[Tuple[Optional[n.Expr], n.ComprehensionExpr]]:
