@@ -153,6 +153,9 @@ class DefinitionRules:
         first = expr.generators[0]
         if isinstance(first.iter, n.Name) and first.iter.id == ".0":
             first.iter = iterable
+        if fn.code.co_flags & CO_COROUTINE and expr.kind != "gen":
+            # `async for` or `await` anywhere in it: the caller awaits the call, the text does not.
+            return m.CoroutineComprehension(expr)
         return expr
 
     # --- comprehension loops --------------------------------------------------------------------

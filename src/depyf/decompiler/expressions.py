@@ -474,10 +474,9 @@ class ExpressionRules:
 
     def op_GET_AWAITABLE(self, ins: Instr, i: int) -> None:
         value = self.pop()
-        if isinstance(value, n.ComprehensionExpr) and value.kind != "gen" and \
-                any(g.is_async for g in value.generators):
+        if isinstance(value, m.CoroutineComprehension):
             # Before 3.12 an async comprehension is a coroutine that its caller awaits.
-            self.stack.append(m.AwaitedComprehension(value))
+            self.stack.append(m.AwaitedComprehension(value.value))
             return
         self.stack.append(n.Await(value))
 

@@ -149,6 +149,15 @@ class AwaitedComprehension(n.Expr):
         self.value = value
 
 
+class CoroutineComprehension(n.Expr):
+    """A list/set/dict comprehension compiled as a coroutine (it has `async for` or `await`),
+    called but not yet awaited by its caller (before 3.12)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: n.Expr) -> None:
+        self.value = value
+
+
 class Sentinel(n.Expr):
     """Any other internal value (loop state, return addresses); `what` says which."""
     __slots__ = ("what",)
@@ -157,7 +166,7 @@ class Sentinel(n.Expr):
         self.what = what
 
 
-MARKER_TYPES = (Null, ClassValue, AwaitedComprehension, ImportedModule, ImportedName, MadeFunction, BuildClass, UnpackSlot, InplaceResult,
+MARKER_TYPES = (Null, ClassValue, AwaitedComprehension, CoroutineComprehension, ImportedModule, ImportedName, MadeFunction, BuildClass, UnpackSlot, InplaceResult,
                 ExceptionValue, WithExit, ClearedLocal, KwNames, Iterator, Sentinel)
 
 Scope = Dict[str, n.Expr]
