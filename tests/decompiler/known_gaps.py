@@ -75,7 +75,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'control_flow::loop_with_if_elif_continue_break', ('3.8', '3.9', '3.10', '3.12', '3.13'), 'loop_with_if_elif_continue_break: instruction #15: original POP_TOP | decompiled LOAD_FAST out (after POP_JUMP_IF_FALSE to #18)'),
     Gap('roundtrip', 'control_flow::nested_if', ('3.8', '3.9'), 'nested_if: instruction #8: original JUMP_FORWARD to #13 | decompiled LOAD_FAST b (after RETURN_VALUE)'),
     Gap('roundtrip', 'control_flow::while_with_complex_condition', ('3.12', '3.13'), 'while_with_complex_condition: instruction #25: original POP_JUMP_IF_FALSE to #37 | decompiled POP_JUMP_IF_TRUE to #29 (after COMPARE_OP bool(<))'),
-    Gap('roundtrip', 'definitions::<lambda>#2', ('3.8', '3.9', '3.10', '3.12', '3.13'), 'DecompilationError: lambda body is not a single expression'),
     Gap('roundtrip', 'except_star_py311::except_star_basic', ('3.11',), 'except_star_basic: instruction #103: original JUMP_FORWARD to #115 | decompiled JUMP_FORWARD to #110 (after POP_EXCEPT)'),
     Gap('roundtrip', 'except_star_py311::except_star_reraise', ('3.11', '3.12', '3.13'), 'DecompilationError: unrecognised except* clause'),
     Gap('roundtrip', 'exceptions::break_continue_in_finally', ('3.11', '3.12', '3.13'), 'break_continue_in_finally: instruction #23: original JUMP_BACKWARD to #6 | decompiled LOAD_FAST log (after POP_JUMP_IF_TRUE to #24)'),

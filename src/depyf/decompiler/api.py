@@ -78,8 +78,9 @@ class Decompiler:
         if comprehension:
             return self._comprehension(code, stmts, builder)
         if lambda_body:
-            if len(stmts) == 1 and isinstance(stmts[0], n.Return) and stmts[0].value is not None:
-                return stmts[0].value
+            value = _returned_expression(stmts)
+            if value is not None:
+                return value
             if code.co_flags & 0x20:  # generator lambda: `lambda: (yield x)`
                 values = [s.value for s in stmts if isinstance(s, n.ExprStmt)]
                 if len(values) == 1:
@@ -192,6 +193,27 @@ class Decompiler:
 
 def _is_none(e: Optional[n.Expr]) -> bool:
     return e is None or (isinstance(e, n.Const) and e.value is None)
+
+
+def _returned_expression(stmts: List[n.Stmt]) -> Optional[n.Expr]:
+    """The one expression that `stmts` return, if they are nothing but returns under tests.
+
+    A conditional expression in return position compiles like an if statement whose branches
+    both return (the compiler copies the return into each branch), so a lambda's body may read
+    as `if c: return a` + `return b`.
+    """
+    if not stmts:
+        return None
+    first = stmts[0]
+    if len(stmts) == 1 and isinstance(first, n.Return):
+        return first.value
+    if isinstance(first, n.If) and first.body:
+        rest = first.orelse + stmts[1:] if not first.orelse or len(stmts) == 1 else None
+        body = _returned_expression(first.body)
+        orelse = _returned_expression(rest) if rest else None
+        if body is not None and orelse is not None:
+            return n.IfExp(first.test, body, orelse)
+    return None
 
 
 def _ends_in_dead_return_none(bytecode: Bytecode) -> bool:
