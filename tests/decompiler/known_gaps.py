@@ -61,7 +61,6 @@ GAPS: List[Gap] = [
     Gap('execution', 'with_async::async_for_loop', ('3.12', '3.13'), "different outcome: call async_for_loop(3): original ('coroutine', ([0, 2, 'else'], 1), [('tick', 0), ('tick', 1), ('tick', 2), ('tick', 0), ('tick', 1"),
     Gap('execution', 'with_async::async_with_exit_paths', ('3.12', '3.13'), "different outcome: call async_with_exit_paths(1): original ('coroutine', ('late', [('aenter', 's'), ('aexit', 's', 'ValueError')]), [('aenter', 's')])"),
     Gap('golden', 'comprehensions::list_comprehensions', ALL, 'differs from golden/comprehensions.list_comprehensions.py'),
-    Gap('golden', 'definitions::docstring_then_code', ('3.13',), 'differs from golden/definitions.docstring_then_code.py'),
     Gap('golden', 'exceptions::try_in_loop_in_try', ('3.11',), 'differs from golden/exceptions.try_in_loop_in_try.py'),
     Gap('idioms', 'conditions', ('3.10', '3.12', '3.13'), 'assert_with_boolean_condition: AssertionError'),
     Gap('idioms', 'generics_py312', ('3.12', '3.13'), 'Box: Generic'),

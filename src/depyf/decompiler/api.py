@@ -59,7 +59,7 @@ class Decompiler:
     def __init__(self, code: CodeType, version: BytecodeVersion, indent: int = 4) -> None:
         self.code = code
         self.version = version
-        self.printer = Printer(indent)
+        self.printer = Printer(indent, version.dedents_docstrings)
 
     # --- bodies ----------------------------------------------------------------------------
 
@@ -375,7 +375,7 @@ def _describe(obj: Any) -> str:
 
 def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_error: str = "raise") -> str:
     """A class object has no body code left; rebuild its body from its members."""
-    printer = Printer(indent)
+    printer = Printer(indent, host().dedents_docstrings)
     lines: List[str] = []
     bases = [b for b in cls.__bases__ if b is not object]
     base_text = "(" + ", ".join(b.__qualname__ if b.__module__ == "builtins" else b.__name__ for b in bases) + ")" \

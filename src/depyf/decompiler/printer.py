@@ -33,8 +33,10 @@ def _escape(text: str, quote: str) -> str:
 class Printer:
     """Renders nodes to text. One instance per decompilation; `indent` is spaces per level."""
 
-    def __init__(self, indent: int = 4) -> None:
+    def __init__(self, indent: int = 4, dedented_docstrings: bool = False) -> None:
         self.unit = " " * indent
+        # 3.13+ strip a docstring's indentation when compiling: indent it back when printing.
+        self.dedented_docstrings = dedented_docstrings
         # Turns internal stack values that reach the printer into expressions (set by the builder).
         self.resolve: Optional[Callable[[n.Expr], n.Expr]] = None
         self._expr: Dict[Type[n.Expr], Callable[[Any], str]] = {
@@ -410,6 +412,8 @@ class Printer:
         it exactly."""
         if any(c != "\n" and c != "\t" and not c.isprintable() for c in text):
             return [pad + repr(text)]
+        if self.dedented_docstrings:
+            text = _indented_docstring(text, pad)
         body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
         if body.endswith('"'):
             body = body[:-1] + '\\"'
@@ -457,3 +461,26 @@ class Printer:
 
 def _alias(name: str, asname: Optional[str]) -> str:
     return name if asname is None else f"{name} as {asname}"
+
+
+def _indented_docstring(text: str, pad: str) -> str:
+    """The literal value that 3.13's docstring dedent turns back into `text`, its lines after the
+    first indented by `pad`; `text` itself where the dedent would not give it back."""
+    lines = text.split("\n")
+    later = [pad + line if line else line for line in lines[1:]]
+    if later and not later[-1]:
+        later[-1] = pad  # the closing quotes line up with the text; the dedent empties the line
+    indented = "\n".join([lines[0]] + later)
+    return indented if _dedent_docstring(indented) == text else text
+
+
+def _dedent_docstring(doc: str) -> str:
+    """What the 3.13 compiler stores for a docstring literal: the first line without leading
+    spaces, the later lines without their common indentation (blank lines do not count)."""
+    if "\t" in doc:
+        return ""  # tabs are expanded first; never reproduced here
+    lines = doc.split("\n")
+    widths = [len(line) - len(line.lstrip(" ")) for line in lines[1:] if line.strip(" ")]
+    margin = min(widths) if widths else 0
+    rest = [line[min(margin, len(line) - len(line.lstrip(" "))):] for line in lines[1:]]
+    return "\n".join([lines[0].lstrip(" ")] + rest)

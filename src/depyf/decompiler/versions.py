@@ -147,6 +147,11 @@ class BytecodeVersion:
         return self.key >= (3, 13)
 
     @property
+    def dedents_docstrings(self) -> bool:
+        """3.13 removes a docstring's common indentation when compiling it."""
+        return self.key >= (3, 13)
+
+    @property
     def handler_code_at_end(self) -> bool:
         """3.12+ moves code that only exceptions reach to the end of the function."""
         return self.key >= (3, 12)
