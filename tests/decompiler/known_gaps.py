@@ -28,7 +28,6 @@ class Gap(NamedTuple):
 GAPS: List[Gap] = [
     # Measured on every interpreter with `gap_report.py --known-gaps`; one entry per failing test,
     # the reason from its failure on the newest failing version.
-    Gap('bad_input', 'truncated_one_instruction', ('3.11', '3.12', '3.13'), 'the error does not name the instruction: jump target outside the code'),
     Gap('execution', 'conditions::if_with_conditional_expression_test', ALL, 'decompile failed: DecompilationError: jump that does not belong to any construct'),
     Gap('execution', 'except_star_py311::except_star_basic', ('3.11',), "different outcome: call except_star_basic(0): original ('returned', [('value', 1), ('type-or-key', ['TypeError']), 'finally']), rebuilt ('returned', ["),
     Gap('execution', 'except_star_py311::except_star_reraise', ('3.11', '3.12', '3.13'), 'decompile failed: DecompilationError: unrecognised except* clause'),
