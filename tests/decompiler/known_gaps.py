@@ -139,7 +139,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'nesting/in_tryfinally_handler_loopexit::nestx_with_tryfinally_break_in_handler', ('3.12', '3.13'), 'nestx_with_tryfinally_break_in_handler: instruction #48: original POP_JUMP_IF_FALSE to #57 | decompiled POP_JUMP_IF_TRUE to #57 (after COMPARE_OP bool'),
     Gap('roundtrip', 'nesting/in_tryfinally_handler_loopexit::nestx_with_tryfinally_continue_in_handler', ('3.11', '3.12', '3.13'), 'nestx_with_tryfinally_continue_in_handler: instruction #48: original POP_JUMP_IF_FALSE to #55 | decompiled POP_JUMP_IF_TRUE to #57 (after COMPARE_OP b'),
     Gap('roundtrip', 'statements::expression_statements', ('3.10', '3.12', '3.13'), 'expression_statements: instruction #20: original LOAD_CONST None | decompiled LOAD_FAST v (after RETURN_VALUE)'),
-    Gap('roundtrip', 'statements::unpacking', ALL, 'unpacking: instruction #29: original COPY 1 | decompiled UNPACK_SEQUENCE 3 (after LOAD_CONST (3, 2, 1))'),
     Gap('roundtrip', 'with_async::async_for_loop', ('3.10', '3.12', '3.13'), 'async_for_loop: instruction #49: original POP_JUMP_IF_TRUE to #51 | decompiled POP_JUMP_IF_FALSE to #51 (after COMPARE_OP bool(==))'),
     Gap('roundtrip', 'with_async::async_with_exit_paths', ('3.12', '3.13'), "async_with_exit_paths: instruction #61: original LOAD_CONST 'late' | decompiled RETURN_CONST None (after POP_TOP)"),
     Gap('roundtrip', 'with_async::with_in_loop_break_continue', ('3.12', '3.13'), 'with_in_loop_break_continue: instruction #30: original LOAD_CONST None | decompiled LOAD_FAST log (after POP_JUMP_IF_FALSE to #38)'),

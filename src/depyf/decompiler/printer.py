@@ -101,9 +101,7 @@ class Printer:
                 if (v.real if isinstance(v, complex) else v) < 0 or (
                         isinstance(v, float) and math.copysign(1.0, v) < 0):
                     return FACTOR
-            if isinstance(v, tuple) and v:
-                return TUPLE
-            return ATOM
+            return ATOM  # a tuple constant always prints in its own parentheses
         if t is n.Raw:
             return e.prec
         return ATOM

@@ -91,7 +91,8 @@ class StatementRules:
         elif isinstance(group.value, m.Sentinel) and group.value.what == "for-target":
             self.for_targets[-1] = tuple_target
         else:
-            self.emit(n.Assign([tuple_target], self.finish_expr(group.value)))
+            # As a plain store: `a, b = c = value` keeps a copy of the value for the next target.
+            self.store(tuple_target, group.value)
 
     def op_STORE_FAST(self, ins: Instr, i: int) -> Optional[int]:
         count = self._reordered_stores(i)
