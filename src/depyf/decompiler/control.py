@@ -340,9 +340,43 @@ class ControlRules:
                 body.append(n.Continue())
             self.emit(n.If(cond, body, orelse))
             return else_end
+        merged = self._value_before_copied_exit(cond, fall, false_target)
+        if merged is not None:
+            return merged
         body = self.run_range(fall, false_target, list(self.stack))
         self.emit(_as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, []))
         return false_target
+
+    def _value_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
+        """`return f(x, a if cond else b)` when 3.10+ copied the end of the return into both branches.
+
+        The branches then read `a; <tail>` and `b; <tail>`, the same tail ending the function. With
+        values of the statement already on the stack (`f`, `x`), they are not an if statement
+        (which would evaluate them after the test): the branches differ in one value. Pushes it
+        and continues at the second copy of the tail.
+        """
+        if not self.version.copies_exit_blocks or not any(
+                not isinstance(v, m.MARKER_TYPES) for v in self.stack):
+            return None
+        instrs = self.instrs
+        last = instrs[false_target - 1]
+        if last.opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None
+        other = next((k for k in range(false_target, self.end) if instrs[k].opname == last.opname
+                      or instrs[k].is_jump), None)
+        if other is None or instrs[other].is_jump or instrs[other].argval != last.argval:
+            return None
+        length = 1
+        while length < min(false_target - fall, other + 1 - false_target) and \
+                not instrs[false_target - 1 - length].is_jump and \
+                self._same_test(false_target - 1 - length, other - length, 1):
+            length += 1
+        a = self.pure_value(fall, false_target - length)
+        b = self.pure_value(false_target, other + 1 - length) if a is not None else None
+        if b is None:
+            return None
+        self.stack.append(n.IfExp(cond, a, b))
+        return other + 1 - length
 
     op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE
 
