@@ -81,7 +81,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'exceptions::raise_in_else', ('3.11', '3.12', '3.13'), 'DecompilationError: re-raise outside an exception handler'),
     Gap('roundtrip', 'exceptions::try_in_loop_in_try', ('3.11',), 'try_in_loop_in_try: instruction #73: original LOAD_FAST log | decompiled JUMP_FORWARD to #100 (after RERAISE 1)'),
     Gap('roundtrip', 'exceptions::try_inside_finally', ('3.11',), 'DecompilationError: jump that does not belong to any construct'),
-    Gap('roundtrip', 'expressions::boolean_shapes', ('3.12', '3.13'), 'boolean_shapes: instruction #79: original POP_JUMP_IF_FALSE to #82 | decompiled POP_JUMP_IF_FALSE to #87 (after TO_BOOL)'),
     Gap('roundtrip', 'generics_py312::first', ('3.12', '3.13'), 'first: code object: original <code first> | decompiled <missing>'),
     Gap('roundtrip', 'generics_py312::uses_generic_class', ('3.12', '3.13'), "SyntaxError: invalid syntax at line 12: 'Stack = __function_<generic parameters of Stack>__()'"),
     Gap('roundtrip', 'match_py310::match_in_loop', ('3.10', '3.12', '3.13'), 'match_in_loop: instruction #18: original POP_TOP | decompiled LOAD_FAST out (after POP_TOP)'),

@@ -470,15 +470,19 @@ class ControlRules:
     op_JUMP_IF_TRUE_OR_POP = op_JUMP_IF_FALSE_OR_POP
 
     def _short_circuit(self, op: str, left: n.Expr, start: int, target: int) -> int:
+        # `a and b and c` reads as a, then the rest as one operand (all jumps go to the end). A
+        # left operand that is already a finished `a and b` had its own jump land on this test:
+        # the source grouped it, `(a and b) and c`, and 3.12+ compile the two differently.
+        grouped = isinstance(left, n.BoolOp) and left.op == op
         right = self.pure_value(start, target)
         if right is not None:
-            self.stack.append(_flatten(op, left, right))
+            self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
             return target
         # `return a and b` may have its return duplicated into both paths.
         if self.instrs[target - 1].opname == "RETURN_VALUE":
             right = self.pure_value(start, target - 1)
             if right is not None:
-                self.stack.append(_flatten(op, left, right))
+                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
                 return target - 1
         raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
 
