@@ -6,6 +6,7 @@ statements (implicit returns, docstrings, class-body bookkeeping) and prints the
 import builtins
 import functools
 import inspect
+import sys
 import types
 from types import CodeType
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -21,7 +22,7 @@ from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import parameters
 from depyf.decompiler.versions import BytecodeVersion, host
 
-_CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__"}
+_CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__type_params__"}
 # What the interpreter adds to every class's namespace, not something its body wrote.
 _CLASS_OBJECT_BOOKKEEPING = _CLASS_BOOKKEEPING | {"__doc__", "__dict__", "__weakref__", "__type_params__"}
 _MAX_WRAPPERS = 100
@@ -173,7 +174,8 @@ class Decompiler:
             def_name = "".join(c if c.isalnum() or c == "_" else "_" for c in def_name).strip("_") or "_"
             if def_name[0].isdigit():
                 def_name = "_" + def_name
-        node = n.FunctionDef(def_name, self._params(code, fn), stmts, (), is_async, returns)
+        type_params = _runtime_type_params(fn, self.printer) if fn is not None else ""
+        node = n.FunctionDef(def_name, self._params(code, fn), stmts, (), is_async, returns, type_params)
         lines: List[str] = []
         self.printer.stmt(node, 0, lines)
         return "\n".join(lines) + "\n"
@@ -377,10 +379,13 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
     """A class object has no body code left; rebuild its body from its members."""
     printer = Printer(indent, host().dedents_docstrings)
     lines: List[str] = []
-    bases = [b for b in cls.__bases__ if b is not object]
+    type_params = _runtime_type_params(cls, printer)
+    # `class C[T]` adds typing.Generic to the bases itself.
+    bases = [b for b in cls.__bases__ if b is not object and not (type_params and _is_typing_generic(b))]
     base_text = "(" + ", ".join(b.__qualname__ if b.__module__ == "builtins" else b.__name__ for b in bases) + ")" \
         if bases else ""
-    lines.append(f"class {name or cls.__name__}{base_text}:")
+    generic = f"[{type_params}]" if type_params else ""
+    lines.append(f"class {name or cls.__name__}{generic}{base_text}:")
     unit = " " * indent
     if cls.__doc__ and "__doc__" in cls.__dict__:
         lines.extend(printer.docstring(cls.__doc__, unit))
@@ -404,6 +409,32 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
     if body == 0 and not (cls.__doc__ and "__doc__" in cls.__dict__):
         lines.append(unit + "pass")
     return "\n".join(lines) + "\n"
+
+
+def _runtime_type_params(obj: Any, printer: Printer) -> str:
+    """The text between the brackets of `def f[...]` / `class C[...]` from `__type_params__`."""
+    parts: List[str] = []
+    for param in getattr(obj, "__type_params__", None) or ():
+        kind = type(param).__name__
+        text = {"TypeVarTuple": "*", "ParamSpec": "**"}.get(kind, "") + param.__name__
+        env = getattr(obj, "__globals__", None) or vars(sys.modules.get(getattr(obj, "__module__", ""), builtins))
+        try:
+            constraints = getattr(param, "__constraints__", ())
+            bound = getattr(param, "__bound__", None)
+            if constraints:
+                text += ": " + printer.expr(n.Tuple_([_value_expr(c, env) for c in constraints]))
+            elif bound is not None:
+                text += ": " + printer.expr(_value_expr(bound, env))
+            if getattr(param, "has_default", lambda: False)():
+                text += " = " + printer.expr(_value_expr(param.__default__, env))
+        except NameError:
+            pass  # a bound naming something not defined yet: the parameter without it
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def _is_typing_generic(base: Any) -> bool:
+    return getattr(base, "__module__", None) == "typing" and getattr(base, "__name__", None) == "Generic"
 
 
 def _member_functions(member: str, value: Any) -> List[Tuple[Optional[str], types.FunctionType]]:

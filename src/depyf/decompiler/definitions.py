@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import Instr
+from depyf.decompiler.generics import is_generic_wrapper
 from depyf.decompiler.markers import ClassValue
 from depyf.decompiler.signature import parameters
 
@@ -123,17 +124,22 @@ class DefinitionRules:
             params, returns = self.function_params(value)
             body = self.decompile_nested(value.code)
             is_async = bool(value.code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
-            return n.FunctionDef(target.id, params, body, decorators, is_async, returns)
+            return n.FunctionDef(target.id, params, body, decorators, is_async, returns,
+                                 self.type_params_text(value.type_params))
         if isinstance(value, ClassValue):
             if value.name != target.id:
                 return None
             body = self.decompile_nested(value.body.code, class_body=True)
-            return n.ClassDef(value.name, value.bases, body, decorators)
+            return n.ClassDef(value.name, value.bases, body, decorators, self.type_params_text(value.type_params))
+        if isinstance(value, m.TypeAliasValue) and value.name == target.id and not decorators:
+            return n.TypeAlias(value.name, self.type_params_text(value.params), value.value)
         return None
 
     # --- calls that are really definitions or comprehensions --------------------------------
 
     def make_call(self, callee: n.Expr, args: List[n.Expr]) -> n.Expr:
+        if is_generic_wrapper(callee):
+            return self.generic_definition(callee, args)
         if isinstance(callee, m.BuildClass):
             body, name = args[0], args[1]
             assert isinstance(body, m.MadeFunction) and isinstance(name, n.Const)

@@ -224,7 +224,7 @@ class ExpressionRules:
         elif what == "INTRINSIC_ASYNC_GEN_WRAP":
             pass  # the value an async generator yields
         else:
-            raise self.fail(ins, f"unsupported intrinsic {what}")
+            return self.generic_intrinsic(ins, i)  # generics: type parameters and aliases
         return None
 
     def op_GET_ITER(self, ins: Instr, i: int) -> None:

@@ -383,7 +383,8 @@ class Printer:
         elif t is n.FunctionDef:
             for dec in s.decorators:
                 out.append(pad + "@" + self.expr(dec, NAMED))
-            head = f"{pad}{'async def' if s.is_async else 'def'} {s.name}({s.params})"
+            generic = f"[{s.type_params}]" if s.type_params else ""
+            head = f"{pad}{'async def' if s.is_async else 'def'} {s.name}{generic}({s.params})"
             if s.returns is not None:
                 head += " -> " + self.expr(s.returns, TEST)
             out.append(head + ":")
@@ -392,8 +393,12 @@ class Printer:
             for dec in s.decorators:
                 out.append(pad + "@" + self.expr(dec, NAMED))
             bases = "(" + ", ".join(self.expr(b, TEST) for b in s.bases) + ")" if s.bases else ""
-            out.append(f"{pad}class {s.name}{bases}:")
+            generic = f"[{s.type_params}]" if s.type_params else ""
+            out.append(f"{pad}class {s.name}{generic}{bases}:")
             out.extend(self.block(s.body, depth + 1))
+        elif t is n.TypeAlias:
+            generic = f"[{s.type_params}]" if s.type_params else ""
+            out.append(f"{pad}type {s.name}{generic} = {self.expr(s.value, TEST)}")
         elif t is n.Match:
             out.append(f"{pad}match {self._value(s.subject)}:")
             for case in s.cases:

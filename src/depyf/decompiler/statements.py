@@ -27,6 +27,9 @@ class StatementRules:
             return
         if isinstance(value, m.ClearedLocal):
             return  # restoring a local saved around an inlined comprehension
+        if isinstance(target, n.Name) and target.id.startswith("."):
+            self.hidden_locals[target.id] = value  # `.type_params` of a generic class
+            return
         if self.stack and self.stack[-1] is value and not isinstance(value, m.MARKER_TYPES):
             # value; DUP; STORE a -> either `a = b = value` (when stored again) or a walrus.
             self.stack[-1] = n.NamedExpr(target, value)
@@ -49,7 +52,7 @@ class StatementRules:
         if isinstance(value, m.ImportedName):
             self._store_import_from(value, target)
             return
-        if isinstance(value, (m.MadeFunction, m.ClassValue)) or (isinstance(value, n.Call) and self.is_decorated(value)):
+        if isinstance(value, (m.MadeFunction, m.ClassValue, m.TypeAliasValue)) or (isinstance(value, n.Call) and self.is_decorated(value)):
             stmt = self.definition_statement(value, target)
             if stmt is not None:
                 self.emit(stmt)
