@@ -28,7 +28,6 @@ class Gap(NamedTuple):
 GAPS: List[Gap] = [
     # Measured on every interpreter with `gap_report.py --known-gaps`; one entry per failing test,
     # the reason from its failure on the newest failing version.
-    Gap('execution', 'conditions::if_with_conditional_expression_test', ALL, 'decompile failed: DecompilationError: jump that does not belong to any construct'),
     Gap('execution', 'except_star_py311::except_star_basic', ('3.11',), "different outcome: call except_star_basic(0): original ('returned', [('value', 1), ('type-or-key', ['TypeError']), 'finally']), rebuilt ('returned', ["),
     Gap('execution', 'except_star_py311::except_star_reraise', ('3.11', '3.12', '3.13'), 'decompile failed: DecompilationError: unrecognised except* clause'),
     Gap('execution', 'exceptions::break_continue_in_finally', ('3.11', '3.12', '3.13'), "different outcome: call break_continue_in_finally(4): original ('returned', [('body', 0), ('finally', 0), ('finally', 1), ('body', 2), ('finally', 2)]"),
@@ -62,7 +61,6 @@ GAPS: List[Gap] = [
     Gap('idioms', 'conditions', ('3.10', '3.12', '3.13'), 'assert_with_boolean_condition: AssertionError'),
     Gap('roundtrip', 'conditions::assert_with_boolean_condition', ('3.10', '3.12', '3.13'), 'assert_with_boolean_condition: instruction #30: original LOAD_ASSERTION_ERROR | decompiled JUMP_FORWARD to #32 (after POP_JUMP_IF_TRUE to #39)'),
     Gap('roundtrip', 'conditions::if_in_loop_with_compound_conditions', ('3.10', '3.12', '3.13'), 'if_in_loop_with_compound_conditions: instruction #35: original POP_TOP | decompiled LOAD_FAST hits (after JUMP_BACKWARD to #6)'),
-    Gap('roundtrip', 'conditions::if_with_conditional_expression_test', ALL, 'DecompilationError: jump that does not belong to any construct'),
     Gap('roundtrip', 'conditions::while_with_boolean_condition', ('3.12', '3.13'), 'while_with_boolean_condition: instruction #22: original POP_JUMP_IF_FALSE to #32 | decompiled POP_JUMP_IF_TRUE to #24 (after COMPARE_OP bool(<))'),
     Gap('roundtrip', 'control_flow::break_outer_via_flag', ('3.10', '3.12', '3.13'), 'break_outer_via_flag: instruction #32: original POP_TOP | decompiled LOAD_FAST found (after JUMP_BACKWARD to #6)'),
     Gap('roundtrip', 'control_flow::empty_bodies', ('3.8', '3.9', '3.10', '3.11'), 'empty_bodies: instruction #6: original LOAD_FAST i | decompiled JUMP_BACKWARD to #6 (after POP_JUMP_FORWARD_IF_FALSE to #10)'),

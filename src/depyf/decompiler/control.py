@@ -35,15 +35,19 @@ class LoopInfo:
 
 
 class _Atom:
-    __slots__ = ("start", "expr", "jump_if_true", "target", "jump_index", "fall")
+    """One conditional jump of a chain; `always` marks the unconditional JUMP that ends the first
+    branch of a conditional expression used as a test (`if (a if b else c):`)."""
+    __slots__ = ("start", "expr", "jump_if_true", "target", "jump_index", "fall", "always")
 
-    def __init__(self, start: int, expr: n.Expr, jump_if_true: bool, target: int, jump_index: int, fall: int) -> None:
+    def __init__(self, start: int, expr: n.Expr, jump_if_true: bool, target: int, jump_index: int, fall: int,
+                 always: bool = False) -> None:
         self.start = start
         self.expr = expr
         self.jump_if_true = jump_if_true
         self.target = target
         self.jump_index = jump_index
         self.fall = fall
+        self.always = always
 
 
 class _BadChain(Exception):
@@ -127,6 +131,7 @@ class ControlRules:
         self.loop_end = merged
         self.loop_extra_headers = extra_headers
         self.active_loops: Set[int] = set()
+        self.chain_copies: List[Tuple[int, int]] = []  # (copy, original) exits of the chain being built
 
     def is_send_loop(self, target: int) -> bool:
         """3.11+ `await`/`yield from` loop back to their SEND; that is not a source loop."""
@@ -193,6 +198,11 @@ class ControlRules:
                 break
             parsed = self.parse_atom(nxt, limit)
             if parsed is None:
+                jump = self.instrs[nxt]
+                if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
+                        and not atoms[-1].always:
+                    atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, nxt + 1, always=True))
+                    continue
                 break
             value, q = parsed
             jins = self.instrs[q]
@@ -200,8 +210,11 @@ class ControlRules:
             atoms.append(self._normalised_atom(_Atom(nxt, e, t, jins.target, q, self.fall_override.get(q, q + 1))))
         for count in range(len(atoms), 0, -1):
             chain = atoms[:count]
+            if chain[-1].always:
+                continue
             if count > 1 and not self._chain_targets_ok(chain):
                 continue
+            self.chain_copies = []
             try:
                 expr, true_exit, false_exit = self._build(chain, 0, count)
             except _BadChain:
@@ -209,6 +222,8 @@ class ControlRules:
             fall = chain[-1].fall
             if true_exit != fall:
                 continue
+            for copy, original in self.chain_copies:
+                self._skip_copy(copy, original)
             return expr, fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
 
@@ -234,6 +249,8 @@ class ControlRules:
                 continue
             if starts.get(a.target, -1) > k:
                 continue
+            if any(b.always for b in chain) and self._copied_exits(a.target, last):
+                continue  # a conditional expression's branches leave through copies of one exit
             return False
         # Nothing outside the chain may jump into its middle.
         for a in chain[1:]:
@@ -245,11 +262,15 @@ class ControlRules:
     def _build(self, chain: List[_Atom], lo: int, hi: int) -> Tuple[n.Expr, int, int]:
         """Combine atoms [lo, hi): (expression, where it goes when true, where when false)."""
         fall = chain[hi - 1].fall
-        if hi - lo == 1:
-            a = chain[lo]
-            return (negate(a.expr) if a.jump_if_true else a.expr), fall, a.target
         a = chain[lo]
+        if a.always:
+            raise _BadChain()  # only a conditional expression's branches may contain one
+        if hi - lo == 1:
+            return (negate(a.expr) if a.jump_if_true else a.expr), fall, a.target
         t = a.target
+        ternary = self._build_ternary(chain, lo, hi)
+        if ternary is not None:
+            return ternary
         rest, rt, rf = self._build(chain, lo + 1, hi)
         if t in (rt, rf):
             if t == rt:
@@ -273,6 +294,56 @@ class ControlRules:
                     return _flatten("and", demorgan_not(g), rest), rt, rf
                 raise _BadChain()
         raise _BadChain()
+
+    def _build_ternary(self, chain: List[_Atom], lo: int, hi: int) -> Optional[Tuple[n.Expr, int, int]]:
+        """`x if test else y` as a test: `test` jumps past the `x` branch, which ends in a JUMP over
+        the `y` branch; both branches leave for the same two places."""
+        a = chain[lo]
+        for k in range(lo + 3, hi):
+            if chain[k].start != a.target or not chain[k - 1].always:
+                continue
+            jump = chain[k - 1]
+            try:
+                then, tt, tf = self._build(chain, lo + 1, k - 1)
+                other, ot, of = self._build(chain, k, hi)
+            except _BadChain:
+                return None
+            if tt == jump.start:
+                tt = jump.target
+            tt, ot = self._same_exit(tt, ot)
+            tf, of = self._same_exit(tf, of)
+            if (tt, tf) != (ot, of):
+                return None
+            test = negate(a.expr) if a.jump_if_true else a.expr
+            return n.IfExp(test, then, other), ot, of
+        return None
+
+    def _same_exit(self, x: int, y: int) -> Tuple[int, int]:
+        """(x, y), or the first of the two twice when 3.10+ copied one exit block (`return None`)
+        to both; the later copy is skipped once the chain is accepted."""
+        if not self._copied_exits(x, y):
+            return x, y
+        first, copy = min(x, y), max(x, y)
+        self.chain_copies.append((copy, first))
+        return first, first
+
+    def _copied_exits(self, x: int, y: int) -> bool:
+        """Are x and y two copies of one exit block, the later reached by one jump only?"""
+        if x == y or not self.version.copies_exit_blocks:
+            return False
+        first, copy = min(x, y), max(x, y)
+        if len(self.jump_sources.get(copy, ())) != 1:
+            return False  # another jump lands on the copy too: it must stay where it is
+        k = 0
+        while copy + k < len(self.instrs) and first + k < copy:
+            a, b = self.instrs[first + k], self.instrs[copy + k]
+            if a.opname != b.opname or a.argval != b.argval or a.is_jump or \
+                    (k and (self.jump_sources.get(first + k) or self.jump_sources.get(copy + k))):
+                return False
+            k += 1
+            if a.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                return True
+        return False
 
     # --- if / conditional expression ----------------------------------------------------------
 
