@@ -24,7 +24,8 @@ from depyf.decompiler.versions import BytecodeVersion, host
 
 _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__type_params__"}
 # What the interpreter adds to every class's namespace, not something its body wrote.
-_CLASS_OBJECT_BOOKKEEPING = _CLASS_BOOKKEEPING | {"__doc__", "__dict__", "__weakref__", "__type_params__"}
+_CLASS_OBJECT_BOOKKEEPING = _CLASS_BOOKKEEPING | {"__doc__", "__dict__", "__weakref__", "__type_params__",
+                                                  "__annotations__"}
 _MAX_WRAPPERS = 100
 
 
@@ -391,8 +392,16 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
         lines.extend(printer.docstring(cls.__doc__, unit))
     prefix = private_prefix(cls.__name__)
     body = 0
+    annotated = _class_annotations(cls, printer)
+    for key, annotation in annotated.items():
+        literal = _literal_expr(cls.__dict__[key]) if key in cls.__dict__ else None
+        value_text = "" if literal is None else " = " + printer.expr(literal)
+        lines.append(f"{unit}{demangle(key, prefix) if prefix else key}: {annotation}{value_text}")
+        body += 1
     for key, value in cls.__dict__.items():
         member = demangle(key, prefix) if prefix else key
+        if key in annotated and _literal_expr(value) is not None:
+            continue  # printed with its annotation
         decorated = _member_functions(member, value)
         for decorator, fn in decorated:
             text = _decompile_member(fn, cls.__name__, member if decorator else None, on_error, indent)
@@ -409,6 +418,15 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
     if body == 0 and not (cls.__doc__ and "__doc__" in cls.__dict__):
         lines.append(unit + "pass")
     return "\n".join(lines) + "\n"
+
+
+def _class_annotations(cls: type, printer: Printer) -> Dict[str, str]:
+    """The class body's own annotations (`x: int`), as text by name; dataclasses depend on them."""
+    own = cls.__dict__.get("__annotations__")
+    if not isinstance(own, dict):
+        return {}
+    env = vars(sys.modules.get(cls.__module__, builtins))
+    return {k: printer.expr(_value_expr(v, env)) for k, v in own.items() if isinstance(k, str) and k.isidentifier()}
 
 
 def _runtime_type_params(obj: Any, printer: Printer) -> str:

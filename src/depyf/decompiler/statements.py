@@ -9,6 +9,9 @@ from depyf.decompiler.instructions import Instr
 _SIMPLE_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 
 
+_CO_OPTIMIZED = 0x01
+
+
 class StatementRules:
     """Statement-producing instruction handlers; mixed into `builder.CodeBuilder`."""
 
@@ -57,7 +60,29 @@ class StatementRules:
             if stmt is not None:
                 self.emit(stmt)
                 return
+        if self._annotation(target, value):
+            return
         self.emit(n.Assign([target], self.finish_expr(value)))
+
+    def _annotation(self, target: n.Expr, value: n.Expr) -> bool:
+        """`x: T = v` in a class or module body: `x = v`, then T stored in `__annotations__['x']`.
+
+        Written as an item assignment the text would lose SETUP_ANNOTATIONS, and `__annotations__`
+        would be looked up elsewhere. In a function the compiler drops local annotations, so a
+        store into `__annotations__` there is the source's own.
+        """
+        if self.code.co_flags & _CO_OPTIMIZED or not isinstance(target, n.Subscript) \
+                or not isinstance(target.value, n.Name) or target.value.id != "__annotations__" \
+                or not isinstance(target.index, n.Const) or not isinstance(target.index.value, str):
+            return False
+        name = target.index.value
+        previous = self.out[-1] if self.out else None
+        if isinstance(previous, n.Assign) and len(previous.targets) == 1 and \
+                isinstance(previous.targets[0], n.Name) and previous.targets[0].id == name:
+            self.out[-1] = n.AnnAssign(previous.targets[0], self.finish_expr(value), previous.value)
+        else:
+            self.emit(n.AnnAssign(n.Name(name), self.finish_expr(value), None))
+        return True
 
     def parallel_assignment(self, nxt: int, count: int) -> bool:
         """`a, b = x, y`: the compiler swaps the values instead of building a tuple.
