@@ -61,7 +61,7 @@ class Decompiler:
     def __init__(self, code: CodeType, version: BytecodeVersion, indent: int = 4) -> None:
         self.code = code
         self.version = version
-        self.printer = Printer(indent, version.dedents_docstrings)
+        self.printer = Printer(indent, version.dedents_docstrings, version.fstring_expressions_any_quotes)
 
     # --- bodies ----------------------------------------------------------------------------
 
@@ -378,7 +378,7 @@ def _describe(obj: Any) -> str:
 
 def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_error: str = "raise") -> str:
     """A class object has no body code left; rebuild its body from its members."""
-    printer = Printer(indent, host().dedents_docstrings)
+    printer = Printer(indent, host().dedents_docstrings, host().fstring_expressions_any_quotes)
     lines: List[str] = []
     type_params = _runtime_type_params(cls, printer)
     # `class C[T]` adds typing.Generic to the bases itself.

@@ -33,10 +33,12 @@ def _escape(text: str, quote: str) -> str:
 class Printer:
     """Renders nodes to text. One instance per decompilation; `indent` is spaces per level."""
 
-    def __init__(self, indent: int = 4, dedented_docstrings: bool = False) -> None:
+    def __init__(self, indent: int = 4, dedented_docstrings: bool = False, fstring_any_quotes: bool = False) -> None:
         self.unit = " " * indent
         # 3.13+ strip a docstring's indentation when compiling: indent it back when printing.
         self.dedented_docstrings = dedented_docstrings
+        # 3.12+ (PEP 701) allow any quote and backslashes in an f-string's expressions.
+        self.fstring_any_quotes = fstring_any_quotes
         # Turns internal stack values that reach the printer into expressions (set by the builder).
         self.resolve: Optional[Callable[[n.Expr], n.Expr]] = None
         self._expr: Dict[Type[n.Expr], Callable[[Any], str]] = {
@@ -233,7 +235,25 @@ class Printer:
             body = self._fstring_body(e, quote)
             if body is not None:
                 return "f" + quote + body + quote
-        return "f'" + (inner[0] or "") + "'"
+        return self._joined_as_concatenation(e)
+
+    def _joined_as_concatenation(self, e: n.JoinedStr) -> str:
+        """An f-string that no quoting spells (before 3.12 its expressions cannot reuse the quote
+        or hold a backslash), as the concatenation of the pieces it formats."""
+        pieces: List[str] = []
+        for part in e.parts:
+            if isinstance(part, str):
+                pieces.append(self.constant(part))
+            elif isinstance(part, n.JoinedStr):
+                pieces.append(self.expr(part, ATOM))
+            else:
+                value = self.expr(part.value, TEST)
+                convert = {"s": "str", "r": "repr", "a": "ascii"}.get(part.conversion or "")
+                if convert:
+                    value = f"{convert}({value})"
+                spec = self.expr(part.spec, TEST) if part.spec is not None else "''"
+                pieces.append(f"format({value}, {spec})")
+        return "(" + " + ".join(pieces or ["''"]) + ")"
 
     def _fstring_body(self, e: n.JoinedStr, quote: str) -> Optional[str]:
         """The inside of an f-string delimited by `quote`, or None if the quote cannot work."""
@@ -249,7 +269,9 @@ class Printer:
                 out.append(body)
                 continue
             text = self.expr(part.value, TEST)
-            if quote[0] in text or "\\" in text:
+            # Before 3.12 an expression cannot hold a backslash or the delimiter (inside triple
+            # quotes a lone quote character is fine).
+            if not self.fstring_any_quotes and ((quote if len(quote) == 3 else quote[0]) in text or "\\" in text):
                 return None
             if text.startswith("{"):
                 text = " " + text

@@ -147,6 +147,11 @@ class BytecodeVersion:
         return self.key >= (3, 13)
 
     @property
+    def fstring_expressions_any_quotes(self) -> bool:
+        """PEP 701 (3.12): an f-string's expressions may reuse its quote and hold backslashes."""
+        return self.key >= (3, 12)
+
+    @property
     def dedents_docstrings(self) -> bool:
         """3.13 removes a docstring's common indentation when compiling it."""
         return self.key >= (3, 13)
