@@ -98,7 +98,8 @@ class StatementRules:
         if len({id(v) for v in values}) != count:
             return False
         first = self.instrs[nxt]
-        if first.opname not in _SIMPLE_STORES:
+        # The first target may itself unpack: `(a, b), c = x, y` swaps, then unpacks x.
+        if first.opname not in _SIMPLE_STORES and first.opname not in ("UNPACK_SEQUENCE", "UNPACK_EX"):
             window = self.instrs[nxt:nxt + 5]
             if not first.opname.startswith("LOAD_") or \
                     not any(w.opname in ("STORE_ATTR", "STORE_SUBSCR") for w in window):
