@@ -239,7 +239,14 @@ class Printer:
 
     def _joined_as_concatenation(self, e: n.JoinedStr) -> str:
         """An f-string that no quoting spells (before 3.12 its expressions cannot reuse the quote
-        or hold a backslash), as the concatenation of the pieces it formats."""
+        or hold a backslash), as the `%` formatting it came from (3.11+ compile `'%s' % (x,)` to
+        f-string code) or else the concatenation of the pieces it formats."""
+        if all(isinstance(p, str) or (isinstance(p, n.FormattedValue) and p.spec is None
+                                      and p.conversion in ("s", "r", "a")) for p in e.parts):
+            template = "".join(p.replace("%", "%%") if isinstance(p, str) else "%" + p.conversion
+                               for p in e.parts)
+            values = [p.value for p in e.parts if not isinstance(p, str)]
+            return "(" + self.constant(template) + " % " + self.expr(n.Tuple_(values), ATOM) + ")"
         pieces: List[str] = []
         for part in e.parts:
             if isinstance(part, str):
