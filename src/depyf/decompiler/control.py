@@ -418,6 +418,12 @@ class ControlRules:
         self.emit(_as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, []))
         return false_target
 
+    def _unfused_constant_return(self, k: int) -> bool:
+        """3.12+ compile `return <constant>` to RETURN_CONST: a constant loaded, then returned by
+        a separate RETURN_VALUE, is one arm of `return a if c else b` with the return copied."""
+        return self.version.has_return_const and k > 0 and self.instrs[k].raw_opname == "RETURN_VALUE" \
+            and self.instrs[k - 1].raw_opname == "LOAD_CONST"
+
     def _value_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
         """`return f(x, a if cond else b)` when 3.10+ copied the end of the return into both branches.
 
@@ -426,8 +432,7 @@ class ControlRules:
         (which would evaluate them after the test): the branches differ in one value. Pushes it
         and continues at the second copy of the tail.
         """
-        if not self.version.copies_exit_blocks or not any(
-                not isinstance(v, m.MARKER_TYPES) for v in self.stack):
+        if not self.version.copies_exit_blocks:
             return None
         instrs = self.instrs
         last = instrs[false_target - 1]
@@ -436,6 +441,10 @@ class ControlRules:
         other = next((k for k in range(false_target, self.end) if instrs[k].opname == last.opname
                       or instrs[k].is_jump), None)
         if other is None or instrs[other].is_jump or instrs[other].argval != last.argval:
+            return None
+        pending = any(not isinstance(v, m.MARKER_TYPES) for v in self.stack)
+        if not pending and not self._unfused_constant_return(false_target - 1) \
+                and not self._unfused_constant_return(other):
             return None
         length = 1
         while length < min(false_target - fall, other + 1 - false_target) and \

@@ -147,6 +147,11 @@ class BytecodeVersion:
         return self.key >= (3, 13)
 
     @property
+    def has_return_const(self) -> bool:
+        """3.12 returns a constant with one RETURN_CONST."""
+        return "RETURN_CONST" in self.tables["opmap"]
+
+    @property
     def fstring_expressions_any_quotes(self) -> bool:
         """PEP 701 (3.12): an f-string's expressions may reuse its quote and hold backslashes."""
         return self.key >= (3, 12)
