@@ -114,6 +114,7 @@ class StatementRules:
         group.filled += 1
         if group.filled < len(group.targets):
             return
+        self._name_overwritten_slots(group)
         tuple_target = group.as_target()
         if group.parent is not None:
             self._fill_slot(group.parent, tuple_target)
@@ -122,6 +123,16 @@ class StatementRules:
         else:
             # As a plain store: `a, b = c = value` keeps a copy of the value for the next target.
             self.store(tuple_target, group.value)
+
+    def _name_overwritten_slots(self, group: m.UnpackGroup) -> None:
+        """A dropped store (`tag, _, _ = x` keeps only the last `_`) gets the name of a later
+        target: the value it held was overwritten by that store."""
+        for k, target in enumerate(group.targets):
+            if isinstance(target, m.Sentinel) and target.what == "overwritten":
+                later = next((t for t in group.targets[k + 1:] if isinstance(t, n.Name)), None)
+                if later is None:
+                    raise self.fail(None, "unpacking target the compiler dropped")
+                group.targets[k] = n.Name(later.id)
 
     def op_STORE_FAST(self, ins: Instr, i: int) -> Optional[int]:
         count = self._reordered_stores(i)
@@ -215,6 +226,10 @@ class StatementRules:
 
     def op_POP_TOP(self, ins: Instr, i: int) -> None:
         value = self.pop()
+        if isinstance(value, m.UnpackSlot):
+            # 3.13 drops a store that a later target of the same unpacking overwrites.
+            self._fill_slot(value, m.Sentinel("overwritten"))
+            return
         if isinstance(value, m.ImportedModule):
             if value.names:
                 self.emit(n.ImportFrom(value.module, value.names, value.level))
