@@ -58,8 +58,6 @@ GAPS: List[Gap] = [
     Gap('execution', 'with_async::async_with_exit_paths', ('3.12', '3.13'), "different outcome: call async_with_exit_paths(1): original ('coroutine', ('late', [('aenter', 's'), ('aexit', 's', 'ValueError')]), [('aenter', 's')])"),
     Gap('golden', 'comprehensions::list_comprehensions', ALL, 'differs from golden/comprehensions.list_comprehensions.py'),
     Gap('golden', 'exceptions::try_in_loop_in_try', ('3.11',), 'differs from golden/exceptions.try_in_loop_in_try.py'),
-    Gap('idioms', 'conditions', ('3.10', '3.12', '3.13'), 'assert_with_boolean_condition: AssertionError'),
-    Gap('roundtrip', 'conditions::assert_with_boolean_condition', ('3.10', '3.12', '3.13'), 'assert_with_boolean_condition: instruction #30: original LOAD_ASSERTION_ERROR | decompiled JUMP_FORWARD to #32 (after POP_JUMP_IF_TRUE to #39)'),
     Gap('roundtrip', 'conditions::if_in_loop_with_compound_conditions', ('3.10', '3.12', '3.13'), 'if_in_loop_with_compound_conditions: instruction #35: original POP_TOP | decompiled LOAD_FAST hits (after JUMP_BACKWARD to #6)'),
     Gap('roundtrip', 'conditions::while_with_boolean_condition', ('3.12', '3.13'), 'while_with_boolean_condition: instruction #22: original POP_JUMP_IF_FALSE to #32 | decompiled POP_JUMP_IF_TRUE to #24 (after COMPARE_OP bool(<))'),
     Gap('roundtrip', 'control_flow::break_outer_via_flag', ('3.10', '3.12', '3.13'), 'break_outer_via_flag: instruction #32: original POP_TOP | decompiled LOAD_FAST found (after JUMP_BACKWARD to #6)'),

@@ -888,6 +888,12 @@ class ControlRules:
                 self.skip[k + 1] = nxt.target
             else:
                 self.skip[cleanup] = cleanup + 1
+                # 3.10+ may follow the cleanup with a copy of where a false comparison goes
+                # (a `raise` or `return` block) instead of a jump there: the text has it once.
+                false_dest = k + 1 if after.opname == "POP_JUMP_IF_TRUE" else after.target
+                if false_dest is not None and not self.jump_sources.get(cleanup + 1) \
+                        and false_dest < cleanup + 1:
+                    self._skip_copy(cleanup + 1, false_dest)
             return k
         copied = self._copied_return_tail(k, cleanup)
         if copied:
