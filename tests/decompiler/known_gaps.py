@@ -64,7 +64,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'control_flow::empty_bodies', ('3.8', '3.9', '3.10', '3.11'), 'empty_bodies: instruction #6: original LOAD_FAST i | decompiled JUMP_BACKWARD to #6 (after POP_JUMP_FORWARD_IF_FALSE to #10)'),
     Gap('roundtrip', 'control_flow::for_else', ('3.10', '3.12', '3.13'), 'for_else: instruction #13: original POP_TOP | decompiled LOAD_FAST found (after STORE_FAST found)'),
     Gap('roundtrip', 'control_flow::loop_with_if_elif_continue_break', ('3.8', '3.9', '3.10', '3.12', '3.13'), 'loop_with_if_elif_continue_break: instruction #15: original POP_TOP | decompiled LOAD_FAST out (after POP_JUMP_IF_FALSE to #18)'),
-    Gap('roundtrip', 'control_flow::nested_if', ('3.8', '3.9'), 'nested_if: instruction #8: original JUMP_FORWARD to #13 | decompiled LOAD_FAST b (after RETURN_VALUE)'),
     Gap('roundtrip', 'control_flow::while_with_complex_condition', ('3.12', '3.13'), 'while_with_complex_condition: instruction #25: original POP_JUMP_IF_FALSE to #37 | decompiled POP_JUMP_IF_TRUE to #29 (after COMPARE_OP bool(<))'),
     Gap('roundtrip', 'except_star_py311::except_star_basic', ('3.11',), 'except_star_basic: instruction #103: original JUMP_FORWARD to #115 | decompiled JUMP_FORWARD to #110 (after POP_EXCEPT)'),
     Gap('roundtrip', 'except_star_py311::except_star_reraise', ('3.11', '3.12', '3.13'), 'DecompilationError: unrecognised except* clause'),

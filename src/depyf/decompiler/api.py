@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
+from depyf.decompiler.control import fold_tail_into_else
 from depyf.decompiler.exception_table import drop_copied_returns
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
@@ -118,7 +119,7 @@ class Decompiler:
         elif _ends_in_dead_return_none(bytecode):
             # The compiler of 3.8/3.9 appends `return None` unless the last statement returns;
             # an unreachable one means the source ended in a compound statement.
-            _fold_tail_into_else(stmts)
+            fold_tail_into_else(stmts)
         declarations = _scope_declarations(code, bytecode)
         stmts[0:0] = declarations
         doc = _docstring(code, bytecode)
@@ -251,18 +252,6 @@ def _strip_returns(stmts: List[n.Stmt]) -> None:
             _strip_returns(handler.body)
         for case in getattr(s, "cases", ()) or ():
             _strip_returns(case.body)
-
-
-def _fold_tail_into_else(stmts: List[n.Stmt]) -> None:
-    """`if c: return a` + `return b` -> `if c: return a else: return b` (a compound last statement)."""
-    if not stmts or not isinstance(stmts[-1], (n.Return, n.Raise)):
-        return
-    for k in range(len(stmts) - 2, -1, -1):
-        s = stmts[k]
-        if isinstance(s, n.If) and not s.orelse and s.body and isinstance(s.body[-1], (n.Return, n.Raise)):
-            s.orelse = stmts[k + 1:]
-            del stmts[k + 1:]
-            return
 
 
 def _scope_declarations(code: CodeType, bytecode: Bytecode) -> List[n.Stmt]:

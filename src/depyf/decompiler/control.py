@@ -406,6 +406,10 @@ class ControlRules:
                 self.stack.append(value_if)
                 return else_end
             body = self.run_range(fall, false_target - 1, list(self.stack))
+            if self._dead_jump(false_target - 1):
+                # 3.8/3.9 keep the jump over the else part after a body that cannot fall through
+                # only when the body's last statement was compound: `if b: return x else: ...`.
+                fold_tail_into_else(body)
             orelse = self.run_range(false_target, else_end, list(self.stack))
             if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end:
                 body.append(n.Continue())
@@ -459,6 +463,11 @@ class ControlRules:
         return other + 1 - length
 
     op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE
+
+    def _dead_jump(self, k: int) -> bool:
+        """Is the JUMP at `k` unreachable: after a return or raise, and no jump's target?"""
+        return k > 0 and self.instrs[k].opname == "JUMP" and not self.jump_sources.get(k) \
+            and self.instrs[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE")
 
     def _threaded_boolean(self, ins: Instr, i: int, value: n.Expr) -> Optional[int]:
         """`(a and b) or c` before 3.12: the jump of `and` is threaded past the `or`'s own jump."""
@@ -944,3 +953,15 @@ def _inside_outer_clause(above_accumulator: List[n.Expr]) -> bool:
     loop of an earlier clause, and not the whole comprehension.
     """
     return any(isinstance(v, m.Iterator) for v in above_accumulator)
+
+
+def fold_tail_into_else(stmts: List[n.Stmt]) -> None:
+    """`if c: return a` + `return b` -> `if c: return a else: return b` (a compound last statement)."""
+    if not stmts or not isinstance(stmts[-1], (n.Return, n.Raise)):
+        return
+    for k in range(len(stmts) - 2, -1, -1):
+        s = stmts[k]
+        if isinstance(s, n.If) and not s.orelse and s.body and isinstance(s.body[-1], (n.Return, n.Raise)):
+            s.orelse = stmts[k + 1:]
+            del stmts[k + 1:]
+            return
