@@ -114,9 +114,10 @@ class Decompiler:
             _strip_returns(stmts)  # copies of the module's implicit return; `return` is invalid there
         if self.version.has_exception_table:
             drop_copied_returns(stmts)  # exception_table: branches that fall off the end
-        if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value):
+        dead_return = _ends_in_dead_return_none(bytecode)
+        if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value) and not dead_return:
             stmts.pop()
-        elif _ends_in_dead_return_none(bytecode):
+        elif dead_return:
             # The compiler of 3.8/3.9 appends `return None` unless the last statement returns;
             # an unreachable one means the source ended in a compound statement.
             fold_tail_into_else(stmts)
