@@ -282,17 +282,21 @@ class ControlRules:
         for k in range(lo + 2, hi):
             if chain[k].start == t:
                 g, gt, gf = self._build(chain, lo, k)
-                rest, rt, rf = self._build(chain, k, hi)
-                start = chain[k].start
-                if gt == start and gf == rf:
-                    return _flatten("and", g, rest), rt, rf
-                if gt == start and gf == rt:
-                    return _flatten("or", demorgan_not(g), rest), rt, rf
-                if gf == start and gt == rt:
-                    return _flatten("or", g, rest), rt, rf
-                if gf == start and gt == rf:
-                    return _flatten("and", demorgan_not(g), rest), rt, rf
-                raise _BadChain()
+                return self._then_rest(g, gt, gf, chain, k, hi)
+        raise _BadChain()
+
+    def _then_rest(self, g: n.Expr, gt: int, gf: int, chain: List[_Atom], k: int, hi: int) -> Tuple[n.Expr, int, int]:
+        """A finished group (true exit gt, false exit gf), then atoms [k, hi) that one exit enters."""
+        rest, rt, rf = self._build(chain, k, hi)
+        start = chain[k].start
+        if gt == start and gf == rf:
+            return _flatten("and", g, rest), rt, rf
+        if gt == start and gf == rt:
+            return _flatten("or", demorgan_not(g), rest), rt, rf
+        if gf == start and gt == rt:
+            return _flatten("or", g, rest), rt, rf
+        if gf == start and gt == rf:
+            return _flatten("and", demorgan_not(g), rest), rt, rf
         raise _BadChain()
 
     def _build_ternary(self, chain: List[_Atom], lo: int, hi: int) -> Optional[Tuple[n.Expr, int, int]]:
@@ -305,17 +309,33 @@ class ControlRules:
             jump = chain[k - 1]
             try:
                 then, tt, tf = self._build(chain, lo + 1, k - 1)
-                other, ot, of = self._build(chain, k, hi)
             except _BadChain:
                 return None
             if tt == jump.start:
                 tt = jump.target
-            tt, ot = self._same_exit(tt, ot)
-            tf, of = self._same_exit(tf, of)
-            if (tt, tf) != (ot, of):
-                return None
-            test = negate(a.expr) if a.jump_if_true else a.expr
-            return n.IfExp(test, then, other), ot, of
+            # The second branch ends where both branches leave for the same two places; what
+            # follows combines with the whole conditional expression (`(a if b else c) or d`).
+            for m in range(k + 1, hi + 1):
+                try:
+                    other, ot, of = self._build(chain, k, m)
+                except _BadChain:
+                    continue
+                copies = len(self.chain_copies)
+                t1, t2 = self._same_exit(tt, ot)
+                f1, f2 = self._same_exit(tf, of)
+                if (t1, f1) != (t2, f2):
+                    del self.chain_copies[copies:]
+                    continue
+                test = negate(a.expr) if a.jump_if_true else a.expr
+                value = n.IfExp(test, then, other)
+                if m == hi:
+                    return value, t2, f2
+                try:
+                    return self._then_rest(value, t2, f2, chain, m, hi)
+                except _BadChain:
+                    del self.chain_copies[copies:]
+                    return None
+            return None
         return None
 
     def _same_exit(self, x: int, y: int) -> Tuple[int, int]:
