@@ -129,6 +129,7 @@ class Decompiler:
         return stmts
 
     def _tidy_class_body(self, stmts: List[n.Stmt]) -> List[n.Stmt]:
+        _strip_returns(stmts)  # copies of the body's implicit return; `return` is invalid there
         tidy: List[n.Stmt] = []
         for s in stmts:
             if isinstance(s, n.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], n.Name):

@@ -54,6 +54,10 @@ class _BadChain(Exception):
     pass
 
 
+class _NotAValue(Exception):
+    """A range parsed as a value turned out to hold statements."""
+
+
 def _jump_condition(ins: Instr, value: n.Expr) -> Tuple[n.Expr, bool]:
     """(expression, jumps when true?) for a conditional jump on `value`."""
     op = ins.opname
@@ -133,6 +137,28 @@ class ControlRules:
         self.active_loops: Set[int] = set()
         self.chain_copies: List[Tuple[int, int]] = []  # (copy, original) exits of the chain being built
 
+    def _inlined_comprehension_at(self, i: int) -> bool:
+        """Does a 3.12+ inlined comprehension's loop start at `i` (its accumulator, still empty,
+        right below the iterator)?"""
+        if not self.version.comprehensions_inlined or self.instrs[i].opname != "FOR_ITER" or len(self.stack) < 2:
+            return False
+        acc = self.stack[-2]
+        return isinstance(acc, (n.List_, n.Set_)) and not acc.elts or isinstance(acc, n.Dict_) and not acc.keys
+
+    def _pure_comprehension(self, i: int) -> int:
+        """An inlined comprehension inside a value being parsed (`[x for x in y] if c else d`): its
+        loop runs as usual and must become the comprehension, emitting nothing."""
+        saved_pure, saved_out = self.pure_mode, self.out
+        self.pure_mode, self.out = 0, []
+        try:
+            after = self.loop_at(i)
+            emitted = self.out
+        finally:
+            self.pure_mode, self.out = saved_pure, saved_out
+        if emitted:
+            raise _NotAValue()  # a real loop: the value being parsed is not pure
+        return after
+
     def is_send_loop(self, target: int) -> bool:
         """3.11+ `await`/`yield from` loop back to their SEND; that is not a source loop."""
         return self.instrs[target].opname == "SEND"
@@ -142,6 +168,8 @@ class ControlRules:
             return self.skip[i]
         if i in self.loop_end and i not in self.active_loops and not self.pure_mode:
             return self.loop_at(i)
+        if i in self.loop_end and i not in self.active_loops and self._inlined_comprehension_at(i):
+            return self._pure_comprehension(i)
         if self.version.has_exception_table and not self.pure_mode:
             return self.try_at(i)
         return None
