@@ -611,10 +611,22 @@ class ControlRules:
         # left operand that is already a finished `a and b` had its own jump land on this test:
         # the source grouped it, `(a and b) and c`, and 3.12+ compile the two differently.
         grouped = isinstance(left, n.BoolOp) and left.op == op
+        end = self.end
+        if target > end and end < len(self.instrs) and self.instrs[end].opname == "JUMP" \
+                and self.instrs[end].target == target:
+            target = end  # threaded through the jump that ends this branch (`(a or b) if c else d`)
         right = self.pure_value(start, target)
         if right is not None:
             self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
             return target
+        # The jump may go to a return that another branch shares (3.8/3.9 `return (a or b) if c
+        # else d`): the operand ends at this branch's own return.
+        if target < len(self.instrs) and self.instrs[target].opname == "RETURN_VALUE":
+            own = next((k for k in range(start, target) if self.instrs[k].opname == "RETURN_VALUE"), None)
+            right = self.pure_value(start, own) if own is not None else None
+            if right is not None:
+                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
+                return own
         # `return a and b` may have its return duplicated into both paths.
         if self.instrs[target - 1].opname == "RETURN_VALUE":
             right = self.pure_value(start, target - 1)
