@@ -6,23 +6,29 @@ statements (implicit returns, docstrings, class-body bookkeeping) and prints the
 import builtins
 import functools
 import inspect
+import sys
 import types
 from types import CodeType
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
+from depyf.decompiler.control import fold_tail_into_else
 from depyf.decompiler.exception_table import drop_copied_returns
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import Bytecode, decode
+from depyf.decompiler.mangling import demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import parameters
 from depyf.decompiler.temporaries import inline_single_use
 from depyf.decompiler.tidy import lift_needless_else
 from depyf.decompiler.versions import BytecodeVersion, host
 
-_CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__"}
+_CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__type_params__"}
+# What the interpreter adds to every class's namespace, not something its body wrote.
+_CLASS_OBJECT_BOOKKEEPING = _CLASS_BOOKKEEPING | {"__doc__", "__dict__", "__weakref__", "__type_params__",
+                                                  "__annotations__"}
 _MAX_WRAPPERS = 100
 
 
@@ -63,7 +69,7 @@ class Decompiler:
     def __init__(self, code: CodeType, version: BytecodeVersion, indent: int = 4, rewritten: bool = False) -> None:
         self.code = code
         self.version = version
-        self.printer = Printer(indent)
+        self.printer = Printer(indent, version.dedents_docstrings, version.fstring_expressions_any_quotes)
         self.rewritten = rewritten  # tool-made bytecode: read it with temporaries from the start
 
     # --- bodies ----------------------------------------------------------------------------
@@ -71,6 +77,8 @@ class Decompiler:
     def body(self, code: CodeType, lambda_body: bool = False, class_body: bool = False,
              comprehension: bool = False) -> Union[List[n.Stmt], n.Expr]:
         qualname = getattr(code, "co_qualname", code.co_name)
+        if class_body:
+            code = demangled_code(code, code.co_name)  # the body of `class C` is named C
         bytecode = decode(code, self.version)
         builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=self.rewritten)
         try:
@@ -85,8 +93,9 @@ class Decompiler:
         if comprehension:
             return self._comprehension(code, stmts, builder)
         if lambda_body:
-            if len(stmts) == 1 and isinstance(stmts[0], n.Return) and stmts[0].value is not None:
-                return stmts[0].value
+            value = _returned_expression(stmts)
+            if value is not None:
+                return value
             if code.co_flags & 0x20:  # generator lambda: `lambda: (yield x)`
                 values = [s.value for s in stmts if isinstance(s, n.ExprStmt)]
                 if len(values) == 1:
@@ -117,12 +126,13 @@ class Decompiler:
             _strip_returns(stmts)  # copies of the module's implicit return; `return` is invalid there
         if self.version.copies_exit_blocks:
             drop_copied_returns(stmts)  # copies of the implicit return in branches that fall off the end
-        if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value):
+        dead_return = _ends_in_dead_return_none(bytecode)
+        if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value) and not dead_return:
             stmts.pop()
-        elif _ends_in_dead_return_none(bytecode):
+        elif dead_return:
             # The compiler of 3.8/3.9 appends `return None` unless the last statement returns;
             # an unreachable one means the source ended in a compound statement.
-            _fold_tail_into_else(stmts)
+            fold_tail_into_else(stmts)
         declarations = _scope_declarations(code, bytecode)
         stmts[0:0] = declarations
         doc = _docstring(code, bytecode)
@@ -131,6 +141,7 @@ class Decompiler:
         return stmts
 
     def _tidy_class_body(self, stmts: List[n.Stmt]) -> List[n.Stmt]:
+        _strip_returns(stmts)  # copies of the body's implicit return; `return` is invalid there
         tidy: List[n.Stmt] = []
         for s in stmts:
             if isinstance(s, n.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], n.Name):
@@ -179,7 +190,8 @@ class Decompiler:
             def_name = "".join(c if c.isalnum() or c == "_" else "_" for c in def_name).strip("_") or "_"
             if def_name[0].isdigit():
                 def_name = "_" + def_name
-        node = n.FunctionDef(def_name, self._params(code, fn), stmts, (), is_async, returns)
+        type_params = _runtime_type_params(fn, self.printer) if fn is not None else ""
+        node = n.FunctionDef(def_name, self._params(code, fn), stmts, (), is_async, returns, type_params)
         lines: List[str] = []
         self.printer.stmt(node, 0, lines)
         return "\n".join(lines) + "\n"
@@ -199,6 +211,27 @@ class Decompiler:
 
 def _is_none(e: Optional[n.Expr]) -> bool:
     return e is None or (isinstance(e, n.Const) and e.value is None)
+
+
+def _returned_expression(stmts: List[n.Stmt]) -> Optional[n.Expr]:
+    """The one expression that `stmts` return, if they are nothing but returns under tests.
+
+    A conditional expression in return position compiles like an if statement whose branches
+    both return (the compiler copies the return into each branch), so a lambda's body may read
+    as `if c: return a` + `return b`.
+    """
+    if not stmts:
+        return None
+    first = stmts[0]
+    if len(stmts) == 1 and isinstance(first, n.Return):
+        return first.value
+    if isinstance(first, n.If) and first.body:
+        rest = first.orelse + stmts[1:] if not first.orelse or len(stmts) == 1 else None
+        body = _returned_expression(first.body)
+        orelse = _returned_expression(rest) if rest else None
+        if body is not None and orelse is not None:
+            return n.IfExp(first.test, body, orelse)
+    return None
 
 
 def _ends_in_dead_return_none(bytecode: Bytecode) -> bool:
@@ -233,18 +266,6 @@ def _strip_returns(stmts: List[n.Stmt]) -> None:
             _strip_returns(handler.body)
         for case in getattr(s, "cases", ()) or ():
             _strip_returns(case.body)
-
-
-def _fold_tail_into_else(stmts: List[n.Stmt]) -> None:
-    """`if c: return a` + `return b` -> `if c: return a else: return b` (a compound last statement)."""
-    if not stmts or not isinstance(stmts[-1], (n.Return, n.Raise)):
-        return
-    for k in range(len(stmts) - 2, -1, -1):
-        s = stmts[k]
-        if isinstance(s, n.If) and not s.orelse and s.body and isinstance(s.body[-1], (n.Return, n.Raise)):
-            s.orelse = stmts[k + 1:]
-            del stmts[k + 1:]
-            return
 
 
 def _scope_declarations(code: CodeType, bytecode: Bytecode) -> List[n.Stmt]:
@@ -360,36 +381,139 @@ def _describe(obj: Any) -> str:
 
 def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_error: str = "raise") -> str:
     """A class object has no body code left; rebuild its body from its members."""
-    printer = Printer(indent)
+    printer = Printer(indent, host().dedents_docstrings, host().fstring_expressions_any_quotes)
     lines: List[str] = []
-    bases = [b for b in cls.__bases__ if b is not object]
+    type_params = _runtime_type_params(cls, printer)
+    # `class C[T]` adds typing.Generic to the bases itself.
+    bases = [b for b in cls.__bases__ if b is not object and not (type_params and _is_typing_generic(b))]
     base_text = "(" + ", ".join(b.__qualname__ if b.__module__ == "builtins" else b.__name__ for b in bases) + ")" \
         if bases else ""
-    lines.append(f"class {name or cls.__name__}{base_text}:")
+    generic = f"[{type_params}]" if type_params else ""
+    lines.append(f"class {name or cls.__name__}{generic}{base_text}:")
     unit = " " * indent
     if cls.__doc__ and "__doc__" in cls.__dict__:
-        lines.append(unit + printer.constant(cls.__doc__))
+        lines.extend(printer.docstring(cls.__doc__, unit))
+    prefix = private_prefix(cls.__name__)
     body = 0
+    annotated = _class_annotations(cls, printer)
+    for key, annotation in annotated.items():
+        literal = _literal_expr(cls.__dict__[key]) if key in cls.__dict__ else None
+        value_text = "" if literal is None else " = " + printer.expr(literal)
+        lines.append(f"{unit}{demangle(key, prefix) if prefix else key}: {annotation}{value_text}")
+        body += 1
     for key, value in cls.__dict__.items():
-        decorator = None
-        if isinstance(value, staticmethod):
-            decorator, value = "staticmethod", value.__func__
-        elif isinstance(value, classmethod):
-            decorator, value = "classmethod", value.__func__
-        elif isinstance(value, property):
-            decorator, value = "property", value.fget
-        if isinstance(value, types.FunctionType):
-            text = decompile(value, on_error=on_error, indent=indent)
+        member = demangle(key, prefix) if prefix else key
+        if key in annotated and _literal_expr(value) is not None:
+            continue  # printed with its annotation
+        decorated = _member_functions(member, value)
+        for decorator, fn in decorated:
+            text = _decompile_member(fn, cls.__name__, member if decorator else None, on_error, indent)
             if decorator:
                 lines.append(unit + "@" + decorator)
             lines.extend(unit + line if line else line for line in text.rstrip("\n").split("\n"))
             body += 1
-        elif not key.startswith("__") and isinstance(value, (int, float, str, bytes, bool, type(None), tuple)):
-            lines.append(f"{unit}{key} = {printer.constant(value)}")
+        if decorated:
+            continue
+        literal = _literal_expr(value)
+        if key not in _CLASS_OBJECT_BOOKKEEPING and literal is not None:
+            lines.append(f"{unit}{member} = {printer.expr(literal)}")
             body += 1
     if body == 0 and not (cls.__doc__ and "__doc__" in cls.__dict__):
         lines.append(unit + "pass")
     return "\n".join(lines) + "\n"
+
+
+def _class_annotations(cls: type, printer: Printer) -> Dict[str, str]:
+    """The class body's own annotations (`x: int`), as text by name; dataclasses depend on them."""
+    own = cls.__dict__.get("__annotations__")
+    if not isinstance(own, dict):
+        return {}
+    env = vars(sys.modules.get(cls.__module__, builtins))
+    return {k: printer.expr(_value_expr(v, env)) for k, v in own.items() if isinstance(k, str) and k.isidentifier()}
+
+
+def _runtime_type_params(obj: Any, printer: Printer) -> str:
+    """The text between the brackets of `def f[...]` / `class C[...]` from `__type_params__`."""
+    parts: List[str] = []
+    for param in getattr(obj, "__type_params__", None) or ():
+        kind = type(param).__name__
+        text = {"TypeVarTuple": "*", "ParamSpec": "**"}.get(kind, "") + param.__name__
+        env = getattr(obj, "__globals__", None) or vars(sys.modules.get(getattr(obj, "__module__", ""), builtins))
+        try:
+            constraints = getattr(param, "__constraints__", ())
+            bound = getattr(param, "__bound__", None)
+            if constraints:
+                text += ": " + printer.expr(n.Tuple_([_value_expr(c, env) for c in constraints]))
+            elif bound is not None:
+                text += ": " + printer.expr(_value_expr(bound, env))
+            if getattr(param, "has_default", lambda: False)():
+                text += " = " + printer.expr(_value_expr(param.__default__, env))
+        except NameError:
+            pass  # a bound naming something not defined yet: the parameter without it
+        parts.append(text)
+    return ", ".join(parts)
+
+
+def _is_typing_generic(base: Any) -> bool:
+    return getattr(base, "__module__", None) == "typing" and getattr(base, "__name__", None) == "Generic"
+
+
+def _member_functions(member: str, value: Any) -> List[Tuple[Optional[str], types.FunctionType]]:
+    """The functions a class member is made of, each with the decorator that rebuilds it.
+
+    A property is its getter, then its setter and deleter as `@name.setter` / `@name.deleter`:
+    dropping them would leave a read-only attribute.
+    """
+    if isinstance(value, staticmethod) and isinstance(value.__func__, types.FunctionType):
+        return [("staticmethod", value.__func__)]
+    if isinstance(value, classmethod) and isinstance(value.__func__, types.FunctionType):
+        return [("classmethod", value.__func__)]
+    if isinstance(value, property):
+        parts = [("property", value.fget), (f"{member}.setter", value.fset), (f"{member}.deleter", value.fdel)]
+        if not isinstance(value.fget, types.FunctionType):
+            return []
+        return [(d, f) for d, f in parts if isinstance(f, types.FunctionType)]
+    if isinstance(value, types.FunctionType):
+        return [(None, value)]
+    return []
+
+
+def _decompile_member(fn: types.FunctionType, class_name: str, name: Optional[str], on_error: str,
+                      indent: int) -> str:
+    """A function of a class, printed inside it: private names as written (`self.__x`)."""
+    try:
+        code, fn = _unwrap(fn)
+        code = demangled_code(code, class_name)
+        return Decompiler(code, host(), indent).definition_text(fn, name)
+    except DecompilationError as error:
+        if on_error == "raise":
+            raise
+        return _fallback_text(fn, error, name, indent)
+
+
+def _literal_expr(value: Any) -> Optional[n.Expr]:
+    """An expression for a class attribute built of literals (numbers, strings, containers)."""
+    if value is None or value is Ellipsis or isinstance(value, (bool, int, float, complex, str, bytes)):
+        return n.Const(value)
+    items: List[n.Expr] = []
+    if isinstance(value, (tuple, list, set, frozenset)):
+        for v in (sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value):
+            e = _literal_expr(v)
+            if e is None:
+                return None
+            items.append(e)
+        if isinstance(value, tuple):
+            return n.Tuple_(items) if type(value) is tuple else None
+        if type(value) is list:
+            return n.List_(items)
+        return n.Set_(items) if type(value) is set and items else None
+    if type(value) is dict:
+        keys = [_literal_expr(k) for k in value]
+        values = [_literal_expr(v) for v in value.values()]
+        if any(e is None for e in keys + values):
+            return None
+        return n.Dict_(keys, values)
+    return None
 
 
 def _fallback_text(obj: Any, error: DecompilationError, name: Optional[str], indent: int) -> str:

@@ -14,6 +14,7 @@ from depyf.decompiler.definitions import DefinitionRules
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.exceptions import ExceptionRules
 from depyf.decompiler.expressions import ExpressionRules
+from depyf.decompiler.generics import GenericRules
 from depyf.decompiler.instructions import Bytecode, Instr
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
@@ -29,7 +30,8 @@ class _StackUnderflow(Exception):
     pass
 
 
-class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, StatementRules, ExpressionRules):
+class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, GenericRules, StatementRules,
+                  ExpressionRules):
     """Decompiles the body of one code object into a list of statements."""
 
     handlers: Dict[str, Handler] = {}
@@ -47,6 +49,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, S
         self.end = len(self.instrs)
         self.kw_names: Optional[tuple] = None
         self.chained: Set[int] = set()
+        # Compiler-made locals whose names no source can spell (`.type_params`): values, no text.
+        self.hidden_locals: Dict[str, n.Expr] = {}
         self.loops: List[LoopInfo] = []
         self.handled_regions: Set[int] = set()
         self.pure_mode = 0

@@ -35,19 +35,27 @@ class LoopInfo:
 
 
 class _Atom:
-    __slots__ = ("start", "expr", "jump_if_true", "target", "jump_index", "fall")
+    """One conditional jump of a chain; `always` marks the unconditional JUMP that ends the first
+    branch of a conditional expression used as a test (`if (a if b else c):`)."""
+    __slots__ = ("start", "expr", "jump_if_true", "target", "jump_index", "fall", "always")
 
-    def __init__(self, start: int, expr: n.Expr, jump_if_true: bool, target: int, jump_index: int, fall: int) -> None:
+    def __init__(self, start: int, expr: n.Expr, jump_if_true: bool, target: int, jump_index: int, fall: int,
+                 always: bool = False) -> None:
         self.start = start
         self.expr = expr
         self.jump_if_true = jump_if_true
         self.target = target
         self.jump_index = jump_index
         self.fall = fall
+        self.always = always
 
 
 class _BadChain(Exception):
     pass
+
+
+class _NotAValue(Exception):
+    """A range parsed as a value turned out to hold statements."""
 
 
 def _jump_condition(ins: Instr, value: n.Expr) -> Tuple[n.Expr, bool]:
@@ -127,6 +135,29 @@ class ControlRules:
         self.loop_end = merged
         self.loop_extra_headers = extra_headers
         self.active_loops: Set[int] = set()
+        self.chain_copies: List[Tuple[int, int]] = []  # (copy, original) exits of the chain being built
+
+    def _inlined_comprehension_at(self, i: int) -> bool:
+        """Does a 3.12+ inlined comprehension's loop start at `i` (its accumulator, still empty,
+        right below the iterator)?"""
+        if not self.version.comprehensions_inlined or self.instrs[i].opname != "FOR_ITER" or len(self.stack) < 2:
+            return False
+        acc = self.stack[-2]
+        return isinstance(acc, (n.List_, n.Set_)) and not acc.elts or isinstance(acc, n.Dict_) and not acc.keys
+
+    def _pure_comprehension(self, i: int) -> int:
+        """An inlined comprehension inside a value being parsed (`[x for x in y] if c else d`): its
+        loop runs as usual and must become the comprehension, emitting nothing."""
+        saved_pure, saved_out = self.pure_mode, self.out
+        self.pure_mode, self.out = 0, []
+        try:
+            after = self.loop_at(i)
+            emitted = self.out
+        finally:
+            self.pure_mode, self.out = saved_pure, saved_out
+        if emitted:
+            raise _NotAValue()  # a real loop: the value being parsed is not pure
+        return after
 
     def is_send_loop(self, target: int) -> bool:
         """3.11+ `await`/`yield from` loop back to their SEND; that is not a source loop."""
@@ -137,6 +168,8 @@ class ControlRules:
             return self.skip[i]
         if i in self.loop_end and i not in self.active_loops and not self.pure_mode:
             return self.loop_at(i)
+        if i in self.loop_end and i not in self.active_loops and self._inlined_comprehension_at(i):
+            return self._pure_comprehension(i)
         if self.version.has_exception_table and not self.pure_mode:
             return self.try_at(i)
         return None
@@ -193,6 +226,11 @@ class ControlRules:
                 break
             parsed = self.parse_atom(nxt, limit)
             if parsed is None:
+                jump = self.instrs[nxt]
+                if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
+                        and not atoms[-1].always:
+                    atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, nxt + 1, always=True))
+                    continue
                 break
             value, q = parsed
             jins = self.instrs[q]
@@ -200,8 +238,11 @@ class ControlRules:
             atoms.append(self._normalised_atom(_Atom(nxt, e, t, jins.target, q, self.fall_override.get(q, q + 1))))
         for count in range(len(atoms), 0, -1):
             chain = atoms[:count]
+            if chain[-1].always:
+                continue
             if count > 1 and not self._chain_targets_ok(chain):
                 continue
+            self.chain_copies = []
             try:
                 expr, true_exit, false_exit = self._build(chain, 0, count)
             except _BadChain:
@@ -209,6 +250,8 @@ class ControlRules:
             fall = chain[-1].fall
             if true_exit != fall:
                 continue
+            for copy, original in self.chain_copies:
+                self._skip_copy(copy, original)
             return expr, fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
 
@@ -234,6 +277,8 @@ class ControlRules:
                 continue
             if starts.get(a.target, -1) > k:
                 continue
+            if any(b.always for b in chain) and self._copied_exits(a.target, last):
+                continue  # a conditional expression's branches leave through copies of one exit
             return False
         # Nothing outside the chain may jump into its middle.
         for a in chain[1:]:
@@ -245,11 +290,15 @@ class ControlRules:
     def _build(self, chain: List[_Atom], lo: int, hi: int) -> Tuple[n.Expr, int, int]:
         """Combine atoms [lo, hi): (expression, where it goes when true, where when false)."""
         fall = chain[hi - 1].fall
-        if hi - lo == 1:
-            a = chain[lo]
-            return (negate(a.expr) if a.jump_if_true else a.expr), fall, a.target
         a = chain[lo]
+        if a.always:
+            raise _BadChain()  # only a conditional expression's branches may contain one
+        if hi - lo == 1:
+            return (negate(a.expr) if a.jump_if_true else a.expr), fall, a.target
         t = a.target
+        ternary = self._build_ternary(chain, lo, hi)
+        if ternary is not None:
+            return ternary
         rest, rt, rf = self._build(chain, lo + 1, hi)
         if t in (rt, rf):
             if t == rt:
@@ -261,18 +310,88 @@ class ControlRules:
         for k in range(lo + 2, hi):
             if chain[k].start == t:
                 g, gt, gf = self._build(chain, lo, k)
-                rest, rt, rf = self._build(chain, k, hi)
-                start = chain[k].start
-                if gt == start and gf == rf:
-                    return _flatten("and", g, rest), rt, rf
-                if gt == start and gf == rt:
-                    return _flatten("or", demorgan_not(g), rest), rt, rf
-                if gf == start and gt == rt:
-                    return _flatten("or", g, rest), rt, rf
-                if gf == start and gt == rf:
-                    return _flatten("and", demorgan_not(g), rest), rt, rf
-                raise _BadChain()
+                return self._then_rest(g, gt, gf, chain, k, hi)
         raise _BadChain()
+
+    def _then_rest(self, g: n.Expr, gt: int, gf: int, chain: List[_Atom], k: int, hi: int) -> Tuple[n.Expr, int, int]:
+        """A finished group (true exit gt, false exit gf), then atoms [k, hi) that one exit enters."""
+        rest, rt, rf = self._build(chain, k, hi)
+        start = chain[k].start
+        if gt == start and gf == rf:
+            return _flatten("and", g, rest), rt, rf
+        if gt == start and gf == rt:
+            return _flatten("or", demorgan_not(g), rest), rt, rf
+        if gf == start and gt == rt:
+            return _flatten("or", g, rest), rt, rf
+        if gf == start and gt == rf:
+            return _flatten("and", demorgan_not(g), rest), rt, rf
+        raise _BadChain()
+
+    def _build_ternary(self, chain: List[_Atom], lo: int, hi: int) -> Optional[Tuple[n.Expr, int, int]]:
+        """`x if test else y` as a test: `test` jumps past the `x` branch, which ends in a JUMP over
+        the `y` branch; both branches leave for the same two places."""
+        a = chain[lo]
+        for k in range(lo + 3, hi):
+            if chain[k].start != a.target or not chain[k - 1].always:
+                continue
+            jump = chain[k - 1]
+            try:
+                then, tt, tf = self._build(chain, lo + 1, k - 1)
+            except _BadChain:
+                return None
+            if tt == jump.start:
+                tt = jump.target
+            # The second branch ends where both branches leave for the same two places; what
+            # follows combines with the whole conditional expression (`(a if b else c) or d`).
+            for m in range(k + 1, hi + 1):
+                try:
+                    other, ot, of = self._build(chain, k, m)
+                except _BadChain:
+                    continue
+                copies = len(self.chain_copies)
+                t1, t2 = self._same_exit(tt, ot)
+                f1, f2 = self._same_exit(tf, of)
+                if (t1, f1) != (t2, f2):
+                    del self.chain_copies[copies:]
+                    continue
+                test = negate(a.expr) if a.jump_if_true else a.expr
+                value = n.IfExp(test, then, other)
+                if m == hi:
+                    return value, t2, f2
+                try:
+                    return self._then_rest(value, t2, f2, chain, m, hi)
+                except _BadChain:
+                    del self.chain_copies[copies:]
+                    return None
+            return None
+        return None
+
+    def _same_exit(self, x: int, y: int) -> Tuple[int, int]:
+        """(x, y), or the first of the two twice when 3.10+ copied one exit block (`return None`)
+        to both; the later copy is skipped once the chain is accepted."""
+        if not self._copied_exits(x, y):
+            return x, y
+        first, copy = min(x, y), max(x, y)
+        self.chain_copies.append((copy, first))
+        return first, first
+
+    def _copied_exits(self, x: int, y: int) -> bool:
+        """Are x and y two copies of one exit block, the later reached by one jump only?"""
+        if x == y or not self.version.copies_exit_blocks:
+            return False
+        first, copy = min(x, y), max(x, y)
+        if len(self.jump_sources.get(copy, ())) != 1:
+            return False  # another jump lands on the copy too: it must stay where it is
+        k = 0
+        while copy + k < len(self.instrs) and first + k < copy:
+            a, b = self.instrs[first + k], self.instrs[copy + k]
+            if a.opname != b.opname or a.argval != b.argval or a.is_jump or \
+                    (k and (self.jump_sources.get(first + k) or self.jump_sources.get(copy + k))):
+                return False
+            k += 1
+            if a.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+                return True
+        return False
 
     # --- if / conditional expression ----------------------------------------------------------
 
@@ -335,16 +454,68 @@ class ControlRules:
                 self.stack.append(value_if)
                 return else_end
             body = self.run_range(fall, false_target - 1, list(self.stack))
+            if self._dead_jump(false_target - 1):
+                # 3.8/3.9 keep the jump over the else part after a body that cannot fall through
+                # only when the body's last statement was compound: `if b: return x else: ...`.
+                fold_tail_into_else(body)
             orelse = self.run_range(false_target, else_end, list(self.stack))
             if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end:
                 body.append(n.Continue())
             self.emit(n.If(cond, body, orelse))
             return else_end
+        merged = self._value_before_copied_exit(cond, fall, false_target)
+        if merged is not None:
+            return merged
         body = self.run_range(fall, false_target, list(self.stack))
         self.emit(_as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, []))
         return false_target
 
+    def _unfused_constant_return(self, k: int) -> bool:
+        """3.12+ compile `return <constant>` to RETURN_CONST: a constant loaded, then returned by
+        a separate RETURN_VALUE, is one arm of `return a if c else b` with the return copied."""
+        return self.version.has_return_const and k > 0 and self.instrs[k].raw_opname == "RETURN_VALUE" \
+            and self.instrs[k - 1].raw_opname == "LOAD_CONST"
+
+    def _value_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
+        """`return f(x, a if cond else b)` when 3.10+ copied the end of the return into both branches.
+
+        The branches then read `a; <tail>` and `b; <tail>`, the same tail ending the function. With
+        values of the statement already on the stack (`f`, `x`), they are not an if statement
+        (which would evaluate them after the test): the branches differ in one value. Pushes it
+        and continues at the second copy of the tail.
+        """
+        if not self.version.copies_exit_blocks:
+            return None
+        instrs = self.instrs
+        last = instrs[false_target - 1]
+        if last.opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None
+        other = next((k for k in range(false_target, self.end) if instrs[k].opname == last.opname
+                      or instrs[k].is_jump), None)
+        if other is None or instrs[other].is_jump or instrs[other].argval != last.argval:
+            return None
+        pending = any(not isinstance(v, m.MARKER_TYPES) for v in self.stack)
+        if not pending and not self._unfused_constant_return(false_target - 1) \
+                and not self._unfused_constant_return(other):
+            return None
+        length = 1
+        while length < min(false_target - fall, other + 1 - false_target) and \
+                not instrs[false_target - 1 - length].is_jump and \
+                self._same_test(false_target - 1 - length, other - length, 1):
+            length += 1
+        a = self.pure_value(fall, false_target - length)
+        b = self.pure_value(false_target, other + 1 - length) if a is not None else None
+        if b is None:
+            return None
+        self.stack.append(n.IfExp(cond, a, b))
+        return other + 1 - length
+
     op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE
+
+    def _dead_jump(self, k: int) -> bool:
+        """Is the JUMP at `k` unreachable: after a return or raise, and no jump's target?"""
+        return k > 0 and self.instrs[k].opname == "JUMP" and not self.jump_sources.get(k) \
+            and self.instrs[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE")
 
     def _threaded_boolean(self, ins: Instr, i: int, value: n.Expr) -> Optional[int]:
         """`(a and b) or c` before 3.12: the jump of `and` is threaded past the `or`'s own jump."""
@@ -436,15 +607,31 @@ class ControlRules:
     op_JUMP_IF_TRUE_OR_POP = op_JUMP_IF_FALSE_OR_POP
 
     def _short_circuit(self, op: str, left: n.Expr, start: int, target: int) -> int:
+        # `a and b and c` reads as a, then the rest as one operand (all jumps go to the end). A
+        # left operand that is already a finished `a and b` had its own jump land on this test:
+        # the source grouped it, `(a and b) and c`, and 3.12+ compile the two differently.
+        grouped = isinstance(left, n.BoolOp) and left.op == op
+        end = self.end
+        if target > end and end < len(self.instrs) and self.instrs[end].opname == "JUMP" \
+                and self.instrs[end].target == target:
+            target = end  # threaded through the jump that ends this branch (`(a or b) if c else d`)
         right = self.pure_value(start, target)
         if right is not None:
-            self.stack.append(_flatten(op, left, right))
+            self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
             return target
+        # The jump may go to a return that another branch shares (3.8/3.9 `return (a or b) if c
+        # else d`): the operand ends at this branch's own return.
+        if target < len(self.instrs) and self.instrs[target].opname == "RETURN_VALUE":
+            own = next((k for k in range(start, target) if self.instrs[k].opname == "RETURN_VALUE"), None)
+            right = self.pure_value(start, own) if own is not None else None
+            if right is not None:
+                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
+                return own
         # `return a and b` may have its return duplicated into both paths.
         if self.instrs[target - 1].opname == "RETURN_VALUE":
             right = self.pure_value(start, target - 1)
             if right is not None:
-                self.stack.append(_flatten(op, left, right))
+                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
                 return target - 1
         raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
 
@@ -659,6 +846,8 @@ class ControlRules:
             acc, expr = comprehension
             for k in range(len(self.stack) - 1, -1, -1):
                 if self.stack[k] is acc:
+                    if _inside_outer_clause(self.stack[k + 1:]):
+                        break  # a later `for` clause: the outer loop builds the comprehension
                     self.stack[k] = expr
                     return after
         self.emit(loop)
@@ -768,13 +957,29 @@ class ControlRules:
                 self.skip[k + 1] = nxt.target
             else:
                 self.skip[cleanup] = cleanup + 1
+                # 3.10+ may follow the cleanup with a copy of where a false comparison goes
+                # (a `raise` or `return` block) instead of a jump there: the text has it once.
+                false_dest = k + 1 if after.opname == "POP_JUMP_IF_TRUE" else after.target
+                if false_dest is not None and not self.jump_sources.get(cleanup + 1) \
+                        and false_dest < cleanup + 1:
+                    self._skip_copy(cleanup + 1, false_dest)
             return k
-        if after is not None and after.opname == "RETURN_VALUE":
-            width = 3
-            self.skip[cleanup] = cleanup + width
+        copied = self._copied_return_tail(k, cleanup)
+        if copied:
+            # 3.10+ copies a short tail that returns into the cleanup path: the text has it once.
+            self.skip[cleanup] = cleanup + 2 + copied
             return k
         self.skip[cleanup] = cleanup + 2
         return k
+
+    def _copied_return_tail(self, start: int, cleanup: int) -> int:
+        """The length of [start, cleanup) when it ends in a return and the chain's cleanup (two
+        instructions at `cleanup`) is followed by a copy of it; else 0."""
+        length = cleanup - start
+        end = cleanup + 2 + length
+        if length <= 0 or end > len(self.instrs) or self.instrs[cleanup - 1].opname != "RETURN_VALUE":
+            return 0
+        return length if self._same_test(start, cleanup + 2, length) else 0
 
 
 def _as_assert(cond: n.Expr, body: List[n.Stmt], assert_opcode: bool) -> Optional[n.Stmt]:
@@ -799,3 +1004,24 @@ def _drop_trailing_continue(body: List[n.Stmt]) -> None:
         last = body[-1]
         _drop_trailing_continue(last.body)
         _drop_trailing_continue(last.orelse)
+
+
+def _inside_outer_clause(above_accumulator: List[n.Expr]) -> bool:
+    """Does a loop iterator sit above a comprehension's accumulator on the stack?
+
+    Then the loop being finished is a later `for` clause of that comprehension, nested in the
+    loop of an earlier clause, and not the whole comprehension.
+    """
+    return any(isinstance(v, m.Iterator) for v in above_accumulator)
+
+
+def fold_tail_into_else(stmts: List[n.Stmt]) -> None:
+    """`if c: return a` + `return b` -> `if c: return a else: return b` (a compound last statement)."""
+    if not stmts or not isinstance(stmts[-1], (n.Return, n.Raise)):
+        return
+    for k in range(len(stmts) - 2, -1, -1):
+        s = stmts[k]
+        if isinstance(s, n.If) and not s.orelse and s.body and isinstance(s.body[-1], (n.Return, n.Raise)):
+            s.orelse = stmts[k + 1:]
+            del stmts[k + 1:]
+            return

@@ -9,6 +9,7 @@ from typing import Dict, List, Optional, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import Instr
+from depyf.decompiler.generics import is_generic_wrapper
 from depyf.decompiler.markers import ClassValue
 from depyf.decompiler.signature import parameters
 
@@ -123,17 +124,22 @@ class DefinitionRules:
             params, returns = self.function_params(value)
             body = self.decompile_nested(value.code)
             is_async = bool(value.code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
-            return n.FunctionDef(target.id, params, body, decorators, is_async, returns)
+            return n.FunctionDef(target.id, params, body, decorators, is_async, returns,
+                                 self.type_params_text(value.type_params))
         if isinstance(value, ClassValue):
             if value.name != target.id:
                 return None
             body = self.decompile_nested(value.body.code, class_body=True)
-            return n.ClassDef(value.name, value.bases, body, decorators)
+            return n.ClassDef(value.name, value.bases, body, decorators, self.type_params_text(value.type_params))
+        if isinstance(value, m.TypeAliasValue) and value.name == target.id and not decorators:
+            return n.TypeAlias(value.name, self.type_params_text(value.params), value.value)
         return None
 
     # --- calls that are really definitions or comprehensions --------------------------------
 
     def make_call(self, callee: n.Expr, args: List[n.Expr]) -> n.Expr:
+        if is_generic_wrapper(callee):
+            return self.generic_definition(callee, args)
         if isinstance(callee, m.BuildClass):
             body, name = args[0], args[1]
             assert isinstance(body, m.MadeFunction) and isinstance(name, n.Const)
@@ -153,6 +159,9 @@ class DefinitionRules:
         first = expr.generators[0]
         if isinstance(first.iter, n.Name) and first.iter.id == ".0":
             first.iter = iterable
+        if fn.code.co_flags & CO_COROUTINE and expr.kind != "gen":
+            # `async for` or `await` anywhere in it: the caller awaits the call, the text does not.
+            return m.CoroutineComprehension(expr)
         return expr
 
     # --- comprehension loops --------------------------------------------------------------------
@@ -163,17 +172,31 @@ class DefinitionRules:
                 return value
         raise IndexError("no comprehension accumulator")
 
+    # A comprehension's loop iterator always sits above its accumulator, so these add to a
+    # comprehension when the target is deeper than the top of the stack; with argument 1 they add
+    # to a display being built (`[*a, x]`, `{*a, x}`): the element belongs in its text.
+
     def op_LIST_APPEND(self, ins: Instr, i: int) -> None:
         elt = self.pop()
+        if ins.arg == 1 and isinstance(self.stack[-1], n.List_):
+            self.stack[-1].elts.append(elt)
+            return
         self.emit(CompAppend(self._accumulator(n.List_), elt))
 
     def op_SET_ADD(self, ins: Instr, i: int) -> None:
         elt = self.pop()
+        if ins.arg == 1 and isinstance(self.stack[-1], n.Set_):
+            self.stack[-1].elts.append(elt)
+            return
         self.emit(CompAppend(self._accumulator(n.Set_), elt))
 
     def op_MAP_ADD(self, ins: Instr, i: int) -> None:
         value = self.pop()
         key = self.pop()
+        if ins.arg == 1 and isinstance(self.stack[-1], n.Dict_):
+            self.stack[-1].keys.append(key)
+            self.stack[-1].values.append(value)
+            return
         self.emit(CompAppend(self._accumulator(n.Dict_), key, value))
 
     def comprehension_from_loop(self, loop: n.For) -> Optional[Tuple[Optional[n.Expr], n.ComprehensionExpr]]:

@@ -16,6 +16,8 @@ BINARY_OPS = {
     "BINARY_MATRIX_MULTIPLY": "@",
 }
 INPLACE_OPS = {name.replace("BINARY_", "INPLACE_"): op for name, op in BINARY_OPS.items()}
+# What consumes a truth value that 3.13's TO_BOOL made explicit.
+_TRUTH_CONSUMERS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "UNARY_NOT"})
 UNARY_OPS = {"UNARY_NEGATIVE": "-", "UNARY_POSITIVE": "+", "UNARY_INVERT": "~", "UNARY_NOT": "not"}
 CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
@@ -200,7 +202,13 @@ class ExpressionRules:
         self.stack.append(n.Compare(left, ["not in" if ins.flag else "in"], [right]))
 
     def op_TO_BOOL(self, ins: Instr, i: int) -> None:
-        pass  # 3.13 makes truth tests explicit; the source never spells them
+        # 3.13 makes truth tests explicit before a conditional jump or `not`; the source never
+        # spells those. Anywhere else the conversion is the value itself: `not not x` compiles
+        # to a lone TO_BOOL.
+        following = self.instrs[i + 1].opname if i + 1 < len(self.instrs) else None
+        if following in _TRUTH_CONSUMERS:
+            return
+        self.stack.append(n.UnaryOp("not", n.UnaryOp("not", self.pop())))
 
     def op_CALL_INTRINSIC_1(self, ins: Instr, i: int) -> Optional[int]:
         what = ins.argval
@@ -216,7 +224,7 @@ class ExpressionRules:
         elif what == "INTRINSIC_ASYNC_GEN_WRAP":
             pass  # the value an async generator yields
         else:
-            raise self.fail(ins, f"unsupported intrinsic {what}")
+            return self.generic_intrinsic(ins, i)  # generics: type parameters and aliases
         return None
 
     def op_GET_ITER(self, ins: Instr, i: int) -> None:
@@ -431,10 +439,12 @@ class ExpressionRules:
         kwargs = self.pop() if ins.arg & 1 else None
         posargs = self.pop()
         func = self.pop()
-        if self.stack and self.stack[-1] is m.NULL:
-            self.pop()
-        elif func is m.NULL:
-            func = self.pop()
+        # Before 3.11 CALL_FUNCTION_EX has no NULL of its own: one below it is an outer call's.
+        if self.version.call_pushes_null:
+            if self.stack and self.stack[-1] is m.NULL:
+                self.pop()
+            elif func is m.NULL:
+                func = self.pop()
         args: List[n.Expr] = []
         if isinstance(posargs, n.Tuple_):
             args.extend(posargs.elts)
@@ -464,10 +474,9 @@ class ExpressionRules:
 
     def op_GET_AWAITABLE(self, ins: Instr, i: int) -> None:
         value = self.pop()
-        if isinstance(value, n.ComprehensionExpr) and value.kind != "gen" and \
-                any(g.is_async for g in value.generators):
+        if isinstance(value, m.CoroutineComprehension):
             # Before 3.12 an async comprehension is a coroutine that its caller awaits.
-            self.stack.append(m.AwaitedComprehension(value))
+            self.stack.append(m.AwaitedComprehension(value.value))
             return
         self.stack.append(n.Await(value))
 

@@ -362,7 +362,8 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
     regions: List[ExceptionRegion] = []
     if version.has_exception_table:
         for start, stop, handler, depth, lasti in _parse_exception_table(code.co_exceptiontable):
-            at = kept[-1] if kept else None  # the error names the code's last instruction
+            # The error names the code's last instruction, a dropped one (RESUME) if that is all.
+            at = kept[-1] if kept else (decoded[-1] if decoded else None)
             region = ExceptionRegion(to_index(start * 2, at), to_index(stop * 2, at), to_index(handler * 2, at),
                                      depth, lasti)
             if region.start < region.end:

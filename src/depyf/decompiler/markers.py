@@ -42,10 +42,11 @@ class ImportedName(n.Expr):
 
 class MadeFunction(n.Expr):
     """A function object being made: its code and the expressions MAKE_FUNCTION consumed."""
-    __slots__ = ("code", "defaults", "kwdefaults", "annotations", "closure")
+    __slots__ = ("code", "defaults", "kwdefaults", "annotations", "closure", "type_params")
 
     def __init__(self, code: CodeType) -> None:
         self.code = code
+        self.type_params: List["TypeParam"] = []
         self.defaults: Optional[n.Expr] = None
         self.kwdefaults: Optional[n.Expr] = None
         self.annotations: Optional[n.Expr] = None
@@ -54,12 +55,13 @@ class MadeFunction(n.Expr):
 
 class ClassValue(n.Expr):
     """The result of `__build_class__(body, name, *bases, **keywords)`."""
-    __slots__ = ("body", "name", "bases")
+    __slots__ = ("body", "name", "bases", "type_params")
 
     def __init__(self, body: MadeFunction, name: str, bases: List[n.Expr]) -> None:
         self.body = body
         self.name = name
         self.bases = bases
+        self.type_params: List["TypeParam"] = []
 
 
 class BuildClass(n.Expr):
@@ -149,6 +151,36 @@ class AwaitedComprehension(n.Expr):
         self.value = value
 
 
+class CoroutineComprehension(n.Expr):
+    """A list/set/dict comprehension compiled as a coroutine (it has `async for` or `await`),
+    called but not yet awaited by its caller (before 3.12)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: n.Expr) -> None:
+        self.value = value
+
+
+class TypeParam(n.Expr):
+    """A PEP 695 type parameter being made: `T`, `T: bound`, `*Ts`, `**P`, with a 3.13 default."""
+    __slots__ = ("name", "star", "bound", "default")
+
+    def __init__(self, name: str, star: str = "", bound: Optional[n.Expr] = None) -> None:
+        self.name = name
+        self.star = star
+        self.bound = bound
+        self.default: Optional[n.Expr] = None
+
+
+class TypeAliasValue(n.Expr):
+    """The value of a `type X[params] = value` statement (INTRINSIC_TYPEALIAS)."""
+    __slots__ = ("name", "params", "value")
+
+    def __init__(self, name: str, params: List["TypeParam"], value: n.Expr) -> None:
+        self.name = name
+        self.params = params
+        self.value = value
+
+
 class Sentinel(n.Expr):
     """Any other internal value (loop state, return addresses); `what` says which."""
     __slots__ = ("what",)
@@ -157,7 +189,7 @@ class Sentinel(n.Expr):
         self.what = what
 
 
-MARKER_TYPES = (Null, ClassValue, AwaitedComprehension, ImportedModule, ImportedName, MadeFunction, BuildClass, UnpackSlot, InplaceResult,
+MARKER_TYPES = (Null, ClassValue, TypeParam, TypeAliasValue, AwaitedComprehension, CoroutineComprehension, ImportedModule, ImportedName, MadeFunction, BuildClass, UnpackSlot, InplaceResult,
                 ExceptionValue, WithExit, ClearedLocal, KwNames, Iterator, Sentinel)
 
 Scope = Dict[str, n.Expr]

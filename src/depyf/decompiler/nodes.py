@@ -418,26 +418,40 @@ class With(Stmt):
 
 
 class FunctionDef(Stmt):
-    __slots__ = ("name", "params", "body", "decorators", "is_async", "returns")
+    """`type_params` is the text between the brackets of `def f[...]` (3.12+), or empty."""
+    __slots__ = ("name", "params", "body", "decorators", "is_async", "returns", "type_params")
 
     def __init__(self, name: str, params: str, body: List[Stmt], decorators: Sequence[Expr] = (),
-                 is_async: bool = False, returns: Optional[Expr] = None) -> None:
+                 is_async: bool = False, returns: Optional[Expr] = None, type_params: str = "") -> None:
         self.name = name
         self.params = params
         self.body = body
         self.decorators = list(decorators)
         self.is_async = is_async
         self.returns = returns
+        self.type_params = type_params
 
 
 class ClassDef(Stmt):
-    __slots__ = ("name", "bases", "body", "decorators")
+    __slots__ = ("name", "bases", "body", "decorators", "type_params")
 
-    def __init__(self, name: str, bases: Sequence[Expr], body: List[Stmt], decorators: Sequence[Expr] = ()) -> None:
+    def __init__(self, name: str, bases: Sequence[Expr], body: List[Stmt], decorators: Sequence[Expr] = (),
+                 type_params: str = "") -> None:
         self.name = name
         self.bases = list(bases)
         self.body = body
         self.decorators = list(decorators)
+        self.type_params = type_params
+
+
+class TypeAlias(Stmt):
+    """`type name[type_params] = value` (3.12+)."""
+    __slots__ = ("name", "type_params", "value")
+
+    def __init__(self, name: str, type_params: str, value: Expr) -> None:
+        self.name = name
+        self.type_params = type_params
+        self.value = value
 
 
 class MatchCase:

@@ -40,8 +40,12 @@ def _escape(text: str, quote: str) -> str:
 class Printer:
     """Renders nodes to text. One instance per decompilation; `indent` is spaces per level."""
 
-    def __init__(self, indent: int = 4) -> None:
+    def __init__(self, indent: int = 4, dedented_docstrings: bool = False, fstring_any_quotes: bool = False) -> None:
         self.unit = " " * indent
+        # 3.13+ strip a docstring's indentation when compiling: indent it back when printing.
+        self.dedented_docstrings = dedented_docstrings
+        # 3.12+ (PEP 701) allow any quote and backslashes in an f-string's expressions.
+        self.fstring_any_quotes = fstring_any_quotes
         # Turns internal stack values that reach the printer into expressions (set by the builder).
         self.resolve: Optional[Callable[[n.Expr], n.Expr]] = None
         self._expr: Dict[Type[n.Expr], Callable[[Any], str]] = {
@@ -97,7 +101,7 @@ class Printer:
                 if (v.real if isinstance(v, complex) else v) < 0 or (
                         isinstance(v, float) and math.copysign(1.0, v) < 0):
                     return FACTOR
-            return ATOM  # (a constant tuple is always printed in parentheses)
+            return ATOM  # a tuple constant always prints in its own parentheses
         if t is n.Raw:
             return e.prec
         return ATOM
@@ -233,7 +237,32 @@ class Printer:
             body = self._fstring_body(e, quote)
             if body is not None:
                 return "f" + quote + body + quote
-        return "f'" + (inner[0] or "") + "'"
+        return self._joined_as_concatenation(e)
+
+    def _joined_as_concatenation(self, e: n.JoinedStr) -> str:
+        """An f-string that no quoting spells (before 3.12 its expressions cannot reuse the quote
+        or hold a backslash), as the `%` formatting it came from (3.11+ compile `'%s' % (x,)` to
+        f-string code) or else the concatenation of the pieces it formats."""
+        if all(isinstance(p, str) or (isinstance(p, n.FormattedValue) and p.spec is None
+                                      and p.conversion in ("s", "r", "a")) for p in e.parts):
+            template = "".join(p.replace("%", "%%") if isinstance(p, str) else "%" + p.conversion
+                               for p in e.parts)
+            values = [p.value for p in e.parts if not isinstance(p, str)]
+            return "(" + self.constant(template) + " % " + self.expr(n.Tuple_(values), ATOM) + ")"
+        pieces: List[str] = []
+        for part in e.parts:
+            if isinstance(part, str):
+                pieces.append(self.constant(part))
+            elif isinstance(part, n.JoinedStr):
+                pieces.append(self.expr(part, ATOM))
+            else:
+                value = self.expr(part.value, TEST)
+                convert = {"s": "str", "r": "repr", "a": "ascii"}.get(part.conversion or "")
+                if convert:
+                    value = f"{convert}({value})"
+                spec = self.expr(part.spec, TEST) if part.spec is not None else "''"
+                pieces.append(f"format({value}, {spec})")
+        return "(" + " + ".join(pieces or ["''"]) + ")"
 
     def _fstring_body(self, e: n.JoinedStr, quote: str) -> Optional[str]:
         """The inside of an f-string delimited by `quote`, or None if the quote cannot work."""
@@ -249,7 +278,9 @@ class Printer:
                 out.append(body)
                 continue
             text = self.expr(part.value, TEST)
-            if quote[0] in text or "\\" in text:
+            # Before 3.12 an expression cannot hold a backslash or the delimiter (inside triple
+            # quotes a lone quote character is fine).
+            if not self.fstring_any_quotes and ((quote if len(quote) == 3 else quote[0]) in text or "\\" in text):
                 return None
             if text.startswith("{"):
                 text = " " + text
@@ -309,8 +340,8 @@ class Printer:
         pad = self.unit * depth
         t = type(s)
         if t is n.ExprStmt:
-            if isinstance(s.value, n.Const) and isinstance(s.value.value, str) and "\n" in s.value.value:
-                out.extend(self._docstring(s.value.value, pad))
+            if isinstance(s.value, n.Const) and isinstance(s.value.value, str):
+                out.extend(self.docstring(s.value.value, pad))
                 return
             out.append(pad + self.expr(s.value, YIELD))
         elif t is n.Assign:
@@ -383,7 +414,8 @@ class Printer:
         elif t is n.FunctionDef:
             for dec in s.decorators:
                 out.append(pad + "@" + self.expr(dec, NAMED))
-            head = f"{pad}{'async def' if s.is_async else 'def'} {s.name}({s.params})"
+            generic = f"[{s.type_params}]" if s.type_params else ""
+            head = f"{pad}{'async def' if s.is_async else 'def'} {s.name}{generic}({s.params})"
             if s.returns is not None:
                 head += " -> " + self.expr(s.returns, TEST)
             out.append(head + ":")
@@ -392,8 +424,12 @@ class Printer:
             for dec in s.decorators:
                 out.append(pad + "@" + self.expr(dec, NAMED))
             bases = "(" + ", ".join(self.expr(b, TEST) for b in s.bases) + ")" if s.bases else ""
-            out.append(f"{pad}class {s.name}{bases}:")
+            generic = f"[{s.type_params}]" if s.type_params else ""
+            out.append(f"{pad}class {s.name}{generic}{bases}:")
             out.extend(self.block(s.body, depth + 1))
+        elif t is n.TypeAlias:
+            generic = f"[{s.type_params}]" if s.type_params else ""
+            out.append(f"{pad}type {s.name}{generic} = {self.expr(s.value, TEST)}")
         elif t is n.Match:
             out.append(f"{pad}match {self._value(s.subject, yield_allowed=False)}:")
             for case in s.cases:
@@ -405,10 +441,13 @@ class Printer:
         else:
             raise TypeError(f"cannot print {t.__name__}")
 
-    def _docstring(self, text: str, pad: str) -> List[str]:
-        """A multi-line string statement as a triple-quoted literal, when that spells it exactly."""
+    def docstring(self, text: str, pad: str) -> List[str]:
+        """A string statement (in practice a docstring) as a triple-quoted literal, when that spells
+        it exactly."""
         if not text.replace("\n", "").replace("\t", "").isprintable():
             return [pad + repr(text)]
+        if self.dedented_docstrings:
+            text = _indented_docstring(text, pad)
         body = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
         if body.endswith('"'):
             body = body[:-1] + '\\"'
@@ -457,3 +496,26 @@ class Printer:
 
 def _alias(name: str, asname: Optional[str]) -> str:
     return name if asname is None else f"{name} as {asname}"
+
+
+def _indented_docstring(text: str, pad: str) -> str:
+    """The literal value that 3.13's docstring dedent turns back into `text`, its lines after the
+    first indented by `pad`; `text` itself where the dedent would not give it back."""
+    lines = text.split("\n")
+    later = [pad + line if line else line for line in lines[1:]]
+    if later and not later[-1]:
+        later[-1] = pad  # the closing quotes line up with the text; the dedent empties the line
+    indented = "\n".join([lines[0]] + later)
+    return indented if _dedent_docstring(indented) == text else text
+
+
+def _dedent_docstring(doc: str) -> str:
+    """What the 3.13 compiler stores for a docstring literal: the first line without leading
+    spaces, the later lines without their common indentation (blank lines do not count)."""
+    if "\t" in doc:
+        return ""  # tabs are expanded first; never reproduced here
+    lines = doc.split("\n")
+    widths = [len(line) - len(line.lstrip(" ")) for line in lines[1:] if line.strip(" ")]
+    margin = min(widths) if widths else 0
+    rest = [line[min(margin, len(line) - len(line.lstrip(" "))):] for line in lines[1:]]
+    return "\n".join([lines[0].lstrip(" ")] + rest)

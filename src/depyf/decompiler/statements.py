@@ -9,6 +9,9 @@ from depyf.decompiler.instructions import Instr
 _SIMPLE_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 
 
+_CO_OPTIMIZED = 0x01
+
+
 class StatementRules:
     """Statement-producing instruction handlers; mixed into `builder.CodeBuilder`."""
 
@@ -19,6 +22,9 @@ class StatementRules:
 
     def store(self, target: n.Expr, value: n.Expr) -> None:
         """Assign `value` to `target`, recognising chained, unpacking and augmented forms."""
+        if isinstance(target, n.Name) and target.id.startswith("."):
+            self.hidden_locals[target.id] = value  # `.type_params` of a generic class
+            return
         if isinstance(value, m.MARKER_TYPES):
             self._store_marker(target, value)
             return
@@ -40,6 +46,8 @@ class StatementRules:
             if stmt is not None:
                 self.emit(stmt)
                 return
+        if self._annotation(target, value):
+            return
         self.emit(n.Assign([target], value))
 
     def _store_marker(self, target: n.Expr, value: n.Expr) -> None:
@@ -61,12 +69,34 @@ class StatementRules:
         if isinstance(value, m.ImportedName):
             self._store_import_from(value, target)
             return
-        if isinstance(value, (m.MadeFunction, m.ClassValue)):
+        if isinstance(value, (m.MadeFunction, m.ClassValue, m.TypeAliasValue)):
             stmt = self.definition_statement(value, target)
             if stmt is not None:
                 self.emit(stmt)
                 return
+        if self._annotation(target, value):
+            return
         self.emit(n.Assign([target], self.finish_expr(value)))
+
+    def _annotation(self, target: n.Expr, value: n.Expr) -> bool:
+        """`x: T = v` in a class or module body: `x = v`, then T stored in `__annotations__['x']`.
+
+        Written as an item assignment the text would lose SETUP_ANNOTATIONS, and `__annotations__`
+        would be looked up elsewhere. In a function the compiler drops local annotations, so a
+        store into `__annotations__` there is the source's own.
+        """
+        if self.code.co_flags & _CO_OPTIMIZED or not isinstance(target, n.Subscript) \
+                or not isinstance(target.value, n.Name) or target.value.id != "__annotations__" \
+                or not isinstance(target.index, n.Const) or not isinstance(target.index.value, str):
+            return False
+        name = target.index.value
+        previous = self.out[-1] if self.out else None
+        if isinstance(previous, n.Assign) and len(previous.targets) == 1 and \
+                isinstance(previous.targets[0], n.Name) and previous.targets[0].id == name:
+            self.out[-1] = n.AnnAssign(previous.targets[0], self.finish_expr(value), previous.value)
+        else:
+            self.emit(n.AnnAssign(n.Name(name), self.finish_expr(value), None))
+        return True
 
     def parallel_assignment(self, nxt: int, count: int) -> bool:
         """`a, b = x, y`: the compiler swaps the values instead of building a tuple.
@@ -82,7 +112,8 @@ class StatementRules:
         if len({id(v) for v in values}) != count:
             return False
         first = self.instrs[nxt]
-        if first.opname not in _SIMPLE_STORES:
+        # The first target may itself unpack: `(a, b), c = x, y` swaps, then unpacks x.
+        if first.opname not in _SIMPLE_STORES and first.opname not in ("UNPACK_SEQUENCE", "UNPACK_EX"):
             window = self.instrs[nxt:nxt + 5]
             if not first.opname.startswith("LOAD_") or \
                     not any(w.opname in ("STORE_ATTR", "STORE_SUBSCR") for w in window):
@@ -97,13 +128,25 @@ class StatementRules:
         group.filled += 1
         if group.filled < len(group.targets):
             return
+        self._name_overwritten_slots(group)
         tuple_target = group.as_target()
         if group.parent is not None:
             self._fill_slot(group.parent, tuple_target)
         elif isinstance(group.value, m.Sentinel) and group.value.what == "for-target":
             self.for_targets[-1] = tuple_target
         else:
-            self.emit(n.Assign([tuple_target], self.finish_expr(group.value)))
+            # As a plain store: `a, b = c = value` keeps a copy of the value for the next target.
+            self.store(tuple_target, group.value)
+
+    def _name_overwritten_slots(self, group: m.UnpackGroup) -> None:
+        """A dropped store (`tag, _, _ = x` keeps only the last `_`) gets the name of a later
+        target: the value it held was overwritten by that store."""
+        for k, target in enumerate(group.targets):
+            if isinstance(target, m.Sentinel) and target.what == "overwritten":
+                later = next((t for t in group.targets[k + 1:] if isinstance(t, n.Name)), None)
+                if later is None:
+                    raise self.fail(None, "unpacking target the compiler dropped")
+                group.targets[k] = n.Name(later.id)
 
     def op_STORE_FAST(self, ins: Instr, i: int) -> Optional[int]:
         count = self._reordered_stores(i)
@@ -197,6 +240,10 @@ class StatementRules:
 
     def op_POP_TOP(self, ins: Instr, i: int) -> None:
         value = self.pop()
+        if isinstance(value, m.UnpackSlot):
+            # 3.13 drops a store that a later target of the same unpacking overwrites.
+            self._fill_slot(value, m.Sentinel("overwritten"))
+            return
         if isinstance(value, m.ImportedModule):
             if value.names:
                 self.emit(n.ImportFrom(value.module, value.names, value.level))

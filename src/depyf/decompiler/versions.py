@@ -162,6 +162,21 @@ class BytecodeVersion:
         return self.key >= (3, 13)
 
     @property
+    def has_return_const(self) -> bool:
+        """3.12 returns a constant with one RETURN_CONST."""
+        return "RETURN_CONST" in self.tables["opmap"]
+
+    @property
+    def fstring_expressions_any_quotes(self) -> bool:
+        """PEP 701 (3.12): an f-string's expressions may reuse its quote and hold backslashes."""
+        return self.key >= (3, 12)
+
+    @property
+    def dedents_docstrings(self) -> bool:
+        """3.13 removes a docstring's common indentation when compiling it."""
+        return self.key >= (3, 13)
+
+    @property
     def handler_code_at_end(self) -> bool:
         """3.12+ moves code that only exceptions reach to the end of the function."""
         return self.key >= (3, 12)
