@@ -289,7 +289,8 @@ class ControlRules:
         end = self.end
         # A test that leaves the loop or goes back to its head: `if ...: break/continue`.
         leaves = loop is not None and (false_target in loop.continue_targets or false_target == loop.break_target
-                                       or false_target >= loop.exit or self._continues_outer_loop(false_target))
+                                       or self._past_loop(loop, i, false_target)
+                                       or self._continues_outer_loop(false_target))
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
             stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
             if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end:
@@ -415,6 +416,14 @@ class ControlRules:
         if target > i and not any(src != i for t in range(i + 1, target) for src in self.jump_sources.get(t, ())):
             return target  # unreachable code the compiler left behind
         raise self.fail(ins, "jump that does not belong to any construct")
+
+    def _past_loop(self, loop: LoopInfo, i: int, target: int) -> bool:
+        """Does a jump at `i` to `target` leave the loop by going past its end?
+
+        Handler code of a try inside the loop lies after the loop (3.11+); its jumps forward stay
+        in the handler (to its closing re-raise), they do not leave the loop.
+        """
+        return target >= loop.exit and (i < loop.exit or target > self.end)
 
     def _continues_outer_loop(self, target: int) -> bool:
         return any(target in outer.continue_targets for outer in self.loops[:-1])

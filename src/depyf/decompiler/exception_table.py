@@ -16,6 +16,9 @@ from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS, TERM
 from depyf.decompiler.instructions import Instr
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
+_OPPOSITE_JUMPS = {"POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
+                   "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE", "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
+_NO_FALL = TERMINAL | {"JUMP"}
 _BREAK = -1  # a handler exit that leaves the enclosing loop
 
 
@@ -459,8 +462,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             matched = self._match_copy(fs, length, k)
             if matched is not None:
-                self._mark_dead(k, k + matched)
-                self._drop_handlers_of(k, k + matched)
+                size, exit = matched
+                self._mark_dead(k, k + size)
+                if exit is not None and instrs[k + size - 1].opname in _NO_FALL:
+                    # The copy's only way on is a jump back inside it: that jump is the try
+                    # body's own `continue`, the rest of the copy is the finally body.
+                    self._mark_dead(k, exit)
+                    del self.skip[exit]
+                    self._mark_dead(exit + 1, k + size)
+                self._drop_handlers_of(k, k + size)
 
     def _drop_handlers_of(self, start: int, end: int) -> None:
         """The handler code of constructs inside a skipped copy of a finally body is dead too."""
@@ -474,11 +484,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
     def _ends_skip(self, k: int) -> bool:
         return any(v == k for v in self.skip.values())
 
-    def _match_copy(self, a: int, length: int, b: int) -> Optional[int]:
-        """How long the copy of [a, a+length) starting at `b` is, or None if `b` is no copy.
+    def _match_copy(self, a: int, length: int, b: int) -> Optional[Tuple[int, Optional[int]]]:
+        """(length, inner exit) of the copy of [a, a+length) starting at `b`, or None if no copy.
 
         Where the handler's copy re-raises, a copy on a way out goes on out instead: a jump, a
-        return, or (3.12+) a constant return, which takes two instructions.
+        return, or (3.12+) a constant return, which takes two instructions. The inner exit is the
+        last jump back (3.12+) that stands for a jump to the handler's closing re-raise.
         """
         instrs = self.instrs
         size = len(instrs)
@@ -487,6 +498,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         flow = self._reach(a, floor=a)  # handler code inside either copy may lie elsewhere
         flow_b = self._reach(b, floor=b)
         p, q = a, b
+        inner_exit: Optional[int] = None
         while p < a + length:
             if p not in flow:
                 p += 1
@@ -505,6 +517,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if y.opname == "LOAD_CONST" and q + 1 < size and instrs[q + 1].opname == "RETURN_VALUE":
                     p, q = p + 1, q + 2
                     continue
+            drop = self._exception_drop(p, a + length)
+            if drop and self._exception_drop(q, size) != drop:
+                p += drop  # a way out of the handler's copy drops the exception first
+                continue
+            back = self._inverted_back_jump(x, q)
+            if back is not None:
+                jumps.append((x.target, back))
+                if x.target >= a + length:
+                    inner_exit = q + 1
+                p, q = p + 1, q + 2
+                continue
             if x.opname != y.opname:
                 if x.opname == "POP_EXCEPT" or (x.opname in ("POP_TOP", "SWAP") and any(
                         instrs[r].opname == "POP_EXCEPT" for r in range(p + 1, min(p + 4, a + length)))):
@@ -517,16 +540,43 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 return None  # (3.12+ YIELD_VALUE carries the stack depth, deeper in the handler)
             p, q = p + 1, q + 1
         end = q
-        while end < size and end not in flow_b and self.instrs[end - 1].opname in TERMINAL:
-            end += 1  # handler code of the copy that follows its last exit
+        while end < size and end not in flow_b and self.instrs[end - 1].opname in TERMINAL \
+                and not self.jump_sources.get(end):
+            end += 1  # handler code of the copy that follows its last exit (no jump goes there)
         for xt, yt in jumps:
-            while xt < a + length and xt not in flow:
-                xt += 1
+            while a <= xt < a + length and xt not in flow:
+                xt += 1  # (a target before the copy, e.g. a loop's head, stays where it is)
             inside_x = a <= xt < a + length
             inside_y = b <= yt < end
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
-        return end - b
+        return end - b, inner_exit
+
+    def _exception_drop(self, p: int, end: int) -> int:
+        """The length of the `[SWAP 2;] POP_TOP; POP_EXCEPT` a way out of a handler starts with."""
+        k = p
+        while k < min(p + 3, end) and self.instrs[k].opname in ("POP_TOP", "SWAP"):
+            k += 1
+        if k > p and k < end and self.instrs[k].opname == "POP_EXCEPT":
+            return k + 1 - p
+        return 0
+
+    def _inverted_back_jump(self, x: Instr, q: int) -> Optional[int]:
+        """Where the copy at `q` jumps back, where the handler's copy has the conditional jump `x`.
+
+        3.12+ has no backward conditional jump: where a copy on a way out jumps back (to a loop's
+        head) the compiler spells it `jump-if-not L; JUMP back; L:`, while the handler's copy keeps
+        the plain conditional jump to its re-raise.
+        """
+        instrs = self.instrs
+        if not self.version.conditional_jumps_forward_only or q + 2 >= len(instrs):
+            return None
+        y, back = instrs[q], instrs[q + 1]
+        if y.target != q + 2 or back.opname != "JUMP" or back.target > q:
+            return None
+        if _OPPOSITE_JUMPS.get(x.opname) != y.opname:
+            return None
+        return back.target
 
     def _same_instructions(self, a: int, b: int, length: int) -> bool:
         instrs = self.instrs
