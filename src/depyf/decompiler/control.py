@@ -22,7 +22,8 @@ COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NO
 class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
-    __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end")
+    __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
+                 "iterator", "outer_end")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -32,6 +33,10 @@ class LoopInfo:
         self.body_end = body_end
         # The back jump that is just the end of the body (no `continue` statement of its own).
         self.natural_end = body_end - 1 if natural_end is None else natural_end
+        # [start, end) of a small exit block a `break` ran in place of jumping to it (3.10, 3.12+).
+        self.copied_exit: Optional[Tuple[int, int]] = None
+        self.iterator: Optional[n.Expr] = None  # a for loop's iterator, on the stack below its body
+        self.outer_end = exit  # the end of the range the loop is part of
 
 
 class _Atom:
@@ -577,11 +582,51 @@ class ControlRules:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
+        self._place_copied_exit(info, after)
         if exit > j + 1 and after == real_exit:
             # 3.10+ copies a small exit block for the test at the top; read it once.
             self._skip_copy(exit, j + 1)
             after = j + 1
         return after
+
+    def copied_loop_break(self, iterator: n.Expr, i: int) -> Optional[int]:
+        """A for loop's iterator dropped at `i`, then a small block that returns: a `break` whose
+        exit block the compiler copied in place of the jump (a `return` inside the loop computes
+        its value before dropping the iterator). Returns where the copy ends."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or loop.iterator is not iterator or self.pure_mode:
+            return None
+        end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
+        if end is None or self._exit_original(loop, i + 1, end) is None:
+            return None  # (`return const` also drops the iterator first: no block after the loop)
+        self.emit(n.Break())
+        self.note_copied_break(i + 1, end)
+        return end
+
+    def _exit_original(self, info: LoopInfo, start: int, end: int) -> Optional[int]:
+        """Where the exit block a `break` copied to [start, end) starts after the loop: the
+        break's target."""
+        length = end - start
+        for c in range(info.exit, info.outer_end - length + 1):
+            if self._same_code((start, end), (c, c + length)):
+                return c
+        return None
+
+    def note_copied_break(self, start: int, end: int) -> None:
+        """A `break` of the innermost loop ran the exit block the compiler copied to [start, end)."""
+        if self.loops and self.loops[-1].copied_exit is None:
+            self.loops[-1].copied_exit = (start, end)
+
+    def _place_copied_exit(self, info: LoopInfo, after: int) -> None:
+        """A loop left only by breaks whose exit block was copied has no code after it: the
+        statements after the loop exist only as those copies, so they are read from one."""
+        if info.copied_exit is None:
+            return
+        if after < len(self.instrs) and after not in self.handler_only_code():
+            return
+        start, end = info.copied_exit
+        for stmt in self.run_range(start, end, list(self.stack)):
+            self.emit(stmt)
 
     def _skip_copy(self, copy: int, original: int) -> None:
         """Mark [copy, ...) as skipped if it repeats the block at `original` up to its return."""
@@ -640,6 +685,7 @@ class ControlRules:
         body_end = exit - 1 if last.opname == "JUMP" and last.target == h else max(exit, j + 1)
         break_target = self._break_target(h + 1, body_end, real_exit, {h})
         info = LoopInfo({h}, break_target, real_exit, body_end)
+        info.iterator, info.outer_end = iterator, self.end
         self.loops.append(info)
         self.active_loops.add(h)
         target_marker = m.Sentinel("for-target")
@@ -654,12 +700,16 @@ class ControlRules:
         if target is None:
             raise self.fail(ins, "for loop without a target")
         _drop_trailing_continue(body)
+        if break_target is None and info.copied_exit is not None:
+            break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
         after = real_exit
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
-        return self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
+        after = self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
+        self._place_copied_exit(info, after)
+        return after
 
     def finish_for(self, loop: n.For, after: int) -> int:
         """Emit a finished for loop, or turn it into the comprehension it implements (3.12+ inlined)."""

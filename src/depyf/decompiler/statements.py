@@ -183,8 +183,12 @@ class StatementRules:
 
     # --- expression statements, returns, raises ---------------------------------------------
 
-    def op_POP_TOP(self, ins: Instr, i: int) -> None:
+    def op_POP_TOP(self, ins: Instr, i: int) -> Optional[int]:
         value = self.pop()
+        if isinstance(value, m.Iterator):
+            after = self.copied_loop_break(value, i)  # control
+            if after is not None:
+                return after
         if isinstance(value, m.ImportedModule):
             if value.names:
                 self.emit(n.ImportFrom(value.module, value.names, value.level))
@@ -194,6 +198,7 @@ class StatementRules:
         if self.spill_mode and isinstance(value, (n.Name, n.Const)):
             return  # dropping a temporary has no effect
         self.emit(n.ExprStmt(self.finish_expr(value)))
+        return None
 
     def op_PRINT_EXPR(self, ins: Instr, i: int) -> None:
         self.emit(n.ExprStmt(self.pop()))
