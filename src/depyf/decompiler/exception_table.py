@@ -55,6 +55,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if s <= h < end <= j < len(self.instrs) and self.instrs[j].opname == "JUMP" \
                     and h not in self.active_loops:  # (an active loop encloses the try)
                 end = j + 1
+        return self._past_inline_handlers(s, end, warm)
+
+    def _past_inline_handlers(self, s: int, end: int, warm: Set[int]) -> int:
+        """3.11 lays the handlers of a try inside a for loop after the loop's jump back: a for loop
+        that starts in the body ends at its exit, past that handler code."""
+        for h in self.loop_end:
+            ins = self.instrs[h]
+            if not s <= h < end or ins.opname != "FOR_ITER" or h in self.active_loops:
+                continue
+            if ins.target > end and not any(k in warm for k in range(end, ins.target)):
+                end = ins.target
         return end
 
     def _extend_for_return(self, e: int) -> int:
@@ -637,7 +648,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             target = self.for_targets[-1]
         finally:
             self.for_targets.pop()
-        self._mark_dead(t, span_end)
+        handler_tail = after is not None and after not in warm and t < after < self.end
+        if handler_tail:
+            # The code after the with lies inside the handler's span (its cleanup follows it).
+            self._mark_dead_code(self._cold_code(t, warm | {after}))
+        else:
+            self._mark_dead(t, span_end)
         # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
         items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(ctx, target)]
         if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:
@@ -645,7 +661,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             body = body[0].body
         self.stack = base
         self.emit(n.With(items, body, is_async))
-        if after is not None and after not in warm and t < after < self.end:
+        if handler_tail:
             # Only the handler reaches the code after the with: it is read here, once.
             for stmt in self.run_range(after, self.end, list(base)):
                 self.emit(stmt)
