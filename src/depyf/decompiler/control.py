@@ -594,7 +594,7 @@ class ControlRules:
         exit block the compiler copied in place of the jump (a `return` inside the loop computes
         its value before dropping the iterator). Returns where the copy ends."""
         loop = self.loops[-1] if self.loops else None
-        if loop is None or loop.iterator is not iterator or self.pure_mode:
+        if loop is None or self.pure_mode or not self._drops_iterator(loop, iterator):
             return None
         end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
         if end is None or self._exit_original(loop, i + 1, end) is None:
@@ -602,6 +602,19 @@ class ControlRules:
         self.emit(n.Break())
         self.note_copied_break(i + 1, end)
         return end
+
+    def _drops_iterator(self, loop: LoopInfo, popped: n.Expr) -> bool:
+        """Is the value a POP_TOP drops the loop's iterator? The `__exit__` calls of the with
+        statements a break leaves are stepped over, so their markers may still lie above it."""
+        if loop.iterator is None:
+            return False
+        above = [popped] + self.stack[::-1]
+        for value in above:
+            if value is loop.iterator:
+                return True
+            if not isinstance(value, m.WithExit):
+                return False
+        return False
 
     def _exit_original(self, info: LoopInfo, start: int, end: int) -> Optional[int]:
         """Where the exit block a `break` copied to [start, end) starts after the loop: the

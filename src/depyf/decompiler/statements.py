@@ -185,7 +185,7 @@ class StatementRules:
 
     def op_POP_TOP(self, ins: Instr, i: int) -> Optional[int]:
         value = self.pop()
-        if isinstance(value, m.Iterator):
+        if isinstance(value, (m.Iterator, m.WithExit)):
             after = self.copied_loop_break(value, i)  # control
             if after is not None:
                 return after
