@@ -770,17 +770,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             start += 1
         j = self.loop_end[h]
         body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
+        last = instrs[exit_at - 1]
+        if j + 1 < exit_at and not (last.opname == "JUMP" and last.target == h):
+            body_end = exit_at  # 3.12+: copies of exit blocks (a break) after the last jump back
         real_exit = exit_at + 1
         targets = [x.target for x in instrs[start:body_end]
                    if x.target is not None and x.target > real_exit - 1 and x.target != exit_at]
         break_target = min(targets) if targets else None
         info = LoopInfo({h}, break_target, real_exit, body_end)
+        info.iterator, info.outer_end = m.Iterator(iterable, True), self.end
         self.loops.append(info)
         self.active_loops.add(h)
         self.for_targets.append(None)
         try:
-            body = self.run_range(start, body_end, list(self.stack) + [m.Iterator(iterable, True),
-                                                                      m.Sentinel("for-target")])
+            body = self.run_range(start, body_end, list(self.stack) + [info.iterator, m.Sentinel("for-target")])
             target = self.for_targets[-1]
         finally:
             self.loops.pop()
@@ -789,6 +792,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if target is None:
             raise self.fail(instrs[h], "async for loop without a target")
         _drop_trailing_continue(body)
+        if break_target is None and info.copied_exit is not None:
+            break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
         after = real_exit
         if break_target is not None and real_exit < break_target <= self.end:
