@@ -109,7 +109,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 exits.extend((hs, he, j, x) for j, x in self._clause_exits(hs, he, be, warm))
         # Where the handlers fall out to, and where the normal path jumps over them (3.11).
         targets = [x for _, _, _, x in exits if x != _BREAK]
-        x_h = max(set(targets), key=targets.count) if targets else None
+        # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
+        targets = [x for x in targets if x >= be] or targets
+        x_h = max(sorted(set(targets)), key=targets.count) if targets else None
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
         x = n_jump if n_jump is not None else x_h
