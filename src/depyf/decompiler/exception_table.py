@@ -447,7 +447,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
         over = instrs[cont] if cont < len(instrs) else None
-        if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
+        if over is not None and over.opname == "JUMP" and self._read_between(cont + 1, t) \
+                and over.target >= span_end:
+            # (the handlers of a try inside a finally copy, already read, may lie in between)
             cont = min(over.target, self.end) if over.target <= self.end else self.end
         self.stack = base
         if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers:
@@ -456,6 +458,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else:
             self.emit(n.Try(body, [], [], finalbody))
         return max(cont, s + 1)
+
+    def _read_between(self, start: int, end: int) -> bool:
+        """Is all of [start, end) code already read (or none)?"""
+        return all(k in self.skip for k in range(start, end))
 
     def _register_copies(self, s: int, t: int, fs: int, fe: int, span_end: int) -> None:
         """Mark the copies of the finally body the compiler put before each exit of the try."""
