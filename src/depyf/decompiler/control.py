@@ -198,7 +198,9 @@ class ControlRules:
                 break
             parsed = self.parse_atom(nxt, limit)
             if parsed is None:
-                break
+                if not self._fold_conditional_test(atoms, nxt, limit):
+                    break
+                continue
             value, q = parsed
             jins = self.instrs[q]
             e, t = _jump_condition(jins, value)
@@ -216,6 +218,44 @@ class ControlRules:
                 continue
             return expr, fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
+
+    def _fold_conditional_test(self, atoms: List[_Atom], f: int, limit: int) -> bool:
+        """`x if t else y` as a test: `t` jumps to y's atoms, x's atoms end in a JUMP over them
+        (at `f`) to where y goes when true; both go to the same place when false. The atoms from
+        `t` on become one atom testing the conditional expression."""
+        jump = self.instrs[f]
+        if jump.opname != "JUMP" or jump.target <= f + 1 or jump.target > limit:
+            return False
+        k = next((k for k, a in enumerate(atoms) if a.target == f + 1), None)
+        if k is None or k + 1 >= len(atoms):
+            return False
+        orelse_atoms: List[_Atom] = []
+        nxt = f + 1
+        while nxt < jump.target and len(orelse_atoms) < 32:
+            parsed = self.parse_atom(nxt, limit)
+            if parsed is None:
+                return False
+            value, q = parsed
+            e, on_true = _jump_condition(self.instrs[q], value)
+            orelse_atoms.append(self._normalised_atom(_Atom(nxt, e, on_true, self.instrs[q].target, q,
+                                                            self.fall_override.get(q, q + 1))))
+            nxt = orelse_atoms[-1].fall
+        if nxt != jump.target:
+            return False
+        try:
+            body, body_true, body_false = self._build(atoms, k + 1, len(atoms))
+            orelse, else_true, else_false = self._build(orelse_atoms, 0, len(orelse_atoms))
+        except _BadChain:
+            return False
+        if body_true != f or else_true != jump.target or body_false != else_false:
+            return False
+        test_atom = atoms[k]
+        test = negate(test_atom.expr) if test_atom.jump_if_true else test_atom.expr
+        folded = _Atom(test_atom.start, n.IfExp(test, body, orelse), False, else_false,
+                       orelse_atoms[-1].jump_index, jump.target)
+        del atoms[k:]
+        atoms.append(folded)
+        return True
 
     def _normalised_atom(self, atom: _Atom) -> _Atom:
         """`jump-if-true L; JUMP back; L:` is 3.12+'s spelling of a backward jump-if-false."""
