@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import AssertionErrorName, negate
-from depyf.decompiler.instructions import Instr
+from depyf.decompiler.instructions import OPPOSITE_JUMPS, Instr
 
 COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
@@ -700,7 +700,44 @@ class ControlRules:
         bottom = j - length + 1 if back.opname in COND_JUMPS else j - length
         if bottom > test_end and self._same_test(test_start, bottom, length):
             return bottom
+        return self._inverted_bottom_test(test_start, test_end, j)
+
+    def _inverted_bottom_test(self, test_start: int, test_end: int, j: int) -> Optional[int]:
+        """3.12+: where the bottom copy of the test [test_start, test_end) ending at `j` starts.
+
+        With no backward conditional jump, each jump of the test into the body becomes the
+        opposite jump over a JUMP back, and the copy ends with a JUMP back to the body.
+        """
+        if not self.version.conditional_jumps_forward_only:
+            return None
+        for b in range(j - 1, test_end, -1):
+            if self._matches_inverted_test(test_start, test_end, b, j):
+                return b
         return None
+
+    def _matches_inverted_test(self, a: int, a_end: int, b: int, j: int) -> bool:
+        instrs = self.instrs
+        p, q = a, b
+        while p < a_end:
+            if q >= j:
+                return False
+            x, y = instrs[p], instrs[q]
+            if x.opname in COND_JUMPS and x.target == a_end:
+                back = instrs[q + 1]
+                if OPPOSITE_JUMPS.get(x.opname) != y.opname or y.target != q + 2 or back.opname != "JUMP" \
+                        or back.target != a_end:
+                    return False
+                p, q = p + 1, q + 2
+                continue
+            if x.is_jump != y.is_jump or x.opname != y.opname:
+                return False
+            if x.is_jump:
+                if (x.target > a_end or y.target > j) and x.target != y.target:
+                    return False  # a way out of the loop goes to the same place
+            elif x.argval != y.argval:
+                return False
+            p, q = p + 1, q + 1
+        return q == j and instrs[j].opname == "JUMP" and instrs[j].target == a_end
 
     def _same_test(self, a: int, b: int, length: int) -> bool:
         for k in range(length):

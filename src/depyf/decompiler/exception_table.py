@@ -13,11 +13,9 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS, TERMINAL,
                                                 ExceptionRegionAnalysis)
-from depyf.decompiler.instructions import Instr
+from depyf.decompiler.instructions import OPPOSITE_JUMPS, Instr
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
-_OPPOSITE_JUMPS = {"POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",
-                   "POP_JUMP_IF_NONE": "POP_JUMP_IF_NOT_NONE", "POP_JUMP_IF_NOT_NONE": "POP_JUMP_IF_NONE"}
 _NO_FALL = TERMINAL | {"JUMP"}
 _BREAK = -1  # a handler exit that leaves the enclosing loop
 
@@ -593,7 +591,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         y, back = instrs[q], instrs[q + 1]
         if y.target != q + 2 or back.opname != "JUMP" or back.target > q:
             return None
-        if _OPPOSITE_JUMPS.get(x.opname) != y.opname:
+        if OPPOSITE_JUMPS.get(x.opname) != y.opname:
             return None
         return back.target
 
