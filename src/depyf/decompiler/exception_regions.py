@@ -41,6 +41,8 @@ class TableState:
         self.chains: Dict[int, Tuple[int, ...]] = {}
         self.try_starts: Dict[int, List[int]] = {}
         self.handled: Set[int] = set()
+        # Small exit blocks a `break` runs after leaving a try/finally: start -> end.
+        self.exit_breaks: Dict[int, int] = {}
 
 
 class ExceptionRegionAnalysis:

@@ -29,6 +29,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if not self.bc.regions:
             return None
         st = self._xt()
+        if i in st.exit_breaks and self.loops:
+            self.emit(n.Break())
+            self.note_copied_break(i, st.exit_breaks[i])  # control
+            return st.exit_breaks[i]
         for t in st.try_starts.get(i, ()):
             if t not in st.handled:
                 st.handled.add(t)
@@ -435,7 +439,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         while copy_end - 1 > final_start and instrs[copy_end - 1].opname == "RERAISE" \
                 and instrs[copy_end - 1].arg == 0:
             copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there
-        self._register_copies(s, t, final_start, copy_end, span_end)
+        self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
         be = self._extend_for_return(self._protected_end(s, t, warm))
         body = self.run_range(s, be, list(base))
         finalbody = self.run_range(final_start, final_end,
@@ -461,8 +465,21 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         """Is all of [start, end) code already read (or none)?"""
         return all(k in self.skip for k in range(start, end))
 
-    def _register_copies(self, s: int, t: int, fs: int, fe: int, span_end: int) -> None:
-        """Mark the copies of the finally body the compiler put before each exit of the try."""
+    def _note_exit_break(self, k: int) -> None:
+        """After the finally copy on a way out of the body, a small block that loads a variable
+        and returns is a `break` to a copied exit block: a `return` computes its value before the
+        finally body runs, and only a constant after it."""
+        if not self.loops or k >= len(self.instrs) or self.instrs[k].opname == "LOAD_CONST" \
+                or self.instrs[k].raw_opname == "RETURN_CONST":
+            return
+        end = self._copy_end(k)  # exception_blocks: a small block ending the function
+        if end is not None:
+            self._xt_state.exit_breaks[k] = end
+
+    def _register_copies(self, s: int, t: int, fs: int, fe: int, span_end: int,
+                         body_end: int) -> None:
+        """Mark the copies of the finally body the compiler put before each exit of the try
+        (those before `body_end` leave from inside the body)."""
         length = fe - fs
         if length <= 0:
             return
@@ -481,6 +498,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if matched is not None:
                 size, exit = matched
                 self._mark_dead(k, k + size)
+                if k < body_end and instrs[k + size - 1].opname not in _NO_FALL:
+                    self._note_exit_break(k + size)  # (a copy that falls into what follows)
                 if exit is not None and instrs[k + size - 1].opname in _NO_FALL:
                     # The copy's only way on is a jump back inside it: that jump is the try
                     # body's own `continue`, the rest of the copy is the finally body.
