@@ -664,7 +664,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         warm = self._reach(start)
         after = self._with_handler_exit(t, warm)
         span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
-        self._register_exit_calls(start, is_async)
+        self._register_exit_calls(start, is_async, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
         be = self._with_const_return(be, t, after)
         self.for_targets.append(None)
@@ -749,8 +749,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 return be
         return k + 2
 
-    def _register_exit_calls(self, start: int, is_async: bool) -> None:
-        """`__exit__(None, None, None)` on each normal exit of a with body is not source."""
+    def _register_exit_calls(self, start: int, is_async: bool, body_end: int) -> None:
+        """`__exit__(None, None, None)` on each normal exit of a with body is not source.
+
+        One on a way out from inside the body (before `body_end`) may be followed by the exit
+        block a `break` jumped to, copied there."""
         instrs = self.instrs
         size = len(instrs)
         for k in range(start, size - 4):
@@ -773,6 +776,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             first = k - 1 if k - 1 >= 0 and instrs[k - 1].opname == "SWAP" and instrs[k - 1].arg == 2 else k
             self.skip[first] = end + 1
+            if first == k and k < body_end:
+                self._note_exit_break(end + 1)
 
     # --- async for ------------------------------------------------------------------------------
 
