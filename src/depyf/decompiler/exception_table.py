@@ -322,6 +322,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 found.append((j, ins.target))
         flow = [k for k in self._reach(hs) if hs <= k < he]
         last = max(flow) if flow else -1
+        self._note_handler_breaks(hs, be, warm, [k for k in flow if k != last])
         reraise = last >= hs and (instrs[last].opname == "RERAISE" and instrs[last].arg == 0
                                   or instrs[last].opname == "RAISE_VARARGS" and instrs[last].arg == 0)
         if last >= hs and (instrs[last].opname in ("RETURN_VALUE", "RAISE_VARARGS") or reraise):
@@ -347,6 +348,28 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     found.append((start, x))
                     break
         return found
+
+    def _note_handler_breaks(self, hs: int, be: int, warm: Set[int], flow: List[int]) -> None:
+        """A return inside a handler body (not its last exit) whose block, right after the
+        handler's unwinding, is a copy of the loop's exit: a `break` (3.12+)."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None:
+            return
+        instrs = self.instrs
+        for last in flow:
+            if instrs[last].opname != "RETURN_VALUE":
+                continue
+            for start in range(max(hs, last - 4), last):
+                before = self._before_unwinding(start, hs)
+                if before is None or (before > hs and instrs[before - 1].opname == "SWAP") \
+                        or instrs[start].opname == "LOAD_CONST":
+                    continue  # (a return of a constant also loads it after the unwinding)
+                if any(self.jump_sources.get(k) for k in range(start, last + 1)):
+                    break
+                x = self._find_copy(start, last + 1 - start, be, warm)
+                if x is not None and x in (loop.exit, loop.break_target):
+                    self._xt_state.exit_breaks[start] = last + 1
+                break
 
     def _fallthrough_tail(self, hs: int, he: int) -> Optional[int]:
         """Where a handler body runs on, after its unwinding, into code that ends in a return."""
