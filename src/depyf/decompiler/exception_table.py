@@ -431,8 +431,24 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             value = self.stack[k]
             if isinstance(value, m.Sentinel) and value.what == "previous-exception":
                 del self.stack[k]
-                return None
+                return self._copied_break_after(i + 1)
         self.pop()
+        return self._copied_break_after(i + 1)
+
+    def _copied_break_after(self, k: int) -> Optional[int]:
+        """After a handler's unwinding, a copy of the loop's exit block that loads a variable is
+        a `break` (a `return` loads its value before the unwinding, and a constant after it)."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or self.pure_mode or k >= len(self.instrs) or self.instrs[k].opname == "LOAD_CONST":
+            return None
+        end = self._copy_end(k)  # exception_blocks: a small block ending the function
+        if end is None:
+            return None
+        for x in (loop.exit, loop.break_target):
+            if x is not None and x + end - k <= len(self.instrs) and self._same_code((k, end), (x, x + end - k)):
+                self.emit(n.Break())
+                self.note_copied_break(k, end)  # control
+                return end
         return None
 
     # --- try/finally ------------------------------------------------------------------------------
