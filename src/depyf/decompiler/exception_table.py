@@ -154,6 +154,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if x is not None and else_end > be and instrs[else_end - 1].opname == "JUMP" \
                 and instrs[else_end - 1].target == x:
             else_end -= 1
+        self._note_unprotected_breaks(s, be, t)
         breaks: Set[int] = set()
         for hs, he, j, target in exits:
             if target == _BREAK:
@@ -438,18 +439,37 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
     def _copied_break_after(self, k: int) -> Optional[int]:
         """After a handler's unwinding, a copy of the loop's exit block that loads a variable is
         a `break` (a `return` loads its value before the unwinding, and a constant after it)."""
+        if self.pure_mode:
+            return None
+        end = self._loop_exit_copy(k)
+        if end is not None:
+            self.emit(n.Break())
+            self.note_copied_break(k, end)  # control
+        return end
+
+    def _loop_exit_copy(self, k: int) -> Optional[int]:
+        """If a small block at `k` that loads a variable and returns copies the innermost loop's
+        exit block, where it ends."""
         loop = self.loops[-1] if self.loops else None
-        if loop is None or self.pure_mode or k >= len(self.instrs) or self.instrs[k].opname == "LOAD_CONST":
+        if loop is None or k >= len(self.instrs) or self.instrs[k].opname == "LOAD_CONST":
             return None
         end = self._copy_end(k)  # exception_blocks: a small block ending the function
         if end is None:
             return None
         for x in (loop.exit, loop.break_target):
             if x is not None and x + end - k <= len(self.instrs) and self._same_code((k, end), (x, x + end - k)):
-                self.emit(n.Break())
-                self.note_copied_break(k, end)  # control
                 return end
         return None
+
+    def _note_unprotected_breaks(self, s: int, be: int, t: int) -> None:
+        """Inside a try body, a copy of the loop's exit block outside the try's protected range
+        is a `break` (3.12+): a `return` computes its value under the try's protection."""
+        for k in range(s + 1, be):
+            if t in self._chain(k) or t not in self._chain(k - 1):
+                continue
+            end = self._loop_exit_copy(k)
+            if end is not None and end <= be:
+                self._xt_state.exit_breaks[k] = end
 
     # --- try/finally ------------------------------------------------------------------------------
 
