@@ -43,6 +43,8 @@ class TableState:
         self.handled: Set[int] = set()
         # Small exit blocks a `break` runs after leaving a try/finally: start -> end.
         self.exit_breaks: Dict[int, int] = {}
+        # Code in a try body that the try does not protect (where a break's copied exit may be).
+        self.unprotected: Set[int] = set()
 
 
 class ExceptionRegionAnalysis:

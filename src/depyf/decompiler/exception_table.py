@@ -33,6 +33,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self.emit(n.Break())
             self.note_copied_break(i, st.exit_breaks[i])  # control
             return st.exit_breaks[i]
+        if i in st.unprotected and not self.pure_mode:
+            end = self._loop_exit_copy(i)
+            if end is not None:
+                self.emit(n.Break())
+                self.note_copied_break(i, end)  # control
+                return end
         for t in st.try_starts.get(i, ()):
             if t not in st.handled:
                 st.handled.add(t)
@@ -462,14 +468,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         return None
 
     def _note_unprotected_breaks(self, s: int, be: int, t: int) -> None:
-        """Inside a try body, a copy of the loop's exit block outside the try's protected range
-        is a `break` (3.12+): a `return` computes its value under the try's protection."""
+        """Inside a try body, a copy of a loop's exit block outside the try's protected range is
+        a `break` (3.12+): a `return` computes its value under the try's protection. Which loop
+        (one around the try or inside it) is known when the builder gets there."""
         for k in range(s + 1, be):
-            if t in self._chain(k) or t not in self._chain(k - 1):
-                continue
-            end = self._loop_exit_copy(k)
-            if end is not None and end <= be:
-                self._xt_state.exit_breaks[k] = end
+            if t not in self._chain(k) and t in self._chain(k - 1):
+                self._xt_state.unprotected.add(k)
 
     # --- try/finally ------------------------------------------------------------------------------
 
