@@ -375,6 +375,11 @@ class ControlRules:
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
                 and last.index > fall:
             else_end = end
+        elif last is not None and last.opname == "JUMP" and last.target == false_target and last_at == false_target - 1:
+            # 3.8/3.9 keep the jump over an empty `else: pass` (later versions drop it).
+            body = self.run_range(fall, false_target - 1, list(self.stack))
+            self.emit(n.If(cond, body or [n.Pass()], [n.Pass()]))
+            return false_target
         if else_end is not None:
             value_if = self.try_value_branches(cond, fall, false_target - 1, false_target, else_end)
             if value_if is not None:
