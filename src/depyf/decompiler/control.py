@@ -703,8 +703,8 @@ class ControlRules:
         length = test_end - test_start
         back = self.instrs[j]
         bottom = j - length + 1 if back.opname in COND_JUMPS else j - length
-        if bottom > test_end and self._same_test(test_start, bottom, length):
-            return bottom
+        if bottom >= test_end and self._same_test(test_start, bottom, length):
+            return bottom  # (right at the test's end when the body is empty)
         return self._inverted_bottom_test(test_start, test_end, j)
 
     def _inverted_bottom_test(self, test_start: int, test_end: int, j: int) -> Optional[int]:
