@@ -951,5 +951,6 @@ def _drop_trailing_continue(body: List[n.Stmt]) -> None:
         body.pop()
     if body and isinstance(body[-1], n.If):
         last = body[-1]
-        _drop_trailing_continue(last.body)
+        if not last.orelse:
+            _drop_trailing_continue(last.body)  # (before an else, 3.8/3.9 keep its jump: it shows)
         _drop_trailing_continue(last.orelse)
