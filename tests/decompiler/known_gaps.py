@@ -52,7 +52,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'comprehensions::list_comprehensions', ALL, 'list_comprehensions: instruction #20: original LOAD_FAST_AND_CLEAR i | decompiled FOR_ITER to #27 (after GET_ITER)'),
     Gap('roundtrip', 'comprehensions::set_and_dict_comprehensions', ALL, 'set_and_dict_comprehensions: instruction #44: original LOAD_FAST_AND_CLEAR k | decompiled FOR_ITER to #48 (after GET_ITER)'),
     Gap('roundtrip', 'conditions::assert_with_boolean_condition', ('3.10', '3.12', '3.13'), 'assert_with_boolean_condition: instruction #30: original LOAD_ASSERTION_ERROR | decompiled JUMP_FORWARD to #32 (after POP_JUMP_IF_TRUE to #39)'),
-    Gap('roundtrip', 'control_flow::nested_if', ('3.8', '3.9'), 'nested_if: instruction #8: original JUMP_FORWARD to #13 | decompiled LOAD_FAST b (after RETURN_VALUE)'),
     Gap('roundtrip', 'definitions::<lambda>#2', ('3.8', '3.9', '3.10', '3.12', '3.13'), 'DecompilationError: lambda body is not a single expression'),
     Gap('roundtrip', 'except_star_py311::except_star_basic', ('3.11',), 'except_star_basic: instruction #103: original JUMP_FORWARD to #115 | decompiled JUMP_FORWARD to #110 (after POP_EXCEPT)'),
     Gap('roundtrip', 'except_star_py311::except_star_reraise', ('3.11', '3.12', '3.13'), 'DecompilationError: unrecognised except* clause'),

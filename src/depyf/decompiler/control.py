@@ -392,8 +392,24 @@ class ControlRules:
             self.emit(n.If(cond, body, orelse))
             return else_end
         body = self.run_range(fall, false_target, list(self.stack))
+        if self._else_before_dead_jump(false_target):
+            orelse = self.run_range(false_target, end, list(self.stack))
+            self.emit(n.If(cond, body, orelse))
+            return end
         self.emit(_as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, []))
         return false_target
+
+    def _else_before_dead_jump(self, false_target: int) -> bool:
+        """3.8/3.9: an if whose body returns, then code that returns up to the end of the range,
+        and there a jump nothing reaches (an enclosing if's jump over its else): the compiler
+        removes such a jump after a return unless a label, the end of a compound statement, comes
+        first; so the code after this if was its else part."""
+        instrs, end = self.instrs, self.end
+        if not false_target < end < len(instrs) or instrs[end].opname != "JUMP" or instrs[end].target <= end \
+                or self.jump_sources.get(end) or self.loops and end >= self.loops[-1].body_end:
+            return False  # (a loop's closing jump back is no jump over an else part)
+        return instrs[false_target - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS") \
+            and instrs[end - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS")
 
     op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE
 
