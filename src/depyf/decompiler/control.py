@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import AssertionErrorName, negate
-from depyf.decompiler.instructions import Instr
+from depyf.decompiler.instructions import OPPOSITE_JUMPS, Instr
 
 COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
@@ -22,7 +22,8 @@ COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NO
 class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
-    __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end")
+    __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
+                 "iterator", "outer_end")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -32,6 +33,10 @@ class LoopInfo:
         self.body_end = body_end
         # The back jump that is just the end of the body (no `continue` statement of its own).
         self.natural_end = body_end - 1 if natural_end is None else natural_end
+        # [start, end) of a small exit block a `break` ran in place of jumping to it (3.10, 3.12+).
+        self.copied_exit: Optional[Tuple[int, int]] = None
+        self.iterator: Optional[n.Expr] = None  # a for loop's iterator, on the stack below its body
+        self.outer_end = exit  # the end of the range the loop is part of
 
 
 class _Atom:
@@ -226,6 +231,8 @@ class ControlRules:
                 break
             parsed = self.parse_atom(nxt, limit)
             if parsed is None:
+                if self._fold_conditional_test(atoms, nxt, limit):
+                    continue  # `x if t else y` as a test, read as one
                 jump = self.instrs[nxt]
                 if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
                         and not atoms[-1].always:
@@ -254,6 +261,44 @@ class ControlRules:
                 self._skip_copy(copy, original)
             return expr, fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
+
+    def _fold_conditional_test(self, atoms: List[_Atom], f: int, limit: int) -> bool:
+        """`x if t else y` as a test: `t` jumps to y's atoms, x's atoms end in a JUMP over them
+        (at `f`) to where y goes when true; both go to the same place when false. The atoms from
+        `t` on become one atom testing the conditional expression."""
+        jump = self.instrs[f]
+        if jump.opname != "JUMP" or jump.target <= f + 1 or jump.target > limit:
+            return False
+        k = next((k for k, a in enumerate(atoms) if a.target == f + 1), None)
+        if k is None or k + 1 >= len(atoms):
+            return False
+        orelse_atoms: List[_Atom] = []
+        nxt = f + 1
+        while nxt < jump.target and len(orelse_atoms) < 32:
+            parsed = self.parse_atom(nxt, limit)
+            if parsed is None:
+                return False
+            value, q = parsed
+            e, on_true = _jump_condition(self.instrs[q], value)
+            orelse_atoms.append(self._normalised_atom(_Atom(nxt, e, on_true, self.instrs[q].target, q,
+                                                            self.fall_override.get(q, q + 1))))
+            nxt = orelse_atoms[-1].fall
+        if nxt != jump.target:
+            return False
+        try:
+            body, body_true, body_false = self._build(atoms, k + 1, len(atoms))
+            orelse, else_true, else_false = self._build(orelse_atoms, 0, len(orelse_atoms))
+        except _BadChain:
+            return False
+        if body_true != f or else_true != jump.target or body_false != else_false:
+            return False
+        test_atom = atoms[k]
+        test = negate(test_atom.expr) if test_atom.jump_if_true else test_atom.expr
+        folded = _Atom(test_atom.start, n.IfExp(test, body, orelse), False, else_false,
+                       orelse_atoms[-1].jump_index, jump.target)
+        del atoms[k:]
+        atoms.append(folded)
+        return True
 
     def _normalised_atom(self, atom: _Atom) -> _Atom:
         """`jump-if-true L; JUMP back; L:` is 3.12+'s spelling of a backward jump-if-false."""
@@ -408,7 +453,8 @@ class ControlRules:
         end = self.end
         # A test that leaves the loop or goes back to its head: `if ...: break/continue`.
         leaves = loop is not None and (false_target in loop.continue_targets or false_target == loop.break_target
-                                       or false_target >= loop.exit or self._continues_outer_loop(false_target))
+                                       or self._past_loop(loop, i, false_target)
+                                       or self._continues_outer_loop(false_target))
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
             stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
             if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end:
@@ -448,6 +494,11 @@ class ControlRules:
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
                 and last.index > fall:
             else_end = end
+        elif last is not None and last.opname == "JUMP" and last.target == false_target and last_at == false_target - 1:
+            # 3.8/3.9 keep the jump over an empty `else: pass` (later versions drop it).
+            body = self.run_range(fall, false_target - 1, list(self.stack))
+            self.emit(n.If(cond, body or [n.Pass()], [n.Pass()]))
+            return false_target
         if else_end is not None:
             value_if = self.try_value_branches(cond, fall, false_target - 1, false_target, else_end)
             if value_if is not None:
@@ -467,6 +518,10 @@ class ControlRules:
         if merged is not None:
             return merged
         body = self.run_range(fall, false_target, list(self.stack))
+        if self._else_before_dead_jump(false_target):
+            orelse = self.run_range(false_target, end, list(self.stack))
+            self.emit(n.If(cond, body, orelse))
+            return end
         self.emit(_as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, []))
         return false_target
 
@@ -509,6 +564,18 @@ class ControlRules:
             return None
         self.stack.append(n.IfExp(cond, a, b))
         return other + 1 - length
+
+    def _else_before_dead_jump(self, false_target: int) -> bool:
+        """3.8/3.9: an if whose body returns, then code that returns up to the end of the range,
+        and there a jump nothing reaches (an enclosing if's jump over its else): the compiler
+        removes such a jump after a return unless a label, the end of a compound statement, comes
+        first; so the code after this if was its else part."""
+        instrs, end = self.instrs, self.end
+        if not false_target < end < len(instrs) or instrs[end].opname != "JUMP" or instrs[end].target <= end \
+                or self.jump_sources.get(end) or self.loops and end >= self.loops[-1].body_end:
+            return False  # (a loop's closing jump back is no jump over an else part)
+        return instrs[false_target - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS") \
+            and instrs[end - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS")
 
     op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE
 
@@ -586,6 +653,14 @@ class ControlRules:
         if target > i and not any(src != i for t in range(i + 1, target) for src in self.jump_sources.get(t, ())):
             return target  # unreachable code the compiler left behind
         raise self.fail(ins, "jump that does not belong to any construct")
+
+    def _past_loop(self, loop: LoopInfo, i: int, target: int) -> bool:
+        """Does a jump at `i` to `target` leave the loop by going past its end?
+
+        Handler code of a try inside the loop lies after the loop (3.11+); its jumps forward stay
+        in the handler (to its closing re-raise), they do not leave the loop.
+        """
+        return target >= loop.exit and (i < loop.exit or target > self.end)
 
     def _continues_outer_loop(self, target: int) -> bool:
         return any(target in outer.continue_targets for outer in self.loops[:-1])
@@ -755,11 +830,64 @@ class ControlRules:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
+        self._place_copied_exit(info, after)
         if exit > j + 1 and after == real_exit:
             # 3.10+ copies a small exit block for the test at the top; read it once.
             self._skip_copy(exit, j + 1)
             after = j + 1
         return after
+
+    def copied_loop_break(self, iterator: n.Expr, i: int) -> Optional[int]:
+        """A for loop's iterator dropped at `i`, then a small block that returns: a `break` whose
+        exit block the compiler copied in place of the jump (a `return` inside the loop computes
+        its value before dropping the iterator). Returns where the copy ends."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or self.pure_mode or not self._drops_iterator(loop, iterator):
+            return None
+        end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
+        if end is None or self._exit_original(loop, i + 1, end) is None:
+            return None  # (`return const` also drops the iterator first: no block after the loop)
+        self.emit(n.Break())
+        self.note_copied_break(i + 1, end)
+        return end
+
+    def _drops_iterator(self, loop: LoopInfo, popped: n.Expr) -> bool:
+        """Is the value a POP_TOP drops the loop's iterator? The `__exit__` calls of the with
+        statements a break leaves are stepped over, so their markers may still lie above it."""
+        if loop.iterator is None:
+            return False
+        above = [popped] + self.stack[::-1]
+        for value in above:
+            if value is loop.iterator:
+                return True
+            if not isinstance(value, m.WithExit):
+                return False
+        return False
+
+    def _exit_original(self, info: LoopInfo, start: int, end: int) -> Optional[int]:
+        """Where the exit block a `break` copied to [start, end) starts after the loop: the
+        break's target."""
+        length = end - start
+        for c in range(info.exit, info.outer_end - length + 1):
+            if self._same_code((start, end), (c, c + length)):
+                return c
+        return None
+
+    def note_copied_break(self, start: int, end: int) -> None:
+        """A `break` of the innermost loop ran the exit block the compiler copied to [start, end)."""
+        if self.loops and self.loops[-1].copied_exit is None:
+            self.loops[-1].copied_exit = (start, end)
+
+    def _place_copied_exit(self, info: LoopInfo, after: int) -> None:
+        """A loop left only by breaks whose exit block was copied has no code after it: the
+        statements after the loop exist only as those copies, so they are read from one."""
+        if info.copied_exit is None:
+            return
+        if after < len(self.instrs) and after not in self.handler_only_code():
+            return
+        start, end = info.copied_exit
+        for stmt in self.run_range(start, end, list(self.stack)):
+            self.emit(stmt)
 
     def _skip_copy(self, copy: int, original: int) -> None:
         """Mark [copy, ...) as skipped if it repeats the block at `original` up to its return."""
@@ -778,9 +906,46 @@ class ControlRules:
         length = test_end - test_start
         back = self.instrs[j]
         bottom = j - length + 1 if back.opname in COND_JUMPS else j - length
-        if bottom > test_end and self._same_test(test_start, bottom, length):
-            return bottom
+        if bottom >= test_end and self._same_test(test_start, bottom, length):
+            return bottom  # (right at the test's end when the body is empty)
+        return self._inverted_bottom_test(test_start, test_end, j)
+
+    def _inverted_bottom_test(self, test_start: int, test_end: int, j: int) -> Optional[int]:
+        """3.12+: where the bottom copy of the test [test_start, test_end) ending at `j` starts.
+
+        With no backward conditional jump, each jump of the test into the body becomes the
+        opposite jump over a JUMP back, and the copy ends with a JUMP back to the body.
+        """
+        if not self.version.conditional_jumps_forward_only:
+            return None
+        for b in range(j - 1, test_end, -1):
+            if self._matches_inverted_test(test_start, test_end, b, j):
+                return b
         return None
+
+    def _matches_inverted_test(self, a: int, a_end: int, b: int, j: int) -> bool:
+        instrs = self.instrs
+        p, q = a, b
+        while p < a_end:
+            if q >= j:
+                return False
+            x, y = instrs[p], instrs[q]
+            if x.opname in COND_JUMPS and x.target == a_end:
+                back = instrs[q + 1]
+                if OPPOSITE_JUMPS.get(x.opname) != y.opname or y.target != q + 2 or back.opname != "JUMP" \
+                        or back.target != a_end:
+                    return False
+                p, q = p + 1, q + 2
+                continue
+            if x.is_jump != y.is_jump or x.opname != y.opname:
+                return False
+            if x.is_jump:
+                if (x.target > a_end or y.target > j) and x.target != y.target:
+                    return False  # a way out of the loop goes to the same place
+            elif x.argval != y.argval:
+                return False
+            p, q = p + 1, q + 1
+        return q == j and instrs[j].opname == "JUMP" and instrs[j].target == a_end
 
     def _same_test(self, a: int, b: int, length: int) -> bool:
         for k in range(length):
@@ -818,6 +983,7 @@ class ControlRules:
         body_end = exit - 1 if last.opname == "JUMP" and last.target == h else max(exit, j + 1)
         break_target = self._break_target(h + 1, body_end, real_exit, {h})
         info = LoopInfo({h}, break_target, real_exit, body_end)
+        info.iterator, info.outer_end = iterator, self.end
         self.loops.append(info)
         self.active_loops.add(h)
         target_marker = m.Sentinel("for-target")
@@ -832,12 +998,16 @@ class ControlRules:
         if target is None:
             raise self.fail(ins, "for loop without a target")
         _drop_trailing_continue(body)
+        if break_target is None and info.copied_exit is not None:
+            break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
         after = real_exit
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
-        return self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
+        after = self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
+        self._place_copied_exit(info, after)
+        return after
 
     def finish_for(self, loop: n.For, after: int) -> int:
         """Emit a finished for loop, or turn it into the comprehension it implements (3.12+ inlined)."""
@@ -1002,7 +1172,8 @@ def _drop_trailing_continue(body: List[n.Stmt]) -> None:
         body.pop()
     if body and isinstance(body[-1], n.If):
         last = body[-1]
-        _drop_trailing_continue(last.body)
+        if not last.orelse:
+            _drop_trailing_continue(last.body)  # (before an else, 3.8/3.9 keep its jump: it shows)
         _drop_trailing_continue(last.orelse)
 
 

@@ -252,6 +252,7 @@ class BlockExceptionRules:
                 if j > k:
                     self.stack.pop()
                 self.emit(n.Break())
+                self.note_copied_break(j, end)
                 return end
         return k
 

@@ -41,6 +41,10 @@ class TableState:
         self.chains: Dict[int, Tuple[int, ...]] = {}
         self.try_starts: Dict[int, List[int]] = {}
         self.handled: Set[int] = set()
+        # Small exit blocks a `break` runs after leaving a try/finally: start -> end.
+        self.exit_breaks: Dict[int, int] = {}
+        # Code in a try body that the try does not protect (where a break's copied exit may be).
+        self.unprotected: Set[int] = set()
 
 
 class ExceptionRegionAnalysis:
@@ -72,6 +76,7 @@ class ExceptionRegionAnalysis:
                 self._mark_dead(t, self._comprehension_cleanup_end(t) or t + 1)
             elif kind == "send" and t + 1 < size and self.instrs[t + 1].opname == "JUMP":
                 self._mark_dead(t, t + 2)
+        self._mark_dead_code(self._orphan_code())
         for k in range(size):
             for t in self._chain(k):
                 if st.kinds.get(t) in ("except", "finally", "star"):
@@ -85,6 +90,14 @@ class ExceptionRegionAnalysis:
             ts.sort(key=lambda t: -chain.index(t) if t in chain else 0)
         st.try_starts = by_start
         return st
+
+    def _orphan_code(self) -> Set[int]:
+        """Code that neither the entry nor any handler reaches: the handlers of a try whose body
+        compiled to nothing (`try: pass`), which the compiler keeps though no range leads there."""
+        live = set(self._reach(0))
+        for region in self.bc.regions:
+            live |= self._reach(region.handler)
+        return set(range(len(self.instrs))) - live
 
     def _handler_kind(self, t: int) -> str:
         instrs = self.instrs

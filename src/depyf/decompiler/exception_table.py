@@ -13,9 +13,10 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS, TERMINAL,
                                                 ExceptionRegionAnalysis)
-from depyf.decompiler.instructions import Instr
+from depyf.decompiler.instructions import OPPOSITE_JUMPS, Instr
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
+_NO_FALL = TERMINAL | {"JUMP"}
 _BREAK = -1  # a handler exit that leaves the enclosing loop
 
 
@@ -28,6 +29,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if not self.bc.regions:
             return None
         st = self._xt()
+        if i in st.exit_breaks and self.loops:
+            self.emit(n.Break())
+            self.note_copied_break(i, st.exit_breaks[i])  # control
+            return st.exit_breaks[i]
+        if i in st.unprotected and not self.pure_mode:
+            end = self._loop_exit_copy(i)
+            if end is not None:
+                self.emit(n.Break())
+                self.note_copied_break(i, end)  # control
+                return end
         for t in st.try_starts.get(i, ()):
             if t not in st.handled:
                 st.handled.add(t)
@@ -52,6 +63,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if s <= h < end <= j < len(self.instrs) and self.instrs[j].opname == "JUMP" \
                     and h not in self.active_loops:  # (an active loop encloses the try)
                 end = j + 1
+        return self._past_inline_handlers(s, end, warm)
+
+    def _past_inline_handlers(self, s: int, end: int, warm: Set[int]) -> int:
+        """3.11 lays the handlers of a try inside a for loop after the loop's jump back: a for loop
+        that starts in the body ends at its exit, past that handler code."""
+        for h in self.loop_end:
+            ins = self.instrs[h]
+            if not s <= h < end or ins.opname != "FOR_ITER" or h in self.active_loops:
+                continue
+            if ins.target > end and not any(k in warm for k in range(end, ins.target)):
+                end = ins.target
         return end
 
     def _extend_for_return(self, e: int) -> int:
@@ -95,7 +117,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 exits.extend((hs, he, j, x) for j, x in self._clause_exits(hs, he, be, warm))
         # Where the handlers fall out to, and where the normal path jumps over them (3.11).
         targets = [x for _, _, _, x in exits if x != _BREAK]
-        x_h = max(set(targets), key=targets.count) if targets else None
+        # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
+        targets = [x for x in targets if x >= be] or targets
+        x_h = max(sorted(set(targets)), key=targets.count) if targets else None
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
         x = n_jump if n_jump is not None else x_h
@@ -136,6 +160,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if x is not None and else_end > be and instrs[else_end - 1].opname == "JUMP" \
                 and instrs[else_end - 1].target == x:
             else_end -= 1
+        self._note_unprotected_breaks(s, be, t)
         breaks: Set[int] = set()
         for hs, he, j, target in exits:
             if target == _BREAK:
@@ -304,6 +329,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 found.append((j, ins.target))
         flow = [k for k in self._reach(hs) if hs <= k < he]
         last = max(flow) if flow else -1
+        self._note_handler_breaks(hs, be, warm, [k for k in flow if k != last])
         reraise = last >= hs and (instrs[last].opname == "RERAISE" and instrs[last].arg == 0
                                   or instrs[last].opname == "RAISE_VARARGS" and instrs[last].arg == 0)
         if last >= hs and (instrs[last].opname in ("RETURN_VALUE", "RAISE_VARARGS") or reraise):
@@ -329,6 +355,28 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     found.append((start, x))
                     break
         return found
+
+    def _note_handler_breaks(self, hs: int, be: int, warm: Set[int], flow: List[int]) -> None:
+        """A return inside a handler body (not its last exit) whose block, right after the
+        handler's unwinding, is a copy of the loop's exit: a `break` (3.12+)."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None:
+            return
+        instrs = self.instrs
+        for last in flow:
+            if instrs[last].opname != "RETURN_VALUE":
+                continue
+            for start in range(max(hs, last - 4), last):
+                before = self._before_unwinding(start, hs)
+                if before is None or (before > hs and instrs[before - 1].opname == "SWAP") \
+                        or instrs[start].opname == "LOAD_CONST":
+                    continue  # (a return of a constant also loads it after the unwinding)
+                if any(self.jump_sources.get(k) for k in range(start, last + 1)):
+                    break
+                x = self._find_copy(start, last + 1 - start, be, warm)
+                if x is not None and x in (loop.exit, loop.break_target):
+                    self._xt_state.exit_breaks[start] = last + 1
+                break
 
     def _fallthrough_tail(self, hs: int, he: int) -> Optional[int]:
         """Where a handler body runs on, after its unwinding, into code that ends in a return."""
@@ -390,9 +438,42 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             value = self.stack[k]
             if isinstance(value, m.Sentinel) and value.what == "previous-exception":
                 del self.stack[k]
-                return None
+                return self._copied_break_after(i + 1)
         self.pop()
+        return self._copied_break_after(i + 1)
+
+    def _copied_break_after(self, k: int) -> Optional[int]:
+        """After a handler's unwinding, a copy of the loop's exit block that loads a variable is
+        a `break` (a `return` loads its value before the unwinding, and a constant after it)."""
+        if self.pure_mode:
+            return None
+        end = self._loop_exit_copy(k)
+        if end is not None:
+            self.emit(n.Break())
+            self.note_copied_break(k, end)  # control
+        return end
+
+    def _loop_exit_copy(self, k: int) -> Optional[int]:
+        """If a small block at `k` that loads a variable and returns copies the innermost loop's
+        exit block, where it ends."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or k >= len(self.instrs) or self.instrs[k].opname == "LOAD_CONST":
+            return None
+        end = self._copy_end(k)  # exception_blocks: a small block ending the function
+        if end is None:
+            return None
+        for x in (loop.exit, loop.break_target):
+            if x is not None and x + end - k <= len(self.instrs) and self._same_code((k, end), (x, x + end - k)):
+                return end
         return None
+
+    def _note_unprotected_breaks(self, s: int, be: int, t: int) -> None:
+        """Inside a try body, a copy of a loop's exit block outside the try's protected range is
+        a `break` (3.12+): a `return` computes its value under the try's protection. Which loop
+        (one around the try or inside it) is known when the builder gets there."""
+        for k in range(s + 1, be):
+            if t not in self._chain(k) and t in self._chain(k - 1):
+                self._xt_state.unprotected.add(k)
 
     # --- try/finally ------------------------------------------------------------------------------
 
@@ -420,7 +501,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         while copy_end - 1 > final_start and instrs[copy_end - 1].opname == "RERAISE" \
                 and instrs[copy_end - 1].arg == 0:
             copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there
-        self._register_copies(s, t, final_start, copy_end, span_end)
+        self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
         be = self._extend_for_return(self._protected_end(s, t, warm))
         body = self.run_range(s, be, list(base))
         after = self.carry_out(body, base, self.last_stack)
@@ -432,7 +513,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
         over = instrs[cont] if cont < len(instrs) else None
-        if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
+        if over is not None and over.opname == "JUMP" and self._read_between(cont + 1, t) \
+                and over.target >= span_end:
+            # (the handlers of a try inside a finally copy, already read, may lie in between)
             cont = min(over.target, self.end) if over.target <= self.end else self.end
         self.stack = after
         if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers:
@@ -442,8 +525,25 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self.emit(n.Try(body, [], [], finalbody))
         return max(cont, s + 1)
 
-    def _register_copies(self, s: int, t: int, fs: int, fe: int, span_end: int) -> None:
-        """Mark the copies of the finally body the compiler put before each exit of the try."""
+    def _read_between(self, start: int, end: int) -> bool:
+        """Is all of [start, end) code already read (or none)?"""
+        return all(k in self.skip for k in range(start, end))
+
+    def _note_exit_break(self, k: int) -> None:
+        """After the finally copy on a way out of the body, a small block that loads a variable
+        and returns is a `break` to a copied exit block: a `return` computes its value before the
+        finally body runs, and only a constant after it."""
+        if not self.loops or k >= len(self.instrs) or self.instrs[k].opname == "LOAD_CONST" \
+                or self.instrs[k].raw_opname == "RETURN_CONST":
+            return
+        end = self._copy_end(k)  # exception_blocks: a small block ending the function
+        if end is not None:
+            self._xt_state.exit_breaks[k] = end
+
+    def _register_copies(self, s: int, t: int, fs: int, fe: int, span_end: int,
+                         body_end: int) -> None:
+        """Mark the copies of the finally body the compiler put before each exit of the try
+        (those before `body_end` leave from inside the body)."""
         length = fe - fs
         if length <= 0:
             return
@@ -460,8 +560,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             matched = self._match_copy(fs, length, k)
             if matched is not None:
-                self._mark_dead(k, k + matched)
-                self._drop_handlers_of(k, k + matched)
+                size, exit = matched
+                self._mark_dead(k, k + size)
+                if k < body_end and instrs[k + size - 1].opname not in _NO_FALL:
+                    self._note_exit_break(k + size)  # (a copy that falls into what follows)
+                if exit is not None and instrs[k + size - 1].opname in _NO_FALL:
+                    # The copy's only way on is a jump back inside it: that jump is the try
+                    # body's own `continue`, the rest of the copy is the finally body.
+                    self._mark_dead(k, exit)
+                    del self.skip[exit]
+                    self._mark_dead(exit + 1, k + size)
+                self._drop_handlers_of(k, k + size)
 
     def _drop_handlers_of(self, start: int, end: int) -> None:
         """The handler code of constructs inside a skipped copy of a finally body is dead too."""
@@ -475,11 +584,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
     def _ends_skip(self, k: int) -> bool:
         return any(v == k for v in self.skip.values())
 
-    def _match_copy(self, a: int, length: int, b: int) -> Optional[int]:
-        """How long the copy of [a, a+length) starting at `b` is, or None if `b` is no copy.
+    def _match_copy(self, a: int, length: int, b: int) -> Optional[Tuple[int, Optional[int]]]:
+        """(length, inner exit) of the copy of [a, a+length) starting at `b`, or None if no copy.
 
         Where the handler's copy re-raises, a copy on a way out goes on out instead: a jump, a
-        return, or (3.12+) a constant return, which takes two instructions.
+        return, or (3.12+) a constant return, which takes two instructions. The inner exit is the
+        last jump back (3.12+) that stands for a jump to the handler's closing re-raise.
         """
         instrs = self.instrs
         size = len(instrs)
@@ -488,6 +598,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         flow = self._reach(a, floor=a)  # handler code inside either copy may lie elsewhere
         flow_b = self._reach(b, floor=b)
         p, q = a, b
+        inner_exit: Optional[int] = None
         while p < a + length:
             if p not in flow:
                 p += 1
@@ -506,6 +617,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if y.opname == "LOAD_CONST" and q + 1 < size and instrs[q + 1].opname == "RETURN_VALUE":
                     p, q = p + 1, q + 2
                     continue
+            drop = self._exception_drop(p, a + length)
+            if drop and self._exception_drop(q, size) != drop:
+                p += drop  # a way out of the handler's copy drops the exception first
+                continue
+            back = self._inverted_back_jump(x, q)
+            if back is not None:
+                jumps.append((x.target, back))
+                if x.target >= a + length:
+                    inner_exit = q + 1
+                p, q = p + 1, q + 2
+                continue
             if x.opname != y.opname:
                 if x.opname == "POP_EXCEPT" or (x.opname in ("POP_TOP", "SWAP") and any(
                         instrs[r].opname == "POP_EXCEPT" for r in range(p + 1, min(p + 4, a + length)))):
@@ -518,16 +640,43 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 return None  # (3.12+ YIELD_VALUE carries the stack depth, deeper in the handler)
             p, q = p + 1, q + 1
         end = q
-        while end < size and end not in flow_b and self.instrs[end - 1].opname in TERMINAL:
-            end += 1  # handler code of the copy that follows its last exit
+        while end < size and end not in flow_b and self.instrs[end - 1].opname in TERMINAL \
+                and not self.jump_sources.get(end):
+            end += 1  # handler code of the copy that follows its last exit (no jump goes there)
         for xt, yt in jumps:
-            while xt < a + length and xt not in flow:
-                xt += 1
+            while a <= xt < a + length and xt not in flow:
+                xt += 1  # (a target before the copy, e.g. a loop's head, stays where it is)
             inside_x = a <= xt < a + length
             inside_y = b <= yt < end
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
-        return end - b
+        return end - b, inner_exit
+
+    def _exception_drop(self, p: int, end: int) -> int:
+        """The length of the `[SWAP 2;] POP_TOP; POP_EXCEPT` a way out of a handler starts with."""
+        k = p
+        while k < min(p + 3, end) and self.instrs[k].opname in ("POP_TOP", "SWAP"):
+            k += 1
+        if k > p and k < end and self.instrs[k].opname == "POP_EXCEPT":
+            return k + 1 - p
+        return 0
+
+    def _inverted_back_jump(self, x: Instr, q: int) -> Optional[int]:
+        """Where the copy at `q` jumps back, where the handler's copy has the conditional jump `x`.
+
+        3.12+ has no backward conditional jump: where a copy on a way out jumps back (to a loop's
+        head) the compiler spells it `jump-if-not L; JUMP back; L:`, while the handler's copy keeps
+        the plain conditional jump to its re-raise.
+        """
+        instrs = self.instrs
+        if not self.version.conditional_jumps_forward_only or q + 2 >= len(instrs):
+            return None
+        y, back = instrs[q], instrs[q + 1]
+        if y.target != q + 2 or back.opname != "JUMP" or back.target > q:
+            return None
+        if OPPOSITE_JUMPS.get(x.opname) != y.opname:
+            return None
+        return back.target
 
     def _same_instructions(self, a: int, b: int, length: int) -> bool:
         instrs = self.instrs
@@ -579,7 +728,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         warm = self._reach(start)
         after = self._with_handler_exit(t, warm)
         span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
-        self._register_exit_calls(start, is_async)
+        self._register_exit_calls(start, is_async, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
         be = self._with_const_return(be, t, after)
         self.for_targets.append(None)
@@ -588,7 +737,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             target = self.for_targets[-1]
         finally:
             self.for_targets.pop()
-        self._mark_dead(t, span_end)
+        handler_tail = after is not None and after not in warm and t < after < self.end
+        if handler_tail:
+            # The code after the with lies inside the handler's span (its cleanup follows it).
+            self._mark_dead_code(self._cold_code(t, warm | {after}))
+        else:
+            self._mark_dead(t, span_end)
         # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
         items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(ctx, target)]
         if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:
@@ -596,7 +750,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             body = body[0].body
         self.stack = base
         self.emit(n.With(items, body, is_async))
-        if after is not None and after not in warm and t < after < self.end:
+        if handler_tail:
             # Only the handler reaches the code after the with: it is read here, once.
             for stmt in self.run_range(after, self.end, list(base)):
                 self.emit(stmt)
@@ -659,8 +813,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 return be
         return k + 2
 
-    def _register_exit_calls(self, start: int, is_async: bool) -> None:
-        """`__exit__(None, None, None)` on each normal exit of a with body is not source."""
+    def _register_exit_calls(self, start: int, is_async: bool, body_end: int) -> None:
+        """`__exit__(None, None, None)` on each normal exit of a with body is not source.
+
+        One on a way out from inside the body (before `body_end`) may be followed by the exit
+        block a `break` jumped to, copied there."""
         instrs = self.instrs
         size = len(instrs)
         for k in range(start, size - 4):
@@ -683,6 +840,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             first = k - 1 if k - 1 >= 0 and instrs[k - 1].opname == "SWAP" and instrs[k - 1].arg == 2 else k
             self.skip[first] = end + 1
+            if first == k and k < body_end:
+                self._note_exit_break(end + 1)
 
     # --- async for ------------------------------------------------------------------------------
 
@@ -705,17 +864,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             start += 1
         j = self.loop_end[h]
         body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
+        last = instrs[exit_at - 1]
+        if j + 1 < exit_at and not (last.opname == "JUMP" and last.target == h):
+            body_end = exit_at  # 3.12+: copies of exit blocks (a break) after the last jump back
         real_exit = exit_at + 1
         targets = [x.target for x in instrs[start:body_end]
                    if x.target is not None and x.target > real_exit - 1 and x.target != exit_at]
         break_target = min(targets) if targets else None
         info = LoopInfo({h}, break_target, real_exit, body_end)
+        info.iterator, info.outer_end = m.Iterator(iterable, True), self.end
         self.loops.append(info)
         self.active_loops.add(h)
         self.for_targets.append(None)
         try:
-            body = self.run_range(start, body_end, list(self.stack) + [m.Iterator(iterable, True),
-                                                                      m.Sentinel("for-target")])
+            body = self.run_range(start, body_end, list(self.stack) + [info.iterator, m.Sentinel("for-target")])
             target = self.for_targets[-1]
         finally:
             self.loops.pop()
@@ -724,6 +886,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if target is None:
             raise self.fail(instrs[h], "async for loop without a target")
         _drop_trailing_continue(body)
+        if break_target is None and info.copied_exit is not None:
+            break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
         after = real_exit
         if break_target is not None and real_exit < break_target <= self.end:

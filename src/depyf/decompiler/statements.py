@@ -238,12 +238,16 @@ class StatementRules:
 
     # --- expression statements, returns, raises ---------------------------------------------
 
-    def op_POP_TOP(self, ins: Instr, i: int) -> None:
+    def op_POP_TOP(self, ins: Instr, i: int) -> Optional[int]:
         value = self.pop()
         if isinstance(value, m.UnpackSlot):
             # 3.13 drops a store that a later target of the same unpacking overwrites.
             self._fill_slot(value, m.Sentinel("overwritten"))
             return
+        if isinstance(value, (m.Iterator, m.WithExit)):
+            after = self.copied_loop_break(value, i)  # control
+            if after is not None:
+                return after
         if isinstance(value, m.ImportedModule):
             if value.names:
                 self.emit(n.ImportFrom(value.module, value.names, value.level))
@@ -253,6 +257,7 @@ class StatementRules:
         if self.spill_mode and isinstance(value, (n.Name, n.Const)):
             return  # dropping a temporary has no effect
         self.emit(n.ExprStmt(self.finish_expr(value)))
+        return None
 
     def op_PRINT_EXPR(self, ins: Instr, i: int) -> None:
         self.emit(n.ExprStmt(self.pop()))

@@ -108,6 +108,21 @@ def continue_inside_finally_block(n):
     return log
 
 
+@cases((1,), (3,))
+def break_in_finally_loop_rebinds(n):
+    # The break's exit block (`return x`) is copied after the finally copy: it reads x after the
+    # finally body rebinds it, which a `return x` in the try body would not.
+    x = 1
+    while n:
+        try:
+            if n > 2:
+                break
+            n -= 1
+        finally:
+            x = n * 10
+    return x
+
+
 @cases((3,),)
 def break_inside_try_except(n):
     log = []

@@ -191,6 +191,17 @@ async def async_with_exit_paths(kind):
     return "late", log
 
 
+@cases((0,), (1,))
+def with_exit_paths(kind):
+    # The statement after the with is reached only when __exit__ swallows the exception.
+    log = []
+    with Tracker(log, "s", swallow=bool(kind)):
+        if kind:
+            raise ValueError
+        return "early", log
+    return "late", log
+
+
 @cases((3,),)
 async def async_for_loop(n):
     out = []
