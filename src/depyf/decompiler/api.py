@@ -86,8 +86,8 @@ class Decompiler:
         except NeedsTemporaries:
             builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=True)
             stmts = builder.run()
-        if builder.spill_mode:
-            inline_single_use(stmts, set(code.co_varnames) - set(code.co_cellvars))
+        if builder.temp_count:
+            inline_single_use(stmts, set(code.co_varnames) - set(code.co_cellvars), self._text_of(stmts))
         if self.version.handler_code_at_end:
             lift_needless_else(stmts)
         if comprehension:
@@ -105,6 +105,13 @@ class Decompiler:
         if class_body:
             return self._tidy_class_body(stmts)
         return self._tidy_function_body(code, stmts, bytecode)
+
+    def _text_of(self, stmts: List[n.Stmt]) -> Optional[str]:
+        """`stmts` printed, or None where something in them cannot be printed yet."""
+        try:
+            return "\n".join(self.printer.block(stmts, 0))
+        except (TypeError, DecompilationError):
+            return None
 
     def _comprehension(self, code: CodeType, stmts: List[n.Stmt], builder: CodeBuilder) -> n.Expr:
         kind = COMPREHENSION_NAMES[code.co_name]

@@ -6,6 +6,7 @@ used once, by the statement right after its assignment, and is the very first va
 statement evaluates, writing the expression in its place evaluates exactly the same things in the
 same order: `x = (t := f.attr)()`. Every other temporary stays as it is.
 """
+import re
 from typing import Any, Dict, Iterator, List, Optional, Set
 
 from depyf.decompiler import nodes as n
@@ -17,15 +18,24 @@ TEMP_PREFIX = "__temp_"
 _UNKNOWN = n.Raw("<unknown>")
 
 
-def inline_single_use(stmts: List[n.Stmt], plain_locals: Set[str]) -> None:
+_TEMP_NAME = re.compile(r"\b" + TEMP_PREFIX + r"\d+\b")
+
+
+def inline_single_use(stmts: List[n.Stmt], plain_locals: Set[str], text: Optional[str] = None) -> None:
     """Inline, in place, every temporary of `stmts` (and the blocks inside) that qualifies.
 
     `plain_locals`: the function's local variables that no other code can see (not cells); a
-    `del` of one of them may be stepped over."""
+    `del` of one of them may be stepped over. `text`: `stmts` already printed, if at hand: the
+    temporaries are then counted in it (much faster than walking the tree; a string that
+    happened to contain such a name would only make a count higher, and keep the temporary)."""
     counts: Dict[str, int] = {}
-    for node in _walk(stmts):
-        if isinstance(node, n.Name) and node.id.startswith(TEMP_PREFIX):
-            counts[node.id] = counts.get(node.id, 0) + 1
+    if text is not None:
+        for found in _TEMP_NAME.finditer(text):
+            counts[found.group()] = counts.get(found.group(), 0) + 1
+    else:
+        for node in _walk(stmts):
+            if isinstance(node, n.Name) and node.id.startswith(TEMP_PREFIX):
+                counts[node.id] = counts.get(node.id, 0) + 1
     if counts:
         _inline_in_blocks(stmts, counts, plain_locals)
 
@@ -54,11 +64,13 @@ def _next_evaluating(stmts: List[n.Stmt], k: int, value: n.Expr, plain_locals: S
     """The index of the first statement from `k` on that evaluates something, stepping over
     `del name` statements of plain locals that `value` does not read (no code `value` runs can
     see them, so evaluating it after the `del` computes the same)."""
-    read = {node.id for node in _walk([n.ExprStmt(value)]) if isinstance(node, n.Name)}
+    read: Optional[Set[str]] = None
     while k < len(stmts):
         stmt = stmts[k]
         if not isinstance(stmt, n.Delete):
             return k
+        if read is None:  # (only worked out when a `del` is in the way)
+            read = {node.id for node in _walk([n.ExprStmt(value)]) if isinstance(node, n.Name)}
         if not all(isinstance(t, n.Name) and t.id in plain_locals and t.id not in read for t in stmt.targets):
             return None
         k += 1
@@ -162,19 +174,27 @@ def _order(e: Optional[n.Expr]) -> Iterator[n.Expr]:
 # --- tree plumbing ------------------------------------------------------------------------------
 
 
+_NODE_TYPES = (n.Expr, n.Stmt, n.ExceptHandler, n.MatchCase)
+_SLOTS: Dict[type, tuple] = {}
+
+
 def _children(node: Any) -> Iterator[Any]:
-    for slot in getattr(type(node), "__slots__", ()):
+    kind = type(node)
+    slots = _SLOTS.get(kind)
+    if slots is None:
+        slots = _SLOTS[kind] = tuple(getattr(kind, "__slots__", ()))
+    for slot in slots:
         value = getattr(node, slot, None)
-        if isinstance(value, list) or isinstance(value, tuple):
+        if type(value) is list or type(value) is tuple:
             for item in value:
-                if _is_node(item):
+                if isinstance(item, _NODE_TYPES):
                     yield item
-        elif _is_node(value):
+        elif isinstance(value, _NODE_TYPES):
             yield value
 
 
 def _is_node(value: Any) -> bool:
-    return isinstance(value, (n.Expr, n.Stmt, n.ExceptHandler, n.MatchCase))
+    return isinstance(value, _NODE_TYPES)
 
 
 def _walk(stmts: List[n.Stmt]) -> Iterator[Any]:
