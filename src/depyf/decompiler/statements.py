@@ -41,14 +41,9 @@ class StatementRules:
                 inner = inner.value
             self.emit(n.Assign(targets + [target], inner))
             return
-        if isinstance(value, n.Call) and self.is_decorated(value):
-            stmt = self.definition_statement(value, target)
-            if stmt is not None:
-                self.emit(stmt)
-                return
-        if self._annotation(target, value):
+        if isinstance(value, n.Call) and self.is_decorated(value) and self._store_definition(target, value):
             return
-        self.emit(n.Assign([target], value))
+        self._plain_store(target, value)
 
     def _store_marker(self, target: n.Expr, value: n.Expr) -> None:
         """A store of one of the builder's internal values (markers.py): each means a statement."""
@@ -69,14 +64,21 @@ class StatementRules:
         if isinstance(value, m.ImportedName):
             self._store_import_from(value, target)
             return
-        if isinstance(value, (m.MadeFunction, m.ClassValue, m.TypeAliasValue)):
-            stmt = self.definition_statement(value, target)
-            if stmt is not None:
-                self.emit(stmt)
-                return
-        if self._annotation(target, value):
+        if isinstance(value, (m.MadeFunction, m.ClassValue, m.TypeAliasValue)) and self._store_definition(target, value):
             return
-        self.emit(n.Assign([target], self.finish_expr(value)))
+        self._plain_store(target, self.finish_expr(value))
+
+    def _store_definition(self, target: n.Expr, value: n.Expr) -> bool:
+        """`def`, `class` or `type` statement for a made function, class or alias stored by name."""
+        stmt = self.definition_statement(value, target)
+        if stmt is None:
+            return False
+        self.emit(stmt)
+        return True
+
+    def _plain_store(self, target: n.Expr, value: n.Expr) -> None:
+        if not self._annotation(target, value):
+            self.emit(n.Assign([target], value))
 
     def _annotation(self, target: n.Expr, value: n.Expr) -> bool:
         """`x: T = v` in a class or module body: `x = v`, then T stored in `__annotations__['x']`.
