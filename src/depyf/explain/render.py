@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import re
 import textwrap
 import types
@@ -113,9 +114,8 @@ def _rename_forward(code: str, name: str) -> str:
 
 def original_source(fn: Any, code: types.CodeType, name: str, problems: Optional[List[str]] = None) -> str:
     """The user's function as written (decorators dropped), else decompiled."""
-    target = fn if fn is not None else code
     try:
-        src = textwrap.dedent(inspect.getsource(target))
+        src = textwrap.dedent(_source_block(code, getattr(fn, "__globals__", None)))
         tree = ast.parse(src)
         node = tree.body[0]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
@@ -130,6 +130,15 @@ def original_source(fn: Any, code: types.CodeType, name: str, problems: Optional
     if problem and problems is not None:
         problems.append(problem)
     return _insert_note(text.rstrip("\n")) + "\n"
+
+
+def _source_block(code: types.CodeType, module_globals: Optional[Dict[str, Any]]) -> str:
+    """The source lines of the definition `code` was compiled from, as `inspect.getsource` finds
+    them, without its search of every loaded module for the file (slow with torch loaded)."""
+    lines = linecache.getlines(code.co_filename, module_globals)
+    if not lines or code.co_firstlineno < 1:
+        raise OSError(f"no source for {code.co_filename}")
+    return "".join(inspect.getblock(lines[code.co_firstlineno - 1:]))
 
 
 def _insert_note(func_text: str) -> str:
