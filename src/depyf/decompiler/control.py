@@ -1161,9 +1161,15 @@ def _as_assert(cond: n.Expr, body: List[n.Stmt], assert_opcode: bool) -> Optiona
                                                and not assert_opcode):
         return n.Assert(demorgan_not(cond), None)
     if isinstance(exc, n.Call) and isinstance(exc.func, n.Name) and exc.func.id == "AssertionError" \
-            and len(exc.args) == 1 and (isinstance(exc.func, AssertionErrorName) or not assert_opcode):
+            and len(exc.args) == 1 and _plain_argument(exc.args[0]) \
+            and (isinstance(exc.func, AssertionErrorName) or not assert_opcode):
         return n.Assert(demorgan_not(cond), exc.args[0])
     return None
+
+
+def _plain_argument(arg: n.Expr) -> bool:
+    """An assert message is one expression: `AssertionError(*args)` or `(k=v)` is a call of its own."""
+    return not isinstance(arg, (n.Starred, n.DoubleStarred, n.Keyword))
 
 
 def _drop_trailing_continue(body: List[n.Stmt]) -> None:
