@@ -808,6 +808,11 @@ class ControlRules:
                 body_end = j + 1
                 explicit_continue = True
             exclude.update(range(top_test[0], top_test[1]))
+        elif back.opname in COND_JUMPS:
+            # A conditional jump back with no test at the top to match: the body reads it as
+            # `if test: continue`, and then the loop is left.
+            body_end = j + 1
+            explicit_continue = True
         if h != body_start:
             continue_targets.add(body_start)
         real_exit = exit if exit <= j + 2 else j + 1
@@ -824,6 +829,8 @@ class ControlRules:
             self.active_loops.discard(h)
         if not explicit_continue:
             _drop_trailing_continue(body)
+        elif top_test is None and back.opname in COND_JUMPS:
+            body.append(n.Break())
         orelse: List[n.Stmt] = []
         after = real_exit
         if break_target is not None and break_target > real_exit and break_target <= self.end:
@@ -908,7 +915,70 @@ class ControlRules:
         bottom = j - length + 1 if back.opname in COND_JUMPS else j - length
         if bottom >= test_end and self._same_test(test_start, bottom, length):
             return bottom  # (right at the test's end when the body is empty)
-        return self._inverted_bottom_test(test_start, test_end, j)
+        inverted = self._inverted_bottom_test(test_start, test_end, j)
+        if inverted is not None:
+            return inverted
+        return self._bottom_test_with_copied_exits(test_start, test_end, j)
+
+    def _bottom_test_with_copied_exits(self, test_start: int, test_end: int, j: int) -> Optional[int]:
+        """Where the bottom copy of a test that leaves the loop from the middle of it starts.
+
+        3.10+: when a way out of the copy is not its last jump (`while (a if b else c):`), the
+        compiler puts a copy of the small block after the loop at that way out, so the copy is
+        longer than the test. Compared without those copies and without the jumps into the body,
+        the two read the same instructions with the same number of conditional jumps.
+        """
+        if not self.version.copies_exit_blocks or self.instrs[test_end - 1].opname not in COND_JUMPS:
+            return None
+        exits = {ins.target for ins in self.instrs[test_start:test_end]
+                 if ins.target is not None and ins.target > test_end}
+        if len(exits) != 1:
+            return None
+        exit = exits.pop()
+        wanted = self._test_tokens(test_start, test_end, test_end, None)
+        if wanted is None:
+            return None
+        lowest = max(test_end, j - 4 * (test_end - test_start) - 16)
+        for b in range(j - (test_end - test_start) + 1, lowest - 1, -1):
+            if self._test_tokens(b, j + 1, test_end, exit) == wanted:
+                return b
+        return None
+
+    def _test_tokens(self, start: int, end: int, body: int, exit: Optional[int]) -> Optional[List[object]]:
+        """The instructions of a loop test in [start, end) as compared by
+        `_bottom_test_with_copied_exits`: conditional jumps as one token whatever their target,
+        unconditional jumps into the body left out, and (with `exit`) copies of the block at
+        `exit` that follow a jump, and jumps to `exit`, left out."""
+        out: List[object] = []
+        k = start
+        while k < end:
+            ins = self.instrs[k]
+            if ins.opname in COND_JUMPS:
+                out.append("jump")
+            elif ins.opname == "JUMP":
+                if ins.target != body and (exit is None or ins.target != exit):
+                    return None  # (a jump to the exit stands for a copy of the block there)
+            elif ins.is_jump:
+                return None
+            else:
+                out.append((ins.opname, ins.argval))
+            k += 1
+            if exit is not None and ins.is_jump:
+                k += self._exit_copy_length(k, exit, end)
+        return out
+
+    def _exit_copy_length(self, k: int, exit: int, end: int) -> int:
+        """The length of a copy at `k` (before `end`) of the block at `exit` that ends the
+        function; 0 when there is none."""
+        length = 0
+        while k + length < end and exit + length < len(self.instrs):
+            x, y = self.instrs[exit + length], self.instrs[k + length]
+            if x.is_jump or x.opname != y.opname or x.argval != y.argval:
+                return 0
+            length += 1
+            if x.opname in ("RETURN_VALUE", "RAISE_VARARGS"):
+                return length
+        return 0
 
     def _inverted_bottom_test(self, test_start: int, test_end: int, j: int) -> Optional[int]:
         """3.12+: where the bottom copy of the test [test_start, test_end) ending at `j` starts.

@@ -116,6 +116,30 @@ def nested_loops_with_else(n):
     return out
 
 
+@cases((3, True), (0, True), (0, False), (5, False))
+def while_conditional_expression_test(n, flag):
+    # 3.10+ repeat the test at the bottom with the block after the loop copied into it.
+    out = []
+    while (n > 0 if flag else n < 3):
+        out.append(n)
+        n = n - 1 if flag else n + 1
+    return out
+
+
+@cases((3, True), (0, True), (0, False), (5, False))
+def while_conditional_expression_test_long_exit(n, flag):
+    out = []
+    while (n > 0 if flag else n < 3):
+        out.append(n)
+        n = n - 1 if flag else n + 1
+    out.append("a")
+    out.append("b")
+    out.append("c")
+    out.append("d")
+    out.append("e")
+    return out
+
+
 @cases((10,), (0,))
 def while_with_complex_condition(n):
     i = 0
