@@ -460,7 +460,7 @@ class ControlRules:
             if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end:
                 # `if test: <rest of the body>`: the compiler sends the false branch straight back.
                 body = self.run_range(fall, end, list(self.stack))
-                self.emit(n.If(cond, body, []))
+                self.emit(self._if_or_assert(cond, body))
                 return end
             last = self.instrs[end - 1]
             if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and \
@@ -480,8 +480,9 @@ class ControlRules:
             if self._bottom_test(test_start, fall, self.loop_end[fall]) is not None:
                 return self.while_loop(fall, cond, false_target, top_test=(test_start, fall))
         if false_target > end:
+            # (an assert that ends an enclosing block jumps to where that block goes)
             body = self.run_range(fall, end, list(self.stack))
-            self.emit(n.If(cond, body, []))
+            self.emit(self._if_or_assert(cond, body))
             return end
         # The instruction before the false target may jump over an else part.
         last_at = self.last_normal_index(i, false_target)  # exception_table: skip inline handler code
@@ -499,6 +500,13 @@ class ControlRules:
             body = self.run_range(fall, false_target - 1, list(self.stack))
             self.emit(n.If(cond, body or [n.Pass()], [n.Pass()]))
             return false_target
+        if else_end is None and last is not None and last_at == false_target - 1:
+            threaded = self._threaded_else_end(fall, false_target, end, loop)
+            if threaded is not None:
+                body = self.run_range(fall, false_target, list(self.stack))
+                orelse = self.run_range(false_target, threaded, list(self.stack))
+                self.emit(n.If(cond, body, orelse))
+                return threaded
         if else_end is not None:
             value_if = self.try_value_branches(cond, fall, false_target - 1, false_target, else_end)
             if value_if is not None:
@@ -522,8 +530,32 @@ class ControlRules:
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return end
-        self.emit(_as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, []))
+        self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _if_or_assert(self, cond: n.Expr, body: List[n.Stmt]) -> n.Stmt:
+        """`if cond: body` with no else, or the assert statement it stands for."""
+        return _as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, [])
+
+    def _threaded_else_end(self, fall: int, false_target: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
+        """The end of the else part of an if whose body [fall, false_target) ends in a raise or
+        return and has no jump over the else part: the compiler sent the ways out of the body's
+        last statement (an assert, an inner if) straight past the else part, to one place."""
+        if self.instrs[false_target - 1].opname not in ("RAISE_VARARGS", "RETURN_VALUE", "RERAISE"):
+            return None
+        loop_targets = (loop.continue_targets | {loop.break_target, loop.exit}) if loop is not None else set()
+        targets = {ins.target for ins in self.instrs[fall:false_target]
+                   if (ins.opname in COND_JUMPS or ins.opname == "JUMP") and ins.target is not None
+                   and ins.target > false_target and ins.target not in loop_targets}
+        if len(targets) != 1:
+            return None
+        target = targets.pop()
+        if target > end:
+            return None
+        length = target - false_target
+        if target + length <= len(self.instrs) and self._same_code((false_target, target), (target, target + length)):
+            return None  # two copies of the block that ends the function, not an else part
+        return target
 
     def _unfused_constant_return(self, k: int) -> bool:
         """3.12+ compile `return <constant>` to RETURN_CONST: a constant loaded, then returned by
