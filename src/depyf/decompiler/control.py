@@ -908,9 +908,15 @@ class ControlRules:
         break's target."""
         length = end - start
         for c in range(info.exit, info.outer_end - length + 1):
-            if self._same_code((start, end), (c, c + length)):
+            if self._same_code((start, end), (c, c + length)) and not self._inside_later_loop(info.exit, c):
                 return c
         return None
+
+    def _inside_later_loop(self, after: int, c: int) -> bool:
+        """Is `c` inside the body of a loop that starts at or after `after`? The code after a loop
+        (what a `break` copies) is not: the same statement there, such as a `return True`
+        inside the next loop, is another statement."""
+        return any(after <= h < c <= last for h, last in self.loop_end.items())
 
     def note_copied_break(self, start: int, end: int) -> None:
         """A `break` of the innermost loop ran the exit block the compiler copied to [start, end)."""

@@ -275,3 +275,19 @@ def assert_and_del_in_loop(n):
         if i % 2:
             del seen[i]
     return seen
+
+
+@cases(("ab", ["a"]), ("xb", ["b", "x"]), ("zz", ["a", "b"]), ("", []))
+def return_in_loop_then_same_return_in_later_loop(header, prefixes):
+    # 3.10: the first `return True` drops the iterator like a break whose exit block was
+    # copied; the same code inside the next loop is not that exit block.
+    for pfx in prefixes:
+        if header.startswith(pfx):
+            return True
+    for bom in prefixes:
+        if not header.startswith(bom):
+            continue
+        for start in prefixes:
+            if start == bom:
+                return True
+    return False
