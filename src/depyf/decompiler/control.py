@@ -463,11 +463,18 @@ class ControlRules:
                 self.emit(self._if_or_assert(cond, body))
                 return end
             last = self.instrs[end - 1]
-            if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and \
-                    (last.opname in ("RETURN_VALUE", "RAISE_VARARGS") or
-                     (last.opname == "JUMP" and last.target in loop.continue_targets)):
+            if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and self._never_falls_through(last, loop):
                 # `if test: ...; continue` then `break`: the body never falls through.
                 body = self.run_range(fall, end, list(self.stack))
+                self.emit(n.If(cond, body, []))
+                self.emit(stmt)
+                return end
+            if isinstance(stmt, n.Break) and end == loop.body_end and fall < end - 1 and last.opname == "JUMP" \
+                    and last.target == false_target and not self.jump_sources.get(end - 1) \
+                    and self._never_falls_through(self.instrs[end - 2], loop):
+                # 3.8/3.9 keep that `break` as a jump nothing reaches (the test's jump was threaded
+                # past it): the same statement.
+                body = self.run_range(fall, end - 1, list(self.stack))
                 self.emit(n.If(cond, body, []))
                 self.emit(stmt)
                 return end
@@ -536,6 +543,11 @@ class ControlRules:
     def _if_or_assert(self, cond: n.Expr, body: List[n.Stmt]) -> n.Stmt:
         """`if cond: body` with no else, or the assert statement it stands for."""
         return _as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, [])
+
+    def _never_falls_through(self, last: Instr, loop: LoopInfo) -> bool:
+        """Does the instruction that ends an if body inside `loop` leave it (return, raise, continue)?"""
+        return last.opname in ("RETURN_VALUE", "RAISE_VARARGS") or \
+            (last.opname == "JUMP" and last.target in loop.continue_targets)
 
     def _threaded_else_end(self, fall: int, false_target: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
         """The end of the else part of an if whose body [fall, false_target) ends in a raise or

@@ -291,3 +291,19 @@ def return_in_loop_then_same_return_in_later_loop(header, prefixes):
             if start == bom:
                 return True
     return False
+
+
+@cases(([5, 3, 1, 4], 0, 3), ([1, 2, 3], 0, 2), ([7], 0, 0))
+def continue_then_break_ends_while_body(heap, startpos, pos):
+    # 3.8/3.9 keep the final `break` as a jump nothing reaches.
+    newitem = heap[pos]
+    while pos > startpos:
+        parentpos = (pos - 1) >> 1
+        parent = heap[parentpos]
+        if newitem < parent:
+            heap[pos] = parent
+            pos = parentpos
+            continue
+        break
+    heap[pos] = newitem
+    return heap
