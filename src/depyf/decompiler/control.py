@@ -460,14 +460,21 @@ class ControlRules:
             if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end:
                 # `if test: <rest of the body>`: the compiler sends the false branch straight back.
                 body = self.run_range(fall, end, list(self.stack))
-                self.emit(n.If(cond, body, []))
+                self.emit(self._if_or_assert(cond, body))
                 return end
             last = self.instrs[end - 1]
-            if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and \
-                    (last.opname in ("RETURN_VALUE", "RAISE_VARARGS") or
-                     (last.opname == "JUMP" and last.target in loop.continue_targets)):
+            if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and self._never_falls_through(last, loop):
                 # `if test: ...; continue` then `break`: the body never falls through.
                 body = self.run_range(fall, end, list(self.stack))
+                self.emit(n.If(cond, body, []))
+                self.emit(stmt)
+                return end
+            if isinstance(stmt, n.Break) and end == loop.body_end and fall < end - 1 and last.opname == "JUMP" \
+                    and last.target == false_target and not self.jump_sources.get(end - 1) \
+                    and self._never_falls_through(self.instrs[end - 2], loop):
+                # 3.8/3.9 keep that `break` as a jump nothing reaches (the test's jump was threaded
+                # past it): the same statement.
+                body = self.run_range(fall, end - 1, list(self.stack))
                 self.emit(n.If(cond, body, []))
                 self.emit(stmt)
                 return end
@@ -480,8 +487,9 @@ class ControlRules:
             if self._bottom_test(test_start, fall, self.loop_end[fall]) is not None:
                 return self.while_loop(fall, cond, false_target, top_test=(test_start, fall))
         if false_target > end:
+            # (an assert that ends an enclosing block jumps to where that block goes)
             body = self.run_range(fall, end, list(self.stack))
-            self.emit(n.If(cond, body, []))
+            self.emit(self._if_or_assert(cond, body))
             return end
         # The instruction before the false target may jump over an else part.
         last_at = self.last_normal_index(i, false_target)  # exception_table: skip inline handler code
@@ -499,6 +507,13 @@ class ControlRules:
             body = self.run_range(fall, false_target - 1, list(self.stack))
             self.emit(n.If(cond, body or [n.Pass()], [n.Pass()]))
             return false_target
+        if else_end is None and last is not None and last_at == false_target - 1:
+            threaded = self._threaded_else_end(fall, false_target, end, loop)
+            if threaded is not None:
+                body = self.run_range(fall, false_target, list(self.stack))
+                orelse = self.run_range(false_target, threaded, list(self.stack))
+                self.emit(n.If(cond, body, orelse))
+                return threaded
         if else_end is not None:
             value_if = self.try_value_branches(cond, fall, false_target - 1, false_target, else_end)
             if value_if is not None:
@@ -522,8 +537,37 @@ class ControlRules:
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return end
-        self.emit(_as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, []))
+        self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _if_or_assert(self, cond: n.Expr, body: List[n.Stmt]) -> n.Stmt:
+        """`if cond: body` with no else, or the assert statement it stands for."""
+        return _as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, [])
+
+    def _never_falls_through(self, last: Instr, loop: LoopInfo) -> bool:
+        """Does the instruction that ends an if body inside `loop` leave it (return, raise, continue)?"""
+        return last.opname in ("RETURN_VALUE", "RAISE_VARARGS") or \
+            (last.opname == "JUMP" and last.target in loop.continue_targets)
+
+    def _threaded_else_end(self, fall: int, false_target: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
+        """The end of the else part of an if whose body [fall, false_target) ends in a raise or
+        return and has no jump over the else part: the compiler sent the ways out of the body's
+        last statement (an assert, an inner if) straight past the else part, to one place."""
+        if self.instrs[false_target - 1].opname not in ("RAISE_VARARGS", "RETURN_VALUE", "RERAISE"):
+            return None
+        loop_targets = (loop.continue_targets | {loop.break_target, loop.exit}) if loop is not None else set()
+        targets = {ins.target for ins in self.instrs[fall:false_target]
+                   if (ins.opname in COND_JUMPS or ins.opname == "JUMP") and ins.target is not None
+                   and ins.target > false_target and ins.target not in loop_targets}
+        if len(targets) != 1:
+            return None
+        target = targets.pop()
+        if target > end:
+            return None
+        length = target - false_target
+        if target + length <= len(self.instrs) and self._same_code((false_target, target), (target, target + length)):
+            return None  # two copies of the block that ends the function, not an else part
+        return target
 
     def _unfused_constant_return(self, k: int) -> bool:
         """3.12+ compile `return <constant>` to RETURN_CONST: a constant loaded, then returned by
@@ -808,6 +852,11 @@ class ControlRules:
                 body_end = j + 1
                 explicit_continue = True
             exclude.update(range(top_test[0], top_test[1]))
+        elif back.opname in COND_JUMPS:
+            # A conditional jump back with no test at the top to match: the body reads it as
+            # `if test: continue`, and then the loop is left.
+            body_end = j + 1
+            explicit_continue = True
         if h != body_start:
             continue_targets.add(body_start)
         real_exit = exit if exit <= j + 2 else j + 1
@@ -824,6 +873,8 @@ class ControlRules:
             self.active_loops.discard(h)
         if not explicit_continue:
             _drop_trailing_continue(body)
+        elif top_test is None and back.opname in COND_JUMPS:
+            body.append(n.Break())
         orelse: List[n.Stmt] = []
         after = real_exit
         if break_target is not None and break_target > real_exit and break_target <= self.end:
@@ -869,9 +920,15 @@ class ControlRules:
         break's target."""
         length = end - start
         for c in range(info.exit, info.outer_end - length + 1):
-            if self._same_code((start, end), (c, c + length)):
+            if self._same_code((start, end), (c, c + length)) and not self._inside_later_loop(info.exit, c):
                 return c
         return None
+
+    def _inside_later_loop(self, after: int, c: int) -> bool:
+        """Is `c` inside the body of a loop that starts at or after `after`? The code after a loop
+        (what a `break` copies) is not: the same statement there, such as a `return True`
+        inside the next loop, is another statement."""
+        return any(after <= h < c <= last for h, last in self.loop_end.items())
 
     def note_copied_break(self, start: int, end: int) -> None:
         """A `break` of the innermost loop ran the exit block the compiler copied to [start, end)."""
@@ -908,7 +965,70 @@ class ControlRules:
         bottom = j - length + 1 if back.opname in COND_JUMPS else j - length
         if bottom >= test_end and self._same_test(test_start, bottom, length):
             return bottom  # (right at the test's end when the body is empty)
-        return self._inverted_bottom_test(test_start, test_end, j)
+        inverted = self._inverted_bottom_test(test_start, test_end, j)
+        if inverted is not None:
+            return inverted
+        return self._bottom_test_with_copied_exits(test_start, test_end, j)
+
+    def _bottom_test_with_copied_exits(self, test_start: int, test_end: int, j: int) -> Optional[int]:
+        """Where the bottom copy of a test that leaves the loop from the middle of it starts.
+
+        3.10+: when a way out of the copy is not its last jump (`while (a if b else c):`), the
+        compiler puts a copy of the small block after the loop at that way out, so the copy is
+        longer than the test. Compared without those copies and without the jumps into the body,
+        the two read the same instructions with the same number of conditional jumps.
+        """
+        if not self.version.copies_exit_blocks or self.instrs[test_end - 1].opname not in COND_JUMPS:
+            return None
+        exits = {ins.target for ins in self.instrs[test_start:test_end]
+                 if ins.target is not None and ins.target > test_end}
+        if len(exits) != 1:
+            return None
+        exit = exits.pop()
+        wanted = self._test_tokens(test_start, test_end, test_end, None)
+        if wanted is None:
+            return None
+        lowest = max(test_end, j - 4 * (test_end - test_start) - 16)
+        for b in range(j - (test_end - test_start) + 1, lowest - 1, -1):
+            if self._test_tokens(b, j + 1, test_end, exit) == wanted:
+                return b
+        return None
+
+    def _test_tokens(self, start: int, end: int, body: int, exit: Optional[int]) -> Optional[List[object]]:
+        """The instructions of a loop test in [start, end) as compared by
+        `_bottom_test_with_copied_exits`: conditional jumps as one token whatever their target,
+        unconditional jumps into the body left out, and (with `exit`) copies of the block at
+        `exit` that follow a jump, and jumps to `exit`, left out."""
+        out: List[object] = []
+        k = start
+        while k < end:
+            ins = self.instrs[k]
+            if ins.opname in COND_JUMPS:
+                out.append("jump")
+            elif ins.opname == "JUMP":
+                if ins.target != body and (exit is None or ins.target != exit):
+                    return None  # (a jump to the exit stands for a copy of the block there)
+            elif ins.is_jump:
+                return None
+            else:
+                out.append((ins.opname, ins.argval))
+            k += 1
+            if exit is not None and ins.is_jump:
+                k += self._exit_copy_length(k, exit, end)
+        return out
+
+    def _exit_copy_length(self, k: int, exit: int, end: int) -> int:
+        """The length of a copy at `k` (before `end`) of the block at `exit` that ends the
+        function; 0 when there is none."""
+        length = 0
+        while k + length < end and exit + length < len(self.instrs):
+            x, y = self.instrs[exit + length], self.instrs[k + length]
+            if x.is_jump or x.opname != y.opname or x.argval != y.argval:
+                return 0
+            length += 1
+            if x.opname in ("RETURN_VALUE", "RAISE_VARARGS"):
+                return length
+        return 0
 
     def _inverted_bottom_test(self, test_start: int, test_end: int, j: int) -> Optional[int]:
         """3.12+: where the bottom copy of the test [test_start, test_end) ending at `j` starts.
@@ -1161,9 +1281,15 @@ def _as_assert(cond: n.Expr, body: List[n.Stmt], assert_opcode: bool) -> Optiona
                                                and not assert_opcode):
         return n.Assert(demorgan_not(cond), None)
     if isinstance(exc, n.Call) and isinstance(exc.func, n.Name) and exc.func.id == "AssertionError" \
-            and len(exc.args) == 1 and (isinstance(exc.func, AssertionErrorName) or not assert_opcode):
+            and len(exc.args) == 1 and _plain_argument(exc.args[0]) \
+            and (isinstance(exc.func, AssertionErrorName) or not assert_opcode):
         return n.Assert(demorgan_not(cond), exc.args[0])
     return None
+
+
+def _plain_argument(arg: n.Expr) -> bool:
+    """An assert message is one expression: `AssertionError(*args)` or `(k=v)` is a call of its own."""
+    return not isinstance(arg, (n.Starred, n.DoubleStarred, n.Keyword))
 
 
 def _drop_trailing_continue(body: List[n.Stmt]) -> None:

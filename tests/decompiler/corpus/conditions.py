@@ -135,3 +135,28 @@ def condition_with_walrus_and_short_circuit(a, b, c):
     if (u := a or b) and c:
         return u
     return -1
+
+
+@cases(({None: 5.0}, lambda t: False), ({1: 2},), ({None: 1.0}, lambda t: True))
+def assert_ends_if_body_before_else(partials, isfinite=None):
+    # 3.12+: the assert's way on goes straight past the else part; no jump over the else.
+    if None in partials:
+        total = partials[None]
+        assert not isfinite(total)
+    else:
+        total = sum(partials)
+    doubled = total * 2
+    return doubled, total
+
+
+@cases((1, 1), (1, 0), (0, 0), (0, 1))
+def inner_if_else_raise_ends_if_body(a, b):
+    if a:
+        if b:
+            x = 1
+        else:
+            raise ValueError(b)
+    else:
+        x = 2
+    y = x + 1
+    return y

@@ -116,6 +116,30 @@ def nested_loops_with_else(n):
     return out
 
 
+@cases((3, True), (0, True), (0, False), (5, False))
+def while_conditional_expression_test(n, flag):
+    # 3.10+ repeat the test at the bottom with the block after the loop copied into it.
+    out = []
+    while (n > 0 if flag else n < 3):
+        out.append(n)
+        n = n - 1 if flag else n + 1
+    return out
+
+
+@cases((3, True), (0, True), (0, False), (5, False))
+def while_conditional_expression_test_long_exit(n, flag):
+    out = []
+    while (n > 0 if flag else n < 3):
+        out.append(n)
+        n = n - 1 if flag else n + 1
+    out.append("a")
+    out.append("b")
+    out.append("c")
+    out.append("d")
+    out.append("e")
+    return out
+
+
 @cases((10,), (0,))
 def while_with_complex_condition(n):
     i = 0
@@ -251,3 +275,35 @@ def assert_and_del_in_loop(n):
         if i % 2:
             del seen[i]
     return seen
+
+
+@cases(("ab", ["a"]), ("xb", ["b", "x"]), ("zz", ["a", "b"]), ("", []))
+def return_in_loop_then_same_return_in_later_loop(header, prefixes):
+    # 3.10: the first `return True` drops the iterator like a break whose exit block was
+    # copied; the same code inside the next loop is not that exit block.
+    for pfx in prefixes:
+        if header.startswith(pfx):
+            return True
+    for bom in prefixes:
+        if not header.startswith(bom):
+            continue
+        for start in prefixes:
+            if start == bom:
+                return True
+    return False
+
+
+@cases(([5, 3, 1, 4], 0, 3), ([1, 2, 3], 0, 2), ([7], 0, 0))
+def continue_then_break_ends_while_body(heap, startpos, pos):
+    # 3.8/3.9 keep the final `break` as a jump nothing reaches.
+    newitem = heap[pos]
+    while pos > startpos:
+        parentpos = (pos - 1) >> 1
+        parent = heap[parentpos]
+        if newitem < parent:
+            heap[pos] = parent
+            pos = parentpos
+            continue
+        break
+    heap[pos] = newitem
+    return heap

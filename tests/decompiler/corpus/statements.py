@@ -137,6 +137,13 @@ def asserts(v):
     return v
 
 
+@cases((1,), (0,), (0, "why", 2))
+def raise_assertion_error_with_star_args(cond, *args):
+    # Not an assert: an assert message is one expression, never `*args`.
+    if not cond:
+        raise AssertionError(*args)
+
+
 @cases((0,), (1,), (2,), (3,))
 def raises(kind):
     if kind == 0:
