@@ -251,3 +251,31 @@ def assert_and_del_in_loop(n):
         if i % 2:
             del seen[i]
     return seen
+
+
+@cases(({"a": 1},), ({},))
+def for_body_always_returns(d):
+    # No jump goes back to the FOR_ITER: the body returns on its first pass.
+    for key in d:
+        return (key, d[key])
+    raise KeyError("empty")
+
+
+@cases(([1, -2],), ([-1],), ([],))
+def for_body_returns_or_raises(xs):
+    for x in xs:
+        if x < 0:
+            return x
+        raise ValueError(x)
+    return None
+
+
+@cases(([1, 2],), ([],))
+def for_body_always_breaks(xs):
+    r = 0
+    for x in xs:
+        r = x
+        break
+    else:
+        r = -1
+    return r
