@@ -92,9 +92,28 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             break
         if k < len(instrs) and instrs[k].opname == "RETURN_VALUE" and instrs[k].raw_opname != "RETURN_CONST" \
-                and not (k == e and self.jump_sources.get(k)):
+                and not (k == e and not self._short_circuit_sources_only(k, e)):
             return k + 1
         return e
+
+    def _short_circuit_sources_only(self, k: int, e: int) -> bool:
+        """Is `k` reached by jumps only from short-circuit operators before it in the protected
+        code (`return a and b`: the value `a` jumps straight to the return)?"""
+        instrs = self.instrs
+        for j in self.jump_sources.get(k, ()):
+            if j >= e:
+                return False
+            ins = instrs[j]
+            if ins.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                continue
+            p = j - 1
+            if p >= 0 and instrs[p].opname == "TO_BOOL":
+                p -= 1
+            if ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and p >= 0 \
+                    and instrs[p].opname == "COPY" and instrs[p].arg == 1:
+                continue
+            return False
+        return True
 
     def _build_except(self, s: int, t: int) -> int:
         st = self._xt_state

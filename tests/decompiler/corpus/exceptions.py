@@ -310,3 +310,26 @@ def generator_with_try_finally(n):
                 raise
     finally:
         yield "finally"
+
+
+class _Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+@cases((_Pair(1, 2), _Pair(1, 2)), (_Pair(1, 2), _Pair(1, 3)), (_Pair(1, 2), _Pair(0, 2)), (_Pair(1, 2), 5))
+def try_returns_short_circuit(x, y):
+    # The `and` jumps straight to the return, which lies past the protected range.
+    try:
+        return (x.a == y.a
+                and x.b == y.b)
+    except AttributeError:
+        return NotImplemented
+
+
+@cases((_Pair(0, 2),), (_Pair(1, 0),), (5,))
+def try_returns_or_chain(x):
+    try:
+        return x.a or x.b or None
+    except AttributeError:
+        return -1
