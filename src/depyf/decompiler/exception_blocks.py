@@ -29,6 +29,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import Instr
 
 _TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
 _BLOCK_OPS = frozenset({"POP_BLOCK", "POP_EXCEPT", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
                         "CALL_FINALLY", "POP_FINALLY", "BEGIN_FINALLY", "END_FINALLY"})
 _ROTATIONS = frozenset({"ROT_TWO", "ROT_THREE", "ROT_FOUR"})
@@ -439,8 +440,18 @@ class BlockExceptionRules:
 
     def _finally_exit_at(self, h: int) -> bool:
         """3.9+: a finally body that starts with return/break unwinds its handler at once
-        (`POP_TOP` x3; `POP_EXCEPT`), which only a bare `except: pass` resembles, and that one jumps."""
-        return self._op(h + 3) == "POP_EXCEPT" and self._op(h + 4) != "JUMP"
+        (`POP_TOP` x3; `POP_EXCEPT`), which only a bare `except: pass` resembles, and that one jumps.
+        A bare `except: return` looks the same; there the body ends by jumping past the handler,
+        where a finally body's normal-path copy would begin with its return."""
+        if self._op(h + 3) != "POP_EXCEPT" or self._op(h + 4) == "JUMP":
+            return False
+        # A bare `except: return ...` looks the same; only a finally body copies the handler's
+        # code (up to its return) onto the body's normal path, right after the POP_BLOCK.
+        ret = next((k for k in range(h + 4, len(self.instrs)) if self._op(k) in _TERMINAL), None)
+        if ret is None:
+            return False
+        size = ret + 1 - (h + 4)
+        return self._op(h - size - 1) == "POP_BLOCK" and self._same_code((h - size, h), (h + 4, ret + 1))
 
     def _body_exit(self, start: int, h: int) -> Tuple[int, Exit]:
         """Where the protected body [start, h) ends normally, and how it leaves."""
@@ -505,7 +516,7 @@ class BlockExceptionRules:
             # original stays where the else part falls into it.
             span = (tails[0][1][1], tails[0][1][2])
             for p in range(hend, self.end - (span[1] - span[0]) + 1):
-                if self._same_code(span, (p, p + span[1] - span[0])):
+                if self._same_code(span, (p, p + span[1] - span[0])) and not self._inside_block(hend, p):
                     end = p
                     orelse = self.run_range(hend, end, list(outer))
                     tails = [(k, e) for k, e in tails if not self._same_code(span, (e[1], e[2]))]
@@ -542,6 +553,11 @@ class BlockExceptionRules:
         for stmt in after:
             self.emit(stmt)
         return end
+
+    def _inside_block(self, start: int, p: int) -> bool:
+        """Does a block set up in [start, p) still protect `p`? (A copy there belongs to that
+        later statement, not to the code after the one being built.)"""
+        return any(self.instrs[k].opname in _SETUPS and self.instrs[k].target > p for k in range(start, p))
 
     def _duplicates(self, starts: List[int]) -> bool:
         """Are the blocks at `starts` (ascending, adjacent) copies of one another?"""

@@ -333,3 +333,26 @@ def try_returns_or_chain(x):
         return x.a or x.b or None
     except AttributeError:
         return -1
+
+
+@cases((0,), (1,), (2,))
+def two_tries_first_handler_returns(x):
+    # 3.10: the first handler's `return` is a copy of the implicit return that ends the second try.
+    log = []
+    try:
+        v = 10 // x
+    except:
+        return
+    try:
+        log.append(10 // (v - 5))
+    except:
+        log.append("err")
+
+
+@cases((0,), (1,))
+def bare_except_returns_value(x):
+    try:
+        v = 1 // x
+    except:
+        return -1
+    return v
