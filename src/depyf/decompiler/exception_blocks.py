@@ -552,7 +552,17 @@ class BlockExceptionRules:
         self.emit(n.Try(body, handlers, orelse, []))
         for stmt in after:
             self.emit(stmt)
+        self._skip_overrun_reraise(hend)
         return end
+
+    def _skip_overrun_reraise(self, hend: int) -> None:
+        """A try that ends a loop body whose last clause jumps back to the loop's head leaves the
+        chain's closing re-raise (no clause matched) after the loop's jump back: it belongs to the
+        try, not to the code after the loop."""
+        last = hend - 1
+        if hend > self.end and self._op(last) in ("RERAISE", "END_FINALLY") and self._op(last - 1) in (
+                "JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            self.skip[last] = hend
 
     def _inside_block(self, start: int, p: int) -> bool:
         """Does a block set up in [start, p) still protect `p`? (A copy there belongs to that

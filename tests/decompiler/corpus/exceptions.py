@@ -356,3 +356,18 @@ def bare_except_returns_value(x):
     except:
         return -1
     return v
+
+
+@cases(([1, 2],), ([3, 1],), ([5, 6],), ([],))
+def loop_try_last_clause_continues(keys):
+    # The clause that continues jumps back to the loop's head; the chain's closing re-raise
+    # (no clause matched) comes after that jump.
+    d = {1: "one", 2: "two"}
+    it = iter(keys)
+    while True:
+        try:
+            return d[next(it)]
+        except StopIteration:
+            return None
+        except KeyError:
+            continue
