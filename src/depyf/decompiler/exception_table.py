@@ -20,6 +20,9 @@ _NO_FALL = TERMINAL | {"JUMP"}
 _BREAK = -1  # a handler exit that leaves the enclosing loop
 
 
+_MAX_RETURN_BLOCK = 8  # (the compiler copies only small exit blocks)
+
+
 class ExceptionTableRules(ExceptionRegionAnalysis):
     """Exception-table constructs (3.11+); mixed into `builder.CodeBuilder`."""
 
@@ -636,6 +639,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if y.opname == "LOAD_CONST" and q + 1 < size and instrs[q + 1].opname == "RETURN_VALUE":
                     p, q = p + 1, q + 2
                     continue
+                block_end = self._copied_return_block(q)
+                if block_end is not None:
+                    p, q = p + 1, block_end
+                    continue
             drop = self._exception_drop(p, a + length)
             if drop and self._exception_drop(q, size) != drop:
                 p += drop  # a way out of the handler's copy drops the exception first
@@ -670,6 +677,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
         return end - b, inner_exit
+
+    def _copied_return_block(self, q: int) -> Optional[int]:
+        """The end of a copy of the code after the statement, ending in a return, placed where a
+        way out of the finally body goes on (`return x` after the try, copied into the branches of
+        a finally body's last `if`): straight-line code that no jump enters."""
+        instrs = self.instrs
+        for k in range(q, min(q + _MAX_RETURN_BLOCK, len(instrs))):
+            ins = instrs[k]
+            if ins.target is not None or (k > q and self.jump_sources.get(k)) \
+                    or ins.opname in ("RERAISE", "RAISE_VARARGS", "POP_EXCEPT", "PUSH_EXC_INFO"):
+                return None
+            if ins.opname == "RETURN_VALUE":
+                return k + 1
+        return None
 
     def _exception_drop(self, p: int, end: int) -> int:
         """The length of the `[SWAP 2;] POP_TOP; POP_EXCEPT` a way out of a handler starts with."""
