@@ -593,6 +593,23 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     del self.skip[exit]
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size)
+                self._drop_copied_ways_on(k, k + size)
+
+    def _drop_copied_ways_on(self, start: int, end: int) -> None:
+        """A branch of the copy [start, end) that jumps where the handler's copy re-raises goes on
+        to a duplicate of the return that follows the copy (`return x` through a finally body
+        whose last `if` has no else): that duplicate is part of the copy, read with the return."""
+        after = self._copied_return_block(end)
+        if after is None:
+            return
+        for q in range(start, end):
+            t = self.instrs[q].target
+            if t is None or t <= end or t in self.skip:
+                continue
+            dup = self._copied_return_block(t)
+            if dup is not None and dup - t == after - end and self._same_instructions(end, t, dup - t) \
+                    and all(start <= src < end for src in self.jump_sources.get(t, ())):
+                self._mark_dead(t, dup)
 
     def _drop_handlers_of(self, start: int, end: int) -> None:
         """The handler code of constructs inside a skipped copy of a finally body is dead too."""
