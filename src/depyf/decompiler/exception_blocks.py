@@ -816,6 +816,10 @@ class BlockExceptionRules:
             return furthest + 1, True  # left behind after a finally body that never finishes
         return furthest + 1, False
 
+    def _mark_dead_span(self, start: int, end: int) -> None:
+        for k in range(start, end):
+            self.skip[k] = end
+
     def _leaves_loop(self, target: int) -> bool:
         return any(target in loop.continue_targets or target == loop.break_target or target >= loop.exit
                    for loop in self.loops)
@@ -849,6 +853,13 @@ class BlockExceptionRules:
                 # A jump to the end of the finally body, in a copy followed by a return: the jump
                 # optimiser turned it into the return itself.
                 todo.append((a + 1, b + 1))
+            elif x.opname == "RERAISE" and y.opname == "RETURN_VALUE" and b + 1 == end \
+                    and not self.jump_sources.get(b) and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT"):
+                # The closing RERAISE copied into the branch of a last `if`, in a copy on the way
+                # of a `return value`: the copy ends at that return (the branch's jump goes to a
+                # duplicate of it).
+                self._copied_continuation = (a, a + 1)
+                return a
             elif x.opname == "RERAISE" and (self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")
                                             or not self.jump_sources.get(b)):
                 # 3.10: the closing RERAISE copied into a nested exit or into the branch of a
@@ -879,6 +890,12 @@ class BlockExceptionRules:
             continuation = self._copied_continuation
             if ce is None or ce > h:
                 continue
+            if continuation == (ce, ce + 1) and self._same_code(continuation, (ce + 1, h)) \
+                    and all(pb < src < ce for src in self.jump_sources.get(ce + 1, ())):
+                # The branch of the finally body's last `if` goes on to a duplicate of the return
+                # that follows the copy (`return x` through the finally): both are that return.
+                self._mark_dead_span(ce + 1, h)
+                continuation = None
             if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h):
                 body_end, after_copy = self._before_duplicate(i + 1, pb, h), ce
             elif self._note_outer(self._outer_exit(ce, h)):
