@@ -95,19 +95,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             break
         if k < len(instrs) and instrs[k].opname == "RETURN_VALUE" and instrs[k].raw_opname != "RETURN_CONST" \
-                and not (k == e and not self._short_circuit_sources_only(k, e)):
+                and not (k == e and not self._value_jump_sources_only(k, e)):
             return k + 1
         return e
 
-    def _short_circuit_sources_only(self, k: int, e: int) -> bool:
-        """Is `k` reached by jumps only from short-circuit operators before it in the protected
-        code (`return a and b`: the value `a` jumps straight to the return)?"""
+    def _value_jump_sources_only(self, k: int, e: int) -> bool:
+        """Is `k` reached only by jumps that bring the returned value, from the protected code
+        before it: short-circuit operators (`return a and b`: the value `a` jumps straight to the
+        return) and 3.11's SEND (`return await x`: the awaited value lands there)?"""
         instrs = self.instrs
         for j in self.jump_sources.get(k, ()):
             if j >= e:
                 return False
             ins = instrs[j]
-            if ins.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+            if ins.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP", "SEND"):
                 continue
             p = j - 1
             if p >= 0 and instrs[p].opname == "TO_BOOL":
