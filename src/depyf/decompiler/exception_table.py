@@ -14,6 +14,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS, TERMINAL,
                                                 ExceptionRegionAnalysis)
 from depyf.decompiler.instructions import OPPOSITE_JUMPS, Instr
+from depyf.decompiler.control import COND_JUMPS
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _NO_FALL = TERMINAL | {"JUMP"}
@@ -516,6 +517,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         ends = [k for k in self._reach(t + 1) if t < k < cleanup and instrs[k].opname == "RERAISE"
                 and instrs[k].arg == 0]
         final_start, final_end = t + 1, (max(ends) if ends else reraise)
+        ends = self._merge_jumped_end_copies(ends, final_end)
         # 3.11+ copies the closing re-raise into the branches that reach it (`if c: A` last).
         self.finally_end_copies.update(k for k in ends if k < final_end)
         warm = self._reach(s)
@@ -547,6 +549,25 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else:
             self.emit(n.Try(body, [], [], finalbody))
         return max(cont, s + 1)
+
+    def _merge_jumped_end_copies(self, ends: List[int], final_end: int) -> List[int]:
+        """3.11 gives each conditional jump to the end of a finally body its own copy of the closing
+        re-raise (`if a and b:` last: two). A copy that only jumps reach is that end itself: those
+        jumps are pointed at the closing re-raise, so that the condition reads as one."""
+        instrs = self.instrs
+        kept = []
+        for k in ends:
+            sources = self.jump_sources.get(k, [])
+            if k < final_end and sources and instrs[k - 1].opname in TERMINAL \
+                    and all(instrs[src].opname in COND_JUMPS for src in sources):
+                for src in sources:
+                    instrs[src].target = instrs[src].argval = final_end
+                    self.jump_sources.setdefault(final_end, []).append(src)
+                del self.jump_sources[k]
+                self._mark_dead(k, k + 1)
+                continue
+            kept.append(k)
+        return kept
 
     def _read_between(self, start: int, end: int) -> bool:
         """Is all of [start, end) code already read (or none)?"""
