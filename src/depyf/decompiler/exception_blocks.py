@@ -516,7 +516,8 @@ class BlockExceptionRules:
             # original stays where the else part falls into it.
             span = (tails[0][1][1], tails[0][1][2])
             for p in range(hend, self.end - (span[1] - span[0]) + 1):
-                if self._same_code(span, (p, p + span[1] - span[0])) and not self._inside_block(hend, p):
+                if self._same_code(span, (p, p + span[1] - span[0])) and not self._inside_block(hend, p) \
+                        and not self._jumps_past(hend, p):
                     end = p
                     orelse = self.run_range(hend, end, list(outer))
                     tails = [(k, e) for k, e in tails if not self._same_code(span, (e[1], e[2]))]
@@ -563,6 +564,11 @@ class BlockExceptionRules:
         if hend > self.end and self._op(last) in ("RERAISE", "END_FINALLY") and self._op(last - 1) in (
                 "JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
             self.skip[last] = hend
+
+    def _jumps_past(self, start: int, p: int) -> bool:
+        """Does code in [start, p) jump past `p`? (Then `p` lies inside a branch, not where all
+        of that code falls into.)"""
+        return any(ins.target is not None and ins.target > p for ins in self.instrs[start:p])
 
     def _inside_block(self, start: int, p: int) -> bool:
         """Does a block set up in [start, p) still protect `p`? (A copy there belongs to that
