@@ -602,7 +602,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if t not in self._chain(k - 1) and not (k - 1 in self.skip) and not self._ends_skip(k) \
                     and not any(t in self._chain(src) for src in self.jump_sources.get(k, ())):
                 continue
-            matched = self._match_copy(fs, length, k)
+            # (only the copy on the normal way out, after the body, may end in copied returns:
+            # a way out from inside the body, a break say, reads them as its own statements)
+            matched = self._match_copy(fs, length, k, returns=k >= body_end)
             if matched is not None:
                 size, exit = matched
                 self._mark_dead(k, k + size)
@@ -615,7 +617,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     del self.skip[exit]
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size)
-                self._drop_copied_ways_on(k, k + size)
+                if k >= body_end:
+                    self._drop_copied_ways_on(k, k + size)
 
     def _drop_copied_ways_on(self, start: int, end: int) -> None:
         """A branch of the copy [start, end) that jumps where the handler's copy re-raises goes on
@@ -626,7 +629,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return
         for q in range(start, end):
             t = self.instrs[q].target
-            if t is None or t <= end or t in self.skip:
+            if t != after or t in self.skip:  # (the duplicate follows the return it copies)
                 continue
             dup = self._copied_return_block(t)
             if dup is not None and dup - t == after - end and self._same_instructions(end, t, dup - t) \
@@ -645,7 +648,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
     def _ends_skip(self, k: int) -> bool:
         return any(v == k for v in self.skip.values())
 
-    def _match_copy(self, a: int, length: int, b: int) -> Optional[Tuple[int, Optional[int]]]:
+    def _match_copy(self, a: int, length: int, b: int, returns: bool = False
+                    ) -> Optional[Tuple[int, Optional[int]]]:
         """(length, inner exit) of the copy of [a, a+length) starting at `b`, or None if no copy.
 
         Where the handler's copy re-raises, a copy on a way out goes on out instead: a jump, a
@@ -678,7 +682,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if y.opname == "LOAD_CONST" and q + 1 < size and instrs[q + 1].opname == "RETURN_VALUE":
                     p, q = p + 1, q + 2
                     continue
-                block_end = self._copied_return_block(q)
+                block_end = self._copied_return_block(q) if returns else None
                 if block_end is not None:
                     p, q = p + 1, block_end
                     continue
