@@ -114,6 +114,11 @@ class ControlRules:
         for t, j in handler_back.items():
             if self.handler_jump_closes_loop(j, t):  # exception_table
                 back.setdefault(t, self.handler_loop_end(t, j))  # only a handler closes the loop
+        for ins in instrs:
+            # A for loop whose body always leaves (return, raise, break) has no jump back; its
+            # body still runs from the FOR_ITER up to the loop's exit.
+            if ins.opname == "FOR_ITER" and ins.index not in back and ins.target > ins.index:
+                back[ins.index] = ins.target - 1
         # Merge loops that overlap without nesting (3.10+ `continue` jumps to the top test while
         # the bottom test jumps to the body).
         headers = sorted(back)

@@ -29,6 +29,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import Instr
 
 _TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+_SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
 _BLOCK_OPS = frozenset({"POP_BLOCK", "POP_EXCEPT", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
                         "CALL_FINALLY", "POP_FINALLY", "BEGIN_FINALLY", "END_FINALLY"})
 _ROTATIONS = frozenset({"ROT_TWO", "ROT_THREE", "ROT_FOUR"})
@@ -439,8 +440,18 @@ class BlockExceptionRules:
 
     def _finally_exit_at(self, h: int) -> bool:
         """3.9+: a finally body that starts with return/break unwinds its handler at once
-        (`POP_TOP` x3; `POP_EXCEPT`), which only a bare `except: pass` resembles, and that one jumps."""
-        return self._op(h + 3) == "POP_EXCEPT" and self._op(h + 4) != "JUMP"
+        (`POP_TOP` x3; `POP_EXCEPT`), which only a bare `except: pass` resembles, and that one jumps.
+        A bare `except: return` looks the same; there the body ends by jumping past the handler,
+        where a finally body's normal-path copy would begin with its return."""
+        if self._op(h + 3) != "POP_EXCEPT" or self._op(h + 4) == "JUMP":
+            return False
+        # A bare `except: return ...` looks the same; only a finally body copies the handler's
+        # code (up to its return) onto the body's normal path, right after the POP_BLOCK.
+        ret = next((k for k in range(h + 4, len(self.instrs)) if self._op(k) in _TERMINAL), None)
+        if ret is None:
+            return False
+        size = ret + 1 - (h + 4)
+        return self._op(h - size - 1) == "POP_BLOCK" and self._same_code((h - size, h), (h + 4, ret + 1))
 
     def _body_exit(self, start: int, h: int) -> Tuple[int, Exit]:
         """Where the protected body [start, h) ends normally, and how it leaves."""
@@ -505,7 +516,8 @@ class BlockExceptionRules:
             # original stays where the else part falls into it.
             span = (tails[0][1][1], tails[0][1][2])
             for p in range(hend, self.end - (span[1] - span[0]) + 1):
-                if self._same_code(span, (p, p + span[1] - span[0])):
+                if self._same_code(span, (p, p + span[1] - span[0])) and not self._inside_block(hend, p) \
+                        and not self._jumps_past(hend, p):
                     end = p
                     orelse = self.run_range(hend, end, list(outer))
                     tails = [(k, e) for k, e in tails if not self._same_code(span, (e[1], e[2]))]
@@ -541,7 +553,27 @@ class BlockExceptionRules:
         self.emit(n.Try(body, handlers, orelse, []))
         for stmt in after:
             self.emit(stmt)
+        self._skip_overrun_reraise(hend)
         return end
+
+    def _skip_overrun_reraise(self, hend: int) -> None:
+        """A try that ends a loop body whose last clause jumps back to the loop's head leaves the
+        chain's closing re-raise (no clause matched) after the loop's jump back: it belongs to the
+        try, not to the code after the loop."""
+        last = hend - 1
+        if hend > self.end and self._op(last) in ("RERAISE", "END_FINALLY") and self._op(last - 1) in (
+                "JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            self.skip[last] = hend
+
+    def _jumps_past(self, start: int, p: int) -> bool:
+        """Does code in [start, p) jump past `p`? (Then `p` lies inside a branch, not where all
+        of that code falls into.)"""
+        return any(ins.target is not None and ins.target > p for ins in self.instrs[start:p])
+
+    def _inside_block(self, start: int, p: int) -> bool:
+        """Does a block set up in [start, p) still protect `p`? (A copy there belongs to that
+        later statement, not to the code after the one being built.)"""
+        return any(self.instrs[k].opname in _SETUPS and self.instrs[k].target > p for k in range(start, p))
 
     def _duplicates(self, starts: List[int]) -> bool:
         """Are the blocks at `starts` (ascending, adjacent) copies of one another?"""
@@ -790,6 +822,10 @@ class BlockExceptionRules:
             return furthest + 1, True  # left behind after a finally body that never finishes
         return furthest + 1, False
 
+    def _mark_dead_span(self, start: int, end: int) -> None:
+        for k in range(start, end):
+            self.skip[k] = end
+
     def _leaves_loop(self, target: int) -> bool:
         return any(target in loop.continue_targets or target == loop.break_target or target >= loop.exit
                    for loop in self.loops)
@@ -823,6 +859,13 @@ class BlockExceptionRules:
                 # A jump to the end of the finally body, in a copy followed by a return: the jump
                 # optimiser turned it into the return itself.
                 todo.append((a + 1, b + 1))
+            elif x.opname == "RERAISE" and y.opname == "RETURN_VALUE" and b + 1 == end \
+                    and not self.jump_sources.get(b) and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT"):
+                # The closing RERAISE copied into the branch of a last `if`, in a copy on the way
+                # of a `return value`: the copy ends at that return (the branch's jump goes to a
+                # duplicate of it).
+                self._copied_continuation = (a, a + 1)
+                return a
             elif x.opname == "RERAISE" and (self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")
                                             or not self.jump_sources.get(b)):
                 # 3.10: the closing RERAISE copied into a nested exit or into the branch of a
@@ -853,6 +896,12 @@ class BlockExceptionRules:
             continuation = self._copied_continuation
             if ce is None or ce > h:
                 continue
+            if continuation == (ce, ce + 1) and self._same_code(continuation, (ce + 1, h)) \
+                    and all(pb < src < ce for src in self.jump_sources.get(ce + 1, ())):
+                # The branch of the finally body's last `if` goes on to a duplicate of the return
+                # that follows the copy (`return x` through the finally): both are that return.
+                self._mark_dead_span(ce + 1, h)
+                continuation = None
             if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h):
                 body_end, after_copy = self._before_duplicate(i + 1, pb, h), ce
             elif self._note_outer(self._outer_exit(ce, h)):

@@ -14,10 +14,14 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS, TERMINAL,
                                                 ExceptionRegionAnalysis)
 from depyf.decompiler.instructions import OPPOSITE_JUMPS, Instr
+from depyf.decompiler.control import COND_JUMPS
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _NO_FALL = TERMINAL | {"JUMP"}
 _BREAK = -1  # a handler exit that leaves the enclosing loop
+
+
+_MAX_RETURN_BLOCK = 8  # (the compiler copies only small exit blocks)
 
 
 class ExceptionTableRules(ExceptionRegionAnalysis):
@@ -92,9 +96,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             break
         if k < len(instrs) and instrs[k].opname == "RETURN_VALUE" and instrs[k].raw_opname != "RETURN_CONST" \
-                and not (k == e and self.jump_sources.get(k)):
+                and not (k == e and not self._value_jump_sources_only(k, e)):
             return k + 1
         return e
+
+    def _value_jump_sources_only(self, k: int, e: int) -> bool:
+        """Is `k` reached only by jumps that bring the returned value, from the protected code
+        before it: short-circuit operators (`return a and b`: the value `a` jumps straight to the
+        return) and 3.11's SEND (`return await x`: the awaited value lands there)?"""
+        instrs = self.instrs
+        for j in self.jump_sources.get(k, ()):
+            if j >= e:
+                return False
+            ins = instrs[j]
+            if ins.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP", "SEND"):
+                continue
+            p = j - 1
+            if p >= 0 and instrs[p].opname == "TO_BOOL":
+                p -= 1
+            if ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and p >= 0 \
+                    and instrs[p].opname == "COPY" and instrs[p].arg == 1:
+                continue
+            return False
+        return True
 
     def _build_except(self, s: int, t: int) -> int:
         st = self._xt_state
@@ -493,6 +517,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         ends = [k for k in self._reach(t + 1) if t < k < cleanup and instrs[k].opname == "RERAISE"
                 and instrs[k].arg == 0]
         final_start, final_end = t + 1, (max(ends) if ends else reraise)
+        ends = self._merge_jumped_end_copies(ends, final_end)
         # 3.11+ copies the closing re-raise into the branches that reach it (`if c: A` last).
         self.finally_end_copies.update(k for k in ends if k < final_end)
         warm = self._reach(s)
@@ -524,6 +549,25 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else:
             self.emit(n.Try(body, [], [], finalbody))
         return max(cont, s + 1)
+
+    def _merge_jumped_end_copies(self, ends: List[int], final_end: int) -> List[int]:
+        """3.11 gives each conditional jump to the end of a finally body its own copy of the closing
+        re-raise (`if a and b:` last: two). A copy that only jumps reach is that end itself: those
+        jumps are pointed at the closing re-raise, so that the condition reads as one."""
+        instrs = self.instrs
+        kept = []
+        for k in ends:
+            sources = self.jump_sources.get(k, [])
+            if k < final_end and sources and instrs[k - 1].opname in TERMINAL \
+                    and all(instrs[src].opname in COND_JUMPS for src in sources):
+                for src in sources:
+                    instrs[src].target = instrs[src].argval = final_end
+                    self.jump_sources.setdefault(final_end, []).append(src)
+                del self.jump_sources[k]
+                self._mark_dead(k, k + 1)
+                continue
+            kept.append(k)
+        return kept
 
     def _read_between(self, start: int, end: int) -> bool:
         """Is all of [start, end) code already read (or none)?"""
@@ -558,7 +602,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if t not in self._chain(k - 1) and not (k - 1 in self.skip) and not self._ends_skip(k) \
                     and not any(t in self._chain(src) for src in self.jump_sources.get(k, ())):
                 continue
-            matched = self._match_copy(fs, length, k)
+            # (only the copy on the normal way out, after the body, may end in copied returns:
+            # a way out from inside the body, a break say, reads them as its own statements)
+            matched = self._match_copy(fs, length, k, returns=k >= body_end)
             if matched is not None:
                 size, exit = matched
                 self._mark_dead(k, k + size)
@@ -571,6 +617,24 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     del self.skip[exit]
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size)
+                if k >= body_end:
+                    self._drop_copied_ways_on(k, k + size)
+
+    def _drop_copied_ways_on(self, start: int, end: int) -> None:
+        """A branch of the copy [start, end) that jumps where the handler's copy re-raises goes on
+        to a duplicate of the return that follows the copy (`return x` through a finally body
+        whose last `if` has no else): that duplicate is part of the copy, read with the return."""
+        after = self._copied_return_block(end)
+        if after is None:
+            return
+        for q in range(start, end):
+            t = self.instrs[q].target
+            if t != after or t in self.skip:  # (the duplicate follows the return it copies)
+                continue
+            dup = self._copied_return_block(t)
+            if dup is not None and dup - t == after - end and self._same_instructions(end, t, dup - t) \
+                    and all(start <= src < end for src in self.jump_sources.get(t, ())):
+                self._mark_dead(t, dup)
 
     def _drop_handlers_of(self, start: int, end: int) -> None:
         """The handler code of constructs inside a skipped copy of a finally body is dead too."""
@@ -584,7 +648,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
     def _ends_skip(self, k: int) -> bool:
         return any(v == k for v in self.skip.values())
 
-    def _match_copy(self, a: int, length: int, b: int) -> Optional[Tuple[int, Optional[int]]]:
+    def _match_copy(self, a: int, length: int, b: int, returns: bool = False
+                    ) -> Optional[Tuple[int, Optional[int]]]:
         """(length, inner exit) of the copy of [a, a+length) starting at `b`, or None if no copy.
 
         Where the handler's copy re-raises, a copy on a way out goes on out instead: a jump, a
@@ -616,6 +681,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     continue
                 if y.opname == "LOAD_CONST" and q + 1 < size and instrs[q + 1].opname == "RETURN_VALUE":
                     p, q = p + 1, q + 2
+                    continue
+                block_end = self._copied_return_block(q) if returns else None
+                if block_end is not None:
+                    p, q = p + 1, block_end
                     continue
             drop = self._exception_drop(p, a + length)
             if drop and self._exception_drop(q, size) != drop:
@@ -651,6 +720,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
         return end - b, inner_exit
+
+    def _copied_return_block(self, q: int) -> Optional[int]:
+        """The end of a copy of the code after the statement, ending in a return, placed where a
+        way out of the finally body goes on (`return x` after the try, copied into the branches of
+        a finally body's last `if`): straight-line code that no jump enters."""
+        instrs = self.instrs
+        for k in range(q, min(q + _MAX_RETURN_BLOCK, len(instrs))):
+            ins = instrs[k]
+            if ins.target is not None or (k > q and self.jump_sources.get(k)) \
+                    or ins.opname in ("RERAISE", "RAISE_VARARGS", "POP_EXCEPT", "PUSH_EXC_INFO"):
+                return None
+            if ins.opname == "RETURN_VALUE":
+                return k + 1
+        return None
 
     def _exception_drop(self, p: int, end: int) -> int:
         """The length of the `[SWAP 2;] POP_TOP; POP_EXCEPT` a way out of a handler starts with."""

@@ -307,3 +307,31 @@ def continue_then_break_ends_while_body(heap, startpos, pos):
         break
     heap[pos] = newitem
     return heap
+
+
+@cases(({"a": 1},), ({},))
+def for_body_always_returns(d):
+    # No jump goes back to the FOR_ITER: the body returns on its first pass.
+    for key in d:
+        return (key, d[key])
+    raise KeyError("empty")
+
+
+@cases(([1, -2],), ([-1],), ([],))
+def for_body_returns_or_raises(xs):
+    for x in xs:
+        if x < 0:
+            return x
+        raise ValueError(x)
+    return None
+
+
+@cases(([1, 2],), ([],))
+def for_body_always_breaks(xs):
+    r = 0
+    for x in xs:
+        r = x
+        break
+    else:
+        r = -1
+    return r

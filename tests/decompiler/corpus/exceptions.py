@@ -310,3 +310,64 @@ def generator_with_try_finally(n):
                 raise
     finally:
         yield "finally"
+
+
+class _Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+@cases((_Pair(1, 2), _Pair(1, 2)), (_Pair(1, 2), _Pair(1, 3)), (_Pair(1, 2), _Pair(0, 2)), (_Pair(1, 2), 5))
+def try_returns_short_circuit(x, y):
+    # The `and` jumps straight to the return, which lies past the protected range.
+    try:
+        return (x.a == y.a
+                and x.b == y.b)
+    except AttributeError:
+        return NotImplemented
+
+
+@cases((_Pair(0, 2),), (_Pair(1, 0),), (5,))
+def try_returns_or_chain(x):
+    try:
+        return x.a or x.b or None
+    except AttributeError:
+        return -1
+
+
+@cases((0,), (1,), (2,))
+def two_tries_first_handler_returns(x):
+    # 3.10: the first handler's `return` is a copy of the implicit return that ends the second try.
+    log = []
+    try:
+        v = 10 // x
+    except:
+        return
+    try:
+        log.append(10 // (v - 5))
+    except:
+        log.append("err")
+
+
+@cases((0,), (1,))
+def bare_except_returns_value(x):
+    try:
+        v = 1 // x
+    except:
+        return -1
+    return v
+
+
+@cases(([1, 2],), ([3, 1],), ([5, 6],), ([],))
+def loop_try_last_clause_continues(keys):
+    # The clause that continues jumps back to the loop's head; the chain's closing re-raise
+    # (no clause matched) comes after that jump.
+    d = {1: "one", 2: "two"}
+    it = iter(keys)
+    while True:
+        try:
+            return d[next(it)]
+        except StopIteration:
+            return None
+        except KeyError:
+            continue

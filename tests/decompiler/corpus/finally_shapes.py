@@ -70,3 +70,21 @@ def return_through_finally_with_if(fail):
     finally:
         if not fail:
             c.log.append("finished")
+
+
+@cases((False, True, True), (True, True, True), (False, True, False), (False, False, True))
+def finally_ends_with_if_and(fail, a, b):
+    # 3.11: each false jump of `a and b` gets its own copy of the closing re-raise.
+    c = _Closable(fail)
+    try:
+        try:
+            c.work()
+        finally:
+            if a and b:
+                try:
+                    c.log.append(int("x" if fail else "1"))
+                except ValueError:
+                    pass
+    except ValueError:
+        c.log.append("caught")
+    return c.log

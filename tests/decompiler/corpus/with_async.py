@@ -258,3 +258,12 @@ def generator_using_with(n):
         for i in range(n):
             yield i
     yield log
+
+
+@cases((2,), ("x",))
+async def try_returns_await(x):
+    # 3.11: the awaited value lands on the return, which lies past the protected range.
+    try:
+        return await Step(x + 1)
+    except TypeError:
+        return None
