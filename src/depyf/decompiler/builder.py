@@ -60,7 +60,7 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.expr_start = 0
         self.for_targets: List[Optional[n.Expr]] = []
         self.chain_compare_jumps: Set[int] = set()
-        # Copies of a finally body's closing RERAISE (3.11+): each ends its branch of that body.
+        # Copies of a finally body's closing RERAISE (3.10+): each ends its branch of that body.
         self.finally_end_copies: Set[int] = set()
         self.printer = printer
         printer.resolve = self.finish_expr

@@ -383,18 +383,9 @@ class BlockExceptionRules:
         raise self.fail(ins, "end of a finally block outside a try/finally")
 
     def op_RERAISE(self, ins: Instr, i: int) -> int:
-        if i in self.finally_end_copies:  # (3.11+, found by the exception-table rules)
+        if i in self.finally_end_copies:  # found where the finally statement was read
             self.emit(m.EndOfFinallyCopy())
             return i + 1
-        blocks = self._block_stack()
-        if blocks and blocks[-1].kind == "finally-handler" and self.version.copies_exit_blocks:
-            end = blocks[-1].info.get("end")
-            if end is not None and i < end and self._op(end) == "RERAISE" \
-                    and self.instrs[end].arg == ins.arg and not self.jump_sources.get(i):
-                # 3.10 copies the closing RERAISE of a finally body into the branches that reach
-                # it (`if c: A` as the last statement): the branch ends the finally body here.
-                self.emit(m.EndOfFinallyCopy())
-                return i + 1
         raise self.fail(ins, "re-raise outside an exception handler")
 
     def fold_end_copies(self, finalbody: List[n.Stmt], h: int) -> List[n.Stmt]:
@@ -816,7 +807,14 @@ class BlockExceptionRules:
         # body (right after their POP_BLOCK / POP_EXCEPT); those are not its end.
         ends = [k for k in reraises if self._op(k - 1) not in ("POP_BLOCK", "POP_EXCEPT")]
         if ends:
-            return max(ends), True
+            last = max(ends)
+            if self.version.copies_exit_blocks:
+                # 3.10 copies that closing RERAISE into the branches that reach it (`if c: A` as
+                # the last statement): each copy ends its branch of the finally body.
+                self.finally_end_copies.update(
+                    k for k in ends if k < last and instrs[k].arg == instrs[last].arg
+                    and not self.jump_sources.get(k))
+            return last, True
         furthest, _ = reach(True)
         if self._op(furthest + 1) == "RERAISE" and not self.jump_sources.get(furthest + 1):
             return furthest + 1, True  # left behind after a finally body that never finishes
@@ -882,8 +880,7 @@ class BlockExceptionRules:
         fin_end, reraises = self._finally_handler_end(h)
         outer = list(self.stack)
         tokens = [_token("exc") for _ in range(6)]
-        handler_block = _Block("finally-handler", tokens, end=fin_end if reraises else None)
-        finalbody = self.fold_end_copies(self._run_in(handler_block, h, fin_end, outer + tokens), h)
+        finalbody = self.fold_end_copies(self._run_in(_Block("finally-handler", tokens), h, fin_end, outer + tokens), h)
         end = fin_end + 1 if reraises else fin_end
         instrs = self.instrs
         body_end, after_copy = self._live_end(i + 1, h), None
