@@ -222,10 +222,6 @@ def has_end_copies(stmts: List[n.Stmt]) -> bool:
     for stmt in stmts:
         if isinstance(stmt, EndOfFinallyCopy):
             return True
-        for part in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, part, None)
-            if isinstance(inner, list) and has_end_copies(inner):
-                return True
-        if any(has_end_copies(h.body) for h in getattr(stmt, "handlers", None) or ()):
+        if any(has_end_copies(block) for block in n.nested_blocks(stmt)):
             return True
     return False

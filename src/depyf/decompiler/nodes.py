@@ -477,3 +477,17 @@ class Comment(Stmt):
 
     def __init__(self, lines: Sequence[str]) -> None:
         self.lines = list(lines)
+
+
+def nested_blocks(stmt: Stmt) -> List[List[Stmt]]:
+    """The statement lists inside `stmt`: bodies, else and finally parts, handlers, match cases."""
+    found = []
+    for part in ("body", "orelse", "finalbody"):
+        inner = getattr(stmt, part, None)
+        if isinstance(inner, list):
+            found.append(inner)
+    for handler in getattr(stmt, "handlers", None) or ():
+        found.append(handler.body)
+    for case in getattr(stmt, "cases", None) or ():
+        found.append(case.body)
+    return found

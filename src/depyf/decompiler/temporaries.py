@@ -42,7 +42,7 @@ def inline_single_use(stmts: List[n.Stmt], plain_locals: Set[str], text: Optiona
 
 def _inline_in_blocks(stmts: List[n.Stmt], counts: Dict[str, int], plain_locals: Set[str]) -> None:
     for stmt in stmts:
-        for block in _blocks_of(stmt):
+        for block in n.nested_blocks(stmt):
             _inline_in_blocks(block, counts, plain_locals)
     k = len(stmts) - 1
     while k >= 0:
@@ -203,18 +203,6 @@ def _walk(stmts: List[n.Stmt]) -> Iterator[Any]:
         node = stack.pop()
         yield node
         stack.extend(_children(node))
-
-
-def _blocks_of(stmt: n.Stmt) -> Iterator[List[n.Stmt]]:
-    """The statement lists nested in `stmt` (bodies, else parts, handlers, cases)."""
-    for slot in getattr(type(stmt), "__slots__", ()):
-        value = getattr(stmt, slot, None)
-        if isinstance(value, list) and value and all(isinstance(s, n.Stmt) for s in value):
-            yield value
-        elif isinstance(value, list):
-            for item in value:
-                if isinstance(item, (n.ExceptHandler, n.MatchCase)):
-                    yield from (b for b in (getattr(item, "body", None),) if isinstance(b, list))
 
 
 def _replace(root: Any, old: n.Expr, new: n.Expr) -> bool:

@@ -22,7 +22,7 @@ def lift_needless_else(stmts: List[n.Stmt]) -> None:
     k = 0
     while k < len(stmts):
         stmt = stmts[k]
-        for block in _blocks(stmt):
+        for block in n.nested_blocks(stmt):
             lift_needless_else(block)
         if isinstance(stmt, n.Try) and stmt.orelse and not stmt.finalbody and stmt.handlers \
                 and not getattr(stmt, "star", False) \
@@ -43,15 +43,3 @@ def _always_leaves(stmts: List[n.Stmt]) -> bool:
         return _always_leaves(last.body) and _always_leaves(last.orelse)
     return False
 
-
-def _blocks(stmt: n.Stmt) -> List[List[n.Stmt]]:
-    found = []
-    for part in ("body", "orelse", "finalbody"):
-        inner = getattr(stmt, part, None)
-        if isinstance(inner, list):
-            found.append(inner)
-    for handler in getattr(stmt, "handlers", None) or ():
-        found.append(handler.body)
-    for case in getattr(stmt, "cases", None) or ():
-        found.append(case.body)
-    return found
