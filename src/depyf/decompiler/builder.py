@@ -19,6 +19,7 @@ from depyf.decompiler.instructions import Bytecode, Instr
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.statements import StatementRules
+from depyf.decompiler.temporaries import TEMP_PREFIX
 
 Handler = Callable[["CodeBuilder", Instr, int], Optional[int]]
 
@@ -169,12 +170,17 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
                 break
             if _needs_temporary(other):
                 self.spill_value(other)
-        name = n.Name(f"__temp_{self.temp_count}")
-        self.temp_count += 1
-        self.out.append(n.Assign([name], self.finish_expr(value)))
+        name = self._assign_temporary(self.out, value)
         for k, other in enumerate(self.stack):
             if other is value:
                 self.stack[k] = name
+        return name
+
+    def _assign_temporary(self, stmts: List[n.Stmt], value: n.Expr) -> n.Name:
+        """`__temp_N = value` appended to `stmts`; the new name."""
+        name = n.Name(f"{TEMP_PREFIX}{self.temp_count}")
+        self.temp_count += 1
+        stmts.append(n.Assign([name], self.finish_expr(value)))
         return name
 
     def carry_out(self, stmts: List[n.Stmt], before: List[n.Expr], after: List[n.Expr]) -> List[n.Expr]:
@@ -193,10 +199,7 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         carried = list(before[:k])
         for value in after[k:]:
             if _needs_temporary(value):
-                name = n.Name(f"__temp_{self.temp_count}")
-                self.temp_count += 1
-                stmts.append(n.Assign([name], self.finish_expr(value)))
-                value = name
+                value = self._assign_temporary(stmts, value)
             carried.append(value)
         return carried
 
