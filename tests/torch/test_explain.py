@@ -93,3 +93,31 @@ def test_seed_example_runs_as_written(tmp_path) -> None:
     dumped = sorted(os.listdir(tmp_path / "depyf_dump"))
     assert "full_code_for_toy_example.py" in dumped
     assert "__transformed_code_0_for_toy_example.py" in dumped
+
+
+def _ends_in_pass(x):
+    if x:
+        y = 1
+    else:
+        pass
+
+
+def _dead_tail(x):
+    return x
+    x = x + 1  # removed by the compiler: no bytecode position records this line
+
+
+def _multi_line_tail(x):
+    return (
+        x
+        + 1
+    )
+
+
+@pytest.mark.parametrize("fn", [_ends_in_pass, _dead_tail, _multi_line_tail, toy_example])
+def test_original_source_is_the_whole_definition(fn) -> None:
+    import inspect
+    from depyf.explain.render import NOTE_ORIGINAL, original_source
+
+    shown = original_source(fn, fn.__code__, fn.__name__)
+    assert shown.replace("    " + NOTE_ORIGINAL + "\n", "", 1).rstrip() == inspect.getsource(fn).rstrip()

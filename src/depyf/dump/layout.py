@@ -21,7 +21,7 @@ from depyf.dump.writer import DumpWriter
 from depyf.dynamo import adapter
 from depyf.dynamo.capture import CaptureSession, FrameRecord, GraphRecord
 from depyf.dynamo.debuggable import compile_like, remap_lines, swap_forward, swap_function_codes, wrap_for_layout
-from depyf.dynamo.decompile import report_problems, safe_decompile
+from depyf.dynamo.decompile import report_problems, safe_decompile, share_decompiled
 from depyf.dynamo.names import code_label, identifier
 from depyf.explain.render import Explainer, GraphArtifacts, dig_graph
 
@@ -82,6 +82,7 @@ class DumpLayout:
         if code is not None:
             self.writer.write_py(name, header + source, compiled=True)
             record.debuggable = True
+            share_decompiled(code, record.new_code, transformed=True)
             return code
         # Not bytecode-equal: keep Dynamo's own bytecode (exact semantics) and point its lines at
         # the statements of this file that show each step, so breakpoints here still stop.
@@ -99,6 +100,7 @@ class DumpLayout:
             self.problems.append(f"{stem}: not used for debugging ({why})")
             return None
         record.debuggable = True
+        share_decompiled(remapped, record.new_code, transformed=True)
         return remapped
 
     def _graph_lines(self, record: FrameRecord) -> List[str]:

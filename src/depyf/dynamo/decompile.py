@@ -98,6 +98,15 @@ def safe_decompile(code: types.CodeType, name: str, transformed: bool = False) -
     return text.replace(f"def {_PLACEHOLDER}(", f"def {name}(", 1), problem
 
 
+def share_decompiled(alias: types.CodeType, original: types.CodeType, transformed: bool = False) -> None:
+    """Let ``alias`` (code made to stand in for ``original``, e.g. compiled from its dumped file)
+    reuse ``original``'s decompiled text: torch's cache entries then hold the alias, and the
+    explanation written at the end would otherwise decompile the same bytecode again."""
+    cached = _memo.get((original, transformed))
+    if cached is not None and alias is not original:
+        _memo[(alias, transformed)] = cached
+
+
 def _decompile_uncached(code: types.CodeType, transformed: bool) -> Tuple[str, Optional[str]]:
     problem: Optional[str] = None
     try:

@@ -95,15 +95,18 @@ def graph_function(stable: str, art: GraphArtifacts) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+_SELF = re.compile(r"\bself\b")
+_FORWARD_SELF = re.compile(r"^def forward\(self(?:,\s*|(\)))")
+_FORWARD = re.compile(r"^def forward\(")
+
+
 def _rename_forward(code: str, name: str) -> str:
     """Turn a GraphModule's ``def forward(self, ...)`` into ``def <name>(...)``."""
     text = textwrap.dedent(code).strip("\n")
     head, sep, body = text.partition("\n")
-    uses_self = re.search(r"\bself\b", body) is not None
-    if not uses_self:
-        head = re.sub(r"^def forward\(self,\s*", f"def {name}(", head, count=1)
-        head = re.sub(r"^def forward\(self\)", f"def {name}()", head, count=1)
-    head = re.sub(r"^def forward\(", f"def {name}(", head, count=1)
+    if _SELF.search(body) is None:
+        head = _FORWARD_SELF.sub(lambda m: f"def {name}(" + (")" if m.group(1) else ""), head, count=1)
+    head = _FORWARD.sub(lambda m: f"def {name}(", head, count=1)
     out = head + sep + body + "\n"
     try:
         compile(out, "<graph>", "exec")
@@ -138,7 +141,45 @@ def _source_block(code: types.CodeType, module_globals: Optional[Dict[str, Any]]
     lines = linecache.getlines(code.co_filename, module_globals)
     if not lines or code.co_firstlineno < 1:
         raise OSError(f"no source for {code.co_filename}")
+    last = _last_line(code)
+    if last is not None and last <= len(lines) and not _block_goes_on(lines, code.co_firstlineno - 1, last):
+        block = "".join(lines[code.co_firstlineno - 1 : last])
+        try:
+            ast.parse(textwrap.dedent(block))
+            return block
+        except SyntaxError:
+            pass  # the positions stop inside a statement: let the tokenizer find the end
     return "".join(inspect.getblock(lines[code.co_firstlineno - 1:]))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _block_goes_on(lines: List[str], first: int, last: int) -> bool:
+    """Whether code lines indented deeper than the definition follow line ``last`` (statements
+    that left no position behind, such as a final ``pass`` or code after a ``return``)."""
+    for line in lines[last:]:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return _indent(line) > _indent(lines[first])
+    return False
+
+
+def _last_line(code: types.CodeType) -> Optional[int]:
+    """The last source line of a definition, from the positions its bytecode records (nested
+    code included); None where code objects record no end positions (Python < 3.11)."""
+    if not hasattr(code, "co_positions"):
+        return None
+    last = 0
+    stack = [code]
+    while stack:
+        current = stack.pop()
+        for _, end_line, _, _ in current.co_positions():
+            if end_line is not None and end_line > last:
+                last = end_line
+        stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+    return last or None
 
 
 def _insert_note(func_text: str) -> str:
