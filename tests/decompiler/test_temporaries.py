@@ -94,4 +94,9 @@ def test_left_alone(source: str) -> None:
 
 
 def test_never_read_becomes_an_expression_statement() -> None:
-    assert inlined("__temp_0 = [[]]\nreturn x") == "[[]]\nreturn x"
+    assert inlined("__temp_0 = f()\nreturn x") == "f()\nreturn x"
+
+
+def test_never_read_without_effect_is_dropped() -> None:
+    assert inlined("__temp_0 = [[], a]\nreturn x") == "return x"
+    assert inlined("if a:\n    __temp_0 = []\nreturn x") == "if a:\n    pass\nreturn x"

@@ -176,10 +176,15 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
                 self.stack[k] = name
         return name
 
-    def _assign_temporary(self, stmts: List[n.Stmt], value: n.Expr) -> n.Name:
-        """`__temp_N = value` appended to `stmts`; the new name."""
+    def new_temporary(self) -> n.Name:
+        """A fresh `__temp_N` name."""
         name = n.Name(f"{TEMP_PREFIX}{self.temp_count}")
         self.temp_count += 1
+        return name
+
+    def _assign_temporary(self, stmts: List[n.Stmt], value: n.Expr) -> n.Name:
+        """`__temp_N = value` appended to `stmts`; the new name."""
+        name = self.new_temporary()
         stmts.append(n.Assign([name], self.finish_expr(value)))
         return name
 

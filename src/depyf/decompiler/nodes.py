@@ -491,3 +491,12 @@ def nested_blocks(stmt: Stmt) -> List[List[Stmt]]:
     for case in getattr(stmt, "cases", None) or ():
         found.append(case.body)
     return found
+
+
+def has_no_effect(value: Expr) -> bool:
+    """A name, a constant, or a list or tuple display of such: evaluating it only to drop the
+    result does nothing (a name that might be unbound only matters to tool-made code, which
+    drops values it has itself assigned)."""
+    if isinstance(value, (Name, Const)):
+        return True
+    return isinstance(value, (List_, Tuple_)) and all(has_no_effect(e) for e in value.elts)

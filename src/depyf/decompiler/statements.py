@@ -12,6 +12,7 @@ _SIMPLE_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_D
 _CO_OPTIMIZED = 0x01
 
 
+
 class StatementRules:
     """Statement-producing instruction handlers; mixed into `builder.CodeBuilder`."""
 
@@ -114,6 +115,8 @@ class StatementRules:
         if len({id(v) for v in values}) != count:
             return False
         first = self.instrs[nxt]
+        if self.spill_mode and first.opname not in _SIMPLE_STORES:
+            return False  # rewritten code swaps values it keeps on the stack: not an assignment
         # The first target may itself unpack: `(a, b), c = x, y` swaps, then unpacks x.
         if first.opname not in _SIMPLE_STORES and first.opname not in ("UNPACK_SEQUENCE", "UNPACK_EX"):
             window = self.instrs[nxt:nxt + 5]
@@ -206,19 +209,38 @@ class StatementRules:
         self.store(n.Subscript(obj, n.Slice(lo, hi)), value)
 
     def op_UNPACK_SEQUENCE(self, ins: Instr, i: int) -> None:
-        value = self.pop()
-        parent = value if isinstance(value, m.UnpackSlot) else None
-        group = m.UnpackGroup(value, ins.arg, parent=parent)
-        for pos in reversed(range(ins.arg)):
-            self.stack.append(m.UnpackSlot(group, pos))
+        self._unpack(i, ins.arg, -1)
 
     def op_UNPACK_EX(self, ins: Instr, i: int) -> None:
-        value = self.pop()
         before, after = ins.arg & 0xFF, ins.arg >> 8
+        self._unpack(i, before + 1 + after, before)
+
+    def _unpack(self, i: int, count: int, star: int) -> None:
+        """Push one slot per item (the first on top); the stores that follow fill them in."""
+        value = self.pop()
         parent = value if isinstance(value, m.UnpackSlot) else None
-        group = m.UnpackGroup(value, before + 1 + after, star=before, parent=parent)
-        for pos in reversed(range(before + 1 + after)):
+        if self.spill_mode and parent is None and not self._stores_follow(i + 1):
+            # Rewritten code keeps unpacked items on the stack for later use: unpack them into
+            # temporaries at once, `__temp_0, __temp_1 = value`.
+            names = [self.new_temporary() for _ in range(count)]
+            targets = [n.Starred(t) if k == star else t for k, t in enumerate(names)]
+            self.emit(n.Assign([n.Tuple_(targets)], self.finish_expr(value)))
+            self.stack.extend(reversed(names))
+            return
+        group = m.UnpackGroup(value, count, star=star, parent=parent)
+        for pos in reversed(range(count)):
             self.stack.append(m.UnpackSlot(group, pos))
+
+    def _stores_follow(self, j: int) -> bool:
+        """Whether instruction `j` starts storing an unpacked item (as every source unpacking does)."""
+        if j >= len(self.instrs):
+            return False
+        op = self.instrs[j].opname
+        if op in _SIMPLE_STORES or op in ("UNPACK_SEQUENCE", "UNPACK_EX", "POP_TOP"):
+            return True
+        # `obj.attr, seq[k] = ...`: the target's object (and index) are loaded before the store.
+        window = self.instrs[j:j + 4]
+        return op.startswith("LOAD_") and any(w.opname in ("STORE_ATTR", "STORE_SUBSCR") for w in window)
 
     # --- deletes ----------------------------------------------------------------------------
 
@@ -256,8 +278,8 @@ class StatementRules:
             return
         if isinstance(value, m.MARKER_TYPES):
             return
-        if self.spill_mode and isinstance(value, (n.Name, n.Const)):
-            return  # dropping a temporary has no effect
+        if self.spill_mode and n.has_no_effect(value):
+            return  # dropping a temporary (or a list of them) has no effect
         self.emit(n.ExprStmt(self.finish_expr(value)))
         return None
 

@@ -48,8 +48,13 @@ def _inline_in_blocks(stmts: List[n.Stmt], counts: Dict[str, int], plain_locals:
     while k >= 0:
         name = _temporary_assigned(stmts[k])
         if name is not None and counts.get(name) == 1:
-            # never read (a value Dynamo left on the stack at the end): an expression statement
-            stmts[k] = n.ExprStmt(stmts[k].value)  # type: ignore[attr-defined]
+            # never read (a value Dynamo left on the stack at the end): an expression statement,
+            # or nothing where evaluating it has no effect
+            value = stmts[k].value  # type: ignore[attr-defined]
+            if n.has_no_effect(value):
+                del stmts[k]
+            else:
+                stmts[k] = n.ExprStmt(value)
         elif name is not None and counts.get(name) == 2:  # one assignment, one use
             value = stmts[k].value  # type: ignore[attr-defined]
             user = _next_evaluating(stmts, k + 1, value, plain_locals)
