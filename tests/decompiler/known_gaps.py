@@ -28,7 +28,6 @@ class Gap(NamedTuple):
 GAPS: List[Gap] = [
     # Measured on every interpreter with `gap_report.py --known-gaps`; one entry per failing test,
     # the reason from its failure on the newest failing version.
-    Gap('dynamo_samples', 'no_grad_original_1_torch_dynamo_resume_in_break_in_no_grad_at_84', ('3.11',), 'DecompilationError: jump that does not belong to any construct'),
     Gap('execution', 'except_star_py311::except_star_basic', ('3.11',), "different outcome: call except_star_basic(0): original ('returned', [('value', 1), ('type-or-key', ['TypeError']), 'finally']), rebuilt ('returned', ["),
     Gap('execution', 'except_star_py311::except_star_reraise', ('3.11', '3.12', '3.13'), 'decompile failed: DecompilationError: unrecognised except* clause'),
     Gap('execution', 'finally_shapes::finally_ends_with_if', ('3.10',), 'decompile failed: DecompilationError: block exit that does not match an open block'),

@@ -3,6 +3,8 @@ guards that agree with torch, and code that runs from the dumped files under deb
 from __future__ import annotations
 
 import os
+from typing import Dict, List, Tuple
+
 import pytest
 
 import depyf
@@ -35,12 +37,7 @@ def test_every_dumped_file_compiles_and_names_are_stable(name: str, backend: str
 
 # Dumped files that still show bytecode instead of source, per program: (file name prefix, why).
 # A listed file that decompiles fails the test too, so that the list stays true.
-UNDECOMPILED = {
-    "no_grad": [
-        ("__resume_at_", "the resume function re-enters the `with no_grad()` block and jumps into its middle"),
-        ("full_code_for_", "(it contains that resume function)"),
-    ],
-}
+UNDECOMPILED: Dict[str, List[Tuple[str, str]]] = {}
 
 
 @pytest.mark.parametrize("name,backend", CASES, ids=IDS)

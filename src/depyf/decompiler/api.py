@@ -18,6 +18,7 @@ from depyf.decompiler.exception_table import drop_copied_returns
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import Bytecode, decode
+from depyf.decompiler.relayout import relayout
 from depyf.decompiler.mangling import demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import parameters
@@ -80,10 +81,20 @@ class Decompiler:
         if class_body:
             code = demangled_code(code, code.co_name)  # the body of `class C` is named C
         bytecode = decode(code, self.version)
+        if self.rewritten and self.version.has_exception_table:
+            bytecode = relayout(bytecode)
         builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=self.rewritten)
         try:
             stmts = builder.run()
         except NeedsTemporaries:
+            builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=True)
+            stmts = builder.run()
+        except DecompilationError:
+            # Not shaped like a compiler's output: maybe tool-made code with unreachable parts.
+            moved = bytecode if self.rewritten or not self.version.has_exception_table else relayout(bytecode)
+            if moved is bytecode:
+                raise
+            bytecode = moved
             builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=True)
             stmts = builder.run()
         if builder.temp_count:

@@ -1,0 +1,197 @@
+"""Lay tool-made bytecode out the way a compiler would, before it is read.
+
+Dynamo's resume functions (3.11+) start with a prologue that re-enters the context managers that
+were active at the graph break (`with torch.no_grad():` ...) and then jump into the middle of the
+original function's code, most of which they keep but never run. Read as it is laid out, that is a
+jump that belongs to no construct. With the code no path reaches dropped and the jumped-to part
+moved up to where the jump was, the same bytecode reads as a compiler lays out a `with` statement:
+enter, body, normal exit, jump over the handler, handler, the code after.
+
+Dynamo ends the path it considers impossible (the re-entered context manager suppressing an
+exception) with `raise None`. After a handler that suppressed the exception, such a path is
+joined to where the normal exit goes, so the statement reads as the `with` it stands for; the
+context managers Dynamo re-enters (grad modes, autocast) never suppress exceptions.
+
+Only rewritten code (``decompile(..., rewritten=True)``) with exception tables goes through here:
+code a compiler made has no unreachable stretches of this kind, and is read as it is.
+"""
+from typing import Dict, List, Optional, Set
+
+from depyf.decompiler.instructions import Bytecode, ExceptionRegion, Instr
+
+_ENDS_FLOW = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
+
+
+def relayout(bytecode: Bytecode) -> Bytecode:
+    """`bytecode` itself when every instruction is reachable, else a re-ordered copy."""
+    instrs = bytecode.instrs
+    handler_of = _handlers(bytecode)
+    live = _reachable(instrs, handler_of)
+    if len(live) == len(instrs):
+        return bytecode
+    blocks = _blocks(instrs, live, handler_of, bytecode.regions)
+    order = _thread_jumps(instrs, blocks, live)
+    return _renumber(bytecode, order, handler_of)
+
+
+def _handlers(bytecode: Bytecode) -> List[Optional[ExceptionRegion]]:
+    """The exception region covering each instruction (3.11+ regions do not overlap)."""
+    covering: List[Optional[ExceptionRegion]] = [None] * len(bytecode.instrs)
+    for region in bytecode.regions:
+        for k in range(region.start, min(region.end, len(covering))):
+            covering[k] = region
+    return covering
+
+
+def _reachable(instrs: List[Instr], handler_of: List[Optional[ExceptionRegion]]) -> Set[int]:
+    seen: Set[int] = set()
+    work = [0] if instrs else []
+    while work:
+        k = work.pop()
+        if k in seen or k >= len(instrs):
+            continue
+        seen.add(k)
+        ins = instrs[k]
+        if ins.opname not in _ENDS_FLOW:
+            work.append(k + 1)
+        if ins.target is not None:
+            work.append(ins.target)
+        region = handler_of[k]
+        if region is not None:
+            work.append(region.handler)
+    return seen
+
+
+def _blocks(instrs: List[Instr], live: Set[int], handler_of: List[Optional[ExceptionRegion]],
+            regions: List[ExceptionRegion]) -> List[List[int]]:
+    """The reachable instructions cut into straight runs, in their original order."""
+    leaders = {0}
+    for k in live:
+        ins = instrs[k]
+        if ins.target is not None:
+            leaders.add(ins.target)
+        if ins.opname in _ENDS_FLOW or ins.target is not None:
+            leaders.add(k + 1)
+    for region in regions:
+        leaders.update((region.start, region.end, region.handler))
+    blocks: List[List[int]] = []
+    for k in range(len(instrs)):
+        if k not in live:
+            continue
+        if k in leaders or not blocks or blocks[-1][-1] != k - 1:
+            blocks.append([])
+        blocks[-1].append(k)
+    return blocks
+
+
+def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: Set[int]) -> List[int]:
+    """Instruction indices in their new order, without the jumps that now reach the next one."""
+    first_of = {block[0]: b for b, block in enumerate(blocks)}
+    preds: Dict[int, int] = {}
+    for b, block in enumerate(blocks):
+        last = instrs[block[-1]]
+        if last.target is not None and last.target in first_of:
+            preds[first_of[last.target]] = preds.get(first_of[last.target], 0) + 1
+        if last.opname not in _ENDS_FLOW and block[-1] + 1 in first_of:
+            preds[first_of[block[-1] + 1]] = preds.get(first_of[block[-1] + 1], 0) + 1
+    placed: Set[int] = set()
+    order: List[int] = []
+
+    def place_chain(b: int) -> None:
+        while b < len(blocks) and b not in placed:
+            placed.add(b)
+            block = blocks[b]
+            last = instrs[block[-1]]
+            target_block = first_of.get(last.target) if last.opname == "JUMP" else None
+            if target_block is not None and target_block not in placed and preds.get(target_block) == 1 \
+                    and block[-1] + 1 not in live and _live_between(block[-1], last.target, live):
+                order.extend(block[:-1])  # the jump now reaches the next instruction: drop it
+                b = target_block
+                continue
+            order.extend(block)
+            if last.opname in _ENDS_FLOW or block[-1] + 1 not in first_of:
+                return
+            b = first_of[block[-1] + 1]
+
+    for b in range(len(blocks)):
+        place_chain(b)
+    return order
+
+
+def _live_between(jump: int, target: int, live: Set[int]) -> bool:
+    """Whether reachable code lies between a forward jump and its target: only then is the
+    target moved up (a jump over dead code alone stays a jump, as the compiler would write it)."""
+    return target > jump and any(k in live for k in range(jump + 1, target))
+
+
+def _renumber(bytecode: Bytecode, order: List[int], handler_of: List[Optional[ExceptionRegion]]) -> Bytecode:
+    old = bytecode.instrs
+    new_index = {k: i for i, k in enumerate(order)}
+    instrs: List[Instr] = []
+    for i, k in enumerate(order):
+        src = old[k]
+        ins = Instr(src.offset, src.opname, src.raw_opname, src.arg, src.argval, src.flag, src.line)
+        ins.index = i
+        if src.target is not None:
+            ins.target = _moved(src.target, new_index, old)
+            ins.argval = ins.target
+        instrs.append(ins)
+    _join_impossible_paths(instrs)
+    regions: List[ExceptionRegion] = []
+    for i, k in enumerate(order):
+        region = handler_of[k]
+        if region is None:
+            continue
+        handler = _moved(region.handler, new_index, old)
+        last = regions[-1] if regions else None
+        if last is not None and last.end == i and last.handler == handler and last.depth == region.depth \
+                and last.lasti == region.lasti:
+            last.end = i + 1
+        else:
+            regions.append(ExceptionRegion(i, i + 1, handler, region.depth, region.lasti))
+    return Bytecode(bytecode.code, bytecode.version, instrs, regions)
+
+
+def _moved(target: int, new_index: Dict[int, int], old: List[Instr]) -> int:
+    """Where an old target went; a target that was dropped (a jump to the next instruction
+    removed) continues at the next kept instruction."""
+    while target not in new_index and target < len(old):
+        target += 1
+    return new_index.get(target, len(new_index))
+
+
+def _join_impossible_paths(instrs: List[Instr]) -> None:
+    """After a with handler suppressed an exception (`POP_TOP; POP_EXCEPT; POP_TOP; POP_TOP`),
+    `LOAD_CONST None; [LOAD_CONST None; POP_TOP;] RAISE_VARARGS 1` becomes a jump to where the
+    with statement's normal exit goes (see the module docstring)."""
+    for k in range(4, len(instrs) - 1):
+        if [x.opname for x in instrs[k - 4:k]] != ["POP_TOP", "POP_EXCEPT", "POP_TOP", "POP_TOP"]:
+            continue
+        j = k
+        while j + 1 < len(instrs) and instrs[j].opname == "LOAD_CONST" and instrs[j].argval is None \
+                and instrs[j + 1].opname == "POP_TOP":
+            j += 2
+        tail = instrs[j:j + 2]
+        if len(tail) < 2 or tail[0].opname != "LOAD_CONST" or tail[0].argval is not None \
+                or tail[1].opname != "RAISE_VARARGS" or tail[1].arg != 1:
+            continue
+        after = _normal_exit_continuation(instrs, k)
+        if after is None:
+            continue
+        ins = instrs[k]
+        jump = Instr(ins.offset, "JUMP", "JUMP_FORWARD", 0, after, False, ins.line)
+        jump.index, jump.target = k, after
+        instrs[k] = jump
+
+
+def _normal_exit_continuation(instrs: List[Instr], k: int) -> Optional[int]:
+    """The target of the `JUMP` that ends the normal exit (`__exit__(None, None, None)`) of the
+    with statement whose handler ends before `k`: the last such jump before the handler."""
+    for j in range(k - 1, -1, -1):
+        ins = instrs[j]
+        if ins.opname == "PUSH_EXC_INFO":
+            before = instrs[j - 1] if j else None
+            if before is not None and before.opname == "JUMP" and before.target is not None and before.target > k:
+                return before.target
+            return None
+    return None
