@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import sys
 import textwrap
 from typing import Any
 
@@ -199,3 +200,31 @@ def test_class_with_undecompilable_method_follows_on_error() -> None:
     text = depyf.decompile(Holder, on_error="comment")
     compile(text, "<comment>", "exec")
     assert "def fine(self):" in text, text
+
+
+def test_constants_without_a_literal_get_a_valid_stand_in() -> None:
+    """Tool-made code loads code objects and dicts of modules as constants: no literal writes
+    them, so a name says what is loaded and the text still compiles."""
+    def shape(a):
+        return (a, (1, 2), "text")
+
+    inner = compile("def inner(): pass", "<inner>", "exec").co_consts[0]
+    swap = {(1, 2): inner, "text": {"module": sys, "items": [1]}}
+    consts = tuple(swap.get(c, c) if isinstance(c, (tuple, str)) else c for c in shape.__code__.co_consts)
+    text = depyf.decompile(shape.__code__.replace(co_consts=consts))
+    compile(text, "<text>", "exec")
+    assert "return a, __constant_code_inner, __constant_dict" in text
+
+
+def test_unhashable_constants_in_dynamo_code_are_decompiled_once() -> None:
+    from depyf.dynamo.decompile import safe_decompile
+
+    def shape(a):
+        return a
+
+    code = shape.__code__.replace(co_consts=shape.__code__.co_consts + ({"unhashable": []},))
+    with pytest.raises(TypeError):
+        hash(code)
+    first, problem = safe_decompile(code, "f", transformed=True)
+    assert problem is None and first.startswith("def f(a):")
+    assert safe_decompile(code, "g", transformed=True)[0].startswith("def g(a):")

@@ -144,6 +144,8 @@ class Printer:
             if not v:
                 return "frozenset()"
             return "{" + ", ".join(sorted(self.constant(x) for x in v)) + "}"
+        if not _has_literal_repr(v):
+            return _stand_in_name(v)
         return repr(v)
 
     def _attribute(self, e: n.Attribute) -> str:
@@ -519,3 +521,30 @@ def _dedent_docstring(doc: str) -> str:
     margin = min(widths) if widths else 0
     rest = [line[min(margin, len(line) - len(line.lstrip(" "))):] for line in lines[1:]]
     return "\n".join([lines[0].lstrip(" ")] + rest)
+
+
+_LITERAL_ATOMS = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
+
+
+def _has_literal_repr(v: Any, depth: int = 0) -> bool:
+    """Whether `repr(v)` is a Python literal that evaluates back to `v`."""
+    if isinstance(v, _LITERAL_ATOMS) and type(v) in _LITERAL_ATOMS:
+        return True
+    if depth > 20:
+        return False
+    if type(v) in (tuple, list, set, frozenset):
+        return all(_has_literal_repr(x, depth + 1) for x in v)
+    if type(v) is dict:
+        return all(_has_literal_repr(k, depth + 1) and _has_literal_repr(x, depth + 1) for k, x in v.items())
+    return False
+
+
+def _stand_in_name(v: Any) -> str:
+    """A name for a constant no literal can write (tool-made code embeds code objects, dicts of
+    modules...): `__constant_code_inner`, `__constant_dict`. The text stays valid Python and
+    says what the bytecode loads there."""
+    kind = type(v).__name__
+    label = getattr(v, "co_name", None) if kind == "code" else None
+    words = [kind] + ([label] if isinstance(label, str) else [])
+    ident = "_".join("".join(c if c.isalnum() else "_" for c in w) for w in words)
+    return "__constant_" + ident

@@ -75,7 +75,10 @@ def report_once(key: str, message: str) -> None:
 
 
 _PLACEHOLDER = "__depyf_placeholder_name__"
-_memo: Dict[Tuple[types.CodeType, bool], Tuple[str, Optional[str]]] = {}
+# Keyed by identity: a code object's hash covers its constants, and Dynamo's code can hold
+# unhashable ones (a dict of a nested frame's values). Each entry keeps its code object alive, so
+# its id cannot be reused while the entry exists.
+_memo: Dict[Tuple[int, bool], Tuple[types.CodeType, Tuple[str, Optional[str]]]] = {}
 _MEMO_LIMIT = 1024
 
 
@@ -87,14 +90,14 @@ def safe_decompile(code: types.CodeType, name: str, transformed: bool = False) -
     (:func:`report_problems`). ``transformed``: ``code`` is Dynamo's transformed code, bytecode
     no source compiles to, read with temporaries from the start (``decompile(rewritten=True)``).
     """
-    key = (code, transformed)
-    cached = _memo.get(key)
-    if cached is None:
-        cached = _decompile_uncached(code, transformed)
+    key = (id(code), transformed)
+    entry = _memo.get(key)
+    if entry is None or entry[0] is not code:
+        entry = (code, _decompile_uncached(code, transformed))
         if len(_memo) >= _MEMO_LIMIT:
             _memo.clear()
-        _memo[key] = cached
-    text, problem = cached
+        _memo[key] = entry
+    text, problem = entry[1]
     return text.replace(f"def {_PLACEHOLDER}(", f"def {name}(", 1), problem
 
 
@@ -102,9 +105,9 @@ def share_decompiled(alias: types.CodeType, original: types.CodeType, transforme
     """Let ``alias`` (code made to stand in for ``original``, e.g. compiled from its dumped file)
     reuse ``original``'s decompiled text: torch's cache entries then hold the alias, and the
     explanation written at the end would otherwise decompile the same bytecode again."""
-    cached = _memo.get((original, transformed))
-    if cached is not None and alias is not original:
-        _memo[(alias, transformed)] = cached
+    entry = _memo.get((id(original), transformed))
+    if entry is not None and entry[0] is original and alias is not original:
+        _memo[(id(alias), transformed)] = (alias, entry[1])
 
 
 def _decompile_uncached(code: types.CodeType, transformed: bool) -> Tuple[str, Optional[str]]:
