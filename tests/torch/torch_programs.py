@@ -150,6 +150,17 @@ def dynamic_shapes(x):
     return (x * 2).sum(0) + x.shape[0]
 
 
+def break_in_nested_def(x):
+    # Dynamo rebuilds `inner` in its transformed code from constants no literal can write
+    # (the code object and the globals dict).
+    def inner(y):
+        y = y + 1
+        torch._dynamo.graph_break()
+        return y * 2
+
+    return inner(x) + inner(x * 2)
+
+
 def _train_step_make():
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(3, 5), torch.nn.ReLU(), torch.nn.Linear(5, 1))
@@ -174,6 +185,7 @@ PROGRAMS: Dict[str, Program] = {
         Program("loop", lambda: break_in_loop, lambda: [((_t(3),), {})]),
         Program("no_grad", lambda: break_in_no_grad, lambda: [((_t(3, requires_grad=True),), {})]),
         Program("helper", lambda: break_in_helper, lambda: [((_t(3),), {}), ((_t(3, seed=1),), {})]),
+        Program("nested_def", lambda: break_in_nested_def, lambda: [((_t(3),), {})]),
         Program("module", _make_net, lambda: [((_t(2, 4),), {}), ((_t(2, 4, seed=1),), {"scale": 2.0})]),
         Program(
             "closure_kwargs",
