@@ -9,11 +9,11 @@ row each, and a parent is centred on its children. Every node links to its part 
 from html import escape
 from typing import Any, Dict, List, Optional
 
-NODE_WIDTH = 230
+NODE_WIDTH = 220
 NODE_HEIGHT = 38
-COLUMN_GAP = 44
-ROW_GAP = 12
-MAX_LABEL = 30
+COLUMN_GAP = 86  # room for a label on the edge
+ROW_GAP = 14
+MAX_LABEL = 29
 
 # Fill colours per kind of node; the page's legend uses the same ones.
 KIND_COLOURS = {
@@ -137,7 +137,7 @@ def render_svg(root: FlowNode, title: str) -> str:
             )
             if child.edge_label:
                 parts.append(
-                    f'<text class="edge-label" x="{x2 - 6}" y="{y2 - 4:.1f}" text-anchor="end" font-size="10" '
+                    f'<text class="edge-label" x="{mid}" y="{y2 - 5:.1f}" text-anchor="middle" font-size="10" '
                     f'fill="#b45309">{escape(child.edge_label)}</text>'
                 )
     for node in nodes:

@@ -1,0 +1,93 @@
+"""A real prepare_debug run with a graph break and a recompile: the manifest says so, names files
+that exist, and the report shows it."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, Iterator
+
+import pytest
+import torch
+
+import depyf
+from depyf.report import render_report
+from depyf.report.format import MANIFEST_NAME
+
+
+def breaks_once(x):
+    y = x.sin()
+    print("a print breaks the graph")
+    return y.cos() + 1
+
+
+def _walk(fn: Dict[str, Any]) -> Iterator[Dict[str, Any]]:
+    yield fn
+    for entry in fn["entries"]:
+        for resume in entry["resume_functions"]:
+            if not resume.get("shown_above"):
+                yield from _walk(resume)
+
+
+@pytest.fixture(scope="module")
+def dump(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("report_dump")
+    torch._dynamo.reset()
+    compiled = torch.compile(breaks_once, backend="aot_eager")
+    with depyf.prepare_debug(str(folder)):
+        compiled(torch.randn(4))
+        compiled(torch.randn(4, 2))  # another rank of tensor: a recompile
+    torch._dynamo.reset()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def manifest(dump: Path) -> Dict[str, Any]:
+    with open(dump / MANIFEST_NAME, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def test_manifest_has_the_function_its_entries_and_resume_function(manifest: Dict[str, Any]) -> None:
+    assert manifest["format"] == "depyf-dump-manifest" and manifest["rank"] is None
+    [fn] = manifest["functions"]
+    assert fn["name"] == "breaks_once" and fn["full_code_file"] == "full_code_for_breaks_once.py"
+    assert len(fn["entries"]) == 2
+    first, second = fn["entries"]
+    assert first["guard"]["function"].startswith("guard_") and first["guard"]["lines"]
+    assert any("L['x']" in line["expr"] for line in first["guard"]["lines"])
+    assert second["recompile_reasons"] and "x" in second["recompile_reasons"][0]
+    [graph] = first["graphs"]
+    assert graph["reason"].startswith("graph break:") and "print" in graph["reason"]
+    kinds = {a["kind"] for a in graph["artifacts"]}
+    assert "captured_graph" in kinds and any(k.startswith("aot_") for k in kinds)
+    [resume] = first["resume_functions"]
+    assert resume["kind"] == "resume" and resume["code_file"] == f"{resume['name']}.py"
+    assert resume["entries"] and resume["entries"][0]["graphs"]
+
+
+def test_every_file_the_manifest_names_exists(dump: Path, manifest: Dict[str, Any]) -> None:
+    named = set()
+    for top in manifest["functions"]:
+        for fn in _walk(top):
+            named.update(f for f in (fn.get("full_code_file"), fn.get("code_file")) if f)
+            for entry in fn["entries"]:
+                named.add(entry["transformed_code_file"])
+                named.add(entry["guard"]["file"])
+                named.update(a["file"] for g in entry["graphs"] for a in g["artifacts"])
+    assert None not in named
+    for name in named:
+        assert (dump / name).is_file(), name
+    written = sorted(f for f in os.listdir(dump) if f.endswith(".py"))
+    assert manifest["files"] == written
+
+
+def test_report_shows_the_graph_break_and_recompile(dump: Path, manifest: Dict[str, Any]) -> None:
+    from html import escape
+
+    html = render_report(str(dump))
+    assert 'class="graph-breaks"' in html and 'class="recompiles"' in html
+    first, second = manifest["functions"][0]["entries"]
+    assert escape(first["graphs"][0]["reason"]) in html
+    assert escape(second["recompile_reasons"][0]) in html
+    assert html.count('data-kind="resume"') >= 1
+    assert "full_code_for_breaks_once.py" in html
