@@ -52,3 +52,18 @@ def test_object_ids_do_not_count_as_differences() -> None:
 def test_single_dump_has_no_comparison(tmp_path: Path) -> None:
     write_dump(str(tmp_path))
     assert "comparison" not in ids(parse(render_report(str(tmp_path))))
+
+
+def test_function_run_eagerly_on_one_rank_only(tmp_path: Path) -> None:
+    import json
+
+    from depyf.report.format import MANIFEST_NAME
+
+    write_dump(str(tmp_path), rank=0)
+    other = Path(write_dump(str(tmp_path), rank=1))
+    data = json.loads((other / MANIFEST_NAME).read_text())
+    data["skipped"] = []
+    (other / MANIFEST_NAME).write_text(json.dumps(data))
+    comparison = compare_dumps(find_dumps(str(tmp_path)))
+    [row] = comparison.differing_functions
+    assert row.name == "helper" and row.cells[0].startswith("run eagerly: skipfiles") and row.cells[1] is None

@@ -91,3 +91,45 @@ def test_report_shows_the_graph_break_and_recompile(dump: Path, manifest: Dict[s
     assert escape(second["recompile_reasons"][0]) in html
     assert html.count('data-kind="resume"') >= 1
     assert "full_code_for_breaks_once.py" in html
+
+
+# Every program and backend of test_dump.py (their dumps are made once per session, shared).
+from torch_cases import cases, outcome  # noqa: E402
+
+CASES = cases()
+
+
+def _named_files(manifest: Dict[str, Any]) -> set:
+    named = set()
+    for top in manifest["functions"]:
+        for fn in _walk(top):
+            named.update(f for f in (fn.get("full_code_file"), fn.get("code_file")) if f)
+            for entry in fn["entries"]:
+                named.add(entry["transformed_code_file"])
+                if entry["guard"]:
+                    named.add(entry["guard"]["file"])
+                named.update(a["file"] for g in entry["graphs"] for a in g["artifacts"])
+    named.update(s["file"] for s in manifest["skipped"] if s["file"])
+    return named
+
+
+@pytest.mark.parametrize("name,backend", CASES, ids=[f"{n}-{b}" for n, b in CASES])
+def test_manifest_of_every_program(name: str, backend: str, tmp_path: Path) -> None:
+    out = outcome(name, backend)
+    with open(os.path.join(out.folder, MANIFEST_NAME), encoding="utf-8") as f:
+        manifest = json.load(f)
+    named = _named_files(manifest)
+    assert None not in named
+    assert named <= set(out.files), named - set(out.files)
+    assert manifest["files"] == [f for f in out.files if f != MANIFEST_NAME]
+    # Two runs of the same program are two ranks that compiled the same things.
+    import shutil
+
+    shutil.copytree(out.folder, tmp_path / "rank_0")
+    shutil.copytree(out.folder2, tmp_path / "rank_1")
+    from depyf.report.compare import compare_dumps
+    from depyf.report.load import find_dumps
+
+    comparison = compare_dumps(find_dumps(str(tmp_path)))
+    assert comparison.functions and not comparison.differing_functions
+    assert 'id="comparison"' in render_report(str(tmp_path))

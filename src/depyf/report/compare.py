@@ -74,6 +74,11 @@ def compare_dumps(dumps: Sequence[Dump]) -> RankComparison:
         for fn in dump.manifest.get("functions", []):
             key = str(fn.get("qualname") or fn["name"])
             function_cells.setdefault(key, [None] * len(dumps))[i] = function_summary(fn)
+        for skip in dump.manifest.get("skipped", []):
+            # A function one rank compiled and another ran eagerly is a difference too.
+            cells = function_cells.setdefault(str(skip["name"]), [None] * len(dumps))
+            if cells[i] is None:
+                cells[i] = "run eagerly: " + " ".join(str(skip.get("reason", "")).split())[:120]
     file_cells: Dict[str, List[Optional[str]]] = {}
     for i, dump in enumerate(dumps):
         for name in dump.manifest.get("files", []):
