@@ -129,3 +129,22 @@ def test_dump_without_functions(tmp_path: Path) -> None:
 
     (tmp_path / MANIFEST_NAME).write_text(json.dumps({"format": MANIFEST_FORMAT, "version": 1, "functions": []}))
     assert "No function was compiled" in render_report(str(tmp_path))
+
+
+def test_resume_function_listed_on_its_own(tmp_path: Path) -> None:
+    import json
+
+    folder = Path(write_dump(str(tmp_path / "dump")))
+    path = folder / "depyf_manifest.json"
+    data = json.loads(path.read_text())
+    toy = data["functions"][0]
+    orphan = toy["entries"][0]["resume_functions"][0]
+    toy["entries"][0]["resume_functions"] = []
+    toy["entries"][1]["resume_functions"] = []
+    data["functions"].append(orphan)
+    path.write_text(json.dumps(data))
+    page = parse(render_report(str(folder)))
+    all_ids = ids(page)
+    assert len(all_ids) == len(set(all_ids))
+    assert [f.attrs["id"] for f in by_class(page, "function")] == ["dump-fn-toy", "dump-fn-__resume_at_30_0"]
+    assert len(by_class(page, "resume")) == 1

@@ -133,3 +133,30 @@ def test_manifest_of_every_program(name: str, backend: str, tmp_path: Path) -> N
     comparison = compare_dumps(find_dumps(str(tmp_path)))
     assert comparison.functions and not comparison.differing_functions
     assert 'id="comparison"' in render_report(str(tmp_path))
+
+
+def test_ranks_that_compiled_different_things(tmp_path: Path, monkeypatch) -> None:
+    """Two ranks (RANK set as torchrun sets it): rank 1 sees another input shape and recompiles."""
+    shapes = {0: [(4,)], 1: [(4,), (4, 2)]}
+    for rank, calls in shapes.items():
+        monkeypatch.setenv("RANK", str(rank))
+        torch._dynamo.reset()
+        compiled = torch.compile(breaks_once, backend="eager")
+        with depyf.prepare_debug(str(tmp_path)) as folder:
+            for shape in calls:
+                compiled(torch.randn(*shape))
+        assert folder == str(tmp_path / f"rank_{rank}")
+    torch._dynamo.reset()
+    from depyf.report.compare import compare_dumps
+    from depyf.report.load import find_dumps
+
+    dumps = find_dumps(str(tmp_path))
+    assert [d.manifest["rank"] for d in dumps] == [0, 1]
+    comparison = compare_dumps(dumps)
+    [row] = comparison.differing_functions
+    assert row.name == "breaks_once"
+    assert row.cells[0].startswith("1 cache entry;") and row.cells[1].startswith("2 cache entries;")
+    only_rank_1 = [r.name for r in comparison.differing_files if r.cells[0] is None]
+    assert "__transformed_code_1_for_breaks_once.py" in only_rank_1
+    html = render_report(str(tmp_path))
+    assert 'id="differing-functions"' in html and 'id="rank1-fn-breaks_once"' in html

@@ -55,6 +55,7 @@ class _ManifestBuilder:
             self.frames_by_code.setdefault(id(record.code), []).append(record)
         self._unclaimed = list(layout.writer.written)
         self._shown: Set[str] = set()
+        self._shown_codes: Set[int] = set()
 
     def claim_file(self, stem: str) -> Optional[str]:
         """The first written ``stem.py`` / ``stem_<n>.py`` not yet given to another function
@@ -71,6 +72,7 @@ class _ManifestBuilder:
 
     def function(self, code: types.CodeType, name: str, kind: str, guard_file: Optional[str]) -> Dict[str, Any]:
         self._shown.add(name)
+        self._shown_codes.add(id(code))
         entries = [self.entry(record, guard_file) for record in self.frames_by_code.get(id(code), [])]
         return {
             "name": name,
@@ -145,6 +147,11 @@ class _ManifestBuilder:
         for record in self.session.top_level_frames():
             full_code = self.claim_file(f"full_code_for_{code_label(record.code)}")
             functions.append(self.function(record.code, record.code.co_name, "function", full_code))
+        for record in self.session.frames:
+            # A resume function no explained entry leads to (its global was gone): still listed.
+            if id(record.code) not in self._shown_codes:
+                kind = "resume" if adapter.is_resume_code(record.code) else "function"
+                functions.append(self.function(record.code, self.layout.base_name(record), kind, None))
         folder = self.layout.writer.folder
         match = _RANK_FOLDER.match(os.path.basename(folder))
         return {

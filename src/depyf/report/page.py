@@ -260,15 +260,19 @@ class PageWriter:
             )
             parts.append(f'<h4>Recompiles</h4><ul class="recompiles">{items}</ul>')
         for each in _walk(fn):
-            parts.append(self.function_body(dump, each))
+            parts.append(self.function_body(dump, each, nested=each is not fn))
         parts.append("</section>")
         return "\n".join(parts)
 
-    def function_body(self, dump: Dump, fn: Dict[str, Any]) -> str:
+    def function_body(self, dump: Dump, fn: Dict[str, Any], nested: bool) -> str:
+        """One function's entries; a resume function also gets its heading and code (and, when it
+        is nested in its caller's section, its own anchor)."""
         anchor_of = self.anchor_maker(dump)
         parts = []
-        if fn.get("kind") == "resume":
-            parts.append(f'<section class="resume" id="{anchor_of("fn", fn["name"])}">')
+        is_resume = fn.get("kind") == "resume"
+        if is_resume:
+            anchor = f' id="{anchor_of("fn", fn["name"])}"' if nested else ""
+            parts.append(f'<section class="resume"{anchor}>')
             parts.append(f"<h4>Resume function <code>{escape(fn['name'])}</code></h4>")
             parts.append(f'<p class="muted">Dynamo made it to continue {escape(str(fn.get("qualname", "")))} '
                          "after a graph break; it is compiled like any function.</p>")
@@ -277,7 +281,7 @@ class PageWriter:
             parts.append("<div>")
         for entry in fn.get("entries", []):
             parts.append(self.entry_block(dump, fn["name"], entry))
-        parts.append("</section>" if fn.get("kind") == "resume" else "</div>")
+        parts.append("</section>" if is_resume else "</div>")
         return "\n".join(parts)
 
     def entry_block(self, dump: Dump, owner: str, entry: Dict[str, Any]) -> str:
