@@ -75,7 +75,10 @@ def test_code_guards_and_reasons_are_shown(page) -> None:
     text = "".join(e.text for e in page.elements)
     assert "def __transformed_code_0_for_toy(a, b):" in text
     assert "def __resume_at_30_0(b):" in text
-    assert "L['a'].size(0) == 2  # a < b  # user line" in text
+    checks = [e for e in page.elements if e.tag == "table" and "guard-checks" in e.classes]
+    assert len(checks) == 3
+    cells = [e.text for e in page.elements if e.tag in ("code", "td")]
+    assert "L['a'].size(0) == 2" in cells and "a < b  # user line" in cells
     breaks = by_class(page, "graph-breaks")
     assert len(breaks) == 1
     items = [e for e in page.elements if e.tag == "span" and "reason" in e.classes]
@@ -148,3 +151,18 @@ def test_resume_function_listed_on_its_own(tmp_path: Path) -> None:
     assert len(all_ids) == len(set(all_ids))
     assert [f.attrs["id"] for f in by_class(page, "function")] == ["dump-fn-toy", "dump-fn-__resume_at_30_0"]
     assert len(by_class(page, "resume")) == 1
+
+
+def test_stand_in_guards_are_marked(tmp_path: Path) -> None:
+    import json
+
+    folder = Path(write_dump(str(tmp_path / "dump")))
+    path = folder / "depyf_manifest.json"
+    data = json.loads(path.read_text())
+    data["functions"][0]["entries"][0]["guard"]["lines"].append(
+        {"expr": "___guard_stand_in('LAMBDA_GUARD')", "comment": "LAMBDA_GUARD: prose <here>", "stand_in": True}
+    )
+    path.write_text(json.dumps(data))
+    page = parse(render_report(str(folder)))
+    rows = [e for e in page.elements if e.tag == "tr" and "stand-in" in e.classes]
+    assert len(rows) == 1

@@ -30,6 +30,10 @@ td.same { background: #dcfce7; } td.differs { background: #fee2e2; } td.missing 
 .reason { color: #9a3412; } .muted { color: #64748b; font-size: 90%; }
 .legend span { display: inline-block; padding: 0 0.6em; margin-right: 0.4em; border: 1px solid #475569; border-radius: 4px; font-size: 12px; }
 summary { cursor: pointer; }
+h5 { font-size: 1em; margin: 0.6em 0 0.3em; } h6 { font-size: 0.95em; margin: 0.5em 0 0.3em; }
+table.guard-checks td { white-space: pre-wrap; word-break: break-word; }
+table.guard-checks td code { font-size: 12px; }
+tr.stand-in td:first-child { background: #fef9c3; }
 """
 
 SCRIPT = """
@@ -295,12 +299,7 @@ class PageWriter:
         for reason in entry.get("recompile_reasons", []):
             parts.append(f'<p class="reason">recompiled because: {escape(str(reason))}</p>')
         if guard:
-            lines = [_guard_line(line) for line in guard.get("lines", [])]
-            where = f' (<code>{escape(str(guard.get("function", "")))}</code> in {self.file_link(dump, guard.get("file"))})'
-            parts.append(
-                f'<details class="guard" open><summary>Guard: {_plural(len(lines), "check")}, all must hold'
-                f"{where}</summary><pre><code>{escape(chr(10).join(lines))}</code></pre></details>"
-            )
+            parts.append(self.guard_block(dump, guard))
         else:
             parts.append('<p class="muted">The guard of this entry was not recorded.</p>')
         parts.append(self.code_block(dump, entry.get("transformed_code_file"), "Transformed code:"))
@@ -317,6 +316,17 @@ class PageWriter:
         parts.append("</div>")
         return "\n".join(parts)
 
+    def guard_block(self, dump: Dump, guard: Dict[str, Any]) -> str:
+        lines = guard.get("lines", [])
+        where = f'<code>{escape(str(guard.get("function", "")))}</code> in {self.file_link(dump, guard.get("file"))}'
+        rows = "".join(_guard_row(line) for line in lines)
+        return (
+            f'<details class="guard" open><summary>Guard: {_plural(len(lines), "check")}, all must hold for this '
+            f"entry's code to run ({where})</summary>"
+            f'<table class="guard-checks"><tr><th>check (L: the frame\'s locals, G: its globals)</th>'
+            f"<th>made for</th></tr>{rows}</table></details>"
+        )
+
     def skipped(self, dump: Dump, skipped: List[Dict[str, Any]]) -> str:
         if not skipped:
             return ""
@@ -332,12 +342,16 @@ class PageWriter:
         )
 
 
-def _guard_line(line: Any) -> str:
-    if isinstance(line, dict):
-        expr = str(line.get("expr", ""))
-        comment = str(line.get("comment") or "")
-        return expr + (f"  # {comment}" if comment else "")
-    return str(line)
+def _guard_row(line: Any) -> str:
+    """One check of a guard: the Python expression, and torch's note of where it comes from."""
+    if not isinstance(line, dict):
+        return f'<tr><td><code>{escape(str(line))}</code></td><td></td></tr>'
+    stand_in = bool(line.get("stand_in"))
+    css = ' class="stand-in" title="torch describes this check only in prose: always true here, the description is kept"' if stand_in else ""
+    return (
+        f"<tr{css}><td><code>{escape(str(line.get('expr', '')))}</code></td>"
+        f'<td class="muted">{escape(str(line.get("comment") or ""))}</td></tr>'
+    )
 
 
 def _walk(fn: Dict[str, Any]) -> Iterator[Dict[str, Any]]:
