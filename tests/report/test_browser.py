@@ -30,8 +30,8 @@ def _browser() -> Optional[str]:
     return None
 
 
-@pytest.fixture(scope="module")
-def browser() -> str:
+def require_browser() -> str:
+    """The browser's path; without one, skip, except under CI=true, where that is a failure."""
     found = _browser()
     if found is None:
         message = "Chromium is not installed (apt-get install chromium); the browser check did not run"
@@ -39,6 +39,20 @@ def browser() -> str:
             pytest.fail(message + " and CI=true requires it")
         pytest.skip(message)
     return found
+
+
+@pytest.fixture(scope="module")
+def browser() -> str:
+    return require_browser()
+
+
+@pytest.mark.parametrize("ci,outcome", [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
+def test_missing_browser_fails_only_on_ci(monkeypatch, ci: str, outcome: type) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome) as info:
+        require_browser()
+    assert "Chromium is not installed" in str(info.value)
 
 
 def _rendered_dom(browser: str, page: Path, profile: Path) -> str:

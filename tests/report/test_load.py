@@ -82,3 +82,19 @@ def test_valid_manifest_loads(tmp_path: Path) -> None:
     with open(Path(folder) / MANIFEST_NAME, encoding="utf-8") as f:
         assert json.load(f)["functions"]
     assert "<html" in render_report(folder)
+
+
+def test_report_never_imports_torch(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    folder = write_dump(str(tmp_path / "dump"))
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    code = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "from depyf.cli import main\n"
+        "assert main(['report', %r]) == 0\n"
+        "assert 'torch' not in sys.modules, 'the report imported torch'\n" % (src, folder)
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
