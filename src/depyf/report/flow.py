@@ -7,7 +7,7 @@ It is a tree laid out left to right: each node sits in the column of its depth, 
 row each, and a parent is centred on its children. Every node links to its part of the page.
 """
 from html import escape
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 NODE_WIDTH = 220
 NODE_HEIGHT = 38
@@ -33,6 +33,10 @@ ARROW_DEFS = (
 )
 
 
+# Gives the page anchor of a part: ``anchor_of("entry", function_name, compile_id)``.
+AnchorOf = Callable[..., str]
+
+
 class FlowNode:
     """One box of the picture."""
 
@@ -52,7 +56,7 @@ class FlowNode:
         return child
 
 
-def function_tree(fn: Dict[str, Any], anchor_of: Any) -> FlowNode:
+def function_tree(fn: Dict[str, Any], anchor_of: AnchorOf) -> FlowNode:
     """The tree of ``fn`` (a manifest function); ``anchor_of(kind, *names)`` gives link targets."""
     kind = "resume" if fn.get("kind") == "resume" else "function"
     root = FlowNode(kind, fn["name"], _short_source(fn.get("source")), "#" + anchor_of("fn", fn["name"]))
@@ -60,7 +64,7 @@ def function_tree(fn: Dict[str, Any], anchor_of: Any) -> FlowNode:
     return root
 
 
-def _add_entries(node: FlowNode, fn: Dict[str, Any], anchor_of: Any) -> None:
+def _add_entries(node: FlowNode, fn: Dict[str, Any], anchor_of: AnchorOf) -> None:
     for entry in fn.get("entries", []):
         cid = str(entry.get("compile_id", "?"))
         guard = entry.get("guard") or {}

@@ -8,8 +8,8 @@ from html import escape
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 from urllib.parse import quote
 
-from depyf.report.compare import RankComparison, compare_dumps
-from depyf.report.flow import ARROW_DEFS, KIND_COLOURS, function_tree, render_svg
+from depyf.report.compare import RankComparison, Row, compare_dumps
+from depyf.report.flow import ARROW_DEFS, KIND_COLOURS, AnchorOf, function_tree, render_svg
 from depyf.report.load import Dump
 
 STYLE = """
@@ -108,7 +108,7 @@ class PageWriter:
         )
 
     @staticmethod
-    def anchor_maker(dump: Dump) -> Any:
+    def anchor_maker(dump: Dump) -> AnchorOf:
         def anchor_of(kind: str, *names: str) -> str:
             return _slug("-".join((dump.anchor, kind) + tuple(str(n) for n in names)))
 
@@ -177,7 +177,7 @@ class PageWriter:
         return "\n".join(parts)
 
     @staticmethod
-    def _rows_table(what: str, heads: str, rows: List[Any], css_id: str) -> str:
+    def _rows_table(what: str, heads: str, rows: List[Row], css_id: str) -> str:
         out = [f'<table id="{css_id}"><tr><th>{what}</th>{heads}</tr>']
         for row in rows:
             first = next((c for c in row.cells if c is not None), None)
