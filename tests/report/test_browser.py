@@ -70,8 +70,10 @@ def test_report_renders_in_chromium(browser: str, tmp_path: Path) -> None:
     assert body and body[0].attrs.get("data-ready") == "yes", "the page's script did not run to its end"
     assert [e.attrs["id"] for e in by_class(dom, "function")] == ["dump-fn-toy"]
     nodes = [e for e in dom.elements if e.tag == "g" and "node" in e.classes]
-    assert len(nodes) == 12
-    assert {"function", "guard", "code", "graph", "resume"} == {n.attrs["data-kind"] for n in nodes}
+    assert len(nodes) == 13
+    assert {"function", "guard", "code", "graph", "resume", "fallback"} == {n.attrs["data-kind"] for n in nodes}
+    graph_tips = [e.text for e in dom.elements if e.tag == "title" and "__compiled_fn_0" in e.text]
+    assert any("Call to `print`" in tip for tip in graph_tips), "a graph's tooltip carries its break reason"
     assert [e for e in dom.elements if e.tag == "a" and e.attrs.get("href") == "__compiled_fn_0.aot_forward_graph.py"]
     assert by_class(dom, "graph-breaks") and by_class(dom, "recompiles")
     assert not [e for e in dom.elements if e.tag == "b"], "dumped code reached the DOM unescaped"

@@ -38,6 +38,7 @@ def test_flow_picture_has_a_node_per_step(page) -> None:
     assert kinds.count("code") == 3
     assert kinds.count("graph") == 3
     assert kinds.count("resume") == 2
+    assert kinds.count("fallback") == 1  # no guard holds: compiled again
     names = [n.attrs["data-name"] for n in nodes]
     assert names[:2] == ["toy", "guard_0"]
     assert "__resume_at_30_0" in names

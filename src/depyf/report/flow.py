@@ -14,6 +14,7 @@ NODE_HEIGHT = 38
 COLUMN_GAP = 86  # room for a label on the edge
 ROW_GAP = 14
 MAX_LABEL = 29
+MAX_DETAIL = 36  # the second line of a box is in a smaller font
 
 # Fill colours per kind of node; the page's legend uses the same ones.
 KIND_COLOURS = {
@@ -22,6 +23,7 @@ KIND_COLOURS = {
     "guard": "#fef3c7",
     "code": "#dcfce7",
     "graph": "#fce7f3",
+    "fallback": "#ffffff",
 }
 
 
@@ -40,11 +42,12 @@ AnchorOf = Callable[..., str]
 class FlowNode:
     """One box of the picture."""
 
-    def __init__(self, kind: str, title: str, detail: str = "", href: Optional[str] = None) -> None:
+    def __init__(self, kind: str, title: str, detail: str = "", href: Optional[str] = None, note: str = "") -> None:
         self.kind = kind
         self.title = title
         self.detail = detail
         self.href = href
+        self.note = note  # shown only in the tooltip (a graph's break reason, say)
         self.children: List["FlowNode"] = []
         self.edge_label = ""  # written on the edge from the parent
         self.x = 0
@@ -61,6 +64,9 @@ def function_tree(fn: Dict[str, Any], anchor_of: AnchorOf) -> FlowNode:
     kind = "resume" if fn.get("kind") == "resume" else "function"
     root = FlowNode(kind, fn["name"], _short_source(fn.get("source")), "#" + anchor_of("fn", fn["name"]))
     _add_entries(root, fn, anchor_of)
+    if fn.get("entries"):
+        # The seed's mental model: when no guard holds, Dynamo compiles the function again.
+        root.add(FlowNode("fallback", "no guard holds", "Dynamo compiles again (new entry)"), "else")
     return root
 
 
@@ -81,7 +87,8 @@ def _add_entries(node: FlowNode, fn: Dict[str, Any], anchor_of: AnchorOf) -> Non
         for graph in entry.get("graphs", []):
             kinds = [str(a.get("kind", "")) for a in graph.get("artifacts", []) if isinstance(a, dict)]
             detail = ", ".join(k.replace("_", " ") for k in kinds) or "graph"
-            code_node.add(FlowNode("graph", graph["name"], detail, "#" + anchor_of("graph", fn["name"], cid, graph["name"])), "calls")
+            href = "#" + anchor_of("graph", fn["name"], cid, graph["name"])
+            code_node.add(FlowNode("graph", graph["name"], detail, href, str(graph.get("reason") or "")), "calls")
         for resume in entry.get("resume_functions", []):
             resume_node = code_node.add(
                 FlowNode("resume", resume["name"], "resume function" + (" (see above)" if resume.get("shown_above") else ""),
@@ -115,8 +122,8 @@ def _all_nodes(node: FlowNode) -> List[FlowNode]:
     return out
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "\u2026"
+def _clip(text: str, limit: int = MAX_LABEL) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def render_svg(root: FlowNode, title: str) -> str:
@@ -146,16 +153,17 @@ def render_svg(root: FlowNode, title: str) -> str:
                 )
     for node in nodes:
         colour = KIND_COLOURS.get(node.kind, "#f1f5f9")
-        tooltip = escape(f"{node.title}\n{node.detail}".strip())
+        tooltip = escape("\n".join(t for t in (node.title, node.detail, node.note) if t))
+        dashed = ' stroke-dasharray="4 3"' if node.kind == "fallback" else ""
         box = (
             f'<g class="node node-{node.kind}" data-kind="{node.kind}" data-name="{escape(node.title)}">'
             f"<title>{tooltip}</title>"
             f'<rect x="{node.x}" y="{node.y:.1f}" width="{NODE_WIDTH}" height="{NODE_HEIGHT}" rx="6" '
-            f'fill="{colour}" stroke="#475569"/>'
+            f'fill="{colour}" stroke="#475569"{dashed}/>'
             f'<text x="{node.x + 8}" y="{node.y + 15:.1f}" font-size="12" font-family="monospace">'
             f"{escape(_clip(node.title))}</text>"
             f'<text x="{node.x + 8}" y="{node.y + 30:.1f}" font-size="10" fill="#475569">'
-            f"{escape(_clip(node.detail))}</text></g>"
+            f"{escape(_clip(node.detail, MAX_DETAIL))}</text></g>"
         )
         parts.append(f'<a href="{escape(node.href)}">{box}</a>' if node.href else box)
     parts.append("</svg>")

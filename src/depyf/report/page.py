@@ -298,6 +298,14 @@ class PageWriter:
         ]
         for reason in entry.get("recompile_reasons", []):
             parts.append(f'<p class="reason">recompiled because: {escape(str(reason))}</p>')
+        if "debuggable" in entry:
+            parts.append(
+                '<p class="muted">Under <code>depyf.debug()</code> this code runs from its dumped file: '
+                "breakpoints set there stop.</p>"
+                if entry["debuggable"]
+                else '<p class="muted">Its dumped file is for reading: under <code>depyf.debug()</code> '
+                "Dynamo's own bytecode runs.</p>"
+            )
         if guard:
             parts.append(self.guard_block(dump, guard))
         else:
