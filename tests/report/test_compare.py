@@ -34,6 +34,9 @@ def test_ranks_that_compiled_different_things(tmp_path: Path) -> None:
     cells = [e for e in page.elements if e.tag == "td" and ("differs" in e.classes or "missing" in e.classes)]
     assert len([c for c in cells if "missing" in c.classes]) == 2  # only_here on ranks 0 and 2
     assert len([c for c in cells if "differs" in c.classes]) >= 4
+    # the rank that compiled it flags the function in its own overview too
+    badges = by_class(page, "differs-badge")
+    assert len(badges) == 1 and badges[0].attrs["href"] == "#comparison"
 
 
 def test_ranks_sorted_numerically(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ td.same { background: #dcfce7; } td.differs { background: #fee2e2; } td.missing 
 .reason { color: #9a3412; } .muted { color: #64748b; font-size: 90%; }
 .legend span { display: inline-block; padding: 0 0.6em; margin-right: 0.4em; border: 1px solid #475569; border-radius: 4px; font-size: 12px; }
 summary { cursor: pointer; }
+.differs-badge { background: #fee2e2; color: #991b1b; border-radius: 4px; padding: 0 0.4em; font-size: 11px; }
 h5 { font-size: 1em; margin: 0.6em 0 0.3em; } h6 { font-size: 0.95em; margin: 0.5em 0 0.3em; }
 table.guard-checks td { white-space: pre-wrap; word-break: break-word; }
 table.guard-checks td code { font-size: 12px; }
@@ -82,6 +83,9 @@ class PageWriter:
         self.dumps = dumps
         self.report_dir = report_dir
         self.title = title
+        self.comparison_of_ranks = compare_dumps(dumps) if len(dumps) > 1 else None
+        differing = self.comparison_of_ranks.differing_functions if self.comparison_of_ranks else []
+        self.differing_names = {row.name for row in differing}
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -125,8 +129,8 @@ class PageWriter:
             ARROW_DEFS,
             self.header(),
         ]
-        if len(self.dumps) > 1:
-            parts.append(self.comparison(compare_dumps(self.dumps)))
+        if self.comparison_of_ranks is not None:
+            parts.append(self.comparison(self.comparison_of_ranks))
         for dump in self.dumps:
             parts.append(self.dump_section(dump))
         parts.append(f"<script>{SCRIPT}</script></body></html>")
@@ -226,8 +230,10 @@ class PageWriter:
             funcs = list(_walk(fn))
             entries = sum(len(f.get("entries", [])) for f in funcs)
             graphs = sum(len(e.get("graphs", [])) for f in funcs for e in f.get("entries", []))
+            key = str(fn.get("qualname") or fn["name"])
+            badge = ' <a class="differs-badge" href="#comparison">differs between ranks</a>' if key in self.differing_names else ""
             rows.append(
-                f'<tr><td><a href="#{anchor_of("fn", fn["name"])}"><code>{escape(fn["name"])}</code></a></td>'
+                f'<tr><td><a href="#{anchor_of("fn", fn["name"])}"><code>{escape(fn["name"])}</code></a>{badge}</td>'
                 f"<td>{escape(str(fn.get('source', '')))}</td><td>{entries}</td><td>{graphs}</td>"
                 f"<td>{len(funcs) - 1}</td><td>{len(list(_graph_breaks(fn)))}</td><td>{len(list(_recompiles(fn)))}</td></tr>"
             )
