@@ -160,3 +160,30 @@ def test_ranks_that_compiled_different_things(tmp_path: Path, monkeypatch) -> No
     assert "__transformed_code_1_for_breaks_once.py" in only_rank_1
     html = render_report(str(tmp_path))
     assert 'id="differing-functions"' in html and 'id="rank1-fn-breaks_once"' in html
+
+
+def test_depyf_run_writes_the_report(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import torch\n"
+        "def with_break(x):\n"
+        "    x = x + 1\n"
+        "    torch._dynamo.graph_break()\n"
+        "    return x * 2\n"
+        "torch.compile(with_break, backend='eager')(torch.ones(3))\n"
+    )
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = dict(os.environ, TORCHINDUCTOR_FORCE_DISABLE_CACHES="1", PYTHONPATH=src)
+    dump = tmp_path / "dump"
+    done = subprocess.run(
+        [sys.executable, "-m", "depyf.cli", "run", "--dump-dir", str(dump), str(script)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = dump / "report.html"
+    assert f"report in {report}" in done.stderr
+    html = report.read_text(encoding="utf-8")
+    assert 'id="dump-fn-with_break"' in html and 'class="graph-breaks"' in html
