@@ -123,7 +123,9 @@ def test_manifest_naming_files_outside_the_dump_is_not_followed(dump: str, tmp_p
     data["functions"][0]["entries"][0]["transformed_code_file"] = "../secret.py"
     with open(path, "w", encoding="utf-8") as f:
         json.dump(data, f)
-    assert "TOP_SECRET" not in render_report(dump)
+    html = render_report(dump)
+    assert "TOP_SECRET" not in html
+    assert 'href="../secret.py"' not in html
 
 
 def test_dump_without_functions(tmp_path: Path) -> None:

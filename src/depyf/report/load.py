@@ -15,6 +15,11 @@ _RANK_FOLDER = re.compile(r"^rank_(\d+)$")
 MAX_SHOWN_CHARS = 200000
 
 
+def is_dump_file_name(name: str) -> bool:
+    """Whether ``name`` names a file of the dump folder itself (a manifest names nothing else)."""
+    return bool(name) and os.path.basename(name) == name and name not in (".", "..")
+
+
 class ReportError(Exception):
     """The folder cannot be reported on: not a dump, or a manifest that cannot be read."""
 
@@ -34,8 +39,8 @@ class Dump:
 
     def read(self, name: Optional[str]) -> Optional[str]:
         """The text of a dumped file named in the manifest, or None when it is absent."""
-        if not name or os.path.basename(name) != name or name in (".", ".."):
-            return None  # a manifest names files of its own folder only
+        if not name or not is_dump_file_name(name):
+            return None
         try:
             with open(os.path.join(self.folder, name), encoding="utf-8", errors="replace") as f:
                 text = f.read(MAX_SHOWN_CHARS + 1)
@@ -46,7 +51,7 @@ class Dump:
         return text
 
     def read_bytes(self, name: str) -> Optional[bytes]:
-        if os.path.basename(name) != name:
+        if not is_dump_file_name(name):
             return None
         try:
             with open(os.path.join(self.folder, name), "rb") as f:
