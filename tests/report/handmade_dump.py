@@ -19,7 +19,7 @@ def _guard(function: str, checks: int, file: str = "full_code_for_toy.py") -> Di
 def manifest(graph_source: str = "a = 1") -> Dict[str, Any]:
     resume = {
         "name": "__resume_at_30_0",
-        "qualname": "toy",
+        "code_name": "torch_dynamo_resume_in_toy_at_5",
         "kind": "resume",
         "source": "/work/prog.py:3",
         "full_code_file": None,
@@ -44,7 +44,7 @@ def manifest(graph_source: str = "a = 1") -> Dict[str, Any]:
     }
     toy = {
         "name": "toy",
-        "qualname": "toy",
+        "code_name": "toy",
         "kind": "function",
         "source": "/work/prog.py:3",
         "full_code_file": "full_code_for_toy.py",
@@ -122,7 +122,7 @@ def write_dump(folder: str, rank: Optional[int] = None, graph_source: str = "a =
     data["rank"] = rank
     if extra_function:
         data["functions"].append(
-            {"name": "only_here", "qualname": "only_here", "kind": "function", "source": "/work/prog.py:20",
+            {"name": "only_here", "code_name": "only_here", "kind": "function", "source": "/work/prog.py:20",
              "full_code_file": None, "code_file": None, "entries": []}
         )
     for name, text in made["files"].items():

@@ -118,6 +118,8 @@ def test_manifest_of_every_program(name: str, backend: str, tmp_path: Path) -> N
     out = outcome(name, backend)
     with open(os.path.join(out.folder, MANIFEST_NAME), encoding="utf-8") as f:
         manifest = json.load(f)
+    names = [fn["name"] for top in manifest["functions"] for fn in _walk(top)]
+    assert len(names) == len(set(names)), "the report anchors functions by name"
     named = _named_files(manifest)
     assert None not in named
     assert named <= set(out.files), named - set(out.files)

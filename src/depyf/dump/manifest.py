@@ -5,7 +5,7 @@ already hold (no file is read back, nothing is decompiled again), so it costs ne
 The report (:mod:`depyf.report`) reads it on any machine, without torch. Layout, per compiled
 function::
 
-    {"name", "kind": "function" | "resume", "source", "full_code_file", "code_file",
+    {"name", "code_name", "kind": "function" | "resume", "source", "full_code_file", "code_file",
      "entries": [{"compile_id", "transformed_code_file", "recompile_reasons",
                   "guard": {"function", "file", "lines": [{"expr", "comment", "stand_in"}]},
                   "graphs": [{"name", "reason", "artifacts": [{"kind", "file"}]}],
@@ -43,6 +43,22 @@ def _source(code: types.CodeType) -> str:
     return f"{code.co_filename}:{code.co_firstlineno}"
 
 
+def _display_name(code: types.CodeType) -> str:
+    """``Net.forward``, ``make_closure.inner``: what a reader calls the function."""
+    return str(getattr(code, "co_qualname", code.co_name)).replace(".<locals>.", ".")
+
+
+def _unique(name: str, used: Set[str]) -> str:
+    """The report anchors and compares functions by name, so two ``forward`` of two modules
+    that share a qualified name get ``forward`` and ``forward (2)``."""
+    candidate, n = name, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{name} ({n})"
+    used.add(candidate)
+    return candidate
+
+
 class _ManifestBuilder:
     """Walks from each user function through its cache entries to graphs and resume functions."""
 
@@ -76,7 +92,7 @@ class _ManifestBuilder:
         entries = [self.entry(record, guard_file) for record in self.frames_by_code.get(id(code), [])]
         return {
             "name": name,
-            "qualname": getattr(code, "co_qualname", code.co_name),
+            "code_name": code.co_name,
             "kind": kind,
             "source": _source(code),
             "full_code_file": guard_file if kind == "function" else None,
@@ -144,9 +160,10 @@ class _ManifestBuilder:
 
     def build(self) -> Dict[str, Any]:
         functions = []
+        used: Set[str] = set()
         for record in self.session.top_level_frames():
             full_code = self.claim_file(f"full_code_for_{code_label(record.code)}")
-            functions.append(self.function(record.code, record.code.co_name, "function", full_code))
+            functions.append(self.function(record.code, _unique(_display_name(record.code), used), "function", full_code))
         for record in self.session.frames:
             # A resume function no explained entry leads to (its global was gone): still listed.
             if id(record.code) not in self._shown_codes:

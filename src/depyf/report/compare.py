@@ -72,8 +72,7 @@ def compare_dumps(dumps: Sequence[Dump]) -> RankComparison:
     function_cells: Dict[str, List[Optional[str]]] = {}
     for i, dump in enumerate(dumps):
         for fn in dump.manifest.get("functions", []):
-            key = str(fn.get("qualname") or fn["name"])
-            function_cells.setdefault(key, [None] * len(dumps))[i] = function_summary(fn)
+            function_cells.setdefault(fn["name"], [None] * len(dumps))[i] = function_summary(fn)
         for skip in dump.manifest.get("skipped", []):
             # A function one rank compiled and another ran eagerly is a difference too.
             cells = function_cells.setdefault(str(skip["name"]), [None] * len(dumps))

@@ -177,8 +177,7 @@ class PageWriter:
             funcs = list(_walk(fn))
             entries = sum(len(f.get("entries", [])) for f in funcs)
             graphs = sum(len(e.get("graphs", [])) for f in funcs for e in f.get("entries", []))
-            key = str(fn.get("qualname") or fn["name"])
-            badge = ' <a class="differs-badge" href="#comparison">differs between ranks</a>' if key in self.differing_names else ""
+            badge = ' <a class="differs-badge" href="#comparison">differs between ranks</a>' if fn["name"] in self.differing_names else ""
             rows.append(
                 f'<tr><td><a href="#{anchor_of("fn", fn["name"])}"><code>{escape(fn["name"])}</code></a>{badge}</td>'
                 f"<td>{escape(str(fn.get('source', '')))}</td><td>{entries}</td><td>{graphs}</td>"
@@ -231,8 +230,8 @@ class PageWriter:
             anchor = f' id="{anchor_of("fn", fn["name"])}"' if nested else ""
             parts.append(f'<section class="resume"{anchor}>')
             parts.append(f"<h4>Resume function <code>{escape(fn['name'])}</code></h4>")
-            parts.append(f'<p class="muted">Dynamo made it to continue {escape(str(fn.get("qualname", "")))} '
-                         "after a graph break; it is compiled like any function.</p>")
+            parts.append(f'<p class="muted">Dynamo made it (code object <code>{escape(str(fn.get("code_name", "")))}</code>) '
+                         "to run the rest of its caller after a graph break; it is compiled like any function.</p>")
             parts.append(self.code_block(dump, fn.get("code_file"), "its code:"))
         else:
             parts.append("<div>")
