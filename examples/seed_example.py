@@ -25,7 +25,14 @@ with depyf.prepare_debug("depyf_dump") as dump_dir:
     for _ in range(100):
         toy_example(torch.randn(10), torch.randn(10))
 
+# A page to browse the dump: per function, the flow from guards to compiled code and resume
+# functions, with every guard, graph and piece of code (`depyf report DUMP_DIR` does the same).
+from depyf.report import write_report
+
+report = write_report(dump_dir)
+
 print("explanation (dump_src):", os.path.abspath("explained_code.py"))
 print("dump (prepare_debug):  ", dump_dir)
 for name in sorted(os.listdir(dump_dir)):
     print("    ", name)
+print("report (open it in a browser):", report)

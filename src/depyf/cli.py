@@ -3,7 +3,9 @@
     depyf decompile TARGET [--function NAME] [-o FILE]
         TARGET is a .py file, a .pyc file of the running Python, or module:qualname.
     depyf run [--dump-dir DIR] script.py [args...]
-        Runs a script as __main__ under depyf.prepare_debug(DIR).
+        Runs a script as __main__ under depyf.prepare_debug(DIR), then writes DIR/report.html.
+    depyf report DUMP_DIR [-o OUT.html]
+        Writes the HTML report of a dump folder (default DUMP_DIR/report.html).
 
 Exit codes: 0 success, 1 the code could not be decompiled (or the script failed),
 2 bad input or usage (missing file, corrupt or foreign .pyc, unknown name), 3 an internal error.
@@ -244,7 +246,29 @@ def cmd_run(args: argparse.Namespace) -> int:
         if saved_path0 is not None and sys.path:
             sys.path[0] = saved_path0
     print("depyf: dumped into %s" % os.path.abspath(args.dump_dir), file=sys.stderr)
+    _report_after_run(args.dump_dir)
     return status
+
+
+def _report_after_run(dump_dir: str) -> None:
+    """Write the dump's report; a dump that cannot be reported is noted, not an error of the run."""
+    from depyf.report import ReportError, write_report
+
+    try:
+        print("depyf: report in %s" % write_report(dump_dir), file=sys.stderr)
+    except ReportError as exc:
+        print("depyf: no report: %s" % " ".join(str(exc).split()), file=sys.stderr)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from depyf.report import ReportError, write_report
+
+    try:
+        path = write_report(args.dump_dir, args.output)
+    except ReportError as exc:
+        raise CliError(str(exc)) from None
+    print(path)
+    return EXIT_OK
 
 
 def _run_script(script: str) -> int:
@@ -297,6 +321,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("script", help="the Python script to run as __main__")
     run.add_argument("script_args", nargs=argparse.REMAINDER, help="arguments for the script")
     run.set_defaults(handler=cmd_run)
+
+    rep = commands.add_parser("report", help="write the HTML report of a dump folder (no torch needed)")
+    rep.add_argument("dump_dir", help="the folder prepare_debug or `depyf run` dumped into")
+    rep.add_argument("-o", "--output", metavar="OUT.html", help="where to write the page (default DUMP_DIR/report.html)")
+    rep.set_defaults(handler=cmd_report)
     return parser
 
 

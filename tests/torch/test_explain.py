@@ -93,6 +93,8 @@ def test_seed_example_runs_as_written(tmp_path) -> None:
     dumped = sorted(os.listdir(tmp_path / "depyf_dump"))
     assert "full_code_for_toy_example.py" in dumped
     assert "__transformed_code_0_for_toy_example.py" in dumped
+    assert "report.html" in dumped  # the example writes the dump's report and says where
+    assert str(tmp_path / "depyf_dump" / "report.html") in proc.stdout
 
 
 def _ends_in_pass(x):

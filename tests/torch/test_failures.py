@@ -7,6 +7,7 @@ import torch
 
 import depyf
 from depyf.dump.layout import DumpLayout
+from depyf.report.format import MANIFEST_NAME
 from depyf.dynamo import decompile as safe
 from torch_cases import fresh
 from torch_programs import PROGRAMS, run, same
@@ -36,6 +37,8 @@ def test_decompiler_failure_is_noted_once(tmp_path, monkeypatch, capsys) -> None
     err = capsys.readouterr().err
     assert err.count("depyf:") == 1 and "simulated decompiler failure" in err
     for name in os.listdir(folder):
+        if name == MANIFEST_NAME:
+            continue
         with open(os.path.join(folder, name)) as f:
             compile(f.read(), name, "exec")
     with open(os.path.join(folder, "__transformed_code_0_for_toy_example.py")) as f:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import types
 from typing import Any, Dict, List, Optional, Tuple
 
+from depyf.dump.manifest import write_manifest
 from depyf.dump.writer import DumpWriter
 from depyf.dynamo import adapter
 from depyf.dynamo.capture import CaptureSession, FrameRecord, GraphRecord
@@ -176,6 +177,7 @@ class DumpLayout:
             self.writer.write_py(self.writer.unique_name(f"skipped_{code_label(skip.code)}"), text)
         self.undecompiled.extend(explainer.problems)
         report_problems(self.undecompiled, f"prepare_debug({self.writer.folder})")
+        write_manifest(self, session, explainer)
 
     def _function_for(self, record: FrameRecord) -> Any:
         for value in record.frame_globals.values():

@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 from depyf.dynamo import adapter
 from depyf.dynamo.decompile import safe_decompile, signature_of
-from depyf.dynamo.guards import RUNTIME_NAMES, guard_function_source, render_guards
+from depyf.dynamo.guards import RUNTIME_NAMES, RenderedGuard, guard_function_source, render_guards
 from depyf.dynamo.names import Namer, identifier
 
 NOTE_ORIGINAL = (
@@ -216,6 +216,8 @@ class Explainer:
         self.notes_for_entry = notes_for_entry or (lambda compile_id: [])
         self.problems: List[str] = []
         self._done: Dict[int, str] = {}
+        # compile id -> (guard function name, its guards): kept so the dump manifest reuses them.
+        self.guards_by_entry: Dict[str, "tuple[str, List[RenderedGuard]]"] = {}
 
     def header(self, what: str) -> str:
         helpers = ", ".join(RUNTIME_NAMES)
@@ -270,6 +272,7 @@ class Explainer:
                     parts.append(text)
         guards = render_guards(adapter.guard_leaves(adapter.entry_guard_manager(entry)))
         compile_id = adapter.entry_compile_id(entry)
+        self.guards_by_entry[compile_id] = (f"guard_{k}", guards)
         notes = "".join(f"# {' '.join(n.split())}\n" for n in self.notes_for_entry(compile_id))
         parts.append(f"# cache entry {compile_id}\n" + notes + guard_function_source(f"guard_{k}", guards))
         for global_name in new_code.co_names:
