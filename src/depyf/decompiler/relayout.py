@@ -24,6 +24,7 @@ _ENDS_FLOW = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
 
 def relayout(bytecode: Bytecode) -> Bytecode:
     """`bytecode` itself when every instruction is reachable, else a re-ordered copy."""
+    bytecode = _peel_jump_into_loop(bytecode)
     instrs = bytecode.instrs
     handler_of = _handlers(bytecode)
     live = _reachable(instrs, handler_of)
@@ -32,6 +33,57 @@ def relayout(bytecode: Bytecode) -> Bytecode:
     blocks = _blocks(instrs, live, handler_of, bytecode.regions)
     order = _thread_jumps(instrs, blocks, live)
     return _renumber(bytecode, order, handler_of)
+
+
+def _peel_jump_into_loop(bytecode: Bytecode) -> Bytecode:
+    """A forward jump into the middle of a loop body (3.12+ resume functions continue a `while`
+    loop where it broke) gets its own copy of the rest of that iteration, which then jumps to the
+    loop's head: the first, partial iteration is written before the loop, and the loop itself is
+    entered only at its head, as source loops are."""
+    instrs = bytecode.instrs
+    covered = {k for region in bytecode.regions for k in range(region.start, region.end)}
+    for j, ins in enumerate(instrs):
+        if ins.opname != "JUMP" or ins.target is None or ins.target <= j + 1:
+            continue
+        t = ins.target
+        for e in range(t, len(instrs)):
+            back = instrs[e]
+            if back.opname == "JUMP" and back.target is not None and j < back.target < t <= e:
+                if covered.intersection(range(back.target, e + 1)) or j in covered:
+                    break
+                return _with_copy(bytecode, j, t, e)
+    return bytecode
+
+
+def _with_copy(bytecode: Bytecode, j: int, t: int, e: int) -> Bytecode:
+    """`bytecode` with the jump at `j` replaced by a copy of instructions `t..e`."""
+    old = bytecode.instrs
+    size = e - t + 1
+
+    def moved(k: int) -> int:
+        return k if k < j else k - 1 + size  # k == j (the jump) is never a target kept apart
+
+    instrs: List[Instr] = []
+    for k in range(j):
+        instrs.append(_clone(old[k], len(instrs), None if old[k].target is None else moved(old[k].target)))
+    for k in range(t, e + 1):
+        target = old[k].target
+        if target is not None:
+            target = j + (target - t) if t <= target <= e else moved(target)
+        instrs.append(_clone(old[k], len(instrs), target))
+    for k in range(j + 1, len(old)):
+        instrs.append(_clone(old[k], len(instrs), None if old[k].target is None else moved(old[k].target)))
+    regions = [ExceptionRegion(moved(r.start), moved(r.end), moved(r.handler), r.depth, r.lasti)
+               for r in bytecode.regions]
+    return Bytecode(bytecode.code, bytecode.version, instrs, regions)
+
+
+def _clone(src: Instr, index: int, target: Optional[int]) -> Instr:
+    ins = Instr(src.offset, src.opname, src.raw_opname, src.arg, src.argval, src.flag, src.line)
+    ins.index = index
+    if target is not None:
+        ins.target = ins.argval = target
+    return ins
 
 
 def _handlers(bytecode: Bytecode) -> List[Optional[ExceptionRegion]]:
@@ -130,12 +182,7 @@ def _renumber(bytecode: Bytecode, order: List[int], handler_of: List[Optional[Ex
     instrs: List[Instr] = []
     for i, k in enumerate(order):
         src = old[k]
-        ins = Instr(src.offset, src.opname, src.raw_opname, src.arg, src.argval, src.flag, src.line)
-        ins.index = i
-        if src.target is not None:
-            ins.target = _moved(src.target, new_index, old)
-            ins.argval = ins.target
-        instrs.append(ins)
+        instrs.append(_clone(src, i, None if src.target is None else _moved(src.target, new_index, old)))
     _join_impossible_paths(instrs)
     regions: List[ExceptionRegion] = []
     for i, k in enumerate(order):
