@@ -123,3 +123,16 @@ def test_original_source_is_the_whole_definition(fn) -> None:
 
     shown = original_source(fn, fn.__code__, fn.__name__)
     assert shown.replace("    " + NOTE_ORIGINAL + "\n", "", 1).rstrip() == inspect.getsource(fn).rstrip()
+
+
+def test_guard_locations_name_the_whole_path() -> None:
+    from torch.utils._traceback import shorten_filename
+
+    from depyf.dynamo.adapter import whole_locations
+
+    here = os.path.abspath(__file__)
+    short = shorten_filename(here)
+    described = f"L['x'].size()[0] == 3  # y = x + 1  # {short}:12 in f"
+    assert whole_locations(described) == f"L['x'].size()[0] == 3  # y = x + 1  # {here}:12 in f"
+    internal = "utils_device.CURRENT_DEVICE == None  # _dynamo/output_graph.py:1122 in init_ambient_guards"
+    assert whole_locations(internal) == internal

@@ -11,7 +11,10 @@ first use.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
+import linecache
+import os
 import re
 import sys
 import types
@@ -155,7 +158,7 @@ def guard_leaves(guard_manager: Any) -> List[LeafGuard]:
             source = ""
         for leaf in mgr.get_leaf_guards():
             try:
-                parts = [str(p) for p in leaf.verbose_code_parts()]
+                parts = [whole_locations(str(p)) for p in leaf.verbose_code_parts()]
             except Exception:
                 parts = []
             out.append(LeafGuard(type(leaf).__name__, parts, source))
@@ -179,6 +182,36 @@ def guard_leaves(guard_manager: Any) -> List[LeafGuard]:
         for leaf in epilogue():
             out.append(LeafGuard(type(leaf).__name__, [str(p) for p in leaf.verbose_code_parts()], ""))
     return out
+
+
+_LOCATION = re.compile(r"# (?P<path>[^\s#:]+\.py):(?P<line>\d+) in ")
+
+
+def whole_locations(text: str) -> str:
+    """Guard descriptions name where each guard came from, as `# path.py:12 in fn`. torch
+    shortens paths relative to its own folder, and for a file outside it drops one character
+    too many (`# ork/main/train.py` for `/work/main/train.py`): put back the whole path."""
+    if ".py:" not in text:
+        return text
+    return _LOCATION.sub(lambda m: "# " + _whole_path(m.group("path")) + ":" + m.group("line") + " in ", text)
+
+
+@functools.lru_cache(maxsize=256)
+def _whole_path(short: str) -> str:
+    if os.path.isabs(short):
+        return short
+    base = os.path.dirname(os.path.dirname(os.path.abspath(_torch().utils._traceback.__file__)))
+    if os.path.exists(os.path.join(base, short)):
+        return short  # one of torch's own files, shortened on purpose
+    known = [getattr(m, "__file__", None) for m in list(sys.modules.values())] + list(linecache.cache)
+    for full in known:
+        if not isinstance(full, str) or not full.endswith(short) or len(full) == len(short):
+            continue
+        with contextlib.suppress(ValueError):
+            # torch cut `len(commonpath) + 1` characters off the front
+            if len(os.path.commonpath([full, base])) + 1 == len(full) - len(short):
+                return full
+    return short
 
 
 def dispatch_key_text(tensor: Any) -> str:
