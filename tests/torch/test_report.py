@@ -66,14 +66,7 @@ def test_manifest_has_the_function_its_entries_and_resume_function(manifest: Dic
 
 
 def test_every_file_the_manifest_names_exists(dump: Path, manifest: Dict[str, Any]) -> None:
-    named = set()
-    for top in manifest["functions"]:
-        for fn in _walk(top):
-            named.update(f for f in (fn.get("full_code_file"), fn.get("code_file")) if f)
-            for entry in fn["entries"]:
-                named.add(entry["transformed_code_file"])
-                named.add(entry["guard"]["file"])
-                named.update(a["file"] for g in entry["graphs"] for a in g["artifacts"])
+    named = _named_files(manifest)
     assert None not in named
     for name in named:
         assert (dump / name).is_file(), name
