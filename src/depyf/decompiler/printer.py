@@ -144,7 +144,7 @@ class Printer:
             if not v:
                 return "frozenset()"
             return "{" + ", ".join(sorted(self.constant(x) for x in v)) + "}"
-        if not _has_literal_repr(v):
+        if not has_literal_form(v):
             return _stand_in_name(v)
         return repr(v)
 
@@ -526,16 +526,16 @@ def _dedent_docstring(doc: str) -> str:
 _LITERAL_ATOMS = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
 
 
-def _has_literal_repr(v: Any, depth: int = 0) -> bool:
+def has_literal_form(v: Any, depth: int = 0) -> bool:
     """Whether `repr(v)` is a Python literal that evaluates back to `v`."""
     if isinstance(v, _LITERAL_ATOMS) and type(v) in _LITERAL_ATOMS:
         return True
     if depth > 20:
         return False
     if type(v) in (tuple, list, set, frozenset):
-        return all(_has_literal_repr(x, depth + 1) for x in v)
+        return all(has_literal_form(x, depth + 1) for x in v)
     if type(v) is dict:
-        return all(_has_literal_repr(k, depth + 1) and _has_literal_repr(x, depth + 1) for k, x in v.items())
+        return all(has_literal_form(k, depth + 1) and has_literal_form(x, depth + 1) for k, x in v.items())
     return False
 
 

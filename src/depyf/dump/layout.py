@@ -18,6 +18,7 @@ import types
 from typing import Any, Dict, List, Optional, Tuple
 
 from depyf.dump.manifest import write_manifest
+from depyf.decompiler.printer import has_literal_form
 from depyf.dump.writer import DumpWriter
 from depyf.dynamo import adapter
 from depyf.dynamo.capture import CaptureSession, FrameRecord, GraphRecord
@@ -76,10 +77,12 @@ class DumpLayout:
             self.writer.write_py(name, header + text)
             return None
         source = wrap_for_layout(text, stem, record.new_code)
-        if adapter.source_can_match(record.new_code):
-            code, why = compile_like(header + source, stem, record.new_code, path)
-        else:
+        if not adapter.source_can_match(record.new_code):
             code, why = None, "Dynamo calls its pregraph markers in an order plain source cannot express"
+        elif not all(has_literal_form(c) or isinstance(c, types.CodeType) for c in record.new_code.co_consts):
+            code, why = None, "Dynamo loads constants that no literal can write"
+        else:
+            code, why = compile_like(header + source, stem, record.new_code, path)
         if code is not None:
             self.writer.write_py(name, header + source, compiled=True)
             record.debuggable = True
