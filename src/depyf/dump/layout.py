@@ -154,7 +154,8 @@ class DumpLayout:
             fn = self._function_for(record)
             body = explainer.explain(fn, record.code, record.frame_globals, name)
             label = code_label(record.code)
-            self.writer.write_py(self.writer.unique_name(f"full_code_for_{label}"), explainer.header(label) + body)
+            text = explainer.header(label) + body  # compiles: see Explainer
+            self.writer.write_py(self.writer.unique_name(f"full_code_for_{label}"), text, compiled=True)
         for record in session.frames:
             if adapter.is_resume_code(record.code):
                 base = self.base_name(record)

@@ -126,7 +126,10 @@ def original_source(fn: Any, code: types.CodeType, name: str, problems: Optional
             text = "\n".join(lines)
             if name != node.name:
                 text = re.sub(rf"^(\s*(?:async\s+)?def\s+){re.escape(node.name)}\b", rf"\g<1>{name}", text, count=1)
-            return _insert_note(text) + "\n"
+            text = _insert_note(text) + "\n"
+            # Alone at module level a closure's `nonlocal` has no binding: compile to be sure.
+            compile(text, code.co_filename, "exec", dont_inherit=True)
+            return text
     except (OSError, TypeError, SyntaxError, IndexError):
         pass
     text, problem = safe_decompile(code, name)
@@ -201,7 +204,13 @@ def _insert_note(func_text: str) -> str:
 
 
 class Explainer:
-    """Renders explanations; one instance per dump so numbering is shared and stable."""
+    """Renders explanations; one instance per dump so numbering is shared and stable.
+
+    Every piece of an explanation compiles on its own (decompiled code and graph code are
+    compiled when made, the original source above, guards are built from expressions checked
+    one by one, the rest is generated from identifiers), and pieces that each consist of whole
+    module-level statements still compile when joined: the dump writes the explanation without
+    compiling it whole a second time."""
 
     def __init__(
         self,
