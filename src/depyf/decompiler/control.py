@@ -174,15 +174,22 @@ class ControlRules:
         return self.instrs[target].opname == "SEND"
 
     def control_at(self, i: int) -> Optional[int]:
+        """The index after the construct that starts at `i` (a loop, a try block, a match
+        statement, or a range registered to be skipped), or None for a plain instruction."""
         if i in self.skip:
             return self.skip[i]
         if i in self.loop_end and i not in self.active_loops and not self.pure_mode:
-            return self.loop_at(i)
-        if i in self.loop_end and i not in self.active_loops and self._inlined_comprehension_at(i):
-            return self._pure_comprehension(i)
-        if self.version.has_exception_table and not self.pure_mode:
-            return self.try_at(i)
-        return None
+            found = self.loop_at(i)
+        elif i in self.loop_end and i not in self.active_loops and self._inlined_comprehension_at(i):
+            found = self._pure_comprehension(i)
+        elif self.version.has_exception_table and not self.pure_mode:
+            found = self.try_at(i)  # exception_table
+        else:
+            found = None
+        if found is None and i in self.match_starts and not self.pure_mode and not self.spill_mode:
+            # (code that needs temporaries was not written as source: no match statement)
+            return self.match_at(i)  # patterns
+        return found
 
     # --- condition chains -------------------------------------------------------------------
 

@@ -187,6 +187,11 @@ class BytecodeVersion:
         return self.key >= (3, 12)
 
     @property
+    def has_match_statement(self) -> bool:
+        """3.10 added `match`; older bytecode never holds one."""
+        return self.key >= (3, 10)
+
+    @property
     def match_pushes_success_flag(self) -> bool:
         """3.10's MATCH_CLASS / MATCH_KEYS push a success flag above their result; 3.11+ push None on failure."""
         return self.key == (3, 10)
