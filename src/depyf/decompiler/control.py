@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.expressions import AssertionErrorName, negate
+from depyf.decompiler.expressions import AssertionErrorName, folds_under_not, negate
 from depyf.decompiler.instructions import OPPOSITE_JUMPS, Instr
 
 COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
@@ -74,10 +74,62 @@ def _jump_condition(ins: Instr, value: n.Expr) -> Tuple[n.Expr, bool]:
 
 
 def demorgan_not(e: n.Expr) -> n.Expr:
-    """`not e` pushed through and/or; equivalent in a jump context, where the compiler does the same."""
+    """`not e` pushed through and/or; equivalent in a jump context, where the compiler does the same.
+
+    Not into an `is`/`in` comparison, whose negation would change its instruction: over a chain
+    holding one, the `not` stays outside (`not (a is b and c)`)."""
     if isinstance(e, n.BoolOp):
-        return n.BoolOp("or" if e.op == "and" else "and", [demorgan_not(v) for v in e.values])
+        if any(folds_under_not(v) for v in e.values):
+            return n.UnaryOp("not", e)
+        return n.BoolOp(_OTHER_BOOL_OP[e.op], [demorgan_not(v) for v in e.values])
     return negate(e)
+
+
+_OTHER_BOOL_OP = {"and": "or", "or": "and"}
+
+
+def _negated_atom(e: n.Expr) -> n.Expr:
+    """The negation of one test of a chain. That of an `is`/`in` comparison is kept as a `not`
+    around it, for `_settle_negations` to move over the and/or holding it."""
+    return n.UnaryOp("not", e) if folds_under_not(e) else negate(e)
+
+
+def _un_negated(e: n.Expr) -> Optional[n.Expr]:
+    """`x` where `e` is `not x` spelt so that the compiler reads it as such in a jump context
+    (`not x`, or an and/or of such), else None."""
+    if isinstance(e, n.UnaryOp) and e.op == "not":
+        return e.operand
+    if isinstance(e, n.BoolOp):
+        values = [_un_negated(v) for v in e.values]
+        if all(v is not None for v in values):
+            return n.BoolOp(_OTHER_BOOL_OP[e.op], values)  # type: ignore[arg-type]
+    return None
+
+
+def _is_pending_not(e: n.Expr) -> bool:
+    return isinstance(e, n.UnaryOp) and e.op == "not" and folds_under_not(e.operand)
+
+
+def _settle_negations(e: n.Expr) -> n.Expr:
+    """A built chain with each `not` around an `is`/`in` comparison (`_negated_atom`) moved out
+    over the and/or holding it: `not (a is b) or not c` is `not (a is b and c)`, which compiles
+    to the same jumps and keeps `is`. Where the and/or has other operands, the comparison is
+    negated in place (`a is not b`), the nearest source spelling."""
+    if isinstance(e, n.IfExp):
+        return n.IfExp(_settle_negations(e.test), _settle_negations(e.body), _settle_negations(e.orelse))
+    if _is_pending_not(e):
+        return negate(e.operand)  # type: ignore[attr-defined]
+    if isinstance(e, n.UnaryOp) and e.op == "not":
+        return negate(_settle_negations(e.operand))  # (`not not x` is `x` to a jump)
+    if not isinstance(e, n.BoolOp):
+        return e
+    values = [v if _is_pending_not(v) else _settle_negations(v) for v in e.values]
+    if any(_is_pending_not(v) for v in values):
+        inner = [_un_negated(v) for v in values]
+        if all(v is not None for v in inner):
+            return n.UnaryOp("not", n.BoolOp(_OTHER_BOOL_OP[e.op], [_settle_negations(v) for v in inner]))
+        values = [negate(v.operand) if _is_pending_not(v) else v for v in values]  # type: ignore[attr-defined]
+    return n.BoolOp(e.op, values)
 
 
 def _flatten(op: str, left: n.Expr, right: n.Expr) -> n.BoolOp:
@@ -271,7 +323,7 @@ class ControlRules:
                 continue
             for copy, original in self.chain_copies:
                 self._skip_copy(copy, original)
-            return expr, fall, false_exit, fall
+            return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
 
     def _fold_conditional_test(self, atoms: List[_Atom], f: int, limit: int) -> bool:
@@ -351,7 +403,7 @@ class ControlRules:
         if a.always:
             raise _BadChain()  # only a conditional expression's branches may contain one
         if hi - lo == 1:
-            return (negate(a.expr) if a.jump_if_true else a.expr), fall, a.target
+            return (_negated_atom(a.expr) if a.jump_if_true else a.expr), fall, a.target
         t = a.target
         ternary = self._build_ternary(chain, lo, hi)
         if ternary is not None:
@@ -359,9 +411,9 @@ class ControlRules:
         rest, rt, rf = self._build(chain, lo + 1, hi)
         if t in (rt, rf):
             if t == rt:
-                left = a.expr if a.jump_if_true else negate(a.expr)
+                left = a.expr if a.jump_if_true else _negated_atom(a.expr)
                 return _flatten("or", left, rest), rt, rf
-            left = negate(a.expr) if a.jump_if_true else a.expr
+            left = _negated_atom(a.expr) if a.jump_if_true else a.expr
             return _flatten("and", left, rest), rt, rf
         # `a` jumps to the start of a later atom: [lo, k) is a parenthesised group.
         for k in range(lo + 2, hi):
