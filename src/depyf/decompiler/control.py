@@ -89,8 +89,9 @@ _OTHER_BOOL_OP = {"and": "or", "or": "and"}
 
 
 def _negated_atom(e: n.Expr) -> n.Expr:
-    """The negation of one test of a chain. That of an `is`/`in` comparison is kept as a `not`
-    around it, for `_settle_negations` to move over the and/or holding it."""
+    """The negation of one test of a chain. That of an `is`/`in` comparison stays a `not` around
+    it (printed `a is not b`, which compiles the same), so that `_settle_negations` can move it
+    over the and/or holding it and a later `demorgan_not` can take it off again."""
     return n.UnaryOp("not", e) if folds_under_not(e) else negate(e)
 
 
@@ -106,29 +107,23 @@ def _un_negated(e: n.Expr) -> Optional[n.Expr]:
     return None
 
 
-def _is_pending_not(e: n.Expr) -> bool:
+def _is_negated_comparison(e: n.Expr) -> bool:
     return isinstance(e, n.UnaryOp) and e.op == "not" and folds_under_not(e.operand)
 
 
 def _settle_negations(e: n.Expr) -> n.Expr:
-    """A built chain with each `not` around an `is`/`in` comparison (`_negated_atom`) moved out
-    over the and/or holding it: `not (a is b) or not c` is `not (a is b and c)`, which compiles
-    to the same jumps and keeps `is`. Where the and/or has other operands, the comparison is
-    negated in place (`a is not b`), the nearest source spelling."""
+    """A built chain with the `not`s around `is`/`in` comparisons (`_negated_atom`) moved out over
+    the and/or holding them where every operand is negated: `not a is b or not c` compiles
+    `a is b` to `a is not b`, `not (a is b and c)` keeps `is` and makes the same jumps."""
     if isinstance(e, n.IfExp):
         return n.IfExp(_settle_negations(e.test), _settle_negations(e.body), _settle_negations(e.orelse))
-    if _is_pending_not(e):
-        return negate(e.operand)  # type: ignore[attr-defined]
-    if isinstance(e, n.UnaryOp) and e.op == "not":
-        return negate(_settle_negations(e.operand))  # (`not not x` is `x` to a jump)
     if not isinstance(e, n.BoolOp):
         return e
-    values = [v if _is_pending_not(v) else _settle_negations(v) for v in e.values]
-    if any(_is_pending_not(v) for v in values):
+    values = [_settle_negations(v) for v in e.values]
+    if any(_is_negated_comparison(v) for v in values):
         inner = [_un_negated(v) for v in values]
         if all(v is not None for v in inner):
-            return n.UnaryOp("not", n.BoolOp(_OTHER_BOOL_OP[e.op], [_settle_negations(v) for v in inner]))
-        values = [negate(v.operand) if _is_pending_not(v) else v for v in values]  # type: ignore[attr-defined]
+            return n.UnaryOp("not", n.BoolOp(_OTHER_BOOL_OP[e.op], inner))  # type: ignore[arg-type]
     return n.BoolOp(e.op, values)
 
 
@@ -542,6 +537,17 @@ class ControlRules:
                 self.emit(n.If(cond, body, []))
                 self.emit(stmt)
                 return end
+            if isinstance(stmt, n.Continue) and folds_under_not(cond):
+                # `if a is b: ...; continue`, whose test jumps straight back when false: `if not
+                # a is b: continue` would compile to `is not`, so the body keeps its test.
+                closing = self._closing_continue(fall, end, false_target, loop)
+                if closing is not None:
+                    body = self.run_range(fall, closing, list(self.stack))
+                    if closing == end:  # the enclosing block's own way back (a jump over its else)
+                        self.emit(n.If(cond, body, []))
+                        return end
+                    self.emit(n.If(cond, body + [n.Continue()], []))
+                    return closing + 1
             self.emit(n.If(demorgan_not(cond), [stmt], []))
             return fall
         if false_target <= i:
@@ -584,6 +590,14 @@ class ControlRules:
                 self.stack.append(value_if)
                 return else_end
             body = self.run_range(fall, false_target - 1, list(self.stack))
+            if else_end == end and self.version.threads_jumps_once and body and isinstance(body[-1], n.If) \
+                    and not body[-1].orelse and self.instrs[false_target - 1].target in loop.continue_targets \
+                    and not any(fall <= src < false_target for src in self.jump_sources.get(end, ())):
+                # `if t: ...; if u: ...; continue` and more of the loop body: u's false branch goes
+                # straight to the loop's head. Written as an else part, it would stop at the jump
+                # over it (that of an else part reaches the loop's closing jump instead).
+                self.emit(n.If(cond, body + [n.Continue()], []))
+                return false_target
             if self._dead_jump(false_target - 1):
                 # 3.8/3.9 keep the jump over the else part after a body that cannot fall through
                 # only when the body's last statement was compound: `if b: return x else: ...`.
@@ -603,6 +617,21 @@ class ControlRules:
             return end
         self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _closing_continue(self, start: int, end: int, head: int, loop: LoopInfo) -> Optional[int]:
+        """The JUMP back to `head` that ends a block starting at `start` (at the latest the one at
+        `end`, which closes the enclosing block): the first one before which no jump leaves
+        [start, it] except for the loop's head or exit, and into which no jump comes from outside."""
+        leave_ok = set(loop.continue_targets) | {loop.break_target}
+        for k in range(start, min(end + 1, len(self.instrs))):
+            ins = self.instrs[k]
+            if k > start and any(not start <= src < k for src in self.jump_sources.get(k, ())):
+                return None  # something outside the block jumps into it
+            if ins.opname == "JUMP" and ins.target == head:
+                return k
+            if ins.target is not None and not start <= ins.target <= k + 1 and ins.target not in leave_ok:
+                return None
+        return None
 
     def _if_or_assert(self, cond: n.Expr, body: List[n.Stmt]) -> n.Stmt:
         """`if cond: body` with no else, or the assert statement it stands for."""

@@ -335,3 +335,41 @@ def for_body_always_breaks(xs):
     else:
         r = -1
     return r
+
+
+@cases(([1, 2, 2, 3], [2, 3, 4]), ([], [1]), ([5], [5, 5]))
+def identity_test_then_continue_in_loop(xs, ys):
+    # `if a is None: ...` ending a branch that continues: its test cannot be turned round into
+    # `if a is not None: continue` (another instruction), and the test's false branch goes
+    # straight to the loop's head (no else part after the continue).
+    first = None
+    seen = []
+    for x in xs:
+        for y in ys:
+            if x == y:
+                if first is None:
+                    first = (x, y)
+                continue
+            seen.append(y)
+    for y in ys:
+        if y > 2:
+            if y in seen:
+                seen.remove(y)
+            continue
+        seen.append(-y)
+    return first, seen
+
+
+@cases(([1, 0, 1, 1, 0],), ([],), ([0, 0],))
+def open_if_then_else_part_in_loop(flags):
+    # The same shapes with an else part: the inner test's false branch stops at the loop's
+    # closing jump.
+    changes, inside = 0, False
+    for flag in flags:
+        if flag:
+            if not inside:
+                inside = True
+                changes += 1
+        else:
+            inside = False
+    return changes
