@@ -590,7 +590,8 @@ class ControlRules:
                 self.stack.append(value_if)
                 return else_end
             body = self.run_range(fall, false_target - 1, list(self.stack))
-            if else_end == end and self.version.threads_jumps_once and body and isinstance(body[-1], n.If) \
+            if loop is not None and else_end == end and self.version.threads_jumps_once and body \
+                    and isinstance(body[-1], n.If) \
                     and not body[-1].orelse and self.instrs[false_target - 1].target in loop.continue_targets \
                     and not any(fall <= src < false_target for src in self.jump_sources.get(end, ())):
                 # `if t: ...; if u: ...; continue` and more of the loop body: u's false branch goes

@@ -373,3 +373,15 @@ def open_if_then_else_part_in_loop(flags):
         else:
             inside = False
     return changes
+
+
+@cases((0, 0, 0), (1, 0, 1), (1, 1, 1), (0, 1, 1))
+def open_if_ends_if_body_outside_loops(a, b, c):
+    out = []
+    if c:
+        if a:
+            if b:
+                out.append(1)
+        else:
+            out.append(2)
+    return out
