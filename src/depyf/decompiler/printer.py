@@ -116,7 +116,10 @@ class Printer:
             e = self.resolve(e)
             render = self._expr[type(e)]
         text = render(e)
-        if self.precedence(e) < need:
+        prec = _FIXED_PRECEDENCE.get(type(e))  # (most nodes: no call to `precedence`)
+        if prec is None:
+            prec = self.precedence(e)
+        if prec < need:
             return "(" + text + ")"
         return text
 
