@@ -385,3 +385,31 @@ def open_if_ends_if_body_outside_loops(a, b, c):
         else:
             out.append(2)
     return out
+
+
+@cases((0, [1, 2, 3, 0]), (1, [5, 6]), (0, [4]))
+def endless_loop_ends_function_after_early_return(early, items):
+    # The body ends in a loop left only by return: the compiler's own `return None` after it is
+    # unreachable, and no source statement.
+    out = []
+    if early:
+        out.append("early")
+        return out
+    it = iter(items)
+    while True:
+        item = next(it, None)
+        if item is not None and item > 2:
+            out.append(item)
+        if not item:
+            return out
+
+
+@cases(({1: True}, 1), ({}, 2), (None, 3))
+def try_except_ends_function_after_early_return(cache, key):
+    if cache is None:
+        return False
+    try:
+        return cache[key]
+    except KeyError:
+        value = cache[key] = key > 1
+        return value
