@@ -570,7 +570,9 @@ class ControlRules:
             else_end = min(last.target, end)
         elif last is not None and last.opname == "JUMP" and loop is not None \
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
-                and last.index > fall:
+                and last.index > fall and all(src <= i for src in self.jump_sources.get(false_target, ())):
+            # (the rest of the loop body is an else part only if nothing else in the body goes there:
+            # a `continue` ending an inner if sends that if's false branch to it too)
             else_end = end
         elif last is not None and last.opname == "JUMP" and last.target == false_target and last_at == false_target - 1:
             # 3.8/3.9 keep the jump over an empty `else: pass` (later versions drop it).
@@ -593,7 +595,7 @@ class ControlRules:
             if loop is not None and else_end == end and self.version.threads_jumps_once and body \
                     and isinstance(body[-1], n.If) \
                     and not body[-1].orelse and self.instrs[false_target - 1].target in loop.continue_targets \
-                    and not any(fall <= src < false_target for src in self.jump_sources.get(end, ())):
+                    and self._jumps_stay_in_loop_body(fall, false_target - 1, loop):
                 # `if t: ...; if u: ...; continue` and more of the loop body: u's false branch goes
                 # straight to the loop's head. Written as an else part, it would stop at the jump
                 # over it (that of an else part reaches the loop's closing jump instead).
@@ -618,6 +620,15 @@ class ControlRules:
             return end
         self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _jumps_stay_in_loop_body(self, start: int, end: int, loop: LoopInfo) -> bool:
+        """Does every jump in [start, end) land in [start, end] or go to the loop's head or exit?"""
+        for k in range(start, end):
+            t = self.instrs[k].target
+            if t is not None and not start <= t <= end and t not in loop.continue_targets \
+                    and t != loop.break_target:
+                return False
+        return True
 
     def _closing_continue(self, start: int, end: int, head: int, loop: LoopInfo) -> Optional[int]:
         """The JUMP back to `head` that ends a block starting at `start` (at the latest the one at

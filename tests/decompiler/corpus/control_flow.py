@@ -413,3 +413,17 @@ def try_except_ends_function_after_early_return(cache, key):
     except KeyError:
         value = cache[key] = key > 1
         return value
+
+
+@cases(([1, 5, 2, 7], True), ([3, 3], False), ([], True))
+def conditional_continue_ends_inner_if_in_loop(items, compact):
+    # The continue ends the inner if only: when its test fails, the loop body goes on below.
+    out = []
+    for item in items:
+        if compact:
+            width = item * 2
+            if width >= 6:
+                out.append(width)
+                continue
+        out.append(-item)
+    return out
