@@ -150,21 +150,28 @@ class ControlRules:
         back: Dict[int, int] = {}
         handler_code = self.handler_only_code()  # exception_table: 3.12+ handler code at the end
         handler_back: Dict[int, int] = {}
+        for_iters: List[Instr] = []
+        jump_sources = self.jump_sources
         for ins in instrs:
             t = ins.target
             if t is None:
                 continue
-            self.jump_sources.setdefault(t, []).append(ins.index)
+            if t in jump_sources:
+                jump_sources[t].append(ins.index)
+            else:
+                jump_sources[t] = [ins.index]
             if t <= ins.index and not self.is_send_loop(t):
                 into = handler_back if ins.index in handler_code else back
                 into[t] = max(into.get(t, -1), ins.index)
+            elif ins.opname == "FOR_ITER":
+                for_iters.append(ins)
         for t, j in handler_back.items():
             if self.handler_jump_closes_loop(j, t):  # exception_table
                 back.setdefault(t, self.handler_loop_end(t, j))  # only a handler closes the loop
-        for ins in instrs:
+        for ins in for_iters:
             # A for loop whose body always leaves (return, raise, break) has no jump back; its
             # body still runs from the FOR_ITER up to the loop's exit.
-            if ins.opname == "FOR_ITER" and ins.index not in back and ins.target > ins.index:
+            if ins.index not in back and ins.target > ins.index:
                 back[ins.index] = ins.target - 1
         # Merge loops that overlap without nesting (3.10+ `continue` jumps to the top test while
         # the bottom test jumps to the body).
