@@ -115,7 +115,7 @@ class Decompiler:
                                      python_version=self.version.key)
         if class_body:
             return self._tidy_class_body(stmts)
-        return self._tidy_function_body(code, stmts, bytecode)
+        return self._tidy_function_body(code, stmts, bytecode, builder.read_last_return)
 
     def _text_of(self, stmts: List[n.Stmt]) -> Optional[str]:
         """`stmts` printed, or None where something in them cannot be printed yet."""
@@ -139,13 +139,17 @@ class Decompiler:
         raise DecompilationError("comprehension body has an unexpected shape", function=code.co_name,
                                  python_version=self.version.key)
 
-    def _tidy_function_body(self, code: CodeType, stmts: List[n.Stmt], bytecode: Bytecode) -> List[n.Stmt]:
+    def _tidy_function_body(self, code: CodeType, stmts: List[n.Stmt], bytecode: Bytecode,
+                            read_last_return: bool) -> List[n.Stmt]:
         if code.co_name == "<module>":
             _strip_returns(stmts)  # copies of the module's implicit return; `return` is invalid there
         if self.version.copies_exit_blocks:
             drop_copied_returns(stmts)  # copies of the implicit return in branches that fall off the end
         dead_return = _ends_in_dead_return_none(bytecode)
-        if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value) and not dead_return:
+        # Where the body ends in a compound statement that does not fall through (`while True:`,
+        # a try statement), the compiler's unreachable `return None` may have been read as one.
+        if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value) \
+                and (not dead_return or read_last_return):
             stmts.pop()
         elif dead_return:
             # The compiler of 3.8/3.9 appends `return None` unless the last statement returns;

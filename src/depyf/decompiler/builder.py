@@ -63,9 +63,16 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.chain_compare_jumps: Set[int] = set()
         # Copies of a finally body's closing RERAISE (3.10+): each ends its branch of that body.
         self.finally_end_copies: Set[int] = set()
+        self.read_last_return = False  # was the code's last instruction, a return, read as a statement?
         self.printer = printer
         printer.resolve = self.finish_expr
         self.prepare_control()
+        self.prepare_patterns()
+        # Where `control_at` can find a construct, besides the ranges registered in `skip` while
+        # running: asking only there keeps the per-instruction step cheap. Try blocks of 3.11+
+        # come from the exception table and are looked up at every instruction.
+        self.construct_starts = frozenset(self.loop_end) | self.match_starts
+        self.constructs_anywhere = self.version.has_exception_table
 
     # --- running ranges ---------------------------------------------------------------------
 
@@ -97,9 +104,10 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         """Run the instruction (or the construct starting) at index `i`; return the next index."""
         if len(self.stack) <= self.base_depth:
             self.expr_start = i  # where the value now being computed began
-        construct = self.control_at(i)
-        if construct is not None:
-            return construct
+        if self.constructs_anywhere or i in self.skip or i in self.construct_starts:
+            construct = self.control_at(i)
+            if construct is not None:
+                return construct
         ins = self.instrs[i]
         handler = self.handlers.get(ins.opname)
         if handler is None:

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.expressions import AssertionErrorName, negate
+from depyf.decompiler.expressions import AssertionErrorName, folds_under_not, negate
 from depyf.decompiler.instructions import OPPOSITE_JUMPS, Instr
 
 COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
@@ -74,10 +74,57 @@ def _jump_condition(ins: Instr, value: n.Expr) -> Tuple[n.Expr, bool]:
 
 
 def demorgan_not(e: n.Expr) -> n.Expr:
-    """`not e` pushed through and/or; equivalent in a jump context, where the compiler does the same."""
+    """`not e` pushed through and/or; equivalent in a jump context, where the compiler does the same.
+
+    Not into an `is`/`in` comparison, whose negation would change its instruction: over a chain
+    holding one, the `not` stays outside (`not (a is b and c)`)."""
     if isinstance(e, n.BoolOp):
-        return n.BoolOp("or" if e.op == "and" else "and", [demorgan_not(v) for v in e.values])
+        if any(folds_under_not(v) for v in e.values):
+            return n.UnaryOp("not", e)
+        return n.BoolOp(_OTHER_BOOL_OP[e.op], [demorgan_not(v) for v in e.values])
     return negate(e)
+
+
+_OTHER_BOOL_OP = {"and": "or", "or": "and"}
+
+
+def _negated_atom(e: n.Expr) -> n.Expr:
+    """The negation of one test of a chain. That of an `is`/`in` comparison stays a `not` around
+    it (printed `a is not b`, which compiles the same), so that `_settle_negations` can move it
+    over the and/or holding it and a later `demorgan_not` can take it off again."""
+    return n.UnaryOp("not", e) if folds_under_not(e) else negate(e)
+
+
+def _un_negated(e: n.Expr) -> Optional[n.Expr]:
+    """`x` where `e` is `not x` spelt so that the compiler reads it as such in a jump context
+    (`not x`, or an and/or of such), else None."""
+    if isinstance(e, n.UnaryOp) and e.op == "not":
+        return e.operand
+    if isinstance(e, n.BoolOp):
+        values = [_un_negated(v) for v in e.values]
+        if all(v is not None for v in values):
+            return n.BoolOp(_OTHER_BOOL_OP[e.op], values)  # type: ignore[arg-type]
+    return None
+
+
+def _is_negated_comparison(e: n.Expr) -> bool:
+    return isinstance(e, n.UnaryOp) and e.op == "not" and folds_under_not(e.operand)
+
+
+def _settle_negations(e: n.Expr) -> n.Expr:
+    """A built chain with the `not`s around `is`/`in` comparisons (`_negated_atom`) moved out over
+    the and/or holding them where every operand is negated: `not a is b or not c` compiles
+    `a is b` to `a is not b`, `not (a is b and c)` keeps `is` and makes the same jumps."""
+    if isinstance(e, n.IfExp):
+        return n.IfExp(_settle_negations(e.test), _settle_negations(e.body), _settle_negations(e.orelse))
+    if not isinstance(e, n.BoolOp):
+        return e
+    values = [_settle_negations(v) for v in e.values]
+    if any(_is_negated_comparison(v) for v in values):
+        inner = [_un_negated(v) for v in values]
+        if all(v is not None for v in inner):
+            return n.UnaryOp("not", n.BoolOp(_OTHER_BOOL_OP[e.op], inner))  # type: ignore[arg-type]
+    return n.BoolOp(e.op, values)
 
 
 def _flatten(op: str, left: n.Expr, right: n.Expr) -> n.BoolOp:
@@ -103,21 +150,28 @@ class ControlRules:
         back: Dict[int, int] = {}
         handler_code = self.handler_only_code()  # exception_table: 3.12+ handler code at the end
         handler_back: Dict[int, int] = {}
+        for_iters: List[Instr] = []
+        jump_sources = self.jump_sources
         for ins in instrs:
             t = ins.target
             if t is None:
                 continue
-            self.jump_sources.setdefault(t, []).append(ins.index)
+            if t in jump_sources:
+                jump_sources[t].append(ins.index)
+            else:
+                jump_sources[t] = [ins.index]
             if t <= ins.index and not self.is_send_loop(t):
                 into = handler_back if ins.index in handler_code else back
                 into[t] = max(into.get(t, -1), ins.index)
+            elif ins.opname == "FOR_ITER":
+                for_iters.append(ins)
         for t, j in handler_back.items():
             if self.handler_jump_closes_loop(j, t):  # exception_table
                 back.setdefault(t, self.handler_loop_end(t, j))  # only a handler closes the loop
-        for ins in instrs:
+        for ins in for_iters:
             # A for loop whose body always leaves (return, raise, break) has no jump back; its
             # body still runs from the FOR_ITER up to the loop's exit.
-            if ins.opname == "FOR_ITER" and ins.index not in back and ins.target > ins.index:
+            if ins.index not in back and ins.target > ins.index:
                 back[ins.index] = ins.target - 1
         # Merge loops that overlap without nesting (3.10+ `continue` jumps to the top test while
         # the bottom test jumps to the body).
@@ -174,15 +228,22 @@ class ControlRules:
         return self.instrs[target].opname == "SEND"
 
     def control_at(self, i: int) -> Optional[int]:
+        """The index after the construct that starts at `i` (a loop, a try block, a match
+        statement, or a range registered to be skipped), or None for a plain instruction."""
         if i in self.skip:
             return self.skip[i]
         if i in self.loop_end and i not in self.active_loops and not self.pure_mode:
-            return self.loop_at(i)
-        if i in self.loop_end and i not in self.active_loops and self._inlined_comprehension_at(i):
-            return self._pure_comprehension(i)
-        if self.version.has_exception_table and not self.pure_mode:
-            return self.try_at(i)
-        return None
+            found = self.loop_at(i)
+        elif i in self.loop_end and i not in self.active_loops and self._inlined_comprehension_at(i):
+            found = self._pure_comprehension(i)
+        elif self.version.has_exception_table and not self.pure_mode:
+            found = self.try_at(i)  # exception_table
+        else:
+            found = None
+        if found is None and i in self.match_starts and not self.pure_mode and not self.spill_mode:
+            # (code that needs temporaries was not written as source: no match statement)
+            return self.match_at(i)  # patterns
+        return found
 
     # --- condition chains -------------------------------------------------------------------
 
@@ -264,7 +325,7 @@ class ControlRules:
                 continue
             for copy, original in self.chain_copies:
                 self._skip_copy(copy, original)
-            return expr, fall, false_exit, fall
+            return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
 
     def _fold_conditional_test(self, atoms: List[_Atom], f: int, limit: int) -> bool:
@@ -344,7 +405,7 @@ class ControlRules:
         if a.always:
             raise _BadChain()  # only a conditional expression's branches may contain one
         if hi - lo == 1:
-            return (negate(a.expr) if a.jump_if_true else a.expr), fall, a.target
+            return (_negated_atom(a.expr) if a.jump_if_true else a.expr), fall, a.target
         t = a.target
         ternary = self._build_ternary(chain, lo, hi)
         if ternary is not None:
@@ -352,9 +413,9 @@ class ControlRules:
         rest, rt, rf = self._build(chain, lo + 1, hi)
         if t in (rt, rf):
             if t == rt:
-                left = a.expr if a.jump_if_true else negate(a.expr)
+                left = a.expr if a.jump_if_true else _negated_atom(a.expr)
                 return _flatten("or", left, rest), rt, rf
-            left = negate(a.expr) if a.jump_if_true else a.expr
+            left = _negated_atom(a.expr) if a.jump_if_true else a.expr
             return _flatten("and", left, rest), rt, rf
         # `a` jumps to the start of a later atom: [lo, k) is a parenthesised group.
         for k in range(lo + 2, hi):
@@ -483,6 +544,17 @@ class ControlRules:
                 self.emit(n.If(cond, body, []))
                 self.emit(stmt)
                 return end
+            if isinstance(stmt, n.Continue) and folds_under_not(cond):
+                # `if a is b: ...; continue`, whose test jumps straight back when false: `if not
+                # a is b: continue` would compile to `is not`, so the body keeps its test.
+                closing = self._closing_continue(fall, end, false_target, loop)
+                if closing is not None:
+                    body = self.run_range(fall, closing, list(self.stack))
+                    if closing == end:  # the enclosing block's own way back (a jump over its else)
+                        self.emit(n.If(cond, body, []))
+                        return end
+                    self.emit(n.If(cond, body + [n.Continue()], []))
+                    return closing + 1
             self.emit(n.If(demorgan_not(cond), [stmt], []))
             return fall
         if false_target <= i:
@@ -505,7 +577,9 @@ class ControlRules:
             else_end = min(last.target, end)
         elif last is not None and last.opname == "JUMP" and loop is not None \
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
-                and last.index > fall:
+                and last.index > fall and all(src <= i for src in self.jump_sources.get(false_target, ())):
+            # (the rest of the loop body is an else part only if nothing else in the body goes there:
+            # a `continue` ending an inner if sends that if's false branch to it too)
             else_end = end
         elif last is not None and last.opname == "JUMP" and last.target == false_target and last_at == false_target - 1:
             # 3.8/3.9 keep the jump over an empty `else: pass` (later versions drop it).
@@ -525,6 +599,15 @@ class ControlRules:
                 self.stack.append(value_if)
                 return else_end
             body = self.run_range(fall, false_target - 1, list(self.stack))
+            if loop is not None and else_end == end and self.version.threads_jumps_once and body \
+                    and isinstance(body[-1], n.If) \
+                    and not body[-1].orelse and self.instrs[false_target - 1].target in loop.continue_targets \
+                    and self._jumps_stay_in_loop_body(fall, false_target - 1, loop):
+                # `if t: ...; if u: ...; continue` and more of the loop body: u's false branch goes
+                # straight to the loop's head. Written as an else part, it would stop at the jump
+                # over it (that of an else part reaches the loop's closing jump instead).
+                self.emit(n.If(cond, body + [n.Continue()], []))
+                return false_target
             if self._dead_jump(false_target - 1):
                 # 3.8/3.9 keep the jump over the else part after a body that cannot fall through
                 # only when the body's last statement was compound: `if b: return x else: ...`.
@@ -544,6 +627,30 @@ class ControlRules:
             return end
         self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _jumps_stay_in_loop_body(self, start: int, end: int, loop: LoopInfo) -> bool:
+        """Does every jump in [start, end) land in [start, end] or go to the loop's head or exit?"""
+        for k in range(start, end):
+            t = self.instrs[k].target
+            if t is not None and not start <= t <= end and t not in loop.continue_targets \
+                    and t != loop.break_target:
+                return False
+        return True
+
+    def _closing_continue(self, start: int, end: int, head: int, loop: LoopInfo) -> Optional[int]:
+        """The JUMP back to `head` that ends a block starting at `start` (at the latest the one at
+        `end`, which closes the enclosing block): the first one before which no jump leaves
+        [start, it] except for the loop's head or exit, and into which no jump comes from outside."""
+        leave_ok = set(loop.continue_targets) | {loop.break_target}
+        for k in range(start, min(end + 1, len(self.instrs))):
+            ins = self.instrs[k]
+            if k > start and any(not start <= src < k for src in self.jump_sources.get(k, ())):
+                return None  # something outside the block jumps into it
+            if ins.opname == "JUMP" and ins.target == head:
+                return k
+            if ins.target is not None and not start <= ins.target <= k + 1 and ins.target not in leave_ok:
+                return None
+        return None
 
     def _if_or_assert(self, cond: n.Expr, body: List[n.Stmt]) -> n.Stmt:
         """`if cond: body` with no else, or the assert statement it stands for."""

@@ -22,15 +22,18 @@ UNARY_OPS = {"UNARY_NEGATIVE": "-", "UNARY_POSITIVE": "+", "UNARY_INVERT": "~", 
 CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 
 
-_NEGATED_COMPARISONS = {"is": "is not", "is not": "is", "in": "not in", "not in": "in"}
+def folds_under_not(e: n.Expr) -> bool:
+    """A single `is`/`in` comparison: the compiler rewrites `not (a is b)` as `a is not b`, so
+    its negation cannot be written next to it without changing the instruction it compiles to."""
+    return isinstance(e, n.Compare) and len(e.ops) == 1 and e.ops[0] in n.NEGATED_COMPARISONS
 
 
 def negate(e: n.Expr) -> n.Expr:
     """`not e`, folded the way the compiler folds it (`not a is b` is `a is not b`)."""
     if isinstance(e, n.UnaryOp) and e.op == "not":
         return e.operand
-    if isinstance(e, n.Compare) and len(e.ops) == 1 and e.ops[0] in _NEGATED_COMPARISONS:
-        return n.Compare(e.left, [_NEGATED_COMPARISONS[e.ops[0]]], e.comparators)
+    if isinstance(e, n.Compare) and len(e.ops) == 1 and e.ops[0] in n.NEGATED_COMPARISONS:
+        return n.Compare(e.left, [n.NEGATED_COMPARISONS[e.ops[0]]], e.comparators)
     return n.UnaryOp("not", e)
 
 

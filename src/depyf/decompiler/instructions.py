@@ -324,7 +324,15 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
     index_at: Dict[int, int] = {}
     pending: List[int] = []
     skip_pop_after_gen = False
-    for instr in decoded:
+    to_filter = decoded
+    if _DROPPED.isdisjoint([instr.raw_opname for instr in decoded]):
+        # The common case before 3.11: nothing to drop, every instruction is kept.
+        kept, to_filter = list(decoded), []
+        for index, instr in enumerate(kept):
+            instr.index = index
+            if instr.offset not in index_at:  # (3.13's split pairs share their offset)
+                index_at[instr.offset] = index
+    for instr in to_filter:
         drop = instr.raw_opname in _DROPPED
         if skip_pop_after_gen and instr.opname == "POP_TOP":
             drop, skip_pop_after_gen = True, False

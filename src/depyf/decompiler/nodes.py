@@ -113,6 +113,10 @@ class BoolOp(Expr):
         self.values = list(values)
 
 
+# `not (a OP b)` as the compiler folds it, one comparison operator into the other.
+NEGATED_COMPARISONS = {"is": "is not", "is not": "is", "in": "not in", "not in": "in"}
+
+
 class Compare(Expr):
     __slots__ = ("left", "ops", "comparators")
 

@@ -15,7 +15,7 @@ subject and ends with a jump to the code after the last alternative.
 
 A finished node tree prints as pattern text (`nodes.MatchCase.pattern` is a string).
 """
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -276,12 +276,18 @@ class PatternRules:
 
     # --- entry points ---------------------------------------------------------------------------
 
-    def control_at(self, i: int) -> Optional[int]:
-        """Loops and try blocks first (`ControlRules`), then a match statement starting at `i`."""
-        found = super().control_at(i)  # type: ignore[misc]
-        if found is not None or self.pure_mode or self.spill_mode or self.instrs[i].opname not in _COPIES:
-            return found  # (code that needs temporaries was not written as source: no match)
-        return self.match_at(i)
+    def prepare_patterns(self) -> None:
+        """Where a match statement may start: a copy of the subject followed by a pattern's
+        first instruction. Computed once, so that `control_at` asks only at these indices."""
+        starts: Set[int] = set()
+        if self.version.has_match_statement:
+            instrs = self.instrs
+            for k in range(len(instrs) - 1):
+                ins = instrs[k]
+                if ins.opname in _COPIES and not (ins.opname == "COPY" and ins.arg != 1) \
+                        and instrs[k + 1].opname in _PATTERN_STARTS:
+                    starts.add(k)
+        self.match_starts: FrozenSet[int] = frozenset(starts)
 
     def match_at(self, i: int) -> Optional[int]:
         """A match statement whose first case starts with a copy of the subject at `i`."""

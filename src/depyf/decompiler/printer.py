@@ -116,7 +116,10 @@ class Printer:
             e = self.resolve(e)
             render = self._expr[type(e)]
         text = render(e)
-        if self.precedence(e) < need:
+        prec = _FIXED_PRECEDENCE.get(type(e))  # (most nodes: no call to `precedence`)
+        if prec is None:
+            prec = self.precedence(e)
+        if prec < need:
             return "(" + text + ")"
         return text
 
@@ -194,6 +197,11 @@ class Printer:
 
     def _unary(self, e: n.UnaryOp) -> str:
         if e.op == "not":
+            operand = e.operand
+            if isinstance(operand, n.Compare) and len(operand.ops) == 1 and operand.ops[0] in n.NEGATED_COMPARISONS:
+                # `not a is b` is `a is not b` to the compiler too; the latter is how people write it.
+                return self._compare(n.Compare(operand.left, [n.NEGATED_COMPARISONS[operand.ops[0]]],
+                                               operand.comparators))
             return "not " + self.expr(e.operand, NOT)
         operand = self.expr(e.operand, FACTOR)
         # `- -x` keeps a space; `-1` stays a literal the compiler folds.

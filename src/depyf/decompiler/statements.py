@@ -289,6 +289,8 @@ class StatementRules:
     def op_RETURN_VALUE(self, ins: Instr, i: int) -> None:
         value = self.pop()
         self.emit(n.Return(self.finish_expr(value)))
+        if i == len(self.instrs) - 1:
+            self.read_last_return = True  # (asked when the implicit `return None` is tidied away)
 
     def op_RAISE_VARARGS(self, ins: Instr, i: int) -> None:
         if ins.arg == 0:

@@ -187,6 +187,18 @@ class BytecodeVersion:
         return self.key >= (3, 12)
 
     @property
+    def threads_jumps_once(self) -> bool:
+        """3.8/3.9's peephole pass retargets a jump to an unconditional jump once, not along a
+        chain of them: a test whose false branch reaches a loop's head through the jump over an
+        else part stops at that jump's target."""
+        return self.key < (3, 10)
+
+    @property
+    def has_match_statement(self) -> bool:
+        """3.10 added `match`; older bytecode never holds one."""
+        return self.key >= (3, 10)
+
+    @property
     def match_pushes_success_flag(self) -> bool:
         """3.10's MATCH_CLASS / MATCH_KEYS push a success flag above their result; 3.11+ push None on failure."""
         return self.key == (3, 10)

@@ -160,3 +160,21 @@ def inner_if_else_raise_ends_if_body(a, b):
         x = 2
     y = x + 1
     return y
+
+
+@cases((None, None, 0), (1, None, 1), (None, 1, [1]), (1, 1, [2]))
+def negated_chain_of_identity_tests(a, b, c):
+    # `not (x is y and ...)`: pushing the `not` into the comparison would turn `is` into
+    # `is not`, another instruction; it stays around the whole chain.
+    out = []
+    if not (a is None and b is None):
+        out.append(1)
+    if not (type(c) is int and c == 1 and a is not None):
+        out.append(2)
+    if not (a in (1, 2) or b is None):
+        out.append(3)
+    while not (a is None or c in (0, 1)):
+        out.append(4)
+        break
+    assert not (a is None and c is None), out
+    return out

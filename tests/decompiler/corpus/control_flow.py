@@ -335,3 +335,95 @@ def for_body_always_breaks(xs):
     else:
         r = -1
     return r
+
+
+@cases(([1, 2, 2, 3], [2, 3, 4]), ([], [1]), ([5], [5, 5]))
+def identity_test_then_continue_in_loop(xs, ys):
+    # `if a is None: ...` ending a branch that continues: its test cannot be turned round into
+    # `if a is not None: continue` (another instruction), and the test's false branch goes
+    # straight to the loop's head (no else part after the continue).
+    first = None
+    seen = []
+    for x in xs:
+        for y in ys:
+            if x == y:
+                if first is None:
+                    first = (x, y)
+                continue
+            seen.append(y)
+    for y in ys:
+        if y > 2:
+            if y in seen:
+                seen.remove(y)
+            continue
+        seen.append(-y)
+    return first, seen
+
+
+@cases(([1, 0, 1, 1, 0],), ([],), ([0, 0],))
+def open_if_then_else_part_in_loop(flags):
+    # The same shapes with an else part: the inner test's false branch stops at the loop's
+    # closing jump.
+    changes, inside = 0, False
+    for flag in flags:
+        if flag:
+            if not inside:
+                inside = True
+                changes += 1
+        else:
+            inside = False
+    return changes
+
+
+@cases((0, 0, 0), (1, 0, 1), (1, 1, 1), (0, 1, 1))
+def open_if_ends_if_body_outside_loops(a, b, c):
+    out = []
+    if c:
+        if a:
+            if b:
+                out.append(1)
+        else:
+            out.append(2)
+    return out
+
+
+@cases((0, [1, 2, 3, 0]), (1, [5, 6]), (0, [4]))
+def endless_loop_ends_function_after_early_return(early, items):
+    # The body ends in a loop left only by return: the compiler's own `return None` after it is
+    # unreachable, and no source statement.
+    out = []
+    if early:
+        out.append("early")
+        return out
+    it = iter(items)
+    while True:
+        item = next(it, None)
+        if item is not None and item > 2:
+            out.append(item)
+        if not item:
+            return out
+
+
+@cases(({1: True}, 1), ({}, 2), (None, 3))
+def try_except_ends_function_after_early_return(cache, key):
+    if cache is None:
+        return False
+    try:
+        return cache[key]
+    except KeyError:
+        value = cache[key] = key > 1
+        return value
+
+
+@cases(([1, 5, 2, 7], True), ([3, 3], False), ([], True))
+def conditional_continue_ends_inner_if_in_loop(items, compact):
+    # The continue ends the inner if only: when its test fails, the loop body goes on below.
+    out = []
+    for item in items:
+        if compact:
+            width = item * 2
+            if width >= 6:
+                out.append(width)
+                continue
+        out.append(-item)
+    return out
