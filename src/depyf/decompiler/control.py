@@ -248,7 +248,7 @@ class ControlRules:
             jins = self.instrs[q]
             e, t = _jump_condition(jins, value)
             atoms.append(self._normalised_atom(_Atom(nxt, e, t, jins.target, q, self.fall_override.get(q, q + 1))))
-        for count in range(len(atoms), 0, -1):
+        for count in range(self._before_while_test(atoms), 0, -1):
             chain = atoms[:count]
             if chain[-1].always:
                 continue
@@ -266,6 +266,23 @@ class ControlRules:
                 self._skip_copy(copy, original)
             return expr, fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
+
+    def _before_while_test(self, atoms: List[_Atom]) -> int:
+        """How many atoms the chain may take: not the top test of a while loop that its last
+        atoms run into (3.10+ copy that test to the loop's bottom). `if a: while b: ...` reads
+        `a` and `b` as one chain to one false target; the loop's own test is only `b`."""
+        fall = atoms[-1].fall
+        if len(atoms) < 2 or fall not in self.loop_end or fall in self.active_loops \
+                or not self.version.while_condition_duplicated:
+            return len(atoms)
+        j = self.loop_end[fall]
+        first_start = min(self.expr_start, atoms[0].start)  # (the first atom's value was read before)
+        if self._bottom_test(first_start, fall, j) is not None:
+            return len(atoms)
+        for count in range(1, len(atoms)):
+            if self._bottom_test(atoms[count].start, fall, j) is not None:
+                return count
+        return len(atoms)
 
     def _fold_conditional_test(self, atoms: List[_Atom], f: int, limit: int) -> bool:
         """`x if t else y` as a test: `t` jumps to y's atoms, x's atoms end in a JUMP over them
@@ -505,7 +522,7 @@ class ControlRules:
             else_end = min(last.target, end)
         elif last is not None and last.opname == "JUMP" and loop is not None \
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
-                and last.index > fall:
+                and last.index > fall and not self._explicit_continue(last, end):
             else_end = end
         elif last is not None and last.opname == "JUMP" and last.target == false_target and last_at == false_target - 1:
             # 3.8/3.9 keep the jump over an empty `else: pass` (later versions drop it).
@@ -548,6 +565,17 @@ class ControlRules:
     def _if_or_assert(self, cond: n.Expr, body: List[n.Stmt]) -> n.Stmt:
         """`if cond: body` with no else, or the assert statement it stands for."""
         return _as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, [])
+
+    def _explicit_continue(self, jump: Instr, end: int) -> bool:
+        """Does `jump`, back to the loop's head at the end of an if body, land somewhere other
+        than the loop's own closing jump? A jump over an else part that ends the loop body is
+        threaded to exactly that place; a `continue` may land on the `while` line's NOP."""
+        if end >= len(self.instrs):
+            return False
+        closing = self.instrs[end]  # (the loop's body ends before its closing jump)
+        raw = self.bc.raw_targets
+        return closing.opname == "JUMP" and closing.target == jump.target \
+            and raw.get(closing.index) != raw.get(jump.index)
 
     def _never_falls_through(self, last: Instr, loop: LoopInfo) -> bool:
         """Does the instruction that ends an if body inside `loop` leave it (return, raise, continue)?"""
@@ -1327,3 +1355,4 @@ def fold_tail_into_else(stmts: List[n.Stmt]) -> None:
             s.orelse = stmts[k + 1:]
             del stmts[k + 1:]
             return
+

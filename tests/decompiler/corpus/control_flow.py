@@ -335,3 +335,46 @@ def for_body_always_breaks(xs):
     else:
         r = -1
     return r
+
+
+@cases(("ab\\c\"",), ("xy\\",))
+def continue_in_else_before_more_body(text):
+    items = list(text)
+    out = []
+    while 1:
+        if not items:
+            break
+        t = items.pop()
+        if t == '"':
+            break
+        elif t != "\\":
+            if t == "!":
+                raise ValueError(t)
+            else:
+                out.append(t)
+                continue
+        out.append("esc")
+    return out
+
+
+@cases((None, 0), (3, 3), (3, 5))
+def if_then_while_same_exit(source, raw):
+    seen = []
+    if source is not None:
+        while raw == source:
+            seen.append(raw)
+            raw -= 1
+    while raw > 4:
+        raw -= 1
+    seen.append(raw)
+    return seen
+
+
+@cases((0, 1, 1), (1, 0, 1), (1, 1, 0))
+def while_and_test_in_if(a, b, c):
+    out = []
+    if c:
+        while a and b:
+            out.append(a)
+            a -= 1
+    return out
