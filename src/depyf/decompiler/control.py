@@ -568,14 +568,20 @@ class ControlRules:
 
     def _explicit_continue(self, jump: Instr, end: int) -> bool:
         """Does `jump`, back to the loop's head at the end of an if body, land somewhere other
-        than the loop's own closing jump? A jump over an else part that ends the loop body is
-        threaded to exactly that place; a `continue` may land on the `while` line's NOP."""
-        if end >= len(self.instrs):
+        than the loop's own closing jump (at `end`, where the body ends)? A jump over an else
+        part that ends the loop body is threaded to exactly that place; a `continue` may land on
+        the `while` line's NOP."""
+        return self._lands_apart(jump.index, end)
+
+    def _lands_apart(self, k: int, closing_at: int) -> bool:
+        """Do the jumps at `k` and `closing_at` reach the same instruction from different bytes
+        (one of them through a dropped NOP)?"""
+        if closing_at >= len(self.instrs):
             return False
-        closing = self.instrs[end]  # (the loop's body ends before its closing jump)
+        jump, closing = self.instrs[k], self.instrs[closing_at]
         raw = self.bc.raw_targets
-        return closing.opname == "JUMP" and closing.target == jump.target \
-            and raw.get(closing.index) != raw.get(jump.index)
+        return jump.opname == closing.opname == "JUMP" and closing.target == jump.target \
+            and raw.get(closing_at) != raw.get(k)
 
     def _never_falls_through(self, last: Instr, loop: LoopInfo) -> bool:
         """Does the instruction that ends an if body inside `loop` leave it (return, raise, continue)?"""
@@ -583,12 +589,15 @@ class ControlRules:
             (last.opname == "JUMP" and last.target in loop.continue_targets)
 
     def _threaded_else_end(self, fall: int, false_target: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
-        """The end of the else part of an if whose body [fall, false_target) ends in a raise or
-        return and has no jump over the else part: the compiler sent the ways out of the body's
-        last statement (an assert, an inner if) straight past the else part, to one place."""
-        if self.instrs[false_target - 1].opname not in ("RAISE_VARARGS", "RETURN_VALUE", "RERAISE"):
-            return None
+        """The end of the else part of an if whose body [fall, false_target) ends in a raise,
+        return, `break` or `continue` and has no jump over the else part: the compiler sent the
+        ways out of the body's last statement (an assert, an inner if) straight past the else
+        part, to one place."""
         loop_targets = (loop.continue_targets | {loop.break_target, loop.exit}) if loop is not None else set()
+        last = self.instrs[false_target - 1]
+        leaves_loop = last.opname == "JUMP" and loop is not None and last.target in loop_targets
+        if last.opname not in ("RAISE_VARARGS", "RETURN_VALUE", "RERAISE") and not leaves_loop:
+            return None
         targets = {ins.target for ins in self.instrs[fall:false_target]
                    if (ins.opname in COND_JUMPS or ins.opname == "JUMP") and ins.target is not None
                    and ins.target > false_target and ins.target not in loop_targets}
@@ -718,6 +727,8 @@ class ControlRules:
             if target in loop.continue_targets:
                 if i != loop.natural_end or loop is not self.loops[-1]:
                     self.emit(n.Continue())
+                elif self._lands_apart(i, loop.body_end):
+                    self.emit(n.Continue(required=True))
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
             if target == loop.break_target or (loop.break_target is None and target >= loop.exit) \
                     or self._continues_outer_loop(target):
@@ -1327,7 +1338,7 @@ def _plain_argument(arg: n.Expr) -> bool:
 
 def _drop_trailing_continue(body: List[n.Stmt]) -> None:
     """A `continue` as the very last thing a loop body does is implied."""
-    while body and isinstance(body[-1], n.Continue):
+    while body and isinstance(body[-1], n.Continue) and not body[-1].required:
         body.pop()
     if body and isinstance(body[-1], n.If):
         last = body[-1]

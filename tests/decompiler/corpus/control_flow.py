@@ -378,3 +378,41 @@ def while_and_test_in_if(a, b, c):
             out.append(a)
             a -= 1
     return out
+
+
+@cases(("ab c#d",), ("x,y",), ("",))
+def state_machine_branches_end_in_break_or_continue(text):
+    chars = list(text)
+    state = " "
+    token = ""
+    out = []
+    while True:
+        c = chars.pop(0) if chars else ""
+        if state is None:
+            break
+        elif state == " ":
+            if not c:
+                state = None
+                break
+            elif c == "#":
+                out.append("comment")
+            elif c.isalpha():
+                token = c
+                state = "a"
+            else:
+                out.append(c)
+                if token:
+                    break
+                continue
+        elif state == "a":
+            if c.isalpha():
+                token += c
+            else:
+                state = " "
+                out.append(token)
+                if not c:
+                    break
+                else:
+                    continue
+        out.append(state)
+    return out
