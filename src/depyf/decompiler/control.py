@@ -325,15 +325,33 @@ class ControlRules:
     def _normalised_atom(self, atom: _Atom) -> _Atom:
         """`jump-if-true L; JUMP back; L:` is 3.12+'s spelling of a backward jump-if-false."""
         f = atom.fall
-        if not self.version.conditional_jumps_forward_only or not atom.jump_if_true:
+        if not self.version.conditional_jumps_forward_only:
             return atom
         if f + 1 < len(self.instrs) and atom.target == f + 1 and f < self.end:
             jump = self.instrs[f]
-            if jump.opname == "JUMP" and jump.target <= f and self.jump_sources.get(f) is None:
+            if jump.opname == "JUMP" and jump.target <= f and self.jump_sources.get(f) is None \
+                    and self._compilers_jump_back(atom.jump_index, f, atom.jump_if_true):
                 atom.jump_if_true = not atom.jump_if_true
                 atom.target = jump.target
                 atom.fall = f + 1
         return atom
+
+    def _compilers_jump_back(self, test: int, jump: int, otherwise: bool) -> bool:
+        """Is the JUMP back at `jump`, after the conditional jump at `test` over it, the compiler's
+        (the second half of a backward conditional jump) and not a written `continue`? In a loop
+        inside a try body the compiler adds it after the exception table's regions are drawn, so
+        no region covers it, while a written `continue` that stays in the try is covered, like
+        the test's value before it (3.13 leaves the conditional jump itself out). `otherwise`
+        where the two compile the same: out of a try, or for a loop around the try (a
+        `continue` leaves the try's region)."""
+        target = self.instrs[jump].target
+        if not self.bc.regions or test == 0 or target is None:
+            return otherwise
+        region_at = self._xt().region_at
+        before, head = region_at[test - 1], region_at[target]
+        if before is None or head is None or before.handler != head.handler:
+            return otherwise
+        return region_at[jump] is None
 
     def _chain_targets_ok(self, chain: List[_Atom]) -> bool:
         fall = chain[-1].fall
