@@ -80,6 +80,59 @@ def demorgan_not(e: n.Expr) -> n.Expr:
     return negate(e)
 
 
+class _HeldNegation(n.UnaryOp):
+    """`not <a is b / a in b>` for a jump taken in the other sense, left unfolded until the
+    whole test is known. The compiler folds a written `not (a is b)` into `a is not b`, but not
+    inside `not (a is b and c is d)`: when the parts of an and/or can all be written negated
+    without another fold, the `not` is written around the whole (it keeps `is`), else each
+    part folds."""
+    __slots__ = ()
+
+
+def _negate_atom(e: n.Expr) -> n.Expr:
+    folded = negate(e)
+    if isinstance(folded, n.Compare) and isinstance(e, n.Compare):
+        return _HeldNegation("not", e)
+    return folded
+
+
+def settle_negations(e: n.Expr) -> n.Expr:
+    """The test `e` with its held negations lifted over whole and/or groups or folded."""
+    return _fold_held(_lift_negations(e))
+
+
+def _lift_negations(e: n.Expr) -> n.Expr:
+    if isinstance(e, n.BoolOp):
+        values = [_lift_negations(v) for v in e.values]
+        negations = [_is_not(v) for v in values]
+        if any(isinstance(v, _HeldNegation) for v in values) \
+                and all(held or _is_not(negate(v)) for v, held in zip(values, negations)):
+            # (a part that is not negated gets a `not` inside, which the compiler keeps)
+            other = "or" if e.op == "and" else "and"
+            inner: List[n.Expr] = []
+            for v, held in zip(values, negations):
+                operand = v.operand if held else negate(v)  # type: ignore[attr-defined]
+                if isinstance(operand, n.BoolOp) and operand.op == other:
+                    inner.extend(operand.values)
+                else:
+                    inner.append(operand)
+            return n.UnaryOp("not", n.BoolOp(other, inner))
+        return n.BoolOp(e.op, [_fold_held(v) for v in values])
+    if isinstance(e, n.IfExp):
+        return n.IfExp(settle_negations(e.test), settle_negations(e.body), settle_negations(e.orelse))
+    if isinstance(e, n.UnaryOp) and e.op == "not" and not isinstance(e, _HeldNegation):
+        return n.UnaryOp("not", settle_negations(e.operand))
+    return e
+
+
+def _is_not(e: n.Expr) -> bool:
+    return isinstance(e, n.UnaryOp) and e.op == "not"
+
+
+def _fold_held(e: n.Expr) -> n.Expr:
+    return negate(e.operand) if isinstance(e, _HeldNegation) else e
+
+
 def _flatten(op: str, left: n.Expr, right: n.Expr) -> n.BoolOp:
     values: List[n.Expr] = []
     for part in (left, right):
@@ -264,7 +317,7 @@ class ControlRules:
                 continue
             for copy, original in self.chain_copies:
                 self._skip_copy(copy, original)
-            return expr, fall, false_exit, fall
+            return settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
 
     def _before_while_test(self, atoms: List[_Atom]) -> int:
@@ -379,7 +432,7 @@ class ControlRules:
         if a.always:
             raise _BadChain()  # only a conditional expression's branches may contain one
         if hi - lo == 1:
-            return (negate(a.expr) if a.jump_if_true else a.expr), fall, a.target
+            return (_negate_atom(a.expr) if a.jump_if_true else a.expr), fall, a.target
         t = a.target
         ternary = self._build_ternary(chain, lo, hi)
         if ternary is not None:
@@ -387,9 +440,9 @@ class ControlRules:
         rest, rt, rf = self._build(chain, lo + 1, hi)
         if t in (rt, rf):
             if t == rt:
-                left = a.expr if a.jump_if_true else negate(a.expr)
+                left = a.expr if a.jump_if_true else _negate_atom(a.expr)
                 return _flatten("or", left, rest), rt, rf
-            left = negate(a.expr) if a.jump_if_true else a.expr
+            left = _negate_atom(a.expr) if a.jump_if_true else a.expr
             return _flatten("and", left, rest), rt, rf
         # `a` jumps to the start of a later atom: [lo, k) is a parenthesised group.
         for k in range(lo + 2, hi):
