@@ -168,10 +168,11 @@ class ControlRules:
             if self.handler_jump_closes_loop(j, t):  # exception_table
                 back.setdefault(t, self.handler_loop_end(t, j))  # only a handler closes the loop
         for ins in instrs:
-            # A for loop whose body always leaves (return, raise, break) has no jump back; its
-            # body still runs from the FOR_ITER up to the loop's exit.
-            if ins.opname == "FOR_ITER" and ins.index not in back and ins.target > ins.index:
-                back[ins.index] = ins.target - 1
+            # A for loop's body runs from the FOR_ITER up to the loop's exit, even when it always
+            # leaves (return, raise, break: no jump back) or its only jumps back are breaks of an
+            # inner loop that the compiler sent straight to this head.
+            if ins.opname == "FOR_ITER" and ins.target > ins.index:
+                back[ins.index] = max(back.get(ins.index, -1), ins.target - 1)
         # Merge loops that overlap without nesting (3.10+ `continue` jumps to the top test while
         # the bottom test jumps to the body).
         headers = sorted(back)
@@ -821,6 +822,19 @@ class ControlRules:
         """
         return target >= loop.exit and (i < loop.exit or target > self.end)
 
+    def _breaks_to_enclosing_head(self, start: int, end: int) -> bool:
+        """Does the loop body [start, end), the last statement of the enclosing loop's body,
+        break straight to that loop's head? The compiler threads a break that way when nothing
+        follows the loop statement; then what lies between this loop's exit and the end of the
+        enclosing body is this loop's else part."""
+        if not self.loops:
+            return False
+        enclosing = self.loops[-1]
+        if self.end != enclosing.body_end:
+            return False
+        return any(ins.opname == "JUMP" and ins.target in enclosing.continue_targets
+                   for ins in self.instrs[start:end])
+
     def _continues_outer_loop(self, target: int) -> bool:
         return any(target in outer.continue_targets for outer in self.loops[:-1])
 
@@ -995,6 +1009,10 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
+        elif break_target is None and cond is not None and real_exit < self.end \
+                and self._breaks_to_enclosing_head(body_start, body_end):
+            orelse = self.run_range(real_exit, self.end, list(self.stack))
+            after = self.end
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
         self._place_copied_exit(info, after)
         if exit > j + 1 and after == real_exit:
@@ -1240,6 +1258,9 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
+        elif break_target is None and real_exit < self.end and self._breaks_to_enclosing_head(h + 1, body_end):
+            orelse = self.run_range(real_exit, self.end, list(self.stack))
+            after = self.end
         after = self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
         self._place_copied_exit(info, after)
         return after

@@ -416,3 +416,36 @@ def state_machine_branches_end_in_break_or_continue(text):
                     continue
         out.append(state)
     return out
+
+
+@cases(([[1, 2], [2, 3]],), ([[1], [1]],), ([[3, 1], [1, 3]],))
+def inner_for_else_breaks_outer(sequences):
+    result = []
+    while len(result) < 4:
+        for s1 in sequences:
+            candidate = s1[0]
+            for s2 in sequences:
+                if candidate in s2[1:]:
+                    candidate = None
+                    break
+            else:
+                break
+        if candidate is None:
+            return ("inconsistent", result)
+        result.append(candidate)
+    return result
+
+
+@cases((3, 1), (3, 5), (0, 0))
+def inner_while_else_breaks_outer(n, stop):
+    out = []
+    for i in range(n):
+        j = 0
+        while j < i:
+            if j == stop:
+                break
+            j += 1
+        else:
+            out.append(("done", i))
+            break
+    return out
