@@ -1382,6 +1382,13 @@ class ControlRules:
                 self.fall_override[k] = nxt.target
                 self.skip[k + 1] = nxt.target
             else:
+                over = instrs[k + 2] if k + 2 < len(instrs) else None
+                if after.opname == "POP_JUMP_IF_TRUE" and after.target == k + 2 and nxt is not None \
+                        and nxt.opname == "JUMP" and nxt.target < k and over is not None \
+                        and over.opname == "JUMP" and over.target > cleanup and cleanup == k + 3:
+                    # 3.12+ spell a backward jump-if-false as a jump over a JUMP back; the jump
+                    # over the cleanup then follows that pair.
+                    self.skip[k + 2] = over.target
                 self.skip[cleanup] = cleanup + 1
                 # 3.10+ may follow the cleanup with a copy of where a false comparison goes
                 # (a `raise` or `return` block) instead of a jump there: the text has it once.

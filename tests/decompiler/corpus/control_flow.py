@@ -449,3 +449,11 @@ def inner_while_else_breaks_outer(n, stop):
             out.append(("done", i))
             break
     return out
+
+
+@cases(("b", "ab:c"), ("a", "ab:c"), ("z", "ab"))
+def chained_compare_test_in_loop(opt, shortopts):
+    for i in range(len(shortopts)):
+        if opt == shortopts[i] != ":":
+            return shortopts.startswith(":", i + 1)
+    return None
