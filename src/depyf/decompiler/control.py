@@ -642,7 +642,11 @@ class ControlRules:
         """Does `jump`, back to the loop's head at the end of an if body, land somewhere other
         than the loop's own closing jump (at `end`, where the body ends)? A jump over an else
         part that ends the loop body is threaded to exactly that place; a `continue` may land on
-        the `while` line's NOP."""
+        the `while` line's NOP. 3.12+ also keep a jump-if-false landing on the jump only when
+        the jump is a statement of its own (with its own line), not the end of an if body."""
+        if self.version.conditional_jumps_forward_only and any(
+                self.instrs[k].opname in COND_JUMPS for k in self.jump_sources.get(jump.index, ())):
+            return True
         return self._lands_apart(jump.index, end)
 
     def _lands_apart(self, k: int, closing_at: int) -> bool:

@@ -457,3 +457,18 @@ def chained_compare_test_in_loop(opt, shortopts):
         if opt == shortopts[i] != ":":
             return shortopts.startswith(":", i + 1)
     return None
+
+
+@cases(([("a", 1, True), ("b", 0, False), ("c", 1, False)], {}), ([("a", 1, False)], {"a": 2}))
+def continue_after_inner_if_then_more_tests(fields, changes):
+    out = []
+    for name, kind, init in fields:
+        if kind == 0:
+            continue
+        if not init:
+            if name in changes:
+                out.append(("dup", name))
+            continue
+        if name not in changes:
+            out.append(name)
+    return out
