@@ -681,6 +681,10 @@ class ControlRules:
             return None
         target = targets.pop()
         if target > end:
+            closing = self.instrs[target] if target < len(self.instrs) else None
+            if loop is not None and target == loop.body_end and closing is not None \
+                    and closing.opname == "JUMP" and closing.target in loop.continue_targets:
+                return end  # to the loop's closing jump: the else part runs to the range's end
             return None
         length = target - false_target
         if target + length <= len(self.instrs) and self._same_code((false_target, target), (target, target + length)):

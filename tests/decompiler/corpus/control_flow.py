@@ -472,3 +472,29 @@ def continue_after_inner_if_then_more_tests(fields, changes):
         if name not in changes:
             out.append(name)
     return out
+
+
+@cases(("-xy", "z"), ("-x", "1"), ("--long", "z"), ("-xq", "z"))
+def elif_after_branch_that_loops_again(option, explicit):
+    known = {"-x": 0, "-y": 0, "-q": 1}
+    taken = []
+    while True:
+        count = known.get(option, 2)
+        if explicit:
+            if count == 0 and option[1] != "-" and explicit != "":
+                taken.append(option)
+                option = "-" + explicit[0]
+                rest = explicit[1:] or None
+                if option in known:
+                    explicit = rest
+                else:
+                    raise ValueError(option)
+            elif count == 1:
+                taken.append((option, explicit))
+                break
+            else:
+                raise ValueError(explicit)
+        else:
+            taken.append((option, None))
+            break
+    return taken
