@@ -169,10 +169,11 @@ class ControlRules:
             if self.handler_jump_closes_loop(j, t):  # exception_table
                 back.setdefault(t, self.handler_loop_end(t, j))  # only a handler closes the loop
         for ins in for_iters:
-            # A for loop whose body always leaves (return, raise, break) has no jump back; its
-            # body still runs from the FOR_ITER up to the loop's exit.
-            if ins.index not in back and ins.target > ins.index:
-                back[ins.index] = ins.target - 1
+            # A for loop's body runs from the FOR_ITER up to the loop's exit, even when it always
+            # leaves (return, raise, break: no jump back) or its only jumps back are breaks of an
+            # inner loop that the compiler sent straight to this head.
+            if ins.target > ins.index:
+                back[ins.index] = max(back.get(ins.index, -1), ins.target - 1)
         # Merge loops that overlap without nesting (3.10+ `continue` jumps to the top test while
         # the bottom test jumps to the body).
         headers = sorted(back)
@@ -309,7 +310,7 @@ class ControlRules:
             jins = self.instrs[q]
             e, t = _jump_condition(jins, value)
             atoms.append(self._normalised_atom(_Atom(nxt, e, t, jins.target, q, self.fall_override.get(q, q + 1))))
-        for count in range(len(atoms), 0, -1):
+        for count in range(self._before_while_test(atoms), 0, -1):
             chain = atoms[:count]
             if chain[-1].always:
                 continue
@@ -327,6 +328,23 @@ class ControlRules:
                 self._skip_copy(copy, original)
             return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
+
+    def _before_while_test(self, atoms: List[_Atom]) -> int:
+        """How many atoms the chain may take: not the top test of a while loop that its last
+        atoms run into (3.10+ copy that test to the loop's bottom). `if a: while b: ...` reads
+        `a` and `b` as one chain to one false target; the loop's own test is only `b`."""
+        fall = atoms[-1].fall
+        if len(atoms) < 2 or fall not in self.loop_end or fall in self.active_loops \
+                or not self.version.while_condition_duplicated:
+            return len(atoms)
+        j = self.loop_end[fall]
+        first_start = min(self.expr_start, atoms[0].start)  # (the first atom's value was read before)
+        if self._bottom_test(first_start, fall, j) is not None:
+            return len(atoms)
+        for count in range(1, len(atoms)):
+            if self._bottom_test(atoms[count].start, fall, j) is not None:
+                return count
+        return len(atoms)
 
     def _fold_conditional_test(self, atoms: List[_Atom], f: int, limit: int) -> bool:
         """`x if t else y` as a test: `t` jumps to y's atoms, x's atoms end in a JUMP over them
@@ -369,15 +387,33 @@ class ControlRules:
     def _normalised_atom(self, atom: _Atom) -> _Atom:
         """`jump-if-true L; JUMP back; L:` is 3.12+'s spelling of a backward jump-if-false."""
         f = atom.fall
-        if not self.version.conditional_jumps_forward_only or not atom.jump_if_true:
+        if not self.version.conditional_jumps_forward_only:
             return atom
         if f + 1 < len(self.instrs) and atom.target == f + 1 and f < self.end:
             jump = self.instrs[f]
-            if jump.opname == "JUMP" and jump.target <= f and self.jump_sources.get(f) is None:
+            if jump.opname == "JUMP" and jump.target <= f and self.jump_sources.get(f) is None \
+                    and self._compilers_jump_back(atom.jump_index, f, atom.jump_if_true):
                 atom.jump_if_true = not atom.jump_if_true
                 atom.target = jump.target
                 atom.fall = f + 1
         return atom
+
+    def _compilers_jump_back(self, test: int, jump: int, otherwise: bool) -> bool:
+        """Is the JUMP back at `jump`, after the conditional jump at `test` over it, the compiler's
+        (the second half of a backward conditional jump) and not a written `continue`? In a loop
+        inside a try body the compiler adds it after the exception table's regions are drawn, so
+        no region covers it, while a written `continue` that stays in the try is covered, like
+        the test's value before it (3.13 leaves the conditional jump itself out). `otherwise`
+        where the two compile the same: out of a try, or for a loop around the try (a
+        `continue` leaves the try's region)."""
+        target = self.instrs[jump].target
+        if not self.bc.regions or test == 0 or target is None:
+            return otherwise
+        region_at = self._xt().region_at
+        before, head = region_at[test - 1], region_at[target]
+        if before is None or head is None or before.handler != head.handler:
+            return otherwise
+        return region_at[jump] is None
 
     def _chain_targets_ok(self, chain: List[_Atom]) -> bool:
         fall = chain[-1].fall
@@ -577,7 +613,8 @@ class ControlRules:
             else_end = min(last.target, end)
         elif last is not None and last.opname == "JUMP" and loop is not None \
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
-                and last.index > fall and all(src <= i for src in self.jump_sources.get(false_target, ())):
+                and last.index > fall and all(src <= i for src in self.jump_sources.get(false_target, ())) \
+                and not self._explicit_continue(last, end):
             # (the rest of the loop body is an else part only if nothing else in the body goes there:
             # a `continue` ending an inner if sends that if's false branch to it too)
             else_end = end
@@ -656,18 +693,42 @@ class ControlRules:
         """`if cond: body` with no else, or the assert statement it stands for."""
         return _as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, [])
 
+    def _explicit_continue(self, jump: Instr, end: int) -> bool:
+        """Does `jump`, back to the loop's head at the end of an if body, land somewhere other
+        than the loop's own closing jump (at `end`, where the body ends)? A jump over an else
+        part that ends the loop body is threaded to exactly that place; a `continue` may land on
+        the `while` line's NOP. 3.12+ also keep a jump-if-false landing on the jump only when
+        the jump is a statement of its own (with its own line), not the end of an if body."""
+        if self.version.conditional_jumps_forward_only and any(
+                self.instrs[k].opname in COND_JUMPS for k in self.jump_sources.get(jump.index, ())):
+            return True
+        return self._lands_apart(jump.index, end)
+
+    def _lands_apart(self, k: int, closing_at: int) -> bool:
+        """Do the jumps at `k` and `closing_at` reach the same instruction from different bytes
+        (one of them through a dropped NOP)?"""
+        if closing_at >= len(self.instrs):
+            return False
+        jump, closing = self.instrs[k], self.instrs[closing_at]
+        raw = self.bc.raw_targets
+        return jump.opname == closing.opname == "JUMP" and closing.target == jump.target \
+            and raw.get(closing_at) != raw.get(k)
+
     def _never_falls_through(self, last: Instr, loop: LoopInfo) -> bool:
         """Does the instruction that ends an if body inside `loop` leave it (return, raise, continue)?"""
         return last.opname in ("RETURN_VALUE", "RAISE_VARARGS") or \
             (last.opname == "JUMP" and last.target in loop.continue_targets)
 
     def _threaded_else_end(self, fall: int, false_target: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
-        """The end of the else part of an if whose body [fall, false_target) ends in a raise or
-        return and has no jump over the else part: the compiler sent the ways out of the body's
-        last statement (an assert, an inner if) straight past the else part, to one place."""
-        if self.instrs[false_target - 1].opname not in ("RAISE_VARARGS", "RETURN_VALUE", "RERAISE"):
-            return None
+        """The end of the else part of an if whose body [fall, false_target) ends in a raise,
+        return, `break` or `continue` and has no jump over the else part: the compiler sent the
+        ways out of the body's last statement (an assert, an inner if) straight past the else
+        part, to one place."""
         loop_targets = (loop.continue_targets | {loop.break_target, loop.exit}) if loop is not None else set()
+        last = self.instrs[false_target - 1]
+        leaves_loop = last.opname == "JUMP" and loop is not None and last.target in loop_targets
+        if last.opname not in ("RAISE_VARARGS", "RETURN_VALUE", "RERAISE") and not leaves_loop:
+            return None
         targets = {ins.target for ins in self.instrs[fall:false_target]
                    if (ins.opname in COND_JUMPS or ins.opname == "JUMP") and ins.target is not None
                    and ins.target > false_target and ins.target not in loop_targets}
@@ -675,6 +736,10 @@ class ControlRules:
             return None
         target = targets.pop()
         if target > end:
+            closing = self.instrs[target] if target < len(self.instrs) else None
+            if loop is not None and target == loop.body_end and closing is not None \
+                    and closing.opname == "JUMP" and closing.target in loop.continue_targets:
+                return end  # to the loop's closing jump: the else part runs to the range's end
             return None
         length = target - false_target
         if target + length <= len(self.instrs) and self._same_code((false_target, target), (target, target + length)):
@@ -797,6 +862,8 @@ class ControlRules:
             if target in loop.continue_targets:
                 if i != loop.natural_end or loop is not self.loops[-1]:
                     self.emit(n.Continue())
+                elif self._lands_apart(i, loop.body_end):
+                    self.emit(n.Continue(required=True))
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
             if target == loop.break_target or (loop.break_target is None and target >= loop.exit) \
                     or self._continues_outer_loop(target):
@@ -817,6 +884,19 @@ class ControlRules:
         in the handler (to its closing re-raise), they do not leave the loop.
         """
         return target >= loop.exit and (i < loop.exit or target > self.end)
+
+    def _breaks_to_enclosing_head(self, start: int, end: int) -> bool:
+        """Does the loop body [start, end), the last statement of the enclosing loop's body,
+        break straight to that loop's head? The compiler threads a break that way when nothing
+        follows the loop statement; then what lies between this loop's exit and the end of the
+        enclosing body is this loop's else part."""
+        if not self.loops:
+            return False
+        enclosing = self.loops[-1]
+        if self.end != enclosing.body_end:
+            return False
+        return any(ins.opname == "JUMP" and ins.target in enclosing.continue_targets
+                   for ins in self.instrs[start:end])
 
     def _continues_outer_loop(self, target: int) -> bool:
         return any(target in outer.continue_targets for outer in self.loops[:-1])
@@ -992,6 +1072,10 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
+        elif break_target is None and cond is not None and real_exit < self.end \
+                and self._breaks_to_enclosing_head(body_start, body_end):
+            orelse = self.run_range(real_exit, self.end, list(self.stack))
+            after = self.end
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
         self._place_copied_exit(info, after)
         if exit > j + 1 and after == real_exit:
@@ -1237,6 +1321,9 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
+        elif break_target is None and real_exit < self.end and self._breaks_to_enclosing_head(h + 1, body_end):
+            orelse = self.run_range(real_exit, self.end, list(self.stack))
+            after = self.end
         after = self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
         self._place_copied_exit(info, after)
         return after
@@ -1358,6 +1445,13 @@ class ControlRules:
                 self.fall_override[k] = nxt.target
                 self.skip[k + 1] = nxt.target
             else:
+                over = instrs[k + 2] if k + 2 < len(instrs) else None
+                if after.opname == "POP_JUMP_IF_TRUE" and after.target == k + 2 and nxt is not None \
+                        and nxt.opname == "JUMP" and nxt.target < k and over is not None \
+                        and over.opname == "JUMP" and over.target > cleanup and cleanup == k + 3:
+                    # 3.12+ spell a backward jump-if-false as a jump over a JUMP back; the jump
+                    # over the cleanup then follows that pair.
+                    self.skip[k + 2] = over.target
                 self.skip[cleanup] = cleanup + 1
                 # 3.10+ may follow the cleanup with a copy of where a false comparison goes
                 # (a `raise` or `return` block) instead of a jump there: the text has it once.
@@ -1406,7 +1500,7 @@ def _plain_argument(arg: n.Expr) -> bool:
 
 def _drop_trailing_continue(body: List[n.Stmt]) -> None:
     """A `continue` as the very last thing a loop body does is implied."""
-    while body and isinstance(body[-1], n.Continue):
+    while body and isinstance(body[-1], n.Continue) and not body[-1].required:
         body.pop()
     if body and isinstance(body[-1], n.If):
         last = body[-1]
@@ -1434,3 +1528,4 @@ def fold_tail_into_else(stmts: List[n.Stmt]) -> None:
             s.orelse = stmts[k + 1:]
             del stmts[k + 1:]
             return
+

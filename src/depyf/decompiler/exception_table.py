@@ -147,11 +147,22 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
         x = n_jump if n_jump is not None else x_h
+        # 3.11 lays the else of an except* after its handlers: the body jumps over them to it, and
+        # the handlers' way out jumps past it.
+        star_else = star and n_jump is not None and x_h is not None and n_jump > exit_at \
+            and n_jump != x_h
+        if star_else:
+            x = x_h
         if x is None and not star and clauses and self.version.handler_code_at_end:
             # 3.12+: code after the try that only the handlers reach follows the last one.
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
             if x is not None and x >= self.end:
                 x = None  # beyond the range: a fall-out would jump to what follows; an explicit return
+        star_tail = None
+        if x is None and star and self.version.handler_code_at_end:
+            # The same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
+            # past this range (only the handlers reach it): it is the code after the try.
+            star_tail = self._star_tail(exit_at)
         if x is not None and not star:
             clauses = [(typ, name, hs, x if hs < x < he else he) for typ, name, hs, he in clauses]
         cold = self._cold_code(t, warm | ({x} if x is not None else set()))
@@ -181,7 +192,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
                     else_end -= 1
                     else_break = True
-        if x is not None and else_end > be and instrs[else_end - 1].opname == "JUMP" \
+        else_start = be
+        if star_else and n_jump is not None and x_h is not None:
+            else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
+            cont = max(cont, else_end)
+        if x is not None and else_end > else_start and instrs[else_end - 1].opname == "JUMP" \
                 and instrs[else_end - 1].target == x:
             else_end -= 1
         self._note_unprotected_breaks(s, be, t)
@@ -201,12 +216,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if hs in breaks:
                 stmts.append(n.Break())
             handlers.append(n.ExceptHandler(typ, name, stmts))
-        orelse = self.run_range(be, else_end, list(base)) if else_end > be else []
+        orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
         if else_break:
             orelse.append(n.Break())
+        tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else []
         self._mark_dead_code(cold)
         self.stack = base
         self.emit(n.Try(body, handlers, orelse, [], star))
+        for stmt in tail:
+            self.emit(stmt)
         if falls_out and t < x < end:
             # 3.12+: the code after the try is reached only from its handlers and was moved after
             # them. It is read here, then marked as read, so that no enclosing range that reaches
@@ -300,6 +318,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # (3.13 copies the `LIST_APPEND 1` of the recombination in front of that jump).
             body_region = self._xt_state.region_at[q + 4]
             cleanup_at = body_region.handler if body_region is not None else -1
+            if not q + 4 < cleanup_at < nxt:
+                # An empty body (`pass`) protects nothing: the cleanup, `[name = None; del name]
+                # LIST_APPEND 3; POP_TOP ...`, still closes the clause.
+                appends = [k for k in range(q + 4, nxt) if instrs[k].opname == "LIST_APPEND"
+                           and instrs[k].arg == 3]
+                cleanup_at = appends[-1] - (3 if name is not None else 0) if appends else -1
             jump_at = cleanup_at - 1
             if not (q + 4 <= jump_at < nxt) or instrs[jump_at].opname != "JUMP":
                 raise self.fail(instrs[q], "unrecognised except* clause")
@@ -328,6 +352,32 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if x is not None and x <= self.end:
                 return [(k, x)]
         return []
+
+    def _star_else_end(self, start: int, exit_to: int, end: int) -> int:
+        """Where the else part of an except* that 3.11 lays after the handlers ends: where the
+        handlers' way out leads, or, when that is back to a loop's head, just after the else's
+        own jump there (or at the end of the range)."""
+        if exit_to > start:
+            return exit_to
+        for k in range(start, end):
+            ins = self.instrs[k]
+            if ins.opname == "JUMP" and ins.target == exit_to:
+                return k + 1
+        return end
+
+    def _star_tail(self, k: int) -> Optional[int]:
+        """The end of the code at `k`, after the except* handler's normal exit, when it is a
+        short straight run ending in a return (3.12+ moves a small block after the try that only
+        the handlers reach there)."""
+        instrs = self.instrs
+        for r in range(k, min(len(instrs), k + _MAX_RETURN_BLOCK)):
+            if instrs[r].opname == "RETURN_VALUE":
+                if any(j in self.skip or self.jump_sources.get(j) for j in range(k, r + 1)):
+                    return None
+                return r + 1
+            if instrs[r].target is not None or instrs[r].opname in TERMINAL:
+                return None
+        return None
 
     def _clause_end(self, p: int) -> int:
         k = p

@@ -105,11 +105,14 @@ class Bytecode:
     """The decoded instructions of one code object, plus its exception regions."""
 
     def __init__(self, code: CodeType, version: BytecodeVersion, instrs: List[Instr],
-                 regions: List[ExceptionRegion]) -> None:
+                 regions: List[ExceptionRegion], raw_targets: Optional[Dict[int, int]] = None) -> None:
         self.code = code
         self.version = version
         self.instrs = instrs
         self.regions = regions
+        # Jump index -> the byte offset it jumps to. Two jumps to one index may still differ
+        # there: one lands on a dropped NOP (a `while` line's), the other on what follows.
+        self.raw_targets: Dict[int, int] = raw_targets if raw_targets is not None else {}
 
     def __len__(self) -> int:
         return len(self.instrs)
@@ -367,11 +370,13 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
             idx = index_at[min(later)]
         return idx
 
+    raw_targets: Dict[int, int] = {}
     for instr, target in jumps:
         if instr.index < 0:
             continue
         instr.target = to_index(target, instr)
         instr.argval = instr.target
+        raw_targets[instr.index] = target
     regions: List[ExceptionRegion] = []
     if version.has_exception_table:
         for start, stop, handler, depth, lasti in _parse_exception_table(code.co_exceptiontable):
@@ -381,4 +386,4 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
                                      depth, lasti)
             if region.start < region.end:
                 regions.append(region)
-    return Bytecode(code, version, kept, regions)
+    return Bytecode(code, version, kept, regions, raw_targets)

@@ -357,7 +357,12 @@ class Break(Stmt):
 
 
 class Continue(Stmt):
-    __slots__ = ()
+    __slots__ = ("required",)
+
+    def __init__(self, required: bool = False) -> None:
+        # A `continue` that ends a loop body is implied, unless its jump lands elsewhere than the
+        # loop's own jump back (on the `while` line's NOP): then it is written.
+        self.required = required
 
 
 class If(Stmt):

@@ -178,3 +178,19 @@ def negated_chain_of_identity_tests(a, b, c):
         break
     assert not (a is None and c is None), out
     return out
+
+
+@cases((None, None, 0), (1, None, 0), (None, None, 1), (None, 2, 1))
+def not_around_all_identity_tests(a, b, seen):
+    if not (a is None and b is None):
+        return "has"
+    elif seen:
+        return "seen"
+    return "none"
+
+
+@cases((1, [1, 2]), (3, [1, 2]), (3, []))
+def not_around_membership_and_name(x, xs):
+    if not (x in xs or not xs):
+        return "out"
+    return "in-or-empty"

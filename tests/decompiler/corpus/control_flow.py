@@ -427,3 +427,166 @@ def conditional_continue_ends_inner_if_in_loop(items, compact):
                 continue
         out.append(-item)
     return out
+
+
+@cases(("ab\\c\"",), ("xy\\",))
+def continue_in_else_before_more_body(text):
+    items = list(text)
+    out = []
+    while 1:
+        if not items:
+            break
+        t = items.pop()
+        if t == '"':
+            break
+        elif t != "\\":
+            if t == "!":
+                raise ValueError(t)
+            else:
+                out.append(t)
+                continue
+        out.append("esc")
+    return out
+
+
+@cases((None, 0), (3, 3), (3, 5))
+def if_then_while_same_exit(source, raw):
+    seen = []
+    if source is not None:
+        while raw == source:
+            seen.append(raw)
+            raw -= 1
+    while raw > 4:
+        raw -= 1
+    seen.append(raw)
+    return seen
+
+
+@cases((0, 1, 1), (1, 0, 1), (1, 1, 0))
+def while_and_test_in_if(a, b, c):
+    out = []
+    if c:
+        while a and b:
+            out.append(a)
+            a -= 1
+    return out
+
+
+@cases(("ab c#d",), ("x,y",), ("",))
+def state_machine_branches_end_in_break_or_continue(text):
+    chars = list(text)
+    state = " "
+    token = ""
+    out = []
+    while True:
+        c = chars.pop(0) if chars else ""
+        if state is None:
+            break
+        elif state == " ":
+            if not c:
+                state = None
+                break
+            elif c == "#":
+                out.append("comment")
+            elif c.isalpha():
+                token = c
+                state = "a"
+            else:
+                out.append(c)
+                if token:
+                    break
+                continue
+        elif state == "a":
+            if c.isalpha():
+                token += c
+            else:
+                state = " "
+                out.append(token)
+                if not c:
+                    break
+                else:
+                    continue
+        out.append(state)
+    return out
+
+
+@cases(([[1, 2], [2, 3]],), ([[1], [1]],), ([[3, 1], [1, 3]],))
+def inner_for_else_breaks_outer(sequences):
+    result = []
+    while len(result) < 4:
+        for s1 in sequences:
+            candidate = s1[0]
+            for s2 in sequences:
+                if candidate in s2[1:]:
+                    candidate = None
+                    break
+            else:
+                break
+        if candidate is None:
+            return ("inconsistent", result)
+        result.append(candidate)
+    return result
+
+
+@cases((3, 1), (3, 5), (0, 0))
+def inner_while_else_breaks_outer(n, stop):
+    out = []
+    for i in range(n):
+        j = 0
+        while j < i:
+            if j == stop:
+                break
+            j += 1
+        else:
+            out.append(("done", i))
+            break
+    return out
+
+
+@cases(("b", "ab:c"), ("a", "ab:c"), ("z", "ab"))
+def chained_compare_test_in_loop(opt, shortopts):
+    for i in range(len(shortopts)):
+        if opt == shortopts[i] != ":":
+            return shortopts.startswith(":", i + 1)
+    return None
+
+
+@cases(([("a", 1, True), ("b", 0, False), ("c", 1, False)], {}), ([("a", 1, False)], {"a": 2}))
+def continue_after_inner_if_then_more_tests(fields, changes):
+    out = []
+    for name, kind, init in fields:
+        if kind == 0:
+            continue
+        if not init:
+            if name in changes:
+                out.append(("dup", name))
+            continue
+        if name not in changes:
+            out.append(name)
+    return out
+
+
+@cases(("-xy", "z"), ("-x", "1"), ("--long", "z"), ("-xq", "z"))
+def elif_after_branch_that_loops_again(option, explicit):
+    known = {"-x": 0, "-y": 0, "-q": 1}
+    taken = []
+    while True:
+        count = known.get(option, 2)
+        if explicit:
+            if count == 0 and option[1] != "-" and explicit != "":
+                taken.append(option)
+                option = "-" + explicit[0]
+                rest = explicit[1:] or None
+                if option in known:
+                    explicit = rest
+                else:
+                    raise ValueError(option)
+            elif count == 1:
+                taken.append((option, explicit))
+                break
+            else:
+                raise ValueError(explicit)
+        else:
+            taken.append((option, None))
+            break
+    return taken

@@ -46,3 +46,49 @@ def except_star_in_loop():
         except* ValueError as eg:
             out.append(eg.exceptions[0].args)
     return out
+
+
+@cases((0,), (1,))
+def except_star_else_in_loop(n):
+    out = []
+    for i in range(n + 2):
+        try:
+            if i == n:
+                raise ExceptionGroup("g", [OSError(i)])
+        except* OSError:
+            out.append("os")
+        except* ValueError:
+            pass
+        else:
+            out.append(i)
+    return out
+
+
+@cases((0,), (1,))
+def except_star_empty_clause_tail(kind):
+    try:
+        if kind:
+            raise ExceptionGroup("g", [ValueError(1)])
+        raise ExceptionGroup("g", [KeyError(2)])
+    except* ValueError:
+        pass
+    except* KeyError as eg:
+        kind = len(eg.exceptions)
+    return ("after", kind)
+
+
+@cases((0,), (1,), (2,))
+def except_star_else_returns(kind):
+    log = []
+    try:
+        if kind == 1:
+            raise ExceptionGroup("g", [ValueError(kind)])
+        log.append("body")
+    except* ValueError:
+        log.append("value")
+    else:
+        if kind == 2:
+            return "early"
+        log.append("else")
+    log.append("after")
+    return log

@@ -371,3 +371,29 @@ def loop_try_last_clause_continues(keys):
             return None
         except KeyError:
             continue
+
+
+@cases((["a", "", "b"],), (["a", "!"],))
+def loop_test_jumps_back_inside_try(specs):
+    seen = []
+    try:
+        for spec in specs:
+            if spec and not spec.isalpha():
+                raise ValueError(spec)
+            seen.append(spec)
+    except ValueError as e:
+        seen.append(("bad", str(e)))
+    return seen
+
+
+@cases((["a", "", "b"],),)
+def written_continue_inside_try(specs):
+    seen = []
+    try:
+        for spec in specs:
+            if not spec:
+                continue
+            seen.append(spec)
+    except ValueError:
+        pass
+    return seen
