@@ -32,8 +32,6 @@ GAPS: List[Gap] = [
     Gap('execution', 'finally_shapes::finally_ends_with_if_and', ('3.10',), 'decompile failed: DecompilationError: re-raise outside an exception handler'),
     Gap('execution', 'finally_shapes::finally_ends_with_if_elif_else', ('3.10',), 'decompile failed: DecompilationError: block exit that does not match an open block'),
     Gap('golden', 'comprehensions::list_comprehensions', ALL, 'differs from golden/comprehensions.list_comprehensions.py'),
-    Gap('roundtrip', 'control_flow::identity_test_then_continue_in_loop', ('3.12', '3.13'), 'identity_test_then_continue_in_loop: instruction #17: original POP_JUMP_IF_NOT_NONE to #22 | decompiled POP_JUMP_IF_NONE to #19 (after LOAD_FAST first)'),
-    Gap('roundtrip', 'control_flow::continue_after_inner_if_then_more_tests', ('3.8', '3.9'), 'continue_after_inner_if_then_more_tests: instruction #18: original COMPARE_OP in | decompiled COMPARE_OP not in (after LOAD_FAST changes)'),
     Gap('roundtrip', 'control_flow::state_machine_branches_end_in_break_or_continue', ('3.8', '3.9'), 'state_machine_branches_end_in_break_or_continue: instruction #60: original POP_JUMP_IF_FALSE to #10 | decompiled POP_JUMP_IF_TRUE to #94 (after LOAD_FAST token)'),
     Gap('roundtrip', 'exceptions::break_inside_try_except', ('3.10', '3.12', '3.13'), 'break_inside_try_except: instruction #35: original JUMP_BACKWARD to #2 | decompiled JUMP_BACKWARD_NO_INTERRUPT to #23 (after POP_EXCEPT)'),
     Gap('roundtrip', 'exceptions::two_tries_first_handler_returns', ('3.12', '3.13'), 'two_tries_first_handler_returns: instruction #18: original POP_EXCEPT | decompiled LOAD_FAST log (after POP_TOP)'),

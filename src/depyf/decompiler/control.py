@@ -121,10 +121,21 @@ def _settle_negations(e: n.Expr) -> n.Expr:
         return e
     values = [_settle_negations(v) for v in e.values]
     if any(_is_negated_comparison(v) for v in values):
-        inner = [_un_negated(v) for v in values]
+        inner = [_inside_not(v) for v in values]
         if all(v is not None for v in inner):
             return n.UnaryOp("not", n.BoolOp(_OTHER_BOOL_OP[e.op], inner))  # type: ignore[arg-type]
     return n.BoolOp(e.op, values)
+
+
+def _inside_not(e: n.Expr) -> Optional[n.Expr]:
+    """What `e` becomes inside a `not` put around the and/or holding it: `x` for `not x`, and
+    `not x` for an `x` whose negation is a plain `not` (the compiler makes the same jumps for
+    it); None where the negation would change an instruction (`a < b` into `a >= b`)."""
+    plain = _un_negated(e)
+    if plain is not None:
+        return plain
+    negated = negate(e)
+    return negated if isinstance(negated, n.UnaryOp) and negated.op == "not" else None
 
 
 def _flatten(op: str, left: n.Expr, right: n.Expr) -> n.BoolOp:
