@@ -579,10 +579,12 @@ class BlockExceptionRules:
         out of an enclosing try/finally); the part stops where that duplicate begins. With `upto`,
         only a duplicate of exactly [end, upto) counts."""
         if upto is not None:
-            length = upto - end
-            if self.version.copies_exit_blocks and end - length >= start \
-                    and self._same_code((end - length, end), (end, upto)):
-                return end - length
+            # A loop in the part that leaves both by its end and by a `break` (or by its first
+            # test) can hold more than one such duplicate, back to back.
+            original, length = (end, upto), upto - end
+            while self.version.copies_exit_blocks and end - length >= start \
+                    and self._same_code((end - length, end), original):
+                end -= length
             return end
         for length in range(end - start, 0, -1):
             if end + length <= len(self.instrs) and self._same_code((end - length, end), (end, end + length)) \
