@@ -465,7 +465,8 @@ class BlockExceptionRules:
         handlers, exits, hend = self._handler_chain(h)
         body_end, body_exit = self._body_exit(i + 1, h)
         outer = list(self.stack)
-        exit_span = (body_end, h) if body_exit is not None and body_exit[0] == "tail" else None
+        # The POP_BLOCK and the copied way out after it (duplicates of it before are not part).
+        exit_span = (body_exit[1] - 1, h) if body_exit is not None and body_exit[0] == "tail" else None
         block = _Block("except-body", exit_span=exit_span)
         body = self._run_in(block, i + 1, body_end, list(outer))
         # A clause may jump to a duplicate of the code where the enclosing part ends (3.10).
