@@ -905,7 +905,7 @@ class BlockExceptionRules:
             if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h):
                 body_end, after_copy = self._before_duplicate(i + 1, pb, h), ce
             elif self._note_outer(self._outer_exit(ce, h)):
-                body_end = pb
+                body_end = self._before_duplicate(i + 1, pb, h)
             break
         block = _Block("finally-body-copy", start=h, end=fin_end)
         body = self._run_in(block, i + 1, body_end, list(outer))
@@ -975,7 +975,7 @@ class BlockExceptionRules:
                         # in the body that leaves by its end and by a break.
                         body_end, tail = self._before_duplicate(i + 1, pb, h), (j, h)
                     elif self._note_outer(self._outer_exit(j, h)):
-                        body_end = pb
+                        body_end = self._before_duplicate(i + 1, pb, h)
                 break
         else:
             raise self.fail(instrs[h], "unrecognised with handler")
