@@ -246,6 +246,14 @@ class BlockExceptionRules:
             j = k
             if self._op(j) == "POP_TOP" and self.stack and isinstance(self.stack[-1], m.Iterator):
                 j += 1
+            outer_copy = self._copied_try_exit(j, blocks[:level + 1])
+            if outer_copy is not None:
+                # A `break` that leaves the blocks inside the loop, then the loop, and then runs
+                # the copied way out of the try whose body the loop ends.
+                if j > k:
+                    self.stack.pop()
+                self.emit(n.Break())
+                return outer_copy
             end = self._copy_end(j)
             if end is not None and not (self._op(j) == "LOAD_CONST" and end == j + 2):
                 # A value loaded only after the blocks are left: no `return` compiles so; it is a
@@ -265,6 +273,14 @@ class BlockExceptionRules:
 
     def _copied_loop_exit(self, i: int, blocks: List[_Block]) -> Optional[int]:
         """3.10: a `break` from a loop inside a try body whose exit (the try's way out) was copied."""
+        end = self._copied_try_exit(i, blocks)
+        if end is not None:
+            self.emit(n.Break())
+        return end
+
+    def _copied_try_exit(self, i: int, blocks: List[_Block]) -> Optional[int]:
+        """Where a copy at `i` of the way out (POP_BLOCK and the copied block after it) of the try
+        body innermost in `blocks` ends, when a loop inside that body is left there."""
         if not blocks or not self.loops or self._op(i) != "POP_BLOCK":
             return None
         block = blocks[-1]
@@ -274,7 +290,6 @@ class BlockExceptionRules:
         length = span[1] - span[0]
         if not self._same_code(span, (i, i + length)):
             return None
-        self.emit(n.Break())
         return i + length
 
     def _match_unwind(self, block: _Block, k: int) -> Optional[int]:
