@@ -891,6 +891,15 @@ class BlockExceptionRules:
                 if e is not None:
                     self._copied_continuation = (a, e)
                     todo.append((e, b + 1))
+                elif self.version.copies_exit_blocks:
+                    # The statement ends an enclosing try body: its way out (POP_BLOCK) comes
+                    # first, and the construct that owns it places the copied block after itself.
+                    k = a
+                    while self._op(k) == "POP_BLOCK":
+                        k += 1
+                    e = self._copy_end(k) if k > a else None
+                    if e is not None:
+                        todo.append((e, b + 1))
         return None
 
     def _try_finally_copies(self, i: int, h: int) -> int:
