@@ -126,6 +126,18 @@ class BlockExceptionRules:
             return False
         return True
 
+    def _is_handler_return_copy(self, s: int, e: int) -> bool:
+        """Is [s, e) a copied `return value` that leaves the except clause around it: a small
+        value, the clause's unwinding (rotations, POP_EXCEPT) and RETURN_VALUE? (3.10 copies it
+        like any small block that ends the function.)"""
+        if not self.version.copies_exit_blocks or not 0 < e - s <= _MAX_COPY:
+            return False
+        value_end = e - 3
+        if value_end <= s or not self._ops_at(value_end, ("ROT_FOUR", "POP_EXCEPT", "RETURN_VALUE")):
+            return False
+        return not any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in _ROTATIONS
+                       or ins.opname in _TERMINAL for ins in self.instrs[s:value_end])
+
     def _same_code(self, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
         (s1, e1), (s2, e2) = a, b
         if e1 - s1 != e2 - s2:
@@ -929,7 +941,8 @@ class BlockExceptionRules:
                 # that follows the copy (`return x` through the finally): both are that return.
                 self._mark_dead_span(ce + 1, h)
                 continuation = None
-            if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h):
+            if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h) \
+                    or self._is_handler_return_copy(ce, h):
                 body_end, after_copy = self._before_duplicate(i + 1, pb, h), ce
             elif self._note_outer(self._outer_exit(ce, h)):
                 body_end = self._before_duplicate(i + 1, pb, h)
