@@ -521,8 +521,12 @@ class BlockExceptionRules:
         loop = self.loops[-1] if self.loops else None
         if body_exit is not None and body_exit[0] == "jump" and body_exit[1] == hend == end and not targets \
                 and loop is not None and self.end == loop.body_end and hend < self.end:
+            # (A `continue` may jump elsewhere than the loop's closing jump, as to the NOP that
+            # heads a 3.10 `while True`; a clause threaded to that jump goes where it goes.)
+            back = self.instrs[self.end]
             heads = [(k, e) for k, e in tails if e[2] - e[1] == 1 and self.instrs[e[1]].opname == "JUMP"
-                     and self.instrs[e[1]].target in loop.continue_targets]
+                     and self.instrs[e[1]].target in loop.continue_targets
+                     and (back.opname != "JUMP" or back.target_offset == self.instrs[e[1]].target_offset)]
             if heads:
                 # A clause's way out, threaded to the loop head: the try ends the loop body, so
                 # what follows the clauses up to there is its else part.
