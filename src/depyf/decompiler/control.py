@@ -23,7 +23,7 @@ class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
-                 "iterator", "outer_end")
+                 "iterator", "outer_end", "is_while")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -37,6 +37,7 @@ class LoopInfo:
         self.copied_exit: Optional[Tuple[int, int]] = None
         self.iterator: Optional[n.Expr] = None  # a for loop's iterator, on the stack below its body
         self.outer_end = exit  # the end of the range the loop is part of
+        self.is_while = False
 
 
 class _Atom:
@@ -505,7 +506,7 @@ class ControlRules:
             else_end = min(last.target, end)
         elif last is not None and last.opname == "JUMP" and loop is not None \
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
-                and last.index > fall:
+                and last.index > fall and not (loop.is_while and self.version.while_back_jump_has_line):
             else_end = end
         elif last is not None and last.opname == "JUMP" and last.target == false_target and last_at == false_target - 1:
             # 3.8/3.9 keep the jump over an empty `else: pass` (later versions drop it).
@@ -869,6 +870,7 @@ class ControlRules:
         break_target = self._break_target(body_start, body_end, real_exit, exclude)
         info = LoopInfo(continue_targets, break_target, real_exit, body_end,
                         natural_end=-1 if explicit_continue else None)
+        info.is_while = True
         self.loops.append(info)
         self.active_loops.add(h)
         try:
