@@ -690,7 +690,7 @@ class ControlRules:
         for loop in reversed(self.loops):
             if target in loop.continue_targets:
                 if i != loop.natural_end or loop is not self.loops[-1]:
-                    self.emit(n.Continue())
+                    self.emit(n.Continue(loop.is_while and self.version.while_back_jump_has_line))
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
             if target == loop.break_target or (loop.break_target is None and target >= loop.exit) \
                     or self._continues_outer_loop(target):
@@ -868,8 +868,11 @@ class ControlRules:
         real_exit = exit if exit <= j + 2 else j + 1
         real_exit = max(real_exit, j + 1)
         break_target = self._break_target(body_start, body_end, real_exit, exclude)
+        # (3.10+: the body's last instruction is never the loop's closing jump, which keeps the
+        # loop's line; a jump back there is a `continue` of its own.)
+        closing_apart = self.version.while_back_jump_has_line
         info = LoopInfo(continue_targets, break_target, real_exit, body_end,
-                        natural_end=-1 if explicit_continue else None)
+                        natural_end=-1 if explicit_continue or closing_apart else None)
         info.is_while = True
         self.loops.append(info)
         self.active_loops.add(h)
@@ -1301,7 +1304,7 @@ def _plain_argument(arg: n.Expr) -> bool:
 
 def _drop_trailing_continue(body: List[n.Stmt]) -> None:
     """A `continue` as the very last thing a loop body does is implied."""
-    while body and isinstance(body[-1], n.Continue):
+    while body and isinstance(body[-1], n.Continue) and not body[-1].explicit:
         body.pop()
     if body and isinstance(body[-1], n.If):
         last = body[-1]

@@ -353,7 +353,12 @@ class Break(Stmt):
 
 
 class Continue(Stmt):
-    __slots__ = ()
+    """`explicit`: a jump of its own, which the compiler would not have made for the end of the
+    loop body (so it is not implied there)."""
+    __slots__ = ("explicit",)
+
+    def __init__(self, explicit: bool = False) -> None:
+        self.explicit = explicit
 
 
 class If(Stmt):
