@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from depyf.decompiler import nodes as n
 from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
 from depyf.decompiler.control import fold_tail_into_else
-from depyf.decompiler.exception_table import drop_copied_returns
+from depyf.decompiler.exception_table import drop_copied_returns, fold_falling_tail_into_else
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import Bytecode, decode
@@ -132,6 +132,7 @@ class Decompiler:
         if code.co_name == "<module>":
             _strip_returns(stmts)  # copies of the module's implicit return; `return` is invalid there
         if self.version.copies_exit_blocks:
+            fold_falling_tail_into_else(stmts)
             drop_copied_returns(stmts)  # copies of the implicit return in branches that fall off the end
         dead_return = _ends_in_dead_return_none(bytecode)
         if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value) and not dead_return:

@@ -328,8 +328,8 @@ class ControlRules:
                 continue
             if starts.get(a.target, -1) > k:
                 continue
-            if any(b.always for b in chain) and self._copied_exits(a.target, last):
-                continue  # a conditional expression's branches leave through copies of one exit
+            if self._copied_exits(a.target, last) or self._copied_exits(a.target, fall):
+                continue  # the atoms leave through copies of one exit block (3.10+)
             return False
         # Nothing outside the chain may jump into its middle.
         for a in chain[1:]:
@@ -351,6 +351,12 @@ class ControlRules:
         if ternary is not None:
             return ternary
         rest, rt, rf = self._build(chain, lo + 1, hi)
+        if t not in (rt, rf):
+            # 3.10+: `a` may leave through its own copy of the small exit block the rest leaves by.
+            if self._copied_exits(t, rf):
+                t, rf = self._same_exit(t, rf)
+            elif self._copied_exits(t, rt):
+                t, rt = self._same_exit(t, rt)
         if t in (rt, rf):
             if t == rt:
                 left = a.expr if a.jump_if_true else negate(a.expr)

@@ -979,6 +979,32 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self.skip[exit_at] = exit_at + 1
         return self.finish_for(n.For(target, iterable, body, orelse, True), after)
 
+def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
+    """`if c: A; return None` then code that falls off the end of the function -> `if c: A` with
+    that code as its else part.
+
+    3.10+ copies the implicit `return None` into a branch that jumps to the end, so an if body
+    reads as ending in `return None` only when its way out went to the end of the function: past
+    the code after it, which was the else part. (An explicit `return None` reads the same when
+    nothing else jumps to it; the compiler makes the same code for both then.)"""
+    end = len(stmts) - 1 if stmts and _is_return_none(stmts[-1]) else len(stmts)  # (the implicit one)
+    if end < 2 or isinstance(stmts[end - 1], (n.Return, n.Raise)):
+        return
+    for k in range(end - 2, -1, -1):
+        s = stmts[k]
+        if isinstance(s, (n.Return, n.Raise)):
+            return
+        if isinstance(s, n.If) and not s.orelse and len(s.body) > 1 and _is_return_none(s.body[-1]):
+            s.orelse = stmts[k + 1:]
+            del stmts[k + 1:]
+            return
+
+
+def _is_return_none(stmt: n.Stmt) -> bool:
+    return isinstance(stmt, n.Return) and (stmt.value is None or
+                                           (isinstance(stmt.value, n.Const) and stmt.value.value is None))
+
+
 def drop_copied_returns(stmts: List[n.Stmt]) -> None:
     """Remove `return None` that ends a branch of the function's last statement.
 
