@@ -994,7 +994,8 @@ def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
         s = stmts[k]
         if isinstance(s, (n.Return, n.Raise)):
             return
-        if isinstance(s, n.If) and not s.orelse and len(s.body) > 1 and _is_return_none(s.body[-1]):
+        if isinstance(s, n.If) and not s.orelse and len(s.body) > 1 and _is_return_none(s.body[-1]) \
+                and not s.body[-1].jumped_to:
             s.orelse = stmts[k + 1:]
             del stmts[k + 1:]
             return

@@ -284,10 +284,13 @@ class ExprStmt(Stmt):
 
 
 class Return(Stmt):
-    __slots__ = ("value",)
+    """`jumped_to`: a `return <constant>` that other code jumps to (3.10+ would have copied an
+    implicit one there instead, so it was written out)."""
+    __slots__ = ("value", "jumped_to")
 
-    def __init__(self, value: Optional[Expr]) -> None:
+    def __init__(self, value: Optional[Expr], jumped_to: bool = False) -> None:
         self.value = value
+        self.jumped_to = jumped_to
 
 
 class Delete(Stmt):
