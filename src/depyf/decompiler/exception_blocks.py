@@ -234,6 +234,9 @@ class BlockExceptionRules:
         copied = self._copied_loop_exit(i, blocks)
         if copied is not None:
             return copied
+        copied = self._copied_clause_exit(i, blocks)
+        if copied is not None:
+            return copied
         state = self._unwind_from
         if state is not None:
             end, done = state
@@ -289,6 +292,21 @@ class BlockExceptionRules:
         if end is not None:
             self.emit(n.Break())
         return end
+
+    def _copied_clause_exit(self, i: int, blocks: List[_Block]) -> Optional[int]:
+        """3.10: a branch of an except clause that ends in a copy of the clause's way out
+        (POP_EXCEPT and the copied block after the statement): the end of that branch, whose if
+        has the rest of the clause as its else part (`markers.fold_end_copies`)."""
+        if not blocks or self._op(i) != "POP_EXCEPT" or blocks[-1].kind != "handler":
+            return None
+        span = blocks[-1].info.get("exit_span")
+        if span is None or span[0] == i:
+            return None
+        length = span[1] - span[0]
+        if not self._same_code(span, (i, i + length)):
+            return None
+        self.emit(m.EndOfFinallyCopy())
+        return i + length
 
     def _copied_try_exit(self, i: int, blocks: List[_Block]) -> Optional[int]:
         """Where a copy at `i` of the way out (POP_BLOCK and the copied block after it) of the try
@@ -690,8 +708,17 @@ class BlockExceptionRules:
                         if found is not None:
                             body_end, exit = p, found
                     break
-        block = _Block("handler", tokens)
+        span = (body_end, end) if exit is not None and exit[0] == "tail" and body_end < end \
+            and instrs[body_end].opname == "POP_EXCEPT" and self.version.copies_exit_blocks else None
+        block = _Block("handler", tokens, exit_span=span)
         body = self._run_in(block, start, body_end, outer + tokens)
+        if span is not None:
+            folded = m.fold_end_copies(body)
+            if m.has_end_copies(folded):  # a copy of the way out where no if/else can place it
+                block = _Block("handler", tokens)
+                body = self._run_in(block, start, body_end, outer + tokens)
+            else:
+                body = folded
         if exit is None and "pending" in block.info:
             exit = ("tail",) + block.info["pending"]
         return body, exit
