@@ -111,8 +111,11 @@ class BlockExceptionRules:
         if not 0 < e - s <= _MAX_COPY:
             return False
         instrs = self.instrs
-        if instrs[e - 1].opname not in _TERMINAL or instrs[s].opname in _TERMINAL:
+        if instrs[e - 1].opname not in _TERMINAL:
             return False
+        if instrs[s].opname in _TERMINAL and not (e - s == 1 and instrs[s].opname == "RAISE_VARARGS"
+                                                  and instrs[s].arg == 0):
+            return False  # (a bare `raise` needs no value computed before: it can be a copy)
         if not self.version.copies_exit_blocks:
             return False
         if any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in _ROTATIONS
