@@ -129,6 +129,12 @@ class BlockExceptionRules:
             return False
         return True
 
+    def _shared_way_out(self, k: int) -> bool:
+        """Is the way out of a clause at `k` both jumped to and fallen into? 3.10 gives each way
+        to a copied block (with the unwinding in front of it) its own copy; one shared block
+        there holds a statement written out (`return`), not a copy of what follows."""
+        return bool(self.jump_sources.get(k)) and self._op(k - 1) not in _TERMINAL and self._op(k - 1) != "JUMP"
+
     def _is_handler_return_copy(self, s: int, e: int) -> bool:
         """Is [s, e) a copied `return value` that leaves the except clause around it: a small
         value, the clause's unwinding (rotations, POP_EXCEPT) and RETURN_VALUE? (3.10 copies it
@@ -706,7 +712,7 @@ class BlockExceptionRules:
                 if instrs[p].opname == "POP_EXCEPT":
                     if instrs[p - 1].opname not in _ROTATIONS:
                         found = self._outer_exit(p + 1, end)
-                        if found is None and self._is_copy(p + 1, end):
+                        if found is None and self._is_copy(p + 1, end) and not self._shared_way_out(p):
                             found = ("tail", p + 1, end)
                         if found is not None:
                             body_end, exit = p, found
@@ -757,7 +763,7 @@ class BlockExceptionRules:
                     if rest + 1 == c and instrs[rest].opname == "JUMP":
                         t = instrs[rest].target
                         exit = ("jump", t) if t >= end else ("tail", rest, c)
-                    elif self._is_copy(rest, c):
+                    elif self._is_copy(rest, c) and not self._shared_way_out(q):
                         exit = ("tail", rest, c)
                     else:
                         exit = self._outer_exit(rest, c)
