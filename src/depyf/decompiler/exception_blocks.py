@@ -118,13 +118,20 @@ class BlockExceptionRules:
             return False  # (a bare `raise` needs no value computed before: it can be a copy)
         if not self.version.copies_exit_blocks:
             return False
+        # A `return value` inside a for loop drops the loop's iterator under the value first.
+        loop = self.loops[-1] if self.loops else None
+        below: List[n.Expr] = []
+        value_end = e - 1
+        if loop is not None and loop.iterator is not None and e - 3 > s \
+                and self._ops_at(e - 3, ("ROT_TWO", "POP_TOP", "RETURN_VALUE")):
+            below, value_end = [loop.iterator], e - 3
         if any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in _ROTATIONS
-               or ins.opname in _TERMINAL for ins in instrs[s:e - 1]):
+               or ins.opname in _TERMINAL for ins in instrs[s:value_end]):
             return False
         # A copied block starts from an empty stack; the end of an unwinding that returns a value
         # computed before it (a finally body copied in front of the return) does not.
         try:
-            self.run_range(s, e, [])
+            self.run_range(s, e, below)
         except Exception:
             return False
         return True

@@ -177,3 +177,24 @@ def while_true_trailing_continue(words):
             out.append(w)
             continue
     return out
+
+
+@cases((["x", "y"],), (["taken", "taken", "free"],), (["nt"],))
+def return_after_try_in_for(names):
+    # Every clause leaves, so the `return` after the try (which drops the loop's iterator first)
+    # exists only as the copy on the try body's way out.
+    taken = {"taken"}
+    for name in names:
+        try:
+            if name in taken:
+                raise FileExistsError(name)
+            if name == "nt":
+                raise PermissionError(name)
+        except FileExistsError:
+            continue
+        except PermissionError:
+            if name == "x":
+                continue
+            raise
+        return name
+    raise LookupError("none free")
