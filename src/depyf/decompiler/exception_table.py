@@ -980,15 +980,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         return self.finish_for(n.For(target, iterable, body, orelse, True), after)
 
 def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
-    """`if c: A; return None` then code that falls off the end of the function -> `if c: A` with
-    that code as its else part.
+    """`if c: A; return None` then the rest of the function -> `if c: A` with the rest as its
+    else part.
 
     3.10+ copies the implicit `return None` into a branch that jumps to the end, so an if body
-    reads as ending in `return None` only when its way out went to the end of the function: past
-    the code after it, which was the else part. (An explicit `return None` reads the same when
+    reads as ending in `return None` when its way out went to the end of the function: past the
+    code after it, which was the else part. (An explicit `return None` reads the same when
     nothing else jumps to it; the compiler makes the same code for both then.)"""
     end = len(stmts) - 1 if stmts and _is_return_none(stmts[-1]) else len(stmts)  # (the implicit one)
-    if end < 2 or isinstance(stmts[end - 1], (n.Return, n.Raise)):
+    if end < 2:
         return
     for k in range(end - 2, -1, -1):
         s = stmts[k]
