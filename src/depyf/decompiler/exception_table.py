@@ -988,17 +988,26 @@ def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
     code after it, which was the else part. (An explicit `return None` reads the same when
     nothing else jumps to it; the compiler makes the same code for both then.)"""
     end = len(stmts) - 1 if stmts and _is_return_none(stmts[-1]) else len(stmts)  # (the implicit one)
-    if end < 2:
-        return
     for k in range(end - 2, -1, -1):
         s = stmts[k]
         if isinstance(s, (n.Return, n.Raise)):
-            return
+            break
         if isinstance(s, n.If) and not s.orelse and len(s.body) > 1 and _is_return_none(s.body[-1]) \
                 and not s.body[-1].jumped_to:
             s.orelse = stmts[k + 1:]
             del stmts[k + 1:]
-            return
+            break
+    # The blocks that end the last statement end the function too.
+    last = stmts[end - 1] if 0 < end <= len(stmts) else None
+    if isinstance(last, n.If):
+        fold_falling_tail_into_else(last.body)
+        fold_falling_tail_into_else(last.orelse)
+    elif isinstance(last, n.With):
+        fold_falling_tail_into_else(last.body)
+    elif isinstance(last, n.Try) and not last.finalbody:
+        fold_falling_tail_into_else(last.orelse if last.orelse else last.body)
+        for handler in last.handlers:
+            fold_falling_tail_into_else(handler.body)
 
 
 def _is_return_none(stmt: n.Stmt) -> bool:

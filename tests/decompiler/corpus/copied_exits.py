@@ -198,3 +198,24 @@ def return_after_try_in_for(names):
             raise
         return name
     raise LookupError("none free")
+
+
+@cases(("mod",), ("fn",), ("bad",), ("none",))
+def else_part_inside_last_statement(kind):
+    # The if/elif inside the try's else part ends the function: the first branch's way out is a
+    # copy of the implicit `return None`.
+    try:
+        if kind == "bad":
+            raise TypeError(kind)
+        lines = [kind, "#c", "x"]
+    except TypeError:
+        return None
+    if kind == "mod":
+        out = []
+        for line in lines:
+            if line.startswith("#"):
+                out.append(line)
+        if out:
+            return "".join(out)
+    elif kind == "fn":
+        return lines[0]
