@@ -136,7 +136,8 @@ class Decompiler:
             drop_copied_returns(stmts)  # copies of the implicit return in branches that fall off the end
         dead_return = _ends_in_dead_return_none(bytecode)
         if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value) and not dead_return:
-            stmts.pop()
+            if not (self.version.copies_exit_blocks and stmts[-1].jumped_to):
+                stmts.pop()  # (one reached by two ways was written out: 3.10+ copies an implicit one)
         elif dead_return:
             # The compiler of 3.8/3.9 appends `return None` unless the last statement returns;
             # an unreachable one means the source ended in a compound statement.

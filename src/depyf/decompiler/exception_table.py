@@ -1028,7 +1028,7 @@ def drop_copied_returns(stmts: List[n.Stmt]) -> None:
     last = stmts[-1]
     if isinstance(last, n.Return) and (last.value is None or
                                        (isinstance(last.value, n.Const) and last.value.value is None)):
-        if len(stmts) > 1:
+        if len(stmts) > 1 and not last.jumped_to:  # (one reached by two ways was written out)
             stmts.pop()
             drop_copied_returns(stmts)
         return

@@ -219,3 +219,12 @@ def else_part_inside_last_statement(kind):
             return "".join(out)
     elif kind == "fn":
         return lines[0]
+
+
+@cases(({"a": 1}, "a"), ({}, "a"), ({"a": 0}, "a"))
+def explicit_return_none_reached_twice(table, key):
+    # Both jumps of the `and` reach one `return None` written out (an implicit one is copied).
+    found = table.get(key)
+    if found is not None and found:
+        return found
+    return None
