@@ -873,6 +873,11 @@ class ControlRules:
             continue_targets.add(body_start)
         real_exit = exit if exit <= j + 2 else j + 1
         real_exit = max(real_exit, j + 1)
+        body_runs_on = explicit_continue and top_test is not None and self._body_runs_past_back_jump(h, j, exit)
+        if body_runs_on:
+            # 3.10+: a body that never falls through has no test at the bottom; its last jump back
+            # is a `continue`, and the body goes on after it up to where the test leaves the loop.
+            body_end = real_exit = exit
         break_target = self._break_target(body_start, body_end, real_exit, exclude)
         # (3.10+: the body's last instruction is never the loop's closing jump, which keeps the
         # loop's line; a jump back there is a `continue` of its own.)
@@ -898,11 +903,20 @@ class ControlRules:
             after = break_target
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
         self._place_copied_exit(info, after)
-        if exit > j + 1 and after == real_exit:
+        if exit > j + 1 and after == real_exit and not body_runs_on:
             # 3.10+ copies a small exit block for the test at the top; read it once.
             self._skip_copy(exit, j + 1)
             after = j + 1
         return after
+
+    def _body_runs_past_back_jump(self, h: int, j: int, exit: int) -> bool:
+        """Is [j + 1, exit) the rest of a loop body that ends without falling through: reached only
+        from inside the loop, and never falling into the loop's exit?"""
+        if not self.version.while_condition_duplicated or not j + 1 < exit <= self.end:
+            return False
+        if self.instrs[exit - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
+            return False
+        return all(h <= src < exit for k in range(j + 1, exit) for src in self.jump_sources.get(k, ()))
 
     def copied_loop_break(self, iterator: n.Expr, i: int) -> Optional[int]:
         """A for loop's iterator dropped at `i`, then a small block that returns: a `break` whose

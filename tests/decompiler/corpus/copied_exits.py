@@ -228,3 +228,19 @@ def explicit_return_none_reached_twice(table, key):
     if found is not None and found:
         return found
     return None
+
+
+@cases(([1, 2, 3], 2), ([1, 1], 5), ([], 0))
+def while_body_never_falls_through(items, skip):
+    # The body ends in a break, so the loop has no test at the bottom: its last jump back is the
+    # `continue`, and the body goes on after it.
+    found = None
+    k = 0
+    while k < len(items):
+        item = items[k]
+        k += 1
+        if item < skip:
+            continue
+        found = (item, k)
+        break
+    return found
