@@ -64,6 +64,31 @@ class _NotAValue(Exception):
     """A range parsed as a value turned out to hold statements."""
 
 
+class _Negation(n.UnaryOp):
+    """`not e` for an atom whose jump goes the other way, while its chain is being built: settled
+    once the chain is whole (`_settle_negations`)."""
+    __slots__ = ()
+
+    def __init__(self, operand: n.Expr) -> None:
+        super().__init__("not", operand)
+
+
+def _settle_negations(e: n.Expr) -> n.Expr:
+    """A chain whose atoms all jump the other way was written `not (a and b)`: kept so, since
+    negating each atom would turn `a is b` into `a is not b` (another instruction). Any other
+    negation is folded into its atom, as the compiler folds it."""
+    if isinstance(e, n.BoolOp):
+        if all(isinstance(v, _Negation) for v in e.values):
+            inner = n.BoolOp("or" if e.op == "and" else "and", [_settle_negations(v.operand) for v in e.values])
+            return n.UnaryOp("not", inner)
+        return n.BoolOp(e.op, [_settle_negations(v) for v in e.values])
+    if isinstance(e, _Negation):
+        return negate(_settle_negations(e.operand))
+    if isinstance(e, n.IfExp):
+        return n.IfExp(_settle_negations(e.test), _settle_negations(e.body), _settle_negations(e.orelse))
+    return e
+
+
 def _jump_condition(ins: Instr, value: n.Expr) -> Tuple[n.Expr, bool]:
     """(expression, jumps when true?) for a conditional jump on `value`."""
     op = ins.opname
@@ -265,7 +290,7 @@ class ControlRules:
                 continue
             for copy, original in self.chain_copies:
                 self._skip_copy(copy, original)
-            return expr, fall, false_exit, fall
+            return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
 
     def _fold_conditional_test(self, atoms: List[_Atom], f: int, limit: int) -> bool:
@@ -345,7 +370,7 @@ class ControlRules:
         if a.always:
             raise _BadChain()  # only a conditional expression's branches may contain one
         if hi - lo == 1:
-            return (negate(a.expr) if a.jump_if_true else a.expr), fall, a.target
+            return (_Negation(a.expr) if a.jump_if_true else a.expr), fall, a.target
         t = a.target
         ternary = self._build_ternary(chain, lo, hi)
         if ternary is not None:
@@ -359,9 +384,9 @@ class ControlRules:
                 t, rt = self._same_exit(t, rt)
         if t in (rt, rf):
             if t == rt:
-                left = a.expr if a.jump_if_true else negate(a.expr)
+                left = a.expr if a.jump_if_true else _Negation(a.expr)
                 return _flatten("or", left, rest), rt, rf
-            left = negate(a.expr) if a.jump_if_true else a.expr
+            left = _Negation(a.expr) if a.jump_if_true else a.expr
             return _flatten("and", left, rest), rt, rf
         # `a` jumps to the start of a later atom: [lo, k) is a parenthesised group.
         for k in range(lo + 2, hi):

@@ -244,3 +244,16 @@ def while_body_never_falls_through(items, skip):
         found = (item, k)
         break
     return found
+
+
+_MISSING = object()
+
+
+@cases((_MISSING, _MISSING, False), (1, _MISSING, False), (_MISSING, _MISSING, True))
+def not_of_identity_chain(default, factory, seen):
+    # `not (a is b and c is d)`: the jumps go the other way, the comparisons stay `is`.
+    if not (default is _MISSING and factory is _MISSING):
+        return "has default"
+    elif seen:
+        return "follows default"
+    return "plain"
