@@ -959,8 +959,9 @@ class BlockExceptionRules:
                     e = self._copy_end(k) if k > a else None
                     if e is not None:
                         todo.append((e, b + 1))
-                    elif y.opname == "JUMP" and y.target > a:
-                        # The way on was not copied: the branch jumps where the statement ends.
+                    elif y.opname == "JUMP":
+                        # The way on was not copied: the branch jumps where the statement ends
+                        # (or back to the head of the loop that it ends).
                         todo.append((a + 1, b + 1))
         return None
 

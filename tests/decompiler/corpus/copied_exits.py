@@ -257,3 +257,24 @@ def not_of_identity_chain(default, factory, seen):
     elif seen:
         return "follows default"
     return "plain"
+
+
+@cases(([1, 2, 3], {2}),)
+def finally_if_ends_loop_body(items, closed):
+    # The finally body's last `if` ends the loop body: its branch re-raises in the exceptional
+    # copy where the normal copy jumps back to the loop's head.
+    log = []
+    for item in items:
+        done = False
+        try:
+            if item in closed:
+                done = True
+            else:
+                try:
+                    raise OSError(item)
+                except OSError:
+                    log.append(("error", item))
+        finally:
+            if not done:
+                log.append(("close", item))
+    return log
