@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 from depyf.decompiler import nodes as n
 from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
 from depyf.decompiler.control import fold_tail_into_else
-from depyf.decompiler.exception_table import drop_copied_returns
+from depyf.decompiler.exception_table import drop_copied_returns, fold_falling_tail_into_else
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import Bytecode, decode
@@ -144,12 +144,15 @@ class Decompiler:
         if code.co_name == "<module>":
             _strip_returns(stmts)  # copies of the module's implicit return; `return` is invalid there
         if self.version.copies_exit_blocks:
+            fold_falling_tail_into_else(stmts)
             drop_copied_returns(stmts)  # copies of the implicit return in branches that fall off the end
         dead_return = _ends_in_dead_return_none(bytecode)
         # Where the body ends in a compound statement that does not fall through (`while True:`,
         # a try statement), the compiler's unreachable `return None` may have been read as one.
+        # One reached by two ways was written out (3.10+ copies an implicit one to each way).
         if stmts and isinstance(stmts[-1], n.Return) and _is_none(stmts[-1].value) \
-                and (not dead_return or read_last_return):
+                and (not dead_return or read_last_return) \
+                and not (self.version.copies_exit_blocks and stmts[-1].jumped_to):
             stmts.pop()
         elif dead_return:
             # The compiler of 3.8/3.9 appends `return None` unless the last statement returns;

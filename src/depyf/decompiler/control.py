@@ -23,7 +23,7 @@ class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
-                 "iterator", "outer_end")
+                 "iterator", "outer_end", "is_while")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -37,6 +37,7 @@ class LoopInfo:
         self.copied_exit: Optional[Tuple[int, int]] = None
         self.iterator: Optional[n.Expr] = None  # a for loop's iterator, on the stack below its body
         self.outer_end = exit  # the end of the range the loop is part of
+        self.is_while = False
 
 
 class _Atom:
@@ -435,8 +436,8 @@ class ControlRules:
                 continue
             if starts.get(a.target, -1) > k:
                 continue
-            if any(b.always for b in chain) and self._copied_exits(a.target, last):
-                continue  # a conditional expression's branches leave through copies of one exit
+            if self._copied_exits(a.target, last) or self._copied_exits(a.target, fall):
+                continue  # the atoms leave through copies of one exit block (3.10+)
             return False
         # Nothing outside the chain may jump into its middle.
         for a in chain[1:]:
@@ -458,6 +459,12 @@ class ControlRules:
         if ternary is not None:
             return ternary
         rest, rt, rf = self._build(chain, lo + 1, hi)
+        if t not in (rt, rf):
+            # 3.10+: `a` may leave through its own copy of the small exit block the rest leaves by.
+            if self._copied_exits(t, rf):
+                t, rf = self._same_exit(t, rf)
+            elif self._copied_exits(t, rt):
+                t, rt = self._same_exit(t, rt)
         if t in (rt, rf):
             if t == rt:
                 left = a.expr if a.jump_if_true else _negated_atom(a.expr)
@@ -625,7 +632,8 @@ class ControlRules:
         elif last is not None and last.opname == "JUMP" and loop is not None \
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
                 and last.index > fall and all(src <= i for src in self.jump_sources.get(false_target, ())) \
-                and not self._explicit_continue(last, end):
+                and not self._explicit_continue(last, end) \
+                and not (loop.is_while and self.version.while_back_jump_has_line):
             # (the rest of the loop body is an else part only if nothing else in the body goes there:
             # a `continue` ending an inner if sends that if's false branch to it too)
             else_end = end
@@ -872,7 +880,7 @@ class ControlRules:
         for loop in reversed(self.loops):
             if target in loop.continue_targets:
                 if i != loop.natural_end or loop is not self.loops[-1]:
-                    self.emit(n.Continue())
+                    self.emit(n.Continue(loop.is_while and self.version.while_back_jump_has_line))
                 elif self._lands_apart(i, loop.body_end):
                     self.emit(n.Continue(required=True))
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
@@ -1064,9 +1072,18 @@ class ControlRules:
             continue_targets.add(body_start)
         real_exit = exit if exit <= j + 2 else j + 1
         real_exit = max(real_exit, j + 1)
+        body_runs_on = explicit_continue and top_test is not None and self._body_runs_past_back_jump(h, j, exit)
+        if body_runs_on:
+            # 3.10+: a body that never falls through has no test at the bottom; its last jump back
+            # is a `continue`, and the body goes on after it up to where the test leaves the loop.
+            body_end = real_exit = exit
         break_target = self._break_target(body_start, body_end, real_exit, exclude)
+        # (3.10+: the body's last instruction is never the loop's closing jump, which keeps the
+        # loop's line; a jump back there is a `continue` of its own.)
+        closing_apart = self.version.while_back_jump_has_line
         info = LoopInfo(continue_targets, break_target, real_exit, body_end,
-                        natural_end=-1 if explicit_continue else None)
+                        natural_end=-1 if explicit_continue or closing_apart else None)
+        info.is_while = True
         self.loops.append(info)
         self.active_loops.add(h)
         try:
@@ -1089,11 +1106,20 @@ class ControlRules:
             after = self.end
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
         self._place_copied_exit(info, after)
-        if exit > j + 1 and after == real_exit:
+        if exit > j + 1 and after == real_exit and not body_runs_on:
             # 3.10+ copies a small exit block for the test at the top; read it once.
             self._skip_copy(exit, j + 1)
             after = j + 1
         return after
+
+    def _body_runs_past_back_jump(self, h: int, j: int, exit: int) -> bool:
+        """Is [j + 1, exit) the rest of a loop body that ends without falling through: reached only
+        from inside the loop, and never falling into the loop's exit?"""
+        if not self.version.while_condition_duplicated or not j + 1 < exit <= self.end:
+            return False
+        if self.instrs[exit - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
+            return False
+        return all(h <= src < exit for k in range(j + 1, exit) for src in self.jump_sources.get(k, ()))
 
     def copied_loop_break(self, iterator: n.Expr, i: int) -> Optional[int]:
         """A for loop's iterator dropped at `i`, then a small block that returns: a `break` whose

@@ -111,20 +111,48 @@ class BlockExceptionRules:
         if not 0 < e - s <= _MAX_COPY:
             return False
         instrs = self.instrs
-        if instrs[e - 1].opname not in _TERMINAL or instrs[s].opname in _TERMINAL:
+        if instrs[e - 1].opname not in _TERMINAL:
             return False
+        if instrs[s].opname in _TERMINAL and not (e - s == 1 and instrs[s].opname == "RAISE_VARARGS"
+                                                  and instrs[s].arg == 0):
+            return False  # (a bare `raise` needs no value computed before: it can be a copy)
         if not self.version.copies_exit_blocks:
             return False
+        # A `return value` inside a for loop drops the loop's iterator under the value first.
+        loop = self.loops[-1] if self.loops else None
+        below: List[n.Expr] = []
+        value_end = e - 1
+        if loop is not None and loop.iterator is not None and e - 3 > s \
+                and self._ops_at(e - 3, ("ROT_TWO", "POP_TOP", "RETURN_VALUE")):
+            below, value_end = [loop.iterator], e - 3
         if any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in _ROTATIONS
-               or ins.opname in _TERMINAL for ins in instrs[s:e - 1]):
+               or ins.opname in _TERMINAL for ins in instrs[s:value_end]):
             return False
         # A copied block starts from an empty stack; the end of an unwinding that returns a value
         # computed before it (a finally body copied in front of the return) does not.
         try:
-            self.run_range(s, e, [])
+            self.run_range(s, e, below)
         except Exception:
             return False
         return True
+
+    def _shared_way_out(self, k: int) -> bool:
+        """Is the way out of a clause at `k` both jumped to and fallen into? 3.10 gives each way
+        to a copied block (with the unwinding in front of it) its own copy; one shared block
+        there holds a statement written out (`return`), not a copy of what follows."""
+        return bool(self.jump_sources.get(k)) and self._op(k - 1) not in _TERMINAL and self._op(k - 1) != "JUMP"
+
+    def _is_handler_return_copy(self, s: int, e: int) -> bool:
+        """Is [s, e) a copied `return value` that leaves the except clause around it: a small
+        value, the clause's unwinding (rotations, POP_EXCEPT) and RETURN_VALUE? (3.10 copies it
+        like any small block that ends the function.)"""
+        if not self.version.copies_exit_blocks or not 0 < e - s <= _MAX_COPY:
+            return False
+        value_end = e - 3
+        if value_end <= s or not self._ops_at(value_end, ("ROT_FOUR", "POP_EXCEPT", "RETURN_VALUE")):
+            return False
+        return not any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in _ROTATIONS
+                       or ins.opname in _TERMINAL for ins in self.instrs[s:value_end])
 
     def _same_code(self, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
         (s1, e1), (s2, e2) = a, b
@@ -222,6 +250,9 @@ class BlockExceptionRules:
         copied = self._copied_loop_exit(i, blocks)
         if copied is not None:
             return copied
+        copied = self._copied_clause_exit(i, blocks)
+        if copied is not None:
+            return copied
         state = self._unwind_from
         if state is not None:
             end, done = state
@@ -246,6 +277,14 @@ class BlockExceptionRules:
             j = k
             if self._op(j) == "POP_TOP" and self.stack and isinstance(self.stack[-1], m.Iterator):
                 j += 1
+            outer_copy = self._copied_try_exit(j, blocks[:level + 1])
+            if outer_copy is not None:
+                # A `break` that leaves the blocks inside the loop, then the loop, and then runs
+                # the copied way out of the try whose body the loop ends.
+                if j > k:
+                    self.stack.pop()
+                self.emit(n.Break())
+                return outer_copy
             end = self._copy_end(j)
             if end is not None and not (self._op(j) == "LOAD_CONST" and end == j + 2):
                 # A value loaded only after the blocks are left: no `return` compiles so; it is a
@@ -265,6 +304,29 @@ class BlockExceptionRules:
 
     def _copied_loop_exit(self, i: int, blocks: List[_Block]) -> Optional[int]:
         """3.10: a `break` from a loop inside a try body whose exit (the try's way out) was copied."""
+        end = self._copied_try_exit(i, blocks)
+        if end is not None:
+            self.emit(n.Break())
+        return end
+
+    def _copied_clause_exit(self, i: int, blocks: List[_Block]) -> Optional[int]:
+        """3.10: a branch of an except clause that ends in a copy of the clause's way out
+        (POP_EXCEPT and the copied block after the statement): the end of that branch, whose if
+        has the rest of the clause as its else part (`markers.fold_end_copies`)."""
+        if not blocks or self._op(i) != "POP_EXCEPT" or blocks[-1].kind != "handler":
+            return None
+        span = blocks[-1].info.get("exit_span")
+        if span is None or span[0] == i:
+            return None
+        length = span[1] - span[0]
+        if not self._same_code(span, (i, i + length)):
+            return None
+        self.emit(m.EndOfFinallyCopy())
+        return i + length
+
+    def _copied_try_exit(self, i: int, blocks: List[_Block]) -> Optional[int]:
+        """Where a copy at `i` of the way out (POP_BLOCK and the copied block after it) of the try
+        body innermost in `blocks` ends, when a loop inside that body is left there."""
         if not blocks or not self.loops or self._op(i) != "POP_BLOCK":
             return None
         block = blocks[-1]
@@ -274,7 +336,6 @@ class BlockExceptionRules:
         length = span[1] - span[0]
         if not self._same_code(span, (i, i + length)):
             return None
-        self.emit(n.Break())
         return i + length
 
     def _match_unwind(self, block: _Block, k: int) -> Optional[int]:
@@ -465,7 +526,8 @@ class BlockExceptionRules:
         handlers, exits, hend = self._handler_chain(h)
         body_end, body_exit = self._body_exit(i + 1, h)
         outer = list(self.stack)
-        exit_span = (body_end, h) if body_exit is not None and body_exit[0] == "tail" else None
+        # The POP_BLOCK and the copied way out after it (duplicates of it before are not part).
+        exit_span = (body_exit[1] - 1, h) if body_exit is not None and body_exit[0] == "tail" else None
         block = _Block("except-body", exit_span=exit_span)
         body = self._run_in(block, i + 1, body_end, list(outer))
         # A clause may jump to a duplicate of the code where the enclosing part ends (3.10).
@@ -493,8 +555,12 @@ class BlockExceptionRules:
         loop = self.loops[-1] if self.loops else None
         if body_exit is not None and body_exit[0] == "jump" and body_exit[1] == hend == end and not targets \
                 and loop is not None and self.end == loop.body_end and hend < self.end:
+            # (A `continue` may jump elsewhere than the loop's closing jump, as to the NOP that
+            # heads a 3.10 `while True`; a clause threaded to that jump goes where it goes.)
+            back = self.instrs[self.end]
             heads = [(k, e) for k, e in tails if e[2] - e[1] == 1 and self.instrs[e[1]].opname == "JUMP"
-                     and self.instrs[e[1]].target in loop.continue_targets]
+                     and self.instrs[e[1]].target in loop.continue_targets
+                     and (back.opname != "JUMP" or back.target_offset == self.instrs[e[1]].target_offset)]
             if heads:
                 # A clause's way out, threaded to the loop head: the try ends the loop body, so
                 # what follows the clauses up to there is its else part.
@@ -579,10 +645,12 @@ class BlockExceptionRules:
         out of an enclosing try/finally); the part stops where that duplicate begins. With `upto`,
         only a duplicate of exactly [end, upto) counts."""
         if upto is not None:
-            length = upto - end
-            if self.version.copies_exit_blocks and end - length >= start \
-                    and self._same_code((end - length, end), (end, upto)):
-                return end - length
+            # A loop in the part that leaves both by its end and by a `break` (or by its first
+            # test) can hold more than one such duplicate, back to back.
+            original, length = (end, upto), upto - end
+            while self.version.copies_exit_blocks and end - length >= start \
+                    and self._same_code((end - length, end), original):
+                end -= length
             return end
         for length in range(end - start, 0, -1):
             if end + length <= len(self.instrs) and self._same_code((end - length, end), (end, end + length)) \
@@ -651,13 +719,22 @@ class BlockExceptionRules:
                 if instrs[p].opname == "POP_EXCEPT":
                     if instrs[p - 1].opname not in _ROTATIONS:
                         found = self._outer_exit(p + 1, end)
-                        if found is None and self._is_copy(p + 1, end):
+                        if found is None and self._is_copy(p + 1, end) and not self._shared_way_out(p):
                             found = ("tail", p + 1, end)
                         if found is not None:
                             body_end, exit = p, found
                     break
-        block = _Block("handler", tokens)
+        span = (body_end, end) if exit is not None and exit[0] == "tail" and body_end < end \
+            and instrs[body_end].opname == "POP_EXCEPT" and self.version.copies_exit_blocks else None
+        block = _Block("handler", tokens, exit_span=span)
         body = self._run_in(block, start, body_end, outer + tokens)
+        if span is not None:
+            folded = m.fold_end_copies(body)
+            if m.has_end_copies(folded):  # a copy of the way out where no if/else can place it
+                block = _Block("handler", tokens)
+                body = self._run_in(block, start, body_end, outer + tokens)
+            else:
+                body = folded
         if exit is None and "pending" in block.info:
             exit = ("tail",) + block.info["pending"]
         return body, exit
@@ -693,7 +770,7 @@ class BlockExceptionRules:
                     if rest + 1 == c and instrs[rest].opname == "JUMP":
                         t = instrs[rest].target
                         exit = ("jump", t) if t >= end else ("tail", rest, c)
-                    elif self._is_copy(rest, c):
+                    elif self._is_copy(rest, c) and not self._shared_way_out(q):
                         exit = ("tail", rest, c)
                     else:
                         exit = self._outer_exit(rest, c)
@@ -873,6 +950,19 @@ class BlockExceptionRules:
                 if e is not None:
                     self._copied_continuation = (a, e)
                     todo.append((e, b + 1))
+                elif self.version.copies_exit_blocks:
+                    # The statement ends an enclosing try body: its way out (POP_BLOCK) comes
+                    # first, and the construct that owns it places the copied block after itself.
+                    k = a
+                    while self._op(k) == "POP_BLOCK":
+                        k += 1
+                    e = self._copy_end(k) if k > a else None
+                    if e is not None:
+                        todo.append((e, b + 1))
+                    elif y.opname == "JUMP":
+                        # The way on was not copied: the branch jumps where the statement ends
+                        # (or back to the head of the loop that it ends).
+                        todo.append((a + 1, b + 1))
         return None
 
     def _try_finally_copies(self, i: int, h: int) -> int:
@@ -899,10 +989,11 @@ class BlockExceptionRules:
                 # that follows the copy (`return x` through the finally): both are that return.
                 self._mark_dead_span(ce + 1, h)
                 continuation = None
-            if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h):
+            if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h) \
+                    or self._is_handler_return_copy(ce, h):
                 body_end, after_copy = self._before_duplicate(i + 1, pb, h), ce
             elif self._note_outer(self._outer_exit(ce, h)):
-                body_end = pb
+                body_end = self._before_duplicate(i + 1, pb, h)
             break
         block = _Block("finally-body-copy", start=h, end=fin_end)
         body = self._run_in(block, i + 1, body_end, list(outer))
@@ -972,7 +1063,7 @@ class BlockExceptionRules:
                         # in the body that leaves by its end and by a break.
                         body_end, tail = self._before_duplicate(i + 1, pb, h), (j, h)
                     elif self._note_outer(self._outer_exit(j, h)):
-                        body_end = pb
+                        body_end = self._before_duplicate(i + 1, pb, h)
                 break
         else:
             raise self.fail(instrs[h], "unrecognised with handler")

@@ -1029,6 +1029,42 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self.skip[exit_at] = exit_at + 1
         return self.finish_for(n.For(target, iterable, body, orelse, True), after)
 
+def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
+    """`if c: A; return None` then the rest of the function -> `if c: A` with the rest as its
+    else part.
+
+    3.10+ copies the implicit `return None` into a branch that jumps to the end, so an if body
+    reads as ending in `return None` when its way out went to the end of the function: past the
+    code after it, which was the else part. (An explicit `return None` reads the same when
+    nothing else jumps to it; the compiler makes the same code for both then.)"""
+    end = len(stmts) - 1 if stmts and _is_return_none(stmts[-1]) else len(stmts)  # (the implicit one)
+    for k in range(end - 2, -1, -1):
+        s = stmts[k]
+        if isinstance(s, (n.Return, n.Raise)):
+            break
+        if isinstance(s, n.If) and not s.orelse and len(s.body) > 1 and _is_return_none(s.body[-1]) \
+                and not s.body[-1].jumped_to:
+            s.orelse = stmts[k + 1:]
+            del stmts[k + 1:]
+            break
+    # The blocks that end the last statement end the function too.
+    last = stmts[end - 1] if 0 < end <= len(stmts) else None
+    if isinstance(last, n.If):
+        fold_falling_tail_into_else(last.body)
+        fold_falling_tail_into_else(last.orelse)
+    elif isinstance(last, n.With):
+        fold_falling_tail_into_else(last.body)
+    elif isinstance(last, n.Try) and not last.finalbody:
+        fold_falling_tail_into_else(last.orelse if last.orelse else last.body)
+        for handler in last.handlers:
+            fold_falling_tail_into_else(handler.body)
+
+
+def _is_return_none(stmt: n.Stmt) -> bool:
+    return isinstance(stmt, n.Return) and (stmt.value is None or
+                                           (isinstance(stmt.value, n.Const) and stmt.value.value is None))
+
+
 def drop_copied_returns(stmts: List[n.Stmt]) -> None:
     """Remove `return None` that ends a branch of the function's last statement.
 
@@ -1042,7 +1078,7 @@ def drop_copied_returns(stmts: List[n.Stmt]) -> None:
     last = stmts[-1]
     if isinstance(last, n.Return) and (last.value is None or
                                        (isinstance(last.value, n.Const) and last.value.value is None)):
-        if len(stmts) > 1:
+        if len(stmts) > 1 and not last.jumped_to:  # (one reached by two ways was written out)
             stmts.pop()
             drop_copied_returns(stmts)
         return

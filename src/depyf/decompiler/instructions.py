@@ -62,7 +62,8 @@ class Instr:
     instructions pack with their argument (push NULL, method load, negation for IS_OP/CONTAINS_OP).
     """
 
-    __slots__ = ("index", "offset", "opname", "raw_opname", "arg", "argval", "target", "flag", "line")
+    __slots__ = ("index", "offset", "opname", "raw_opname", "arg", "argval", "target", "target_offset", "flag",
+                 "line")
 
     def __init__(self, offset: int, opname: str, raw_opname: str, arg: Optional[int], argval: Any,
                  flag: bool = False, line: Optional[int] = None) -> None:
@@ -73,6 +74,9 @@ class Instr:
         self.arg = arg
         self.argval = argval
         self.target: Optional[int] = None
+        # The raw offset a jump goes to: two jumps to the same `target` may differ there when one
+        # goes to a dropped instruction in front of it (a NOP that carries a line).
+        self.target_offset: Optional[int] = None
         self.flag = flag
         self.line = line
 
@@ -375,6 +379,7 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
         if instr.index < 0:
             continue
         instr.target = to_index(target, instr)
+        instr.target_offset = target
         instr.argval = instr.target
         raw_targets[instr.index] = target
     regions: List[ExceptionRegion] = []

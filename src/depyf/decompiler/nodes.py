@@ -288,10 +288,13 @@ class ExprStmt(Stmt):
 
 
 class Return(Stmt):
-    __slots__ = ("value",)
+    """`jumped_to`: a `return <constant>` that other code jumps to (3.10+ would have copied an
+    implicit one there instead, so it was written out)."""
+    __slots__ = ("value", "jumped_to")
 
-    def __init__(self, value: Optional[Expr]) -> None:
+    def __init__(self, value: Optional[Expr], jumped_to: bool = False) -> None:
         self.value = value
+        self.jumped_to = jumped_to
 
 
 class Delete(Stmt):
@@ -357,11 +360,12 @@ class Break(Stmt):
 
 
 class Continue(Stmt):
+    """`required`: a jump of its own that the compiler would not have made for the end of the
+    loop body (one landing apart from the loop's own jump back, on the `while` line's NOP, or
+    any continue of a 3.10+ while loop, whose closing jump keeps its line): never implied."""
     __slots__ = ("required",)
 
     def __init__(self, required: bool = False) -> None:
-        # A `continue` that ends a loop body is implied, unless its jump lands elsewhere than the
-        # loop's own jump back (on the `while` line's NOP): then it is written.
         self.required = required
 
 

@@ -288,7 +288,12 @@ class StatementRules:
 
     def op_RETURN_VALUE(self, ins: Instr, i: int) -> None:
         value = self.pop()
-        self.emit(n.Return(self.finish_expr(value)))
+        # Reached by two ways (jumps, or a jump and falling into it): one shared block, as only a
+        # `return` written out stays (3.10+ gives each way to an implicit one its own copy).
+        sources = len(self.jump_sources.get(i - 1, ())) if i > 1 else 0
+        falls_in = i > 1 and self.instrs[i - 2].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP")
+        jumped_to = i > 1 and self.instrs[i - 1].opname == "LOAD_CONST" and (sources >= 2 or (sources == 1 and falls_in))
+        self.emit(n.Return(self.finish_expr(value), jumped_to))
         if i == len(self.instrs) - 1:
             self.read_last_return = True  # (asked when the implicit `return None` is tidied away)
 

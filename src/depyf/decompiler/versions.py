@@ -116,6 +116,13 @@ class BytecodeVersion:
         return self.key >= (3, 10)
 
     @property
+    def while_back_jump_has_line(self) -> bool:
+        """From 3.10 the jump that closes a while loop carries the loop's line, so the optimiser
+        does not send other jumps through it: a jump from the body straight to the loop's head
+        is a `continue`, never the end of an if threaded there."""
+        return self.key >= (3, 10)
+
+    @property
     def classdef_stores_firstlineno(self) -> bool:
         return self.key >= (3, 13)
 

@@ -1,0 +1,280 @@
+"""Ways out that 3.10 copies: the small block after a statement (`return x`, a bare `raise`, the
+implicit `return None`) copied into every branch that reaches it, together with the unwinding of
+the blocks those branches leave; and a while loop's closing jump, which keeps the loop's line so
+that no other jump is sent through it."""
+from _cases import cases
+
+
+class _Lock:
+    def __init__(self, log):
+        self.log = log
+
+    def acquire(self):
+        self.log.append("acquire")
+
+    def release(self):
+        self.log.append("release")
+
+
+@cases((0, False), (1, False), (0, True), (2, True))
+def finally_in_handler_then_return(level, disabled):
+    # The try/finally inside the clause is followed by `return`, copied with the clause's unwinding.
+    cache = {1: "cached"}
+    log = []
+    lock = _Lock(log)
+    try:
+        return cache[level]
+    except KeyError:
+        lock.acquire()
+        try:
+            if disabled:
+                enabled = cache[level] = False
+            else:
+                enabled = cache[level] = level > 0
+        finally:
+            lock.release()
+        return enabled, log
+
+
+@cases((True, True), (True, False), (False, True))
+def finally_if_branch_jumps_on(open_, has_close):
+    # The branch of the finally body's last `if` ends where the enclosing `if` ends.
+    log = []
+    try:
+        try:
+            if open_:
+                try:
+                    log.append("flush")
+                finally:
+                    stream = has_close
+                    if stream:
+                        log.append("close")
+        finally:
+            log.append("outer")
+    finally:
+        log.append("release")
+    return log
+
+
+@cases((None, 0), (None, 1), ("fb", 1), (None, 2))
+def clause_if_else_then_return(fallback, n):
+    # Each branch of the clause's last if/else ends in a copy of the clause's way out.
+    catalog = {}
+    try:
+        msg = catalog[n]
+    except KeyError:
+        if fallback:
+            return fallback
+        if n == 1:
+            msg = "one"
+        else:
+            msg = "many"
+    return msg
+
+
+@cases((True,), (False,))
+def bare_raise_after_try(timeout_first):
+    # A bare `raise` after the inner try is copied onto both of its ways out.
+    try:
+        raise KeyboardInterrupt("first")
+    except KeyboardInterrupt:
+        try:
+            if timeout_first:
+                raise TimeoutError("inner")
+        except TimeoutError:
+            pass
+        try:
+            raise
+        except KeyboardInterrupt as e:
+            return str(e)
+
+
+@cases((None,), ("handler",))
+def handler_return_then_code(onerror):
+    # `return` written out in a clause: one shared way out, not a copy of the function's end.
+    log = []
+    try:
+        raise OSError("no")
+    except OSError as error:
+        if onerror is not None:
+            log.append((onerror, str(error)))
+        return log
+    log.append("after")
+    return log
+
+
+@cases((0, True, 1), (1, True, 0), (1, False, 0), (2, True, 1))
+def and_chain_before_implicit_return(a, b, c):
+    # Each atom of `b and not c` leaves through its own copy of the implicit `return None`.
+    if a:
+        if b and not c:
+            raise ValueError(a)
+    else:
+        if c:
+            raise KeyError(c)
+
+
+@cases(([1, 2, 3],), ([0, 4],))
+def explicit_return_after_if(items):
+    # The if's false jump and its body both reach one `return` written out.
+    log = []
+    if items:
+        if items[0]:
+            log.append(items[0])
+            log.extend(items)
+        return
+    log.append("empty")
+
+
+@cases((["a", "\\", "b", "c"],), (["x", "y"],))
+def while_true_continue_in_else(chars):
+    # A while loop's closing jump keeps the loop's line: `continue` is a jump of its own.
+    out = []
+    i = 0
+    while 1:
+        if i >= len(chars):
+            break
+        ch = chars[i]
+        i += 1
+        if ch == "c":
+            break
+        elif ch != "\\":
+            out.append(ch)
+            continue
+        out.append("escape")
+    return out
+
+
+@cases((5,), (1,))
+def while_true_continue_in_handler(n):
+    log = []
+    while True:
+        try:
+            n -= 1
+            if n == 0:
+                break
+            if n == 2:
+                raise ValueError
+        except ValueError:
+            log.append("caught")
+            continue
+        log.append(n)
+    return log
+
+
+@cases((["a", "b"],), (["c", "d", "e"],))
+def while_true_trailing_continue(words):
+    out = []
+    k = 0
+    while True:
+        if k >= len(words):
+            break
+        w = words[k]
+        k += 1
+        if w == "b":
+            out.append("b!")
+        else:
+            out.append(w)
+            continue
+    return out
+
+
+@cases((["x", "y"],), (["taken", "taken", "free"],), (["nt"],))
+def return_after_try_in_for(names):
+    # Every clause leaves, so the `return` after the try (which drops the loop's iterator first)
+    # exists only as the copy on the try body's way out.
+    taken = {"taken"}
+    for name in names:
+        try:
+            if name in taken:
+                raise FileExistsError(name)
+            if name == "nt":
+                raise PermissionError(name)
+        except FileExistsError:
+            continue
+        except PermissionError:
+            if name == "x":
+                continue
+            raise
+        return name
+    raise LookupError("none free")
+
+
+@cases(("mod",), ("fn",), ("bad",), ("none",))
+def else_part_inside_last_statement(kind):
+    # The if/elif inside the try's else part ends the function: the first branch's way out is a
+    # copy of the implicit `return None`.
+    try:
+        if kind == "bad":
+            raise TypeError(kind)
+        lines = [kind, "#c", "x"]
+    except TypeError:
+        return None
+    if kind == "mod":
+        out = []
+        for line in lines:
+            if line.startswith("#"):
+                out.append(line)
+        if out:
+            return "".join(out)
+    elif kind == "fn":
+        return lines[0]
+
+
+@cases(({"a": 1}, "a"), ({}, "a"), ({"a": 0}, "a"))
+def explicit_return_none_reached_twice(table, key):
+    # Both jumps of the `and` reach one `return None` written out (an implicit one is copied).
+    found = table.get(key)
+    if found is not None and found:
+        return found
+    return None
+
+
+@cases(([1, 2, 3], 2), ([1, 1], 5), ([], 0))
+def while_body_never_falls_through(items, skip):
+    # The body ends in a break, so the loop has no test at the bottom: its last jump back is the
+    # `continue`, and the body goes on after it.
+    found = None
+    k = 0
+    while k < len(items):
+        item = items[k]
+        k += 1
+        if item < skip:
+            continue
+        found = (item, k)
+        break
+    return found
+
+
+_MISSING = object()
+
+
+@cases((_MISSING, _MISSING, False), (1, _MISSING, False), (_MISSING, _MISSING, True))
+def not_of_identity_chain(default, factory, seen):
+    # `not (a is b and c is d)`: the jumps go the other way, the comparisons stay `is`.
+    if not (default is _MISSING and factory is _MISSING):
+        return "has default"
+    elif seen:
+        return "follows default"
+    return "plain"
+
+
+@cases(([1, 2, 3], {2}),)
+def finally_if_ends_loop_body(items, closed):
+    # The finally body's last `if` ends the loop body: its branch re-raises in the exceptional
+    # copy where the normal copy jumps back to the loop's head.
+    log = []
+    for item in items:
+        done = False
+        try:
+            if item in closed:
+                done = True
+            else:
+                try:
+                    raise OSError(item)
+                except OSError:
+                    log.append(("error", item))
+        finally:
+            if not done:
+                log.append(("close", item))
+    return log
