@@ -145,23 +145,6 @@ def while_true_continue_in_else(chars):
     return out
 
 
-@cases((5,), (1,))
-def while_true_continue_in_handler(n):
-    log = []
-    while True:
-        try:
-            n -= 1
-            if n == 0:
-                break
-            if n == 2:
-                raise ValueError
-        except ValueError:
-            log.append("caught")
-            continue
-        log.append(n)
-    return log
-
-
 @cases((["a", "b"],), (["c", "d", "e"],))
 def while_true_trailing_continue(words):
     out = []
