@@ -1095,6 +1095,8 @@ class ControlRules:
             _drop_trailing_continue(body)
         elif top_test is None and back.opname in COND_JUMPS:
             body.append(n.Break())
+        if body_runs_on and self.instrs[exit - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
+            body.append(n.Break())  # the body's end falls into the loop's exit: a `break` there
         orelse: List[n.Stmt] = []
         after = real_exit
         if break_target is not None and break_target > real_exit and break_target <= self.end:
@@ -1114,12 +1116,14 @@ class ControlRules:
 
     def _body_runs_past_back_jump(self, h: int, j: int, exit: int) -> bool:
         """Is [j + 1, exit) the rest of a loop body that ends without falling through: reached only
-        from inside the loop, and never falling into the loop's exit?"""
+        from inside the loop (the jump back at `j` never falls into it), and leaving it by a return,
+        a raise, a jump, or a `break` that falls into the loop's exit (3.11+ drop the jump of a
+        break that lands on the next instruction)? Code after a loop is reached by the loop's
+        test too, which jumps to `exit` itself, never before it."""
         if not self.version.while_condition_duplicated or not j + 1 < exit <= self.end:
             return False
-        if self.instrs[exit - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
-            return False
-        return all(h <= src < exit for k in range(j + 1, exit) for src in self.jump_sources.get(k, ()))
+        sources = [src for k in range(j + 1, exit) for src in self.jump_sources.get(k, ())]
+        return bool(sources) and all(h <= src < exit for src in sources)
 
     def copied_loop_break(self, iterator: n.Expr, i: int) -> Optional[int]:
         """A for loop's iterator dropped at `i`, then a small block that returns: a `break` whose
