@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import types
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List
 
 from . import support
 from .outcomes import outcome

@@ -5,7 +5,6 @@ statements (implicit returns, docstrings, class-body bookkeeping) and prints the
 """
 import builtins
 import functools
-import inspect
 import sys
 import types
 from types import CodeType
@@ -17,7 +16,7 @@ from depyf.decompiler.control import fold_tail_into_else
 from depyf.decompiler.exception_table import drop_copied_returns, fold_falling_tail_into_else
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import Bytecode, decode
+from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.relayout import relayout
 from depyf.decompiler.mangling import demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
@@ -265,7 +264,7 @@ def _ends_in_dead_return_none(bytecode: Bytecode) -> bool:
         return False
     load, ret, before = instrs[-2], instrs[-1], instrs[-3]
     return (load.opname == "LOAD_CONST" and load.argval is None and ret.opname == "RETURN_VALUE"
-            and before.opname in ("RETURN_VALUE", "RAISE_VARARGS", "JUMP", "RERAISE")
+            and before.opname in ENDS_FLOW
             and not any(ins.target == load.index for ins in instrs))
 
 

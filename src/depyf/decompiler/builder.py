@@ -15,7 +15,7 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.exceptions import ExceptionRules
 from depyf.decompiler.expressions import ExpressionRules
 from depyf.decompiler.generics import GenericRules
-from depyf.decompiler.instructions import Bytecode, Instr
+from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.statements import StatementRules
@@ -24,7 +24,6 @@ from depyf.decompiler.temporaries import TEMP_PREFIX
 Handler = Callable[["CodeBuilder", Instr, int], Optional[int]]
 
 
-_TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 
 
 class _StackUnderflow(Exception):
@@ -91,7 +90,7 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
                 nxt = self.step(i)
                 if nxt <= i:
                     raise self.fail(instrs[i], "no progress")
-                if nxt < end and instrs[nxt - 1].opname in _TERMINAL and nxt == i + 1 \
+                if nxt < end and instrs[nxt - 1].opname in TERMINAL and nxt == i + 1 \
                         and not self.jump_sources.get(nxt):
                     nxt = self._next_reachable(nxt, end)
                 i = nxt

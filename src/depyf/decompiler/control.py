@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import AssertionErrorName, folds_under_not, negate
-from depyf.decompiler.instructions import OPPOSITE_JUMPS, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, Instr
 
 COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
@@ -554,7 +554,7 @@ class ControlRules:
                     (k and (self.jump_sources.get(first + k) or self.jump_sources.get(copy + k))):
                 return False
             k += 1
-            if a.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            if a.opname in TERMINAL:
                 return True
         return False
 
@@ -822,7 +822,7 @@ class ControlRules:
     def _dead_jump(self, k: int) -> bool:
         """Is the JUMP at `k` unreachable: after a return or raise, and no jump's target?"""
         return k > 0 and self.instrs[k].opname == "JUMP" and not self.jump_sources.get(k) \
-            and self.instrs[k - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE")
+            and self.instrs[k - 1].opname in TERMINAL
 
     def _threaded_boolean(self, ins: Instr, i: int, value: n.Expr) -> Optional[int]:
         """`(a and b) or c` before 3.12: the jump of `and` is threaded past the `or`'s own jump."""
@@ -1095,7 +1095,7 @@ class ControlRules:
             _drop_trailing_continue(body)
         elif top_test is None and back.opname in COND_JUMPS:
             body.append(n.Break())
-        if body_runs_on and self.instrs[exit - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"):
+        if body_runs_on and self.instrs[exit - 1].opname not in ENDS_FLOW:
             body.append(n.Break())  # the body's end falls into the loop's exit: a `break` there
         orelse: List[n.Stmt] = []
         after = real_exit
@@ -1191,7 +1191,7 @@ class ControlRules:
             if a.opname != b.opname or (a.argval != b.argval and not a.is_jump):
                 return
             k += 1
-            if a.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE") or a.opname == "JUMP":
+            if a.opname in ENDS_FLOW:
                 self.skip[copy] = copy + k
                 return
 

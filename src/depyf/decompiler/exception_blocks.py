@@ -26,9 +26,8 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.instructions import Instr
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 
-_TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 _SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
 _BLOCK_OPS = frozenset({"POP_BLOCK", "POP_EXCEPT", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
                         "CALL_FINALLY", "POP_FINALLY", "BEGIN_FINALLY", "END_FINALLY"})
@@ -111,9 +110,9 @@ class BlockExceptionRules:
         if not 0 < e - s <= _MAX_COPY:
             return False
         instrs = self.instrs
-        if instrs[e - 1].opname not in _TERMINAL:
+        if instrs[e - 1].opname not in TERMINAL:
             return False
-        if instrs[s].opname in _TERMINAL and not (e - s == 1 and instrs[s].opname == "RAISE_VARARGS"
+        if instrs[s].opname in TERMINAL and not (e - s == 1 and instrs[s].opname == "RAISE_VARARGS"
                                                   and instrs[s].arg == 0):
             return False  # (a bare `raise` needs no value computed before: it can be a copy)
         if not self.version.copies_exit_blocks:
@@ -126,7 +125,7 @@ class BlockExceptionRules:
                 and self._ops_at(e - 3, ("ROT_TWO", "POP_TOP", "RETURN_VALUE")):
             below, value_end = [loop.iterator], e - 3
         if any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in _ROTATIONS
-               or ins.opname in _TERMINAL for ins in instrs[s:value_end]):
+               or ins.opname in TERMINAL for ins in instrs[s:value_end]):
             return False
         # A copied block starts from an empty stack; the end of an unwinding that returns a value
         # computed before it (a finally body copied in front of the return) does not.
@@ -140,7 +139,7 @@ class BlockExceptionRules:
         """Is the way out of a clause at `k` both jumped to and fallen into? 3.10 gives each way
         to a copied block (with the unwinding in front of it) its own copy; one shared block
         there holds a statement written out (`return`), not a copy of what follows."""
-        return bool(self.jump_sources.get(k)) and self._op(k - 1) not in _TERMINAL and self._op(k - 1) != "JUMP"
+        return bool(self.jump_sources.get(k)) and self._op(k - 1) not in ENDS_FLOW
 
     def _is_handler_return_copy(self, s: int, e: int) -> bool:
         """Is [s, e) a copied `return value` that leaves the except clause around it: a small
@@ -152,7 +151,7 @@ class BlockExceptionRules:
         if value_end <= s or not self._ops_at(value_end, ("ROT_FOUR", "POP_EXCEPT", "RETURN_VALUE")):
             return False
         return not any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in _ROTATIONS
-                       or ins.opname in _TERMINAL for ins in self.instrs[s:value_end])
+                       or ins.opname in TERMINAL for ins in self.instrs[s:value_end])
 
     def _same_code(self, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
         (s1, e1), (s2, e2) = a, b
@@ -180,7 +179,7 @@ class BlockExceptionRules:
                 ins = instrs[k]
                 if ins.is_jump and start <= ins.target < end:
                     todo.append(ins.target)
-                if ins.opname in _TERMINAL or ins.opname == "JUMP":
+                if ins.opname in ENDS_FLOW:
                     break
                 k += 1
         return furthest + 1 if furthest >= start else end
@@ -298,7 +297,7 @@ class BlockExceptionRules:
 
     def _copy_end(self, j: int) -> Optional[int]:
         for e in range(j + 1, min(j + _MAX_COPY, len(self.instrs)) + 1):
-            if self.instrs[e - 1].opname in _TERMINAL:
+            if self.instrs[e - 1].opname in TERMINAL:
                 return e if self._is_copy(j, e) else None
         return None
 
@@ -499,7 +498,7 @@ class BlockExceptionRules:
             return False
         # A bare `except: return ...` looks the same; only a finally body copies the handler's
         # code (up to its return) onto the body's normal path, right after the POP_BLOCK.
-        ret = next((k for k in range(h + 4, len(self.instrs)) if self._op(k) in _TERMINAL), None)
+        ret = next((k for k in range(h + 4, len(self.instrs)) if self._op(k) in TERMINAL), None)
         if ret is None:
             return False
         size = ret + 1 - (h + 4)
@@ -602,7 +601,7 @@ class BlockExceptionRules:
             # No except clause finishes, yet the code after the handlers ends in a return that is
             # followed by the function's implicit `return None`: only an else part keeps that.
             dead = len(self.instrs) - 2
-            if self.end == len(self.instrs) and hend < dead and self._op(dead - 1) in _TERMINAL \
+            if self.end == len(self.instrs) and hend < dead and self._op(dead - 1) in TERMINAL \
                     and self._ops_at(dead, ("LOAD_CONST", "RETURN_VALUE")) \
                     and self.instrs[dead].argval is None and not self.jump_sources.get(dead):
                 orelse = self.run_range(hend, dead, list(outer))
@@ -618,8 +617,7 @@ class BlockExceptionRules:
         chain's closing re-raise (no clause matched) after the loop's jump back: it belongs to the
         try, not to the code after the loop."""
         last = hend - 1
-        if hend > self.end and self._op(last) in ("RERAISE", "END_FINALLY") and self._op(last - 1) in (
-                "JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+        if hend > self.end and self._op(last) in ("RERAISE", "END_FINALLY") and self._op(last - 1) in ENDS_FLOW:
             self.skip[last] = hend
 
     def _jumps_past(self, start: int, p: int) -> bool:
@@ -654,7 +652,7 @@ class BlockExceptionRules:
             return end
         for length in range(end - start, 0, -1):
             if end + length <= len(self.instrs) and self._same_code((end - length, end), (end, end + length)) \
-                    and self.instrs[end + length - 1].opname in _TERMINAL:
+                    and self.instrs[end + length - 1].opname in TERMINAL:
                 return end - length
         return end
 
@@ -874,7 +872,7 @@ class BlockExceptionRules:
                             todo.append(ins.target)
                         if op == "JUMP":
                             break
-                    if op in _TERMINAL:
+                    if op in TERMINAL:
                         break
                     k += 1
             return furthest, reraises

@@ -19,9 +19,8 @@ comprehensions, async for) never start a statement; their handler code is dead f
 """
 from typing import Dict, List, Optional, Set, Tuple
 
-from depyf.decompiler.instructions import ExceptionRegion
+from depyf.decompiler.instructions import TERMINAL, ExceptionRegion
 
-TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 # Instructions that may appear in the type expression of an `except` clause.
 EXPRESSION_OPS = frozenset({
     "LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_CONST",

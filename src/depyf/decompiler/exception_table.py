@@ -11,13 +11,12 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS, TERMINAL,
+from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS,
                                                 ExceptionRegionAnalysis)
-from depyf.decompiler.instructions import OPPOSITE_JUMPS, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, Instr
 from depyf.decompiler.control import COND_JUMPS
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
-_NO_FALL = TERMINAL | {"JUMP"}
 _BREAK = -1  # a handler exit that leaves the enclosing loop
 
 
@@ -658,9 +657,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if matched is not None:
                 size, exit = matched
                 self._mark_dead(k, k + size)
-                if k < body_end and instrs[k + size - 1].opname not in _NO_FALL:
+                if k < body_end and instrs[k + size - 1].opname not in ENDS_FLOW:
                     self._note_exit_break(k + size)  # (a copy that falls into what follows)
-                if exit is not None and instrs[k + size - 1].opname in _NO_FALL:
+                if exit is not None and instrs[k + size - 1].opname in ENDS_FLOW:
                     # The copy's only way on is a jump back inside it: that jump is the try
                     # body's own `continue`, the rest of the copy is the finally body.
                     self._mark_dead(k, exit)

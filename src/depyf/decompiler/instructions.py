@@ -48,6 +48,11 @@ _SPLIT_FAST_PAIRS = {
     "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
 }
 
+# Instructions that leave the code (return, raise, re-raise), and those after which control never
+# falls through to the next instruction (the same plus the unconditional jump).
+TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
+ENDS_FLOW = TERMINAL | {"JUMP"}
+
 # The conditional jump that jumps exactly when the other falls through (3.12+ spells a backward
 # conditional jump as the opposite one over a JUMP back).
 OPPOSITE_JUMPS = {"POP_JUMP_IF_FALSE": "POP_JUMP_IF_TRUE", "POP_JUMP_IF_TRUE": "POP_JUMP_IF_FALSE",

@@ -20,12 +20,11 @@ from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import Instr
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 
 _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _ROTATIONS = frozenset({"SWAP", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N"})
 _COPIES = frozenset({"COPY", "DUP_TOP"})
-_TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 # Instructions that compute a value pattern, a class or mapping keys.
 _VALUE_OPS = frozenset({
     "LOAD_CONST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF",
@@ -413,7 +412,7 @@ class PatternRules:
             tails = {c.body_end - 1 for c in reads if c.body_end is not None}
             # Does the last body run on into what follows the statement?
             last_tail = self.instrs[f0 - 1]
-            falls = last.body_end == f0 and last_tail.opname != "JUMP" and last_tail.opname not in _TERMINAL
+            falls = last.body_end == f0 and last_tail.opname not in ENDS_FLOW
             short_exit = None if falls else self._jumped_short_exit(start, f0, limit, tails)
             if later:
                 end = self._block_exit(f0, min(min(later), limit))
@@ -555,7 +554,7 @@ class PatternRules:
             # what follows); otherwise this is an `if` statement inside the body.
             tail = self.instrs[false_target - 1]
             if not (tail.opname == "JUMP" and tail.target is not None and tail.target > false_target) \
-                    and tail.opname not in _TERMINAL:
+                    and tail.opname not in TERMINAL:
                 return j
         case.guard = cond
         case.fails.append((false_target, 0))
@@ -623,7 +622,7 @@ class PatternRules:
         shapes = []
         for k in starts:
             shape = []
-            while k < len(instrs) and instrs[k].opname not in _TERMINAL:
+            while k < len(instrs) and instrs[k].opname not in TERMINAL:
                 if instrs[k].is_jump or len(shape) > _MAX_INLINE_TAIL:
                     return False
                 shape.append((instrs[k].opname, repr(instrs[k].argval), self._line_of(k)))
@@ -650,7 +649,7 @@ class PatternRules:
         unconditional jump inside a pattern (not at the end of a body, `tails`) reaches it."""
         instrs = self.instrs
         k = f0
-        while k < limit and instrs[k].opname not in _TERMINAL:
+        while k < limit and instrs[k].opname not in TERMINAL:
             if instrs[k].is_jump or k - f0 >= 3:
                 return None
             k += 1
@@ -679,7 +678,7 @@ class PatternRules:
         """The end of the straight code at `start` if it ends by raising, else None."""
         instrs = self.instrs
         k = start
-        while k < limit and not instrs[k].is_jump and instrs[k].opname not in _TERMINAL:
+        while k < limit and not instrs[k].is_jump and instrs[k].opname not in TERMINAL:
             if k > start and self.jump_sources.get(k):
                 return None
             k += 1
@@ -1149,7 +1148,7 @@ class _Sim:
                 if len(tail.stack) >= depth:
                     raise _NotAPattern()
                 t = j
-                while t < len(instrs) and instrs[t].opname not in _TERMINAL:
+                while t < len(instrs) and instrs[t].opname not in TERMINAL:
                     if instrs[t].is_jump or t - j > _MAX_INLINE_TAIL:
                         raise _NotAPattern()
                     t += 1

@@ -17,9 +17,8 @@ code a compiler made has no unreachable stretches of this kind, and is read as i
 """
 from typing import Dict, List, Optional, Set
 
-from depyf.decompiler.instructions import Bytecode, ExceptionRegion, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, ExceptionRegion, Instr
 
-_ENDS_FLOW = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP"})
 
 
 def relayout(bytecode: Bytecode) -> Bytecode:
@@ -104,7 +103,7 @@ def _reachable(instrs: List[Instr], handler_of: List[Optional[ExceptionRegion]])
             continue
         seen.add(k)
         ins = instrs[k]
-        if ins.opname not in _ENDS_FLOW:
+        if ins.opname not in ENDS_FLOW:
             work.append(k + 1)
         if ins.target is not None:
             work.append(ins.target)
@@ -122,7 +121,7 @@ def _blocks(instrs: List[Instr], live: Set[int], handler_of: List[Optional[Excep
         ins = instrs[k]
         if ins.target is not None:
             leaders.add(ins.target)
-        if ins.opname in _ENDS_FLOW or ins.target is not None:
+        if ins.opname in ENDS_FLOW or ins.target is not None:
             leaders.add(k + 1)
     for region in regions:
         leaders.update((region.start, region.end, region.handler))
@@ -144,7 +143,7 @@ def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: Set[int]) 
         last = instrs[block[-1]]
         if last.target is not None and last.target in first_of:
             preds[first_of[last.target]] = preds.get(first_of[last.target], 0) + 1
-        if last.opname not in _ENDS_FLOW and block[-1] + 1 in first_of:
+        if last.opname not in ENDS_FLOW and block[-1] + 1 in first_of:
             preds[first_of[block[-1] + 1]] = preds.get(first_of[block[-1] + 1], 0) + 1
     placed: Set[int] = set()
     order: List[int] = []
@@ -161,7 +160,7 @@ def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: Set[int]) 
                 b = target_block
                 continue
             order.extend(block)
-            if last.opname in _ENDS_FLOW or block[-1] + 1 not in first_of:
+            if last.opname in ENDS_FLOW or block[-1] + 1 not in first_of:
                 return
             b = first_of[block[-1] + 1]
 

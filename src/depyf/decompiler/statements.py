@@ -3,7 +3,7 @@ from typing import List, Optional
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.instructions import Instr
+from depyf.decompiler.instructions import ENDS_FLOW, Instr
 
 
 _SIMPLE_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
@@ -118,11 +118,8 @@ class StatementRules:
         if self.spill_mode and first.opname not in _SIMPLE_STORES:
             return False  # rewritten code swaps values it keeps on the stack: not an assignment
         # The first target may itself unpack: `(a, b), c = x, y` swaps, then unpacks x.
-        if first.opname not in _SIMPLE_STORES and first.opname not in ("UNPACK_SEQUENCE", "UNPACK_EX"):
-            window = self.instrs[nxt:nxt + 5]
-            if not first.opname.startswith("LOAD_") or \
-                    not any(w.opname in ("STORE_ATTR", "STORE_SUBSCR") for w in window):
-                return False
+        if first.opname == "POP_TOP" or not self._stores_follow(nxt):
+            return False
         group = m.UnpackGroup(n.Tuple_(values), count)
         self.stack[-count:] = [m.UnpackSlot(group, pos) for pos in reversed(range(count))]
         return True
@@ -232,14 +229,15 @@ class StatementRules:
             self.stack.append(m.UnpackSlot(group, pos))
 
     def _stores_follow(self, j: int) -> bool:
-        """Whether instruction `j` starts storing an unpacked item (as every source unpacking does)."""
+        """Whether instruction `j` starts storing an unpacked item (as every source unpacking does;
+        3.13 drops with POP_TOP an item a later target overwrites)."""
         if j >= len(self.instrs):
             return False
         op = self.instrs[j].opname
         if op in _SIMPLE_STORES or op in ("UNPACK_SEQUENCE", "UNPACK_EX", "POP_TOP"):
             return True
         # `obj.attr, seq[k] = ...`: the target's object (and index) are loaded before the store.
-        window = self.instrs[j:j + 4]
+        window = self.instrs[j:j + 5]
         return op.startswith("LOAD_") and any(w.opname in ("STORE_ATTR", "STORE_SUBSCR") for w in window)
 
     # --- deletes ----------------------------------------------------------------------------
@@ -291,7 +289,7 @@ class StatementRules:
         # Reached by two ways (jumps, or a jump and falling into it): one shared block, as only a
         # `return` written out stays (3.10+ gives each way to an implicit one its own copy).
         sources = len(self.jump_sources.get(i - 1, ())) if i > 1 else 0
-        falls_in = i > 1 and self.instrs[i - 2].opname not in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "JUMP")
+        falls_in = i > 1 and self.instrs[i - 2].opname not in ENDS_FLOW
         jumped_to = i > 1 and self.instrs[i - 1].opname == "LOAD_CONST" and (sources >= 2 or (sources == 1 and falls_in))
         self.emit(n.Return(self.finish_expr(value), jumped_to))
         if i == len(self.instrs) - 1:

@@ -15,7 +15,7 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Set
+from typing import Iterable, List, Set
 
 from depyf.dynamo import guard_runtime
 from depyf.dynamo.adapter import LeafGuard
