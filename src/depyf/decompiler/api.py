@@ -17,7 +17,7 @@ from depyf.decompiler.exception_table import drop_copied_returns, fold_falling_t
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
-from depyf.decompiler.relayout import relayout
+from depyf.decompiler.relayout import exits_after_loops, relayout
 from depyf.decompiler.mangling import demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import parameters
@@ -82,6 +82,8 @@ class Decompiler:
         bytecode = decode(code, self.version)
         if self.rewritten and self.version.has_exception_table:
             bytecode = relayout(bytecode)
+        elif self.version.has_exception_table:
+            bytecode = exits_after_loops(bytecode)
         builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=self.rewritten)
         try:
             stmts = builder.run()
@@ -90,8 +92,12 @@ class Decompiler:
             stmts = builder.run()
         except DecompilationError:
             # Not shaped like a compiler's output: maybe tool-made code with unreachable parts.
-            moved = bytecode if self.rewritten or not self.version.has_exception_table else relayout(bytecode)
-            if moved is bytecode:
+            if self.rewritten or not self.version.has_exception_table:
+                raise
+            # (decoded again: the failed reading may have re-pointed jumps it had understood)
+            fresh = decode(code, self.version)
+            moved = relayout(fresh)
+            if moved is fresh:
                 raise
             bytecode = moved
             builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=True)

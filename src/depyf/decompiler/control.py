@@ -246,7 +246,10 @@ class ControlRules:
         if i in self.skip:
             return self.skip[i]
         if i in self.loop_end and i not in self.active_loops and not self.pure_mode:
-            found = self.loop_at(i)
+            if self.version.has_exception_table and self.try_holds_loop(i, self.loop_end[i]):
+                found = self.try_at(i)  # `try: while True:` (exception_table), the loop inside
+            else:
+                found = self.loop_at(i)
         elif i in self.loop_end and i not in self.active_loops and self._inlined_comprehension_at(i):
             found = self._pure_comprehension(i)
         elif self.version.has_exception_table and not self.pure_mode:

@@ -51,6 +51,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 return self._build_except(i, t)
         return None
 
+    def try_holds_loop(self, i: int, j: int) -> bool:
+        """Does a try that starts at `i`, where a loop starts too, protect that loop's jump back
+        at `j` (`try: while True:`)? Then the try is the outer statement."""
+        if not self.bc.regions:
+            return False
+        st = self._xt()
+        handlers = [t for t in st.try_starts.get(i, ()) if t not in st.handled]
+        return any(r.handler in handlers and r.start <= j < r.end for r in self.bc.regions)
+
     # --- try/except -----------------------------------------------------------------------------
 
     def _implicit_return_at(self, k: int, end: int) -> bool:
@@ -419,7 +428,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if not self.version.copies_exits_with_line_numbers and not reraise and not (
                         instrs[last - 1].opname == "LOAD_CONST" and instrs[last - 1].argval is None):
                     break  # 3.11 copies only the implicit `return None`
-                x = self._find_copy(start, last + 1 - start, be, warm)
+                x = self._find_copy(start, last + 1 - start, be, warm, closes_from_lo=True)
                 loop = self.loops[-1] if self.loops else None
                 if x is not None and loop is not None and x in (loop.exit, loop.break_target) and x > self.end:
                     found.append((start, _BREAK))  # 3.12+ copies the code after the loop
@@ -471,11 +480,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 return start
         return None
 
-    def _find_copy(self, start: int, length: int, lo: int, warm: Set[int]) -> Optional[int]:
-        """The first normally reachable instruction from `lo` on where [start, start+length) recurs."""
+    def _find_copy(self, start: int, length: int, lo: int, warm: Set[int],
+                   closes_from_lo: bool = False) -> Optional[int]:
+        """The first normally reachable instruction from `lo` on where [start, start+length) recurs.
+
+        With `closes_from_lo`, the copy must be where the code from `lo` ends: a recurrence with a
+        jump from [lo, k) past it lies inside a statement there (the last branch of an if whose
+        elif comes after it), not after the statement that the copy's code follows."""
         instrs = self.instrs
         for k in sorted(x for x in warm if x >= lo):
             if k + length > len(instrs) or k == start:
+                continue
+            if closes_from_lo and any(k < (instrs[q].target or -1) <= self.end for q in range(lo, k)):
                 continue
             if all(instrs[k + d].opname == instrs[start + d].opname and instrs[k + d].target is None
                    and instrs[start + d].target is None

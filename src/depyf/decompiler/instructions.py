@@ -13,7 +13,7 @@ reading source are normalised away here, so that the structuring passes see one 
 * 3.11+ exception-table entries become `ExceptionRegion`s over instruction indices.
 """
 from types import CodeType
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.versions import BytecodeVersion
@@ -328,6 +328,22 @@ def _special(out: List[Instr], t: _Tables, name: str, arg: int, offset: int, con
         out.append(Instr(offset, name, name, arg, arg))
 
 
+def _nested_loop_heads(decoded: List[Instr], jumps: List[Tuple[Instr, int]]) -> Set[int]:
+    """Offsets of NOPs kept because two loops start there: a loop whose body begins with
+    `while True:` (or a try holding it, 3.11+) jumps back to the NOP of that line, the inner loop
+    to the instruction after it. Dropped, both would jump back to one index, and the reader
+    would see one loop."""
+    back_targets = {target for instr, target in jumps if target <= instr.offset}
+    kept: Set[int] = set()
+    for k, instr in enumerate(decoded):
+        if instr.raw_opname != "NOP" or instr.offset not in back_targets:
+            continue
+        after = next((x for x in decoded[k + 1:] if x.raw_opname not in _DROPPED), None)
+        if after is not None and after.offset in back_targets:
+            kept.add(instr.offset)
+    return kept
+
+
 def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
             jumps: List[Tuple[Instr, int]]) -> Bytecode:
     """Drop bookkeeping instructions, index what is left and resolve jump targets."""
@@ -344,8 +360,9 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
             instr.index = index
             if instr.offset not in index_at:  # (3.13's split pairs share their offset)
                 index_at[instr.offset] = index
+    kept_nops = _nested_loop_heads(to_filter, jumps)
     for instr in to_filter:
-        drop = instr.raw_opname in _DROPPED
+        drop = instr.raw_opname in _DROPPED and instr.offset not in kept_nops
         if skip_pop_after_gen and instr.opname == "POP_TOP":
             drop, skip_pop_after_gen = True, False
         if instr.raw_opname == "RETURN_GENERATOR":

@@ -12,17 +12,19 @@ exception) with `raise None`. After a handler that suppressed the exception, suc
 joined to where the normal exit goes, so the statement reads as the `with` it stands for; the
 context managers Dynamo re-enters (grad modes, autocast) never suppress exceptions.
 
-Only rewritten code (``decompile(..., rewritten=True)``) with exception tables goes through here:
-code a compiler made has no unreachable stretches of this kind, and is read as it is.
+Only rewritten code (``decompile(..., rewritten=True)``) with exception tables goes through all of
+it: code a compiler made has no unreachable stretches of this kind. Compiler-made code gets one
+step, `exits_after_loops`, and the rest only when it cannot be read as laid out.
 """
 from typing import Dict, List, Optional, Set
 
-from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, ExceptionRegion, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, Bytecode, ExceptionRegion, Instr
 
 
 
 def relayout(bytecode: Bytecode) -> Bytecode:
-    """`bytecode` itself when every instruction is reachable, else a re-ordered copy."""
+    """`bytecode` itself when it reads as laid out, else a re-ordered copy."""
+    bytecode = exits_after_loops(bytecode)
     bytecode = _peel_jump_into_loop(bytecode)
     instrs = bytecode.instrs
     handler_of = _handlers(bytecode)
@@ -32,6 +34,113 @@ def relayout(bytecode: Bytecode) -> Bytecode:
     blocks = _blocks(instrs, live, handler_of, bytecode.regions)
     order = _thread_jumps(instrs, blocks, live)
     return _renumber(bytecode, order, handler_of)
+
+
+def exits_after_loops(bytecode: Bytecode) -> Bytecode:
+    """Exit code that lies inside a loop's span, reached only from outside it, moves after it.
+
+    A while loop's test at the top jumps to where the loop ends. 3.11+ place code that only a
+    handler reaches (a while loop's test at the bottom, when the
+    body leaves only through its except clause) after the handler, at the end of the code, past
+    the code the loop exits to (`return`, the rest of the function). The loop's span then holds
+    code it never runs: moved after the loop's last jump back, it sits where a loop's exit is
+    read. A jump there that then reaches the next instruction is dropped. This is the one step
+    that also runs on compiler-made code (3.11+), before it is read."""
+    instrs = bytecode.instrs
+    handler_of = _handlers(bytecode)
+    entries: Dict[int, List[int]] = {}  # instruction -> where control comes from other than by falling in
+    for k, ins in enumerate(instrs):
+        if ins.target is not None:
+            entries.setdefault(ins.target, []).append(k)
+    for region in bytecode.regions:
+        entries.setdefault(region.handler, []).extend(range(region.start, region.end))
+    last_back: Dict[int, int] = {}
+    for j, ins in enumerate(instrs):
+        if ins.opname == "JUMP" and ins.target is not None and ins.target < j:
+            last_back[ins.target] = j
+    for h, j in sorted(last_back.items()):
+        test = instrs[h - 1] if h else None
+        if test is None or test.opname not in OPPOSITE_JUMPS:
+            continue  # not a while loop tested at the top (a jump back after a with's handler, say)
+        moved = _unrun_segments(instrs, entries, h, j)
+        if test.target not in moved:
+            continue
+        order = [k for k in range(j + 1) if k not in set(moved)]
+        rest = list(range(j + 1, len(instrs)))
+        # A jump right after the loop to the first moved block now reaches it: dropped, and jumps
+        # to it go to the block.
+        alias: Dict[int, int] = {}
+        if rest and instrs[j + 1].opname == "JUMP" and instrs[j + 1].target == moved[0]:
+            alias[j + 1] = moved[0]
+            rest = rest[1:]
+        return exits_after_loops(_reordered(bytecode, order + moved + rest, alias, handler_of))
+    return bytecode
+
+
+def _unrun_segments(instrs: List[Instr], entries: Dict[int, List[int]], h: int, j: int) -> List[int]:
+    """The instructions of the loop spanning [h, j] that it never runs: segments [x, z) not
+    fallen into, entered only from outside the span, and that never go back into it. (Each
+    instruction keeps its exception region when moved.)"""
+    moved: List[int] = []
+    x = h + 1
+    while x < j:
+        if instrs[x - 1].opname not in ENDS_FLOW or x not in entries:
+            x += 1
+            continue
+        z = x + 1
+        found = None
+        while z <= j:
+            if instrs[z - 1].opname in ENDS_FLOW and _closed(instrs, entries, x, z, h, j):
+                found = z
+                break
+            z += 1
+        if found is None:
+            x += 1
+            continue
+        moved.extend(range(x, found))
+        x = found
+    return moved
+
+
+def _closed(instrs: List[Instr], entries: Dict[int, List[int]], x: int, z: int, h: int, j: int) -> bool:
+    """Is [x, z) entered only from outside the loop's span [h, j], and does it never jump back
+    into the span?"""
+    for k in range(x, z):
+        if any(h <= q <= j and not x <= q < z for q in entries.get(k, ())):
+            return False
+        t = instrs[k].target
+        if t is not None and h <= t <= j and not x <= t < z:
+            return False
+    return True
+
+
+def _reordered(bytecode: Bytecode, order: List[int], alias: Dict[int, int],
+               handler_of: List[Optional[ExceptionRegion]]) -> Bytecode:
+    """`bytecode` with its instructions in `order`; a target left out goes to its alias."""
+    old = bytecode.instrs
+    new_index = {k: i for i, k in enumerate(order)}
+    instrs: List[Instr] = []
+    for i, k in enumerate(order):
+        target = old[k].target
+        if target is not None:
+            target = new_index[alias.get(target, target)]
+        instrs.append(_clone(old[k], i, target))
+    regions: List[ExceptionRegion] = []
+    for i, k in enumerate(order):
+        region = handler_of[k]
+        if region is None:
+            continue
+        handler = new_index[region.handler]
+        last = regions[-1] if regions else None
+        if last is not None and last.end == i and last.handler == handler and last.depth == region.depth \
+                and last.lasti == region.lasti:
+            last.end = i + 1
+        else:
+            regions.append(ExceptionRegion(i, i + 1, handler, region.depth, region.lasti))
+    raw = bytecode.raw_targets
+    raw_targets = {new_index[k]: old[alias[old[k].target]].offset if old[k].target in alias else raw[k]
+                   for k in order if k in raw}
+    return Bytecode(bytecode.code, bytecode.version, instrs, regions, raw_targets)
 
 
 def _peel_jump_into_loop(bytecode: Bytecode) -> Bytecode:

@@ -260,6 +260,9 @@ class StatementRules:
 
     # --- expression statements, returns, raises ---------------------------------------------
 
+    def op_NOP(self, ins: Instr, i: int) -> Optional[int]:
+        return None  # kept only where a loop starts (instructions._nested_loop_heads)
+
     def op_POP_TOP(self, ins: Instr, i: int) -> Optional[int]:
         value = self.pop()
         if isinstance(value, m.UnpackSlot):

@@ -1,0 +1,121 @@
+"""Loops that start where another statement starts: a `while True:` (alone or in a try) that
+begins the body of an enclosing loop, so both loops jump back to one place once the line's NOP
+is gone; a try whose body is a loop; and a while loop whose body leaves only through its except
+clause, so that its test at the bottom lies after the handler (3.11+), past the loop's exit."""
+from _cases import cases
+
+
+class _Feed:
+    """Steps through a list; StopIteration when done, as an iterator's __next__ does."""
+
+    def __init__(self, items):
+        self.items = list(items)
+
+    def __call__(self):
+        if not self.items:
+            raise StopIteration
+        return self.items.pop(0)
+
+
+@cases(([3, 1, 2],), ([],), ([5],))
+def while_true_first_in_while(stacks):
+    stacks = list(stacks)
+    out = []
+    while len(stacks) > 0:
+        while True:
+            out.append(stacks[-1])
+            if stacks[-1] % 2:
+                break
+            stacks[-1] -= 1
+        stacks.pop()
+    return out
+
+
+@cases((4,), (0,))
+def while_true_first_in_while_true(n):
+    out = []
+    while True:
+        while True:
+            n -= 1
+            out.append(n)
+            if n % 3 == 0:
+                break
+        if n <= 0:
+            break
+    return out
+
+
+@cases(([1, 2, 3],), ([],))
+def try_holding_while_true(items):
+    feed = _Feed(items)
+    out = []
+    try:
+        while True:
+            out.append(feed() * 2)
+    except StopIteration:
+        pass
+    return out
+
+
+@cases(([[1, 2], [3], []],), ([],))
+def while_body_leaves_through_handler(feeds):
+    # The inner loop never ends by itself: the outer loop's test at the bottom follows the
+    # handler, after the block that returns.
+    feeds = [_Feed(f) for f in feeds]
+    out = []
+    while len(feeds) > 0:
+        try:
+            while True:
+                out.append(feeds[0]())
+        except StopIteration:
+            feeds.pop(0)
+    return out
+
+
+@cases(([[1, 2], [3]],), ([],))
+def while_body_leaves_through_handler_no_return(feeds):
+    feeds = [_Feed(f) for f in feeds]
+    seen = []
+    while feeds:
+        try:
+            while True:
+                seen.append(feeds[-1]())
+        except StopIteration:
+            feeds.pop()
+    seen.sort()
+
+
+@cases(([[1, 5], [2, 3]],), ([[4]],), ([],))
+def merge_generator(lists):
+    # heapq.merge's shape: a generator whose while loop is closed only through its handler.
+    heads = [[f(), f] for f in (_Feed(x) for x in lists) if f.items]
+    heads.sort(key=lambda h: h[0])
+    while len(heads) > 1:
+        try:
+            while True:
+                value, step = heads[0]
+                yield value
+                heads[0][0] = step()
+                heads.sort(key=lambda h: h[0])
+        except StopIteration:
+            heads.pop(0)
+    if heads:
+        value, step = heads[0]
+        yield value
+        yield from step.items
+
+
+@cases((3,), (0,))
+def statement_then_try_holding_while_true(n):
+    items = list(range(n))
+    total = 0
+    while items:
+        total += 100
+        try:
+            while True:
+                total += items.pop()
+                if total > 1000:
+                    raise StopIteration
+        except IndexError:
+            total += 1
+    return total
