@@ -63,7 +63,10 @@ def corpus(kind: str, modules: List[str]) -> List[str]:
         return found
     paths = []
     for name in modules:
-        spec = importlib.util.find_spec(name)
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue  # not in this version (`re._parser` before 3.11: `re` is no package there)
         if spec is not None and spec.origin and spec.origin.endswith(".py"):
             paths.append(spec.origin)
     return paths

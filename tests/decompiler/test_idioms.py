@@ -192,3 +192,22 @@ def test_no_invented_names(path: Path) -> None:
         if "__temp" in text or invented:
             bad.append(f"{obj.__qualname__}: {', '.join(invented) or '__temp'}")
     assert not bad, "\n".join(bad)
+
+
+def test_none_tests_read_as_written() -> None:
+    text = decompiled("conditions", "none_test_and_comparison")
+    assert "if last is not None and stamp <= last:" in text, text
+    assert "if last is None and stamp:" in text, text
+    assert "not (" not in text, text
+
+
+def test_chain_ending_in_is_none() -> None:
+    text = decompiled("conditions", "chain_ending_in_is_none")
+    assert "if gen is not None and node is seq is None:" in text, text
+    assert "if node is seq is not None:" in text, text
+
+
+def test_assert_false_is_not_a_raise() -> None:
+    text = decompiled("statements", "assert_false_with_message")
+    assert "assert False, 'flag must be set'" in text, text
+    assert "raise" not in text, text

@@ -22,7 +22,7 @@ from depyf.decompiler.mangling import demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import parameters
 from depyf.decompiler.temporaries import inline_single_use
-from depyf.decompiler.tidy import lift_needless_else
+from depyf.decompiler.tidy import assert_false_for_assertion_raises, lift_needless_else
 from depyf.decompiler.versions import BytecodeVersion, host
 
 _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__type_params__"}
@@ -106,6 +106,7 @@ class Decompiler:
             inline_single_use(stmts, set(code.co_varnames) - set(code.co_cellvars), self._text_of(stmts))
         if self.version.handler_code_at_end:
             lift_needless_else(stmts)
+        assert_false_for_assertion_raises(stmts)
         if comprehension:
             return self._comprehension(code, stmts, builder)
         if lambda_body:

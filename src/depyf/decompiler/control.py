@@ -68,9 +68,9 @@ def _jump_condition(ins: Instr, value: n.Expr) -> Tuple[n.Expr, bool]:
     """(expression, jumps when true?) for a conditional jump on `value`."""
     op = ins.opname
     if op == "POP_JUMP_IF_NONE":
-        return n.Compare(value, ["is"], [n.Const(None)]), True
+        return n.Compare(value, ["is"], [n.Const(None)], fused=True), True
     if op == "POP_JUMP_IF_NOT_NONE":
-        return n.Compare(value, ["is not"], [n.Const(None)]), True
+        return n.Compare(value, ["is not"], [n.Const(None)], fused=True), True
     return value, op == "POP_JUMP_IF_TRUE"
 
 
@@ -136,6 +136,8 @@ def _inside_not(e: n.Expr) -> Optional[n.Expr]:
     if plain is not None:
         return plain
     negated = negate(e)
+    if isinstance(e, n.Compare) and e.fused:
+        return negated  # (`x is None` fused into its jump: either spelling makes the same jump)
     return negated if isinstance(negated, n.UnaryOp) and negated.op == "not" else None
 
 
@@ -1455,6 +1457,14 @@ class ControlRules:
             if jump.opname not in ("JUMP_IF_FALSE_OR_POP", "POP_JUMP_IF_FALSE"):
                 raise self.fail(jump, "unrecognised chained comparison")
             cleanup = jump.target
+            fused = instrs[k]
+            if fused.opname in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
+                # 3.11+: `... is None` last, its comparison fused into the jump. Read as the
+                # chain's own jump when false, which is what it is.
+                comparators.append(n.Const(None))
+                ops.append("is" if fused.opname == "POP_JUMP_IF_NOT_NONE" else "is not")
+                fused.opname = "POP_JUMP_IF_FALSE"
+                break
             # The next operand, up to its comparison.
             saved = self.stack
             self.stack = list(saved)
@@ -1500,9 +1510,13 @@ class ControlRules:
                 # 3.10+ may follow the cleanup with a copy of where a false comparison goes
                 # (a `raise` or `return` block) instead of a jump there: the text has it once.
                 false_dest = k + 1 if after.opname == "POP_JUMP_IF_TRUE" else after.target
-                if false_dest is not None and not self.jump_sources.get(cleanup + 1) \
-                        and false_dest < cleanup + 1:
-                    self._skip_copy(cleanup + 1, false_dest)
+                copy = cleanup + 1
+                if false_dest is not None and not self.jump_sources.get(copy) and false_dest < copy:
+                    self._skip_copy(copy, false_dest)
+                elif false_dest is not None and not self.jump_sources.get(copy) and false_dest > copy \
+                        and self.instrs[false_dest - 1].opname in ENDS_FLOW \
+                        and self._same_test(copy, false_dest, false_dest - copy):
+                    self.skip[copy] = false_dest  # (the copy right before the block it repeats)
             return k
         copied = self._copied_return_tail(k, cleanup)
         if copied:

@@ -25,7 +25,7 @@ CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 def folds_under_not(e: n.Expr) -> bool:
     """A single `is`/`in` comparison: the compiler rewrites `not (a is b)` as `a is not b`, so
     its negation cannot be written next to it without changing the instruction it compiles to."""
-    return isinstance(e, n.Compare) and len(e.ops) == 1 and e.ops[0] in n.NEGATED_COMPARISONS
+    return isinstance(e, n.Compare) and not e.fused and len(e.ops) == 1 and e.ops[0] in n.NEGATED_COMPARISONS
 
 
 def negate(e: n.Expr) -> n.Expr:
@@ -33,7 +33,7 @@ def negate(e: n.Expr) -> n.Expr:
     if isinstance(e, n.UnaryOp) and e.op == "not":
         return e.operand
     if isinstance(e, n.Compare) and len(e.ops) == 1 and e.ops[0] in n.NEGATED_COMPARISONS:
-        return n.Compare(e.left, [n.NEGATED_COMPARISONS[e.ops[0]]], e.comparators)
+        return n.Compare(e.left, [n.NEGATED_COMPARISONS[e.ops[0]]], e.comparators, e.fused)
     return n.UnaryOp("not", e)
 
 

@@ -118,12 +118,14 @@ NEGATED_COMPARISONS = {"is": "is not", "is not": "is", "in": "not in", "not in":
 
 
 class Compare(Expr):
-    __slots__ = ("left", "ops", "comparators")
+    __slots__ = ("left", "ops", "comparators", "fused")
 
-    def __init__(self, left: Expr, ops: Sequence[str], comparators: Sequence[Expr]) -> None:
+    def __init__(self, left: Expr, ops: Sequence[str], comparators: Sequence[Expr], fused: bool = False) -> None:
         self.left = left
         self.ops = list(ops)
         self.comparators = list(comparators)
+        # `x is None` read from a 3.11+ POP_JUMP_IF_[NOT_]NONE: no IS_OP that a `not` could change
+        self.fused = fused
 
 
 class IfExp(Expr):

@@ -5,6 +5,7 @@ They run on a function's (or class or module's) statements after the builder is 
 from typing import List
 
 from depyf.decompiler import nodes as n
+from depyf.decompiler.expressions import AssertionErrorName
 
 # (not break/continue: at the end of a loop body a handler's `pass` reads as `continue`, and the
 # source's `else` matters there)
@@ -43,3 +44,20 @@ def _always_leaves(stmts: List[n.Stmt]) -> bool:
         return _always_leaves(last.body) and _always_leaves(last.orelse)
     return False
 
+
+
+def assert_false_for_assertion_raises(stmts: List[n.Stmt]) -> None:
+    """`raise AssertionError(msg)` whose class came from LOAD_ASSERTION_ERROR (3.9+) and that no
+    test guards is `assert False, msg`: the compiler drops the test of a false constant, and
+    `raise AssertionError` would load the global name instead."""
+    for k, stmt in enumerate(stmts):
+        for block in n.nested_blocks(stmt):
+            assert_false_for_assertion_raises(block)
+        if not isinstance(stmt, n.Raise) or stmt.cause is not None:
+            continue
+        exc = stmt.exc
+        if isinstance(exc, AssertionErrorName):
+            stmts[k] = n.Assert(n.Const(False), None)
+        elif isinstance(exc, n.Call) and isinstance(exc.func, AssertionErrorName) and len(exc.args) == 1 \
+                and not isinstance(exc.args[0], (n.Starred, n.DoubleStarred, n.Keyword)):
+            stmts[k] = n.Assert(n.Const(False), exc.args[0])

@@ -194,3 +194,24 @@ def not_around_membership_and_name(x, xs):
     if not (x in xs or not xs):
         return "out"
     return "in-or-empty"
+
+
+@cases((None, 5), (3, 2), (3, 4), (0, 0))
+def none_test_and_comparison(last, stamp):
+    # 3.11+ fuse `x is not None` into its jump (POP_JUMP_IF_NONE): read back as written, not as
+    # `not (last is None or not stamp <= last)`.
+    if last is not None and stamp <= last:
+        stamp = last + 1
+    if last is None and stamp:
+        stamp = -stamp
+    return stamp
+
+
+@cases((None, None, None), (1, None, None), (None, 1, None), (2, 2, None), (2, 2, 3))
+def chain_ending_in_is_none(gen, node, seq):
+    # The last comparison of the chain, `is None`, is fused into the chain's jump (3.11+).
+    if gen is not None and node is seq is None:
+        return 1
+    if node is seq is not None:
+        return 2
+    return 3

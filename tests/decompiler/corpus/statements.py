@@ -239,3 +239,11 @@ def multiple_targets_and_swaps():
     x = [1, 2, 3]
     x[0], x[2] = x[2], x[0]
     return a, b, c, x
+
+
+@cases((0,), (1,))
+def assert_false_with_message(flag):
+    # The test of `assert False` is dropped by the compiler; LOAD_ASSERTION_ERROR stays (3.9+).
+    if flag:
+        return "ok"
+    assert False, "flag must be set"
