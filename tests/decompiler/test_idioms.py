@@ -211,3 +211,15 @@ def test_assert_false_is_not_a_raise() -> None:
     text = decompiled("statements", "assert_false_with_message")
     assert "assert False, 'flag must be set'" in text, text
     assert "raise" not in text, text
+
+
+def test_postponed_annotations_are_written_as_expressions() -> None:
+    text = decompiled("postponed_annotations", "generic_annotations")
+    assert "items: Optional[List[int]], table: Optional[Dict[str, int]] = None) -> List[int]:" in text, text
+    text = decompiled("postponed_annotations", "string_annotation_kept_as_string")
+    assert "(n: 'int') -> 'list[str]':" in text, text
+    text = decompiled("postponed_annotations", "Annotated")
+    assert "    pairs: Dict[str, Tuple[int, ...]] = {}" in text, text
+    assert "def grow(self, by: int = 1) -> Annotated:" in text, text
+    text = decompiled("postponed_annotations", "nested_def_with_annotations")
+    assert "def inner(k: int, *rest: float, scale: float = 2.0, **extra: object) -> float:" in text, text

@@ -3,6 +3,7 @@
 Finds the code object behind whatever the user passed, decompiles it with `CodeBuilder`, tidies the
 statements (implicit returns, docstrings, class-body bookkeeping) and prints them.
 """
+import __future__
 import builtins
 import functools
 import sys
@@ -20,7 +21,7 @@ from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.relayout import exits_after_loops, relayout
 from depyf.decompiler.mangling import demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
-from depyf.decompiler.signature import parameters
+from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, parameters, postponed_annotation
 from depyf.decompiler.temporaries import inline_single_use
 from depyf.decompiler.tidy import assert_false_for_assertion_raises, lift_needless_else
 from depyf.decompiler.versions import BytecodeVersion, host
@@ -214,7 +215,7 @@ class Decompiler:
         if fn is not None:
             ann = getattr(fn, "__annotations__", None) or {}
             if "return" in ann:
-                returns = _value_expr(ann["return"], fn.__globals__)
+                returns = postponed_annotation(_value_expr(ann["return"], fn.__globals__), _postponed(code))
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
         def_name = name or code.co_name
         if not def_name.isidentifier():
@@ -233,8 +234,8 @@ class Decompiler:
         env = getattr(fn, "__globals__", {})
         defaults = [_value_expr(v, env) for v in (fn.__defaults__ or ())]
         kwdefaults = {k: _value_expr(v, env) for k, v in (fn.__kwdefaults__ or {}).items()}
-        annotations = {k: _value_expr(v, env) for k, v in (getattr(fn, "__annotations__", None) or {}).items()
-                       if k != "return"}
+        annotations = {k: postponed_annotation(_value_expr(v, env), _postponed(code))
+                       for k, v in (getattr(fn, "__annotations__", None) or {}).items() if k != "return"}
         return parameters(code, self.printer.expr, defaults, kwdefaults, annotations)
 
 
@@ -460,7 +461,15 @@ def _class_annotations(cls: type, printer: Printer) -> Dict[str, str]:
     if not isinstance(own, dict):
         return {}
     env = vars(sys.modules.get(cls.__module__, builtins))
-    return {k: printer.expr(_value_expr(v, env)) for k, v in own.items() if isinstance(k, str) and k.isidentifier()}
+    # (the class body's own code is gone; its module's `annotations` name tells PEP 563 apart)
+    postponed = env.get("annotations") is getattr(__future__, "annotations", None)
+    return {k: printer.expr(postponed_annotation(_value_expr(v, env), postponed))
+            for k, v in own.items() if isinstance(k, str) and k.isidentifier()}
+
+
+def _postponed(code: CodeType) -> bool:
+    """Was `code` compiled under `from __future__ import annotations`?"""
+    return bool(code.co_flags & CO_FUTURE_ANNOTATIONS)
 
 
 def _runtime_type_params(obj: Any, printer: Printer) -> str:

@@ -11,7 +11,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import Instr
 from depyf.decompiler.generics import is_generic_wrapper
 from depyf.decompiler.markers import ClassValue
-from depyf.decompiler.signature import parameters
+from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, parameters, postponed_annotation
 
 COMPREHENSION_NAMES = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict", "<genexpr>": "gen"}
 CO_COROUTINE = 0x80
@@ -90,6 +90,8 @@ class DefinitionRules:
         elif isinstance(ann, n.Const) and isinstance(ann.value, tuple):
             for k, v in zip(ann.value[0::2], ann.value[1::2]):
                 annotations[k] = n.Const(v)
+        postponed = bool(self.code.co_flags & CO_FUTURE_ANNOTATIONS)
+        annotations = {k: postponed_annotation(v, postponed) for k, v in annotations.items()}
         returns = annotations.pop("return", None)
         text = parameters(fn.code, self.render, defaults, kwdefaults, annotations)
         return text, returns

@@ -1,4 +1,5 @@
 """Function signatures: parameter lists rebuilt from a code object plus optional defaults and annotations."""
+import ast
 from types import CodeType
 from typing import Callable, Dict, List, Optional, Sequence
 
@@ -6,6 +7,22 @@ from depyf.decompiler import nodes as n
 
 CO_VARARGS = 0x04
 CO_VARKEYWORDS = 0x08
+CO_FUTURE_ANNOTATIONS = 0x1000000  # the same flag on every supported version
+
+
+def postponed_annotation(value: n.Expr, postponed: bool) -> n.Expr:
+    """An annotation as written, when `from __future__ import annotations` (PEP 563) is on.
+
+    The compiler then stores every annotation as the text of its expression, so the constant
+    `'list[int]'` stands for `list[int]` in the source (and `"'A'"` for the string `'A'`).
+    `postponed` says whether the code holding the annotation was compiled that way."""
+    if not postponed or not isinstance(value, n.Const) or not isinstance(value.value, str):
+        return value
+    try:
+        ast.parse(value.value, mode="eval")
+    except (SyntaxError, ValueError):
+        return value  # (not an expression's text: keep the string)
+    return n.Raw(value.value)
 
 
 def parameters(code: CodeType, render: Callable[[n.Expr], str],

@@ -4,6 +4,7 @@ from typing import List, Optional
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import ENDS_FLOW, Instr
+from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, postponed_annotation
 
 
 _SIMPLE_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
@@ -93,6 +94,7 @@ class StatementRules:
                 or not isinstance(target.index, n.Const) or not isinstance(target.index.value, str):
             return False
         name = target.index.value
+        value = postponed_annotation(value, bool(self.code.co_flags & CO_FUTURE_ANNOTATIONS))
         previous = self.out[-1] if self.out else None
         if isinstance(previous, n.Assign) and len(previous.targets) == 1 and \
                 isinstance(previous.targets[0], n.Name) and previous.targets[0].id == name:
