@@ -3,6 +3,7 @@
 
     python benchmarks/run_all.py                    # ten stdlib modules, every interpreter
     python benchmarks/run_all.py --stdlib-all       # every Lib/**/*.py (tests excluded)
+    python benchmarks/run_all.py --set sweep        # a named corpus: unseen, sweep, fresh, pip
     python benchmarks/run_all.py --failures 15      # also the most common first differences
     python benchmarks/run_all.py --control          # the oracle's own check: must be 100%
     python benchmarks/run_all.py --write-readme --write-failures
@@ -472,6 +473,55 @@ UNSEEN_MODULES = ("os", "functools", "inspect", "typing", "enum", "ast", "diffli
                   "shutil", "subprocess", "csv", "calendar", "pprint", "configparser", "gettext", "optparse",
                   "tokenize", "copy", "pickle")
 
+# Further named corpora (`--set NAME`). A module a version lacks is left out on that version.
+MODULE_SETS = {
+    "unseen": UNSEEN_MODULES,
+    # About 5,000 definitions per version from 90 modules: the broad sweep that decompiler work
+    # is checked against.
+    "sweep": (
+        "email.message", "email.utils", "email._header_value_parser", "email.feedparser", "http.client",
+        "http.cookiejar", "urllib.parse", "urllib.request", "zipfile", "tarfile", "collections",
+        "_pydatetime", "datetime", "_pydecimal", "asyncio.base_events", "asyncio.tasks", "unittest.case",
+        "xml.dom.minidom", "xml.etree.ElementTree", "pathlib", "string", "locale", "random", "threading",
+        "queue", "traceback", "warnings", "contextlib", "codecs", "base64", "uuid", "ipaddress", "glob",
+        "fnmatch", "mailbox", "smtplib", "ftplib", "imaplib", "plistlib", "pdb", "cmd", "pydoc", "trace",
+        "timeit", "pstats", "sre_parse", "sre_compile", "re._parser", "re._compiler", "gzip", "zipimport",
+        "importlib._bootstrap_external", "importlib._bootstrap", "multiprocessing.connection",
+        "concurrent.futures._base", "selectors", "socket", "ssl", "platform", "sysconfig", "getopt",
+        "quopri", "html.parser", "xmlrpc.client", "wsgiref.handlers", "sqlite3.dump", "turtle", "dis",
+        "pickletools", "lzma", "bz2", "netrc", "nntplib", "imghdr", "sndhdr", "telnetlib", "cgi",
+        "mimetypes", "webbrowser", "zipapp", "runpy", "pkgutil", "modulefinder", "symtable", "code",
+        "codeop", "numbers", "operator", "secrets", "hmac", "hashlib"),
+    # Modules of none of the sets above, measured only to report: never used to find failures.
+    "fresh": (
+        "json.encoder", "http.server", "http.cookies", "logging.handlers", "logging.config",
+        "asyncio.streams", "asyncio.events", "asyncio.selector_events", "asyncio.locks",
+        "concurrent.futures.process", "concurrent.futures.thread", "multiprocessing.pool",
+        "multiprocessing.managers", "xml.sax.saxutils", "xml.sax.expatreader", "xml.etree.ElementPath",
+        "email.generator", "email.header", "email._policybase", "urllib.robotparser", "shelve",
+        "filecmp", "fileinput", "linecache", "reprlib", "sched", "weakref", "_weakrefset",
+        "unittest.mock", "unittest.loader", "unittest.result", "doctest", "bdb", "profile", "pyclbr",
+        "tabnanny", "graphlib", "socketserver", "getpass", "poplib", "mailcap", "wave", "chunk",
+        "aifc", "sunau", "xdrlib", "uu", "stringprep", "_strptime", "_collections_abc", "_compat_pickle", "compileall", "py_compile", "pty", "tty",
+        "ntpath", "posixpath", "genericpath", "opcode", "keyword", "token", "types", "abc", "io",
+        "_pyio", "nturl2path", "importlib.metadata", "importlib.util", "asyncio.subprocess",
+        "asyncio.queues", "asyncio.unix_events", "venv", "zoneinfo._zoneinfo", "zoneinfo._tzpath",
+        "tomllib._parser", "pydoc_data.topics", "ensurepip"),
+    # Third-party code: modules of pip and its vendored libraries, installed with each interpreter.
+    "pip": (
+        "pip._vendor.rich.console", "pip._vendor.rich.text", "pip._vendor.rich.table",
+        "pip._vendor.rich.progress", "pip._vendor.requests.models", "pip._vendor.requests.sessions",
+        "pip._vendor.requests.adapters", "pip._vendor.urllib3.connectionpool", "pip._vendor.urllib3.response",
+        "pip._vendor.urllib3.util.retry", "pip._vendor.pygments.lexer", "pip._vendor.pygments.formatters.html",
+        "pip._vendor.pyparsing.core", "pip._vendor.packaging.version", "pip._vendor.packaging.specifiers",
+        "pip._vendor.distlib.util", "pip._vendor.distlib.database", "pip._vendor.resolvelib.resolvers",
+        "pip._vendor.tenacity", "pip._vendor.msgpack.fallback", "pip._vendor.chardet.universaldetector",
+        "pip._vendor.idna.core", "pip._vendor.six", "pip._vendor.typing_extensions", "pip._vendor.tomli._parser",
+        "pip._internal.req.req_install", "pip._internal.index.package_finder", "pip._internal.operations.prepare",
+        "pip._internal.resolution.resolvelib.factory", "pip._internal.utils.misc",
+        "pip._internal.cli.base_command", "pip._internal.network.session", "pip._vendor.pkg_resources"),
+}
+
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -481,6 +531,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--modules", default="", help="comma-separated module names instead of the ten")
     parser.add_argument("--unseen", action="store_true",
                         help="twenty other stdlib modules, never used to tune the decompiler: " + ", ".join(UNSEEN_MODULES))
+    parser.add_argument("--set", choices=sorted(MODULE_SETS), metavar="NAME",
+                        help="a named corpus: " + ", ".join(sorted(MODULE_SETS)) + " (see MODULE_SETS)")
     parser.add_argument("--failures", type=int, default=0, metavar="N", help="print the N most common failures")
     parser.add_argument("--write-failures", action="store_true", help=f"write the summary to {FAILURES_FILE.name}")
     parser.add_argument("--write-readme", action="store_true", help="replace the table in README.md")
@@ -499,9 +551,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="report results saved with --json (several runs combine) instead of measuring")
     args = parser.parse_args(argv)
     if args.unseen:
+        args.set = args.set or "unseen"
+    if args.set:
         if args.modules or args.stdlib_all:
-            parser.error("--unseen names its own modules; it does not go with --modules or --stdlib-all")
-        args.modules = ",".join(UNSEEN_MODULES)
+            parser.error("--unseen and --set name their own modules; not with --modules or --stdlib-all")
+        args.modules = ",".join(MODULE_SETS[args.set])
     if not args.time_limit:
         args.time_limit = 14400.0 if args.stdlib_all else 3600.0
 
