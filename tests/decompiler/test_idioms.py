@@ -223,3 +223,20 @@ def test_postponed_annotations_are_written_as_expressions() -> None:
     assert "def grow(self, by: int = 1) -> Annotated:" in text, text
     text = decompiled("postponed_annotations", "nested_def_with_annotations")
     assert "def inner(k: int, *rest: float, scale: float = 2.0, **extra: object) -> float:" in text, text
+
+
+def test_bare_return_in_procedures_only() -> None:
+    text = decompiled("statements", "procedure_with_early_return")
+    assert "        return\n" in text and "return None" not in text, text
+    text = decompiled("statements", "explicit_return_none_among_values")
+    assert "return None" in text, text
+
+
+def test_method_private_names_as_written() -> None:
+    import depyf
+
+    method = lookup("classes", "Counter.private")
+    text = depyf.decompile(method)
+    assert "return self.__private, self.__slots_like" in text, text
+    # A bare code object may be placed anywhere (outside its class): its names stay as stored.
+    assert "self._Counter__private" in depyf.decompile(method.__code__)

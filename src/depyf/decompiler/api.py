@@ -19,11 +19,11 @@ from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.relayout import exits_after_loops, relayout
-from depyf.decompiler.mangling import demangle, demangled_code, private_prefix
+from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, parameters, postponed_annotation
 from depyf.decompiler.temporaries import inline_single_use
-from depyf.decompiler.tidy import assert_false_for_assertion_raises, lift_needless_else
+from depyf.decompiler.tidy import assert_false_for_assertion_raises, bare_returns_in_procedures, lift_needless_else
 from depyf.decompiler.versions import BytecodeVersion, host
 
 _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__type_params__"}
@@ -51,6 +51,9 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
         if isinstance(target, type):
             return _decompile_class_object(target, indent, name, on_error)
         code, fn = target
+        owner = _owner_class_name(fn) if not rewritten else None
+        if owner is not None:
+            code = demangled_code(code, owner)  # `self.__x` as written, not `self._C__x`
         return Decompiler(code, host(), indent, rewritten).definition_text(fn, name)
     except DecompilationError as error:
         if on_error == "raise":
@@ -108,6 +111,8 @@ class Decompiler:
         if self.version.handler_code_at_end:
             lift_needless_else(stmts)
         assert_false_for_assertion_raises(stmts)
+        if not class_body and code.co_flags & CO_OPTIMIZED:
+            bare_returns_in_procedures(stmts)
         if comprehension:
             return self._comprehension(code, stmts, builder)
         if lambda_body:
@@ -516,6 +521,20 @@ def _member_functions(member: str, value: Any) -> List[Tuple[Optional[str], type
     if isinstance(value, types.FunctionType):
         return [(None, value)]
     return []
+
+
+def _owner_class_name(fn: Optional[types.FunctionType]) -> Optional[str]:
+    """The class whose body defines this function object (its private names are mangled with
+    it), from the qualified name: `C.m` and `f.<locals>.C.m` are methods of C; `f.<locals>.g` is
+    not. A bare code object keeps its names as stored: its text may be placed anywhere (the dump
+    writes resume functions at module level, where `self.__x` would not be mangled again)."""
+    qualname = getattr(fn, "__qualname__", None) if isinstance(fn, types.FunctionType) else None
+    if not qualname:
+        return None
+    parts = qualname.split(".")
+    if len(parts) < 2 or parts[-2] == "<locals>" or not parts[-2].isidentifier():
+        return None
+    return parts[-2]
 
 
 def _decompile_member(fn: types.FunctionType, class_name: str, name: Optional[str], on_error: str,

@@ -2,7 +2,7 @@
 
 They run on a function's (or class or module's) statements after the builder is done.
 """
-from typing import List
+from typing import Iterator, List
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import AssertionErrorName
@@ -61,3 +61,24 @@ def assert_false_for_assertion_raises(stmts: List[n.Stmt]) -> None:
         elif isinstance(exc, n.Call) and isinstance(exc.func, AssertionErrorName) and len(exc.args) == 1 \
                 and not isinstance(exc.args[0], (n.Starred, n.DoubleStarred, n.Keyword)):
             stmts[k] = n.Assert(n.Const(False), exc.args[0])
+
+
+def bare_returns_in_procedures(stmts: List[n.Stmt]) -> None:
+    """`return` for `return None` in a function that never returns a value: `return` and
+    `return None` compile alike, and a procedure leaves early with a bare `return`. A function
+    that returns values elsewhere keeps its explicit `return None`."""
+    returns = list(_own_returns(stmts))
+    if returns and all(r.value is None or (isinstance(r.value, n.Const) and r.value.value is None)
+                       for r in returns):
+        for r in returns:
+            r.value = None
+
+
+def _own_returns(stmts: List[n.Stmt]) -> Iterator[n.Return]:
+    """The return statements of this function, not of the functions and classes defined in it."""
+    for stmt in stmts:
+        if isinstance(stmt, n.Return):
+            yield stmt
+        elif not isinstance(stmt, (n.FunctionDef, n.ClassDef)):
+            for block in n.nested_blocks(stmt):
+                yield from _own_returns(block)

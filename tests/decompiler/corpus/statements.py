@@ -247,3 +247,21 @@ def assert_false_with_message(flag):
     if flag:
         return "ok"
     assert False, "flag must be set"
+
+
+@cases((None,), ([],), ([3],))
+def procedure_with_early_return(items):
+    # Only bare returns: `return None` and `return` compile alike, a procedure is written with
+    # `return`.
+    if items is None:
+        return
+    items.sort()
+
+
+@cases((0,), (1,), (2,))
+def explicit_return_none_among_values(n):
+    if n == 0:
+        return None
+    if n == 1:
+        return "one"
+    return n
