@@ -106,7 +106,9 @@ class Decompiler:
             inline_single_use(stmts, set(code.co_varnames) - set(code.co_cellvars), self._text_of(stmts))
         if self.version.handler_code_at_end:
             lift_needless_else(stmts)
-        assert_false_for_assertion_raises(stmts)
+        if builder.loaded_assertion_error:
+            # (a nested definition's own reading has already rewritten its statements)
+            assert_false_for_assertion_raises(stmts)
         if comprehension:
             return self._comprehension(code, stmts, builder)
         if lambda_body:

@@ -242,31 +242,34 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     ext = 0
     pos = 0
     prefix_start = -1
-    while pos < size:
-        op = raw[pos]
-        entry = info[op]
-        if entry is None:
-            raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=pos,
-                                     opname=f"<{op}>", python_version=version.key)
-        name, kind, cache_bytes, alias, jump = entry
-        oparg = raw[pos + 1] | ext
-        offset = pos
-        pos += 2
-        if kind == _EXTENDED:
-            ext = oparg << 8
+    cmp_op, cmp_shift = t.cmp_op, t.cmp_shift
+    offset, name = 0, ""  # (named by the error below)
+    # One handler around the whole loop: an argument out of range is the only IndexError there.
+    try:
+        while pos < size:
+            op = raw[pos]
+            entry = info[op]
+            if entry is None:
+                raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=pos,
+                                         opname=f"<{op}>", python_version=version.key)
+            name, kind, cache_bytes, alias, jump = entry
+            oparg = raw[pos + 1] | ext
+            offset = pos
+            pos += 2
+            if kind == _EXTENDED:
+                ext = oparg << 8
+                if prefix_start < 0:
+                    prefix_start = offset
+                continue
+            # Jumps target the first EXTENDED_ARG of a prefixed instruction.
             if prefix_start < 0:
-                prefix_start = offset
-            continue
-        # Jumps target the first EXTENDED_ARG of a prefixed instruction.
-        if prefix_start < 0:
-            instr_offset = offset
-        else:
-            instr_offset = prefix_start
-            prefix_start = -1
-        ext = 0
-        pos += cache_bytes
-        arg = oparg if op >= have_argument else None
-        try:
+                instr_offset = offset
+            else:
+                instr_offset = prefix_start
+                prefix_start = -1
+            ext = 0
+            pos += cache_bytes
+            arg = oparg if op >= have_argument else None
             if kind == _PLAIN:
                 instr = Instr(instr_offset, alias, name, arg, arg)
                 if jump:
@@ -287,12 +290,12 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             elif kind == _FREE:
                 append(Instr(instr_offset, name, name, arg, free_names[oparg]))
             elif kind == _COMPARE:
-                append(Instr(instr_offset, name, name, arg, t.cmp_op[oparg >> t.cmp_shift]))
+                append(Instr(instr_offset, name, name, arg, cmp_op[oparg >> cmp_shift]))
             else:
                 _special(decoded, t, name, oparg, instr_offset, consts, names, local_names)
-        except IndexError:
-            raise DecompilationError("argument out of range", function=code.co_name,
-                                     offset=offset, opname=name, python_version=version.key) from None
+    except IndexError:
+        raise DecompilationError("argument out of range", function=code.co_name,
+                                 offset=offset, opname=name, python_version=version.key) from None
     return _finish(code, version, decoded, jumps)
 
 
