@@ -301,6 +301,9 @@ def _strip_returns(stmts: List[n.Stmt]) -> None:
             _strip_returns(case.body)
 
 
+_SCOPE_OPS = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_DEREF"})
+
+
 def _scope_declarations(code: CodeType, bytecode: Bytecode) -> List[n.Stmt]:
     """`global` / `nonlocal` statements the body needs: they leave no instruction of their own."""
     if code.co_name == "<module>":
@@ -308,6 +311,8 @@ def _scope_declarations(code: CodeType, bytecode: Bytecode) -> List[n.Stmt]:
     globals_: List[str] = []
     nonlocals: List[str] = []
     for ins in bytecode.instrs:
+        if ins.opname not in _SCOPE_OPS:
+            continue  # (most instructions: one set lookup)
         if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and ins.argval not in globals_:
             globals_.append(ins.argval)
         elif ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars \

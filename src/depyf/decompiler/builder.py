@@ -91,7 +91,7 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
                 nxt = self.step(i)
                 if nxt <= i:
                     raise self.fail(instrs[i], "no progress")
-                if nxt < end and instrs[nxt - 1].opname in TERMINAL and nxt == i + 1 \
+                if nxt == i + 1 and nxt < end and instrs[i].opname in TERMINAL \
                         and not self.jump_sources.get(nxt):
                     nxt = self._next_reachable(nxt, end)
                 i = nxt

@@ -336,6 +336,8 @@ def _nested_loop_heads(decoded: List[Instr], jumps: List[Tuple[Instr, int]]) -> 
     `while True:` (or a try holding it, 3.11+) jumps back to the NOP of that line, the inner loop
     to the instruction after it. Dropped, both would jump back to one index, and the reader
     would see one loop."""
+    if not decoded:
+        return set()  # (nothing dropped: the common case before 3.11)
     back_targets = {target for instr, target in jumps if target <= instr.offset}
     kept: Set[int] = set()
     for k, instr in enumerate(decoded):
@@ -386,7 +388,7 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
         index_at[off] = end
     index_at[len(code.co_code)] = end
 
-    def to_index(offset: int, instr: Optional[Instr] = None) -> int:
+    def to_index(offset: int, instr: "Optional[Instr]" = None) -> int:  # (a string: not evaluated per call)
         idx = index_at.get(offset)
         if idx is None:
             # A jump into the middle of a cache or an EXTENDED_ARG prefix: take the next instruction.

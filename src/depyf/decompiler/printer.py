@@ -78,6 +78,8 @@ class Printer:
         return ATOM
 
     def expr(self, e: n.Expr, need: int = TEST) -> str:
+        if type(e) is n.Name:
+            return e.id  # the most common node: an atom, never in parentheses
         render = _EXPR.get(type(e))
         if render is None and isinstance(e, n.Name):
             render = _EXPR[n.Name]
