@@ -179,9 +179,13 @@ class _Tables:
                 kinds[name] = kind
         for name in ("IS_OP", "CONTAINS_OP", "BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
             kinds[name] = _SPECIAL
-        for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR",
-                                               "LOAD_METHOD"]:
+        for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_SUPER_ATTR", "LOAD_METHOD"]:
             kinds[name] = _SPECIAL
+        # (where no bit is packed with the name index, these decode as any name instruction)
+        if version.load_global_pushes_null_bit:
+            kinds["LOAD_GLOBAL"] = _SPECIAL
+        if version.load_attr_method_bit:
+            kinds["LOAD_ATTR"] = _SPECIAL
         self.kind = kinds
         self.jrel = frozenset(tables["hasjrel"])
         self.jabs = frozenset(tables["hasjabs"])
