@@ -110,7 +110,9 @@ class Decompiler:
             inline_single_use(stmts, set(code.co_varnames) - set(code.co_cellvars), self._text_of(stmts))
         if self.version.handler_code_at_end:
             lift_needless_else(stmts)
-        assert_false_for_assertion_raises(stmts)
+        if builder.loaded_assertion_error:
+            # (a nested definition's own reading has already rewritten its statements)
+            assert_false_for_assertion_raises(stmts)
         if not class_body and code.co_flags & CO_OPTIMIZED:
             bare_returns_in_procedures(stmts)
         if comprehension:
@@ -305,6 +307,9 @@ def _strip_returns(stmts: List[n.Stmt]) -> None:
             _strip_returns(case.body)
 
 
+_SCOPE_OPS = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_DEREF"})
+
+
 def _scope_declarations(code: CodeType, bytecode: Bytecode) -> List[n.Stmt]:
     """`global` / `nonlocal` statements the body needs: they leave no instruction of their own."""
     if code.co_name == "<module>":
@@ -312,6 +317,8 @@ def _scope_declarations(code: CodeType, bytecode: Bytecode) -> List[n.Stmt]:
     globals_: List[str] = []
     nonlocals: List[str] = []
     for ins in bytecode.instrs:
+        if ins.opname not in _SCOPE_OPS:
+            continue  # (most instructions: one set lookup)
         if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and ins.argval not in globals_:
             globals_.append(ins.argval)
         elif ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars \

@@ -63,6 +63,7 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         # Copies of a finally body's closing RERAISE (3.10+): each ends its branch of that body.
         self.finally_end_copies: Set[int] = set()
         self.read_last_return = False  # was the code's last instruction, a return, read as a statement?
+        self.loaded_assertion_error = False  # did a LOAD_ASSERTION_ERROR (3.9+) run?
         self.printer = printer
         printer.resolve = self.finish_expr
         self.prepare_control()
@@ -90,7 +91,7 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
                 nxt = self.step(i)
                 if nxt <= i:
                     raise self.fail(instrs[i], "no progress")
-                if nxt < end and instrs[nxt - 1].opname in TERMINAL and nxt == i + 1 \
+                if nxt == i + 1 and nxt < end and instrs[i].opname in TERMINAL \
                         and not self.jump_sources.get(nxt):
                     nxt = self._next_reachable(nxt, end)
                 i = nxt

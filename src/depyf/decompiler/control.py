@@ -279,7 +279,7 @@ class ControlRules:
                     if len(self.stack) != base + 1 or i in self.skip:
                         return None
                     return self.stack[-1], i
-                if ins.is_jump and ins.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+                if ins.target is not None and ins.opname not in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
                     if not (ins.opname == "COPY" or i in self.fall_override):
                         return None
                 if ins.opname in ("RETURN_VALUE", "FOR_ITER", "SETUP_FINALLY", "SETUP_WITH", "YIELD_VALUE") \

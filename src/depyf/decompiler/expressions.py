@@ -98,6 +98,7 @@ class ExpressionRules:
             self.stack.append(m.NULL)
 
     def op_LOAD_ASSERTION_ERROR(self, ins: Instr, i: int) -> None:
+        self.loaded_assertion_error = True  # (tidy looks for `assert False` only then)
         self.stack.append(AssertionErrorName("AssertionError"))
 
     def op_LOAD_BUILD_CLASS(self, ins: Instr, i: int) -> None:

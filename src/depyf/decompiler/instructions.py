@@ -179,9 +179,13 @@ class _Tables:
                 kinds[name] = kind
         for name in ("IS_OP", "CONTAINS_OP", "BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
             kinds[name] = _SPECIAL
-        for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR",
-                                               "LOAD_METHOD"]:
+        for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_SUPER_ATTR", "LOAD_METHOD"]:
             kinds[name] = _SPECIAL
+        # (where no bit is packed with the name index, these decode as any name instruction)
+        if version.load_global_pushes_null_bit:
+            kinds["LOAD_GLOBAL"] = _SPECIAL
+        if version.load_attr_method_bit:
+            kinds["LOAD_ATTR"] = _SPECIAL
         self.kind = kinds
         self.jrel = frozenset(tables["hasjrel"])
         self.jabs = frozenset(tables["hasjabs"])
@@ -242,31 +246,34 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     ext = 0
     pos = 0
     prefix_start = -1
-    while pos < size:
-        op = raw[pos]
-        entry = info[op]
-        if entry is None:
-            raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=pos,
-                                     opname=f"<{op}>", python_version=version.key)
-        name, kind, cache_bytes, alias, jump = entry
-        oparg = raw[pos + 1] | ext
-        offset = pos
-        pos += 2
-        if kind == _EXTENDED:
-            ext = oparg << 8
+    cmp_op, cmp_shift = t.cmp_op, t.cmp_shift
+    offset, name = 0, ""  # (named by the error below)
+    # One handler around the whole loop: an argument out of range is the only IndexError there.
+    try:
+        while pos < size:
+            op = raw[pos]
+            entry = info[op]
+            if entry is None:
+                raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=pos,
+                                         opname=f"<{op}>", python_version=version.key)
+            name, kind, cache_bytes, alias, jump = entry
+            oparg = raw[pos + 1] | ext
+            offset = pos
+            pos += 2
+            if kind == _EXTENDED:
+                ext = oparg << 8
+                if prefix_start < 0:
+                    prefix_start = offset
+                continue
+            # Jumps target the first EXTENDED_ARG of a prefixed instruction.
             if prefix_start < 0:
-                prefix_start = offset
-            continue
-        # Jumps target the first EXTENDED_ARG of a prefixed instruction.
-        if prefix_start < 0:
-            instr_offset = offset
-        else:
-            instr_offset = prefix_start
-            prefix_start = -1
-        ext = 0
-        pos += cache_bytes
-        arg = oparg if op >= have_argument else None
-        try:
+                instr_offset = offset
+            else:
+                instr_offset = prefix_start
+                prefix_start = -1
+            ext = 0
+            pos += cache_bytes
+            arg = oparg if op >= have_argument else None
             if kind == _PLAIN:
                 instr = Instr(instr_offset, alias, name, arg, arg)
                 if jump:
@@ -287,12 +294,12 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             elif kind == _FREE:
                 append(Instr(instr_offset, name, name, arg, free_names[oparg]))
             elif kind == _COMPARE:
-                append(Instr(instr_offset, name, name, arg, t.cmp_op[oparg >> t.cmp_shift]))
+                append(Instr(instr_offset, name, name, arg, cmp_op[oparg >> cmp_shift]))
             else:
                 _special(decoded, t, name, oparg, instr_offset, consts, names, local_names)
-        except IndexError:
-            raise DecompilationError("argument out of range", function=code.co_name,
-                                     offset=offset, opname=name, python_version=version.key) from None
+    except IndexError:
+        raise DecompilationError("argument out of range", function=code.co_name,
+                                 offset=offset, opname=name, python_version=version.key) from None
     return _finish(code, version, decoded, jumps)
 
 
@@ -333,6 +340,8 @@ def _nested_loop_heads(decoded: List[Instr], jumps: List[Tuple[Instr, int]]) -> 
     `while True:` (or a try holding it, 3.11+) jumps back to the NOP of that line, the inner loop
     to the instruction after it. Dropped, both would jump back to one index, and the reader
     would see one loop."""
+    if not decoded:
+        return set()  # (nothing dropped: the common case before 3.11)
     back_targets = {target for instr, target in jumps if target <= instr.offset}
     kept: Set[int] = set()
     for k, instr in enumerate(decoded):
@@ -383,7 +392,7 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
         index_at[off] = end
     index_at[len(code.co_code)] = end
 
-    def to_index(offset: int, instr: Optional[Instr] = None) -> int:
+    def to_index(offset: int, instr: "Optional[Instr]" = None) -> int:  # (a string: not evaluated per call)
         idx = index_at.get(offset)
         if idx is None:
             # A jump into the middle of a cache or an EXTENDED_ARG prefix: take the next instruction.

@@ -281,8 +281,7 @@ class PatternRules:
         starts: Set[int] = set()
         if self.version.has_match_statement:
             instrs = self.instrs
-            for k in range(len(instrs) - 1):
-                ins = instrs[k]
+            for k, ins in enumerate(instrs[:-1]):
                 if ins.opname in _COPIES and not (ins.opname == "COPY" and ins.arg != 1) \
                         and instrs[k + 1].opname in _PATTERN_STARTS:
                     starts.add(k)

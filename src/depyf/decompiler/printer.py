@@ -48,35 +48,6 @@ class Printer:
         self.fstring_any_quotes = fstring_any_quotes
         # Turns internal stack values that reach the printer into expressions (set by the builder).
         self.resolve: Optional[Callable[[n.Expr], n.Expr]] = None
-        self._expr: Dict[Type[n.Expr], Callable[[Any], str]] = {
-            n.Name: lambda e: e.id,
-            n.Const: self._const,
-            n.Attribute: self._attribute,
-            n.Subscript: self._subscript,
-            n.Slice: self._slice,
-            n.Starred: lambda e: "*" + self.expr(e.value, EXPR),
-            n.DoubleStarred: lambda e: "**" + self.expr(e.value, BOR),
-            n.Keyword: lambda e: f"{e.name}={self.expr(e.value, TEST)}",
-            n.Call: self._call,
-            n.BinOp: self._binop,
-            n.UnaryOp: self._unary,
-            n.BoolOp: self._boolop,
-            n.Compare: self._compare,
-            n.IfExp: lambda e: f"{self.expr(e.body, OR)} if {self.expr(e.test, OR)} else {self.expr(e.orelse, TEST)}",
-            n.NamedExpr: lambda e: f"{self.expr(e.target, ATOM)} := {self.expr(e.value, TEST)}",
-            n.Tuple_: self._tuple,
-            n.List_: lambda e: "[" + ", ".join(self.expr(x, TEST) for x in e.elts) + "]",
-            n.Set_: self._set,
-            n.Dict_: self._dict,
-            n.JoinedStr: self._joined,
-            n.FormattedValue: lambda e: self._joined(n.JoinedStr([e])),
-            n.Lambda: lambda e: (f"lambda {e.params}: " if e.params else "lambda: ") + self.expr(e.body, TEST),
-            n.Yield: lambda e: "yield" if e.value is None else "yield " + self.expr(e.value, TUPLE),
-            n.YieldFrom: lambda e: "yield from " + self.expr(e.value, TEST),
-            n.Await: lambda e: "await " + self.expr(e.value, ATOM),
-            n.ComprehensionExpr: self._comprehension,
-            n.Raw: lambda e: e.text,
-        }
 
     # --- expressions ----------------------------------------------------------------------
 
@@ -107,15 +78,17 @@ class Printer:
         return ATOM
 
     def expr(self, e: n.Expr, need: int = TEST) -> str:
-        render = self._expr.get(type(e))
+        if type(e) is n.Name:
+            return e.id  # the most common node: an atom, never in parentheses
+        render = _EXPR.get(type(e))
         if render is None and isinstance(e, n.Name):
-            render = self._expr[n.Name]
+            render = _EXPR[n.Name]
         if render is None:
             if self.resolve is None:
                 raise TypeError(f"cannot print {type(e).__name__}")
             e = self.resolve(e)
-            render = self._expr[type(e)]
-        text = render(e)
+            render = _EXPR[type(e)]
+        text = render(self, e)
         prec = _FIXED_PRECEDENCE.get(type(e))  # (most nodes: no call to `precedence`)
         if prec is None:
             prec = self.precedence(e)
@@ -529,6 +502,39 @@ def _dedent_docstring(doc: str) -> str:
     margin = min(widths) if widths else 0
     rest = [line[min(margin, len(line) - len(line.lstrip(" "))):] for line in lines[1:]]
     return "\n".join([lines[0].lstrip(" ")] + rest)
+
+
+# Expression renderers by node type: functions of (printer, node), shared by every printer
+# (built once: a printer is made for every decompilation).
+_EXPR: Dict[Type[n.Expr], Callable[[Printer, Any], str]] = {
+    n.Name: lambda self, e: e.id,
+    n.Const: Printer._const,
+    n.Attribute: Printer._attribute,
+    n.Subscript: Printer._subscript,
+    n.Slice: Printer._slice,
+    n.Starred: lambda self, e: "*" + self.expr(e.value, EXPR),
+    n.DoubleStarred: lambda self, e: "**" + self.expr(e.value, BOR),
+    n.Keyword: lambda self, e: f"{e.name}={self.expr(e.value, TEST)}",
+    n.Call: Printer._call,
+    n.BinOp: Printer._binop,
+    n.UnaryOp: Printer._unary,
+    n.BoolOp: Printer._boolop,
+    n.Compare: Printer._compare,
+    n.IfExp: lambda self, e: f"{self.expr(e.body, OR)} if {self.expr(e.test, OR)} else {self.expr(e.orelse, TEST)}",
+    n.NamedExpr: lambda self, e: f"{self.expr(e.target, ATOM)} := {self.expr(e.value, TEST)}",
+    n.Tuple_: Printer._tuple,
+    n.List_: lambda self, e: "[" + ", ".join(self.expr(x, TEST) for x in e.elts) + "]",
+    n.Set_: Printer._set,
+    n.Dict_: Printer._dict,
+    n.JoinedStr: Printer._joined,
+    n.FormattedValue: lambda self, e: self._joined(n.JoinedStr([e])),
+    n.Lambda: lambda self, e: (f"lambda {e.params}: " if e.params else "lambda: ") + self.expr(e.body, TEST),
+    n.Yield: lambda self, e: "yield" if e.value is None else "yield " + self.expr(e.value, TUPLE),
+    n.YieldFrom: lambda self, e: "yield from " + self.expr(e.value, TEST),
+    n.Await: lambda self, e: "await " + self.expr(e.value, ATOM),
+    n.ComprehensionExpr: Printer._comprehension,
+    n.Raw: lambda self, e: e.text,
+}
 
 
 _LITERAL_ATOMS = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))

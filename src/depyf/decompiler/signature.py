@@ -37,7 +37,7 @@ def parameters(code: CodeType, render: Callable[[n.Expr], str],
     kwonly = code.co_kwonlyargcount
     flags = code.co_flags
 
-    def param(name: str, default: Optional[n.Expr] = None) -> str:
+    def param(name: str, default: "Optional[n.Expr]" = None) -> str:  # (a string: not evaluated per call)
         text = name
         if name in annotations:
             text += ": " + render(annotations[name])
