@@ -16,7 +16,7 @@ Only rewritten code (``decompile(..., rewritten=True)``) with exception tables g
 it: code a compiler made has no unreachable stretches of this kind. Compiler-made code gets one
 step, `exits_after_loops`, and the rest only when it cannot be read as laid out.
 """
-from typing import Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set
 
 from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, Bytecode, ExceptionRegion, Instr
 
@@ -125,18 +125,7 @@ def _reordered(bytecode: Bytecode, order: List[int], alias: Dict[int, int],
         if target is not None:
             target = new_index[alias.get(target, target)]
         instrs.append(_clone(old[k], i, target))
-    regions: List[ExceptionRegion] = []
-    for i, k in enumerate(order):
-        region = handler_of[k]
-        if region is None:
-            continue
-        handler = new_index[region.handler]
-        last = regions[-1] if regions else None
-        if last is not None and last.end == i and last.handler == handler and last.depth == region.depth \
-                and last.lasti == region.lasti:
-            last.end = i + 1
-        else:
-            regions.append(ExceptionRegion(i, i + 1, handler, region.depth, region.lasti))
+    regions = _regions_in_order(order, handler_of, lambda handler: new_index[handler])
     raw = bytecode.raw_targets
     raw_targets = {new_index[k]: old[alias[old[k].target]].offset if old[k].target in alias else raw[k]
                    for k in order if k in raw}
@@ -292,19 +281,27 @@ def _renumber(bytecode: Bytecode, order: List[int], handler_of: List[Optional[Ex
         src = old[k]
         instrs.append(_clone(src, i, None if src.target is None else _moved(src.target, new_index, old)))
     _join_impossible_paths(instrs)
+    regions = _regions_in_order(order, handler_of, lambda handler: _moved(handler, new_index, old))
+    return Bytecode(bytecode.code, bytecode.version, instrs, regions)
+
+
+def _regions_in_order(order: List[int], handler_of: List[Optional[ExceptionRegion]],
+                      handler_at: Callable[[int], int]) -> List[ExceptionRegion]:
+    """The exception regions of instructions laid out in `order`: each keeps its old region,
+    runs of neighbours with the same handler merged; `handler_at` says where a handler went."""
     regions: List[ExceptionRegion] = []
     for i, k in enumerate(order):
         region = handler_of[k]
         if region is None:
             continue
-        handler = _moved(region.handler, new_index, old)
+        handler = handler_at(region.handler)
         last = regions[-1] if regions else None
         if last is not None and last.end == i and last.handler == handler and last.depth == region.depth \
                 and last.lasti == region.lasti:
             last.end = i + 1
         else:
             regions.append(ExceptionRegion(i, i + 1, handler, region.depth, region.lasti))
-    return Bytecode(bytecode.code, bytecode.version, instrs, regions)
+    return regions
 
 
 def _moved(target: int, new_index: Dict[int, int], old: List[Instr]) -> int:
