@@ -437,7 +437,8 @@ class ControlRules:
         last = chain[-1].target
         starts = {a.start: k for k, a in enumerate(chain)}
         for k, a in enumerate(chain):
-            if a.target in (fall, last):
+            if a.target in (fall, last) or self._threaded_through(a.target, fall) \
+                    or self._threaded_through(a.target, last):
                 continue
             if starts.get(a.target, -1) > k:
                 continue
@@ -470,6 +471,10 @@ class ControlRules:
                 t, rf = self._same_exit(t, rf)
             elif self._copied_exits(t, rt):
                 t, rt = self._same_exit(t, rt)
+            elif self._threaded_through(t, rt):
+                t = rt
+            elif self._threaded_through(t, rf):
+                t = rf
         if t in (rt, rf):
             if t == rt:
                 left = a.expr if a.jump_if_true else _negated_atom(a.expr)
@@ -536,6 +541,15 @@ class ControlRules:
             return None
         return None
 
+    def _threaded_through(self, target: int, x: int) -> bool:
+        """Does a jump to `target` stand for a jump to `x`, an unconditional jump to `target`?
+        3.8/3.9's peephole pass retargets a jump to such a jump: in `if a or b: continue` the
+        test `a` jumps straight to the loop's head, past the `continue` that `b` falls into."""
+        if not self.version.threads_jumps_once or x >= len(self.instrs) or x == target:
+            return False
+        jump = self.instrs[x]
+        return jump.opname == "JUMP" and jump.target == target and x not in self.skip
+
     def _same_exit(self, x: int, y: int) -> Tuple[int, int]:
         """(x, y), or the first of the two twice when 3.10+ copied one exit block (`return None`)
         to both; the later copy is skipped once the chain is accepted."""
@@ -587,6 +601,12 @@ class ControlRules:
                 body = self.run_range(fall, end, list(self.stack))
                 self.emit(self._if_or_assert(cond, body))
                 return end
+            if fall < end and self._threaded_through(false_target, end):
+                # `if test: <rest of the block>`: the false branch went to the jump that ends the
+                # enclosing block (over its else part), and on to where that jump goes.
+                body = self.run_range(fall, end, list(self.stack))
+                self.emit(self._if_or_assert(cond, body))
+                return end
             last = self.instrs[end - 1]
             if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and self._never_falls_through(last, loop):
                 # `if test: ...; continue` then `break`: the body never falls through.
@@ -614,6 +634,20 @@ class ControlRules:
                         return end
                     self.emit(n.If(cond, body + [n.Continue()], []))
                     return closing + 1
+            over = self._jump_over_threaded_else(fall, end, false_target, loop)
+            if over is not None:
+                # `if test: ... else: continue`: the test's jump was threaded through the else
+                # part's jump, which nothing reaches any more.
+                body = self.run_range(fall, over, list(self.stack))
+                self.emit(n.If(cond, body, [stmt]))
+                return over + 2
+            closing = self._threaded_exit_statement(fall, end, false_target, loop)
+            if closing is not None:
+                # `if test: ...` then `break`/`continue`: the test's jump was threaded through
+                # that statement's jump, which is left where the body falls into it.
+                body = self.run_range(fall, closing, list(self.stack))
+                self.emit(n.If(cond, body, []))
+                return closing
             self.emit(n.If(demorgan_not(cond), [stmt], []))
             return fall
         if false_target <= i:
@@ -713,6 +747,35 @@ class ControlRules:
                 return None
         return None
 
+    def _jump_over_threaded_else(self, fall: int, end: int, target: int, loop: LoopInfo) -> Optional[int]:
+        """3.8/3.9: the jump that ends the if body starting at `fall` and skips an else part
+        that is only a `break` or `continue` (a jump to `target`) that nothing reaches."""
+        if not self.version.threads_jumps_once:
+            return None
+        leave_ok = set(loop.continue_targets) | {loop.break_target}
+        for k in range(fall, end - 1):
+            ins, other = self.instrs[k], self.instrs[k + 1]
+            if k > fall and any(not fall <= src < k for src in self.jump_sources.get(k, ())):
+                return None  # something outside the body jumps into it
+            if ins.opname == "JUMP" and ins.target == k + 2 and other.opname == "JUMP" \
+                    and other.target == target and not self.jump_sources.get(k + 1) and k > fall:
+                return k
+            if ins.target is not None and not fall <= ins.target <= k + 1 and ins.target not in leave_ok:
+                return None
+        return None
+
+    def _threaded_exit_statement(self, fall: int, end: int, target: int, loop: LoopInfo) -> Optional[int]:
+        """3.8/3.9: the `break` or `continue` (a JUMP to `target`) after the if body that starts
+        at `fall`, whose test jumps straight to `target` when false. Written as `if not test:
+        break`, the test would jump over a jump of its own; only the peephole pass's threading
+        makes a conditional jump leave the loop directly."""
+        if not self.version.threads_jumps_once or fall >= end - 1:
+            return None
+        closing = self._closing_continue(fall, end - 1, target, loop)
+        if closing is None or closing == fall or closing == loop.natural_end:
+            return None
+        return closing
+
     def _if_or_assert(self, cond: n.Expr, body: List[n.Stmt]) -> n.Stmt:
         """`if cond: body` with no else, or the assert statement it stands for."""
         return _as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, [])
@@ -726,7 +789,17 @@ class ControlRules:
         if self.version.conditional_jumps_forward_only and any(
                 self.instrs[k].opname in COND_JUMPS for k in self.jump_sources.get(jump.index, ())):
             return True
-        return self._lands_apart(jump.index, end)
+        return self._lands_apart(jump.index, end) or self._jump_back_not_threadable(jump, end)
+
+    def _jump_back_not_threadable(self, jump: Instr, end: int) -> bool:
+        """3.8/3.9: could a jump over an else part (a JUMP_FORWARD to the loop's closing jump at
+        `end`) not have become this JUMP_ABSOLUTE back? The peephole pass retargets a jump only
+        where the new argument needs no more EXTENDED_ARG prefixes than the old one had."""
+        if not self.version.threads_jumps_once or jump.raw_opname != "JUMP_ABSOLUTE" or jump.arg is None \
+                or end >= len(self.instrs):
+            return False
+        forward = self.instrs[end].offset - (jump.offset + 2)
+        return _prefixes_needed(jump.arg) > _prefixes_needed(max(forward, 0))
 
     def _lands_apart(self, k: int, closing_at: int) -> bool:
         """Do the jumps at `k` and `closing_at` reach the same instruction from different bytes
@@ -1037,6 +1110,9 @@ class ControlRules:
                 self.stack = stack_before
             if cond is not None and false_target > j:
                 return self.while_loop(h, cond, false_target, top_test=(h, fall))
+            if cond is not None and self._threaded_through(false_target, j + 1):
+                # (the loop's exit is a jump, e.g. an enclosing loop's way back: the test goes there)
+                return self.while_loop(h, cond, j + 1, top_test=(h, fall))
         return self.while_loop(h, None, j + 1, top_test=None)
 
     def _break_target(self, start: int, end: int, exit: int, exclude: Set[int]) -> Optional[int]:
@@ -1534,6 +1610,11 @@ class ControlRules:
         if length <= 0 or end > len(self.instrs) or self.instrs[cleanup - 1].opname != "RETURN_VALUE":
             return 0
         return length if self._same_test(start, cleanup + 2, length) else 0
+
+
+def _prefixes_needed(arg: int) -> int:
+    """How many EXTENDED_ARG prefixes an argument of this size takes (one per byte above one)."""
+    return max(0, (arg.bit_length() - 1) // 8)
 
 
 def _as_assert(cond: n.Expr, body: List[n.Stmt], assert_opcode: bool) -> Optional[n.Stmt]:

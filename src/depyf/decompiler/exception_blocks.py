@@ -26,6 +26,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
+from depyf.decompiler.control import fold_tail_into_else
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 
 _SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
@@ -521,6 +522,15 @@ class BlockExceptionRules:
                 break
         return self._live_end(start, h), None
 
+    def _dead_pop_block_after_return(self, start: int, body_end: int, h: int) -> bool:
+        """3.8/3.9: is the try body's POP_BLOCK (at `body_end`, before the jump to the else part)
+        unreachable after a return? The optimiser removes the code after a return up to the next
+        label, so one kept means that the body's last statement was compound (an if whose every
+        branch returns: `if a: return x else: return y`)."""
+        pb = body_end
+        return self.version.removes_dead_code_to_label_only and start < pb == h - 2 and self._op(pb) == "POP_BLOCK" \
+            and self._op(pb - 1) == "RETURN_VALUE" and not self.jump_sources.get(pb)
+
     def _try_except(self, i: int, h: int) -> int:
         handlers, exits, hend = self._handler_chain(h)
         body_end, body_exit = self._body_exit(i + 1, h)
@@ -529,6 +539,8 @@ class BlockExceptionRules:
         exit_span = (body_exit[1] - 1, h) if body_exit is not None and body_exit[0] == "tail" else None
         block = _Block("except-body", exit_span=exit_span)
         body = self._run_in(block, i + 1, body_end, list(outer))
+        if self._dead_pop_block_after_return(i + 1, body_end, h):
+            fold_tail_into_else(body)
         # A clause may jump to a duplicate of the code where the enclosing part ends (3.10).
         exits = [("jump", self.end) if e is not None and e[0] == "jump" and e[1] > self.end > hend
                  and self._duplicates([self.end, e[1]]) else e for e in exits]
