@@ -757,7 +757,8 @@ class ControlRules:
             ins, other = self.instrs[k], self.instrs[k + 1]
             if k > fall and any(not fall <= src < k for src in self.jump_sources.get(k, ())):
                 return None  # something outside the body jumps into it
-            if ins.opname == "JUMP" and ins.target == k + 2 and other.opname == "JUMP" \
+            if ins.opname == "JUMP" and (ins.target == k + 2 or self._threaded_through(ins.target, k + 2)) \
+                    and other.opname == "JUMP" \
                     and other.target == target and not self.jump_sources.get(k + 1) and k > fall:
                 return k
             if ins.target is not None and not fall <= ins.target <= k + 1 and ins.target not in leave_ok:
@@ -1103,6 +1104,11 @@ class ControlRules:
             self.end = j + 1
             try:
                 cond, fall, false_target, _ = self.condition_chain(q, value)
+                last_test = self._test_of_else_break(h, j, fall, false_target)
+                if last_test is not None:
+                    self.end = last_test
+                    self.stack = list(stack_before)
+                    cond, fall, false_target, _ = self.condition_chain(q, value)
             except Exception:
                 cond = None
             finally:
@@ -1114,6 +1120,22 @@ class ControlRules:
                 # (the loop's exit is a jump, e.g. an enclosing loop's way back: the test goes there)
                 return self.while_loop(h, cond, j + 1, top_test=(h, fall))
         return self.while_loop(h, None, j + 1, top_test=None)
+
+    def _test_of_else_break(self, h: int, j: int, fall: int, exit: int) -> Optional[int]:
+        """3.8/3.9: where the last test of the chain at the top of the loop [h, j] starts when it
+        is the test of an if that ends the body with `else: break`: the if body's jump over the
+        else part became a jump back to the head, and the `break` is a jump to the loop's exit
+        that nothing reaches (the test's jump was threaded through it). The loop's own test is
+        the rest of the chain (where it splits compiles the same). None for any other loop."""
+        instrs = self.instrs
+        if not self.version.threads_jumps_once or not fall < j - 1 or instrs[j - 1].opname != "JUMP" \
+                or instrs[j - 1].target != exit or self.jump_sources.get(j - 1) \
+                or instrs[j - 2].opname != "JUMP" or instrs[j - 2].target != h:
+            return None
+        tests = [k for k in range(h, fall) if instrs[k].opname in COND_JUMPS]
+        if len(tests) < 2 or tests[-1] != fall - 1 or instrs[tests[-1]].target != exit:
+            return None
+        return tests[-2] + 1
 
     def _break_target(self, start: int, end: int, exit: int, exclude: Set[int]) -> Optional[int]:
         targets = [ins.target for ins in self.instrs[start:end]
@@ -1622,6 +1644,10 @@ def _as_assert(cond: n.Expr, body: List[n.Stmt], assert_opcode: bool) -> Optiona
     if len(body) != 1 or not isinstance(body[0], n.Raise) or body[0].cause is not None:
         return None
     exc = body[0].exc
+    if not assert_opcode and folds_under_not(cond):
+        # 3.8 (AssertionError is a plain name): `if a is not b: raise AssertionError` tests with
+        # `is not`; as `assert a is b` it would test with `is` and jump the other way.
+        return None
     if isinstance(exc, AssertionErrorName) or (isinstance(exc, n.Name) and exc.id == "AssertionError"
                                                and not assert_opcode):
         return n.Assert(demorgan_not(cond), None)

@@ -26,7 +26,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.control import fold_tail_into_else
+from depyf.decompiler.control import _drop_trailing_continue, fold_tail_into_else
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 
 _SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
@@ -556,10 +556,20 @@ class BlockExceptionRules:
             raise self.fail(self.instrs[h], "except clauses that end in different places")
         orelse: List[n.Stmt] = []
         after: List[n.Stmt] = []
+        closing_else = False
         if body_exit is not None and body_exit[0] == "jump":
             t = body_exit[1]
             if t == hend and end > hend:
                 orelse = self.run_range(hend, self._before_duplicate(hend, first_end), list(outer))
+            elif t not in (hend, end) and self._threaded_through(t, hend) and not self.jump_sources.get(hend) \
+                    and end == hend:
+                # 3.8/3.9: the body's jump went through the else part's only statement, a jump
+                # (`else: break`), which nothing reaches any more.
+                orelse = self.run_range(hend, hend + 1, list(outer))
+                end = hend + 1
+                loop = self.loops[-1] if self.loops else None
+                # The clauses' way out went through the loop's closing jump too: no `continue`.
+                closing_else = loop is not None and end == self.end == loop.body_end
             elif t not in (hend, end) and t < self.end:
                 body_exit = ("tail", h - 1, h)
         tails = [(k, e) for k, e in enumerate(exits) if e is not None and e[0] == "tail"]
@@ -618,6 +628,9 @@ class BlockExceptionRules:
                     and self.instrs[dead].argval is None and not self.jump_sources.get(dead):
                 orelse = self.run_range(hend, dead, list(outer))
                 end = dead
+        if closing_else:
+            for handler in handlers:
+                _drop_trailing_continue(handler.body)
         self.emit(n.Try(body, handlers, orelse, []))
         for stmt in after:
             self.emit(stmt)
@@ -1119,7 +1132,7 @@ class BlockExceptionRules:
 
     def async_for_loop(self, h: int) -> int:
         """`async for` before 3.11: SETUP_FINALLY around GET_ANEXT, END_ASYNC_FOR at the handler."""
-        from depyf.decompiler.control import LoopInfo, _drop_trailing_continue
+        from depyf.decompiler.control import LoopInfo
         instrs = self.instrs
         ins = instrs[h]
         if not self._ops_at(h + 1, ("GET_ANEXT", "LOAD_CONST", "YIELD_FROM", "POP_BLOCK")):

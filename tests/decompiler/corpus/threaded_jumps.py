@@ -174,3 +174,29 @@ def continue_far_from_loop_head(text):
         out.append(chars)
         text = text[2:]
     return out
+
+
+@cases((8,), (2,), (None,))
+def while_if_else_break(n):
+    out = []
+    while n is not None:
+        if n > 3:
+            out.append(n)
+            n = n - 1
+        else:
+            break
+    out.append(-1)
+    return out
+
+
+@cases((8,), (12,), (5,))
+def while_and_if_and_else_break(n):
+    out = []
+    while n is not None and n < 10:
+        if n > 3 and n != 5:
+            out.append(n)
+            n = n - 1
+        else:
+            break
+    out.append(-1)
+    return out
