@@ -1684,12 +1684,15 @@ def _inside_outer_clause(above_accumulator: List[n.Expr]) -> bool:
 
 
 def fold_tail_into_else(stmts: List[n.Stmt]) -> None:
-    """`if c: return a` + `return b` -> `if c: return a else: return b` (a compound last statement)."""
+    """`if c: return a` + `return b` -> `if c: return a else: return b` (a compound last statement).
+
+    Not into an if whose body ends in a raise: 3.8/3.9 keep the jump over an else part after a
+    raise, so such an if/else would have been read as one already."""
     if not stmts or not isinstance(stmts[-1], (n.Return, n.Raise)):
         return
     for k in range(len(stmts) - 2, -1, -1):
         s = stmts[k]
-        if isinstance(s, n.If) and not s.orelse and s.body and isinstance(s.body[-1], (n.Return, n.Raise)):
+        if isinstance(s, n.If) and not s.orelse and s.body and isinstance(s.body[-1], n.Return):
             s.orelse = stmts[k + 1:]
             del stmts[k + 1:]
             return

@@ -200,3 +200,13 @@ def while_and_if_and_else_break(n):
             break
     out.append(-1)
     return out
+
+
+@cases(([1], 1), ([1], 2), (None, 2))
+def else_holding_if_raise_then_return(a, c):
+    if a is None:
+        return "none"
+    else:
+        if c not in a:
+            raise ValueError(c)
+        return None
