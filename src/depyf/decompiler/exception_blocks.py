@@ -562,9 +562,10 @@ class BlockExceptionRules:
             if t == hend and end > hend:
                 orelse = self.run_range(hend, self._before_duplicate(hend, first_end), list(outer))
             elif t not in (hend, end) and self._threaded_through(t, hend) and not self.jump_sources.get(hend) \
-                    and end == hend:
+                    and end == hend and not any(self.instrs[k].target == t for k in range(h, hend)):
                 # 3.8/3.9: the body's jump went through the else part's only statement, a jump
-                # (`else: break`), which nothing reaches any more.
+                # (`else: break`), which nothing reaches any more. (Where a clause's way out goes
+                # there too, even a dead one after a raise, that jump is a `break` after the try.)
                 orelse = self.run_range(hend, hend + 1, list(outer))
                 end = hend + 1
                 loop = self.loops[-1] if self.loops else None
