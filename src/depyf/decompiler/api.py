@@ -168,9 +168,10 @@ class Decompiler:
                 and (not dead_return or read_last_return) \
                 and not (self.version.copies_exit_blocks and stmts[-1].jumped_to):
             stmts.pop()
-        elif dead_return:
+        elif dead_return and bytecode.instrs[-3].opname != "RAISE_VARARGS":
             # The compiler of 3.8/3.9 appends `return None` unless the last statement returns;
-            # an unreachable one means the source ended in a compound statement.
+            # an unreachable one means the source ended in a compound statement (or in a plain
+            # `raise`, which is no return either: that says nothing).
             fold_tail_into_else(stmts)
         declarations = _scope_declarations(code, bytecode)
         stmts[0:0] = declarations

@@ -437,7 +437,8 @@ class ControlRules:
         last = chain[-1].target
         starts = {a.start: k for k, a in enumerate(chain)}
         for k, a in enumerate(chain):
-            if a.target in (fall, last):
+            if a.target in (fall, last) or self._threaded_through(a.target, fall) \
+                    or self._threaded_through(a.target, last):
                 continue
             if starts.get(a.target, -1) > k:
                 continue
@@ -470,6 +471,10 @@ class ControlRules:
                 t, rf = self._same_exit(t, rf)
             elif self._copied_exits(t, rt):
                 t, rt = self._same_exit(t, rt)
+            elif self._threaded_through(t, rt):
+                t = rt
+            elif self._threaded_through(t, rf):
+                t = rf
         if t in (rt, rf):
             if t == rt:
                 left = a.expr if a.jump_if_true else _negated_atom(a.expr)
@@ -536,6 +541,15 @@ class ControlRules:
             return None
         return None
 
+    def _threaded_through(self, target: int, x: int) -> bool:
+        """Does a jump to `target` stand for a jump to `x`, an unconditional jump to `target`?
+        3.8/3.9's peephole pass retargets a jump to such a jump: in `if a or b: continue` the
+        test `a` jumps straight to the loop's head, past the `continue` that `b` falls into."""
+        if not self.version.threads_jumps_once or x >= len(self.instrs) or x == target:
+            return False
+        jump = self.instrs[x]
+        return jump.opname == "JUMP" and jump.target == target and x not in self.skip
+
     def _same_exit(self, x: int, y: int) -> Tuple[int, int]:
         """(x, y), or the first of the two twice when 3.10+ copied one exit block (`return None`)
         to both; the later copy is skipped once the chain is accepted."""
@@ -587,6 +601,12 @@ class ControlRules:
                 body = self.run_range(fall, end, list(self.stack))
                 self.emit(self._if_or_assert(cond, body))
                 return end
+            if fall < end and self._threaded_through(false_target, end):
+                # `if test: <rest of the block>`: the false branch went to the jump that ends the
+                # enclosing block (over its else part), and on to where that jump goes.
+                body = self.run_range(fall, end, list(self.stack))
+                self.emit(self._if_or_assert(cond, body))
+                return end
             last = self.instrs[end - 1]
             if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and self._never_falls_through(last, loop):
                 # `if test: ...; continue` then `break`: the body never falls through.
@@ -614,6 +634,20 @@ class ControlRules:
                         return end
                     self.emit(n.If(cond, body + [n.Continue()], []))
                     return closing + 1
+            over = self._jump_over_threaded_else(fall, end, false_target, loop)
+            if over is not None:
+                # `if test: ... else: continue`: the test's jump was threaded through the else
+                # part's jump, which nothing reaches any more.
+                body = self.run_range(fall, over, list(self.stack))
+                self.emit(n.If(cond, body, [stmt]))
+                return over + 2
+            closing = self._threaded_exit_statement(fall, end, false_target, loop)
+            if closing is not None:
+                # `if test: ...` then `break`/`continue`: the test's jump was threaded through
+                # that statement's jump, which is left where the body falls into it.
+                body = self.run_range(fall, closing, list(self.stack))
+                self.emit(n.If(cond, body, []))
+                return closing
             self.emit(n.If(demorgan_not(cond), [stmt], []))
             return fall
         if false_target <= i:
@@ -713,6 +747,36 @@ class ControlRules:
                 return None
         return None
 
+    def _jump_over_threaded_else(self, fall: int, end: int, target: int, loop: LoopInfo) -> Optional[int]:
+        """3.8/3.9: the jump that ends the if body starting at `fall` and skips an else part
+        that is only a `break` or `continue` (a jump to `target`) that nothing reaches."""
+        if not self.version.threads_jumps_once:
+            return None
+        leave_ok = set(loop.continue_targets) | {loop.break_target}
+        for k in range(fall, end - 1):
+            ins, other = self.instrs[k], self.instrs[k + 1]
+            if k > fall and any(not fall <= src < k for src in self.jump_sources.get(k, ())):
+                return None  # something outside the body jumps into it
+            if ins.opname == "JUMP" and (ins.target == k + 2 or self._threaded_through(ins.target, k + 2)) \
+                    and other.opname == "JUMP" \
+                    and other.target == target and not self.jump_sources.get(k + 1) and k > fall:
+                return k
+            if ins.target is not None and not fall <= ins.target <= k + 1 and ins.target not in leave_ok:
+                return None
+        return None
+
+    def _threaded_exit_statement(self, fall: int, end: int, target: int, loop: LoopInfo) -> Optional[int]:
+        """3.8/3.9: the `break` or `continue` (a JUMP to `target`) after the if body that starts
+        at `fall`, whose test jumps straight to `target` when false. Written as `if not test:
+        break`, the test would jump over a jump of its own; only the peephole pass's threading
+        makes a conditional jump leave the loop directly."""
+        if not self.version.threads_jumps_once or fall >= end - 1:
+            return None
+        closing = self._closing_continue(fall, end - 1, target, loop)
+        if closing is None or closing == fall or closing == loop.natural_end:
+            return None
+        return closing
+
     def _if_or_assert(self, cond: n.Expr, body: List[n.Stmt]) -> n.Stmt:
         """`if cond: body` with no else, or the assert statement it stands for."""
         return _as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, [])
@@ -726,7 +790,17 @@ class ControlRules:
         if self.version.conditional_jumps_forward_only and any(
                 self.instrs[k].opname in COND_JUMPS for k in self.jump_sources.get(jump.index, ())):
             return True
-        return self._lands_apart(jump.index, end)
+        return self._lands_apart(jump.index, end) or self._jump_back_not_threadable(jump, end)
+
+    def _jump_back_not_threadable(self, jump: Instr, end: int) -> bool:
+        """3.8/3.9: could a jump over an else part (a JUMP_FORWARD to the loop's closing jump at
+        `end`) not have become this JUMP_ABSOLUTE back? The peephole pass retargets a jump only
+        where the new argument needs no more EXTENDED_ARG prefixes than the old one had."""
+        if not self.version.threads_jumps_once or jump.raw_opname != "JUMP_ABSOLUTE" or jump.arg is None \
+                or end >= len(self.instrs):
+            return False
+        forward = self.instrs[end].offset - (jump.offset + 2)
+        return _prefixes_needed(jump.arg) > _prefixes_needed(max(forward, 0))
 
     def _lands_apart(self, k: int, closing_at: int) -> bool:
         """Do the jumps at `k` and `closing_at` reach the same instruction from different bytes
@@ -1030,6 +1104,11 @@ class ControlRules:
             self.end = j + 1
             try:
                 cond, fall, false_target, _ = self.condition_chain(q, value)
+                last_test = self._test_of_else_break(h, j, fall, false_target)
+                if last_test is not None:
+                    self.end = last_test
+                    self.stack = list(stack_before)
+                    cond, fall, false_target, _ = self.condition_chain(q, value)
             except Exception:
                 cond = None
             finally:
@@ -1037,7 +1116,26 @@ class ControlRules:
                 self.stack = stack_before
             if cond is not None and false_target > j:
                 return self.while_loop(h, cond, false_target, top_test=(h, fall))
+            if cond is not None and self._threaded_through(false_target, j + 1):
+                # (the loop's exit is a jump, e.g. an enclosing loop's way back: the test goes there)
+                return self.while_loop(h, cond, j + 1, top_test=(h, fall))
         return self.while_loop(h, None, j + 1, top_test=None)
+
+    def _test_of_else_break(self, h: int, j: int, fall: int, exit: int) -> Optional[int]:
+        """3.8/3.9: where the last test of the chain at the top of the loop [h, j] starts when it
+        is the test of an if that ends the body with `else: break`: the if body's jump over the
+        else part became a jump back to the head, and the `break` is a jump to the loop's exit
+        that nothing reaches (the test's jump was threaded through it). The loop's own test is
+        the rest of the chain (where it splits compiles the same). None for any other loop."""
+        instrs = self.instrs
+        if not self.version.threads_jumps_once or not fall < j - 1 or instrs[j - 1].opname != "JUMP" \
+                or instrs[j - 1].target != exit or self.jump_sources.get(j - 1) \
+                or instrs[j - 2].opname != "JUMP" or instrs[j - 2].target != h:
+            return None
+        tests = [k for k in range(h, fall) if instrs[k].opname in COND_JUMPS]
+        if len(tests) < 2 or tests[-1] != fall - 1 or instrs[tests[-1]].target != exit:
+            return None
+        return tests[-2] + 1
 
     def _break_target(self, start: int, end: int, exit: int, exclude: Set[int]) -> Optional[int]:
         targets = [ins.target for ins in self.instrs[start:end]
@@ -1536,11 +1634,20 @@ class ControlRules:
         return length if self._same_test(start, cleanup + 2, length) else 0
 
 
+def _prefixes_needed(arg: int) -> int:
+    """How many EXTENDED_ARG prefixes an argument of this size takes (one per byte above one)."""
+    return max(0, (arg.bit_length() - 1) // 8)
+
+
 def _as_assert(cond: n.Expr, body: List[n.Stmt], assert_opcode: bool) -> Optional[n.Stmt]:
     """`if not test: raise AssertionError(msg)` from LOAD_ASSERTION_ERROR is `assert test, msg`."""
     if len(body) != 1 or not isinstance(body[0], n.Raise) or body[0].cause is not None:
         return None
     exc = body[0].exc
+    if not assert_opcode and folds_under_not(cond):
+        # 3.8 (AssertionError is a plain name): `if a is not b: raise AssertionError` tests with
+        # `is not`; as `assert a is b` it would test with `is` and jump the other way.
+        return None
     if isinstance(exc, AssertionErrorName) or (isinstance(exc, n.Name) and exc.id == "AssertionError"
                                                and not assert_opcode):
         return n.Assert(demorgan_not(cond), None)
@@ -1577,12 +1684,15 @@ def _inside_outer_clause(above_accumulator: List[n.Expr]) -> bool:
 
 
 def fold_tail_into_else(stmts: List[n.Stmt]) -> None:
-    """`if c: return a` + `return b` -> `if c: return a else: return b` (a compound last statement)."""
+    """`if c: return a` + `return b` -> `if c: return a else: return b` (a compound last statement).
+
+    Not into an if whose body ends in a raise: 3.8/3.9 keep the jump over an else part after a
+    raise, so such an if/else would have been read as one already."""
     if not stmts or not isinstance(stmts[-1], (n.Return, n.Raise)):
         return
     for k in range(len(stmts) - 2, -1, -1):
         s = stmts[k]
-        if isinstance(s, n.If) and not s.orelse and s.body and isinstance(s.body[-1], (n.Return, n.Raise)):
+        if isinstance(s, n.If) and not s.orelse and s.body and isinstance(s.body[-1], n.Return):
             s.orelse = stmts[k + 1:]
             del stmts[k + 1:]
             return

@@ -26,6 +26,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
+from depyf.decompiler.control import _drop_trailing_continue, fold_tail_into_else
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 
 _SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
@@ -521,6 +522,15 @@ class BlockExceptionRules:
                 break
         return self._live_end(start, h), None
 
+    def _dead_pop_block_after_return(self, start: int, body_end: int, h: int) -> bool:
+        """3.8/3.9: is the try body's POP_BLOCK (at `body_end`, before the jump to the else part)
+        unreachable after a return? The optimiser removes the code after a return up to the next
+        label, so one kept means that the body's last statement was compound (an if whose every
+        branch returns: `if a: return x else: return y`)."""
+        pb = body_end
+        return self.version.removes_dead_code_to_label_only and start < pb == h - 2 and self._op(pb) == "POP_BLOCK" \
+            and self._op(pb - 1) == "RETURN_VALUE" and not self.jump_sources.get(pb)
+
     def _try_except(self, i: int, h: int) -> int:
         handlers, exits, hend = self._handler_chain(h)
         body_end, body_exit = self._body_exit(i + 1, h)
@@ -529,6 +539,8 @@ class BlockExceptionRules:
         exit_span = (body_exit[1] - 1, h) if body_exit is not None and body_exit[0] == "tail" else None
         block = _Block("except-body", exit_span=exit_span)
         body = self._run_in(block, i + 1, body_end, list(outer))
+        if self._dead_pop_block_after_return(i + 1, body_end, h):
+            fold_tail_into_else(body)
         # A clause may jump to a duplicate of the code where the enclosing part ends (3.10).
         exits = [("jump", self.end) if e is not None and e[0] == "jump" and e[1] > self.end > hend
                  and self._duplicates([self.end, e[1]]) else e for e in exits]
@@ -544,10 +556,21 @@ class BlockExceptionRules:
             raise self.fail(self.instrs[h], "except clauses that end in different places")
         orelse: List[n.Stmt] = []
         after: List[n.Stmt] = []
+        closing_else = False
         if body_exit is not None and body_exit[0] == "jump":
             t = body_exit[1]
             if t == hend and end > hend:
                 orelse = self.run_range(hend, self._before_duplicate(hend, first_end), list(outer))
+            elif t not in (hend, end) and self._threaded_through(t, hend) and not self.jump_sources.get(hend) \
+                    and end == hend and not any(self.instrs[k].target == t for k in range(h, hend)):
+                # 3.8/3.9: the body's jump went through the else part's only statement, a jump
+                # (`else: break`), which nothing reaches any more. (Where a clause's way out goes
+                # there too, even a dead one after a raise, that jump is a `break` after the try.)
+                orelse = self.run_range(hend, hend + 1, list(outer))
+                end = hend + 1
+                loop = self.loops[-1] if self.loops else None
+                # The clauses' way out went through the loop's closing jump too: no `continue`.
+                closing_else = loop is not None and end == self.end == loop.body_end
             elif t not in (hend, end) and t < self.end:
                 body_exit = ("tail", h - 1, h)
         tails = [(k, e) for k, e in enumerate(exits) if e is not None and e[0] == "tail"]
@@ -606,6 +629,9 @@ class BlockExceptionRules:
                     and self.instrs[dead].argval is None and not self.jump_sources.get(dead):
                 orelse = self.run_range(hend, dead, list(outer))
                 end = dead
+        if closing_else:
+            for handler in handlers:
+                _drop_trailing_continue(handler.body)
         self.emit(n.Try(body, handlers, orelse, []))
         for stmt in after:
             self.emit(stmt)
@@ -1107,7 +1133,7 @@ class BlockExceptionRules:
 
     def async_for_loop(self, h: int) -> int:
         """`async for` before 3.11: SETUP_FINALLY around GET_ANEXT, END_ASYNC_FOR at the handler."""
-        from depyf.decompiler.control import LoopInfo, _drop_trailing_continue
+        from depyf.decompiler.control import LoopInfo
         instrs = self.instrs
         ins = instrs[h]
         if not self._ops_at(h + 1, ("GET_ANEXT", "LOAD_CONST", "YIELD_FROM", "POP_BLOCK")):

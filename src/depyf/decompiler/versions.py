@@ -194,6 +194,13 @@ class BytecodeVersion:
         return self.key >= (3, 12)
 
     @property
+    def removes_dead_code_to_label_only(self) -> bool:
+        """3.8/3.9's peephole pass removes the code after a return only up to the next label, so
+        the end of a compound statement keeps what the compiler put after it (a POP_BLOCK, the
+        implicit `return None`); 3.10+ remove every unreachable block."""
+        return self.key < (3, 10)
+
+    @property
     def threads_jumps_once(self) -> bool:
         """3.8/3.9's peephole pass retargets a jump to an unconditional jump once, not along a
         chain of them: a test whose false branch reaches a loop's head through the jump over an

@@ -397,3 +397,42 @@ def written_continue_inside_try(specs):
     except ValueError:
         pass
     return seen
+
+
+@cases(((None, None),), (("a", "b"),), (("a", None),), (3,))
+def try_body_ends_in_if_else_returns(t):
+    try:
+        a, b = t
+        if a is None:
+            a = "C"
+        if b is None:
+            return a
+        else:
+            return a + b
+    except (TypeError, ValueError):
+        return "bad"
+
+
+@cases((("a", None),), (("a", "b"),), (3,))
+def try_body_ends_in_return_after_if(t):
+    try:
+        a, b = t
+        if b is None:
+            return a
+        return a + b
+    except (TypeError, ValueError):
+        return "bad"
+
+
+@cases((("a", None),), (("a", "b"),), (3,))
+def try_body_ends_in_if_else_raises(t):
+    try:
+        a, b = t
+        if b is None:
+            raise ValueError(a)
+        else:
+            raise KeyError(b)
+    except (TypeError, ValueError):
+        return "bad"
+    except KeyError as e:
+        return str(e)

@@ -265,3 +265,21 @@ def explicit_return_none_among_values(n):
     if n == 1:
         return "one"
     return n
+
+
+@cases((1, 5), (0, None))
+def if_is_not_raise_assertion_error(x, h):
+    """`is not` that raises AssertionError: no assert, whose test would be `is` (3.8)."""
+    if x:
+        x = 1
+    elif h is not None:
+        raise AssertionError("set")
+    return x
+
+
+@cases((1, [2]), (3, []))
+def if_in_raise_assertion_error(h, k):
+    assert h not in k
+    if h in k:
+        raise AssertionError
+    return h
