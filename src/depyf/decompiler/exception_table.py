@@ -108,6 +108,27 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return k + 1
         return e
 
+    def _past_unwound_exit(self, s: int, e: int, t: int) -> int:
+        """`try: ... if c: return CONST` (or `break`, `continue`): such an exit leaves the try's
+        block before it runs (before it loads a constant value, pops a for loop's iterator, runs
+        an enclosing finally body's copy, jumps), so that if's body lies after the protected
+        range, whose last instruction is the conditional jump over it. The try body ends where
+        that jump lands, not before the if's body (read as an else part, that exit ran whenever
+        the body did not raise: a silent wrong result)."""
+        instrs = self.instrs
+        if not s < e < t:
+            return e
+        jump = instrs[e - 1]
+        target = jump.target if jump.opname in COND_JUMPS else None
+        if target is None or not e < target <= t or instrs[target - 1].opname not in ("RETURN_VALUE", "JUMP"):
+            return e
+        if any(r.handler == t and r.start < target and e < r.end for r in self.bc.regions):
+            return e  # (the jump skips protected code: an if inside the body)
+        for k in range(e + 1, target):
+            if any(j < e - 1 or j >= target for j in self.jump_sources.get(k, ())):
+                return e
+        return target
+
     def _value_jump_sources_only(self, k: int, e: int) -> bool:
         """Is `k` reached only by jumps that bring the returned value, from the protected code
         before it: short-circuit operators (`return a and b`: the value `a` jumps straight to the
@@ -133,7 +154,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         base = list(self.stack)
         warm = self._reach(s)
-        be = self._extend_for_return(self._protected_end(s, t, warm))
+        be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         cleanup_region = st.region_at[t]
         if cleanup_region is None:
             raise self.fail(instrs[t], "try handler without its cleanup")
@@ -592,7 +613,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and instrs[copy_end - 1].arg == 0:
             copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there
         self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
-        be = self._extend_for_return(self._protected_end(s, t, warm))
+        be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         body = self.run_range(s, be, list(base))
         after = self.carry_out(body, base, self.last_stack)
         finalbody = self.run_range(final_start, final_end,
