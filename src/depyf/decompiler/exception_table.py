@@ -109,24 +109,32 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         return e
 
     def _past_unwound_exit(self, s: int, e: int, t: int) -> int:
-        """`try: ... if c: return CONST` (or `break`, `continue`): such an exit leaves the try's
-        block before it runs (before it loads a constant value, pops a for loop's iterator, runs
-        an enclosing finally body's copy, jumps), so that if's body lies after the protected
-        range, whose last instruction is the conditional jump over it. The try body ends where
-        that jump lands, not before the if's body (read as an else part, that exit ran whenever
-        the body did not raise: a silent wrong result)."""
+        """`try: ... if c: f(); return CONST` (or `break`, `continue`): such an exit leaves the
+        try's block before it runs (before it loads a constant value, pops a for loop's iterator,
+        runs an enclosing finally body's copy, jumps), so it lies after the protected range, and
+        the if's condition jumps past it. The try body ends where that jump lands, not before the
+        exit (read as an else part, the exit ran whenever the body did not raise: a silent wrong
+        result). A real else part starts where the body's jumps land; the same block where the
+        jump lands is the copy of the code after the try that the body falls into."""
         instrs = self.instrs
-        if not s < e < t:
+        if not s < e < t or instrs[e - 1].opname in ENDS_FLOW or self.jump_sources.get(e):
             return e
-        jump = instrs[e - 1]
-        target = jump.target if jump.opname in COND_JUMPS else None
-        if target is None or not e < target <= t or instrs[target - 1].opname not in ("RETURN_VALUE", "JUMP"):
+        q = e
+        while q < t and instrs[q].opname not in ENDS_FLOW:
+            if instrs[q].opname in COND_JUMPS or (q > e and self.jump_sources.get(q)):
+                return e
+            q += 1
+        target = q + 1
+        if q >= t or (q > e and self.jump_sources.get(q)):
+            return e
+        if not any(s <= j < e and instrs[j].opname in COND_JUMPS for j in self.jump_sources.get(target, ())):
             return e
         if any(r.handler == t and r.start < target and e < r.end for r in self.bc.regions):
-            return e  # (the jump skips protected code: an if inside the body)
-        for k in range(e + 1, target):
-            if any(j < e - 1 or j >= target for j in self.jump_sources.get(k, ())):
-                return e
+            return e  # (protected code in between: not an exit that left the block)
+        length = target - e
+        if target + length <= len(instrs) and self._same_instructions(e, target, length) \
+                and instrs[q].target == instrs[q + length].target:
+            return e  # the copy of the exit block after the try, on the body's way out
         return target
 
     def _value_jump_sources_only(self, k: int, e: int) -> bool:

@@ -102,3 +102,30 @@ def if_return_const_last_with_finally(value):
     finally:
         log.append("finally")
     return log
+
+
+@cases(("y",), ("",), ("bad",))
+def if_call_then_return_last(value):
+    log = []
+    try:
+        if _check(value):
+            log.append(value)
+            return log
+    except OSError:
+        log.append("raised")
+    log.append("after")
+    return log
+
+
+@cases(("y",), ("",), ("bad",))
+def if_call_then_return_none_last(value):
+    log = []
+    try:
+        found = _check(value)
+        if found:
+            log.append(found)
+            return
+    except OSError:
+        found = None
+    log.append(found)
+    return log
