@@ -1163,8 +1163,15 @@ class ControlRules:
         length = end - start
         for c in range(info.exit, info.outer_end - length + 1):
             if self._same_code((start, end), (c, c + length)) and not self._inside_later_loop(info.exit, c):
-                return c
+                return None if self._jumps_beyond(info.exit, c, info.outer_end) else c
         return None
+
+    def _jumps_beyond(self, start: int, c: int, end: int) -> bool:
+        """Does code in [start, c) jump past `c` (but not out of the range)? Then it is no else
+        part that ends where the break's exit block starts: the block at `c` is another
+        statement, a `return` inside an if after the loop say (`for ...: if a: return` then
+        `if b: return`), and the block at the loop's `break` was a return too."""
+        return any(c < ins.target <= end for ins in self.instrs[start:c] if ins.target is not None)
 
     def _inside_later_loop(self, after: int, c: int) -> bool:
         """Is `c` inside the body of a loop that starts at or after `after`? The code after a loop
