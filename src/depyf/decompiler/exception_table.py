@@ -195,6 +195,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
             if x is not None and x >= self.end:
                 x = None  # beyond the range: a fall-out would jump to what follows; an explicit return
+        if x is not None and x > be and not star and self.version.handler_code_at_end \
+                and self._later_construct_in(be, min(x, t), t):
+            x = None  # the handlers' returns are their own: what the body falls into follows the try
         star_tail = None
         if x is None and star and self.version.handler_code_at_end:
             # The same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
@@ -488,6 +491,19 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if x is not None and x in (loop.exit, loop.break_target):
                     self._xt_state.exit_breaks[start] = last + 1
                 break
+
+    def _later_construct_in(self, start: int, end: int, t: int) -> bool:
+        """Does a try or with statement start in [start, end) whose handler 3.12+ lays after the
+        handler `t`? The compiler emits an else part before the handlers, so the handlers of the
+        statements inside it come first: that code follows the try (`except E: return None`,
+        then `try: ...`), and the handler's return is its own, not a copy of the code after the
+        try nor that code moved after the handler."""
+        enclosing = set(self._chain_of(t, 0))
+        for k in range(start, end):
+            chain = self._chain(k)
+            if chain and chain[0] > t and chain[0] not in enclosing:
+                return True
+        return False
 
     def _fallthrough_tail(self, hs: int, he: int) -> Optional[int]:
         """Where a handler body runs on, after its unwinding, into code that ends in a return."""

@@ -27,3 +27,59 @@ def handler_raises_with_else(mapping):
     else:
         value += 1
     return value
+
+
+def _parse(text):
+    return int(text)
+
+
+@cases(("1",), ("x",), (None,))
+def handler_returns_then_try(text):
+    # 3.12+: the second try follows the first (its handler comes after the first's), so the
+    # first handler's `return None` is its own, not the function's end copied into it.
+    try:
+        value = _parse(text)
+    except TypeError:
+        return None
+    try:
+        return value + 1
+    except ValueError:
+        pass
+
+
+@cases(("1",), ("x",), (None,))
+def handler_passes_else_try(text):
+    # The same code as an else part: the inner try's handler comes first.
+    try:
+        value = _parse(text)
+    except TypeError:
+        pass
+    else:
+        try:
+            return value + 1
+        except ValueError:
+            return None
+
+
+@cases(("1",), ("x",), (None,))
+def handler_returns_then_try_falls_out(text):
+    log = []
+    try:
+        value = _parse(text)
+    except (TypeError, ValueError):
+        return None
+    try:
+        log.append(value + 1)
+    except ValueError:
+        pass
+
+
+@cases(("1",), ("x",), (None,))
+def handler_returns_then_with(text):
+    import contextlib
+    try:
+        value = _parse(text)
+    except (TypeError, ValueError):
+        return None
+    with contextlib.nullcontext(value) as v:
+        return v + 1
