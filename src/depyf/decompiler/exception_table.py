@@ -137,6 +137,23 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return e  # the copy of the exit block after the try, on the body's way out
         return target
 
+    def _nested_handler_exit(self, s: int, be: int, t: int) -> Optional[int]:
+        """Where the handler of a try nested in a body that never falls through (`try: return
+        f()` inside) jumps out of this try's protection: the else part, which only that handler
+        reaches (`try: (try: return f() except E: v = g()) except F: ... else: use(v)`)."""
+        if self._falls_into(s, be):
+            return None
+        found = None
+        for k in range(be, t):
+            y = self.instrs[k].target
+            if self.instrs[k].opname != "JUMP" or y is None or not k < y < t or t not in self._chain(k) \
+                    or t in self._chain(y):
+                continue
+            if found is not None and found != y:
+                return None
+            found = y
+        return found
+
     def _value_jump_sources_only(self, k: int, e: int) -> bool:
         """Is `k` reached only by jumps that bring the returned value, from the protected code
         before it: short-circuit operators (`return a and b`: the value `a` jumps straight to the
@@ -163,6 +180,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         base = list(self.stack)
         warm = self._reach(s)
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
+        nested_exit = self._nested_handler_exit(s, be, t)
+        if nested_exit is not None:
+            warm = warm | self._reach(nested_exit)
         cleanup_region = st.region_at[t]
         if cleanup_region is None:
             raise self.fail(instrs[t], "try handler without its cleanup")
@@ -211,12 +231,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         falls_out = False
         body_falls = self._falls_into(s, be)
         else_break = False
+        else_from = be
         if x is None:
             else_end, cont = be, be
             if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t):
                 else_end = cont = t  # 3.11: the handlers follow the else part
         elif s < x <= end:
             else_end, cont, falls_out = (min(x, t) if body_falls else be), x, True
+            if nested_exit is not None and nested_exit < min(x, t):
+                else_from, else_end = nested_exit, min(x, t)
         else:
             # The try ends its range: it jumps past the range's end, or back to the loop's head.
             else_end = min(t, end)
@@ -232,7 +255,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
                     else_end -= 1
                     else_break = True
-        else_start = be
+        else_start = else_from
         if star_else and n_jump is not None and x_h is not None:
             else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
             cont = max(cont, else_end)

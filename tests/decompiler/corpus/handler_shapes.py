@@ -83,3 +83,29 @@ def handler_returns_then_with(text):
         return None
     with contextlib.nullcontext(value) as v:
         return v + 1
+
+
+class _Help:
+    def help_a(self):
+        return "help a"
+
+    def do_b(self):
+        """b's doc"""
+
+
+@cases(("a",), ("b",), ("c",), ("",))
+def nested_handler_reaches_else(arg):
+    # 3.12+: the inner body returns, so only the inner handler reaches the outer else part.
+    obj = _Help()
+    try:
+        try:
+            return getattr(obj, "help_" + arg)()
+        except AttributeError:
+            command = getattr(obj, "do_" + arg)
+    except AttributeError:
+        return "no help"
+    else:
+        if command.__doc__ is None:
+            return "no doc"
+        doc = command.__doc__
+    return doc.upper()
