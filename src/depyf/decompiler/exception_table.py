@@ -526,6 +526,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             chain = self._chain(k)
             if chain and chain[0] > t and chain[0] not in enclosing:
                 return True
+            if self.instrs[k].opname in ENDS_FLOW:
+                return False  # (only the straight code the body falls into: past a jump lies other code)
         return False
 
     def _fallthrough_tail(self, hs: int, he: int) -> Optional[int]:

@@ -109,3 +109,27 @@ def nested_handler_reaches_else(arg):
             return "no doc"
         doc = command.__doc__
     return doc.upper()
+
+
+@cases(("1", "a"), ("x", "a"), ("1", "b"), ("x", "b"), ("1", "c"), ("1", "d"))
+def branches_each_with_try(text, op):
+    # A try's body falls into the jump out of its branch; the try in the next branch (its
+    # handler laid after this one's) is no code after the first try.
+    log = []
+    try:
+        if op == "a":
+            try:
+                log.append(_parse(text))
+            except ValueError:
+                log.append(-1)
+        elif op == "b":
+            try:
+                log.append(_parse(text) * 2)
+            except ValueError:
+                log.append(-2)
+        elif op == "c":
+            raise KeyError(op)
+        log.append("done")
+    except KeyError as exc:
+        log.append(str(exc))
+    return log
