@@ -23,7 +23,7 @@ class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
-                 "iterator", "outer_end", "is_while")
+                 "iterator", "outer_end", "is_while", "top_test")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -38,6 +38,9 @@ class LoopInfo:
         self.iterator: Optional[n.Expr] = None  # a for loop's iterator, on the stack below its body
         self.outer_end = exit  # the end of the range the loop is part of
         self.is_while = False
+        # A while loop's test at the top when a copy at the bottom ends the body (3.10+): the end
+        # of the body goes to the copy, only a `continue` jumps to the top.
+        self.top_test: Optional[int] = None
 
 
 class _Atom:
@@ -582,7 +585,8 @@ class ControlRules:
                                        or self._continues_outer_loop(false_target))
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
             stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
-            if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end:
+            if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end \
+                    and false_target != loop.top_test:
                 # `if test: <rest of the body>`: the compiler sends the false branch straight back.
                 body = self.run_range(fall, end, list(self.stack))
                 self.emit(self._if_or_assert(cond, body))
@@ -1089,6 +1093,8 @@ class ControlRules:
         info = LoopInfo(continue_targets, break_target, real_exit, body_end,
                         natural_end=-1 if explicit_continue or closing_apart else None)
         info.is_while = True
+        if top_test is not None and body_end != j and not explicit_continue:
+            info.top_test = top_test[0]
         self.loops.append(info)
         self.active_loops.add(h)
         try:
