@@ -522,12 +522,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         then `try: ...`), and the handler's return is its own, not a copy of the code after the
         try nor that code moved after the handler."""
         enclosing = set(self._chain_of(t, 0))
-        for k in range(start, end):
+        seen: Set[int] = set()
+        todo = [start]
+        while todo:  # (only the code the body falls into: past a jump out lies other code)
+            k = todo.pop()
+            if k in seen or not start <= k < end:
+                continue
+            seen.add(k)
             chain = self._chain(k)
             if chain and chain[0] > t and chain[0] not in enclosing:
                 return True
-            if self.instrs[k].opname in ENDS_FLOW:
-                return False  # (only the straight code the body falls into: past a jump lies other code)
+            todo.extend(self._successors(k))
         return False
 
     def _fallthrough_tail(self, hs: int, he: int) -> Optional[int]:

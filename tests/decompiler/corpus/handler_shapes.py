@@ -133,3 +133,18 @@ def branches_each_with_try(text, op):
     except KeyError as exc:
         log.append(str(exc))
     return log
+
+
+@cases(("1",), ("x",), (None,), ("0",))
+def handler_returns_then_if_return_then_try(text):
+    # The later try follows an if that returns: its handler still comes after the first one's.
+    try:
+        value = _parse(text)
+    except TypeError:
+        return None
+    if not value:
+        return "zero"
+    try:
+        return 10 // value
+    except ZeroDivisionError:
+        pass
