@@ -1170,13 +1170,6 @@ class ControlRules:
         for c in range(info.exit, info.outer_end - length + 1):
             if self._same_code((start, end), (c, c + length)) and not self._inside_later_loop(info.exit, c):
                 return None if self._jumps_beyond(info.exit, c, info.outer_end) else c
-        # The loop ends the range (the else part of a try, a handler): what the break
-        # copied is the code right after the range, where that part goes on.
-        c = info.outer_end
-        if info.exit <= c and c + length <= len(self.instrs) \
-                and self._same_code((start, end), (c, c + length)) \
-                and not self._jumps_beyond(info.exit, c, len(self.instrs)):
-            return c
         return None
 
     def _jumps_beyond(self, start: int, c: int, end: int) -> bool:

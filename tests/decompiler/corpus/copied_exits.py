@@ -304,20 +304,3 @@ def for_break_else_if(opts, args):
         if args:
             log.append(args)
     return
-
-
-@cases(("a.b c",), ("a b",), ("",), (None,))
-def try_else_for_break_else(text):
-    # 3.12+: the for loop ends the try's else part; its break copies the code after the try.
-    name = "none"
-    try:
-        words = text.split()
-    except AttributeError:
-        pass
-    else:
-        for name in words:
-            if "." in name:
-                break
-        else:
-            name = "no dot"
-    return name
