@@ -23,7 +23,7 @@ class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
-                 "iterator", "outer_end", "is_while")
+                 "iterator", "outer_end", "is_while", "top_test")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -38,6 +38,9 @@ class LoopInfo:
         self.iterator: Optional[n.Expr] = None  # a for loop's iterator, on the stack below its body
         self.outer_end = exit  # the end of the range the loop is part of
         self.is_while = False
+        # A while loop's test at the top when a copy at the bottom ends the body (3.10+): the end
+        # of the body goes to the copy, only a `continue` jumps to the top.
+        self.top_test: Optional[int] = None
 
 
 class _Atom:
@@ -596,7 +599,8 @@ class ControlRules:
                                        or self._continues_outer_loop(false_target))
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
             stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
-            if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end:
+            if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end \
+                    and false_target != loop.top_test:
                 # `if test: <rest of the body>`: the compiler sends the false branch straight back.
                 body = self.run_range(fall, end, list(self.stack))
                 self.emit(self._if_or_assert(cond, body))
@@ -1187,6 +1191,8 @@ class ControlRules:
         info = LoopInfo(continue_targets, break_target, real_exit, body_end,
                         natural_end=-1 if explicit_continue or closing_apart else None)
         info.is_while = True
+        if top_test is not None and body_end != j and not explicit_continue:
+            info.top_test = top_test[0]
         self.loops.append(info)
         self.active_loops.add(h)
         try:
@@ -1261,8 +1267,15 @@ class ControlRules:
         length = end - start
         for c in range(info.exit, info.outer_end - length + 1):
             if self._same_code((start, end), (c, c + length)) and not self._inside_later_loop(info.exit, c):
-                return c
+                return None if self._jumps_beyond(info.exit, c, info.outer_end) else c
         return None
+
+    def _jumps_beyond(self, start: int, c: int, end: int) -> bool:
+        """Does code in [start, c) jump past `c` (but not out of the range)? Then it is no else
+        part that ends where the break's exit block starts: the block at `c` is another
+        statement, a `return` inside an if after the loop say (`for ...: if a: return` then
+        `if b: return`), and the block at the loop's `break` was a return too."""
+        return any(c < ins.target <= end for ins in self.instrs[start:c] if ins.target is not None)
 
     def _inside_later_loop(self, after: int, c: int) -> bool:
         """Is `c` inside the body of a loop that starts at or after `after`? The code after a loop

@@ -108,6 +108,52 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return k + 1
         return e
 
+    def _past_unwound_exit(self, s: int, e: int, t: int) -> int:
+        """`try: ... if c: f(); return CONST` (or `break`, `continue`): such an exit leaves the
+        try's block before it runs (before it loads a constant value, pops a for loop's iterator,
+        runs an enclosing finally body's copy, jumps), so it lies after the protected range, and
+        the if's condition jumps past it. The try body ends where that jump lands, not before the
+        exit (read as an else part, the exit ran whenever the body did not raise: a silent wrong
+        result). A real else part starts where the body's jumps land; the same block where the
+        jump lands is the copy of the code after the try that the body falls into."""
+        instrs = self.instrs
+        if not s < e < t or instrs[e - 1].opname in ENDS_FLOW or self.jump_sources.get(e):
+            return e
+        q = e
+        while q < t and instrs[q].opname not in ENDS_FLOW:
+            if instrs[q].opname in COND_JUMPS or (q > e and self.jump_sources.get(q)):
+                return e
+            q += 1
+        target = q + 1
+        if q >= t or (q > e and self.jump_sources.get(q)):
+            return e
+        if not any(s <= j < e and instrs[j].opname in COND_JUMPS for j in self.jump_sources.get(target, ())):
+            return e
+        if any(r.handler == t and r.start < target and e < r.end for r in self.bc.regions):
+            return e  # (protected code in between: not an exit that left the block)
+        length = target - e
+        if target + length <= len(instrs) and self._same_instructions(e, target, length) \
+                and instrs[q].target == instrs[q + length].target:
+            return e  # the copy of the exit block after the try, on the body's way out
+        return target
+
+    def _nested_handler_exit(self, s: int, be: int, t: int) -> Optional[int]:
+        """Where the handler of a try nested in a body that never falls through (`try: return
+        f()` inside) jumps out of this try's protection: the else part, which only that handler
+        reaches (`try: (try: return f() except E: v = g()) except F: ... else: use(v)`)."""
+        if self._falls_into(s, be):
+            return None
+        found = None
+        for k in range(be, t):
+            y = self.instrs[k].target
+            if self.instrs[k].opname != "JUMP" or y is None or not k < y < t or t not in self._chain(k) \
+                    or t in self._chain(y):
+                continue
+            if found is not None and found != y:
+                return None
+            found = y
+        return found
+
     def _value_jump_sources_only(self, k: int, e: int) -> bool:
         """Is `k` reached only by jumps that bring the returned value, from the protected code
         before it: short-circuit operators (`return a and b`: the value `a` jumps straight to the
@@ -133,7 +179,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         base = list(self.stack)
         warm = self._reach(s)
-        be = self._extend_for_return(self._protected_end(s, t, warm))
+        be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
+        nested_exit = self._nested_handler_exit(s, be, t)
+        if nested_exit is not None:
+            warm = warm | self._reach(nested_exit)
         cleanup_region = st.region_at[t]
         if cleanup_region is None:
             raise self.fail(instrs[t], "try handler without its cleanup")
@@ -166,6 +215,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
             if x is not None and x >= self.end:
                 x = None  # beyond the range: a fall-out would jump to what follows; an explicit return
+        if x is not None and x > be and not star and self.version.handler_code_at_end \
+                and self._later_construct_in(be, min(x, t), t):
+            x = None  # the handlers' returns are their own: what the body falls into follows the try
         star_tail = None
         if x is None and star and self.version.handler_code_at_end:
             # The same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
@@ -179,12 +231,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         falls_out = False
         body_falls = self._falls_into(s, be)
         else_break = False
+        else_from = be
         if x is None:
             else_end, cont = be, be
             if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t):
                 else_end = cont = t  # 3.11: the handlers follow the else part
         elif s < x <= end:
             else_end, cont, falls_out = (min(x, t) if body_falls else be), x, True
+            if nested_exit is not None and nested_exit < min(x, t):
+                else_from, else_end = nested_exit, min(x, t)
         else:
             # The try ends its range: it jumps past the range's end, or back to the loop's head.
             else_end = min(t, end)
@@ -200,7 +255,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
                     else_end -= 1
                     else_break = True
-        else_start = be
+        else_start = else_from
         if star_else and n_jump is not None and x_h is not None:
             else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
             cont = max(cont, else_end)
@@ -460,6 +515,26 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._xt_state.exit_breaks[start] = last + 1
                 break
 
+    def _later_construct_in(self, start: int, end: int, t: int) -> bool:
+        """Does a try or with statement start in [start, end) whose handler 3.12+ lays after the
+        handler `t`? The compiler emits an else part before the handlers, so the handlers of the
+        statements inside it come first: that code follows the try (`except E: return None`,
+        then `try: ...`), and the handler's return is its own, not a copy of the code after the
+        try nor that code moved after the handler."""
+        enclosing = set(self._chain_of(t, 0))
+        seen: Set[int] = set()
+        todo = [start]
+        while todo:  # (only the code the body falls into: past a jump out lies other code)
+            k = todo.pop()
+            if k in seen or not start <= k < end:
+                continue
+            seen.add(k)
+            chain = self._chain(k)
+            if chain and chain[0] > t and chain[0] not in enclosing:
+                return True
+            todo.extend(self._successors(k))
+        return False
+
     def _fallthrough_tail(self, hs: int, he: int) -> Optional[int]:
         """Where a handler body runs on, after its unwinding, into code that ends in a return."""
         instrs = self.instrs
@@ -592,7 +667,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and instrs[copy_end - 1].arg == 0:
             copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there
         self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
-        be = self._extend_for_return(self._protected_end(s, t, warm))
+        be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         body = self.run_range(s, be, list(base))
         after = self.carry_out(body, base, self.last_stack)
         finalbody = self.run_range(final_start, final_end,

@@ -261,3 +261,46 @@ def finally_if_ends_loop_body(items, closed):
             if not done:
                 log.append(("close", item))
     return log
+
+
+@cases((["a", "-k"], [1]), (["a"], []), (["a"], [1]))
+def for_return_then_if_return(opts, args):
+    # 3.12+: the loop's `return` (drop the iterator, return None) is no copied `break`: the same
+    # return after the loop sits inside an if, which the code before it jumps past.
+    log = []
+    for opt in opts:
+        if opt == "-k":
+            return
+    if args:
+        return
+    log.append(args)
+    return log
+
+
+@cases((["a", "-k"], [1]), (["a"], []), (["a"], [1]), (["x"], [2]))
+def try_for_return_then_if_return(opts, args):
+    log = []
+    try:
+        for opt in opts:
+            if opt == "-k":
+                log.append(opt)
+                return
+        if args:
+            log.append(args)
+            return
+        log.append(int(opts[0]))
+    except ValueError:
+        log.append("bad")
+    return log
+
+
+@cases((["a", "-k"], [1]), (["a"], []), (["a"], [1]))
+def for_break_else_if(opts, args):
+    log = []
+    for opt in opts:
+        if opt == "-k":
+            break
+    else:
+        if args:
+            log.append(args)
+    return

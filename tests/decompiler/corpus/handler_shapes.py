@@ -27,3 +27,124 @@ def handler_raises_with_else(mapping):
     else:
         value += 1
     return value
+
+
+def _parse(text):
+    return int(text)
+
+
+@cases(("1",), ("x",), (None,))
+def handler_returns_then_try(text):
+    # 3.12+: the second try follows the first (its handler comes after the first's), so the
+    # first handler's `return None` is its own, not the function's end copied into it.
+    try:
+        value = _parse(text)
+    except TypeError:
+        return None
+    try:
+        return value + 1
+    except ValueError:
+        pass
+
+
+@cases(("1",), ("x",), (None,))
+def handler_passes_else_try(text):
+    # The same code as an else part: the inner try's handler comes first.
+    try:
+        value = _parse(text)
+    except TypeError:
+        pass
+    else:
+        try:
+            return value + 1
+        except ValueError:
+            return None
+
+
+@cases(("1",), ("x",), (None,))
+def handler_returns_then_try_falls_out(text):
+    log = []
+    try:
+        value = _parse(text)
+    except (TypeError, ValueError):
+        return None
+    try:
+        log.append(value + 1)
+    except ValueError:
+        pass
+
+
+@cases(("1",), ("x",), (None,))
+def handler_returns_then_with(text):
+    import contextlib
+    try:
+        value = _parse(text)
+    except (TypeError, ValueError):
+        return None
+    with contextlib.nullcontext(value) as v:
+        return v + 1
+
+
+class _Help:
+    def help_a(self):
+        return "help a"
+
+    def do_b(self):
+        """b's doc"""
+
+
+@cases(("a",), ("b",), ("c",), ("",))
+def nested_handler_reaches_else(arg):
+    # 3.12+: the inner body returns, so only the inner handler reaches the outer else part.
+    obj = _Help()
+    try:
+        try:
+            return getattr(obj, "help_" + arg)()
+        except AttributeError:
+            command = getattr(obj, "do_" + arg)
+    except AttributeError:
+        return "no help"
+    else:
+        if command.__doc__ is None:
+            return "no doc"
+        doc = command.__doc__
+    return doc.upper()
+
+
+@cases(("1", "a"), ("x", "a"), ("1", "b"), ("x", "b"), ("1", "c"), ("1", "d"))
+def branches_each_with_try(text, op):
+    # A try's body falls into the jump out of its branch; the try in the next branch (its
+    # handler laid after this one's) is no code after the first try.
+    log = []
+    try:
+        if op == "a":
+            try:
+                log.append(_parse(text))
+            except ValueError:
+                log.append(-1)
+        elif op == "b":
+            try:
+                log.append(_parse(text) * 2)
+            except ValueError:
+                log.append(-2)
+        elif op == "c":
+            raise KeyError(op)
+        log.append("done")
+    except KeyError as exc:
+        log.append(str(exc))
+    return log
+
+
+@cases(("1",), ("x",), (None,), ("0",))
+def handler_returns_then_if_return_then_try(text):
+    # The later try follows an if that returns: its handler still comes after the first one's.
+    try:
+        value = _parse(text)
+    except TypeError:
+        return None
+    if not value:
+        return "zero"
+    try:
+        return 10 // value
+    except ZeroDivisionError:
+        pass

@@ -119,3 +119,33 @@ def statement_then_try_holding_while_true(n):
         except IndexError:
             total += 1
     return total
+
+
+@cases(([[], ["a"], [], ["b", "c"]],), ([],))
+def while_test_if_not_continue(stack):
+    # 3.10+: a `continue` goes back to the test at the top; the end of the body to its copy at
+    # the bottom, so `if not words: continue` is no `if words: <rest>`.
+    stack = list(stack)
+    out = []
+    while stack:
+        words = stack.pop()
+        if not words:
+            continue
+        out.append(words[0])
+    return out
+
+
+@cases(([[], ["a", "#"], ["#"], ["b", "c"]],), ([],))
+def while_test_for_break_then_continue(stack):
+    stack = list(stack)
+    out = []
+    while stack:
+        words = list(stack.pop())
+        for i in range(len(words)):
+            if words[i] == "#":
+                del words[i:]
+                break
+        if not words:
+            continue
+        out.append(words)
+    return out
