@@ -359,7 +359,20 @@ class BlockExceptionRules:
                 if not dropped and self._op(nk) == "POP_TOP":
                     nk += 1  # a constant return drops the slot after the finally block ran
         elif kind == "finally-body-copy" and op == "POP_BLOCK":
+            self._copied_continuation = None
             nk = self._match_finally_copy(k + 1, block.info["start"], block.info["end"])
+            cont = self._copied_continuation
+            if nk is not None and cont is not None and cont[0] < nk:
+                # 3.10: the finally body ends in a construct of its own (`try: ... finally:`),
+                # whose normal way out holds the code that follows the unwinding (the
+                # `return`) and whose handler comes after it: the unwinding ends at that code,
+                # and the handler's copy is never reached from the source's point of view. (A
+                # `with` there has a second copy of that code where its handler swallowed the
+                # exception.)
+                if self._same_code(cont, (nk, nk + cont[1] - cont[0])):
+                    nk += cont[1] - cont[0]
+                self._mark_dead_span(cont[1], nk)
+                nk = cont[0]
         elif kind == "with" and op == "POP_BLOCK":
             j = k + 1
             while self._op(j) in _ROTATIONS:
@@ -852,6 +865,8 @@ class BlockExceptionRules:
         limit = len(instrs)  # 3.10 may place the handler after the end of an enclosing loop body
         setups = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
 
+        nested_handlers: List[int] = []
+
         def reach(through_handlers: bool) -> Tuple[int, List[int]]:
             seen = set()
             todo = [h]
@@ -867,6 +882,8 @@ class BlockExceptionRules:
                     if op == "RERAISE":
                         reraises.append(k)
                         break
+                    if op in setups:
+                        nested_handlers.append(ins.target)
                     if ins.is_jump and (through_handlers or op not in setups):
                         if h < ins.target < limit and not self._leaves_loop(ins.target):
                             todo.append(ins.target)
@@ -880,7 +897,11 @@ class BlockExceptionRules:
         _, reraises = reach(False)
         # 3.10 copies the closing RERAISE into the ways out of constructs nested in the finally
         # body (right after their POP_BLOCK / POP_EXCEPT); those are not its end.
-        ends = [k for k in reraises if self._op(k - 1) not in ("POP_BLOCK", "POP_EXCEPT")]
+        # A construct nested in the finally body whose handler lies after such a RERAISE (its own
+        # normal way out ends in the copy, `try: ... finally: h()` as the last statement) puts
+        # the end of the finally body past its handler.
+        ends = [k for k in reraises if self._op(k - 1) not in ("POP_BLOCK", "POP_EXCEPT")
+                and not any(t > k for t in nested_handlers)]
         if ends:
             last = max(ends)
             if self.version.copies_exit_blocks:
@@ -893,6 +914,12 @@ class BlockExceptionRules:
         furthest, _ = reach(True)
         if self._op(furthest + 1) == "RERAISE" and not self.jump_sources.get(furthest + 1):
             return furthest + 1, True  # left behind after a finally body that never finishes
+        if self._op(furthest) == "RERAISE" and any(self._op(t) == "WITH_EXCEPT_START" and furthest - t in (8, 11)
+                                                   for t in nested_handlers) \
+                and self._ops_at(furthest - 5, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")):
+            # 3.10: a `with` ends the finally body; the way on after its handler swallowed the
+            # exception is the closing RERAISE, copied there.
+            return furthest, True
         return furthest + 1, False
 
     def _mark_dead_span(self, start: int, end: int) -> None:
@@ -932,13 +959,17 @@ class BlockExceptionRules:
                 # A jump to the end of the finally body, in a copy followed by a return: the jump
                 # optimiser turned it into the return itself.
                 todo.append((a + 1, b + 1))
-            elif x.opname == "RERAISE" and y.opname == "RETURN_VALUE" and b + 1 == end \
+            elif x.opname == "RERAISE" and y.opname == "RETURN_VALUE" \
                     and not self.jump_sources.get(b) and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT"):
                 # The closing RERAISE copied into the branch of a last `if`, in a copy on the way
                 # of a `return value`: the copy ends at that return (the branch's jump goes to a
                 # duplicate of it).
                 self._copied_continuation = (a, a + 1)
-                return a
+                if b + 1 == end:
+                    return a
+                # ... or into the way out of a construct that ends the finally body, whose
+                # handler follows.
+                todo.append((a + 1, b + 1))
             elif x.opname == "RERAISE" and (self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")
                                             or not self.jump_sources.get(b)):
                 # 3.10: the closing RERAISE copied into a nested exit or into the branch of a

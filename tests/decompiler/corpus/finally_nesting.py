@@ -1,0 +1,76 @@
+"""Finally bodies whose last statement is a construct with a handler of its own (try/finally,
+with): 3.10 copies the closing re-raise (and, in the normal copy, the code after the whole
+statement) into that construct's way out, in front of its handler."""
+from _cases import cases
+
+
+class _Log:
+    def __init__(self, fail):
+        self.fail = fail
+        self.items = []
+
+    def work(self, what):
+        self.items.append(what)
+        if self.fail == what:
+            raise ValueError(what)
+
+    def __enter__(self):
+        self.items.append("enter")
+        return self
+
+    def __exit__(self, *exc):
+        self.items.append("exit")
+        return False
+
+
+@cases((None,), ("a",), ("g",), ("h",))
+def try_finally_in_finally(fail):
+    log = _Log(fail)
+    try:
+        try:
+            log.work("a")
+        finally:
+            try:
+                log.work("g")
+            finally:
+                log.work("h")
+    except ValueError:
+        log.items.append("caught")
+    return log.items
+
+
+@cases((None, True), (None, False), ("g", True), ("h", False))
+def return_through_nested_finally(fail, early):
+    log = _Log(fail)
+    try:
+        if early:
+            return log.items
+        log.work("a")
+    finally:
+        try:
+            log.work("g")
+        finally:
+            log.work("h")
+    return log.items + ["late"]
+
+
+@cases((None,), ("a",), ("h",))
+def with_in_finally(fail):
+    log = _Log(fail)
+    try:
+        log.work("a")
+    finally:
+        with log:
+            log.work("h")
+
+
+@cases((None, True), (None, False), ("h", True))
+def return_through_finally_with(fail, early):
+    log = _Log(fail)
+    try:
+        if early:
+            return len(log.items)
+        log.work("a")
+    finally:
+        with log:
+            log.work("h")
