@@ -362,15 +362,13 @@ class BlockExceptionRules:
             self._copied_continuation = None
             nk = self._match_finally_copy(k + 1, block.info["start"], block.info["end"])
             cont = self._copied_continuation
-            if nk is not None and cont is not None and cont[0] < nk:
+            if nk is not None and cont is not None and cont[0] < nk \
+                    and not self._same_code(cont, (nk, nk + cont[1] - cont[0])):
                 # 3.10: the finally body ends in a construct of its own (`try: ... finally:`),
                 # whose normal way out holds the code that follows the unwinding (the
                 # `return`) and whose handler comes after it: the unwinding ends at that code,
-                # and the handler's copy is never reached from the source's point of view. (A
-                # `with` there has a second copy of that code where its handler swallowed the
-                # exception.)
-                if self._same_code(cont, (nk, nk + cont[1] - cont[0])):
-                    nk += cont[1] - cont[0]
+                # and the handler's copy is never reached from the source's point of view.
+                # (Where one more copy of that code ends the copy, the unwinding ends there.)
                 self._mark_dead_span(cont[1], nk)
                 nk = cont[0]
         elif kind == "with" and op == "POP_BLOCK":
@@ -953,6 +951,12 @@ class BlockExceptionRules:
             if j < end and instrs[j].opname == "POP_EXCEPT" and j > b:
                 todo.append((a, j + 1))
             x, y = instrs[b], instrs[a]
+            if x.opname == "RERAISE" and not self.jump_sources.get(b) \
+                    and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT") and self.version.copies_exit_blocks:
+                # (Tried last.) The closing RERAISE copied into the branch of an `if` that ends
+                # the finally body; in this copy the branch falls into the code that follows,
+                # where the `if`'s other way goes too.
+                todo.append((a, b + 1))
             if x.opname == y.opname and (x.argval == y.argval or (x.is_jump and y.is_jump)):
                 todo.append((a + 1, b + 1))
             elif x.is_jump and x.target == end and y.opname == "RETURN_VALUE":
@@ -960,15 +964,15 @@ class BlockExceptionRules:
                 # optimiser turned it into the return itself.
                 todo.append((a + 1, b + 1))
             elif x.opname == "RERAISE" and y.opname == "RETURN_VALUE" \
-                    and not self.jump_sources.get(b) and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT"):
+                    and (not self.jump_sources.get(b) or self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")):
                 # The closing RERAISE copied into the branch of a last `if`, in a copy on the way
                 # of a `return value`: the copy ends at that return (the branch's jump goes to a
                 # duplicate of it).
                 self._copied_continuation = (a, a + 1)
-                if b + 1 == end:
+                if b + 1 == end and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT"):
                     return a
-                # ... or into the way out of a construct that ends the finally body, whose
-                # handler follows.
+                # ... or into the way out of a construct nested in the finally body (after its
+                # POP_BLOCK / POP_EXCEPT, or in front of its handler).
                 todo.append((a + 1, b + 1))
             elif x.opname == "RERAISE" and (self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")
                                             or not self.jump_sources.get(b)):

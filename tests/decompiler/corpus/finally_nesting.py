@@ -74,3 +74,32 @@ def return_through_finally_with(fail, early):
     finally:
         with log:
             log.work("h")
+
+
+@cases((None, True), (None, False), ("b", False))
+def return_through_finally_if_try(fail, got):
+    # The return value's RETURN_VALUE is copied into each way out of the try/except inside the
+    # finally body's last `if`.
+    log = _Log(fail)
+    try:
+        return got
+    finally:
+        log.work("a")
+        if not got:
+            try:
+                log.work("b")
+            except ValueError:
+                pass
+
+
+@cases((None, True), (None, False), ("read", True))
+def return_through_finally_if_in_with(fail, locked):
+    # The finally body's last `if` falls into the with's way out, which the return goes on to.
+    log = _Log(fail)
+    with log:
+        try:
+            log.work("read")
+            return log.items[:]
+        finally:
+            if locked:
+                log.work("unlock")
