@@ -904,7 +904,10 @@ class BlockExceptionRules:
             last = max(ends)
             if self.version.copies_exit_blocks:
                 # 3.10 copies that closing RERAISE into the branches that reach it (`if c: A` as
-                # the last statement): each copy ends its branch of the finally body.
+                # the last statement): each copy ends its branch of the finally body. Each
+                # conditional jump to the end gets its own copy too (`if a and b:`), which is that
+                # end itself.
+                ends = self._merge_jumped_end_copies(ends, last)
                 self.finally_end_copies.update(
                     k for k in ends if k < last and instrs[k].arg == instrs[last].arg
                     and not self.jump_sources.get(k))
