@@ -371,6 +371,11 @@ class BlockExceptionRules:
                 # (Where one more copy of that code ends the copy, the unwinding ends there.)
                 self._mark_dead_span(cont[1], nk)
                 nk = cont[0]
+            elif nk is not None and cont == (nk, nk + 1) and self._same_code(cont, (nk + 1, nk + 2)) \
+                    and self.jump_sources.get(nk + 1) and all(k < src < nk for src in self.jump_sources[nk + 1]):
+                # The branch of the finally body's last `if` goes on to a duplicate of the return
+                # the copy ends at: both are that return.
+                self._mark_dead_span(nk + 1, nk + 2)
         elif kind == "with" and op == "POP_BLOCK":
             j = k + 1
             while self._op(j) in _ROTATIONS:
