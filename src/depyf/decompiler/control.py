@@ -86,6 +86,8 @@ def demorgan_not(e: n.Expr) -> n.Expr:
     return negate(e)
 
 
+# The instructions that open a protected block up to their handler (3.8-3.10).
+_BLOCK_SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
 _OTHER_BOOL_OP = {"and": "or", "or": "and"}
 
 
@@ -1162,9 +1164,18 @@ class ControlRules:
         break's target."""
         length = end - start
         for c in range(info.exit, info.outer_end - length + 1):
-            if self._same_code((start, end), (c, c + length)) and not self._inside_later_loop(info.exit, c):
+            if self._same_code((start, end), (c, c + length)) and not self._inside_later_loop(info.exit, c) \
+                    and not self._inside_later_block(info.exit, c):
                 return c
         return None
+
+    def _inside_later_block(self, after: int, c: int) -> bool:
+        """Is `c` inside a statement that starts at or after `after`: the body of a try or with
+        (3.8-3.10: SETUP_* up to its handler) or a branch that a jump from there goes past? A copy
+        of the function's end there (3.10+ copy it onto every way out) is not where a `break` goes,
+        and the loop's else part cannot end there."""
+        return any((ins.opname in _BLOCK_SETUPS or ins.is_jump) and ins.target > c
+                   for ins in self.instrs[after:c])
 
     def _inside_later_loop(self, after: int, c: int) -> bool:
         """Is `c` inside the body of a loop that starts at or after `after`? The code after a loop

@@ -261,3 +261,46 @@ def finally_if_ends_loop_body(items, closed):
             if not done:
                 log.append(("close", item))
     return log
+
+
+class _Ctx:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self.log
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return False
+
+
+
+@cases(([0, 0], True), ([0, 1], True), ([], False))
+def return_in_loop_then_with(items, flag):
+    # `return` inside the loop drops the iterator and returns None: the same code as a `break`
+    # whose exit block was copied; the copies of the function's end inside the with after the
+    # loop are not that exit (3.10).
+    log = []
+    for item in items:
+        if item:
+            log.append(item)
+            return
+    with _Ctx(log) as seen:
+        seen.append("body")
+
+
+@cases(([0, 0], True), ([0, 1], True), ([], False))
+def return_in_loop_then_if(items, flag):
+    # The copies of the function's end in the branches of the `if` after the loop are not the
+    # exit of a `break` either.
+    log = []
+    for item in items:
+        if item:
+            log.append(item)
+            return
+    if flag:
+        log.append("flag")
+    else:
+        log.append("no flag")
