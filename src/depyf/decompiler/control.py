@@ -770,7 +770,18 @@ class ControlRules:
         length = target - false_target
         if target + length <= len(self.instrs) and self._same_code((false_target, target), (target, target + length)):
             return None  # two copies of the block that ends the function, not an else part
+        if self._copies_of_block_at(false_target, target):
+            return None  # (3.10: one copy for each jump of an `a and b` test, say)
         return target
+
+    def _copies_of_block_at(self, start: int, target: int) -> bool:
+        """Is [start, target) made of copies of the small block at `target` that ends the
+        function (3.10+ copy it in place of each jump there)?"""
+        end = self._copy_end(target)  # exception_blocks: a small block ending the function
+        if end is None or (target - start) % (end - target):
+            return False
+        length = end - target
+        return all(self._same_code((k, k + length), (target, end)) for k in range(start, target, length))
 
     def _unfused_constant_return(self, k: int) -> bool:
         """3.12+ compile `return <constant>` to RETURN_CONST: a constant loaded, then returned by

@@ -304,3 +304,23 @@ def return_in_loop_then_if(items, flag):
         log.append("flag")
     else:
         log.append("no flag")
+
+
+class _File:
+    def __init__(self, closed):
+        self.closed = closed
+
+
+
+@cases((None, 1), (True, 1), (False, 1), (True, 2), (True, 3))
+def and_test_then_if_elif(closed, x):
+    # Each false jump of `a and b` and of the inner elif gets its own copy of the implicit
+    # `return None`, all after the if body: they are no else part.
+    f = None if closed is None else _File(closed)
+    if f and f.closed:
+        if x == 1:
+            f.closed = "one"
+            raise ValueError(f.closed)
+        elif x in (2, 4):
+            f.closed = "two"
+            raise KeyError(f.closed)
