@@ -226,8 +226,9 @@ class BlockExceptionRules:
         """The way out after the unwinding instruction at `p` of a part ending at `end`."""
         if p + 2 == end and self.instrs[p + 1].opname == "JUMP":
             t = self.instrs[p + 1].target
-            if t >= forward_from:
+            if t >= forward_from and not (t > self.end and self.loops and self._leaves_loop(t)):
                 return ("jump", t)
+            # (A jump out of the enclosing loop, past the range being read: a `break`.)
             return ("tail", p + 1, end)
         if self._is_copy(p + 1, end):
             return ("tail", p + 1, end)

@@ -397,3 +397,28 @@ def written_continue_inside_try(specs):
     except ValueError:
         pass
     return seen
+
+
+def _pop_or_fail(parts):
+    if parts[0] == "bad":
+        raise ImportError(parts[0])
+    return parts.pop(0)
+
+
+@cases((["a", "b"], True), (["a", "bad", "c"], False), (["a", "b"], False), ([], False))
+def break_from_clause_in_else_part(items, flag):
+    # 3.10: the clause's `break` jumps past the loop's duplicated test, out of the range of the
+    # loop body (it read as `pass`: a silent wrong result).
+    parts = list(items)
+    mod = None
+    if flag:
+        mod = "flag"
+    else:
+        while parts:
+            try:
+                mod = _pop_or_fail(parts)
+            except ImportError:
+                break
+    result = (mod, parts)
+    count = len(parts)
+    return result, count
