@@ -547,8 +547,10 @@ class BlockExceptionRules:
         block = _Block("except-body", exit_span=exit_span)
         body = self._run_in(block, i + 1, body_end, list(outer))
         # A clause may jump to a duplicate of the code where the enclosing part ends (3.10).
+        # Or it jumps straight where the jump that closes that part goes (an if body's jump over
+        # its else part): the jump optimiser threaded its jump to the end of the part.
         exits = [("jump", self.end) if e is not None and e[0] == "jump" and e[1] > self.end > hend
-                 and self._duplicates([self.end, e[1]]) else e for e in exits]
+                 and (self._duplicates([self.end, e[1]]) or self._closing_jump_to(e[1])) else e for e in exits]
         targets = {e[1] for e in exits if e is not None and e[0] == "jump" and hend <= e[1] <= self.end}
         end = max(targets) if targets else hend
         if self._note_outer(body_exit):
@@ -628,6 +630,13 @@ class BlockExceptionRules:
             self.emit(stmt)
         self._skip_overrun_reraise(hend)
         return end
+
+    def _closing_jump_to(self, target: int) -> bool:
+        """Does the enclosing part end at a forward JUMP to `target` (an if body's jump over its
+        else part, where the code after the try goes on)?"""
+        end = self.end
+        return end < len(self.instrs) and self.instrs[end].opname == "JUMP" and self.instrs[end].target == target \
+            and target > end
 
     def _skip_overrun_reraise(self, hend: int) -> None:
         """A try that ends a loop body whose last clause jumps back to the loop's head leaves the

@@ -422,3 +422,23 @@ def break_from_clause_in_else_part(items, flag):
     result = (mod, parts)
     count = len(parts)
     return result, count
+
+
+@cases(("12",), ("-3",), ("x",), ("",))
+def try_else_ends_if_body(text):
+    # The clause jumps straight past the if's else part, where the if body's closing jump goes:
+    # the code after the clauses is the try's else part (it read as code after the try, run
+    # after the clause too: a silent wrong result on 3.8-3.10).
+    out = {}
+    if text:
+        try:
+            out["n"] = int(text)
+        except ValueError:
+            out["n"] = None
+        else:
+            if out["n"] < 0:
+                out["n"] = None
+    else:
+        out["n"] = "empty"
+    out["done"] = True
+    return out
