@@ -600,9 +600,15 @@ class BlockExceptionRules:
         if body_exit is not None and body_exit[0] == "tail":
             span = (body_exit[1], body_exit[2])
             stmts = self.run_range(span[0], span[1], list(outer))
+            back = self.instrs[span[0]]
             if not targets and all(self._same_code(span, (e[1], e[2])) for _, e in tails):
                 after = stmts
                 tails = []
+            elif span[1] - span[0] == 1 and back.opname == "JUMP" and back.target < span[0] \
+                    and len(stmts) == 1 and isinstance(stmts[0], n.Continue):
+                # A `continue` that ends the body, right after its POP_BLOCK (an else part's
+                # `continue` would be reached by a JUMP_FORWARD of its own).
+                body.extend(stmts)
             elif not orelse:
                 orelse = stmts  # what runs only when the body finishes: the else part
             else:
