@@ -1115,11 +1115,16 @@ class BlockExceptionRules:
                 j = pb + 1 + 4 + awaits
                 if self._op(j) == "POP_TOP":
                     j += 1
-                    if j == h or (j + 1 == h and instrs[j].opname == "JUMP") or self._is_copy(j, h):
+                    # A copy of the code after the with is what the handler, having swallowed
+                    # the exception, falls into too; other code there is a `return <constant>`
+                    # that ends the body (its value loaded after the with is left).
+                    copied_after = self._same_code((j, h), (end, end + h - j))
+                    if j == h or (j + 1 == h and instrs[j].opname == "JUMP") \
+                            or (self._is_copy(j, h) and copied_after):
                         # 3.10 may also have duplicated this way out in front of it, for a loop
                         # in the body that leaves by its end and by a break.
                         body_end, tail = self._before_duplicate(i + 1, pb, h), (j, h)
-                    elif self._note_outer(self._outer_exit(j, h)):
+                    elif copied_after and self._note_outer(self._outer_exit(j, h)):
                         body_end = self._before_duplicate(i + 1, pb, h)
                 break
         else:
