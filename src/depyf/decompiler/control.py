@@ -89,6 +89,8 @@ def demorgan_not(e: n.Expr) -> n.Expr:
     return negate(e)
 
 
+# The instructions that open a protected block up to their handler (3.8-3.10).
+_BLOCK_SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
 _OTHER_BOOL_OP = {"and": "or", "or": "and"}
 
 
@@ -846,7 +848,18 @@ class ControlRules:
         length = target - false_target
         if target + length <= len(self.instrs) and self._same_code((false_target, target), (target, target + length)):
             return None  # two copies of the block that ends the function, not an else part
+        if self._copies_of_block_at(false_target, target):
+            return None  # (3.10: one copy for each jump of an `a and b` test, say)
         return target
+
+    def _copies_of_block_at(self, start: int, target: int) -> bool:
+        """Is [start, target) made of copies of the small block at `target` that ends the
+        function (3.10+ copy it in place of each jump there)?"""
+        end = self._copy_end(target)  # exception_blocks: a small block ending the function
+        if end is None or (target - start) % (end - target):
+            return False
+        length = end - target
+        return all(self._same_code((k, k + length), (target, end)) for k in range(start, target, length))
 
     def _unfused_constant_return(self, k: int) -> bool:
         """3.12+ compile `return <constant>` to RETURN_CONST: a constant loaded, then returned by
@@ -1267,7 +1280,9 @@ class ControlRules:
         length = end - start
         for c in range(info.exit, info.outer_end - length + 1):
             if self._same_code((start, end), (c, c + length)) and not self._inside_later_loop(info.exit, c):
-                return None if self._jumps_beyond(info.exit, c, info.outer_end) else c
+                # (the first copy found inside a later statement: the break's block was a return)
+                inside = self._inside_later_block(info.exit, c) or self._jumps_beyond(info.exit, c, info.outer_end)
+                return None if inside else c
         return None
 
     def _jumps_beyond(self, start: int, c: int, end: int) -> bool:
@@ -1276,6 +1291,14 @@ class ControlRules:
         statement, a `return` inside an if after the loop say (`for ...: if a: return` then
         `if b: return`), and the block at the loop's `break` was a return too."""
         return any(c < ins.target <= end for ins in self.instrs[start:c] if ins.target is not None)
+
+    def _inside_later_block(self, after: int, c: int) -> bool:
+        """Is `c` inside a statement that starts at or after `after`: the body of a try or with
+        (3.8-3.10: SETUP_* up to its handler) or a branch that a jump from there goes past? A copy
+        of the function's end there (3.10+ copy it onto every way out) is not where a `break` goes,
+        and the loop's else part cannot end there."""
+        return any((ins.opname in _BLOCK_SETUPS or ins.is_jump) and ins.target > c
+                   for ins in self.instrs[after:c])
 
     def _inside_later_loop(self, after: int, c: int) -> bool:
         """Is `c` inside the body of a loop that starts at or after `after`? The code after a loop

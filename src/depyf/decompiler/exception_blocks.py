@@ -227,8 +227,9 @@ class BlockExceptionRules:
         """The way out after the unwinding instruction at `p` of a part ending at `end`."""
         if p + 2 == end and self.instrs[p + 1].opname == "JUMP":
             t = self.instrs[p + 1].target
-            if t >= forward_from:
+            if t >= forward_from and not (t > self.end and self.loops and self._leaves_loop(t)):
                 return ("jump", t)
+            # (A jump out of the enclosing loop, past the range being read: a `break`.)
             return ("tail", p + 1, end)
         if self._is_copy(p + 1, end):
             return ("tail", p + 1, end)
@@ -360,7 +361,23 @@ class BlockExceptionRules:
                 if not dropped and self._op(nk) == "POP_TOP":
                     nk += 1  # a constant return drops the slot after the finally block ran
         elif kind == "finally-body-copy" and op == "POP_BLOCK":
+            self._copied_continuation = None
             nk = self._match_finally_copy(k + 1, block.info["start"], block.info["end"])
+            cont = self._copied_continuation
+            if nk is not None and cont is not None and cont[0] < nk \
+                    and not self._same_code(cont, (nk, nk + cont[1] - cont[0])):
+                # 3.10: the finally body ends in a construct of its own (`try: ... finally:`),
+                # whose normal way out holds the code that follows the unwinding (the
+                # `return`) and whose handler comes after it: the unwinding ends at that code,
+                # and the handler's copy is never reached from the source's point of view.
+                # (Where one more copy of that code ends the copy, the unwinding ends there.)
+                self._mark_dead_span(cont[1], nk)
+                nk = cont[0]
+            elif nk is not None and cont == (nk, nk + 1) and self._same_code(cont, (nk + 1, nk + 2)) \
+                    and self.jump_sources.get(nk + 1) and all(k < src < nk for src in self.jump_sources[nk + 1]):
+                # The branch of the finally body's last `if` goes on to a duplicate of the return
+                # the copy ends at: both are that return.
+                self._mark_dead_span(nk + 1, nk + 2)
         elif kind == "with" and op == "POP_BLOCK":
             j = k + 1
             while self._op(j) in _ROTATIONS:
@@ -542,8 +559,10 @@ class BlockExceptionRules:
         if self._dead_pop_block_after_return(i + 1, body_end, h):
             fold_tail_into_else(body)
         # A clause may jump to a duplicate of the code where the enclosing part ends (3.10).
+        # Or it jumps straight where the jump that closes that part goes (an if body's jump over
+        # its else part): the jump optimiser threaded its jump to the end of the part.
         exits = [("jump", self.end) if e is not None and e[0] == "jump" and e[1] > self.end > hend
-                 and self._duplicates([self.end, e[1]]) else e for e in exits]
+                 and (self._duplicates([self.end, e[1]]) or self._closing_jump_to(e[1])) else e for e in exits]
         targets = {e[1] for e in exits if e is not None and e[0] == "jump" and hend <= e[1] <= self.end}
         end = max(targets) if targets else hend
         if self._note_outer(body_exit):
@@ -604,9 +623,15 @@ class BlockExceptionRules:
         if body_exit is not None and body_exit[0] == "tail":
             span = (body_exit[1], body_exit[2])
             stmts = self.run_range(span[0], span[1], list(outer))
+            back = self.instrs[span[0]]
             if not targets and all(self._same_code(span, (e[1], e[2])) for _, e in tails):
                 after = stmts
                 tails = []
+            elif span[1] - span[0] == 1 and back.opname == "JUMP" and back.target < span[0] \
+                    and len(stmts) == 1 and isinstance(stmts[0], n.Continue):
+                # A `continue` that ends the body, right after its POP_BLOCK (an else part's
+                # `continue` would be reached by a JUMP_FORWARD of its own).
+                body.extend(stmts)
             elif not orelse:
                 orelse = stmts  # what runs only when the body finishes: the else part
             else:
@@ -637,6 +662,13 @@ class BlockExceptionRules:
             self.emit(stmt)
         self._skip_overrun_reraise(hend)
         return end
+
+    def _closing_jump_to(self, target: int) -> bool:
+        """Does the enclosing part end at a forward JUMP to `target` (an if body's jump over its
+        else part, where the code after the try goes on)?"""
+        end = self.end
+        return end < len(self.instrs) and self.instrs[end].opname == "JUMP" and self.instrs[end].target == target \
+            and target > end
 
     def _skip_overrun_reraise(self, hend: int) -> None:
         """A try that ends a loop body whose last clause jumps back to the loop's head leaves the
@@ -878,6 +910,8 @@ class BlockExceptionRules:
         limit = len(instrs)  # 3.10 may place the handler after the end of an enclosing loop body
         setups = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
 
+        nested_handlers: List[int] = []
+
         def reach(through_handlers: bool) -> Tuple[int, List[int]]:
             seen = set()
             todo = [h]
@@ -893,6 +927,8 @@ class BlockExceptionRules:
                     if op == "RERAISE":
                         reraises.append(k)
                         break
+                    if op in setups:
+                        nested_handlers.append(ins.target)
                     if ins.is_jump and (through_handlers or op not in setups):
                         if h < ins.target < limit and not self._leaves_loop(ins.target):
                             todo.append(ins.target)
@@ -906,12 +942,19 @@ class BlockExceptionRules:
         _, reraises = reach(False)
         # 3.10 copies the closing RERAISE into the ways out of constructs nested in the finally
         # body (right after their POP_BLOCK / POP_EXCEPT); those are not its end.
-        ends = [k for k in reraises if self._op(k - 1) not in ("POP_BLOCK", "POP_EXCEPT")]
+        # A construct nested in the finally body whose handler lies after such a RERAISE (its own
+        # normal way out ends in the copy, `try: ... finally: h()` as the last statement) puts
+        # the end of the finally body past its handler.
+        ends = [k for k in reraises if self._op(k - 1) not in ("POP_BLOCK", "POP_EXCEPT")
+                and not any(t > k for t in nested_handlers)]
         if ends:
             last = max(ends)
             if self.version.copies_exit_blocks:
                 # 3.10 copies that closing RERAISE into the branches that reach it (`if c: A` as
-                # the last statement): each copy ends its branch of the finally body.
+                # the last statement): each copy ends its branch of the finally body. Each
+                # conditional jump to the end gets its own copy too (`if a and b:`), which is that
+                # end itself.
+                ends = self._merge_jumped_end_copies(ends, last)
                 self.finally_end_copies.update(
                     k for k in ends if k < last and instrs[k].arg == instrs[last].arg
                     and not self.jump_sources.get(k))
@@ -919,6 +962,12 @@ class BlockExceptionRules:
         furthest, _ = reach(True)
         if self._op(furthest + 1) == "RERAISE" and not self.jump_sources.get(furthest + 1):
             return furthest + 1, True  # left behind after a finally body that never finishes
+        if self._op(furthest) == "RERAISE" and any(self._op(t) == "WITH_EXCEPT_START" and furthest - t in (8, 11)
+                                                   for t in nested_handlers) \
+                and self._ops_at(furthest - 5, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")):
+            # 3.10: a `with` ends the finally body; the way on after its handler swallowed the
+            # exception is the closing RERAISE, copied there.
+            return furthest, True
         return furthest + 1, False
 
     def _mark_dead_span(self, start: int, end: int) -> None:
@@ -952,19 +1001,29 @@ class BlockExceptionRules:
             if j < end and instrs[j].opname == "POP_EXCEPT" and j > b:
                 todo.append((a, j + 1))
             x, y = instrs[b], instrs[a]
+            if x.opname == "RERAISE" and not self.jump_sources.get(b) \
+                    and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT") and self.version.copies_exit_blocks:
+                # (Tried last.) The closing RERAISE copied into the branch of an `if` that ends
+                # the finally body; in this copy the branch falls into the code that follows,
+                # where the `if`'s other way goes too.
+                todo.append((a, b + 1))
             if x.opname == y.opname and (x.argval == y.argval or (x.is_jump and y.is_jump)):
                 todo.append((a + 1, b + 1))
             elif x.is_jump and x.target == end and y.opname == "RETURN_VALUE":
                 # A jump to the end of the finally body, in a copy followed by a return: the jump
                 # optimiser turned it into the return itself.
                 todo.append((a + 1, b + 1))
-            elif x.opname == "RERAISE" and y.opname == "RETURN_VALUE" and b + 1 == end \
-                    and not self.jump_sources.get(b) and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT"):
+            elif x.opname == "RERAISE" and y.opname == "RETURN_VALUE" \
+                    and (not self.jump_sources.get(b) or self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")):
                 # The closing RERAISE copied into the branch of a last `if`, in a copy on the way
                 # of a `return value`: the copy ends at that return (the branch's jump goes to a
                 # duplicate of it).
                 self._copied_continuation = (a, a + 1)
-                return a
+                if b + 1 == end and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT"):
+                    return a
+                # ... or into the way out of a construct nested in the finally body (after its
+                # POP_BLOCK / POP_EXCEPT, or in front of its handler).
+                todo.append((a + 1, b + 1))
             elif x.opname == "RERAISE" and (self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")
                                             or not self.jump_sources.get(b)):
                 # 3.10: the closing RERAISE copied into a nested exit or into the branch of a
@@ -1082,11 +1141,16 @@ class BlockExceptionRules:
                 j = pb + 1 + 4 + awaits
                 if self._op(j) == "POP_TOP":
                     j += 1
-                    if j == h or (j + 1 == h and instrs[j].opname == "JUMP") or self._is_copy(j, h):
+                    # A copy of the code after the with is what the handler, having swallowed
+                    # the exception, falls into too; other code there is a `return <constant>`
+                    # that ends the body (its value loaded after the with is left).
+                    copied_after = self._same_code((j, h), (end, end + h - j))
+                    if j == h or (j + 1 == h and instrs[j].opname == "JUMP") \
+                            or (self._is_copy(j, h) and copied_after):
                         # 3.10 may also have duplicated this way out in front of it, for a loop
                         # in the body that leaves by its end and by a break.
                         body_end, tail = self._before_duplicate(i + 1, pb, h), (j, h)
-                    elif self._note_outer(self._outer_exit(j, h)):
+                    elif copied_after and self._note_outer(self._outer_exit(j, h)):
                         body_end = self._before_duplicate(i + 1, pb, h)
                 break
         else:

@@ -304,3 +304,66 @@ def for_break_else_if(opts, args):
         if args:
             log.append(args)
     return
+
+
+class _Ctx:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self.log
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return False
+
+
+
+@cases(([0, 0], True), ([0, 1], True), ([], False))
+def return_in_loop_then_with(items, flag):
+    # `return` inside the loop drops the iterator and returns None: the same code as a `break`
+    # whose exit block was copied; the copies of the function's end inside the with after the
+    # loop are not that exit (3.10).
+    log = []
+    for item in items:
+        if item:
+            log.append(item)
+            return
+    with _Ctx(log) as seen:
+        seen.append("body")
+
+
+@cases(([0, 0], True), ([0, 1], True), ([], False))
+def return_in_loop_then_if(items, flag):
+    # The copies of the function's end in the branches of the `if` after the loop are not the
+    # exit of a `break` either.
+    log = []
+    for item in items:
+        if item:
+            log.append(item)
+            return
+    if flag:
+        log.append("flag")
+    else:
+        log.append("no flag")
+
+
+class _File:
+    def __init__(self, closed):
+        self.closed = closed
+
+
+
+@cases((None, 1), (True, 1), (False, 1), (True, 2), (True, 3))
+def and_test_then_if_elif(closed, x):
+    # Each false jump of `a and b` and of the inner elif gets its own copy of the implicit
+    # `return None`, all after the if body: they are no else part.
+    f = None if closed is None else _File(closed)
+    if f and f.closed:
+        if x == 1:
+            f.closed = "one"
+            raise ValueError(f.closed)
+        elif x in (2, 4):
+            f.closed = "two"
+            raise KeyError(f.closed)

@@ -436,3 +436,48 @@ def try_body_ends_in_if_else_raises(t):
         return "bad"
     except KeyError as e:
         return str(e)
+
+
+def _pop_or_fail(parts):
+    if parts[0] == "bad":
+        raise ImportError(parts[0])
+    return parts.pop(0)
+
+
+@cases((["a", "b"], True), (["a", "bad", "c"], False), (["a", "b"], False), ([], False))
+def break_from_clause_in_else_part(items, flag):
+    # 3.10: the clause's `break` jumps past the loop's duplicated test, out of the range of the
+    # loop body (it read as `pass`: a silent wrong result).
+    parts = list(items)
+    mod = None
+    if flag:
+        mod = "flag"
+    else:
+        while parts:
+            try:
+                mod = _pop_or_fail(parts)
+            except ImportError:
+                break
+    result = (mod, parts)
+    count = len(parts)
+    return result, count
+
+
+@cases(("12",), ("-3",), ("x",), ("",))
+def try_else_ends_if_body(text):
+    # The clause jumps straight past the if's else part, where the if body's closing jump goes:
+    # the code after the clauses is the try's else part (it read as code after the try, run
+    # after the clause too: a silent wrong result on 3.8-3.10).
+    out = {}
+    if text:
+        try:
+            out["n"] = int(text)
+        except ValueError:
+            out["n"] = None
+        else:
+            if out["n"] < 0:
+                out["n"] = None
+    else:
+        out["n"] = "empty"
+    out["done"] = True
+    return out

@@ -88,3 +88,20 @@ def finally_ends_with_if_and(fail, a, b):
     except ValueError:
         c.log.append("caught")
     return c.log
+
+
+@cases((False, True, True), (True, True, True), (False, True, False), (False, False, True))
+def finally_if_and_then_return(fail, a, b):
+    # 3.10: each false jump of `a and b` gets its own copy of the closing re-raise (and, in the
+    # normal copy, of the implicit return).
+    c = _Closable(fail)
+    try:
+        try:
+            c.work()
+        finally:
+            if a and b:
+                c.log.append("both")
+    except ValueError:
+        c.log.append("caught")
+    return c.log
+

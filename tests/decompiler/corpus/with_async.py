@@ -267,3 +267,30 @@ async def try_returns_await(x):
         return await Step(x + 1)
     except TypeError:
         return None
+
+
+class _Swallow:
+    """Swallows ValueError."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        return kind is ValueError
+
+
+def _check(fail):
+    if fail == "value":
+        raise ValueError(fail)
+    if fail == "key":
+        raise KeyError(fail)
+
+
+@cases((None,), ("value",))
+def return_constant_from_with(fail):
+    # 3.10 loads the constant after leaving the with; the way on after a swallowed exception is
+    # the implicit `return None` (it read as `return True` after the with).
+    with _Swallow():
+        _check(fail)
+        return True
+

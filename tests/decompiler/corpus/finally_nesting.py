@@ -1,0 +1,105 @@
+"""Finally bodies whose last statement is a construct with a handler of its own (try/finally,
+with): 3.10 copies the closing re-raise (and, in the normal copy, the code after the whole
+statement) into that construct's way out, in front of its handler."""
+from _cases import cases
+
+
+class _Log:
+    def __init__(self, fail):
+        self.fail = fail
+        self.items = []
+
+    def work(self, what):
+        self.items.append(what)
+        if self.fail == what:
+            raise ValueError(what)
+
+    def __enter__(self):
+        self.items.append("enter")
+        return self
+
+    def __exit__(self, *exc):
+        self.items.append("exit")
+        return False
+
+
+@cases((None,), ("a",), ("g",), ("h",))
+def try_finally_in_finally(fail):
+    log = _Log(fail)
+    try:
+        try:
+            log.work("a")
+        finally:
+            try:
+                log.work("g")
+            finally:
+                log.work("h")
+    except ValueError:
+        log.items.append("caught")
+    return log.items
+
+
+@cases((None, True), (None, False), ("g", True), ("h", False))
+def return_through_nested_finally(fail, early):
+    log = _Log(fail)
+    try:
+        if early:
+            return log.items
+        log.work("a")
+    finally:
+        try:
+            log.work("g")
+        finally:
+            log.work("h")
+    return log.items + ["late"]
+
+
+@cases((None,), ("a",), ("h",))
+def with_in_finally(fail):
+    log = _Log(fail)
+    try:
+        log.work("a")
+    finally:
+        with log:
+            log.work("h")
+
+
+@cases((None, True), (None, False), ("h", True))
+def return_through_finally_with(fail, early):
+    log = _Log(fail)
+    try:
+        if early:
+            return len(log.items)
+        log.work("a")
+    finally:
+        with log:
+            log.work("h")
+
+
+@cases((None, True), (None, False), ("b", False))
+def return_through_finally_if_try(fail, got):
+    # The return value's RETURN_VALUE is copied into each way out of the try/except inside the
+    # finally body's last `if`.
+    log = _Log(fail)
+    try:
+        return got
+    finally:
+        log.work("a")
+        if not got:
+            try:
+                log.work("b")
+            except ValueError:
+                pass
+
+
+@cases((None, True), (None, False), ("read", True))
+def return_through_finally_if_in_with(fail, locked):
+    # The finally body's last `if` falls into the with's way out, which the return goes on to.
+    log = _Log(fail)
+    with log:
+        try:
+            log.work("read")
+            return log.items[:]
+        finally:
+            if locked:
+                log.work("unlock")
