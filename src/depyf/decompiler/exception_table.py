@@ -682,24 +682,26 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     del self.skip[exit]
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size)
-                if k >= body_end:
-                    self._drop_copied_ways_on(k, k + size)
+                self._drop_copied_ways_on(k, k + size)
 
     def _drop_copied_ways_on(self, start: int, end: int) -> None:
         """A branch of the copy [start, end) that jumps where the handler's copy re-raises goes on
         to a duplicate of the return that follows the copy (`return x` through a finally body
-        whose last `if` has no else): that duplicate is part of the copy, read with the return."""
+        whose last `if` has no else): that duplicate is part of the copy, read with the return.
+        Each jump gets its own duplicate (`if a and b:` last: two), laid out one after the other."""
         after = self._copied_return_block(end)
         if after is None:
             return
-        for q in range(start, end):
-            t = self.instrs[q].target
-            if t != after or t in self.skip:  # (the duplicate follows the return it copies)
-                continue
-            dup = self._copied_return_block(t)
-            if dup is not None and dup - t == after - end and self._same_instructions(end, t, dup - t) \
-                    and all(start <= src < end for src in self.jump_sources.get(t, ())):
-                self._mark_dead(t, dup)
+        width = after - end
+        dup = after
+        while dup + width <= len(self.instrs) and dup not in self.skip:
+            sources = self.jump_sources.get(dup, ())
+            if not sources or not all(start <= src < end for src in sources) \
+                    or self._copied_return_block(dup) != dup + width \
+                    or not self._same_instructions(end, dup, width):
+                return
+            self._mark_dead(dup, dup + width)
+            dup += width
 
     def _drop_handlers_of(self, start: int, end: int) -> None:
         """The handler code of constructs inside a skipped copy of a finally body is dead too."""

@@ -88,3 +88,47 @@ def finally_ends_with_if_and(fail, a, b):
     except ValueError:
         c.log.append("caught")
     return c.log
+
+
+@cases((0, 5), (3, 5), (3, 0))
+def return_through_finally_with_if_and(n, offset):
+    # 3.11+: the copy of the finally body before the return ends in a return for each way out
+    # of `if a and b:` (one after the call, one per false jump).
+    log = []
+    total = 0
+    try:
+        while True:
+            if total >= n:
+                break
+            total += 1
+        return total
+    finally:
+        if total > 0 and offset:
+            log.append(offset + total)
+
+
+@cases((None, 1), (2, 1), (2, 0))
+def early_return_through_finally_with_if_and(parser, flag):
+    # The same copies before a return from inside the try body.
+    log = []
+    try:
+        if parser is None:
+            log.append("none")
+            return len(log)
+        log.append(parser)
+        return len(log) * 10
+    finally:
+        if flag and log:
+            log.append("closed")
+
+
+@cases(([0, 0, 3],), ([0],), ([],))
+def return_from_loop_through_finally_with_if(items):
+    seen = []
+    try:
+        for item in items:
+            seen.append(item)
+            if item:
+                return item
+    finally:
+        if seen: seen.append("end")
