@@ -58,7 +58,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return False
         st = self._xt()
         handlers = [t for t in st.try_starts.get(i, ()) if t not in st.handled]
+        if self._inverted_loop_test(j):
+            j -= 1  # (that JUMP, added after the table's ranges were drawn, is never protected)
         return any(r.handler in handlers and r.start <= j < r.end for r in self.bc.regions)
+
+    def _inverted_loop_test(self, j: int) -> bool:
+        """Is the jump back at `j` the second half of a while loop's test at the bottom, which
+        3.12+ spells `jump-if-not L; JUMP back; L:`?"""
+        instrs = self.instrs
+        return self.version.conditional_jumps_forward_only and 0 < j < len(instrs) - 1 \
+            and instrs[j].opname == "JUMP" and instrs[j - 1].opname in COND_JUMPS \
+            and instrs[j - 1].target == j + 1
 
     # --- try/except -----------------------------------------------------------------------------
 
@@ -181,7 +191,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else_break = False
         if x is None:
             else_end, cont = be, be
-            if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t):
+            if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t) \
+                    and not self.version.handler_code_at_end:
                 else_end = cont = t  # 3.11: the handlers follow the else part
         elif s < x <= end:
             else_end, cont, falls_out = (min(x, t) if body_falls else be), x, True

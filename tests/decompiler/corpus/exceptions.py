@@ -397,3 +397,18 @@ def written_continue_inside_try(specs):
     except ValueError:
         pass
     return seen
+
+
+@cases(("a",), ("b",), ("c",))
+def nested_try_returns_in_named_handler(key):
+    # The handler body is one try whose ways out all leave: the `as` name's cleanup is reached
+    # only from the inner handler's own cleanup (3.11+).
+    primary = {"a": 1}
+    fallback = {"b": 2}
+    try:
+        return primary[key]
+    except KeyError as missing:
+        try:
+            return fallback[key]
+        except KeyError:
+            raise LookupError(f'{missing}') from None

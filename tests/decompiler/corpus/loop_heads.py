@@ -119,3 +119,21 @@ def statement_then_try_holding_while_true(n):
         except IndexError:
             total += 1
     return total
+
+
+@cases(([1, 2, 1, 3],), ([],), (None,))
+def continue_to_while_test_inside_try(items):
+    # A try whose body is a while loop with a `continue`: the try and the loop start at the
+    # loop's test; 3.12+ leaves the jump back of the test at the bottom unprotected.
+    items = list(items) if items is not None else None
+    out = []
+    try:
+        while items:
+            c = items.pop()
+            if c == 1:
+                continue
+            out.append(c)
+    except TypeError:
+        out.append("error")
+    out.append("end")
+    return out
