@@ -311,7 +311,8 @@ class ControlRules:
         limit = self.end
         while len(atoms) < 64:
             nxt = atoms[-1].fall
-            if nxt >= limit or nxt in self.loop_end:
+            if nxt >= limit or nxt in self.loop_end \
+                    or (self.version.has_exception_table and self.try_starts_at(nxt)):
                 break
             parsed = self.parse_atom(nxt, limit)
             if parsed is None:

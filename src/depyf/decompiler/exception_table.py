@@ -14,11 +14,13 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS,
                                                 ExceptionRegionAnalysis)
 from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, Instr
-from depyf.decompiler.control import COND_JUMPS
+from depyf.decompiler.control import COND_JUMPS, LoopInfo
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _BREAK = -1  # a handler exit that leaves the enclosing loop
 
+
+_FORWARD_JUMPS = COND_JUMPS | {"JUMP"}  # (`if c: A else: continue`: A jumps over the way out)
 
 _MAX_RETURN_BLOCK = 8  # (the compiler copies only small exit blocks)
 
@@ -50,6 +52,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     return self._build_finally(i, t)
                 return self._build_except(i, t)
         return None
+
+    def try_starts_at(self, i: int) -> bool:
+        """Does a try statement not yet read start at `i`? (A condition chain stops there: the
+        test of an `if` that begins a try body belongs to the try.)"""
+        if not self.bc.regions:
+            return False
+        st = self._xt()
+        return any(t not in st.handled for t in st.try_starts.get(i, ()))
 
     def try_holds_loop(self, i: int, j: int) -> bool:
         """Does a try that starts at `i`, where a loop starts too, protect that loop's jump back
@@ -85,7 +95,48 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if s <= h < end <= j < len(self.instrs) and self.instrs[j].opname == "JUMP" \
                     and h not in self.active_loops:  # (an active loop encloses the try)
                 end = j + 1
+        end = self._past_last_way_out(s, t, end)
         return self._past_inline_handlers(s, end, warm)
+
+    def _past_last_way_out(self, s: int, t: int, end: int) -> int:
+        """A body that ends in `if c: continue` (or break, or return) leaves the protected range
+        before its way out: the compiler ends the protection (POP_BLOCK) before the jump. A test
+        in the body that jumps over that unprotected way out (or the jump of `if c: A` over an
+        `else: continue`) shows that it belongs to the if, not to the code after the try (read
+        so, the way out would run unconditionally)."""
+        instrs = self.instrs
+        for k in range(s, end):
+            target = instrs[k].target
+            if instrs[k].opname not in _FORWARD_JUMPS or not end < target <= self.end \
+                    or t not in self._chain(k):
+                continue
+            if self._unprotected_way_out(end, target, s):
+                return target
+            over = instrs[end]
+            if target == end + 1 and over.opname == "JUMP" and target < over.target <= self.end \
+                    and self._unprotected_way_out(target, over.target, s):
+                return over.target  # (3.13 leaves the jump over `else: continue` unprotected too)
+        return end
+
+    def _unprotected_way_out(self, start: int, stop: int, s: int) -> bool:
+        """Is [start, stop) straight code outside every protected range that only leaves: by a
+        return or raise, or by a jump back before `s` (continue) or past the range (break)?
+        A jump forward inside the range is the normal way out of a try body."""
+        instrs = self.instrs
+        st = self._xt_state
+        last = instrs[stop - 1]
+        if last.opname not in ENDS_FLOW:
+            return False
+        if last.opname == "JUMP" and s <= last.target <= self.end:
+            return False
+        width = stop - start
+        if stop + width <= len(instrs) and all(
+                instrs[start + d].opname == instrs[stop + d].opname
+                and instrs[start + d].target == instrs[stop + d].target
+                and repr(instrs[start + d].argval) == repr(instrs[stop + d].argval) for d in range(width)):
+            return False  # the code after the statement, copied into the if (3.12+: no way out)
+        return all(st.region_at[k] is None and (k == start or not self.jump_sources.get(k))
+                   and (instrs[k].target is None or k == stop - 1) for k in range(start, stop))
 
     def _past_inline_handlers(self, s: int, end: int, warm: Set[int]) -> int:
         """3.11 lays the handlers of a try inside a for loop after the loop's jump back: a for loop
@@ -205,7 +256,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target)
             falls_out = (x > end and not leaves_loop) or (
                 loop is not None and x in loop.continue_targets and not body_ends
-                and self._falls_into(s, else_end))
+                and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop))
             if leaves_loop:
                 x = None  # the jump past the loop is a `break`, not the end of the try
                 if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
@@ -256,6 +307,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _goes_on_at_head(self, end: int, loop: LoopInfo) -> bool:
+        """Does the range that ends at `end` run on to the loop's next iteration? Only then is a
+        handler's jump back to the loop's head the way out of a try that ends the range; where
+        more of the body follows (the try is the body of an if, say), it is a `continue`."""
+        if end >= len(self.instrs) or end >= loop.body_end or end in loop.continue_targets:
+            return True
+        ins = self.instrs[end]
+        return ins.opname == "JUMP" and ins.target in loop.continue_targets
 
     def _parse_clauses(self, t: int, cleanup: int, base: List[n.Expr]
                        ) -> List[Tuple[Optional[n.Expr], Optional[str], int, int]]:
