@@ -110,20 +110,22 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if instrs[k].opname not in _FORWARD_JUMPS or not end < target <= self.end \
                     or t not in self._chain(k):
                 continue
-            if self._unprotected_way_out(end, target, s):
+            if self._unprotected_way_out(end, target, s, t):
                 return target
             over = instrs[end]
             if target == end + 1 and over.opname == "JUMP" and target < over.target <= self.end \
-                    and self._unprotected_way_out(target, over.target, s):
+                    and self._unprotected_way_out(target, over.target, s, t):
                 return over.target  # (3.13 leaves the jump over `else: continue` unprotected too)
         return end
 
-    def _unprotected_way_out(self, start: int, stop: int, s: int) -> bool:
-        """Is [start, stop) straight code outside every protected range that only leaves: by a
-        return or raise, or by a jump back before `s` (continue) or past the range (break)?
-        A jump forward inside the range is the normal way out of a try body."""
+    def _unprotected_way_out(self, start: int, stop: int, s: int, t: int) -> bool:
+        """Is [start, stop) straight code, protected only by the constructs around the try (of
+        handler `t`, starting at `s`), that only leaves: by a return or raise, or by a jump back
+        before `s` (continue) or past the range (break)? A jump forward inside the range is the
+        normal way out of a try body."""
         instrs = self.instrs
-        st = self._xt_state
+        chain = self._chain(s)
+        outer = chain[chain.index(t) + 1:] if t in chain else ()
         last = instrs[stop - 1]
         if last.opname not in ENDS_FLOW:
             return False
@@ -135,18 +137,24 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and instrs[start + d].target == instrs[stop + d].target
                 and repr(instrs[start + d].argval) == repr(instrs[stop + d].argval) for d in range(width)):
             return False  # the code after the statement, copied into the if (3.12+: no way out)
-        return all(st.region_at[k] is None and (k == start or not self.jump_sources.get(k))
+        return all(self._chain(k) == outer and (k == start or not self.jump_sources.get(k))
                    and (instrs[k].target is None or k == stop - 1) for k in range(start, stop))
 
     def _past_inline_handlers(self, s: int, end: int, warm: Set[int]) -> int:
         """3.11 lays the handlers of a try inside a for loop after the loop's jump back: a for loop
-        that starts in the body ends at its exit, past that handler code."""
+        that starts in the body ends at its exit, past that handler code. So does a with
+        statement that ends the body: its normal exit jumps over its handler code."""
         for h in self.loop_end:
             ins = self.instrs[h]
             if not s <= h < end or ins.opname != "FOR_ITER" or h in self.active_loops:
                 continue
             if ins.target > end and not any(k in warm for k in range(end, ins.target)):
                 end = ins.target
+        if end < len(self.instrs) and end not in warm and end - 1 >= s:
+            over = self.instrs[end - 1]
+            if over.opname == "JUMP" and end < over.target <= self.end \
+                    and not any(k in warm for k in range(end, over.target)):
+                end = over.target
         return end
 
     def _extend_for_return(self, e: int) -> int:
@@ -646,12 +654,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             raise self.fail(instrs[t], "finally handler without its cleanup")
         cleanup = cleanup_region.handler
         reraise = cleanup - 1
-        if instrs[reraise].opname != "RERAISE":
-            raise self.fail(instrs[t], "finally handler does not end with a re-raise")
         # The finally body ends with the RERAISE its normal flow reaches (handler code of tries
         # inside it may follow).
-        ends = [k for k in self._reach(t + 1) if t < k < cleanup and instrs[k].opname == "RERAISE"
-                and instrs[k].arg == 0]
+        flow = [k for k in self._reach(t + 1) if t < k < cleanup]
+        ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
+        if instrs[reraise].opname != "RERAISE":
+            if ends or not flow:
+                raise self.fail(instrs[t], "finally handler does not end with a re-raise")
+            reraise = max(flow) + 1  # a finally body that never ends (`finally: raise`)
         final_start, final_end = t + 1, (max(ends) if ends else reraise)
         ends = self._merge_jumped_end_copies(ends, final_end)
         # 3.11+ copies the closing re-raise into the branches that reach it (`if c: A` last).

@@ -132,3 +132,39 @@ def return_from_loop_through_finally_with_if(items):
                 return item
     finally:
         if seen: seen.append("end")
+
+
+@cases((False,), (True,))
+def finally_bare_raise_in_handler(fail):
+    # asyncio's Server.serve_forever: a finally body that never ends (a bare `raise` re-raises
+    # the exception being handled) has no closing RERAISE (3.11+).
+    c = _Closable(fail)
+    try:
+        try:
+            c.work()
+        except ValueError:
+            try:
+                c.log.append("cleanup")
+            finally:
+                raise
+        finally:
+            c.log.append("done")
+    except ValueError:
+        c.log.append("caught")
+    return c.log
+
+
+@cases((False, True), (True, False))
+def finally_always_raises(fail, flag):
+    c = _Closable(fail)
+    try:
+        try:
+            c.work()
+        finally:
+            if flag:
+                raise KeyError("flag")
+            else:
+                raise LookupError("no flag")
+    except LookupError as e:
+        c.log.append(type(e).__name__)
+    return c.log
