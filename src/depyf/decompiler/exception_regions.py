@@ -280,6 +280,13 @@ class ExceptionRegionAnalysis:
         """
         ins = self.instrs[header]
         if ins.opname != "FOR_ITER" or ins.target is None:
+            if not self.version.handler_code_at_end and self._before_unwinding(jump, 0) is not None:
+                # 3.11 lays the handler inline: a `while True:` that its handler's `continue`
+                # closes runs to the end of that handler code (its other ways out, `break`s,
+                # jump past it).
+                handler_code = self.handler_only_code()
+                while jump + 1 in handler_code:
+                    jump += 1
             return jump
         if self._before_unwinding(jump, 0) is not None:
             return ins.target - 1  # a handler's `continue`: the loop itself ends at its exit

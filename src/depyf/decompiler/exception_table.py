@@ -236,6 +236,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if x is not None and x >= self.end:
                 x = None  # beyond the range: a fall-out would jump to what follows; an explicit return
         star_tail = None
+        loop_tail = None
         if x is None and star and self.version.handler_code_at_end:
             # The same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
             # past this range (only the handlers reach it): it is the code after the try.
@@ -261,7 +262,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             cont = end if (t >= end or x > end) else max(span_end, else_end)
             body_ends = be > s and instrs[be - 1].opname in TERMINAL and else_end <= be
             loop = self.loops[-1] if self.loops else None
-            leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target)
+            loop_tail = self._handler_loop_tail(x, end, loop)
+            leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
+                and loop_tail is None
             falls_out = (x > end and not leaves_loop) or (
                 loop is not None and x in loop.continue_targets and not body_ends
                 and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop))
@@ -297,12 +300,22 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
         if else_break:
             orelse.append(n.Break())
+        if loop_tail is not None and self._falls_into(s, end):
+            # The normal way out of the try runs into the loop's own jump back, but the rest of
+            # the body follows the try: that way out is a `continue`.
+            (orelse if orelse else body).append(n.Continue())
         tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else []
         self._mark_dead_code(cold)
         self.stack = base
         self.emit(n.Try(body, handlers, orelse, [], star))
         for stmt in tail:
             self.emit(stmt)
+        if loop_tail is not None and x is not None:
+            # 3.12+: the rest of the loop body after the try, reached only from its handlers,
+            # lies after the handler code and ends with the loop's jump back.
+            for stmt in self.run_range(x, loop_tail, list(base)):
+                self.emit(stmt)
+            self._mark_dead(x, loop_tail + 1)
         if falls_out and t < x < end:
             # 3.12+: the code after the try is reached only from its handlers and was moved after
             # them. It is read here, then marked as read, so that no enclosing range that reaches
@@ -316,12 +329,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return end
         return max(cont, s + 1)
 
+    def _handler_loop_tail(self, x: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
+        """Where the handlers of a try inside a loop fall out to code that only they reach (3.12+
+        moves it after the handler code, past the loop), the index of that code's closing jump
+        back to the loop's head: the code is the rest of the loop body, after the try."""
+        if loop is None or not self.version.handler_code_at_end or x <= end \
+                or x not in self.handler_only_code():
+            return None
+        flow = [k for k in self._reach(x) if k >= x]
+        last = max(flow) if flow else -1
+        ins = self.instrs[last] if last >= 0 else None
+        if ins is None or ins.opname != "JUMP" or ins.target not in loop.continue_targets \
+                or len(flow) != last + 1 - x:
+            return None
+        return last
+
     def _goes_on_at_head(self, end: int, loop: LoopInfo) -> bool:
         """Does the range that ends at `end` run on to the loop's next iteration? Only then is a
         handler's jump back to the loop's head the way out of a try that ends the range; where
         more of the body follows (the try is the body of an if, say), it is a `continue`."""
-        if end >= len(self.instrs) or end >= loop.body_end or end in loop.continue_targets:
+        if end >= len(self.instrs) or end in loop.continue_targets:
             return True
+        if end >= loop.body_end:
+            return not loop.falls_off_to_exit
         ins = self.instrs[end]
         return ins.opname == "JUMP" and ins.target in loop.continue_targets
 
