@@ -734,7 +734,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         kept = []
         for k in ends:
             sources = self.jump_sources.get(k, [])
-            if k < final_end and sources and instrs[k - 1].opname in TERMINAL \
+            if k < final_end and sources and instrs[k - 1].opname in ENDS_FLOW \
                     and all(instrs[src].opname in COND_JUMPS for src in sources):
                 for src in sources:
                     instrs[src].target = instrs[src].argval = final_end

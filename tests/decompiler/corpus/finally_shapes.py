@@ -168,3 +168,22 @@ def finally_always_raises(fail, flag):
     except LookupError as e:
         c.log.append(type(e).__name__)
     return c.log
+
+
+@cases((False,), (True,))
+def finally_if_not_then_loop(fail):
+    # asyncio's create_server: the finally body's `if` holds a loop, so the copy of the closing
+    # re-raise that the if's test jumps to follows the loop's jump back (3.11).
+    c = _Closable(fail)
+    completed = False
+    try:
+        try:
+            c.work()
+            completed = True
+        finally:
+            if not completed:
+                for item in ["a", "b"]:
+                    c.log.append(item)
+    except ValueError:
+        c.log.append("caught")
+    return c.log
