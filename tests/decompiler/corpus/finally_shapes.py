@@ -187,3 +187,16 @@ def finally_if_not_then_loop(fail):
     except ValueError:
         c.log.append("caught")
     return c.log
+
+
+@cases((False, True), (False, False))
+def explicit_return_none_after_finally(fail, flag):
+    # 3.11 copies only an implicit `return None` into the jump that reaches it: the normal way
+    # out of the finally body still jumps to this one, which was written.
+    c = _Closable(fail)
+    try:
+        c.work()
+    finally:
+        if flag:
+            c.log.append("closed")
+    return None
