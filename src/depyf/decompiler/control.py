@@ -23,7 +23,7 @@ class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
-                 "iterator", "outer_end", "is_while", "top_test")
+                 "iterator", "outer_end", "is_while", "top_test", "falls_off_to_exit")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -41,6 +41,7 @@ class LoopInfo:
         # A while loop's test at the top when a copy at the bottom ends the body (3.10+): the end
         # of the body goes to the copy, only a `continue` jumps to the top.
         self.top_test: Optional[int] = None
+        self.falls_off_to_exit = False  # falling off the body's end leaves the loop (not `continue`)
 
 
 class _Atom:
@@ -184,8 +185,13 @@ class ControlRules:
                 into[t] = max(into.get(t, -1), ins.index)
             elif ins.opname == "FOR_ITER":
                 for_iters.append(ins)
+        # Loops that only a handler closes: with 3.12+ handler code at the end, such a loop's
+        # jump back lies past any loop around it, which it must not be merged with.
+        self.handler_closed: Set[int] = set()
         for t, j in handler_back.items():
             if self.handler_jump_closes_loop(j, t):  # exception_table
+                if t not in back:
+                    self.handler_closed.add(t)
                 back.setdefault(t, self.handler_loop_end(t, j))  # only a handler closes the loop
         for ins in for_iters:
             # A for loop's body runs from the FOR_ITER up to the loop's exit, even when it always
@@ -202,7 +208,7 @@ class ControlRules:
             j = back[h]
             for h0 in list(merged):
                 j0 = merged[h0]
-                if h0 < h <= j0 < j:
+                if h0 < h <= j0 < j and not (h in self.handler_closed and self.version.handler_code_at_end):
                     merged[h0] = j
                     extra_headers.setdefault(h0, set()).add(h)
                     break
@@ -316,7 +322,8 @@ class ControlRules:
         limit = self.end
         while len(atoms) < 64:
             nxt = atoms[-1].fall
-            if nxt >= limit or nxt in self.loop_end:
+            if nxt >= limit or nxt in self.loop_end \
+                    or (self.version.has_exception_table and self.try_starts_at(nxt)):
                 break
             parsed = self.parse_atom(nxt, limit)
             if parsed is None:
@@ -1193,6 +1200,13 @@ class ControlRules:
         real_exit = exit if exit <= j + 2 else j + 1
         real_exit = max(real_exit, j + 1)
         body_runs_on = explicit_continue and top_test is not None and self._body_runs_past_back_jump(h, j, exit)
+        # 3.12+: a `while True:` that only its handler's `continue` closes, inside an if branch
+        # or another loop: its jump back lies in the handler code at the end, past the range;
+        # the body ends with the range, and falling off it leaves the loop.
+        clipped = top_test is None and self.version.handler_code_at_end and h in self.handler_closed \
+            and j >= self.end
+        if clipped:
+            body_end = real_exit = self.end
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
@@ -1206,6 +1220,7 @@ class ControlRules:
         info.is_while = True
         if top_test is not None and body_end != j and not explicit_continue:
             info.top_test = top_test[0]
+        info.falls_off_to_exit = clipped
         self.loops.append(info)
         self.active_loops.add(h)
         try:
@@ -1219,6 +1234,8 @@ class ControlRules:
             body.append(n.Break())
         if body_runs_on and self.instrs[exit - 1].opname not in ENDS_FLOW:
             body.append(n.Break())  # the body's end falls into the loop's exit: a `break` there
+        if clipped and self._falls_into(body_start, body_end):
+            body.append(n.Break())
         orelse: List[n.Stmt] = []
         after = real_exit
         if break_target is not None and break_target > real_exit and break_target <= self.end:

@@ -207,17 +207,23 @@ class ExceptionRegionAnalysis:
     def _cold_code(self, handler: int, warm: Set[int]) -> Set[int]:
         """The handler code starting at `handler`, its cleanup blocks included."""
         st = self._xt_state
-        code = self._reach(handler, warm, floor=handler)  # a jump back goes to a loop's head
-        extra: Set[int] = set()
+        code = set(self._reach(handler, warm, floor=handler))  # a jump back goes to a loop's head
         own_cleanup = st.region_at[handler].handler if st.region_at[handler] is not None else None
-        for k in code:
-            region = st.region_at[k]
-            if region is None or region.handler <= handler:
+        # The cleanup blocks protect each other in turn: the handler's own cleanup (`COPY 3;
+        # POP_EXCEPT; RERAISE 1`) of a try that is the whole body of an `except E as e` clause is
+        # protected by that clause's `e = None; del e; RERAISE 1`, which nothing else leads to.
+        todo = list(code)
+        entered: Set[int] = set()
+        while todo:
+            region = st.region_at[todo.pop()]
+            if region is None or region.handler <= handler or region.handler in entered:
                 continue
             kind = st.kinds.get(region.handler)
             if kind in ("ascleanup", "send", "other") or region.handler == own_cleanup:
-                extra |= self._reach(region.handler, warm, floor=handler)
-        code |= extra
+                entered.add(region.handler)
+                found = self._reach(region.handler, warm, floor=handler) - code
+                code |= found
+                todo.extend(found)
         return code
 
     def _mark_dead_code(self, code: Set[int]) -> None:
@@ -274,6 +280,13 @@ class ExceptionRegionAnalysis:
         """
         ins = self.instrs[header]
         if ins.opname != "FOR_ITER" or ins.target is None:
+            if not self.version.handler_code_at_end and self._before_unwinding(jump, 0) is not None:
+                # 3.11 lays the handler inline: a `while True:` that its handler's `continue`
+                # closes runs to the end of that handler code (its other ways out, `break`s,
+                # jump past it).
+                handler_code = self.handler_only_code()
+                while jump + 1 in handler_code:
+                    jump += 1
             return jump
         if self._before_unwinding(jump, 0) is not None:
             return ins.target - 1  # a handler's `continue`: the loop itself ends at its exit

@@ -14,11 +14,13 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS,
                                                 ExceptionRegionAnalysis)
 from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, Instr
-from depyf.decompiler.control import COND_JUMPS
+from depyf.decompiler.control import COND_JUMPS, LoopInfo
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _BREAK = -1  # a handler exit that leaves the enclosing loop
 
+
+_FORWARD_JUMPS = COND_JUMPS | {"JUMP"}  # (`if c: A else: continue`: A jumps over the way out)
 
 _MAX_RETURN_BLOCK = 8  # (the compiler copies only small exit blocks)
 
@@ -51,6 +53,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 return self._build_except(i, t)
         return None
 
+    def try_starts_at(self, i: int) -> bool:
+        """Does a try statement not yet read start at `i`? (A condition chain stops there: the
+        test of an `if` that begins a try body belongs to the try.)"""
+        if not self.bc.regions:
+            return False
+        st = self._xt()
+        return any(t not in st.handled for t in st.try_starts.get(i, ()))
+
     def try_holds_loop(self, i: int, j: int) -> bool:
         """Does a try that starts at `i`, where a loop starts too, protect that loop's jump back
         at `j` (`try: while True:`)? Then the try is the outer statement."""
@@ -58,7 +68,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return False
         st = self._xt()
         handlers = [t for t in st.try_starts.get(i, ()) if t not in st.handled]
+        if self._inverted_loop_test(j):
+            j -= 1  # (that JUMP, added after the table's ranges were drawn, is never protected)
         return any(r.handler in handlers and r.start <= j < r.end for r in self.bc.regions)
+
+    def _inverted_loop_test(self, j: int) -> bool:
+        """Is the jump back at `j` the second half of a while loop's test at the bottom, which
+        3.12+ spells `jump-if-not L; JUMP back; L:`?"""
+        instrs = self.instrs
+        return self.version.conditional_jumps_forward_only and 0 < j < len(instrs) - 1 \
+            and instrs[j].opname == "JUMP" and instrs[j - 1].opname in COND_JUMPS \
+            and instrs[j - 1].target == j + 1
 
     # --- try/except -----------------------------------------------------------------------------
 
@@ -75,17 +95,66 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if s <= h < end <= j < len(self.instrs) and self.instrs[j].opname == "JUMP" \
                     and h not in self.active_loops:  # (an active loop encloses the try)
                 end = j + 1
+        end = self._past_last_way_out(s, t, end)
         return self._past_inline_handlers(s, end, warm)
+
+    def _past_last_way_out(self, s: int, t: int, end: int) -> int:
+        """A body that ends in `if c: continue` (or break, or return) leaves the protected range
+        before its way out: the compiler ends the protection (POP_BLOCK) before the jump. A test
+        in the body that jumps over that unprotected way out (or the jump of `if c: A` over an
+        `else: continue`) shows that it belongs to the if, not to the code after the try (read
+        so, the way out would run unconditionally)."""
+        instrs = self.instrs
+        for k in range(s, end):
+            target = instrs[k].target
+            if instrs[k].opname not in _FORWARD_JUMPS or not end < target <= self.end \
+                    or t not in self._chain(k):
+                continue
+            if self._unprotected_way_out(end, target, s, t):
+                return target
+            over = instrs[end]
+            if target == end + 1 and over.opname == "JUMP" and target < over.target <= self.end \
+                    and self._unprotected_way_out(target, over.target, s, t):
+                return over.target  # (3.13 leaves the jump over `else: continue` unprotected too)
+        return end
+
+    def _unprotected_way_out(self, start: int, stop: int, s: int, t: int) -> bool:
+        """Is [start, stop) straight code, protected only by the constructs around the try (of
+        handler `t`, starting at `s`), that only leaves: by a return or raise, or by a jump back
+        before `s` (continue) or past the range (break)? A jump forward inside the range is the
+        normal way out of a try body."""
+        instrs = self.instrs
+        chain = self._chain(s)
+        outer = chain[chain.index(t) + 1:] if t in chain else ()
+        last = instrs[stop - 1]
+        if last.opname not in ENDS_FLOW:
+            return False
+        if last.opname == "JUMP" and s <= last.target <= self.end:
+            return False
+        width = stop - start
+        if stop + width <= len(instrs) and all(
+                instrs[start + d].opname == instrs[stop + d].opname
+                and instrs[start + d].target == instrs[stop + d].target
+                and repr(instrs[start + d].argval) == repr(instrs[stop + d].argval) for d in range(width)):
+            return False  # the code after the statement, copied into the if (3.12+: no way out)
+        return all(self._chain(k) == outer and (k == start or not self.jump_sources.get(k))
+                   and (instrs[k].target is None or k == stop - 1) for k in range(start, stop))
 
     def _past_inline_handlers(self, s: int, end: int, warm: Set[int]) -> int:
         """3.11 lays the handlers of a try inside a for loop after the loop's jump back: a for loop
-        that starts in the body ends at its exit, past that handler code."""
+        that starts in the body ends at its exit, past that handler code. So does a with
+        statement that ends the body: its normal exit jumps over its handler code."""
         for h in self.loop_end:
             ins = self.instrs[h]
             if not s <= h < end or ins.opname != "FOR_ITER" or h in self.active_loops:
                 continue
             if ins.target > end and not any(k in warm for k in range(end, ins.target)):
                 end = ins.target
+        if end < len(self.instrs) and end not in warm and end - 1 >= s:
+            over = self.instrs[end - 1]
+            if over.opname == "JUMP" and end < over.target <= self.end \
+                    and not any(k in warm for k in range(end, over.target)):
+                end = over.target
         return end
 
     def _extend_for_return(self, e: int) -> int:
@@ -219,6 +288,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and self._later_construct_in(be, min(x, t), t):
             x = None  # the handlers' returns are their own: what the body falls into follows the try
         star_tail = None
+        loop_tail = None
         if x is None and star and self.version.handler_code_at_end:
             # The same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
             # past this range (only the handlers reach it): it is the code after the try.
@@ -234,7 +304,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else_from = be
         if x is None:
             else_end, cont = be, be
-            if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t):
+            if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t) \
+                    and not self.version.handler_code_at_end:
                 else_end = cont = t  # 3.11: the handlers follow the else part
         elif s < x <= end:
             else_end, cont, falls_out = (min(x, t) if body_falls else be), x, True
@@ -246,10 +317,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             cont = end if (t >= end or x > end) else max(span_end, else_end)
             body_ends = be > s and instrs[be - 1].opname in TERMINAL and else_end <= be
             loop = self.loops[-1] if self.loops else None
-            leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target)
+            loop_tail = self._handler_loop_tail(x, end, loop)
+            leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
+                and loop_tail is None
             falls_out = (x > end and not leaves_loop) or (
                 loop is not None and x in loop.continue_targets and not body_ends
-                and self._falls_into(s, else_end))
+                and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop))
             if leaves_loop:
                 x = None  # the jump past the loop is a `break`, not the end of the try
                 if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
@@ -282,12 +355,22 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
         if else_break:
             orelse.append(n.Break())
+        if loop_tail is not None and self._falls_into(s, end):
+            # The normal way out of the try runs into the loop's own jump back, but the rest of
+            # the body follows the try: that way out is a `continue`.
+            (orelse if orelse else body).append(n.Continue())
         tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else []
         self._mark_dead_code(cold)
         self.stack = base
         self.emit(n.Try(body, handlers, orelse, [], star))
         for stmt in tail:
             self.emit(stmt)
+        if loop_tail is not None and x is not None:
+            # 3.12+: the rest of the loop body after the try, reached only from its handlers,
+            # lies after the handler code and ends with the loop's jump back.
+            for stmt in self.run_range(x, loop_tail, list(base)):
+                self.emit(stmt)
+            self._mark_dead(x, loop_tail + 1)
         if falls_out and t < x < end:
             # 3.12+: the code after the try is reached only from its handlers and was moved after
             # them. It is read here, then marked as read, so that no enclosing range that reaches
@@ -300,6 +383,32 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _handler_loop_tail(self, x: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
+        """Where the handlers of a try inside a loop fall out to code that only they reach (3.12+
+        moves it after the handler code, past the loop), the index of that code's closing jump
+        back to the loop's head: the code is the rest of the loop body, after the try."""
+        if loop is None or not self.version.handler_code_at_end or x <= end \
+                or x not in self.handler_only_code():
+            return None
+        flow = [k for k in self._reach(x) if k >= x]
+        last = max(flow) if flow else -1
+        ins = self.instrs[last] if last >= 0 else None
+        if ins is None or ins.opname != "JUMP" or ins.target not in loop.continue_targets \
+                or len(flow) != last + 1 - x:
+            return None
+        return last
+
+    def _goes_on_at_head(self, end: int, loop: LoopInfo) -> bool:
+        """Does the range that ends at `end` run on to the loop's next iteration? Only then is a
+        handler's jump back to the loop's head the way out of a try that ends the range; where
+        more of the body follows (the try is the body of an if, say), it is a `continue`."""
+        if end >= len(self.instrs) or end in loop.continue_targets:
+            return True
+        if end >= loop.body_end:
+            return not loop.falls_off_to_exit
+        ins = self.instrs[end]
+        return ins.opname == "JUMP" and ins.target in loop.continue_targets
 
     def _parse_clauses(self, t: int, cleanup: int, base: List[n.Expr]
                        ) -> List[Tuple[Optional[n.Expr], Optional[str], int, int]]:
@@ -650,12 +759,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             raise self.fail(instrs[t], "finally handler without its cleanup")
         cleanup = cleanup_region.handler
         reraise = cleanup - 1
-        if instrs[reraise].opname != "RERAISE":
-            raise self.fail(instrs[t], "finally handler does not end with a re-raise")
         # The finally body ends with the RERAISE its normal flow reaches (handler code of tries
         # inside it may follow).
-        ends = [k for k in self._reach(t + 1) if t < k < cleanup and instrs[k].opname == "RERAISE"
-                and instrs[k].arg == 0]
+        flow = [k for k in self._reach(t + 1) if t < k < cleanup]
+        ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
+        if instrs[reraise].opname != "RERAISE":
+            if ends or not flow:
+                raise self.fail(instrs[t], "finally handler does not end with a re-raise")
+            reraise = max(flow) + 1  # a finally body that never ends (`finally: raise`)
         final_start, final_end = t + 1, (max(ends) if ends else reraise)
         ends = self._merge_jumped_end_copies(ends, final_end)
         # 3.11+ copies the closing re-raise into the branches that reach it (`if c: A` last).
@@ -698,7 +809,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         kept = []
         for k in ends:
             sources = self.jump_sources.get(k, [])
-            if k < final_end and sources and instrs[k - 1].opname in TERMINAL \
+            if k < final_end and sources and instrs[k - 1].opname in ENDS_FLOW \
                     and all(instrs[src].opname in COND_JUMPS for src in sources):
                 for src in sources:
                     instrs[src].target = instrs[src].argval = final_end
@@ -757,24 +868,26 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     del self.skip[exit]
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size)
-                if k >= body_end:
-                    self._drop_copied_ways_on(k, k + size)
+                self._drop_copied_ways_on(k, k + size)
 
     def _drop_copied_ways_on(self, start: int, end: int) -> None:
         """A branch of the copy [start, end) that jumps where the handler's copy re-raises goes on
         to a duplicate of the return that follows the copy (`return x` through a finally body
-        whose last `if` has no else): that duplicate is part of the copy, read with the return."""
+        whose last `if` has no else): that duplicate is part of the copy, read with the return.
+        Each jump gets its own duplicate (`if a and b:` last: two), laid out one after the other."""
         after = self._copied_return_block(end)
         if after is None:
             return
-        for q in range(start, end):
-            t = self.instrs[q].target
-            if t != after or t in self.skip:  # (the duplicate follows the return it copies)
-                continue
-            dup = self._copied_return_block(t)
-            if dup is not None and dup - t == after - end and self._same_instructions(end, t, dup - t) \
-                    and all(start <= src < end for src in self.jump_sources.get(t, ())):
-                self._mark_dead(t, dup)
+        width = after - end
+        dup = after
+        while dup + width <= len(self.instrs) and dup not in self.skip:
+            sources = self.jump_sources.get(dup, ())
+            if not sources or not all(start <= src < end for src in sources) \
+                    or self._copied_return_block(dup) != dup + width \
+                    or not self._same_instructions(end, dup, width):
+                return
+            self._mark_dead(dup, dup + width)
+            dup += width
 
     def _drop_handlers_of(self, start: int, end: int) -> None:
         """The handler code of constructs inside a skipped copy of a finally body is dead too."""

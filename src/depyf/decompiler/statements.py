@@ -289,13 +289,21 @@ class StatementRules:
     def op_PRINT_EXPR(self, ins: Instr, i: int) -> None:
         self.emit(n.ExprStmt(self.pop()))
 
+    def _kept_jump_to_return(self, k: int) -> bool:
+        """3.11 replaces a jump to an implicit `return None` by a copy of it, never one to a
+        return written out (it has a line number): one that a JUMP still reaches was written."""
+        if not self.version.has_exception_table or self.version.copies_exits_with_line_numbers:
+            return False
+        return all(self.instrs[src].opname == "JUMP" for src in self.jump_sources.get(k, ()))
+
     def op_RETURN_VALUE(self, ins: Instr, i: int) -> None:
         value = self.pop()
         # Reached by two ways (jumps, or a jump and falling into it): one shared block, as only a
         # `return` written out stays (3.10+ gives each way to an implicit one its own copy).
         sources = len(self.jump_sources.get(i - 1, ())) if i > 1 else 0
         falls_in = i > 1 and self.instrs[i - 2].opname not in ENDS_FLOW
-        jumped_to = i > 1 and self.instrs[i - 1].opname == "LOAD_CONST" and (sources >= 2 or (sources == 1 and falls_in))
+        jumped_to = i > 1 and self.instrs[i - 1].opname == "LOAD_CONST" and (
+            sources >= 2 or (sources == 1 and (falls_in or self._kept_jump_to_return(i - 1))))
         self.emit(n.Return(self.finish_expr(value), jumped_to))
         if i == len(self.instrs) - 1:
             self.read_last_return = True  # (asked when the implicit `return None` is tidied away)

@@ -481,3 +481,59 @@ def try_else_ends_if_body(text):
         out["n"] = "empty"
     out["done"] = True
     return out
+
+
+@cases(("a",), ("b",), ("c",))
+def nested_try_returns_in_named_handler(key):
+    # The handler body is one try whose ways out all leave: the `as` name's cleanup is reached
+    # only from the inner handler's own cleanup (3.11+).
+    primary = {"a": 1}
+    fallback = {"b": 2}
+    try:
+        return primary[key]
+    except KeyError as missing:
+        try:
+            return fallback[key]
+        except KeyError:
+            raise LookupError(f'{missing}') from None
+
+
+class _Managed:
+    def __init__(self, items):
+        self.items = items
+
+    def __enter__(self):
+        if self.items is None:
+            raise OSError("cannot open")
+        return iter(self.items)
+
+    def __exit__(self, *exc):
+        return False
+
+
+@cases(([1, 2],), (None,), ([],))
+def with_ends_try_body_then_else_loop(items):
+    # 3.11: the with statement's handler code lies between the try body and its else part; the
+    # with's normal exit jumps over it (the else part was dropped: a silent wrong result).
+    out = []
+    try:
+        with _Managed(items) as it:
+            entries = list(it)
+    except OSError:
+        out.append("error")
+    else:
+        for entry in entries:
+            out.append(entry)
+    return out
+
+
+@cases(([1, 2],), (None,))
+def with_ends_try_body_in_generator(items):
+    try:
+        with _Managed(items) as it:
+            entries = list(it)
+    except OSError:
+        pass
+    else:
+        for entry in entries:
+            yield entry

@@ -105,3 +105,114 @@ def finally_if_and_then_return(fail, a, b):
         c.log.append("caught")
     return c.log
 
+
+@cases((0, 5), (3, 5), (3, 0))
+def return_through_finally_with_if_and(n, offset):
+    # 3.11+: the copy of the finally body before the return ends in a return for each way out
+    # of `if a and b:` (one after the call, one per false jump).
+    log = []
+    total = 0
+    try:
+        while True:
+            if total >= n:
+                break
+            total += 1
+        return total
+    finally:
+        if total > 0 and offset:
+            log.append(offset + total)
+
+
+@cases((None, 1), (2, 1), (2, 0))
+def early_return_through_finally_with_if_and(parser, flag):
+    # The same copies before a return from inside the try body.
+    log = []
+    try:
+        if parser is None:
+            log.append("none")
+            return len(log)
+        log.append(parser)
+        return len(log) * 10
+    finally:
+        if flag and log:
+            log.append("closed")
+
+
+@cases(([0, 0, 3],), ([0],), ([],))
+def return_from_loop_through_finally_with_if(items):
+    seen = []
+    try:
+        for item in items:
+            seen.append(item)
+            if item:
+                return item
+    finally:
+        if seen: seen.append("end")
+
+
+@cases((False,), (True,))
+def finally_bare_raise_in_handler(fail):
+    # asyncio's Server.serve_forever: a finally body that never ends (a bare `raise` re-raises
+    # the exception being handled) has no closing RERAISE (3.11+).
+    c = _Closable(fail)
+    try:
+        try:
+            c.work()
+        except ValueError:
+            try:
+                c.log.append("cleanup")
+            finally:
+                raise
+        finally:
+            c.log.append("done")
+    except ValueError:
+        c.log.append("caught")
+    return c.log
+
+
+@cases((False, True), (True, False))
+def finally_always_raises(fail, flag):
+    c = _Closable(fail)
+    try:
+        try:
+            c.work()
+        finally:
+            if flag:
+                raise KeyError("flag")
+            else:
+                raise LookupError("no flag")
+    except LookupError as e:
+        c.log.append(type(e).__name__)
+    return c.log
+
+
+@cases((False,), (True,))
+def finally_if_not_then_loop(fail):
+    # asyncio's create_server: the finally body's `if` holds a loop, so the copy of the closing
+    # re-raise that the if's test jumps to follows the loop's jump back (3.11).
+    c = _Closable(fail)
+    completed = False
+    try:
+        try:
+            c.work()
+            completed = True
+        finally:
+            if not completed:
+                for item in ["a", "b"]:
+                    c.log.append(item)
+    except ValueError:
+        c.log.append("caught")
+    return c.log
+
+
+@cases((False, True), (False, False))
+def explicit_return_none_after_finally(fail, flag):
+    # 3.11 copies only an implicit `return None` into the jump that reaches it: the normal way
+    # out of the finally body still jumps to this one, which was written.
+    c = _Closable(fail)
+    try:
+        c.work()
+    finally:
+        if flag:
+            c.log.append("closed")
+    return None

@@ -149,3 +149,91 @@ def while_test_for_break_then_continue(stack):
             continue
         out.append(words)
     return out
+
+
+@cases(([1, 2, 1, 3],), ([],), (None,))
+def continue_to_while_test_inside_try(items):
+    # A try whose body is a while loop with a `continue`: the try and the loop start at the
+    # loop's test; 3.12+ leaves the jump back of the test at the bottom unprotected.
+    items = list(items) if items is not None else None
+    out = []
+    try:
+        while items:
+            c = items.pop()
+            if c == 1:
+                continue
+            out.append(c)
+    except TypeError:
+        out.append("error")
+    out.append("end")
+    return out
+
+
+@cases(("r", {"r": "rb"}, ["r"]), ("w", {}, []), ("r", {}, ["r"]), ("", {}, []))
+def while_true_closed_by_handler_in_if(mode, fallbacks, failing):
+    # zipfile.ZipFile.__init__: a `while True:` inside an if branch whose only jump back is its
+    # handler's `continue` (3.12+: in the handler code at the end, past the branch).
+    log = []
+    if mode:
+        while True:
+            try:
+                if mode in failing:
+                    raise OSError(mode)
+                log.append(mode)
+            except OSError:
+                if mode in fallbacks:
+                    mode = fallbacks[mode]
+                    continue
+                log.append("failed")
+            break
+    else:
+        log.append("no mode")
+    log.append("after")
+    log.append(len(log))
+    return log
+
+
+@cases(([1, 300, 70000, 2],), ([],))
+def while_true_closed_by_handler_in_for(values):
+    # re._compiler._optimize_charset: the same loop inside a for loop; its `break` falls into
+    # the for loop's jump back. (3.11 ended the loop at the handler's `continue`: its `break`
+    # after the handler was dropped, an endless loop.)
+    out = []
+    for v in values:
+        limit = 256
+        while True:
+            try:
+                if v >= limit:
+                    raise IndexError(v)
+                out.append(v)
+            except IndexError:
+                if limit == 256:
+                    limit = 65536
+                    continue
+                out.append("too big")
+            break
+    return out
+
+
+@cases((["1", "0.5", "x", "7.5"],), ([],))
+def for_body_after_try_reached_from_handlers(args):
+    # pstats ProfileBrowser.generic: the try bodies end in `continue`, so the rest of the loop
+    # body is reached only from the handlers (3.12+ lays it after the handler code).
+    processed = []
+    for term in args:
+        try:
+            processed.append(int(term))
+            continue
+        except ValueError:
+            pass
+        try:
+            frac = float(term)
+            if frac > 1 or frac < 0:
+                processed.append("bad")
+                continue
+            processed.append(frac)
+            continue
+        except ValueError:
+            pass
+        processed.append(term)
+    return processed

@@ -1,0 +1,113 @@
+"""A try body that ends in an `if` whose branch leaves (continue, break, return, raise): the
+compiler ends the protection before the way out (POP_BLOCK), so the last branch lies outside
+the protected range (3.11+), and 3.13 leaves the jump over an `else: continue` outside too.
+Read as code after the try, the way out would run unconditionally."""
+from _cases import cases
+
+
+class _Entry:
+    def __init__(self, value):
+        self.value = value
+
+    def is_dir(self):
+        if self.value is None:
+            raise OSError("gone")
+        return self.value > 0
+
+
+@cases(([1, 0, 2],), ([],))
+def if_continue_ends_try_body(values):
+    out = []
+    for v in values:
+        try:
+            if not v:
+                continue
+        except OSError:
+            out.append("error")
+        out.append(v)
+    return out
+
+
+@cases(([1, 0, None, 2],), ([0],), ([1, 1],))
+def if_continue_ends_try_in_if(values):
+    # pathlib's _WildcardSelector._select_from: the try is the body of an if.
+    out = []
+    for v in values:
+        if v != 1:
+            try:
+                if not _Entry(v).is_dir():
+                    continue
+            except OSError:
+                continue
+        out.append(v)
+    return out
+
+
+@cases(([1, 2, 0, 3],), ([4],))
+def if_break_ends_try_body(values):
+    out = []
+    for v in values:
+        try:
+            if not v:
+                break
+        except OSError:
+            out.append("error")
+        out.append(v)
+    return out
+
+
+@cases(([1, 2, 0, 3],), ([4],))
+def if_break_ends_try_body_in_while(values):
+    out = []
+    i = 0
+    while i < len(values):
+        i += 1
+        try:
+            if not values[i - 1]: break
+        except OSError:
+            out.append("error")
+        out.append(i)
+    return out
+
+
+@cases(([1, 3, 5],), ([1, 2],))
+def if_else_continue_ends_try_body(values):
+    out = []
+    for v in values:
+        try:
+            if v > 2:
+                out.append(3)
+            else:
+                continue
+        except OSError:
+            out.append("error")
+        out.append(v)
+    return out
+
+
+@cases(([1, 3, 2, 5],), ([],))
+def if_elif_ways_out_end_try_body(values):
+    out = []
+    for v in values:
+        try:
+            if v > 2:
+                continue
+            elif v > 1:
+                break
+        except OSError:
+            out.append("error")
+        out.append(v)
+    return out
+
+
+@cases(([1, 0, 2],), ([],))
+def if_continue_ends_try_finally_body(values):
+    out = []
+    for v in values:
+        try:
+            if not v:
+                continue
+        finally:
+            out.append("finally")
+        out.append(v)
+    return out
