@@ -240,3 +240,11 @@ def test_method_private_names_as_written() -> None:
     assert "return self.__private, self.__slots_like" in text, text
     # A bare code object may be placed anywhere (outside its class): its names stay as stored.
     assert "self._Counter__private" in depyf.decompile(method.__code__)
+
+
+def test_lambda_returning_none() -> None:
+    import depyf
+
+    assert depyf.decompile(lambda: None) == "lambda: None\n"
+    text = decompiled("expressions", "lambdas_returning_none")
+    assert "nothing = lambda: None" in text and "swallow = lambda *args: None" in text, text

@@ -113,8 +113,8 @@ class Decompiler:
         if builder.loaded_assertion_error:
             # (a nested definition's own reading has already rewritten its statements)
             assert_false_for_assertion_raises(stmts)
-        if not class_body and code.co_flags & CO_OPTIMIZED:
-            bare_returns_in_procedures(stmts)
+        if not (class_body or lambda_body or comprehension) and code.co_flags & CO_OPTIMIZED:
+            bare_returns_in_procedures(stmts)  # (a lambda's `None` is its value, not a return)
         if comprehension:
             return self._comprehension(code, stmts, builder)
         if lambda_body:

@@ -162,6 +162,14 @@ def lambdas(a, b):
     return f(), g(a, b, 9, z=4, w=5), h(a)(b), k
 
 
+@cases((1,),)
+def lambdas_returning_none(a):
+    # `None` is the lambda's value: no procedure's bare `return`.
+    nothing = lambda: None
+    swallow = lambda *args: None
+    return nothing(), swallow(a), a
+
+
 @cases(([3, 1, 2],),)
 def calls_and_attributes(xs):
     s = "-".join(map(str, sorted(xs, reverse=True)))
