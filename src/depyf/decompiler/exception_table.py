@@ -206,6 +206,122 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return e  # the copy of the exit block after the try, on the body's way out
         return target
 
+    def _past_with_return(self, s: int, be: int, t: int) -> int:
+        """`try: with a: ...; return CONST`: the return leaves the try's protection after the
+        `__exit__` call, so the protected range ends before it. It belongs to the with body (read
+        as the try's else part, it also ran when the manager swallowed an exception, whose way on
+        is the code after the with, not this return) unless the with's handler goes on to the
+        same code."""
+        instrs = self.instrs
+        if not s < be + 1 < len(instrs) or instrs[be].opname != "LOAD_CONST" \
+                or instrs[be + 1].opname != "RETURN_VALUE" or self.jump_sources.get(be):
+            return be
+        st = self._xt()
+        for k in range(be - 1, s - 1, -1):
+            if instrs[k].opname not in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
+                continue
+            region = st.region_at[self._with_body_start(k)] if k + 1 < be else None
+            if region is None or st.kinds.get(region.handler) != "with" or region.handler in st.handled:
+                return be
+            tw = region.handler
+            if t not in self._chain(k) or not be < tw:
+                return be
+            warm = self._reach(k)
+            if max((q for q in warm if tw in self._chain(q)), default=k) >= be \
+                    or not self._only_exit_call(max(q for q in warm if tw in self._chain(q)) + 1, be):
+                return be
+            return self._with_const_return(be, tw, self._with_handler_exit(tw, warm), exit_call=True)
+        return be
+
+    def _swallowed_way_on(self, s: int, be: int, t: int, warm: Set[int]) -> Optional[Tuple[int, int]]:
+        """The code after the try when a body that never ends normally (`try: with a: return
+        f()`) goes on only by a with whose manager swallowed the exception: 3.11+ copies that small
+        exit block into the with's handler, between the body and the try's handler `t`."""
+        instrs = self.instrs
+        if be < 1 or instrs[be - 1].opname not in TERMINAL:
+            return None
+        st = self._xt()
+        for k in range(s, be):
+            if instrs[k].opname not in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
+                continue
+            region = st.region_at[self._with_body_start(k)]
+            if region is None or st.kinds.get(region.handler) != "with":
+                continue
+            j = self._swallowed_tail(region.handler)
+            if j is None or j in warm or not be <= j < t or self.jump_sources.get(j):
+                continue
+            r = j
+            while r < t and r < j + _MAX_RETURN_BLOCK and instrs[r].target is None \
+                    and instrs[r].opname not in TERMINAL:
+                r += 1
+            if r < t and instrs[r].opname in TERMINAL:
+                return j, r + 1
+        return None
+
+    def _past_swallowed_way_on(self, s: int, be: int, t: int) -> int:
+        """`try: with a: return f()` then more statements in the try body: only a with whose
+        manager swallowed an exception reaches them. The compiler lays them after the with's
+        handler, still protected by the try: the body ends after them (the with reads them)."""
+        instrs = self.instrs
+        if be < 1 or instrs[be - 1].opname not in TERMINAL:
+            return be
+        st = self._xt()
+        for k in range(s, be):
+            if instrs[k].opname not in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
+                continue
+            region = st.region_at[self._with_body_start(k)]
+            if region is None or st.kinds.get(region.handler) != "with" or not be <= region.handler < t:
+                continue
+            j = self._swallowed_tail(region.handler)
+            if j is not None and instrs[j].opname == "JUMP":
+                j = instrs[j].target
+            if j is None or not be <= j < t or t not in self._chain(j):
+                continue
+            inside = [q for q in self._reach(j) if t in self._chain(q)]
+            if inside and max(inside) + 1 > be:
+                be = max(inside) + 1
+        return be
+
+    def _swallowed_tail(self, tw: int) -> Optional[int]:
+        """Where a with handler goes on after `__exit__` swallowed the exception (past its
+        `POP_TOP; POP_EXCEPT; POP_TOP; POP_TOP`)."""
+        instrs = self.instrs
+        k = tw + 1
+        while k < len(instrs) and k < tw + 16 and instrs[k].opname != "POP_JUMP_IF_TRUE":
+            k += 1
+        if k >= len(instrs) or instrs[k].opname != "POP_JUMP_IF_TRUE":
+            return None
+        j = instrs[k].target + 4
+        return j if j < len(instrs) else None
+
+    def _with_body_start(self, i: int) -> int:
+        """The first instruction of a with body (after an async with's await of `__aenter__`)."""
+        instrs = self.instrs
+        if instrs[i].opname == "BEFORE_WITH":
+            return i + 1
+        k = i + 1
+        while k < len(instrs) and instrs[k].opname != "SEND":
+            k += 1
+        if k >= len(instrs):
+            return i + 1
+        start = instrs[k].target
+        if start < len(instrs) and instrs[start].opname == "END_SEND":
+            start += 1
+        return start
+
+    def _only_exit_call(self, a: int, b: int) -> bool:
+        """Is [a, b) the `__exit__(None, None, None)` call (and its await) of a with's normal exit?"""
+        ops = {"LOAD_CONST", "CALL", "PRECALL", "POP_TOP", "GET_AWAITABLE", "SEND", "YIELD_VALUE",
+               "RESUME", "END_SEND", "NOP"}
+        instrs = self.instrs
+        for q in range(a, b):
+            ins = instrs[q]
+            if ins.opname in ops or (ins.opname == "JUMP" and ins.target is not None and a <= ins.target < q
+                                     and instrs[ins.target].opname == "SEND"):  # (the await's loop)
+                continue
+            return False
+        return a < b and any(instrs[q].opname == "CALL" for q in range(a, b))
+
     def _nested_handler_exit(self, s: int, be: int, t: int) -> Optional[int]:
         """Where the handler of a try nested in a body that never falls through (`try: return
         f()` inside) jumps out of this try's protection: the else part, which only that handler
@@ -249,6 +365,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         base = list(self.stack)
         warm = self._reach(s)
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
+        be = self._past_swallowed_way_on(s, self._past_with_return(s, be, t), t)
         nested_exit = self._nested_handler_exit(s, be, t)
         if nested_exit is not None:
             warm = warm | self._reach(nested_exit)
@@ -279,11 +396,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             and n_jump != x_h
         if star_else:
             x = x_h
+        swallowed = self._swallowed_way_on(s, be, t, warm)
         if x is None and not star and clauses and self.version.handler_code_at_end:
             # 3.12+: code after the try that only the handlers reach follows the last one.
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
             if x is not None and x >= self.end:
                 x = None  # beyond the range: a fall-out would jump to what follows; an explicit return
+            if x is not None and swallowed is not None \
+                    and not self._same_instructions(swallowed[0], x, swallowed[1] - swallowed[0]):
+                x = None  # the handler's return is its own: the body falls into other code
         if x is not None and x > be and not star and self.version.handler_code_at_end \
                 and self._later_construct_in(be, min(x, t), t):
             x = None  # the handlers' returns are their own: what the body falls into follows the try
@@ -343,6 +464,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 breaks.add(hs)
             elif falls_out and target == x:
                 self._fall_out(j, he)
+        swallowed_tail: List[n.Stmt] = []
+        if x is None and not star and swallowed is not None:
+            # Only a with that swallowed an exception goes on after the try: the compiler copied
+            # that code (a small exit block) into the with's handler (read before the with marks
+            # its handler as read).
+            swallowed_tail = self.run_range(swallowed[0], swallowed[1], list(base))
         body = self.run_range(s, be, list(base))
         handlers: List[n.ExceptHandler] = []
         for typ, name, hs, he in clauses:
@@ -359,7 +486,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # The normal way out of the try runs into the loop's own jump back, but the rest of
             # the body follows the try: that way out is a `continue`.
             (orelse if orelse else body).append(n.Continue())
-        tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else []
+        tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
         self._mark_dead_code(cold)
         self.stack = base
         self.emit(n.Try(body, handlers, orelse, [], star))
@@ -1125,7 +1252,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return None
         return j
 
-    def _with_const_return(self, be: int, t: int, after: Optional[int]) -> int:
+    def _with_const_return(self, be: int, t: int, after: Optional[int], exit_call: bool = False) -> int:
         """`return <constant>` right after the `__exit__` call belongs to the with body...
 
         ...unless the handler, after suppressing an exception, goes on to the same code: then
@@ -1137,7 +1264,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         while k in self.skip and self.skip[k] > k:
             k = self.skip[k]
             passed.add(k)
-        if k == be or k + 1 >= len(instrs) or instrs[k].opname != "LOAD_CONST" \
+        if k == be and not exit_call:  # (with `exit_call`, `be` follows the not yet skipped exit call)
+            return be
+        if k + 1 >= len(instrs) or instrs[k].opname != "LOAD_CONST" \
                 or instrs[k + 1].opname != "RETURN_VALUE" or after in passed or self.jump_sources.get(k):
             return be
         j = t + 1

@@ -294,3 +294,86 @@ def return_constant_from_with(fail):
         _check(fail)
         return True
 
+
+
+# A with inside a try whose body ends with a return: when the manager swallows the exception, control
+# leaves the with, falls off the try body and reaches the code after the try (3.11-3.13 read the
+# return after the `__exit__` call as the try's else part: the swallowed path returned it too).
+
+@cases((None,), ("value",), ("key",))
+def try_with_return_constant(fail):
+    try:
+        with _Swallow():
+            _check(fail)
+            return True
+    except KeyError:
+        return False
+
+
+@cases((None,), ("value",), ("key",))
+def try_with_return_value(fail):
+    try:
+        with _Swallow():
+            v = [fail]
+            _check(fail)
+            return v
+    except KeyError:
+        return "key"
+
+
+@cases((None,), ("value",), ("key",))
+def try_with_bare_return(fail):
+    log = []
+    try:
+        with _Swallow():
+            _check(fail)
+            log.append("body")
+            return
+    except KeyError:
+        log.append("key")
+    log.append("after")
+    return log
+
+
+@cases((None,), ("value",), ("key",))
+def try_with_return_then_more(fail):
+    state = "start"
+    try:
+        with _Swallow():
+            _check(fail)
+            return "returned"
+        state = "swallowed"
+    except KeyError:
+        state = "key"
+    return state
+
+
+@cases((None,), ("value",), ("key",))
+def try_with_return_after_try(fail):
+    try:
+        with _Swallow():
+            _check(fail)
+            return 1
+    except KeyError:
+        return 2
+    return 3
+
+
+class _AsyncSwallow:
+    """Swallows ValueError, asynchronously."""
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, kind, value, tb):
+        return kind is ValueError
+
+
+@cases((None,), ("value",), ("key",))
+async def try_async_with_return_constant(fail):
+    try:
+        async with _AsyncSwallow():
+            _check(fail)
+            return True
+    except KeyError:
+        return False
