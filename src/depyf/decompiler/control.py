@@ -965,6 +965,10 @@ class ControlRules:
         if not false_target < end < len(instrs) or instrs[end].opname != "JUMP" or instrs[end].target <= end \
                 or self.jump_sources.get(end) or self.loops and end >= self.loops[-1].body_end:
             return False  # (a loop's closing jump back is no jump over an else part)
+        if any(instrs[src].opname == "SETUP_FINALLY" for src in self.jump_sources.get(end + 1, ())):
+            # A try/finally's own jump over its handler, kept after the copy of the finally body
+            # before a return (a label inside that copy stops the removal of dead code).
+            return False
         return instrs[false_target - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS") \
             and instrs[end - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS")
 

@@ -22,7 +22,7 @@ The normal way out of a part is either a jump to the end of the construct or, on
 small block that ends the function (`return None`): such a tail is decompiled as the statements that
 follow the construct, which the compiler copies back into every path.
 """
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -937,9 +937,10 @@ class BlockExceptionRules:
         setups = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
 
         nested_handlers: List[int] = []
+        seen: Set[int] = set()
 
         def reach(through_handlers: bool) -> Tuple[int, List[int]]:
-            seen = set()
+            seen.clear()
             todo = [h]
             reraises: List[int] = []
             furthest = h
@@ -986,8 +987,11 @@ class BlockExceptionRules:
                     and not self.jump_sources.get(k))
             return last, True
         furthest, _ = reach(True)
-        if self._op(furthest + 1) == "RERAISE" and not self.jump_sources.get(furthest + 1):
-            return furthest + 1, True  # left behind after a finally body that never finishes
+        if self._op(furthest + 1) == "RERAISE" \
+                and not any(src in seen for src in self.jump_sources.get(furthest + 1, ())):
+            # Left behind after a finally body that never finishes (3.9 keeps the dead jumps
+            # to it after the raises of an if/else).
+            return furthest + 1, True
         if self._op(furthest) == "RERAISE" and any(self._op(t) == "WITH_EXCEPT_START" and furthest - t in (8, 11)
                                                    for t in nested_handlers) \
                 and self._ops_at(furthest - 5, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")):
