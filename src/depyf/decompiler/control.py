@@ -222,10 +222,58 @@ class ControlRules:
         for h0, hs in extra_headers.items():
             for h in hs:
                 merged.pop(h, None)
+        # 3.8-3.10: a `while True:` closed by an except clause's `continue` runs on to the end of
+        # the handler code after that jump back (see `_handler_overrun`).
+        self.handler_overrun: Dict[int, int] = {}
+        if not self.version.has_exception_table:
+            for h, j in list(merged.items()):
+                x = self._handler_overrun(h, j)
+                if x is not None:
+                    merged[h] = x - 1
+                    self.handler_overrun[h] = x
         self.loop_end = merged
         self.loop_extra_headers = extra_headers
         self.active_loops: Set[int] = set()
         self.chain_copies: List[Tuple[int, int]] = []  # (copy, original) exits of the chain being built
+
+    def _handler_overrun(self, h: int, j: int) -> Optional[int]:
+        """Where the loop [h, j] really ends when its last jump back `j` is an except clause's
+        `continue` (`POP_EXCEPT [e = None; del e]; JUMP h`) and the try's handler code goes on
+        past it: the other clauses' code and the closing re-raise lie after that jump (block
+        stack, 3.8-3.10 layout `while True: try: ... except E: if c: continue; raise` then
+        `break`). The try ends where its body's way out (`POP_BLOCK; JUMP`) goes; that code is
+        part of the loop when only the loop reaches it and nothing falls out of it. None when the
+        loop ends at `j`."""
+        instrs = self.instrs
+        if instrs[j].opname != "JUMP" or self._before_unwinding(j, h) is None:
+            return None
+        ends = []
+        for k in range(h, j):
+            ins = instrs[k]
+            t = ins.target
+            if ins.opname != "SETUP_FINALLY" or t is None or not k < t <= j:
+                continue
+            if instrs[t].opname not in ("DUP_TOP", "POP_TOP") or instrs[t - 2].opname != "POP_BLOCK":
+                continue  # not an except clause, or a body that never finishes
+            way_out = instrs[t - 1]
+            if way_out.opname == "JUMP" and way_out.target > j + 1:
+                ends.append((way_out.target, t))
+        if not ends:
+            return None
+        x, t = min(ends)
+        if instrs[x - 1].opname not in ENDS_FLOW or not self._reached_from(h, j + 1, x):
+            return None
+        # With an else part the body's way out goes to it, and the clauses that finish jump past
+        # it, to where the try ends. (Falling off the try leaves the loop either way.)
+        later = [ins.target for ins in instrs[t:x] if ins.opname == "JUMP" and ins.target is not None
+                 and ins.target > x]
+        if later and self._reached_from(h, x, max(later)):
+            return max(later)
+        return x
+
+    def _reached_from(self, h: int, start: int, end: int) -> bool:
+        """Do jumps into [start, end) come only from [h, end)?"""
+        return all(h <= src < end for k in range(start, end) for src in self.jump_sources.get(k, ()))
 
     def _inlined_comprehension_at(self, i: int) -> bool:
         """Does a 3.12+ inlined comprehension's loop start at `i` (its accumulator, still empty,
@@ -917,6 +965,10 @@ class ControlRules:
         if not false_target < end < len(instrs) or instrs[end].opname != "JUMP" or instrs[end].target <= end \
                 or self.jump_sources.get(end) or self.loops and end >= self.loops[-1].body_end:
             return False  # (a loop's closing jump back is no jump over an else part)
+        if any(instrs[src].opname == "SETUP_FINALLY" for src in self.jump_sources.get(end + 1, ())):
+            # A try/finally's own jump over its handler, kept after the copy of the finally body
+            # before a return (a label inside that copy stops the removal of dead code).
+            return False
         return instrs[false_target - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS") \
             and instrs[end - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS")
 
@@ -988,8 +1040,10 @@ class ControlRules:
                     self.emit(n.Continue(required=True))
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
             if target == loop.break_target or (loop.break_target is None and target >= loop.exit) \
-                    or self._continues_outer_loop(target):
-                # (a break whose loop ends the enclosing loop's body jumps straight to its head)
+                    or self._continues_outer_loop(target) \
+                    or loop.break_target is not None and self._threaded_through(target, loop.break_target):
+                # (a break whose loop ends the enclosing loop's body jumps straight to its head;
+                # 3.8/3.9 thread a break through a jump at the loop's exit to where that goes)
                 self.emit(n.Break())
                 return self.end if self._dead_until_end(i) else i + 1
             break
@@ -1205,8 +1259,13 @@ class ControlRules:
         # the body ends with the range, and falling off it leaves the loop.
         clipped = top_test is None and self.version.handler_code_at_end and h in self.handler_closed \
             and j >= self.end
+        overrun = self.handler_overrun.get(h) if top_test is None else None
         if clipped:
             body_end = real_exit = self.end
+        elif overrun is not None:
+            # (the loop's other ways out are `break`s; falling off the try leaves it too)
+            body_end = real_exit = overrun
+            clipped = True
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.

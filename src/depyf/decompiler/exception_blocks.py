@@ -22,7 +22,7 @@ The normal way out of a part is either a jump to the end of the construct or, on
 small block that ends the function (`return None`): such a tail is decompiled as the statements that
 follow the construct, which the compiler copies back into every path.
 """
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -551,6 +551,8 @@ class BlockExceptionRules:
     def _try_except(self, i: int, h: int) -> int:
         handlers, exits, hend = self._handler_chain(h)
         body_end, body_exit = self._body_exit(i + 1, h)
+        body_exit = self._through_jump_after(body_exit, hend)
+        exits = [self._through_jump_after(e, hend) for e in exits]
         outer = list(self.stack)
         # The POP_BLOCK and the copied way out after it (duplicates of it before are not part).
         exit_span = (body_exit[1] - 1, h) if body_exit is not None and body_exit[0] == "tail" else None
@@ -662,6 +664,30 @@ class BlockExceptionRules:
             self.emit(stmt)
         self._skip_overrun_reraise(hend)
         return end
+
+    def _through_jump_after(self, exit: Exit, hend: int) -> Exit:
+        """3.8/3.9: a part's way out that jumps out of the loop to `t`, where the try (or its
+        else part, from `hend` on) is followed by a JUMP (a `break`) that nothing reaches and that
+        goes to `t` or where the JUMP at `t` goes: the peephole pass threaded the part's jump to
+        the try's end through that `break` (and maybe the `break` itself through `t`:
+        `while True: try: ... except: continue` then `break`, inside a for loop or an if). The
+        way out is the end of the try."""
+        if exit is None or exit[0] != "tail" or exit[2] - exit[1] != 1 or not self.version.threads_jumps_once:
+            return exit
+        instrs = self.instrs
+        jump = instrs[exit[1]]
+        t = jump.target
+        if jump.opname != "JUMP" or t is None or t <= hend:
+            return exit
+        for p in range(hend, t):
+            ins = instrs[p]
+            if ins.target is not None and not hend <= ins.target <= p:
+                if ins.opname != "JUMP" or self.jump_sources.get(p):
+                    return exit  # (the else part jumps elsewhere: not a plain statement list)
+                if ins.target == t or instrs[t].opname == "JUMP" and instrs[t].target == ins.target:
+                    return ("jump", p)
+                return exit
+        return exit
 
     def _closing_jump_to(self, target: int) -> bool:
         """Does the enclosing part end at a forward JUMP to `target` (an if body's jump over its
@@ -911,9 +937,10 @@ class BlockExceptionRules:
         setups = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
 
         nested_handlers: List[int] = []
+        seen: Set[int] = set()
 
         def reach(through_handlers: bool) -> Tuple[int, List[int]]:
-            seen = set()
+            seen.clear()
             todo = [h]
             reraises: List[int] = []
             furthest = h
@@ -960,8 +987,11 @@ class BlockExceptionRules:
                     and not self.jump_sources.get(k))
             return last, True
         furthest, _ = reach(True)
-        if self._op(furthest + 1) == "RERAISE" and not self.jump_sources.get(furthest + 1):
-            return furthest + 1, True  # left behind after a finally body that never finishes
+        if self._op(furthest + 1) == "RERAISE" \
+                and not any(src in seen for src in self.jump_sources.get(furthest + 1, ())):
+            # Left behind after a finally body that never finishes (3.9 keeps the dead jumps
+            # to it after the raises of an if/else).
+            return furthest + 1, True
         if self._op(furthest) == "RERAISE" and any(self._op(t) == "WITH_EXCEPT_START" and furthest - t in (8, 11)
                                                    for t in nested_handlers) \
                 and self._ops_at(furthest - 5, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")):

@@ -237,3 +237,85 @@ def for_body_after_try_reached_from_handlers(args):
             pass
         processed.append(term)
     return processed
+
+
+@cases((["5"],), (["1", "x"],), (["x"],), (["3", "ab", "7"],), (["a", "b"],))
+def while_true_closed_by_handler_then_raise(values):
+    # tarfile.TarFile.next: the clause's `continue` is the loop's only jump back; the clause's
+    # `raise` and the chain's closing re-raise follow it, then the `break` the body falls into
+    # (3.10 ended the loop at the `continue`: the `break` was lost and the `raise` ran after the
+    # loop, a silent wrong result).
+    values = list(values)
+    while True:
+        try:
+            v = int(values.pop())
+        except ValueError:
+            if values:
+                continue
+            raise
+        break
+    for x in values:
+        v += len(x)
+    return v
+
+
+@cases((["5"],), (["1", "x"],), (["x"],), ([None, "2"],), ([None],), ([],))
+def while_true_closed_by_named_handler_with_else(values):
+    # The same with a named clause, a second clause after it, and an else part.
+    values = list(values)
+    log = []
+    while True:
+        try:
+            v = int(values.pop())
+        except ValueError as e:
+            log.append(type(e).__name__)
+            if values:
+                continue
+            raise
+        except (TypeError, IndexError):
+            log.append("other")
+            v = -1
+        else:
+            log.append("ok")
+        break
+    log.append(v)
+    return log
+
+
+@cases((["5", "x"], True), (["x"], True), (["1", "x"], False), ([], True))
+def while_true_closed_by_handler_in_if_then_return(values, enabled):
+    # Inside an if branch, with a clause that returns and a `break` after the try.
+    values = list(values)
+    v = 0
+    if enabled:
+        while True:
+            try:
+                v = int(values.pop())
+            except ValueError:
+                if values:
+                    continue
+                return "exhausted"
+            except IndexError:
+                return "empty"
+            break
+    else:
+        v = -1
+    return v + len(values)
+
+
+@cases(([["x", "3"], ["4"]],), ([["x", "3"], ["y"]],), ([],))
+def while_true_closed_by_handler_in_for_then_raise(groups):
+    # Inside a for loop; the clause's other way out is a raise.
+    out = []
+    for group in groups:
+        values = list(group)
+        while True:
+            try:
+                v = int(values.pop(0))
+            except ValueError:
+                if values:
+                    continue
+                raise
+            break
+        out.append(v)
+    return out
