@@ -7,13 +7,13 @@ body before each exit, the `__exit__` call of a with statement, the `e = None; d
 builder steps over it, and so is each handler's code once it has been read (3.12+ moves that code
 to the end of the function).
 """
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS,
                                                 ExceptionRegionAnalysis)
-from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, ExceptionRegion, Instr
 from depyf.decompiler.control import COND_JUMPS, LoopInfo
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
@@ -240,13 +240,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         if be < 1 or instrs[be - 1].opname not in TERMINAL:
             return None
-        st = self._xt()
-        for k in range(s, be):
-            if instrs[k].opname not in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
-                continue
-            region = st.region_at[self._with_body_start(k)]
-            if region is None or st.kinds.get(region.handler) != "with":
-                continue
+        for region in self._with_regions(s, be):
             j = self._swallowed_tail(region.handler)
             if j is None or j in warm or not be <= j < t or self.jump_sources.get(j):
                 continue
@@ -265,12 +259,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         if be < 1 or instrs[be - 1].opname not in TERMINAL:
             return be
-        st = self._xt()
-        for k in range(s, be):
-            if instrs[k].opname not in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
-                continue
-            region = st.region_at[self._with_body_start(k)]
-            if region is None or st.kinds.get(region.handler) != "with" or not be <= region.handler < t:
+        for region in self._with_regions(s, be):
+            if not be <= region.handler < t:
                 continue
             j = self._swallowed_tail(region.handler)
             if j is not None and instrs[j].opname == "JUMP":
@@ -281,6 +271,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if inside and max(inside) + 1 > be:
                 be = max(inside) + 1
         return be
+
+    def _with_regions(self, s: int, be: int) -> Iterator[ExceptionRegion]:
+        """The protected regions of the with statements that start in [s, be) (their handler
+        is the with's exit on an exception)."""
+        st = self._xt()
+        for k in range(s, be):
+            if self.instrs[k].opname not in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
+                continue
+            region = st.region_at[self._with_body_start(k)]
+            if region is not None and st.kinds.get(region.handler) == "with":
+                yield region
 
     def _swallowed_tail(self, tw: int) -> Optional[int]:
         """Where a with handler goes on after `__exit__` swallowed the exception (past its
