@@ -1231,13 +1231,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
     def _with_handler_exit(self, t: int, warm: Set[int]) -> Optional[int]:
         """Where a with handler that suppressed the exception continues (the statement after)."""
         instrs = self.instrs
-        k = t + 1
-        while k < len(instrs) and k < t + 16 and instrs[k].opname != "POP_JUMP_IF_TRUE":
-            k += 1
-        if k >= len(instrs) or instrs[k].opname != "POP_JUMP_IF_TRUE":
-            return None
-        j = instrs[k].target + 4  # POP_TOP; POP_EXCEPT; POP_TOP; POP_TOP
-        if j >= len(instrs):
+        j = self._swallowed_tail(t)
+        if j is None:
             return None
         if instrs[j].opname == "JUMP":
             return instrs[j].target
