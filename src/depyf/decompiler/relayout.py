@@ -47,6 +47,16 @@ def exits_after_loops(bytecode: Bytecode) -> Bytecode:
     read. A jump there that then reaches the next instruction is dropped. This is the one step
     that also runs on compiler-made code (3.11+), before it is read."""
     instrs = bytecode.instrs
+    last_back: Dict[int, int] = {}
+    for j, ins in enumerate(instrs):
+        if ins.opname == "JUMP" and ins.target is not None and ins.target < j:
+            last_back[ins.target] = j
+    # While loops tested at the top whose test exits into the loop's own span (not a jump back
+    # after a with's handler, say); usually there are none, and nothing more is computed.
+    loops = [(h, j) for h, j in sorted(last_back.items())
+             if h and instrs[h - 1].opname in OPPOSITE_JUMPS and h < (instrs[h - 1].target or -1) < j]
+    if not loops:
+        return bytecode
     handler_of = _handlers(bytecode)
     entries: Dict[int, List[int]] = {}  # instruction -> where control comes from other than by falling in
     for k, ins in enumerate(instrs):
@@ -54,18 +64,13 @@ def exits_after_loops(bytecode: Bytecode) -> Bytecode:
             entries.setdefault(ins.target, []).append(k)
     for region in bytecode.regions:
         entries.setdefault(region.handler, []).extend(range(region.start, region.end))
-    last_back: Dict[int, int] = {}
-    for j, ins in enumerate(instrs):
-        if ins.opname == "JUMP" and ins.target is not None and ins.target < j:
-            last_back[ins.target] = j
-    for h, j in sorted(last_back.items()):
-        test = instrs[h - 1] if h else None
-        if test is None or test.opname not in OPPOSITE_JUMPS:
-            continue  # not a while loop tested at the top (a jump back after a with's handler, say)
+    for h, j in loops:
+        test = instrs[h - 1]
         moved = _unrun_segments(instrs, entries, h, j)
         if test.target not in moved:
             continue
-        order = [k for k in range(j + 1) if k not in set(moved)]
+        moved_set = set(moved)
+        order = [k for k in range(j + 1) if k not in moved_set]
         rest = list(range(j + 1, len(instrs)))
         # A jump right after the loop to the first moved block now reaches it: dropped, and jumps
         # to it go to the block.
