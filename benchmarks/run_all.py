@@ -492,8 +492,7 @@ MODULE_SETS = {
         "pickletools", "lzma", "bz2", "netrc", "nntplib", "imghdr", "sndhdr", "telnetlib", "cgi",
         "mimetypes", "webbrowser", "zipapp", "runpy", "pkgutil", "modulefinder", "symtable", "code",
         "codeop", "numbers", "operator", "secrets", "hmac", "hashlib"),
-    # Modules of none of the sets above. Measured only to report until the fourth session; since
-    # then, like the sweep, a set that failures are found on.
+    # Modules of none of the sets above; like the sweep, a set that failures are looked for in.
     "fresh": (
         "json.encoder", "http.server", "http.cookies", "logging.handlers", "logging.config",
         "asyncio.streams", "asyncio.events", "asyncio.selector_events", "asyncio.locks",
@@ -509,7 +508,7 @@ MODULE_SETS = {
         "asyncio.queues", "asyncio.unix_events", "venv", "zoneinfo._zoneinfo", "zoneinfo._tzpath",
         "tomllib._parser", "pydoc_data.topics", "ensurepip"),
     # Held out: application code (IDLE, tkinter, lib2to3) and library modules of none of the sets
-    # above. Measured only at the end of a session to report; never used to find failures.
+    # above. Measured only to report, never used to find failures.
     "holdout": (
         "xmlrpc.server", "xml.dom.expatbuilder", "asyncio.proactor_events", "asyncio.sslproto", "site",
         "_osx_support", "email.headerregistry", "multiprocessing.shared_memory", "ctypes", "tracemalloc",
