@@ -18,6 +18,16 @@ from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, I
 
 COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
+# Instructions that end an expression where `parse_atom` runs: a statement (a store that is not
+# a walrus, an expression statement's POP_TOP, a return or raise) or one it refuses outright.
+_NOT_IN_ATOM = frozenset({
+    "STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF", "STORE_ATTR", "STORE_SUBSCR",
+    "DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF", "DELETE_ATTR", "DELETE_SUBSCR",
+    "POP_TOP", "RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "YIELD_VALUE",
+    "SETUP_FINALLY", "SETUP_WITH"})
+# What a walrus stores: the value is duplicated first and stays on the stack.
+_WALRUS_COPIES = frozenset({"DUP_TOP", "COPY"})
+
 
 class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
@@ -326,6 +336,8 @@ class ControlRules:
 
     def parse_atom(self, start: int, limit: int) -> Optional[Tuple[n.Expr, int]]:
         """Run the pure expression at `start`; return (value, index of its conditional jump)."""
+        if self._statement_ahead(start, limit):
+            return None
         saved_stack = self.stack
         self.stack = list(saved_stack)
         base = len(self.stack)
@@ -353,6 +365,23 @@ class ControlRules:
         finally:
             self.pure_mode -= 1
             self.stack = saved_stack
+
+    def _statement_ahead(self, start: int, limit: int) -> bool:
+        """Does straight-line code from `start` reach a statement before any jump? Then no atom
+        starts there. Condition chains try every if body's first statement as one more test;
+        this look ahead answers most of those tries without running the instructions."""
+        instrs, jump_sources = self.instrs, self.jump_sources
+        if start in self.skip or start in self.construct_starts:
+            return False
+        for k in range(start, min(limit, start + 48)):
+            ins = instrs[k]
+            if ins.target is not None or k in self.fall_override:
+                return False  # a jump of some kind: only running it tells
+            if k != start and (jump_sources.get(k) or k in self.skip or k in self.construct_starts):
+                return False
+            if ins.opname in _NOT_IN_ATOM:
+                return k == start or instrs[k - 1].opname not in _WALRUS_COPIES
+        return False
 
     def _inner_target(self, i: int, start: int) -> bool:
         """Is every jump to `i` from within the atom being parsed (a value-level short circuit)?"""
