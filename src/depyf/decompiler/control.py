@@ -639,6 +639,15 @@ class ControlRules:
         jump = self.instrs[x]
         return jump.opname == "JUMP" and jump.target == target and x not in self.skip
 
+    def _block_ends_going_back(self, x: int, head: int) -> bool:
+        """Is the instruction at `x`, right after the block being run, its way back to the loop
+        head `head` (3.10+ send the jump over an else part in a loop straight back)? A test there
+        that goes back when false is `if test: <rest of the block>`, as with `_threaded_through`."""
+        if self.version.threads_jumps_once or x >= len(self.instrs) or x in self.skip:
+            return False
+        jump = self.instrs[x]
+        return jump.opname == "JUMP" and jump.target == head and head < x
+
     def _same_exit(self, x: int, y: int) -> Tuple[int, int]:
         """(x, y), or the first of the two twice when 3.10+ copied one exit block (`return None`)
         to both; the later copy is skipped once the chain is accepted."""
@@ -691,7 +700,8 @@ class ControlRules:
                 body = self.run_range(fall, end, list(self.stack))
                 self.emit(self._if_or_assert(cond, body))
                 return end
-            if fall < end and self._threaded_through(false_target, end):
+            if fall < end and (self._threaded_through(false_target, end)
+                               or isinstance(stmt, n.Continue) and self._block_ends_going_back(end, false_target)):
                 # `if test: <rest of the block>`: the false branch went to the jump that ends the
                 # enclosing block (over its else part), and on to where that jump goes.
                 body = self.run_range(fall, end, list(self.stack))

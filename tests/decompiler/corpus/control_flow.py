@@ -590,3 +590,18 @@ def elif_after_branch_that_loops_again(option, explicit):
             taken.append((option, None))
             break
     return taken
+
+
+@cases(("a*b**?c",), ("**",), ("?x*",))
+def if_closing_a_branch_of_a_loop(pattern):
+    star = object()
+    out = []
+    for c in pattern:
+        if c == "*":
+            if not out or out[-1] is not star:
+                out.append(star)
+        elif c == "?":
+            out.append(".")
+        else:
+            out.append(c)
+    return ["*" if piece is star else piece for piece in out]
