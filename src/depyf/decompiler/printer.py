@@ -100,6 +100,8 @@ class Printer:
         return self.constant(e.value)
 
     def constant(self, v: Any) -> str:
+        if type(v) in _PLAIN_REPR:
+            return repr(v)  # most constants: names, numbers, flags
         if v is Ellipsis:
             return "..."
         if isinstance(v, float):
@@ -538,6 +540,10 @@ _EXPR: Dict[Type[n.Expr], Callable[[Printer, Any], str]] = {
 
 
 _LITERAL_ATOMS = (type(None), bool, int, float, complex, str, bytes, type(Ellipsis))
+
+
+# Types whose repr is their literal, with no special case below.
+_PLAIN_REPR = frozenset({str, int, bool, type(None), bytes})
 
 
 def has_literal_form(v: Any, depth: int = 0) -> bool:
