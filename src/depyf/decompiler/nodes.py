@@ -4,7 +4,7 @@
 3.8. These nodes carry only what the printer needs. Expressions and statements are plain classes
 with slots; `printer.py` owns precedence and layout.
 """
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 
 class Expr:
@@ -496,16 +496,38 @@ class Comment(Stmt):
 
 def nested_blocks(stmt: Stmt) -> List[List[Stmt]]:
     """The statement lists inside `stmt`: bodies, else and finally parts, handlers, match cases."""
+    kind = type(stmt)
+    fields = _BLOCK_FIELDS.get(kind)
+    if fields is None:
+        fields = _BLOCK_FIELDS[kind] = _block_fields(kind)
     found = []
-    for part in ("body", "orelse", "finalbody"):
-        inner = getattr(stmt, part, None)
-        if isinstance(inner, list):
+    for field in fields:
+        inner = getattr(stmt, field, None)
+        if field in _CLAUSE_FIELDS:
+            for clause in inner or ():
+                found.append(clause.body)
+        elif isinstance(inner, list):
             found.append(inner)
-    for handler in getattr(stmt, "handlers", None) or ():
-        found.append(handler.body)
-    for case in getattr(stmt, "cases", None) or ():
-        found.append(case.body)
     return found
+
+
+_BLOCK_FIELD_NAMES = ("body", "orelse", "finalbody", "handlers", "cases")
+_CLAUSE_FIELDS = frozenset({"handlers", "cases"})  # lists of clauses, each with a body
+# Per statement class, the fields `nested_blocks` looks at (this runs for every statement of
+# every tidy pass, so the class's slots are read once).
+_BLOCK_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _block_fields(kind: type) -> Tuple[str, ...]:
+    slots: Set[str] = set()
+    for klass in kind.__mro__:
+        if klass is object:
+            continue
+        own = vars(klass).get("__slots__")
+        if own is None:
+            return _BLOCK_FIELD_NAMES  # instances with a __dict__: any field may be there
+        slots.update((own,) if isinstance(own, str) else own)
+    return tuple(f for f in _BLOCK_FIELD_NAMES if f in slots)
 
 
 def has_no_effect(value: Expr) -> bool:

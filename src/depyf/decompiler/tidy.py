@@ -2,7 +2,7 @@
 
 They run on a function's (or class or module's) statements after the builder is done.
 """
-from typing import Iterator, List
+from typing import List
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import AssertionErrorName
@@ -67,18 +67,21 @@ def bare_returns_in_procedures(stmts: List[n.Stmt]) -> None:
     """`return` for `return None` in a function that never returns a value: `return` and
     `return None` compile alike, and a procedure leaves early with a bare `return`. A function
     that returns values elsewhere keeps its explicit `return None`."""
-    returns = list(_own_returns(stmts))
+    returns = _own_returns(stmts)
     if returns and all(r.value is None or (isinstance(r.value, n.Const) and r.value.value is None)
                        for r in returns):
         for r in returns:
             r.value = None
 
 
-def _own_returns(stmts: List[n.Stmt]) -> Iterator[n.Return]:
+def _own_returns(stmts: List[n.Stmt]) -> List[n.Return]:
     """The return statements of this function, not of the functions and classes defined in it."""
-    for stmt in stmts:
-        if isinstance(stmt, n.Return):
-            yield stmt
-        elif not isinstance(stmt, (n.FunctionDef, n.ClassDef)):
-            for block in n.nested_blocks(stmt):
-                yield from _own_returns(block)
+    found: List[n.Return] = []
+    pending = [stmts]
+    while pending:
+        for stmt in pending.pop():
+            if isinstance(stmt, n.Return):
+                found.append(stmt)
+            elif not isinstance(stmt, (n.FunctionDef, n.ClassDef)):
+                pending.extend(n.nested_blocks(stmt))
+    return found
