@@ -1008,7 +1008,9 @@ class ControlRules:
             # A try/finally's own jump over its handler, kept after the copy of the finally body
             # before a return (a label inside that copy stops the removal of dead code).
             return False
-        return instrs[false_target - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS") \
+        # (a body that ends in a raise is followed by the jump over an else part: the peephole
+        # pass removes dead code after a return only)
+        return instrs[false_target - 1].opname == "RETURN_VALUE" \
             and instrs[end - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS")
 
     op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE

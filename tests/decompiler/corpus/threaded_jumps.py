@@ -210,3 +210,20 @@ def else_holding_if_raise_then_return(a, c):
         if c not in a:
             raise ValueError(c)
         return None
+
+
+@cases(("#ERROR", 1), ("#TRACEBACK", "x"), ("#UNSERIALIZABLE", "y"), ("#TRACEBACK", 3), ("?", 0))
+def if_raise_then_if_else_returns(kind, result):
+    # The raise needs no jump after it; the compiler keeps a jump after a raise where it would
+    # remove one after a return, so the `if` after it is no `elif`.
+    if kind == "#ERROR":
+        return result
+    elif kind in ("#TRACEBACK", "#UNSERIALIZABLE"):
+        if not isinstance(result, str):
+            raise TypeError(f"{result!r} is not str")
+        if kind == "#UNSERIALIZABLE":
+            return "unserializable: " + result
+        else:
+            return "remote: " + result
+    else:
+        return "unknown: " + kind
