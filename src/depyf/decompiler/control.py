@@ -770,7 +770,7 @@ class ControlRules:
             else_end = min(last.target, end)
         elif last is not None and last.opname == "JUMP" and loop is not None \
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
-                and last.index > fall and all(src <= i for src in self.jump_sources.get(false_target, ())) \
+                and last.index > fall and all(src < fall for src in self.jump_sources.get(false_target, ())) \
                 and not self._explicit_continue(last, end) \
                 and not (loop.is_while and self.version.while_back_jump_has_line):
             # (the rest of the loop body is an else part only if nothing else in the body goes there:

@@ -227,3 +227,17 @@ def if_raise_then_if_else_returns(kind, result):
             return "remote: " + result
     else:
         return "unknown: " + kind
+
+
+@cases((["", "a", ".", "b"], True, True), (["", "."], True, False), (["x"], False, True))
+def chain_test_then_if_else_in_loop(paths, skip_current, loud):
+    # The chain's two tests both jump to the else part; the if body ends in an inner if whose
+    # false jump was threaded to the loop's closing jump.
+    out = []
+    for p in paths:
+        if (not p or p == ".") and skip_current:
+            if loud:
+                out.append("skip")
+        else:
+            out.append(p)
+    return out
