@@ -1075,7 +1075,12 @@ class ControlRules:
         target = ins.target
         for loop in reversed(self.loops):
             if target in loop.continue_targets:
-                if i != loop.natural_end or loop is not self.loops[-1]:
+                if loop is self.loops[-1] and self.loop_end.get(target) == i + 1 and self._same_jump(i, i + 1) \
+                        and not self.jump_sources.get(i + 1):
+                    # right before the loop's own closing jump, which nothing reaches (3.8/3.9
+                    # keep it): only a `continue` written out puts a second jump back there
+                    self.emit(n.Continue(required=True))
+                elif i != loop.natural_end or loop is not self.loops[-1]:
                     self.emit(n.Continue(loop.is_while and self.version.while_back_jump_has_line))
                 elif self._lands_apart(i, loop.body_end):
                     self.emit(n.Continue(required=True))
@@ -1093,6 +1098,10 @@ class ControlRules:
         if target > i and not any(src != i for t in range(i + 1, target) for src in self.jump_sources.get(t, ())):
             return target  # unreachable code the compiler left behind
         raise self.fail(ins, "jump that does not belong to any construct")
+
+    def _same_jump(self, k: int, other: int) -> bool:
+        a, b = self.instrs[k], self.instrs[other]
+        return a.opname == b.opname == "JUMP" and a.target == b.target
 
     def _past_loop(self, loop: LoopInfo, i: int, target: int) -> bool:
         """Does a jump at `i` to `target` leave the loop by going past its end?

@@ -241,3 +241,27 @@ def chain_test_then_if_else_in_loop(paths, skip_current, loud):
         else:
             out.append(p)
     return out
+
+
+@cases(([1, 0, 2],), ([],))
+def else_ending_in_continue(xs):
+    # A `continue` that ends the loop body is written out: it is a jump of its own, right before
+    # the loop's closing jump.
+    out = []
+    for x in xs:
+        if x:
+            out.append(1)
+        else:
+            out.append(2)
+            continue
+    return out
+
+
+@cases((0,), (3,))
+def while_true_ending_in_continue(n):
+    out = []
+    while True:
+        out.append(n)
+        if len(out) > 3:
+            return out
+        continue
