@@ -343,13 +343,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
     def _value_jump_sources_only(self, k: int, e: int) -> bool:
         """Is `k` reached only by jumps that bring the returned value, from the protected code
         before it: short-circuit operators (`return a and b`: the value `a` jumps straight to the
-        return) and 3.11's SEND (`return await x`: the awaited value lands there)?"""
+        return), 3.11's SEND (`return await x`: the awaited value lands there) and the jump over
+        the else branch of a conditional expression (`return a if c else b`)?"""
         instrs = self.instrs
         for j in self.jump_sources.get(k, ()):
             if j >= e:
                 return False
             ins = instrs[j]
             if ins.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP", "SEND"):
+                continue
+            if ins.opname == "JUMP" and self._jumps_over_else_value(j):
                 continue
             p = j - 1
             if p >= 0 and instrs[p].opname == "TO_BOOL":
@@ -359,6 +362,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             return False
         return True
+
+    def _jumps_over_else_value(self, j: int) -> bool:
+        """Is the JUMP at `j` the end of a conditional expression's first branch: its test jumps
+        to the instruction after it, where the else branch starts?"""
+        instrs = self.instrs
+        return any(src < j and instrs[src].opname in COND_JUMPS for src in self.jump_sources.get(j + 1, ()))
 
     def _build_except(self, s: int, t: int) -> int:
         st = self._xt_state
