@@ -1392,8 +1392,13 @@ class ControlRules:
         if loop is None or self.pure_mode or not self._drops_iterator(loop, iterator):
             return None
         end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
-        if end is None or self._exit_original(loop, i + 1, end) is None:
+        original = self._exit_original(loop, i + 1, end) if end is not None else None
+        if original is None:
             return None  # (`return const` also drops the iterator first: no block after the loop)
+        if original > loop.exit and end == i + 3 and self.instrs[i + 1].opname == "LOAD_CONST":
+            # `return CONST` reads the same as a break past code after the loop to a copied
+            # `return CONST`; as a break, that code would have to be the loop's else part.
+            return None
         self.emit(n.Break())
         self.note_copied_break(i + 1, end)
         return end

@@ -406,6 +406,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             and n_jump != x_h
         if star_else:
             x = x_h
+        if x is not None and x == n_jump and self._breaks_out_of_loop(t - 1):
+            x = None  # the body's way on is a `break` (read from the jump), not the try's end
         swallowed = self._swallowed_way_on(s, be, t, warm)
         if x is None and not star and clauses and self.version.handler_code_at_end:
             # 3.12+: code after the try that only the handlers reach follows the last one.
@@ -426,7 +428,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             star_tail = self._star_tail(exit_at)
         if x is not None and not star:
             clauses = [(typ, name, hs, x if hs < x < he else he) for typ, name, hs, he in clauses]
-        cold = self._cold_code(t, warm | ({x} if x is not None else set()))
+        # (where the handlers go on may be code that a jump from before the try reaches too, the
+        # code after an enclosing if whose body the try ends with a `break`: not handler code)
+        shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))}
+        cold = self._cold_code(t, warm | shared | ({x} if x is not None else set()))
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = False
@@ -520,6 +525,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _breaks_out_of_loop(self, j: int) -> bool:
+        """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of
+        the enclosing for loop: it drops the loop's iterator first (`try: f(); break`)? A try
+        that only ends the loop body jumps back to the loop's head instead."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or loop.iterator is None or j < 1 or self.instrs[j - 1].opname != "POP_TOP":
+            return False
+        target = self.instrs[j].target
+        return target >= loop.exit or target == loop.break_target
 
     def _handler_loop_tail(self, x: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
         """Where the handlers of a try inside a loop fall out to code that only they reach (3.12+
@@ -925,6 +940,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
+        if be < cont and self._const_return_after_copy(be, cont):
+            # `try: ...; return CONST` (3.11+): the constant is loaded after the finally body's
+            # copy; a return after the statement would be reached by a jump over the handler.
+            body += self.run_range(cont, cont + 2, list(after))
+            cont += 2
         over = instrs[cont] if cont < len(instrs) else None
         if over is not None and over.opname == "JUMP" and self._read_between(cont + 1, t) \
                 and over.target >= span_end:
@@ -937,6 +957,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else:
             self.emit(n.Try(body, [], [], finalbody))
         return max(cont, s + 1)
+
+    def _const_return_after_copy(self, copy: int, k: int) -> bool:
+        """Is `k`, right after the finally body's copy [copy, k) on the body's normal way out, a
+        `return CONST` that only that copy reaches?"""
+        instrs = self.instrs
+        if self.version.copies_exits_with_line_numbers:
+            return False  # (3.12+ copy a written `return CONST` after the statement there too)
+        return k + 1 < len(instrs) and instrs[k].opname == "LOAD_CONST" \
+            and instrs[k + 1].opname == "RETURN_VALUE" and not self.jump_sources.get(k + 1) \
+            and all(copy <= src < k for src in self.jump_sources.get(k, ()))
 
     def _merge_jumped_end_copies(self, ends: List[int], final_end: int) -> List[int]:
         """3.11 gives each conditional jump to the end of a finally body its own copy of the closing
@@ -1381,9 +1411,9 @@ def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
             break
         if isinstance(s, n.If) and not s.orelse and len(s.body) > 1 and _is_return_none(s.body[-1]) \
                 and not s.body[-1].jumped_to:
+            # (and on outwards: an earlier such if has this one in its else part, an elif chain)
             s.orelse = stmts[k + 1:]
             del stmts[k + 1:]
-            break
     # The blocks that end the last statement end the function too.
     last = stmts[end - 1] if 0 < end <= len(stmts) else None
     if isinstance(last, n.If):

@@ -216,3 +216,16 @@ def explicit_return_none_after_finally(fail, flag):
         if flag:
             c.log.append("closed")
     return None
+
+
+@cases((0,), (1,))
+def return_constant_inside_try_finally(flag):
+    # 3.11: the constant is loaded after the finally body's copy; a return after the statement
+    # would be reached by a jump over the handler instead.
+    log = []
+    try:
+        log.append(flag)
+        return True
+    finally:
+        log.append("finally")
+
