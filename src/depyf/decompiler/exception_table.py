@@ -429,8 +429,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if x is not None and not star:
             clauses = [(typ, name, hs, x if hs < x < he else he) for typ, name, hs, he in clauses]
         # (where the handlers go on may be code that a jump from before the try reaches too, the
-        # code after an enclosing if whose body the try ends with a `break`: not handler code)
-        shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))}
+        # code after an enclosing if whose body the try ends with a `break`, or the code after
+        # the loop that a handler's `break` leaves for: not handler code)
+        loop = self.loops[-1] if self.loops else None
+        shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))
+                  or loop is not None and y in (loop.exit, loop.break_target)}
         cold = self._cold_code(t, warm | shared | ({x} if x is not None else set()))
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end

@@ -148,3 +148,21 @@ def try_break_inside_if_then_more(values):
                 out.append("odd")
         out.append(value)
     return out
+
+
+@cases(("abc", 0), ("abc", 2), ("", 0))
+def handler_break_out_of_while_true(text, pos):
+    # The handler's `break` is the only way out of the loop (3.11): the code after the loop is
+    # reached from the handler only, yet it is no handler code (it was dropped, and the function
+    # returned None).
+    out = []
+    while True:
+        try:
+            char = text[pos]
+        except IndexError:
+            break
+        out.append(char)
+        pos += 1
+    out.append(pos)
+    out.append(len(out))
+    return out
