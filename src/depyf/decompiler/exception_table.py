@@ -1098,7 +1098,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             x, y = instrs[p], instrs[q]
             where[p] = q
-            if x.opname == "RERAISE" and x.arg == 0:
+            if x.opname == "RERAISE" and x.arg == 0 or self._jumps_to_reraise(x, a + length):
+                # (the jump to the closing re-raise, after a try statement inside the body)
                 if y.opname in ("RETURN_VALUE", "JUMP"):
                     p, q = p + 1, q + 1
                     continue
@@ -1143,6 +1144,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
         return end - b, inner_exit
+
+    def _jumps_to_reraise(self, x: Instr, end: int) -> bool:
+        """Is `x` a JUMP to `end`, the finally body's closing RERAISE right after its handler copy
+        (the normal way out of a try statement that ends the finally body)?"""
+        return x.opname == "JUMP" and x.target == end and end < len(self.instrs) \
+            and self.instrs[end].opname == "RERAISE" and self.instrs[end].arg == 0
 
     def _copied_return_block(self, q: int) -> Optional[int]:
         """The end of a copy of the code after the statement, ending in a return, placed where a
