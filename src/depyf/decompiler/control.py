@@ -1170,7 +1170,37 @@ class ControlRules:
             if right is not None:
                 self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
                 return target - 1
+        # `a and b` as a statement before a small exit block: its POP_TOP and the block after it
+        # were copied (3.10+), the fall-through copy ends right before the jump's target.
+        own = self._copied_pop_exit(start, target)
+        if own is not None:
+            right = self.pure_value(start, own)
+            if right is not None:
+                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
+                self.skip[target] = target + (target - own)
+                return own
         raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
+
+    def _copied_pop_exit(self, start: int, target: int) -> Optional[int]:
+        """Where the fall-through copy of `POP_TOP; <exit block>` at `target` starts, when 3.10+
+        copied that block (`egg and f(egg)` ending a function: `POP_TOP; return None` twice)."""
+        instrs = self.instrs
+        if not self.version.copies_exit_blocks or instrs[target].opname != "POP_TOP":
+            return None
+        e = target + 1
+        while e < len(instrs) and e - target < 8 and instrs[e].opname not in TERMINAL:
+            if instrs[e].is_jump:
+                return None
+            e += 1
+        own = 2 * target - e - 1
+        if e >= len(instrs) or instrs[e].opname not in TERMINAL or own < start \
+                or any(not start - 2 <= src < own for src in self.jump_sources.get(target, ())):
+            return None
+        for k in range(e + 1 - target):
+            a, b = instrs[own + k], instrs[target + k]
+            if a.opname != b.opname or a.argval != b.argval or (k and self.jump_sources.get(target + k)):
+                return None
+        return own
 
     def op_COPY(self, ins: Instr, i: int) -> Optional[int]:
         instrs = self.instrs
@@ -1287,6 +1317,8 @@ class ControlRules:
                 body_end = bottom
                 exclude.update(range(bottom, j + 1))
                 continue_targets.add(bottom)
+                if self._bottom_chain_cleanup(bottom, j):
+                    self.skip[j + 1] = j + 3
             elif back.opname in COND_JUMPS:
                 raise self.fail(back, "loop test at the bottom does not match the top")
             elif self.version.while_condition_duplicated:
@@ -1381,8 +1413,13 @@ class ControlRules:
         if loop is None or self.pure_mode or not self._drops_iterator(loop, iterator):
             return None
         end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
-        if end is None or self._exit_original(loop, i + 1, end) is None:
+        original = self._exit_original(loop, i + 1, end) if end is not None else None
+        if original is None:
             return None  # (`return const` also drops the iterator first: no block after the loop)
+        if original > loop.exit and end == i + 3 and self.instrs[i + 1].opname == "LOAD_CONST":
+            # `return CONST` reads the same as a break past code after the loop to a copied
+            # `return CONST`; as a break, that code would have to be the loop's else part.
+            return None
         self.emit(n.Break())
         self.note_copied_break(i + 1, end)
         return end
@@ -1462,6 +1499,7 @@ class ControlRules:
 
     def _bottom_test(self, test_start: int, test_end: int, j: int) -> Optional[int]:
         """Where the copy of the test [test_start, test_end) that closes the loop at `j` starts."""
+        test_end = self._chain_test_end(test_start, test_end)
         length = test_end - test_start
         back = self.instrs[j]
         bottom = j - length + 1 if back.opname in COND_JUMPS else j - length
@@ -1471,6 +1509,40 @@ class ControlRules:
         if inverted is not None:
             return inverted
         return self._bottom_test_with_copied_exits(test_start, test_end, j)
+
+    def _chain_test_end(self, test_start: int, test_end: int) -> int:
+        """The end of the tests of a loop test [test_start, test_end) that is a chained comparison:
+        3.11 ends it with `JUMP body; POP_TOP; JUMP exit` (the jump into the body, then the
+        cleanup of the comparison's middle operand), which the copy at the bottom lays out after
+        its jump back instead. Any other test ends where it ends."""
+        c = test_end - 3
+        instrs = self.instrs
+        if c <= test_start or instrs[c - 1].opname not in COND_JUMPS or not self._chain_cleanup(c, test_end):
+            return test_end
+        return c
+
+    def _chain_cleanup(self, c: int, body: int) -> bool:
+        """Is [c, c + 3) `JUMP body; POP_TOP; JUMP` with the POP_TOP reached only by a jump from
+        before `c` (a chained comparison's cleanup after its last test)?"""
+        instrs = self.instrs
+        if c + 2 >= len(instrs):
+            return False
+        jump, pop, out = instrs[c], instrs[c + 1], instrs[c + 2]
+        return jump.opname == "JUMP" and jump.target == body and pop.opname == "POP_TOP" \
+            and out.opname == "JUMP" and out.target > c and bool(self.jump_sources.get(c + 1)) \
+            and all(src < c for src in self.jump_sources[c + 1])
+
+    def _bottom_chain_cleanup(self, bottom: int, j: int) -> bool:
+        """Is the bottom test [bottom, j] a chained comparison followed by `JUMP exit; POP_TOP`
+        (the way out when the last comparison is false, which 3.12+ jump to, then the cleanup of
+        the middle operand that only the bottom test's earlier comparisons reach)?"""
+        instrs = self.instrs
+        if j + 2 >= len(instrs):
+            return False
+        jump, pop = instrs[j + 1], instrs[j + 2]
+        return jump.opname == "JUMP" and jump.target == j + 3 and pop.opname == "POP_TOP" \
+            and bool(self.jump_sources.get(j + 2)) \
+            and all(bottom <= src < j for src in self.jump_sources.get(j + 1, []) + self.jump_sources[j + 2])
 
     def _bottom_test_with_copied_exits(self, test_start: int, test_end: int, j: int) -> Optional[int]:
         """Where the bottom copy of a test that leaves the loop from the middle of it starts.
@@ -1730,6 +1802,7 @@ class ControlRules:
             self.stack = list(saved)
             base = len(self.stack)
             self.pure_mode += 1
+            expr_start = self.expr_start  # (the operand starts no value of its own)
             try:
                 p = k
                 while not (instrs[p].opname in ("COMPARE_OP", "IS_OP", "CONTAINS_OP") and len(self.stack) == base + 1) \
@@ -1739,6 +1812,7 @@ class ControlRules:
             finally:
                 self.pure_mode -= 1
                 self.stack = saved
+                self.expr_start = expr_start
             comparators.append(operand)
             if self.chain_compare_start(p):
                 ops.append(self._compare_parts(instrs[p + 2]))

@@ -343,13 +343,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
     def _value_jump_sources_only(self, k: int, e: int) -> bool:
         """Is `k` reached only by jumps that bring the returned value, from the protected code
         before it: short-circuit operators (`return a and b`: the value `a` jumps straight to the
-        return) and 3.11's SEND (`return await x`: the awaited value lands there)?"""
+        return), 3.11's SEND (`return await x`: the awaited value lands there) and the jump over
+        the else branch of a conditional expression (`return a if c else b`)?"""
         instrs = self.instrs
         for j in self.jump_sources.get(k, ()):
             if j >= e:
                 return False
             ins = instrs[j]
             if ins.opname in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP", "SEND"):
+                continue
+            if ins.opname == "JUMP" and self._jumps_over_else_value(j):
                 continue
             p = j - 1
             if p >= 0 and instrs[p].opname == "TO_BOOL":
@@ -359,6 +362,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             return False
         return True
+
+    def _jumps_over_else_value(self, j: int) -> bool:
+        """Is the JUMP at `j` the end of a conditional expression's first branch: its test jumps
+        to the instruction after it, where the else branch starts?"""
+        instrs = self.instrs
+        return any(src < j and instrs[src].opname in COND_JUMPS for src in self.jump_sources.get(j + 1, ()))
 
     def _build_except(self, s: int, t: int) -> int:
         st = self._xt_state
@@ -397,6 +406,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             and n_jump != x_h
         if star_else:
             x = x_h
+        if x is not None and x == n_jump and self._breaks_out_of_loop(t - 1):
+            x = None  # the body's way on is a `break` (read from the jump), not the try's end
         swallowed = self._swallowed_way_on(s, be, t, warm)
         if x is None and not star and clauses and self.version.handler_code_at_end:
             # 3.12+: code after the try that only the handlers reach follows the last one.
@@ -417,7 +428,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             star_tail = self._star_tail(exit_at)
         if x is not None and not star:
             clauses = [(typ, name, hs, x if hs < x < he else he) for typ, name, hs, he in clauses]
-        cold = self._cold_code(t, warm | ({x} if x is not None else set()))
+        # (where the handlers go on may be code that a jump from before the try reaches too, the
+        # code after an enclosing if whose body the try ends with a `break`, or the code after
+        # the loop that a handler's `break` leaves for: not handler code)
+        loop = self.loops[-1] if self.loops else None
+        shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))
+                  or loop is not None and y in (loop.exit, loop.break_target)}
+        cold = self._cold_code(t, warm | shared | ({x} if x is not None else set()))
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = False
@@ -511,6 +528,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _breaks_out_of_loop(self, j: int) -> bool:
+        """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of
+        the enclosing for loop: it drops the loop's iterator first (`try: f(); break`)? A try
+        that only ends the loop body jumps back to the loop's head instead."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or loop.iterator is None or j < 1 or self.instrs[j - 1].opname != "POP_TOP":
+            return False
+        target = self.instrs[j].target
+        return target >= loop.exit or target == loop.break_target
 
     def _handler_loop_tail(self, x: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
         """Where the handlers of a try inside a loop fall out to code that only they reach (3.12+
@@ -916,6 +943,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
+        if be < cont and self._const_return_after_copy(be, cont):
+            # `try: ...; return CONST` (3.11+): the constant is loaded after the finally body's
+            # copy; a return after the statement would be reached by a jump over the handler.
+            body += self.run_range(cont, cont + 2, list(after))
+            cont += 2
         over = instrs[cont] if cont < len(instrs) else None
         if over is not None and over.opname == "JUMP" and self._read_between(cont + 1, t) \
                 and over.target >= span_end:
@@ -928,6 +960,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else:
             self.emit(n.Try(body, [], [], finalbody))
         return max(cont, s + 1)
+
+    def _const_return_after_copy(self, copy: int, k: int) -> bool:
+        """Is `k`, right after the finally body's copy [copy, k) on the body's normal way out, a
+        `return CONST` that only that copy reaches?"""
+        instrs = self.instrs
+        if self.version.copies_exits_with_line_numbers:
+            return False  # (3.12+ copy a written `return CONST` after the statement there too)
+        return k + 1 < len(instrs) and instrs[k].opname == "LOAD_CONST" \
+            and instrs[k + 1].opname == "RETURN_VALUE" and not self.jump_sources.get(k + 1) \
+            and all(copy <= src < k for src in self.jump_sources.get(k, ()))
 
     def _merge_jumped_end_copies(self, ends: List[int], final_end: int) -> List[int]:
         """3.11 gives each conditional jump to the end of a finally body its own copy of the closing
@@ -1056,7 +1098,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             x, y = instrs[p], instrs[q]
             where[p] = q
-            if x.opname == "RERAISE" and x.arg == 0:
+            if x.opname == "RERAISE" and x.arg == 0 or self._jumps_to_reraise(x, a + length):
+                # (the jump to the closing re-raise, after a try statement inside the body)
                 if y.opname in ("RETURN_VALUE", "JUMP"):
                     p, q = p + 1, q + 1
                     continue
@@ -1101,6 +1144,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
         return end - b, inner_exit
+
+    def _jumps_to_reraise(self, x: Instr, end: int) -> bool:
+        """Is `x` a JUMP to `end`, the finally body's closing RERAISE right after its handler copy
+        (the normal way out of a try statement that ends the finally body)?"""
+        return x.opname == "JUMP" and x.target == end and end < len(self.instrs) \
+            and self.instrs[end].opname == "RERAISE" and self.instrs[end].arg == 0
 
     def _copied_return_block(self, q: int) -> Optional[int]:
         """The end of a copy of the code after the statement, ending in a return, placed where a
@@ -1372,9 +1421,9 @@ def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
             break
         if isinstance(s, n.If) and not s.orelse and len(s.body) > 1 and _is_return_none(s.body[-1]) \
                 and not s.body[-1].jumped_to:
+            # (and on outwards: an earlier such if has this one in its else part, an elif chain)
             s.orelse = stmts[k + 1:]
             del stmts[k + 1:]
-            break
     # The blocks that end the last statement end the function too.
     last = stmts[end - 1] if 0 < end <= len(stmts) else None
     if isinstance(last, n.If):

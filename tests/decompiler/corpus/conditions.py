@@ -215,3 +215,46 @@ def chain_ending_in_is_none(gen, node, seq):
     if node is seq is not None:
         return 2
     return 3
+
+
+@cases(*INPUTS)
+def while_chained_comparison(a, b, c):
+    # 3.11 ends the test at the top with the comparison's cleanup; the copy at the bottom lays it
+    # out after its jump back.
+    out = []
+    while 0 <= a < c:
+        a += 1
+        out.append(a)
+    out.append(b)
+    return out
+
+
+@cases(*INPUTS)
+def while_chained_comparison_else_break(a, b, c):
+    out = []
+    while 0 <= a < b < 5:
+        a += 1
+        out.append(a)
+        if a == c:
+            break
+    else:
+        out.append("done")
+    return out
+
+
+
+@cases((0,), (1,), ("",), ("x",))
+def short_circuit_statement_last(value):
+    seen = []
+
+    def record_and():
+        # `a and f()` as the function's last statement: its POP_TOP and the `return None` after
+        # it are copied onto both paths (3.10+).
+        value and seen.append(value)
+
+    def record_or():
+        value or seen.append("fallback")
+
+    record_and()
+    record_or()
+    return seen

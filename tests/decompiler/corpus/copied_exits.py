@@ -367,3 +367,35 @@ def and_test_then_if_elif(closed, x):
         elif x in (2, 4):
             f.closed = "two"
             raise KeyError(f.closed)
+
+
+@cases((0, 0), (1, 0), (0, 1), (1, 1))
+def elif_chain_after_try_branch(a, b):
+    # 3.11: every branch of the chain ends in a copy of the implicit `return None`; the first
+    # one (a try inside it) is folded into its else part as well as the later ones.
+    log = []
+    if a:
+        try:
+            log.append(10 // b)
+        except ZeroDivisionError:
+            log.append("zero")
+    elif b:
+        log.append("b")
+    else:
+        log.append("neither")
+
+
+@cases(([],), ([1, 2],), ([1, 0],), ([0, 5],))
+def return_constant_in_loop_before_tail(key):
+    # `return False` inside the loop reads the same as a `break` to the copied `return False`
+    # at the end, past the code after the loop (which would have to become an else part).
+    if not key:
+        return False
+    for k in key[:-1]:
+        if not k:
+            return False
+        if k > 1:
+            return True
+    if key[-1]:
+        return key[-1] > 1
+    return False

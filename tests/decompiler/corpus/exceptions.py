@@ -537,3 +537,13 @@ def with_ends_try_body_in_generator(items):
     else:
         for entry in entries:
             yield entry
+
+
+@cases((None,), (1,), (0,))
+def try_return_conditional_expression(value):
+    # 3.11: the try body's return lies after the protected range; the conditional expression's
+    # first branch jumps to it.
+    try:
+        return value if value is None else 10 // value
+    except ZeroDivisionError:
+        return "zero"

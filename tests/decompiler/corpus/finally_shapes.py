@@ -216,3 +216,46 @@ def explicit_return_none_after_finally(fail, flag):
         if flag:
             c.log.append("closed")
     return None
+
+
+@cases((0,), (1,))
+def return_constant_inside_try_finally(flag):
+    # 3.11: the constant is loaded after the finally body's copy; a return after the statement
+    # would be reached by a jump over the handler instead.
+    log = []
+    try:
+        log.append(flag)
+        return True
+    finally:
+        log.append("finally")
+
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.log = []
+        self.done = False
+
+    def step(self, name):
+        self.log.append(name)
+
+
+@cases((0,), (1,))
+def try_finally_inside_finally_body(flag):
+    # 3.11: the finally body's copy on the normal way out ends in the inner try's way out, a
+    # copy of the implicit `return None`, where the handler's copy jumps to its re-raise. Not
+    # recognised as a copy, it was read as code after the statement (the body ran twice).
+    r = _Recorder()
+
+    def run():
+        try:
+            if flag:
+                r.step("body")
+        finally:
+            try:
+                r.step("inner")
+            finally:
+                r.done = True
+
+    run()
+    return r.log, r.done

@@ -111,3 +111,58 @@ def if_continue_ends_try_finally_body(values):
             out.append("finally")
         out.append(v)
     return out
+
+
+def _fails_on_odd(value):
+    if value % 2:
+        raise ValueError(value)
+    return value * 10
+
+
+@cases(([1, 3, 4, 6],), ([1, 3],), ([],))
+def try_break_on_success(values):
+    # 3.11+: the `break` after the body (it drops the loop's iterator, then jumps past the loop)
+    # is where the body's normal path jumps over the handlers; read as the try's end, the loop
+    # would go on after the first success.
+    found = None
+    for value in values:
+        try:
+            found = _fails_on_odd(value)
+            break
+        except ValueError:
+            pass
+    return found
+
+
+@cases(([0, 1, 2, 3],), ([1, 0, 3],), ([],))
+def try_break_inside_if_then_more(values):
+    # The handlers go on to the code after the if, which the if's test reaches too: that code
+    # is no handler code of the try.
+    out = []
+    for value in values:
+        if value:
+            try:
+                out.append(_fails_on_odd(value))
+                break
+            except ValueError:
+                out.append("odd")
+        out.append(value)
+    return out
+
+
+@cases(("abc", 0), ("abc", 2), ("", 0))
+def handler_break_out_of_while_true(text, pos):
+    # The handler's `break` is the only way out of the loop (3.11): the code after the loop is
+    # reached from the handler only, yet it is no handler code (it was dropped, and the function
+    # returned None).
+    out = []
+    while True:
+        try:
+            char = text[pos]
+        except IndexError:
+            break
+        out.append(char)
+        pos += 1
+    out.append(pos)
+    out.append(len(out))
+    return out
