@@ -268,6 +268,11 @@ class ControlRules:
             way_out = instrs[t - 1]
             if way_out.opname == "JUMP" and way_out.target > j + 1:
                 ends.append((way_out.target, t))
+            elif way_out.opname in ("RETURN_VALUE", "RAISE_VARARGS"):
+                # A body that never finishes (`try: return f()`): the try ends with its clauses.
+                chain_end = self._except_chain_end(t)
+                if chain_end is not None and chain_end > j + 1:
+                    ends.append((chain_end, t))
         if not ends:
             return None
         x, t = min(ends)
@@ -280,6 +285,24 @@ class ControlRules:
         if later and self._reached_from(h, x, max(later)):
             return max(later)
         return x
+
+    def _except_chain_end(self, t: int) -> Optional[int]:
+        """The end of the except clauses at `t` (3.8-3.10, each testing its type): after the
+        re-raise (END_FINALLY on 3.8) that the last clause's failed match jumps to."""
+        instrs = self.instrs
+        k = t
+        while k < len(instrs) and instrs[k].opname == "DUP_TOP":
+            # The clause's first jump is its type test's (the type is a pure expression).
+            match = next((p for p in range(k + 1, len(instrs)) if instrs[p].is_jump), None)
+            if match is None or instrs[match].target <= k or not (
+                    instrs[match].opname == "JUMP_IF_NOT_EXC_MATCH"
+                    or (instrs[match].opname == "POP_JUMP_IF_FALSE" and instrs[match - 1].opname == "COMPARE_OP"
+                        and instrs[match - 1].argval == "exception match")):
+                return None
+            k = instrs[match].target
+        if k < len(instrs) and instrs[k].opname in ("RERAISE", "END_FINALLY"):
+            return k + 1
+        return None
 
     def _reached_from(self, h: int, start: int, end: int) -> bool:
         """Do jumps into [start, end) come only from [h, end)?"""
@@ -1266,6 +1289,7 @@ class ControlRules:
                 body_end = bottom
                 exclude.update(range(bottom, j + 1))
                 continue_targets.add(bottom)
+                self._skip_bottom_compare_cleanup(bottom, j)
             elif back.opname in COND_JUMPS:
                 raise self.fail(back, "loop test at the bottom does not match the top")
             elif self.version.while_condition_duplicated:
@@ -1366,6 +1390,13 @@ class ControlRules:
         self.note_copied_break(i + 1, end)
         return end
 
+    def falls_out_of_loop(self, iterator: n.Expr, i: int) -> bool:
+        """Is the POP_TOP at `i` a `break` whose jump is gone: it drops the for loop's iterator
+        and falls into the loop's exit (3.10+ lay a last `break` of the body right before the
+        exit; nothing else there leaves the iterator to drop)."""
+        loop = self.loops[-1] if self.loops else None
+        return loop is not None and not self.pure_mode and loop.iterator is iterator and i + 1 == loop.exit
+
     def _drops_iterator(self, loop: LoopInfo, popped: n.Expr) -> bool:
         """Is the value a POP_TOP drops the loop's iterator? The `__exit__` calls of the with
         statements a break leaves are stepped over, so their markers may still lie above it."""
@@ -1449,7 +1480,54 @@ class ControlRules:
         inverted = self._inverted_bottom_test(test_start, test_end, j)
         if inverted is not None:
             return inverted
+        chained = self._chained_compare_bottom_test(test_start, test_end, j)
+        if chained is not None:
+            return chained
         return self._bottom_test_with_copied_exits(test_start, test_end, j)
+
+    def _skip_bottom_compare_cleanup(self, bottom: int, j: int) -> None:
+        """The POP_TOP after the loop where the earlier jumps of a chained comparison in the bottom
+        test go (`_chained_compare_bottom_test`): the exit itself follows it."""
+        instrs = self.instrs
+        if instrs[j].opname != "POP_JUMP_IF_TRUE":
+            return
+        # (the first jump of the last chained comparison: the one whose cleanup follows the loop)
+        f = next((k for k in range(j - 1, bottom + 2, -1) if instrs[k].opname in COND_JUMPS
+                  and instrs[k].target > j and self.chain_compare_start(k - 3)), None)
+        if f is None:
+            return
+        cleanup = instrs[f].target
+        if instrs[f].opname != "POP_JUMP_IF_FALSE" or cleanup <= j + 1 or instrs[cleanup].opname != "POP_TOP" \
+                or instrs[cleanup - 1].opname not in ENDS_FLOW:
+            return
+        self.skip[cleanup] = cleanup + 1
+        # Where the last comparison is false, the loop is left by a jump to the exit (or to where
+        # the jump there goes): the same way out as the cleanup's.
+        leave, after = instrs[j + 1], instrs[cleanup + 1] if cleanup + 1 < len(instrs) else None
+        if cleanup == j + 2 and leave.opname == "JUMP" and (leave.target == cleanup + 1 or (
+                after is not None and after.opname == "JUMP" and after.target == leave.target)):
+            self.skip[j + 1] = cleanup + 1
+
+    def _chained_compare_bottom_test(self, test_start: int, test_end: int, j: int) -> Optional[int]:
+        """3.10: where the bottom copy of a test that ends in a chained comparison starts.
+
+        At the top, the comparison's last jump leaves the loop and a JUMP over the cleanup of its
+        earlier jumps (POP_TOP, then maybe a copy of the exit block) enters the body; at the
+        bottom the last jump goes back into the body and the cleanup follows the loop's end.
+        Without the JUMP and the cleanup, the two are the same test."""
+        instrs = self.instrs
+        back = instrs[j]
+        if not self.version.copies_exit_blocks or back.opname != "POP_JUMP_IF_TRUE" or back.target != test_end:
+            return None
+        last = next((k for k in range(test_start + 1, test_end) if instrs[k].opname == "JUMP"), None)
+        if last is None or instrs[last].target != test_end or instrs[last + 1].opname != "POP_TOP" \
+                or instrs[last - 1].opname != "POP_JUMP_IF_FALSE":
+            return None
+        length = last - test_start
+        bottom = j - length + 1
+        if bottom < test_end or not self._same_test(test_start, bottom, length):
+            return None
+        return bottom
 
     def _bottom_test_with_copied_exits(self, test_start: int, test_end: int, j: int) -> Optional[int]:
         """Where the bottom copy of a test that leaves the loop from the middle of it starts.
@@ -1705,7 +1783,7 @@ class ControlRules:
                 fused.opname = "POP_JUMP_IF_FALSE"
                 break
             # The next operand, up to its comparison.
-            saved = self.stack
+            saved, expr_start = self.stack, self.expr_start
             self.stack = list(saved)
             base = len(self.stack)
             self.pure_mode += 1
@@ -1717,7 +1795,9 @@ class ControlRules:
                 operand = self.stack[-1]
             finally:
                 self.pure_mode -= 1
-                self.stack = saved
+                # (the operand starts from the stack the chain's own start had: the chain's value
+                # began there, not at the operand)
+                self.stack, self.expr_start = saved, expr_start
             comparators.append(operand)
             if self.chain_compare_start(p):
                 ops.append(self._compare_parts(instrs[p + 2]))
