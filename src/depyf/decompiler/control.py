@@ -798,9 +798,10 @@ class ControlRules:
             threaded = self._threaded_else_end(fall, false_target, end, loop)
             if threaded is not None:
                 body = self.run_range(fall, false_target, list(self.stack))
-                orelse = self.run_range(false_target, threaded, list(self.stack))
+                closing = self._else_jump_to_bottom_test(fall, false_target, threaded, loop)
+                orelse = self.run_range(false_target, threaded if closing is None else closing, list(self.stack))
                 self.emit(n.If(cond, body, orelse))
-                return threaded
+                return threaded if closing is None else closing + 1
         if else_end is not None:
             value_if = self.try_value_branches(cond, fall, false_target - 1, false_target, else_end)
             if value_if is not None:
@@ -940,6 +941,10 @@ class ControlRules:
         leaves_loop = last.opname == "JUMP" and loop is not None and last.target in loop_targets
         if last.opname not in ("RAISE_VARARGS", "RETURN_VALUE", "RERAISE") and not leaves_loop:
             return None
+        if loop is not None and loop.top_test is not None:
+            # (3.10+: a jump to the test copied at the bottom is no `continue`, which goes to the
+            # top: it is where the body's last statement ends)
+            loop_targets = loop_targets - {loop.body_end}
         targets = {ins.target for ins in self.instrs[fall:false_target]
                    if (ins.opname in COND_JUMPS or ins.opname == "JUMP") and ins.target is not None
                    and ins.target > false_target and ins.target not in loop_targets}
@@ -951,6 +956,10 @@ class ControlRules:
             if loop is not None and target == loop.body_end and closing is not None \
                     and closing.opname == "JUMP" and closing.target in loop.continue_targets:
                 return end  # to the loop's closing jump: the else part runs to the range's end
+            over = self.instrs[end] if end < len(self.instrs) else None
+            if loop is not None and target == loop.body_end and loop.top_test is not None and over is not None \
+                    and over.opname == "JUMP" and over.target == target:
+                return end  # to the bottom test, where the jump that ends the enclosing part goes
             return None
         length = target - false_target
         if target + length <= len(self.instrs) and self._same_code((false_target, target), (target, target + length)):
@@ -958,6 +967,22 @@ class ControlRules:
         if self._copies_of_block_at(false_target, target):
             return None  # (3.10: one copy for each jump of an `a and b` test, say)
         return target
+
+    def _else_jump_to_bottom_test(self, fall: int, false_target: int, threaded: int,
+                                  loop: Optional[LoopInfo]) -> Optional[int]:
+        """The JUMP that ends an else part found by `_threaded_else_end` when both branches go
+        to the test a while loop repeats at its bottom (3.10+): the else part stops there (the
+        jump is its end, not a `continue`) and what follows it up to that test belongs to an
+        enclosing statement (reached only from before the if)."""
+        if loop is None or loop.top_test is None or threaded != loop.body_end:
+            return None
+        for k in range(threaded - 1, false_target - 1, -1):
+            ins = self.instrs[k]
+            if ins.opname == "JUMP" and ins.target == threaded:
+                if any(not src < fall for p in range(k + 1, threaded) for src in self.jump_sources.get(p, ())):
+                    return None
+                return k
+        return None
 
     def _copies_of_block_at(self, start: int, target: int) -> bool:
         """Is [start, target) made of copies of the small block at `target` that ends the
@@ -1687,9 +1712,22 @@ class ControlRules:
         elif break_target is None and real_exit < self.end and self._breaks_to_enclosing_head(h + 1, body_end):
             orelse = self.run_range(real_exit, self.end, list(self.stack))
             after = self.end
+        elif break_target is None and info.copied_exit is not None and self._else_ends_function(real_exit):
+            # Every `break` ran a copy of the code after the loop (3.10+), which exists only as
+            # those copies: the code at the loop's exit, which ends the function, is its else part.
+            orelse = self.run_range(real_exit, self.end, list(self.stack))
+            after = self.end
         after = self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
         self._place_copied_exit(info, after)
         return after
+
+    def _else_ends_function(self, start: int) -> bool:
+        """Is [start, self.end) the rest of the function, reached only from `start` on, ending in a
+        return or raise? (Then the statements after a loop exiting at `start` can only be copies.)"""
+        end = self.end
+        if end != len(self.instrs) or not start < end or self.instrs[end - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return False
+        return all(start <= src for k in range(start + 1, end) for src in self.jump_sources.get(k, ()))
 
     def finish_for(self, loop: n.For, after: int) -> int:
         """Emit a finished for loop, or turn it into the comprehension it implements (3.12+ inlined)."""

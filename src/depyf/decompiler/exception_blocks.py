@@ -642,7 +642,9 @@ class BlockExceptionRules:
             # 3.10 copies the small block after the statement into the handlers' ways out; the
             # original stays where the else part falls into it.
             span = (tails[0][1][1], tails[0][1][2])
-            for p in range(hend, self.end - (span[1] - span[0]) + 1):
+            # (up to the end of the range: the if whose body the try ends falls into it there)
+            last = min(self.end, len(self.instrs) - (span[1] - span[0]))
+            for p in range(hend, last + 1):
                 if self._same_code(span, (p, p + span[1] - span[0])) and not self._inside_block(hend, p) \
                         and not self._jumps_past(hend, p):
                     end = p

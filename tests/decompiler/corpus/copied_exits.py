@@ -443,3 +443,29 @@ def for_try_continue_then_break(items):
     items_seen = len(items)
     return found, items_seen
 
+
+
+class _Probe:
+    def __init__(self, fails):
+        self.fails = fails
+        self.state = None
+
+    def tell(self):
+        if self.fails:
+            raise OSError("no tell")
+        return 0
+
+
+@cases((False,), (True,))
+def clause_copies_code_after_enclosing_if(fails):
+    # The try ends an if body; the code after the if (`return probe.state`) is copied after the
+    # except clause's POP_EXCEPT, and the else part falls into the original.
+    probe = _Probe(fails)
+    if probe.state is None:
+        try:
+            probe.tell()
+        except OSError:
+            probe.state = False
+        else:
+            probe.state = True
+    return probe.state
