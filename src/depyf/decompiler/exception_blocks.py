@@ -341,8 +341,9 @@ class BlockExceptionRules:
         """3.10: a branch of an except clause that ends in a copy of the clause's way out
         (POP_EXCEPT and the copied block after the statement): the end of that branch, whose if
         has the rest of the clause as its else part (`markers.fold_end_copies`)."""
-        if not blocks or self._op(i) != "POP_EXCEPT" or blocks[-1].kind != "handler":
-            return None
+        if not blocks or (self._op(i), blocks[-1].kind) not in (("POP_EXCEPT", "handler"),
+                                                                 ("POP_BLOCK", "named-handler")):
+            return None  # (`except E as e:` leaves its hidden try/finally first)
         span = blocks[-1].info.get("exit_span")
         if span is None or span[0] == i:
             return None
@@ -955,8 +956,17 @@ class BlockExceptionRules:
                             continue
                     body_end = q
                     break
-        block = _Block("named-handler", tokens, name=name)
+        span = (body_end, c) if exit is not None and exit[0] == "tail" and body_end < c \
+            and instrs[body_end].opname == "POP_BLOCK" and self.version.copies_exit_blocks else None
+        block = _Block("named-handler", tokens, name=name, exit_span=span)
         body = self._run_in(block, start + 1, body_end, outer + tokens)
+        if span is not None:
+            folded = m.fold_end_copies(body)
+            if m.has_end_copies(folded):  # a copy of the way out where no if/else can place it
+                block = _Block("named-handler", tokens, name=name)
+                body = self._run_in(block, start + 1, body_end, outer + tokens)
+            else:
+                body = folded
         if exit is None and "pending" in block.info:
             exit = ("tail",) + block.info["pending"]
         return body, exit

@@ -148,3 +148,47 @@ def handler_returns_then_if_return_then_try(text):
         return 10 // value
     except ZeroDivisionError:
         pass
+
+
+def _final_path(path, fail):
+    if fail:
+        raise OSError(3, "missing")
+    return path.upper()
+
+
+@cases(("a", "b", False), ("a", "A", False), ("a", "b", True), ("", "b", True))
+def named_clause_if_then_copied_return(path, other, fail):
+    # `except E as e:` ending in an if: 3.10 copies the way out (leaving the hidden try/finally,
+    # the clause, `e = None; del e`, then the small `return path`) into the if's branch.
+    if path:
+        try:
+            if _final_path(other, fail) == path:
+                path = other
+        except OSError as ex:
+            if ex.errno == 3:
+                path = other
+        return path
+    return path
+
+
+def _parse_pair(s):
+    a, b = s.split(",")
+    return int(a), b
+
+
+@cases(("1,x", None), ("bad", None), ("bad", 5), ("bad", 0))
+def clause_if_else_each_copy_the_way_out(s, default):
+    # Each branch of the if that ends the clause gets its own copy of the clause's way out
+    # (POP_EXCEPT, then the small `return loc, tokens` after the try) on 3.10.
+    try:
+        loc, tokens = _parse_pair(s)
+    except (ValueError, IndexError):
+        loc = -1
+        if default is not None:
+            if default:
+                tokens = [default]
+            else:
+                tokens = [default, default]
+        else:
+            tokens = []
+    return loc, tokens
