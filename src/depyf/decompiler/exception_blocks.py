@@ -751,10 +751,13 @@ class BlockExceptionRules:
             assert e is not None
             start, end = e[1], e[2]
             original = loop.exit
+            # (a loop that ends the function and is left only by `break`s: the code after it
+            # exists only as their copies)
+            only_copies = original >= len(self.instrs)
             if original != start and self.instrs[end - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS") \
                     and not (end - start == 2 and self._ops_at(start, ("LOAD_CONST", "RETURN_VALUE"))) \
-                    and original + (end - start) <= len(self.instrs) \
-                    and self._same_code((start, end), (original, original + end - start)):
+                    and (only_copies or original + (end - start) <= len(self.instrs)
+                         and self._same_code((start, end), (original, original + end - start))):
                 handlers[k].body.append(n.Break())
                 self.note_copied_break(start, end)
                 continue

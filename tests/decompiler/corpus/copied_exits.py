@@ -469,3 +469,21 @@ def clause_copies_code_after_enclosing_if(fails):
         else:
             probe.state = True
     return probe.state
+
+
+@cases(("ab\ncd",), ("",), ("\n\n",))
+def while_true_break_in_clause_only_exit(src):
+    # The loop is left only by the clause's `break`: the code after it exists only as the copy
+    # after the clause's POP_EXCEPT (3.10).
+    pos = 0
+    lines = []
+    while True:
+        try:
+            char = src[pos]
+        except IndexError:
+            break
+        pos += 1
+        if char == "\n":
+            continue
+        lines.append(char)
+    return lines
