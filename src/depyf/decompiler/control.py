@@ -830,6 +830,12 @@ class ControlRules:
         if merged is not None:
             return merged
         body = self.run_range(fall, false_target, list(self.stack))
+        if false_target < end and self._ends_in_outer_way_out(body, false_target):
+            # The body's last statement left the enclosing try through its copied way out
+            # (3.10): it does not go on at the false target, which is the else part.
+            orelse = self.run_range(false_target, end, list(self.stack))
+            self.emit(n.If(cond, body, orelse))
+            return end
         if self._else_before_dead_jump(false_target):
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
@@ -967,6 +973,17 @@ class ControlRules:
         if self._copies_of_block_at(false_target, target):
             return None  # (3.10: one copy for each jump of an `a and b` test, say)
         return target
+
+    def _ends_in_outer_way_out(self, body: List[n.Stmt], false_target: int) -> bool:
+        """Does an if body end in a try or with statement whose ways out are copies of the way out
+        of an enclosing block (recorded there as pending, `exception_blocks._outer_exit`), so that
+        the code right before the false target (a return, the try's closing re-raise) never goes
+        on to it?"""
+        if not self.version.copies_exit_blocks or not body or not isinstance(body[-1], (n.Try, n.With)) \
+                or self.instrs[false_target - 1].opname not in TERMINAL:
+            return False
+        blocks = self.__dict__.get("_open_blocks") or []
+        return any("pending" in block.info for block in blocks)
 
     def _else_jump_to_bottom_test(self, fall: int, false_target: int, threaded: int,
                                   loop: Optional[LoopInfo]) -> Optional[int]:

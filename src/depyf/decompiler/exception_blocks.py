@@ -342,7 +342,8 @@ class BlockExceptionRules:
         (POP_EXCEPT and the copied block after the statement): the end of that branch, whose if
         has the rest of the clause as its else part (`markers.fold_end_copies`)."""
         if not blocks or (self._op(i), blocks[-1].kind) not in (("POP_EXCEPT", "handler"),
-                                                                 ("POP_BLOCK", "named-handler")):
+                                                                 ("POP_BLOCK", "named-handler"),
+                                                                 ("POP_BLOCK", "except-body")):
             return None  # (`except E as e:` leaves its hidden try/finally first)
         span = blocks[-1].info.get("exit_span")
         if span is None or span[0] == i:
@@ -586,6 +587,14 @@ class BlockExceptionRules:
         exit_span = (body_exit[1] - 1, h) if body_exit is not None and body_exit[0] == "tail" else None
         block = _Block("except-body", exit_span=exit_span)
         body = self._run_in(block, i + 1, body_end, list(outer))
+        if exit_span is not None and self.version.copies_exit_blocks and m.has_end_copies(body):
+            # A branch of the body's last statement ends in a copy of the body's way out.
+            folded = m.fold_end_copies(body)
+            if m.has_end_copies(folded):
+                block = _Block("except-body")
+                body = self._run_in(block, i + 1, body_end, list(outer))
+            else:
+                body = folded
         if self._dead_pop_block_after_return(i + 1, body_end, h):
             fold_tail_into_else(body)
         # A clause may jump to a duplicate of the code where the enclosing part ends (3.10).

@@ -220,6 +220,10 @@ def fold_end_copies(stmts: List[n.Stmt]) -> List[n.Stmt]:
             # both branches end where the block does.
             out.append(n.If(stmt.test, fold_end_copies(stmt.body), fold_end_copies(stmt.orelse)))
             return out
+        if isinstance(stmt, n.If) and k == len(stmts) - 1:
+            # (the branches of the last statement end where the block ends)
+            out.append(n.If(stmt.test, fold_end_copies(stmt.body), fold_end_copies(stmt.orelse)))
+            return out
         out.append(stmt)
     return out
 

@@ -192,3 +192,35 @@ def clause_if_else_each_copy_the_way_out(s, default):
         else:
             tokens = []
     return loc, tokens
+
+
+class _Sender:
+    def __init__(self, unix, fail):
+        self.unix = unix
+        self.fail = fail
+        self.log = []
+
+    def send(self, msg):
+        if self.fail:
+            raise OSError("down")
+        self.log.append(("send", msg))
+
+
+@cases((True, False), (True, True), (False, False))
+def if_try_elif_in_try_body(unix, fail):
+    # The if body's try falls off the end of the enclosing try, whose way out (`return None`)
+    # 3.10 copies into it: the elif is not code that runs after it (a wrong result once).
+    s = _Sender(unix, fail)
+    try:
+        if s.unix:
+            try:
+                s.send("a")
+            except OSError:
+                s.log.append("closed")
+        elif s.fail:
+            s.log.append("failed")
+        else:
+            s.log.append("sent")
+    except Exception:
+        s.log.append("error")
+    return s.log
