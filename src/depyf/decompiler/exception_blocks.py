@@ -348,6 +348,8 @@ class BlockExceptionRules:
         span = blocks[-1].info.get("exit_span")
         if span is None or span[0] == i:
             return None
+        if blocks[-1].kind == "except-body" and self._op(span[1] - 1) not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None  # (a try body's `continue` is a statement of its own, not a copy)
         length = span[1] - span[0]
         if not self._same_code(span, (i, i + length)):
             return None
