@@ -173,8 +173,10 @@ class Decompiler:
             # an unreachable one means the source ended in a compound statement (or in a plain
             # `raise`, which is no return either: that says nothing).
             fold_tail_into_else(stmts)
-        declarations = _scope_declarations(code, bytecode)
+        declarations = _scope_declarations(code, bytecode, nested=code is not self.code)
         stmts[0:0] = declarations
+        if code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) and not _yields(bytecode):
+            stmts.append(_dead_yield())
         doc = _docstring(code, bytecode)
         if doc is not None:
             stmts.insert(0, n.ExprStmt(n.Const(doc)))
@@ -308,11 +310,33 @@ def _strip_returns(stmts: List[n.Stmt]) -> None:
             _strip_returns(case.body)
 
 
+CO_GENERATOR = 0x20
+
+def _dead_yield() -> n.Stmt:
+    """`if False: yield`: the compiler drops the dead branch (with no trace when it ends the body)
+    but the `yield` the symbol table saw in it still makes the function a generator."""
+    return n.If(n.Const(False), [n.ExprStmt(n.Yield(None))], [])
+
+
+def _yields(bytecode: Bytecode) -> bool:
+    """Whether any `yield` / `yield from` is left in the code (a generator's may all be dead:
+    `while False: yield`)."""
+    return any(ins.opname in ("YIELD_VALUE", "YIELD_FROM") for ins in bytecode.instrs)
+
+
 _SCOPE_OPS = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_DEREF"})
+# Instructions that name a free variable. 3.13 reads a cell to pass on to a closure with LOAD_FAST.
+_FREE_USES = frozenset({"LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE", "LOAD_CLASSDEREF",
+                        "LOAD_FROM_DICT_OR_DEREF", "LOAD_FAST"})
+# Free variables the compiler adds on its own (zero-argument `super()`, 3.12+ class scopes).
+_IMPLICIT_FREE = frozenset({"__class__", "__classdict__", "__conditional_annotations__"})
 
 
-def _scope_declarations(code: CodeType, bytecode: Bytecode) -> List[n.Stmt]:
-    """`global` / `nonlocal` statements the body needs: they leave no instruction of their own."""
+def _scope_declarations(code: CodeType, bytecode: Bytecode, nested: bool) -> List[n.Stmt]:
+    """`global` / `nonlocal` statements the body needs: they leave no instruction of their own.
+
+    A free variable no instruction names is declared only in a nested definition: the text of a
+    code object read on its own has no enclosing function to bind it (Dynamo's code keeps such)."""
     if code.co_name == "<module>":
         return []
     globals_: List[str] = []
@@ -325,12 +349,22 @@ def _scope_declarations(code: CodeType, bytecode: Bytecode) -> List[n.Stmt]:
         elif ins.opname in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars \
                 and ins.argval not in nonlocals and ins.argval != "__class__":
             nonlocals.append(ins.argval)
+    if nested and any(name not in _IMPLICIT_FREE and name not in nonlocals for name in code.co_freevars):
+        nonlocals.extend(_unused_free_variables(code, bytecode, nonlocals))
     out: List[n.Stmt] = []
     if globals_:
         out.append(n.Global(globals_))
     if nonlocals:
         out.append(n.Nonlocal(nonlocals))
     return out
+
+
+def _unused_free_variables(code: CodeType, bytecode: Bytecode, declared: List[str]) -> List[str]:
+    """Free variables no instruction names: only a `nonlocal` statement makes them (`def f():
+    nonlocal a` that never touches `a` still turns the enclosing `a` into a cell)."""
+    used = {ins.argval for ins in bytecode.instrs if ins.opname in _FREE_USES}
+    return [name for name in code.co_freevars
+            if name not in used and name not in declared and name not in _IMPLICIT_FREE]
 
 
 def _docstring(code: CodeType, bytecode: Bytecode) -> Optional[str]:

@@ -268,6 +268,11 @@ class ControlRules:
             way_out = instrs[t - 1]
             if way_out.opname == "JUMP" and way_out.target > j + 1:
                 ends.append((way_out.target, t))
+            elif way_out.opname in ("RETURN_VALUE", "RAISE_VARARGS"):
+                # A body that never finishes (`try: return f()`): the try ends with its clauses.
+                chain_end = self._except_chain_end(t)
+                if chain_end is not None and chain_end > j + 1:
+                    ends.append((chain_end, t))
         if not ends:
             return None
         x, t = min(ends)
@@ -280,6 +285,24 @@ class ControlRules:
         if later and self._reached_from(h, x, max(later)):
             return max(later)
         return x
+
+    def _except_chain_end(self, t: int) -> Optional[int]:
+        """The end of the except clauses at `t` (3.8-3.10, each testing its type): after the
+        re-raise (END_FINALLY on 3.8) that the last clause's failed match jumps to."""
+        instrs = self.instrs
+        k = t
+        while k < len(instrs) and instrs[k].opname == "DUP_TOP":
+            # The clause's first jump is its type test's (the type is a pure expression).
+            match = next((p for p in range(k + 1, len(instrs)) if instrs[p].is_jump), None)
+            if match is None or instrs[match].target <= k or not (
+                    instrs[match].opname == "JUMP_IF_NOT_EXC_MATCH"
+                    or (instrs[match].opname == "POP_JUMP_IF_FALSE" and instrs[match - 1].opname == "COMPARE_OP"
+                        and instrs[match - 1].argval == "exception match")):
+                return None
+            k = instrs[match].target
+        if k < len(instrs) and instrs[k].opname in ("RERAISE", "END_FINALLY"):
+            return k + 1
+        return None
 
     def _reached_from(self, h: int, start: int, end: int) -> bool:
         """Do jumps into [start, end) come only from [h, end)?"""
@@ -785,9 +808,10 @@ class ControlRules:
             threaded = self._threaded_else_end(fall, false_target, end, loop)
             if threaded is not None:
                 body = self.run_range(fall, false_target, list(self.stack))
-                orelse = self.run_range(false_target, threaded, list(self.stack))
+                closing = self._else_jump_to_bottom_test(fall, false_target, threaded, loop)
+                orelse = self.run_range(false_target, threaded if closing is None else closing, list(self.stack))
                 self.emit(n.If(cond, body, orelse))
-                return threaded
+                return threaded if closing is None else closing + 1
         if else_end is not None:
             value_if = self.try_value_branches(cond, fall, false_target - 1, false_target, else_end)
             if value_if is not None:
@@ -816,6 +840,12 @@ class ControlRules:
         if merged is not None:
             return merged
         body = self.run_range(fall, false_target, list(self.stack))
+        if false_target < end and self._ends_in_outer_way_out(body, false_target):
+            # The body's last statement left the enclosing try through its copied way out
+            # (3.10): it does not go on at the false target, which is the else part.
+            orelse = self.run_range(false_target, end, list(self.stack))
+            self.emit(n.If(cond, body, orelse))
+            return end
         if self._else_before_dead_jump(false_target):
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
@@ -927,6 +957,10 @@ class ControlRules:
         leaves_loop = last.opname == "JUMP" and loop is not None and last.target in loop_targets
         if last.opname not in ("RAISE_VARARGS", "RETURN_VALUE", "RERAISE") and not leaves_loop:
             return None
+        if loop is not None and loop.top_test is not None:
+            # (3.10+: a jump to the test copied at the bottom is no `continue`, which goes to the
+            # top: it is where the body's last statement ends)
+            loop_targets = loop_targets - {loop.body_end}
         targets = {ins.target for ins in self.instrs[fall:false_target]
                    if (ins.opname in COND_JUMPS or ins.opname == "JUMP") and ins.target is not None
                    and ins.target > false_target and ins.target not in loop_targets}
@@ -938,6 +972,10 @@ class ControlRules:
             if loop is not None and target == loop.body_end and closing is not None \
                     and closing.opname == "JUMP" and closing.target in loop.continue_targets:
                 return end  # to the loop's closing jump: the else part runs to the range's end
+            over = self.instrs[end] if end < len(self.instrs) else None
+            if loop is not None and target == loop.body_end and loop.top_test is not None and over is not None \
+                    and over.opname == "JUMP" and over.target == target:
+                return end  # to the bottom test, where the jump that ends the enclosing part goes
             return None
         length = target - false_target
         if target + length <= len(self.instrs) and self._same_code((false_target, target), (target, target + length)):
@@ -945,6 +983,33 @@ class ControlRules:
         if self._copies_of_block_at(false_target, target):
             return None  # (3.10: one copy for each jump of an `a and b` test, say)
         return target
+
+    def _ends_in_outer_way_out(self, body: List[n.Stmt], false_target: int) -> bool:
+        """Does an if body end in a try or with statement whose ways out are copies of the way out
+        of an enclosing block (recorded there as pending, `exception_blocks._outer_exit`), so that
+        the code right before the false target (a return, the try's closing re-raise) never goes
+        on to it?"""
+        if not self.version.copies_exit_blocks or not body or not isinstance(body[-1], (n.Try, n.With)) \
+                or self.instrs[false_target - 1].opname not in TERMINAL:
+            return False
+        blocks = self.__dict__.get("_open_blocks") or []
+        return any("pending" in block.info for block in blocks)
+
+    def _else_jump_to_bottom_test(self, fall: int, false_target: int, threaded: int,
+                                  loop: Optional[LoopInfo]) -> Optional[int]:
+        """The JUMP that ends an else part found by `_threaded_else_end` when both branches go
+        to the test a while loop repeats at its bottom (3.10+): the else part stops there (the
+        jump is its end, not a `continue`) and what follows it up to that test belongs to an
+        enclosing statement (reached only from before the if)."""
+        if loop is None or loop.top_test is None or threaded != loop.body_end:
+            return None
+        for k in range(threaded - 1, false_target - 1, -1):
+            ins = self.instrs[k]
+            if ins.opname == "JUMP" and ins.target == threaded:
+                if any(not src < fall for p in range(k + 1, threaded) for src in self.jump_sources.get(p, ())):
+                    return None
+                return k
+        return None
 
     def _copies_of_block_at(self, start: int, target: int) -> bool:
         """Is [start, target) made of copies of the small block at `target` that ends the
@@ -1319,6 +1384,8 @@ class ControlRules:
                 continue_targets.add(bottom)
                 if self._bottom_chain_cleanup(bottom, j):
                     self.skip[j + 1] = j + 3
+                else:
+                    self._skip_bottom_compare_cleanup(bottom, j)
             elif back.opname in COND_JUMPS:
                 raise self.fail(back, "loop test at the bottom does not match the top")
             elif self.version.while_condition_duplicated:
@@ -1424,6 +1491,13 @@ class ControlRules:
         self.note_copied_break(i + 1, end)
         return end
 
+    def falls_out_of_loop(self, iterator: n.Expr, i: int) -> bool:
+        """Is the POP_TOP at `i` a `break` whose jump is gone: it drops the for loop's iterator
+        and falls into the loop's exit (3.10+ lay a last `break` of the body right before the
+        exit; nothing else there leaves the iterator to drop)."""
+        loop = self.loops[-1] if self.loops else None
+        return loop is not None and not self.pure_mode and loop.iterator is iterator and i + 1 == loop.exit
+
     def _drops_iterator(self, loop: LoopInfo, popped: n.Expr) -> bool:
         """Is the value a POP_TOP drops the loop's iterator? The `__exit__` calls of the with
         statements a break leaves are stepped over, so their markers may still lie above it."""
@@ -1508,6 +1582,9 @@ class ControlRules:
         inverted = self._inverted_bottom_test(test_start, test_end, j)
         if inverted is not None:
             return inverted
+        chained = self._chained_compare_bottom_test(test_start, test_end, j)
+        if chained is not None:
+            return chained
         return self._bottom_test_with_copied_exits(test_start, test_end, j)
 
     def _chain_test_end(self, test_start: int, test_end: int) -> int:
@@ -1543,6 +1620,50 @@ class ControlRules:
         return jump.opname == "JUMP" and jump.target == j + 3 and pop.opname == "POP_TOP" \
             and bool(self.jump_sources.get(j + 2)) \
             and all(bottom <= src < j for src in self.jump_sources.get(j + 1, []) + self.jump_sources[j + 2])
+
+    def _skip_bottom_compare_cleanup(self, bottom: int, j: int) -> None:
+        """The POP_TOP after the loop where the earlier jumps of a chained comparison in the bottom
+        test go (`_chained_compare_bottom_test`): the exit itself follows it."""
+        instrs = self.instrs
+        if instrs[j].opname != "POP_JUMP_IF_TRUE":
+            return
+        # (the first jump of the last chained comparison: the one whose cleanup follows the loop)
+        f = next((k for k in range(j - 1, bottom + 2, -1) if instrs[k].opname in COND_JUMPS
+                  and instrs[k].target > j and self.chain_compare_start(k - 3)), None)
+        if f is None:
+            return
+        cleanup = instrs[f].target
+        if instrs[f].opname != "POP_JUMP_IF_FALSE" or cleanup <= j + 1 or instrs[cleanup].opname != "POP_TOP" \
+                or instrs[cleanup - 1].opname not in ENDS_FLOW:
+            return
+        self.skip[cleanup] = cleanup + 1
+        # Where the last comparison is false, the loop is left by a jump to the exit (or to where
+        # the jump there goes): the same way out as the cleanup's.
+        leave, after = instrs[j + 1], instrs[cleanup + 1] if cleanup + 1 < len(instrs) else None
+        if cleanup == j + 2 and leave.opname == "JUMP" and (leave.target == cleanup + 1 or (
+                after is not None and after.opname == "JUMP" and after.target == leave.target)):
+            self.skip[j + 1] = cleanup + 1
+
+    def _chained_compare_bottom_test(self, test_start: int, test_end: int, j: int) -> Optional[int]:
+        """3.10: where the bottom copy of a test that ends in a chained comparison starts.
+
+        At the top, the comparison's last jump leaves the loop and a JUMP over the cleanup of its
+        earlier jumps (POP_TOP, then maybe a copy of the exit block) enters the body; at the
+        bottom the last jump goes back into the body and the cleanup follows the loop's end.
+        Without the JUMP and the cleanup, the two are the same test."""
+        instrs = self.instrs
+        back = instrs[j]
+        if not self.version.copies_exit_blocks or back.opname != "POP_JUMP_IF_TRUE" or back.target != test_end:
+            return None
+        last = next((k for k in range(test_start + 1, test_end) if instrs[k].opname == "JUMP"), None)
+        if last is None or instrs[last].target != test_end or instrs[last + 1].opname != "POP_TOP" \
+                or instrs[last - 1].opname != "POP_JUMP_IF_FALSE":
+            return None
+        length = last - test_start
+        bottom = j - length + 1
+        if bottom < test_end or not self._same_test(test_start, bottom, length):
+            return None
+        return bottom
 
     def _bottom_test_with_copied_exits(self, test_start: int, test_end: int, j: int) -> Optional[int]:
         """Where the bottom copy of a test that leaves the loop from the middle of it starts.
@@ -1702,9 +1823,22 @@ class ControlRules:
         elif break_target is None and real_exit < self.end and self._breaks_to_enclosing_head(h + 1, body_end):
             orelse = self.run_range(real_exit, self.end, list(self.stack))
             after = self.end
+        elif break_target is None and info.copied_exit is not None and self._else_ends_function(real_exit):
+            # Every `break` ran a copy of the code after the loop (3.10+), which exists only as
+            # those copies: the code at the loop's exit, which ends the function, is its else part.
+            orelse = self.run_range(real_exit, self.end, list(self.stack))
+            after = self.end
         after = self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
         self._place_copied_exit(info, after)
         return after
+
+    def _else_ends_function(self, start: int) -> bool:
+        """Is [start, self.end) the rest of the function, reached only from `start` on, ending in a
+        return or raise? (Then the statements after a loop exiting at `start` can only be copies.)"""
+        end = self.end
+        if end != len(self.instrs) or not start < end or self.instrs[end - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return False
+        return all(start <= src for k in range(start + 1, end) for src in self.jump_sources.get(k, ()))
 
     def finish_for(self, loop: n.For, after: int) -> int:
         """Emit a finished for loop, or turn it into the comprehension it implements (3.12+ inlined)."""
@@ -1798,11 +1932,10 @@ class ControlRules:
                 fused.opname = "POP_JUMP_IF_FALSE"
                 break
             # The next operand, up to its comparison.
-            saved = self.stack
+            saved, expr_start = self.stack, self.expr_start
             self.stack = list(saved)
             base = len(self.stack)
             self.pure_mode += 1
-            expr_start = self.expr_start  # (the operand starts no value of its own)
             try:
                 p = k
                 while not (instrs[p].opname in ("COMPARE_OP", "IS_OP", "CONTAINS_OP") and len(self.stack) == base + 1) \
@@ -1811,8 +1944,9 @@ class ControlRules:
                 operand = self.stack[-1]
             finally:
                 self.pure_mode -= 1
-                self.stack = saved
-                self.expr_start = expr_start
+                # (the operand starts from the stack the chain's own start had: the chain's value
+                # began there, not at the operand)
+                self.stack, self.expr_start = saved, expr_start
             comparators.append(operand)
             if self.chain_compare_start(p):
                 ops.append(self._compare_parts(instrs[p + 2]))

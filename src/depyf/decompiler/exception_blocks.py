@@ -46,6 +46,11 @@ _MAX_COPY = 5
 Exit = Optional[Tuple[Any, ...]]
 
 
+def _never_falls_through(stmts: List[n.Stmt]) -> bool:
+    """Does the last statement of `stmts` leave the block (return, raise)?"""
+    return bool(stmts) and isinstance(stmts[-1], (n.Return, n.Raise))
+
+
 class _Block:
     """One open block while its part is decompiled.
 
@@ -210,11 +215,33 @@ class BlockExceptionRules:
                 and blocks[level].kind == "finally-handler":
             # The end of an enclosing finally body (its RERAISE), copied here: nothing to add.
             return ("outer", blocks[level], k, k)
+        if not unwound and level >= 0 and blocks[level].kind == "finally-handler":
+            original = self._finally_end_block(blocks[level], k, end)
+            if original is not None:
+                return ("jump", original)
         # The copied block is the enclosing construct's way out itself, so it is small; a longer
         # unwinding (a with's __exit__ call) followed by a return is a `return` of a constant.
         if not unwound or end - start > _MAX_COPY - 1 or not self._is_copy(k, end):
             return None
         return ("outer", unwound[-1], k, end)
+
+    def _finally_end_block(self, block: _Block, k: int, end: int) -> Optional[int]:
+        """3.10: is [k, end) a copy of the small block that closes the exceptional copy of a
+        finally body (the statements after the last construct in it, then RERAISE)? Where that
+        block starts, if so: the construct's way out goes there.
+
+        `try: f() finally: if c: try: g() except E: pass` + `x = 1`: the ways out of the inner
+        try each get `x = 1; RERAISE`, which the `if`'s false branch reaches as written."""
+        closing = block.info.get("closing")
+        if closing is None or self._op(end - 1) != "RERAISE" or end - k > _MAX_COPY:
+            return None
+        start = closing + 1 - (end - k)
+        if start <= k or not self._same_code((k, end), (start, closing + 1)):
+            return None
+        if any(ins.is_jump or ins.opname in _BLOCK_OPS or ins.opname in TERMINAL
+               for ins in self.instrs[start:closing]):
+            return None
+        return start
 
     def _note_outer(self, exit: Exit) -> bool:
         """Record an ("outer", block, start, end) way out on its block; True if it was one."""
@@ -314,11 +341,15 @@ class BlockExceptionRules:
         """3.10: a branch of an except clause that ends in a copy of the clause's way out
         (POP_EXCEPT and the copied block after the statement): the end of that branch, whose if
         has the rest of the clause as its else part (`markers.fold_end_copies`)."""
-        if not blocks or self._op(i) != "POP_EXCEPT" or blocks[-1].kind != "handler":
-            return None
+        if not blocks or (self._op(i), blocks[-1].kind) not in (("POP_EXCEPT", "handler"),
+                                                                 ("POP_BLOCK", "named-handler"),
+                                                                 ("POP_BLOCK", "except-body")):
+            return None  # (`except E as e:` leaves its hidden try/finally first)
         span = blocks[-1].info.get("exit_span")
         if span is None or span[0] == i:
             return None
+        if blocks[-1].kind == "except-body" and self._op(span[1] - 1) not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None  # (a try body's `continue` is a statement of its own, not a copy)
         length = span[1] - span[0]
         if not self._same_code(span, (i, i + length)):
             return None
@@ -558,6 +589,14 @@ class BlockExceptionRules:
         exit_span = (body_exit[1] - 1, h) if body_exit is not None and body_exit[0] == "tail" else None
         block = _Block("except-body", exit_span=exit_span)
         body = self._run_in(block, i + 1, body_end, list(outer))
+        if exit_span is not None and self.version.copies_exit_blocks and m.has_end_copies(body):
+            # A branch of the body's last statement ends in a copy of the body's way out.
+            folded = m.fold_end_copies(body)
+            if m.has_end_copies(folded):
+                block = _Block("except-body")
+                body = self._run_in(block, i + 1, body_end, list(outer))
+            else:
+                body = folded
         if self._dead_pop_block_after_return(i + 1, body_end, h):
             fold_tail_into_else(body)
         # A clause may jump to a duplicate of the code where the enclosing part ends (3.10).
@@ -615,7 +654,9 @@ class BlockExceptionRules:
             # 3.10 copies the small block after the statement into the handlers' ways out; the
             # original stays where the else part falls into it.
             span = (tails[0][1][1], tails[0][1][2])
-            for p in range(hend, self.end - (span[1] - span[0]) + 1):
+            # (up to the end of the range: the if whose body the try ends falls into it there)
+            last = min(self.end, len(self.instrs) - (span[1] - span[0]))
+            for p in range(hend, last + 1):
                 if self._same_code(span, (p, p + span[1] - span[0])) and not self._inside_block(hend, p) \
                         and not self._jumps_past(hend, p):
                     end = p
@@ -634,6 +675,13 @@ class BlockExceptionRules:
                 # A `continue` that ends the body, right after its POP_BLOCK (an else part's
                 # `continue` would be reached by a JUMP_FORWARD of its own).
                 body.extend(stmts)
+            elif span[1] - span[0] == 1 and back.opname == "JUMP" and len(stmts) == 1 \
+                    and isinstance(stmts[0], n.Break) and not orelse and self.version.copies_exit_blocks \
+                    and not (self._op(hend) == "JUMP" and self.instrs[hend].target == back.target):
+                # 3.10: a `break` that ends the body, right after its POP_BLOCK: an else part's
+                # `break` stays where the clauses' ways out meet (the body's jump is threaded
+                # through it).
+                body.extend(stmts)
             elif not orelse:
                 orelse = stmts  # what runs only when the body finishes: the else part
             else:
@@ -644,6 +692,23 @@ class BlockExceptionRules:
             # statements after the try, copied into each clause (3.10).
             after = self.run_range(tails[0][1][1], tails[0][1][2], list(outer))
             tails = []
+        tails = self._copied_break_tails(handlers, tails)
+        if tails and not targets and not after and orelse and _never_falls_through(orelse) \
+                and self._after_try_copies([e for _, e in tails]):
+            # The else part never finishes and every clause that does ends in the same copy of
+            # a small block (after its POP_EXCEPT): the code after the try, which nothing else
+            # reaches (3.10). `try: x = f() except E: pass else: return x` + `return g()`.
+            after = self.run_range(tails[0][1][1], tails[0][1][2], list(outer))
+            tails = []
+        if tails and not targets and not after and not orelse and body_exit == ("jump", hend) and end == hend \
+                and self._else_part_to_end(hend) and self._after_try_copies([e for _, e in tails]):
+            # The same, with the else part after the handlers (the body jumps over them): it
+            # runs to the end of the enclosing block, which nothing else jumps into.
+            rest = self.run_range(hend, self.end, list(outer))
+            if _never_falls_through(rest):
+                orelse, end = rest, self.end
+                after = self.run_range(tails[0][1][1], tails[0][1][2], list(outer))
+                tails = []
         for k, e in tails:
             handlers[k].body.extend(self.run_range(e[1], e[2], list(outer)))
         if not orelse and not after and not targets and body_exit is not None and body_exit[0] == "jump" \
@@ -664,6 +729,51 @@ class BlockExceptionRules:
             self.emit(stmt)
         self._skip_overrun_reraise(hend)
         return end
+
+    def _else_part_to_end(self, hend: int) -> bool:
+        """Can [hend, self.end) be one else part: it ends the function's flow (a return or raise
+        last) and no jump from outside it lands inside it?"""
+        end = self.end
+        if not hend < end <= len(self.instrs) or self.instrs[end - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return False
+        return not any(not hend <= src < end for k in range(hend + 1, end) for src in self.jump_sources.get(k, ()))
+
+    def _after_try_copies(self, tails: List[Tuple[Any, ...]]) -> bool:
+        """Are the ("tail", start, end) ways out of except clauses all the same copied block, one
+        that no statement of the clause can be (a `return` of a computed value unwinds after
+        computing it; only `return <constant>` loads after the POP_EXCEPT)?"""
+        first = (tails[0][1], tails[0][2])
+        if any(not self._same_code(first, (e[1], e[2])) for e in tails[1:]):
+            return False
+        start, end = first
+        return not (end - start == 2 and self._ops_at(start, ("LOAD_CONST", "RETURN_VALUE"))) \
+            and self.instrs[end - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS")
+
+    def _copied_break_tails(self, handlers: List[n.ExceptHandler],
+                            tails: List[Tuple[int, Exit]]) -> List[Tuple[int, Exit]]:
+        """3.10: an except clause inside a loop that ends in `break`, whose small exit block (the
+        code at the loop's exit, ending the function) was copied after the clause's POP_EXCEPT.
+        Each such clause gets its `break`; the other tails are returned."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or not self.version.copies_exit_blocks:
+            return tails
+        left = []
+        for k, e in tails:
+            assert e is not None
+            start, end = e[1], e[2]
+            original = loop.exit
+            # (a loop that ends the function and is left only by `break`s: the code after it
+            # exists only as their copies)
+            only_copies = original >= len(self.instrs)
+            if original != start and self.instrs[end - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS") \
+                    and not (end - start == 2 and self._ops_at(start, ("LOAD_CONST", "RETURN_VALUE"))) \
+                    and (only_copies or original + (end - start) <= len(self.instrs)
+                         and self._same_code((start, end), (original, original + end - start))):
+                handlers[k].body.append(n.Break())
+                self.note_copied_break(start, end)
+                continue
+            left.append((k, e))
+        return left
 
     def _through_jump_after(self, exit: Exit, hend: int) -> Exit:
         """3.8/3.9: a part's way out that jumps out of the loop to `t`, where the try (or its
@@ -860,8 +970,17 @@ class BlockExceptionRules:
                             continue
                     body_end = q
                     break
-        block = _Block("named-handler", tokens, name=name)
+        span = (body_end, c) if exit is not None and exit[0] == "tail" and body_end < c \
+            and instrs[body_end].opname == "POP_BLOCK" and self.version.copies_exit_blocks else None
+        block = _Block("named-handler", tokens, name=name, exit_span=span)
         body = self._run_in(block, start + 1, body_end, outer + tokens)
+        if span is not None:
+            folded = m.fold_end_copies(body)
+            if m.has_end_copies(folded):  # a copy of the way out where no if/else can place it
+                block = _Block("named-handler", tokens, name=name)
+                body = self._run_in(block, start + 1, body_end, outer + tokens)
+            else:
+                body = folded
         if exit is None and "pending" in block.info:
             exit = ("tail",) + block.info["pending"]
         return body, exit
@@ -1037,6 +1156,12 @@ class BlockExceptionRules:
                 # the finally body; in this copy the branch falls into the code that follows,
                 # where the `if`'s other way goes too.
                 todo.append((a, b + 1))
+            if y.opname == "JUMP" and x.opname != "JUMP" and self.version.copies_exit_blocks:
+                closing_copy = self._closing_block_copy(b, end)
+                if closing_copy is not None:
+                    # The statements that close the finally body, copied (with its RERAISE) into
+                    # a way out of a construct nested in it; this copy jumps to its own version.
+                    todo.append((a + 1, closing_copy))
             if x.opname == y.opname and (x.argval == y.argval or (x.is_jump and y.is_jump)):
                 todo.append((a + 1, b + 1))
             elif x.is_jump and x.target == end and y.opname == "RETURN_VALUE":
@@ -1078,12 +1203,24 @@ class BlockExceptionRules:
                         todo.append((a + 1, b + 1))
         return None
 
+    def _closing_block_copy(self, b: int, closing: int) -> Optional[int]:
+        """Where a copy at `b` of the small block that ends at the closing RERAISE of a finally
+        body's exceptional copy (`closing`) ends, if [b, ...) is one (`_finally_end_block`)."""
+        r = next((k for k in range(b, min(b + _MAX_COPY, closing)) if self._op(k) in ENDS_FLOW), None)
+        if r is None or self._op(r) != "RERAISE":
+            return None
+        size = r + 1 - b
+        if not self._same_code((b, r + 1), (closing + 1 - size, closing + 1)):
+            return None
+        return r + 1
+
     def _try_finally_copies(self, i: int, h: int) -> int:
         """3.9/3.10 try/finally: the finally body is copied onto every way out of the try body."""
         fin_end, reraises = self._finally_handler_end(h)
         outer = list(self.stack)
         tokens = [_token("exc") for _ in range(6)]
-        finalbody = self.fold_end_copies(self._run_in(_Block("finally-handler", tokens), h, fin_end, outer + tokens), h)
+        handler = _Block("finally-handler", tokens, closing=fin_end if reraises else None)
+        finalbody = self.fold_end_copies(self._run_in(handler, h, fin_end, outer + tokens), h)
         end = fin_end + 1 if reraises else fin_end
         instrs = self.instrs
         body_end, after_copy = self._live_end(i + 1, h), None

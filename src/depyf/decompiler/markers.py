@@ -203,7 +203,8 @@ class EndOfFinallyCopy(n.Stmt):
 
 
 def fold_end_copies(stmts: List[n.Stmt]) -> List[n.Stmt]:
-    """`if c: A <end>` + B  ->  `if c: A else: B`, and a trailing `<end>` dropped."""
+    """`if c: A <end>` + B  ->  `if c: A else: B`, and a trailing `<end>` dropped (also at the end
+    of the else part of a last if)."""
     out: List[n.Stmt] = []
     for k, stmt in enumerate(stmts):
         if isinstance(stmt, EndOfFinallyCopy) and k == len(stmts) - 1:
@@ -212,6 +213,16 @@ def fold_end_copies(stmts: List[n.Stmt]) -> List[n.Stmt]:
                 and isinstance(stmt.body[-1], EndOfFinallyCopy):
             rest = fold_end_copies(stmts[k + 1:])
             out.append(n.If(stmt.test, fold_end_copies(stmt.body), rest))
+            return out
+        if isinstance(stmt, n.If) and stmt.orelse and isinstance(stmt.orelse[-1], EndOfFinallyCopy) \
+                and all(isinstance(after, EndOfFinallyCopy) for after in stmts[k + 1:]):
+            # `if c: A else: B <end>` last (maybe with the body's own way to the end after it):
+            # both branches end where the block does.
+            out.append(n.If(stmt.test, fold_end_copies(stmt.body), fold_end_copies(stmt.orelse)))
+            return out
+        if isinstance(stmt, n.If) and k == len(stmts) - 1:
+            # (the branches of the last statement end where the block ends)
+            out.append(n.If(stmt.test, fold_end_copies(stmt.body), fold_end_copies(stmt.orelse)))
             return out
         out.append(stmt)
     return out

@@ -47,6 +47,11 @@ class StatementRules:
             return
         self._plain_store(target, value)
 
+    def _for_target_stored(self) -> None:
+        """The loop's value is stored: the body's statements start from the stack below it (where
+        a value being computed begins, `builder.step`)."""
+        self.base_depth = min(self.base_depth, len(self.stack))
+
     def _store_marker(self, target: n.Expr, value: n.Expr) -> None:
         """A store of one of the builder's internal values (markers.py): each means a statement."""
         if isinstance(value, m.UnpackSlot):
@@ -54,6 +59,7 @@ class StatementRules:
             return
         if isinstance(value, m.Sentinel) and value.what == "for-target":
             self.for_targets[-1] = target
+            self._for_target_stored()
             return
         if isinstance(value, m.ClearedLocal):
             return  # restoring a local saved around an inlined comprehension
@@ -138,6 +144,7 @@ class StatementRules:
             self._fill_slot(group.parent, tuple_target)
         elif isinstance(group.value, m.Sentinel) and group.value.what == "for-target":
             self.for_targets[-1] = tuple_target
+            self._for_target_stored()
         else:
             # As a plain store: `a, b = c = value` keeps a copy of the value for the next target.
             self.store(tuple_target, group.value)
@@ -275,6 +282,9 @@ class StatementRules:
             after = self.copied_loop_break(value, i)  # control
             if after is not None:
                 return after
+            if self.falls_out_of_loop(value, i):  # control
+                self.emit(n.Break())
+                return None
         if isinstance(value, m.ImportedModule):
             if value.names:
                 self.emit(n.ImportFrom(value.module, value.names, value.level))

@@ -605,3 +605,37 @@ def if_closing_a_branch_of_a_loop(pattern):
         else:
             out.append(c)
     return ["*" if piece is star else piece for piece in out]
+
+
+@cases(([None, 2, 3], (None,)), ([4, None], ()), ([], ()))
+def if_else_inner_else_returns_in_while(keys, flags):
+    # 3.10+: the if body ends in an inner if/else whose else returns, so no jump over the outer
+    # else part follows it; the inner body's jump goes to the loop test copied at the bottom.
+    out = []
+    i = 0
+    while i < len(keys):
+        key = keys[i]
+        i += 1
+        if key is None or key in flags:
+            if key in flags:
+                out.append(1)
+            else:
+                return out, "none"
+        else:
+            out.append(key)
+    return out, i
+
+
+@cases((["a", "1", "b"],), (["x"],), ([],))
+def for_else_returns_after_break_copies(items):
+    # Only `break` reaches the code after the loop: 3.10+ copy it into the loop body, and the
+    # code at the loop's exit is the else part, which returns.
+    for s in items:
+        try:
+            value = int(s)
+            break
+        except ValueError:
+            pass
+    else:
+        return []
+    return value

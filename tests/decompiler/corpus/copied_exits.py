@@ -399,3 +399,123 @@ def return_constant_in_loop_before_tail(key):
     if key[-1]:
         return key[-1] > 1
     return False
+
+
+def _pair(fail):
+    if fail:
+        raise OSError("no pair")
+    return 3, 4
+
+
+@cases((False,), (True,))
+def else_returns_then_code_after_try(fail):
+    # Only the except clause reaches the code after the try: 3.10 copies it after the clause's
+    # POP_EXCEPT (no `return` inside a clause is compiled so).
+    try:
+        a, b = _pair(fail)
+    except (AttributeError, OSError):
+        pass
+    else:
+        total = a + b
+        total *= 2
+        return a, total
+    return str(fail)
+
+
+@cases((False,), (True,))
+def short_else_returns_then_code_after_try(fail):
+    try:
+        a = _pair(fail)
+    except OSError:
+        pass
+    else:
+        return a
+    return str(fail)
+
+
+@cases(([1, 2, 3], 2), ([1, 2], 5), ([], 0))
+def break_in_clause_copies_loop_exit(items, value):
+    # `break` in an except clause: the small block at the loop's exit (`return i`) is copied
+    # after the clause's POP_EXCEPT.
+    i = 0
+    while i < 10:
+        try:
+            if items[i] == value:
+                return i
+        except IndexError:
+            break
+        i += 1
+    return i
+
+
+@cases(([0, 1, 0],), ([0, 0],), ([],))
+def for_body_ends_in_break(items):
+    # The body's last statement is a `break` reached by falling: the iterator is dropped and
+    # the code falls into the loop's exit (no jump left).
+    seen = []
+    for x in items:
+        if not x:
+            seen.append(x)
+            continue
+        break
+    seen.append(len(items))
+    seen.sort()
+    return seen
+
+
+@cases((["a", "1", "2"],), (["x"],), ([],))
+def for_try_continue_then_break(items):
+    found = None
+    for s in items:
+        try:
+            found = int(s)
+        except ValueError:
+            continue
+        break
+    items_seen = len(items)
+    return found, items_seen
+
+
+
+class _Probe:
+    def __init__(self, fails):
+        self.fails = fails
+        self.state = None
+
+    def tell(self):
+        if self.fails:
+            raise OSError("no tell")
+        return 0
+
+
+@cases((False,), (True,))
+def clause_copies_code_after_enclosing_if(fails):
+    # The try ends an if body; the code after the if (`return probe.state`) is copied after the
+    # except clause's POP_EXCEPT, and the else part falls into the original.
+    probe = _Probe(fails)
+    if probe.state is None:
+        try:
+            probe.tell()
+        except OSError:
+            probe.state = False
+        else:
+            probe.state = True
+    return probe.state
+
+
+@cases(("ab\ncd",), ("",), ("\n\n",))
+def while_true_break_in_clause_only_exit(src):
+    # The loop is left only by the clause's `break`: the code after it exists only as the copy
+    # after the clause's POP_EXCEPT (3.10).
+    pos = 0
+    lines = []
+    while True:
+        try:
+            char = src[pos]
+        except IndexError:
+            break
+        pos += 1
+        if char == "\n":
+            continue
+        lines.append(char)
+    return lines

@@ -259,3 +259,26 @@ def try_finally_inside_finally_body(flag):
 
     run()
     return r.log, r.done
+
+
+@cases((False, True, False), (True, True, True), (False, False, False), (True, False, True))
+def finally_try_then_short_tail(fail, flag, fail_inner):
+    # The finally body's exceptional copy ends in a small block (one statement and RERAISE) that
+    # 3.10 copies into both ways out of the nested try; the `if`'s false branch reaches it as written.
+    c = _Closable(fail)
+    state = "start"
+    try:
+        try:
+            c.work()
+        finally:
+            if flag:
+                try:
+                    if fail_inner:
+                        raise OSError("inner")
+                    c.log.append("inner")
+                except OSError:
+                    pass
+            state = "done"
+    except ValueError:
+        c.log.append("caught")
+    return c.log, state

@@ -148,3 +148,79 @@ def handler_returns_then_if_return_then_try(text):
         return 10 // value
     except ZeroDivisionError:
         pass
+
+
+def _final_path(path, fail):
+    if fail:
+        raise OSError(3, "missing")
+    return path.upper()
+
+
+@cases(("a", "b", False), ("a", "A", False), ("a", "b", True), ("", "b", True))
+def named_clause_if_then_copied_return(path, other, fail):
+    # `except E as e:` ending in an if: 3.10 copies the way out (leaving the hidden try/finally,
+    # the clause, `e = None; del e`, then the small `return path`) into the if's branch.
+    if path:
+        try:
+            if _final_path(other, fail) == path:
+                path = other
+        except OSError as ex:
+            if ex.errno == 3:
+                path = other
+        return path
+    return path
+
+
+def _parse_pair(s):
+    a, b = s.split(",")
+    return int(a), b
+
+
+@cases(("1,x", None), ("bad", None), ("bad", 5), ("bad", 0))
+def clause_if_else_each_copy_the_way_out(s, default):
+    # Each branch of the if that ends the clause gets its own copy of the clause's way out
+    # (POP_EXCEPT, then the small `return loc, tokens` after the try) on 3.10.
+    try:
+        loc, tokens = _parse_pair(s)
+    except (ValueError, IndexError):
+        loc = -1
+        if default is not None:
+            if default:
+                tokens = [default]
+            else:
+                tokens = [default, default]
+        else:
+            tokens = []
+    return loc, tokens
+
+
+class _Sender:
+    def __init__(self, unix, fail):
+        self.unix = unix
+        self.fail = fail
+        self.log = []
+
+    def send(self, msg):
+        if self.fail:
+            raise OSError("down")
+        self.log.append(("send", msg))
+
+
+@cases((True, False), (True, True), (False, False))
+def if_try_elif_in_try_body(unix, fail):
+    # The if body's try falls off the end of the enclosing try, whose way out (`return None`)
+    # 3.10 copies into it: the elif is not code that runs after it (a wrong result once).
+    s = _Sender(unix, fail)
+    try:
+        if s.unix:
+            try:
+                s.send("a")
+            except OSError:
+                s.log.append("closed")
+        elif s.fail:
+            s.log.append("failed")
+        else:
+            s.log.append("sent")
+    except Exception:
+        s.log.append("error")
+    return s.log

@@ -319,3 +319,54 @@ def while_true_closed_by_handler_in_for_then_raise(groups):
             break
         out.append(v)
     return out
+
+
+@cases((5,), (0,), (-1,))
+def while_chained_compare(n):
+    # 3.10 repeats the test at the bottom; a chained comparison's cleanup (POP_TOP) follows
+    # the loop there, and at the top a jump over it enters the body.
+    i = 0
+    while 0 <= i < n:
+        i += 1
+    return i
+
+
+@cases(([3, 0, 2], 4), ([], 1))
+def while_chained_compare_in_for(items, n):
+    seen = []
+    for x in items:
+        i = 0
+        while 0 <= i < n <= 10:
+            if x == i:
+                break
+            seen.append(i)
+            i += 1
+    return seen
+
+
+@cases(([1, 2], 3), ([], 3), ([5], 0))
+def while_operand_then_chained_compare(items, n):
+    i = 0
+    while items and 0 <= i < n:
+        if i == 1:
+            i += 2
+            continue
+        i += 1
+    items_len = len(items)
+    return i, items_len, n
+
+
+@cases(([1, "x", 2],), (["a", "b"],), ([],))
+def while_true_closed_by_named_clause(values):
+    # The try body only returns: the loop ends with the except clauses (the `raise` and the
+    # closing re-raise lie after the clause's `continue`, 3.8-3.10).
+    pending = iter(values)
+    while 1:
+        try:
+            return int(next(pending)) * 2
+        except (TypeError, ValueError) as exc:
+            if str(exc):
+                continue
+            raise
+        except StopIteration:
+            return None

@@ -129,6 +129,18 @@ def nonlocal_statement(start):
     return before, total
 
 
+@cases((1,),)
+def nonlocal_never_used(start):
+    # `nonlocal` alone makes `cell` a cell: the nested function never names it again.
+    cell = start
+
+    def touch():
+        nonlocal cell
+
+    touch()
+    return cell, touch.__closure__[0].cell_contents
+
+
 @cases((1,), (-1,), (0,))
 def asserts(v):
     assert v is not None

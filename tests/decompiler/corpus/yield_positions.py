@@ -35,3 +35,18 @@ def yield_in_tuple_and_call(n):
     a = (yield n), n
     b = str((yield))
     return a, b
+
+
+@cases((2,),)
+def dead_yield_only(n):
+    # A generator whose only yield is dead code: the compiler drops the loop, not the flag.
+    def empty():
+        while False:
+            yield None
+
+    def counted(k):
+        total = k * 2
+        if False:
+            yield total
+
+    return list(empty()), list(counted(n)), type(empty()).__name__
