@@ -91,9 +91,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         inside = [k for k in warm if t in self._chain(k)]
         end = max(inside) + 1 if inside else s
         # A loop that starts in the body ends there too, even if its closing jump is unprotected.
+        # (3.12+: a loop that only a handler's `continue` closes has that jump in the handler code
+        # at the end of the function, which tells nothing about where the loop's body ends.)
+        moved = self.handler_closed if self.version.handler_code_at_end else ()
         for h, j in self.loop_end.items():
             if s <= h < end <= j < len(self.instrs) and self.instrs[j].opname == "JUMP" \
-                    and h not in self.active_loops:  # (an active loop encloses the try)
+                    and h not in self.active_loops and h not in moved:  # (an active loop encloses the try)
                 end = j + 1
         end = self._past_last_way_out(s, t, end)
         return self._past_inline_handlers(s, end, warm)
