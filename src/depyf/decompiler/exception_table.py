@@ -390,6 +390,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         targets = [x for _, _, _, x in exits if x != _BREAK]
         # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
         targets = [x for x in targets if x >= be] or targets
+        # A handler's jump goes where the try ends; a handler whose last block only looks like a
+        # copy of code elsewhere (a `return` like the body's) while another jumps past it
+        # returns on its own.
+        jumped = {x for _, _, j, x in exits if instrs[j].opname == "JUMP" and instrs[j].target == x}
+        targets = [x for x in targets if x in jumped] or targets
         x_h = max(sorted(set(targets)), key=targets.count) if targets else None
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None

@@ -148,3 +148,34 @@ def handler_returns_then_if_return_then_try(text):
         return 10 // value
     except ZeroDivisionError:
         pass
+
+
+@cases(("1",), ("x",), (None,))
+def body_returns_one_handler_falls_out_other_returns(text):
+    # The body and the second handler both end in a bare `return`; only the first handler
+    # reaches the code after the try (3.12+ lays it after the handler code).
+    out = []
+    try:
+        out.append(int(text))
+        return
+    except ValueError:
+        out.append("bad")
+    except TypeError:
+        return
+    out.append("after")
+    return
+
+
+@cases(("1",), ("x",), (None,))
+def body_returns_one_handler_falls_out_named_returns(text):
+    state = {}
+    try:
+        state["v"] = int(text)
+        return state
+    except ValueError:
+        state["bad"] = True
+    except TypeError as exc:
+        state["error"] = type(exc).__name__
+        return
+    state["after"] = True
+    return state
