@@ -259,7 +259,10 @@ class ExceptionRegionAnalysis:
         if self.instrs[target].opname == "END_SEND":
             return False
         if target in self.handler_only_code():
-            return True  # a loop inside handler code
+            # A loop inside handler code, if its head leads back to the jump: code after a loop
+            # that only a handler's `break` reaches (laid after the handler code) may end with a
+            # jump back to an exit block that is itself reached only from there.
+            return src in self._reach(target)
         st = self._xt()
         owners = [t for t, kind in st.kinds.items() if kind in CONSTRUCTS and t <= src]
         if not owners:

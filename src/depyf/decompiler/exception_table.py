@@ -406,7 +406,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if star_else:
             x = x_h
         swallowed = self._swallowed_way_on(s, be, t, warm)
-        if x is None and not star and clauses and self.version.handler_code_at_end:
+        break_tail = self._break_tail(clauses, exits) if not star else None
+        if break_tail is not None:
+            # (read after the loop: not handler code)
+            typ, name, hs, he = clauses[-1]
+            clauses[-1] = (typ, name, hs, break_tail)
+            exits.append((hs, break_tail, break_tail, _BREAK))
+        elif x is None and not star and clauses and self.version.handler_code_at_end:
             # 3.12+: code after the try that only the handlers reach follows the last one.
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
             if x is not None and x >= self.end:
@@ -425,7 +431,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             star_tail = self._star_tail(exit_at)
         if x is not None and not star:
             clauses = [(typ, name, hs, x if hs < x < he else he) for typ, name, hs, he in clauses]
-        cold = self._cold_code(t, warm | ({x} if x is not None else set()))
+        cold = self._cold_code(t, warm | {k for k in (x, break_tail) if k is not None})
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = False
@@ -452,8 +458,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and loop_tail is None
             falls_out = (x > end and not leaves_loop) or (
                 loop is not None and x in loop.continue_targets and not body_ends
-                and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop))
+                and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
+                and not self._closing_jump_at(end, x))
             if leaves_loop:
+                if self.version.handler_code_at_end and x in self.handler_only_code():
+                    loop.handler_break = x  # (read after the loop)
                 x = None  # the jump past the loop is a `break`, not the end of the try
                 if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
                     else_end -= 1
@@ -469,7 +478,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         breaks: Set[int] = set()
         for hs, he, j, target in exits:
             if target == _BREAK:
-                self.skip[j] = he
+                if j < he:
+                    self.skip[j] = he
                 breaks.add(hs)
             elif falls_out and target == x:
                 self._fall_out(j, he)
@@ -534,6 +544,61 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 or len(flow) != last + 1 - x:
             return None
         return last
+
+    def _break_tail(self, clauses: List[Tuple[Optional[n.Expr], Optional[str], int, int]],
+                    exits: List[Tuple[int, int, int, int]]) -> Optional[int]:
+        """3.12+: where the last handler of a try inside a `while True:` runs on, after its
+        unwinding, into code past the range that goes on only to the function's end (`except
+        E: break` then the code after the loop, which only that `break` reaches and which the
+        compiler laid right after the handler). A constant return there reads the same either
+        way, and stays the handler's own `return`. None for any other try."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or not loop.is_while or loop.top_test is not None or not clauses \
+                or not self.version.handler_code_at_end:
+            return None
+        hs, he = clauses[-1][2], clauses[-1][3]
+        if any(e[0] == hs for e in exits):
+            return None
+        x = self._fallthrough_tail(hs, he)
+        if x is None or x < max(self.end, loop.exit) or min(self._reach(x)) < x \
+                or self.instrs[x].opname == "LOAD_CONST" and self.instrs[x + 1].opname == "RETURN_VALUE":
+            return None
+        loop.handler_break = x
+        return x
+
+    def read_handler_break_tail(self, loop: LoopInfo, after: int) -> None:
+        """3.12+: the code after a `while True:` that only its handlers' `break` leaves is reached
+        from handler code only, so the compiler moved it after the handlers (`while True: try:
+        ... except E: break` then more). Read it as the statements after the loop when it is one
+        straight stretch that ends the function or jumps on to `after`, where reading goes on."""
+        x = loop.handler_break
+        if x is None or x in self.skip:
+            return
+        instrs = self.instrs
+        flow = self._reach(x, None, x)
+        last = max(flow)
+        if len(flow) != last + 1 - x:
+            return
+        closing = instrs[last]
+        if closing.opname == "JUMP" and closing.target == after:
+            stmts = self.run_range(x, last, list(self.stack))
+        elif closing.opname in TERMINAL:
+            stmts = self.run_range(x, last + 1, list(self.stack))
+        else:
+            return
+        for stmt in stmts:
+            self.emit(stmt)
+        self._mark_dead(x, last + 1)
+        loop.copied_exit = None  # (the copies in the body are read as `break`s; this is the code)
+
+    def _closing_jump_at(self, end: int, x: int) -> bool:
+        """Is the instruction at `end`, right after the range of a try that ends a loop body, the
+        loop's own jump back to `x`? A handler that falls out of that try jumps to it (the
+        compiler never threads a handler's jump to the end of its try), so a handler's jump
+        straight to `x` is a `continue` (`while True: try: ... except E: continue` and then more
+        of the body)."""
+        instrs = self.instrs
+        return end < len(instrs) and instrs[end].opname == "JUMP" and instrs[end].target == x
 
     def _goes_on_at_head(self, end: int, loop: LoopInfo) -> bool:
         """Does the range that ends at `end` run on to the loop's next iteration? Only then is a
@@ -871,8 +936,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         end = self._copy_end(k)  # exception_blocks: a small block ending the function
         if end is None:
             return None
-        for x in (loop.exit, loop.break_target):
-            if x is not None and x + end - k <= len(self.instrs) and self._same_code((k, end), (x, x + end - k)):
+        for x in (loop.exit, loop.break_target, loop.handler_break):
+            if x is not None and x != k and x + end - k <= len(self.instrs) and self._same_code((k, end), (x, x + end - k)):
                 return end
         return None
 
