@@ -537,3 +537,23 @@ def with_ends_try_body_in_generator(items):
     else:
         for entry in entries:
             yield entry
+
+
+@cases(("1", True), ("1.5", False), ("x", True), (None, True))
+def nested_try_in_handler_then_if(text, flag):
+    # 3.12+: the inner handler's nested try falls out through the handler's unwinding with a
+    # jump back to the `if` after the try (handler code lies at the end): not a loop.
+    state = {}
+    try:
+        try:
+            state["v"] = int(text)
+        except ValueError:
+            try:
+                state["f"] = float(text)
+            except ValueError:
+                state["bad"] = True
+        if flag:
+            state["flag"] = True
+    except TypeError:
+        state["type"] = True
+    return state
