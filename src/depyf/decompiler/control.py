@@ -1152,7 +1152,32 @@ class ControlRules:
             if right is not None:
                 self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
                 return target - 1
+        # `a and b()` as the last statement: the small block after it (`POP_TOP; return None`) was
+        # copied to the end of the right operand, and the jump goes to the other copy.
+        copy = self._copied_join(start, target)
+        if copy is not None:
+            right = self.pure_value(start, copy)
+            if right is not None:
+                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
+                self._skip_copy(target, copy)
+                return copy
         raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
+
+    def _copied_join(self, start: int, target: int) -> Optional[int]:
+        """Where a copy of the small exit block at `target` (reached only by the jump of the short
+        circuit before `start`) ends the right operand that starts at `start`, right before it."""
+        instrs = self.instrs
+        if len(self.jump_sources.get(target, ())) != 1:
+            return None
+        end = next((k for k in range(target, min(target + 4, len(instrs))) if instrs[k].opname in ENDS_FLOW), None)
+        if end is None or instrs[end].opname != "RETURN_VALUE":
+            return None
+        copy = target - (end + 1 - target)
+        if copy <= start or any(instrs[copy + d].opname != instrs[target + d].opname
+                                or instrs[copy + d].argval != instrs[target + d].argval
+                                for d in range(end + 1 - target)):
+            return None
+        return copy
 
     def op_COPY(self, ins: Instr, i: int) -> Optional[int]:
         instrs = self.instrs

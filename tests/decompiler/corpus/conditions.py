@@ -215,3 +215,19 @@ def chain_ending_in_is_none(gen, node, seq):
     if node is seq is not None:
         return 2
     return 3
+
+
+def _refuse(value):
+    raise ValueError(value)
+
+
+@cases((0,), (1,))
+def and_call_statement_ends_function(flag):
+    # 3.11+: the block after the statement (`POP_TOP; return None`) is copied to the end of the
+    # right operand; the short circuit's jump goes to the other copy.
+    flag and _refuse(flag)
+
+
+@cases((0,), (1,))
+def or_call_statement_ends_function(flag):
+    flag or _refuse(flag)
