@@ -1454,7 +1454,13 @@ class ControlRules:
         if after < len(self.instrs) and after not in self.handler_only_code():
             return
         start, end = info.copied_exit
-        for stmt in self.run_range(start, end, list(self.stack)):
+        # (a copy in handler code is marked as read once its handler is: read it all the same)
+        hidden = {k: self.skip.pop(k) for k in range(start, end) if k in self.skip}
+        try:
+            stmts = self.run_range(start, end, list(self.stack))
+        finally:
+            self.skip.update(hidden)
+        for stmt in stmts:
             self.emit(stmt)
 
     def _skip_copy(self, copy: int, original: int) -> None:

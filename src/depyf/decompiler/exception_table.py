@@ -850,7 +850,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         flow = [k for k in self._reach(hs) if hs <= k < he]
         last = max(flow) if flow else -1
-        if last < hs or instrs[last].opname != "RETURN_VALUE":
+        if last < hs or instrs[last].opname not in ("RETURN_VALUE", "RAISE_VARARGS") \
+                or instrs[last].opname == "RAISE_VARARGS" and instrs[last].arg == 0:
             return None
         for k in range(last - 1, hs - 1, -1):
             if instrs[k].opname == "POP_EXCEPT":
@@ -862,6 +863,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     return None  # a return from inside the handler, unwinding a loop or handler
                 if any(j in self.skip for j in range(start, last + 1)):
                     return None  # a finally body on the way out: an explicit return
+                if instrs[last].opname == "RAISE_VARARGS" and (
+                        instrs[k - 1].opname != "POP_TOP" or any(
+                        instrs[j].target is not None or self.jump_sources.get(j) for j in range(start, last + 1))):
+                    return None  # (only `except E: pass`, then straight code that raises)
                 return start
         return None
 
@@ -922,9 +927,30 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if self.pure_mode:
             return None
         end = self._loop_exit_copy(k)
+        if end is None:
+            end = self._only_loop_exit_copy(k)
         if end is not None:
             self.emit(n.Break())
             self.note_copied_break(k, end)  # control
+        return end
+
+    def _only_loop_exit_copy(self, k: int) -> Optional[int]:
+        """3.12+: inside a `while True:` with no code after it in normal flow (only `break`s leave
+        it, and the compiler copied the small block after the loop into each of them), a block
+        at `k`, right after a handler's unwinding, that loads a variable and returns: a `break`
+        (a `return` loads its value before the unwinding). Where it ends."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or not self.version.handler_code_at_end or not loop.is_while \
+                or loop.top_test is not None or self.instrs[k].opname == "LOAD_CONST":
+            return None
+        if loop.exit < len(self.instrs) and loop.exit not in self.handler_only_code():
+            return None  # (code after the loop: its copies are found by `_loop_exit_copy`)
+        end = self._copy_end(k)  # exception_blocks: a small block ending the function
+        if end is None or self.instrs[end - 1].opname != "RETURN_VALUE":
+            return None
+        seen = loop.copied_exit
+        if seen is not None and not (seen[1] - seen[0] == end - k and self._same_code(seen, (k, end))):
+            return None  # (every break runs the same block: this one is other code)
         return end
 
     def _loop_exit_copy(self, k: int) -> Optional[int]:

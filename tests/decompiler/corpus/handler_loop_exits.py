@@ -78,3 +78,23 @@ def handler_break_then_code_in_nested_if(items, a, b):
                     break
             state["b"] = len(pending)
     return state
+
+
+@cases(([b"ab", b"c", b""],), ([b"ab", None],), ([None],))
+def breaks_copy_exit_block_in_handler(chunks):
+    # Only breaks leave the loop; 3.12+ copies the block after it (`return tuple(out)`) into
+    # each of them, the handler's copy right after its unwinding.
+    pending = list(chunks)
+    out = []
+    while True:
+        try:
+            chunk = pending.pop(0)
+            chunk + b""
+        except TypeError:
+            if out:
+                break
+            return None
+        if not chunk:
+            break
+        out.append(chunk)
+    return tuple(out)

@@ -179,3 +179,13 @@ def body_returns_one_handler_falls_out_named_returns(text):
         return
     state["after"] = True
     return state
+
+
+@cases(([1],), ([],))
+def body_returns_handler_passes_then_raise(items):
+    # The code after the try is a raise, laid right after the handler's unwinding (3.12+).
+    try:
+        return items[0]
+    except IndexError:
+        pass
+    raise ValueError("empty")
