@@ -33,7 +33,7 @@ class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
-                 "iterator", "outer_end", "is_while", "top_test", "falls_off_to_exit")
+                 "iterator", "outer_end", "is_while", "top_test", "falls_off_to_exit", "handler_break")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -52,6 +52,9 @@ class LoopInfo:
         # of the body goes to the copy, only a `continue` jumps to the top.
         self.top_test: Optional[int] = None
         self.falls_off_to_exit = False  # falling off the body's end leaves the loop (not `continue`)
+        # 3.12+: where a handler's `break` goes when only handlers leave the loop (that code was
+        # moved after the handler code).
+        self.handler_break: Optional[int] = None
 
 
 class _Atom:
@@ -1454,6 +1457,8 @@ class ControlRules:
             orelse = self.run_range(real_exit, self.end, list(self.stack))
             after = self.end
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
+        if info.handler_break is not None and cond is None:
+            self.read_handler_break_tail(info, after)  # exception_table
         self._place_copied_exit(info, after)
         if exit > j + 1 and after == real_exit and not body_runs_on:
             # 3.10+ copies a small exit block for the test at the top; read it once.
@@ -1556,7 +1561,13 @@ class ControlRules:
         if after < len(self.instrs) and after not in self.handler_only_code():
             return
         start, end = info.copied_exit
-        for stmt in self.run_range(start, end, list(self.stack)):
+        # (a copy in handler code is marked as read once its handler is: read it all the same)
+        hidden = {k: self.skip.pop(k) for k in range(start, end) if k in self.skip}
+        try:
+            stmts = self.run_range(start, end, list(self.stack))
+        finally:
+            self.skip.update(hidden)
+        for stmt in stmts:
             self.emit(stmt)
 
     def _skip_copy(self, copy: int, original: int) -> None:

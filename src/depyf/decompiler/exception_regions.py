@@ -259,18 +259,45 @@ class ExceptionRegionAnalysis:
         if self.instrs[target].opname == "END_SEND":
             return False
         if target in self.handler_only_code():
-            return True  # a loop inside handler code
+            # A loop inside handler code, if its head leads back to the jump: code after a loop
+            # that only a handler's `break` reaches (laid after the handler code) may end with a
+            # jump back to an exit block that is itself reached only from there.
+            return src in self._reach(target)
         st = self._xt()
         owners = [t for t, kind in st.kinds.items() if kind in CONSTRUCTS and t <= src]
         if not owners:
             return True
-        owner = max(owners)
-        if st.kinds[owner] == "with":
-            # A with statement starts before its protected range (BEFORE_WITH and the store).
-            starts = [r.start - 1 for r in self.bc.regions if r.handler == owner]
-        else:
-            starts = [k for k, ts in st.try_starts.items() if owner in ts]
-        return not starts or target <= min(starts)
+        # The handlers whose code leads to the jump: a nested try's handler falls out through the
+        # unwinding of the handler around it, whose try may start before the target (the jump
+        # then goes to the code after that outer try, not back to a loop's head).
+        reaching = [t for t in owners if src in self._reach(t, None, t)] or [max(owners)]
+        reaching.extend(self._unwound_by_jump(src, owners))
+        for owner in reaching:
+            if st.kinds[owner] == "with":
+                # A with statement starts before its protected range (BEFORE_WITH and the store).
+                starts = [r.start - 1 for r in self.bc.regions if r.handler == owner]
+            else:
+                starts = [k for k, ts in st.try_starts.items() if owner in ts]
+            if starts and target > min(starts):
+                return False
+        return True
+
+    def _unwound_by_jump(self, src: int, owners: List[int]) -> List[int]:
+        """The handlers that a run of POP_EXCEPTs right before the jump at `src` leaves besides
+        the innermost one (3.13 unwinds nested handlers in one run: `POP_EXCEPT; POP_EXCEPT;
+        JUMP`). Each POP_EXCEPT but the last still runs inside the handler that a later one
+        unwinds, under that handler's cleanup region."""
+        st = self._xt()
+        instrs = self.instrs
+        cleanups = {st.region_at[t].handler: t for t in owners if st.region_at[t] is not None}
+        found = []
+        k = src - 1
+        while k >= 0 and instrs[k].opname == "POP_EXCEPT":
+            region = st.region_at[k]
+            if region is not None and region.handler in cleanups:
+                found.append(cleanups[region.handler])
+            k -= 1
+        return found
 
     def handler_loop_end(self, header: int, jump: int) -> int:
         """The last instruction of a loop that only handler code jumps back into.

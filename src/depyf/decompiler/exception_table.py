@@ -91,9 +91,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         inside = [k for k in warm if t in self._chain(k)]
         end = max(inside) + 1 if inside else s
         # A loop that starts in the body ends there too, even if its closing jump is unprotected.
+        # (3.12+: a loop that only a handler's `continue` closes has that jump in the handler code
+        # at the end of the function, which tells nothing about where the loop's body ends.)
+        moved = self.handler_closed if self.version.handler_code_at_end else ()
         for h, j in self.loop_end.items():
             if s <= h < end <= j < len(self.instrs) and self.instrs[j].opname == "JUMP" \
-                    and h not in self.active_loops:  # (an active loop encloses the try)
+                    and h not in self.active_loops and h not in moved:  # (an active loop encloses the try)
                 end = j + 1
         end = self._past_last_way_out(s, t, end)
         return self._past_inline_handlers(s, end, warm)
@@ -396,6 +399,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         targets = [x for _, _, _, x in exits if x != _BREAK]
         # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
         targets = [x for x in targets if x >= be] or targets
+        # A handler's jump goes where the try ends; a handler whose last block only looks like a
+        # copy of code elsewhere (a `return` like the body's) while another jumps past it
+        # returns on its own.
+        jumped = {x for _, _, j, x in exits if instrs[j].opname == "JUMP" and instrs[j].target == x}
+        targets = [x for x in targets if x in jumped] or targets
         x_h = max(sorted(set(targets)), key=targets.count) if targets else None
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
@@ -409,7 +417,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if x is not None and x == n_jump and self._breaks_out_of_loop(t - 1):
             x = None  # the body's way on is a `break` (read from the jump), not the try's end
         swallowed = self._swallowed_way_on(s, be, t, warm)
-        if x is None and not star and clauses and self.version.handler_code_at_end:
+        break_tail = self._break_tail(clauses, exits) if not star else None
+        if break_tail is not None:
+            # (read after the loop: not handler code)
+            typ, name, hs, he = clauses[-1]
+            clauses[-1] = (typ, name, hs, break_tail)
+            exits.append((hs, break_tail, break_tail, _BREAK))
+        elif x is None and not star and clauses and self.version.handler_code_at_end:
             # 3.12+: code after the try that only the handlers reach follows the last one.
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
             if x is not None and x >= self.end:
@@ -434,7 +448,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         loop = self.loops[-1] if self.loops else None
         shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))
                   or loop is not None and y in (loop.exit, loop.break_target)}
-        cold = self._cold_code(t, warm | shared | ({x} if x is not None else set()))
+        cold = self._cold_code(t, warm | shared | {k for k in (x, break_tail) if k is not None})
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = False
@@ -461,8 +475,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and loop_tail is None
             falls_out = (x > end and not leaves_loop) or (
                 loop is not None and x in loop.continue_targets and not body_ends
-                and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop))
+                and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
+                and not self._closing_jump_at(end, x))
             if leaves_loop:
+                if self.version.handler_code_at_end and x in self.handler_only_code():
+                    loop.handler_break = x  # (read after the loop)
                 x = None  # the jump past the loop is a `break`, not the end of the try
                 if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
                     else_end -= 1
@@ -478,7 +495,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         breaks: Set[int] = set()
         for hs, he, j, target in exits:
             if target == _BREAK:
-                self.skip[j] = he
+                if j < he:
+                    self.skip[j] = he
                 breaks.add(hs)
             elif falls_out and target == x:
                 self._fall_out(j, he)
@@ -553,6 +571,61 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 or len(flow) != last + 1 - x:
             return None
         return last
+
+    def _break_tail(self, clauses: List[Tuple[Optional[n.Expr], Optional[str], int, int]],
+                    exits: List[Tuple[int, int, int, int]]) -> Optional[int]:
+        """3.12+: where the last handler of a try inside a `while True:` runs on, after its
+        unwinding, into code past the range that goes on only to the function's end (`except
+        E: break` then the code after the loop, which only that `break` reaches and which the
+        compiler laid right after the handler). A constant return there reads the same either
+        way, and stays the handler's own `return`. None for any other try."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or not loop.is_while or loop.top_test is not None or not clauses \
+                or not self.version.handler_code_at_end:
+            return None
+        hs, he = clauses[-1][2], clauses[-1][3]
+        if any(e[0] == hs for e in exits):
+            return None
+        x = self._fallthrough_tail(hs, he)
+        if x is None or x < max(self.end, loop.exit) or min(self._reach(x)) < x \
+                or self.instrs[x].opname == "LOAD_CONST" and self.instrs[x + 1].opname == "RETURN_VALUE":
+            return None
+        loop.handler_break = x
+        return x
+
+    def read_handler_break_tail(self, loop: LoopInfo, after: int) -> None:
+        """3.12+: the code after a `while True:` that only its handlers' `break` leaves is reached
+        from handler code only, so the compiler moved it after the handlers (`while True: try:
+        ... except E: break` then more). Read it as the statements after the loop when it is one
+        straight stretch that ends the function or jumps on to `after`, where reading goes on."""
+        x = loop.handler_break
+        if x is None or x in self.skip:
+            return
+        instrs = self.instrs
+        flow = self._reach(x, None, x)
+        last = max(flow)
+        if len(flow) != last + 1 - x:
+            return
+        closing = instrs[last]
+        if closing.opname == "JUMP" and closing.target == after:
+            stmts = self.run_range(x, last, list(self.stack))
+        elif closing.opname in TERMINAL:
+            stmts = self.run_range(x, last + 1, list(self.stack))
+        else:
+            return
+        for stmt in stmts:
+            self.emit(stmt)
+        self._mark_dead(x, last + 1)
+        loop.copied_exit = None  # (the copies in the body are read as `break`s; this is the code)
+
+    def _closing_jump_at(self, end: int, x: int) -> bool:
+        """Is the instruction at `end`, right after the range of a try that ends a loop body, the
+        loop's own jump back to `x`? A handler that falls out of that try jumps to it (the
+        compiler never threads a handler's jump to the end of its try), so a handler's jump
+        straight to `x` is a `continue` (`while True: try: ... except E: continue` and then more
+        of the body)."""
+        instrs = self.instrs
+        return end < len(instrs) and instrs[end].opname == "JUMP" and instrs[end].target == x
 
     def _goes_on_at_head(self, end: int, loop: LoopInfo) -> bool:
         """Does the range that ends at `end` run on to the loop's next iteration? Only then is a
@@ -804,7 +877,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         flow = [k for k in self._reach(hs) if hs <= k < he]
         last = max(flow) if flow else -1
-        if last < hs or instrs[last].opname != "RETURN_VALUE":
+        if last < hs or instrs[last].opname not in ("RETURN_VALUE", "RAISE_VARARGS") \
+                or instrs[last].opname == "RAISE_VARARGS" and instrs[last].arg == 0:
             return None
         for k in range(last - 1, hs - 1, -1):
             if instrs[k].opname == "POP_EXCEPT":
@@ -816,6 +890,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     return None  # a return from inside the handler, unwinding a loop or handler
                 if any(j in self.skip for j in range(start, last + 1)):
                     return None  # a finally body on the way out: an explicit return
+                if instrs[last].opname == "RAISE_VARARGS" and (
+                        instrs[k - 1].opname != "POP_TOP" or any(
+                        instrs[j].target is not None or self.jump_sources.get(j) for j in range(start, last + 1))):
+                    return None  # (only `except E: pass`, then straight code that raises)
                 return start
         return None
 
@@ -876,9 +954,30 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if self.pure_mode:
             return None
         end = self._loop_exit_copy(k)
+        if end is None:
+            end = self._only_loop_exit_copy(k)
         if end is not None:
             self.emit(n.Break())
             self.note_copied_break(k, end)  # control
+        return end
+
+    def _only_loop_exit_copy(self, k: int) -> Optional[int]:
+        """3.12+: inside a `while True:` with no code after it in normal flow (only `break`s leave
+        it, and the compiler copied the small block after the loop into each of them), a block
+        at `k`, right after a handler's unwinding, that loads a variable and returns: a `break`
+        (a `return` loads its value before the unwinding). Where it ends."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or not self.version.handler_code_at_end or not loop.is_while \
+                or loop.top_test is not None or self.instrs[k].opname == "LOAD_CONST":
+            return None
+        if loop.exit < len(self.instrs) and loop.exit not in self.handler_only_code():
+            return None  # (code after the loop: its copies are found by `_loop_exit_copy`)
+        end = self._copy_end(k)  # exception_blocks: a small block ending the function
+        if end is None or self.instrs[end - 1].opname != "RETURN_VALUE":
+            return None
+        seen = loop.copied_exit
+        if seen is not None and not (seen[1] - seen[0] == end - k and self._same_code(seen, (k, end))):
+            return None  # (every break runs the same block: this one is other code)
         return end
 
     def _loop_exit_copy(self, k: int) -> Optional[int]:
@@ -890,8 +989,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         end = self._copy_end(k)  # exception_blocks: a small block ending the function
         if end is None:
             return None
-        for x in (loop.exit, loop.break_target):
-            if x is not None and x + end - k <= len(self.instrs) and self._same_code((k, end), (x, x + end - k)):
+        for x in (loop.exit, loop.break_target, loop.handler_break):
+            if x is not None and x != k and x + end - k <= len(self.instrs) and self._same_code((k, end), (x, x + end - k)):
                 return end
         return None
 

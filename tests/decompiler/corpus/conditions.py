@@ -258,3 +258,19 @@ def short_circuit_statement_last(value):
     record_and()
     record_or()
     return seen
+
+
+def _refuse(value):
+    raise ValueError(value)
+
+
+@cases((0,), (1,))
+def and_call_statement_ends_function(flag):
+    # 3.11+: the block after the statement (`POP_TOP; return None`) is copied to the end of the
+    # right operand; the short circuit's jump goes to the other copy.
+    flag and _refuse(flag)
+
+
+@cases((0,), (1,))
+def or_call_statement_ends_function(flag):
+    flag or _refuse(flag)

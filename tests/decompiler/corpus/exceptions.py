@@ -547,3 +547,23 @@ def try_return_conditional_expression(value):
         return value if value is None else 10 // value
     except ZeroDivisionError:
         return "zero"
+
+
+@cases(("1", True), ("1.5", False), ("x", True), (None, True))
+def nested_try_in_handler_then_if(text, flag):
+    # 3.12+: the inner handler's nested try falls out through the handler's unwinding with a
+    # jump back to the `if` after the try (handler code lies at the end): not a loop.
+    state = {}
+    try:
+        try:
+            state["v"] = int(text)
+        except ValueError:
+            try:
+                state["f"] = float(text)
+            except ValueError:
+                state["bad"] = True
+        if flag:
+            state["flag"] = True
+    except TypeError:
+        state["type"] = True
+    return state

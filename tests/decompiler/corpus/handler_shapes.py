@@ -224,3 +224,44 @@ def if_try_elif_in_try_body(unix, fail):
     except Exception:
         s.log.append("error")
     return s.log
+
+
+@cases(("1",), ("x",), (None,))
+def body_returns_one_handler_falls_out_other_returns(text):
+    # The body and the second handler both end in a bare `return`; only the first handler
+    # reaches the code after the try (3.12+ lays it after the handler code).
+    out = []
+    try:
+        out.append(int(text))
+        return
+    except ValueError:
+        out.append("bad")
+    except TypeError:
+        return
+    out.append("after")
+    return
+
+
+@cases(("1",), ("x",), (None,))
+def body_returns_one_handler_falls_out_named_returns(text):
+    state = {}
+    try:
+        state["v"] = int(text)
+        return state
+    except ValueError:
+        state["bad"] = True
+    except TypeError as exc:
+        state["error"] = type(exc).__name__
+        return
+    state["after"] = True
+    return state
+
+
+@cases(([1],), ([],))
+def body_returns_handler_passes_then_raise(items):
+    # The code after the try is a raise, laid right after the handler's unwinding (3.12+).
+    try:
+        return items[0]
+    except IndexError:
+        pass
+    raise ValueError("empty")

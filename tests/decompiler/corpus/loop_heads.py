@@ -370,3 +370,26 @@ def while_true_closed_by_named_clause(values):
             raise
         except StopIteration:
             return None
+
+
+@cases(([["1", "x"], ["y"], ["a", "3"], ["x", "y"]],), ([],))
+def try_holding_while_true_closed_by_handler(groups):
+    # 3.12+: the inner handler's `continue` (the loop's only jump back) lies in the handler code
+    # at the end; the outer try ends where its body falls out of the loop (the `break`), so the
+    # code after it runs once per group, not inside the loop.
+    out = []
+    for group in groups:
+        values = list(group)
+        try:
+            while True:
+                try:
+                    v = int(values.pop())
+                except ValueError:
+                    if values:
+                        continue
+                    raise
+                break
+        except ValueError:
+            v = "bad"
+        out.append(v)
+    return out
