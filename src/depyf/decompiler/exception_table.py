@@ -445,6 +445,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             falls_out = (x > end and not leaves_loop) or (
                 loop is not None and x in loop.continue_targets and not body_ends
                 and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop))
+            if not star and loop is not None and x in loop.continue_targets and not body_ends and body_falls \
+                    and else_end > be and not self._rest_is_else_part(be, else_end, t, x):
+                # the handlers' jumps back are `continue`s, the rest follows the try
+                falls_out = False
+                else_end = cont = be
             if leaves_loop:
                 x = None  # the jump past the loop is a `break`, not the end of the try
                 if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
@@ -526,6 +531,34 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 or len(flow) != last + 1 - x:
             return None
         return last
+
+    def _rest_is_else_part(self, be: int, end: int, t: int, head: int) -> bool:
+        """Is the code [be, end) between a try's body and the end of the loop body its else part,
+        when the handlers jump back to the loop's `head` (`except E: continue` then that code
+        reads the same before 3.13, and is the else reading there)?
+
+        A try statement in that code tells: the compiler emits an else part before the handlers,
+        so the handler of a try inside it comes before `t`, that of a try after it comes after.
+        Otherwise 3.13 keeps the jump that leaves an else part: a test at the end of the else
+        part jumps to that jump (a lone jump back to the head), where the same test after the
+        try is sent on to the head (and inverted: a test that hops over one jump back)."""
+        if self.version.handler_code_at_end:
+            enclosing = set(self._chain_of(t, 0))
+            for k in range(be, end):
+                chain = self._chain(k)
+                if chain and chain[0] != t and chain[0] not in enclosing:
+                    return chain[0] < t
+        if not self.version.keeps_try_else_exit:
+            return True
+        instrs = self.instrs
+        for k in range(be + 1, min(end + 1, len(instrs))):
+            ins = instrs[k]
+            if ins.opname != "JUMP" or ins.target != head or instrs[k - 1].opname not in ENDS_FLOW:
+                continue
+            if any(be <= j < k and not (j == k - 2 and instrs[k - 1].opname == "JUMP")
+                   for j in self.jump_sources.get(k, ())):
+                return True
+        return False
 
     def _goes_on_at_head(self, end: int, loop: LoopInfo) -> bool:
         """Does the range that ends at `end` run on to the loop's next iteration? Only then is a

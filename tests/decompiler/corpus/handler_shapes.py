@@ -148,3 +148,96 @@ def handler_returns_then_if_return_then_try(text):
         return 10 // value
     except ZeroDivisionError:
         pass
+
+
+# A handler that `continue`s, then more of the loop body, against the same code as an else part:
+# 3.13 keeps the jump out of an else part (a test at its end jumps to it), and a try inside
+# the else part has its handler before the outer one's.
+
+@cases(([1, "x", 3, 0],), ([],))
+def continue_then_if(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 // item
+        except (TypeError, ZeroDivisionError):
+            continue
+        if value > 3 or value < 0:
+            out.append(value)
+    return out
+
+
+@cases(([1, "x", 3, 0],), ([],))
+def pass_else_if(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 // item
+        except (TypeError, ZeroDivisionError):
+            pass
+        else:
+            if value > 3 or value < 0:
+                out.append(value)
+    return out
+
+
+@cases(([1, "x", 3],), (["x", 5],), ([],))
+def continue_then_if_returns(items):
+    for item in items:
+        try:
+            value = 10 // item
+        except TypeError:
+            continue
+        if value == 10:
+            return "ten"
+        if value == 2:
+            return "two"
+    return None
+
+
+@cases(([1, "x", 3],), (["x", 5],), ([],))
+def pass_else_if_returns(items):
+    for item in items:
+        try:
+            value = 10 // item
+        except TypeError:
+            pass
+        else:
+            if value == 10:
+                return "ten"
+            if value == 2:
+                return "two"
+    return None
+
+
+@cases(([1, "x", 0, 4],), ([],))
+def continue_then_try(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 + item
+        except TypeError:
+            continue
+        try:
+            out.append(10 // item)
+        except ZeroDivisionError:
+            continue
+        out.append(value)
+    return out
+
+
+@cases(([1, "x", 0, 4],), ([],))
+def pass_else_try(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 + item
+        except TypeError:
+            pass
+        else:
+            try:
+                out.append(10 // item)
+            except ZeroDivisionError:
+                pass
+            out.append(value)
+    return out
