@@ -1333,7 +1333,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if end >= size or instrs[end].opname != "POP_TOP":
                 continue
             first = k - 1 if k - 1 >= 0 and instrs[k - 1].opname == "SWAP" and instrs[k - 1].arg == 2 else k
-            self.skip[first] = end + 1
+            last = end + 1
+            if first < k and last + 1 < size and instrs[last].opname == "SWAP" and instrs[last].arg == 2 \
+                    and instrs[last + 1].opname == "POP_EXCEPT":
+                # A return from a with inside an except clause then puts the value below the
+                # previous exception; stepping over the exit call left the with's `__exit__`
+                # there instead, and POP_EXCEPT finds the exception wherever it lies.
+                last += 1
+            self.skip[first] = last
             if first == k and k < body_end:
                 self._note_exit_break(end + 1)
 
