@@ -423,9 +423,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         falls_out = False
         body_falls = self._falls_into(s, be)
         else_break = False
+        else_kept = False
         else_from = be
         if x is None:
             else_end, cont = be, be
+            loop = self.loops[-1] if self.loops else None
+            if not star and body_falls and loop is not None and self.version.keeps_try_else_exit \
+                    and be < end < len(instrs) and self._kept_else_exit(be, end, instrs[end].target) \
+                    and instrs[end].target in loop.continue_targets:
+                # 3.13: the handlers never finish, and the rest of the loop body leaves by the
+                # kept jump out of an else part
+                else_end = cont = end
+                else_kept = True
             if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t) \
                     and not self.version.handler_code_at_end:
                 else_end = cont = t  # 3.11: the handlers follow the else part
@@ -495,7 +504,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
         self._mark_dead_code(cold)
         self.stack = base
-        self.emit(n.Try(body, handlers, orelse, [], star))
+        self.emit(n.Try(body, handlers, orelse, [], star, else_kept))
         for stmt in tail:
             self.emit(stmt)
         if loop_tail is not None and x is not None:
@@ -550,15 +559,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     return chain[0] < t
         if not self.version.keeps_try_else_exit:
             return True
+        return any(self._kept_else_exit(be, k, head) for k in range(be + 1, min(end + 1, len(self.instrs))))
+
+    def _kept_else_exit(self, be: int, k: int, head: int) -> bool:
+        """Is `k` a lone jump back to the loop's `head` that code in [be, k) jumps to (3.13's
+        kept jump out of an else part that ends the loop body)? A test that hops over one jump
+        back is a backward conditional jump, which the compiler also sends there."""
         instrs = self.instrs
-        for k in range(be + 1, min(end + 1, len(instrs))):
-            ins = instrs[k]
-            if ins.opname != "JUMP" or ins.target != head or instrs[k - 1].opname not in ENDS_FLOW:
-                continue
-            if any(be <= j < k and not (j == k - 2 and instrs[k - 1].opname == "JUMP")
-                   for j in self.jump_sources.get(k, ())):
-                return True
-        return False
+        ins = instrs[k]
+        if ins.opname != "JUMP" or ins.target != head or instrs[k - 1].opname not in ENDS_FLOW:
+            return False
+        return any(be <= j < k and not (j == k - 2 and instrs[k - 1].opname == "JUMP")
+                   for j in self.jump_sources.get(k, ()))
 
     def _goes_on_at_head(self, end: int, loop: LoopInfo) -> bool:
         """Does the range that ends at `end` run on to the loop's next iteration? Only then is a

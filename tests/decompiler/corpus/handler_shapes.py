@@ -241,3 +241,45 @@ def pass_else_try(items):
                 pass
             out.append(value)
     return out
+
+
+@cases(([1, 3, 0],), ([],), ([1, "x"],))
+def raise_else_if_in_loop(items):
+    # 3.13 keeps the jump out of the else part: the test at its end jumps there.
+    out = []
+    for item in items:
+        try:
+            value = 10 // item
+        except ZeroDivisionError as exc:
+            raise ValueError("zero") from exc
+        else:
+            if value > 3:
+                out.append(value)
+    return out
+
+
+@cases(([1, 3, 0],), ([],), ([1, "x"],))
+def raise_then_if_in_loop(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 // item
+        except ZeroDivisionError as exc:
+            raise ValueError("zero") from exc
+        if value > 3:
+            out.append(value)
+    return out
+
+
+@cases(([1, 3, 0],), ([],))
+def return_else_if_in_loop(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 // item
+        except ZeroDivisionError:
+            return None
+        else:
+            if value > 3 or value < 0:
+                out.append(value)
+    return out
