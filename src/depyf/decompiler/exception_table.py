@@ -428,8 +428,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if x is None:
             else_end, cont = be, be
             loop = self.loops[-1] if self.loops else None
-            if not star and body_falls and loop is not None and self.version.keeps_try_else_exit \
-                    and be < end < len(instrs) and self._kept_else_exit(be, end, instrs[end].target) \
+            if not star and body_falls and loop is not None and not loop.is_while \
+                    and self.version.keeps_try_else_exit \
+                    and be < end < len(instrs) and self._kept_else_exit(be, end, instrs[end].target, t) \
                     and instrs[end].target in loop.continue_targets:
                 # 3.13: the handlers never finish, and the rest of the loop body leaves by the
                 # kept jump out of an else part
@@ -557,19 +558,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 chain = self._chain(k)
                 if chain and chain[0] != t and chain[0] not in enclosing:
                     return chain[0] < t
-        if not self.version.keeps_try_else_exit:
-            return True
-        return any(self._kept_else_exit(be, k, head) for k in range(be + 1, min(end + 1, len(self.instrs))))
+        if not self.version.keeps_try_else_exit or self.loops[-1].is_while:
+            return True  # (a while loop's closing jump has a line: jumps to it are never sent on)
+        return any(self._kept_else_exit(be, k, head, t) for k in range(be + 1, min(end + 1, len(self.instrs))))
 
-    def _kept_else_exit(self, be: int, k: int, head: int) -> bool:
+    def _kept_else_exit(self, be: int, k: int, head: int, t: int) -> bool:
         """Is `k` a lone jump back to the loop's `head` that code in [be, k) jumps to (3.13's
         kept jump out of an else part that ends the loop body)? A test that hops over one jump
-        back is a backward conditional jump, which the compiler also sends there."""
+        back is a backward conditional jump, which the compiler also sends there. Only code
+        before the handler `t` counts (the exits of handlers laid inline there do not)."""
         instrs = self.instrs
         ins = instrs[k]
         if ins.opname != "JUMP" or ins.target != head or instrs[k - 1].opname not in ENDS_FLOW:
             return False
-        return any(be <= j < k and not (j == k - 2 and instrs[k - 1].opname == "JUMP")
+        return any(be <= j < min(k, t) and not (j == k - 2 and instrs[k - 1].opname == "JUMP")
                    for j in self.jump_sources.get(k, ()))
 
     def _goes_on_at_head(self, end: int, loop: LoopInfo) -> bool:

@@ -283,3 +283,4 @@ def return_else_if_in_loop(items):
             if value > 3 or value < 0:
                 out.append(value)
     return out
+
