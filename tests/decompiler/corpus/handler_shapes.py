@@ -283,4 +283,3 @@ def return_else_if_in_loop(items):
             if value > 3 or value < 0:
                 out.append(value)
     return out
-
