@@ -493,9 +493,23 @@ class BlockExceptionRules:
 
     def op_RERAISE(self, ins: Instr, i: int) -> int:
         if i in self.finally_end_copies:  # found where the finally statement was read
-            self.emit(m.EndOfFinallyCopy())
+            self.emit(n.Break() if self._finally_end_leaves_loop(i) else m.EndOfFinallyCopy())
             return i + 1
         raise self.fail(ins, "re-raise outside an exception handler")
+
+    def _finally_end_leaves_loop(self, i: int) -> bool:
+        """Is the copy of a finally body's closing re-raise at `i` a `break` out of a loop inside
+        that body (3.11+ copy the re-raise to where the break jumps)? The loop's head is then
+        handler code in the same protected range as `i`; a loop around the whole try is not."""
+        if not self.version.has_exception_table or not self.loops:
+            return False
+        loop = self.loops[-1]
+        head = min(loop.continue_targets)
+        if not head < i < loop.body_end:
+            return False
+        region_at = self._xt_state.region_at  # type: ignore[attr-defined]
+        inside, own = region_at[head], region_at[i]
+        return inside is not None and own is not None and inside.handler == own.handler
 
     def fold_end_copies(self, finalbody: List[n.Stmt], h: int) -> List[n.Stmt]:
         """The finally body read from `h`, with the branches that reach a copy of its closing

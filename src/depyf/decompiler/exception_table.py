@@ -454,9 +454,19 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         falls_out = False
         body_falls = self._falls_into(s, be)
         else_break = False
+        else_kept = False
         else_from = be
         if x is None:
             else_end, cont = be, be
+            loop = self.loops[-1] if self.loops else None
+            if not star and body_falls and loop is not None and not loop.is_while \
+                    and self.version.keeps_try_else_exit \
+                    and be < end < len(instrs) and self._kept_else_exit(be, end, instrs[end].target, t) \
+                    and instrs[end].target in loop.continue_targets:
+                # 3.13: the handlers never finish, and the rest of the loop body leaves by the
+                # kept jump out of an else part
+                else_end = cont = end
+                else_kept = True
             if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t) \
                     and not self.version.handler_code_at_end:
                 else_end = cont = t  # 3.11: the handlers follow the else part
@@ -477,6 +487,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 loop is not None and x in loop.continue_targets and not body_ends
                 and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
                 and not self._closing_jump_at(end, x))
+            if not star and loop is not None and x in loop.continue_targets and not body_ends and body_falls \
+                    and else_end > be and not self._rest_is_else_part(be, else_end, t, x):
+                # the handlers' jumps back are `continue`s, the rest follows the try
+                falls_out = False
+                else_end = cont = be
             if leaves_loop:
                 if self.version.handler_code_at_end and x in self.handler_only_code():
                     loop.handler_break = x  # (read after the loop)
@@ -525,7 +540,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
         self._mark_dead_code(cold)
         self.stack = base
-        self.emit(n.Try(body, handlers, orelse, [], star))
+        self.emit(n.Try(body, handlers, orelse, [], star, else_kept))
         for stmt in tail:
             self.emit(stmt)
         if loop_tail is not None and x is not None:
@@ -626,6 +641,38 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         of the body)."""
         instrs = self.instrs
         return end < len(instrs) and instrs[end].opname == "JUMP" and instrs[end].target == x
+
+    def _rest_is_else_part(self, be: int, end: int, t: int, head: int) -> bool:
+        """Is the code [be, end) between a try's body and the end of the loop body its else part,
+        when the handlers jump back to the loop's `head` (`except E: continue` then that code
+        reads the same before 3.13, and is the else reading there)?
+
+        A try statement in that code tells: the compiler emits an else part before the handlers,
+        so the handler of a try inside it comes before `t`, that of a try after it comes after.
+        Otherwise 3.13 keeps the jump that leaves an else part: a test at the end of the else
+        part jumps to that jump (a lone jump back to the head), where the same test after the
+        try is sent on to the head (and inverted: a test that hops over one jump back)."""
+        if self.version.handler_code_at_end:
+            enclosing = set(self._chain_of(t, 0))
+            for k in range(be, end):
+                chain = self._chain(k)
+                if chain and chain[0] != t and chain[0] not in enclosing:
+                    return chain[0] < t
+        if not self.version.keeps_try_else_exit or self.loops[-1].is_while:
+            return True  # (a while loop's closing jump has a line: jumps to it are never sent on)
+        return any(self._kept_else_exit(be, k, head, t) for k in range(be + 1, min(end + 1, len(self.instrs))))
+
+    def _kept_else_exit(self, be: int, k: int, head: int, t: int) -> bool:
+        """Is `k` a lone jump back to the loop's `head` that code in [be, k) jumps to (3.13's
+        kept jump out of an else part that ends the loop body)? A test that hops over one jump
+        back is a backward conditional jump, which the compiler also sends there. Only code
+        before the handler `t` counts (the exits of handlers laid inline there do not)."""
+        instrs = self.instrs
+        ins = instrs[k]
+        if ins.opname != "JUMP" or ins.target != head or instrs[k - 1].opname not in ENDS_FLOW:
+            return False
+        return any(be <= j < min(k, t) and not (j == k - 2 and instrs[k - 1].opname == "JUMP")
+                   for j in self.jump_sources.get(k, ()))
 
     def _goes_on_at_head(self, end: int, loop: LoopInfo) -> bool:
         """Does the range that ends at `end` run on to the loop's next iteration? Only then is a
@@ -1448,7 +1495,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if end >= size or instrs[end].opname != "POP_TOP":
                 continue
             first = k - 1 if k - 1 >= 0 and instrs[k - 1].opname == "SWAP" and instrs[k - 1].arg == 2 else k
-            self.skip[first] = end + 1
+            last = end + 1
+            if first < k and last + 1 < size and instrs[last].opname == "SWAP" and instrs[last].arg == 2 \
+                    and instrs[last + 1].opname == "POP_EXCEPT":
+                # A return from a with inside an except clause then puts the value below the
+                # previous exception; stepping over the exit call left the with's `__exit__`
+                # there instead, and POP_EXCEPT finds the exception wherever it lies.
+                last += 1
+            self.skip[first] = last
             if first == k and k < body_end:
                 self._note_exit_break(end + 1)
 

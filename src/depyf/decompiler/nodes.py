@@ -411,15 +411,17 @@ class ExceptHandler:
 
 
 class Try(Stmt):
-    __slots__ = ("body", "handlers", "orelse", "finalbody", "star")
+    """`else_kept`: the layout shows that the else part is one (tidying must not move it out)."""
+    __slots__ = ("body", "handlers", "orelse", "finalbody", "star", "else_kept")
 
     def __init__(self, body: List[Stmt], handlers: List[ExceptHandler], orelse: List[Stmt],
-                 finalbody: List[Stmt], star: bool = False) -> None:
+                 finalbody: List[Stmt], star: bool = False, else_kept: bool = False) -> None:
         self.body = body
         self.handlers = handlers
         self.orelse = orelse
         self.finalbody = finalbody
         self.star = star
+        self.else_kept = else_kept
 
 
 class With(Stmt):

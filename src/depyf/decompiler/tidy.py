@@ -26,7 +26,7 @@ def lift_needless_else(stmts: List[n.Stmt]) -> None:
         for block in n.nested_blocks(stmt):
             lift_needless_else(block)
         if isinstance(stmt, n.Try) and stmt.orelse and not stmt.finalbody and stmt.handlers \
-                and not getattr(stmt, "star", False) \
+                and not getattr(stmt, "star", False) and not stmt.else_kept \
                 and all(_always_leaves(h.body) for h in stmt.handlers):
             rest = stmt.orelse
             stmt.orelse = []

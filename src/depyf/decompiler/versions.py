@@ -189,6 +189,12 @@ class BytecodeVersion:
         return self.key >= (3, 12)
 
     @property
+    def keeps_try_else_exit(self) -> bool:
+        """3.13 keeps the jump out of a try's else part: jumps from the else part stop there
+        instead of being sent on to where it leads (a loop's head)."""
+        return self.key >= (3, 13)
+
+    @property
     def copies_exits_with_line_numbers(self) -> bool:
         """3.12+ copies any small exit block into its predecessors; 3.11 only an implicit return."""
         return self.key >= (3, 12)

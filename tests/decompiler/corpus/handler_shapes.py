@@ -265,3 +265,138 @@ def body_returns_handler_passes_then_raise(items):
     except IndexError:
         pass
     raise ValueError("empty")
+
+
+# A handler that `continue`s, then more of the loop body, against the same code as an else part:
+# 3.13 keeps the jump out of an else part (a test at its end jumps to it), and a try inside
+# the else part has its handler before the outer one's.
+
+@cases(([1, "x", 3, 0],), ([],))
+def continue_then_if(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 // item
+        except (TypeError, ZeroDivisionError):
+            continue
+        if value > 3 or value < 0:
+            out.append(value)
+    return out
+
+
+@cases(([1, "x", 3, 0],), ([],))
+def pass_else_if(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 // item
+        except (TypeError, ZeroDivisionError):
+            pass
+        else:
+            if value > 3 or value < 0:
+                out.append(value)
+    return out
+
+
+@cases(([1, "x", 3],), (["x", 5],), ([],))
+def continue_then_if_returns(items):
+    for item in items:
+        try:
+            value = 10 // item
+        except TypeError:
+            continue
+        if value == 10:
+            return "ten"
+        if value == 2:
+            return "two"
+    return None
+
+
+@cases(([1, "x", 3],), (["x", 5],), ([],))
+def pass_else_if_returns(items):
+    for item in items:
+        try:
+            value = 10 // item
+        except TypeError:
+            pass
+        else:
+            if value == 10:
+                return "ten"
+            if value == 2:
+                return "two"
+    return None
+
+
+@cases(([1, "x", 0, 4],), ([],))
+def continue_then_try(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 + item
+        except TypeError:
+            continue
+        try:
+            out.append(10 // item)
+        except ZeroDivisionError:
+            continue
+        out.append(value)
+    return out
+
+
+@cases(([1, "x", 0, 4],), ([],))
+def pass_else_try(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 + item
+        except TypeError:
+            pass
+        else:
+            try:
+                out.append(10 // item)
+            except ZeroDivisionError:
+                pass
+            out.append(value)
+    return out
+
+
+@cases(([1, 3, 0],), ([],), ([1, "x"],))
+def raise_else_if_in_loop(items):
+    # 3.13 keeps the jump out of the else part: the test at its end jumps there.
+    out = []
+    for item in items:
+        try:
+            value = 10 // item
+        except ZeroDivisionError as exc:
+            raise ValueError("zero") from exc
+        else:
+            if value > 3:
+                out.append(value)
+    return out
+
+
+@cases(([1, 3, 0],), ([],), ([1, "x"],))
+def raise_then_if_in_loop(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 // item
+        except ZeroDivisionError as exc:
+            raise ValueError("zero") from exc
+        if value > 3:
+            out.append(value)
+    return out
+
+
+@cases(([1, 3, 0],), ([],))
+def return_else_if_in_loop(items):
+    out = []
+    for item in items:
+        try:
+            value = 10 // item
+        except ZeroDivisionError:
+            return None
+        else:
+            if value > 3 or value < 0:
+                out.append(value)
+    return out

@@ -377,3 +377,28 @@ async def try_async_with_return_constant(fail):
             return True
     except KeyError:
         return False
+
+
+# A with inside an except clause that returns a computed value: the value goes below the
+# previous exception (SWAP 2; POP_EXCEPT) after the with's exit call.
+
+@cases((None,), ("value",), ("key",))
+def return_from_with_in_handler(fail):
+    log = []
+    try:
+        _check(fail)
+    except ValueError:
+        with Tracker(log, "h") as name:
+            return name + str(len(log))
+
+
+@cases((None,), ("value",))
+def return_from_with_in_both(fail):
+    log = []
+    try:
+        with Tracker(log, "b"):
+            _check(fail)
+            return len(log)
+    except ValueError as exc:
+        with Tracker(log, str(exc)) as name:
+            return name, len(log)
