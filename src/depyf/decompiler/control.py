@@ -527,7 +527,8 @@ class ControlRules:
                     and self._compilers_jump_back(atom.jump_index, f, atom.jump_if_true):
                 atom.jump_if_true = not atom.jump_if_true
                 atom.target = jump.target
-                atom.fall = f + 1
+                # (a chained comparison's test jumps over its cleanup from there: `chained_compare`)
+                atom.fall = self.fall_override.get(f, f + 1)
         return atom
 
     def _compilers_jump_back(self, test: int, jump: int, otherwise: bool) -> bool:
@@ -714,6 +715,12 @@ class ControlRules:
         loop = self.loops[-1] if self.loops else None
         cond, fall, false_target, _ = self.condition_chain(i, value)
         end = self.end
+        # 3.10+: the test in front of a while loop whose body starts right here (its exit may be
+        # the head of an enclosing loop).
+        if fall in self.loop_end and fall not in self.active_loops and self.version.while_condition_duplicated \
+                and (false_target > i or loop is not None):
+            if self._bottom_test(test_start, fall, self.loop_end[fall]) is not None:
+                return self.while_loop(fall, cond, false_target, top_test=(test_start, fall))
         # A test that leaves the loop or goes back to its head: `if ...: break/continue`.
         leaves = loop is not None and (false_target in loop.continue_targets or false_target == loop.break_target
                                        or self._past_loop(loop, i, false_target)
@@ -778,10 +785,6 @@ class ControlRules:
             return fall
         if false_target <= i:
             raise self.fail(ins, "backward conditional jump outside a loop")
-        # 3.10+: the test in front of a while loop whose body starts right here.
-        if fall in self.loop_end and fall not in self.active_loops and self.version.while_condition_duplicated:
-            if self._bottom_test(test_start, fall, self.loop_end[fall]) is not None:
-                return self.while_loop(fall, cond, false_target, top_test=(test_start, fall))
         if false_target > end:
             # (an assert that ends an enclosing block jumps to where that block goes)
             body = self.run_range(fall, end, list(self.stack))
@@ -1606,8 +1609,39 @@ class ControlRules:
         c = test_end - 3
         instrs = self.instrs
         if c <= test_start or instrs[c - 1].opname not in COND_JUMPS or not self._chain_cleanup(c, test_end):
-            return test_end
+            return self._chain_test_end_copied_exit(test_start, test_end)
         return c
+
+    def _chain_test_end_copied_exit(self, test_start: int, test_end: int) -> int:
+        """3.12+: the chained comparison's cleanup at the end of a loop test [test_start,
+        test_end) is `JUMP body; POP_TOP; <copy of the exit block>` (the copy ends the flow,
+        e.g. `return x`): where the JUMP is, or `test_end` for any other test."""
+        instrs = self.instrs
+        if not self.version.conditional_jumps_forward_only:
+            return test_end
+        last = instrs[test_end - 1]
+        if last.opname == "JUMP" and last.target < test_start:
+            # `POP_TOP; JUMP back` (the exit is an enclosing loop's head), and then the last
+            # comparison's jump when false is `jump-if-true over a JUMP back` too: the test ends
+            # with that JUMP back, like the copy at the bottom's jump when false.
+            c = test_end - 3
+            if c - 2 <= test_start or instrs[c - 1].opname != "JUMP" or instrs[c - 1].target != last.target \
+                    or instrs[c - 2].opname != "POP_JUMP_IF_TRUE" or instrs[c - 2].target != c:
+                return test_end
+            end = c
+        elif last.opname in TERMINAL:
+            c = next((k for k in range(test_end - 3, test_start, -1)
+                      if instrs[k].opname == "JUMP" and instrs[k].target == test_end), None)
+            if c is None or instrs[c - 1].opname not in COND_JUMPS:
+                return test_end
+            end = c
+        else:
+            return test_end
+        if instrs[c].opname != "JUMP" or instrs[c].target != test_end or instrs[c + 1].opname != "POP_TOP" \
+                or not self.jump_sources.get(c + 1) or any(src >= c for src in self.jump_sources[c + 1]) \
+                or any(self.jump_sources.get(k) or instrs[k].is_jump for k in range(c + 2, test_end - 1)):
+            return test_end
+        return end if last.opname in TERMINAL else end - 1
 
     def _chain_cleanup(self, c: int, body: int) -> bool:
         """Is [c, c + 3) `JUMP body; POP_TOP; JUMP` with the POP_TOP reached only by a jump from
@@ -1627,10 +1661,44 @@ class ControlRules:
         instrs = self.instrs
         if j + 2 >= len(instrs):
             return False
+        cleanup = self._bottom_chain_copied_exit(bottom, j)
+        if cleanup is not None:
+            self.skip[cleanup] = cleanup + 1  # (the copy before it is read as the loop's exit)
+            return False
         jump, pop = instrs[j + 1], instrs[j + 2]
+        if self.version.conditional_jumps_forward_only and j + 3 < len(instrs) and jump.opname == "JUMP" \
+                and jump.target < bottom and instrs[j + 3].opname == "JUMP" and instrs[j + 3].target == jump.target \
+                and pop.opname == "POP_TOP" and self.jump_sources.get(j + 2) \
+                and all(bottom <= src < j for src in self.jump_sources.get(j + 1, []) + self.jump_sources[j + 2]):
+            # (3.12+: both ways out go back to an enclosing loop's head: read the last one)
+            self.skip[j + 1] = j + 3
+            return False
         return jump.opname == "JUMP" and jump.target == j + 3 and pop.opname == "POP_TOP" \
             and bool(self.jump_sources.get(j + 2)) \
             and all(bottom <= src < j for src in self.jump_sources.get(j + 1, []) + self.jump_sources[j + 2])
+
+    def _bottom_chain_copied_exit(self, bottom: int, j: int) -> Optional[int]:
+        """3.12+: after a bottom test [bottom, j] that is a chained comparison, the way out when
+        the last comparison is false is a copy of the exit block (e.g. `return x`), then the
+        POP_TOP that only the bottom test's earlier comparisons reach, then the exit block
+        itself. Where that POP_TOP is, or None."""
+        instrs = self.instrs
+        if not self.version.conditional_jumps_forward_only:
+            return None
+        p = next((k for k in range(j + 1, min(len(instrs), j + 12)) if instrs[k].opname in TERMINAL), None)
+        if p is None:
+            return None
+        p += 1
+        length = p - (j + 1)
+        if p + length >= len(instrs) or instrs[p].opname != "POP_TOP" or not self.jump_sources.get(p) \
+                or any(not bottom <= src < j for src in self.jump_sources[p]) \
+                or any(self.jump_sources.get(k) for k in range(j + 2, p)):
+            return None
+        for k in range(length):
+            a, b = instrs[j + 1 + k], instrs[p + 1 + k]
+            if a.opname != b.opname or a.argval != b.argval or a.is_jump:
+                return None
+        return p
 
     def _skip_bottom_compare_cleanup(self, bottom: int, j: int) -> None:
         """The POP_TOP after the loop where the earlier jumps of a chained comparison in the bottom
@@ -1985,6 +2053,7 @@ class ControlRules:
                     # 3.12+ spell a backward jump-if-false as a jump over a JUMP back; the jump
                     # over the cleanup then follows that pair.
                     self.skip[k + 2] = over.target
+                    self.fall_override[k + 1] = over.target  # (read by `_normalised_atom`)
                 self.skip[cleanup] = cleanup + 1
                 # 3.10+ may follow the cleanup with a copy of where a false comparison goes
                 # (a `raise` or `return` block) instead of a jump there: the text has it once.

@@ -344,6 +344,29 @@ def while_chained_compare_in_for(items, n):
     return seen
 
 
+@cases(([3, -1, 7], 5), ([], 2))
+def while_chained_compare_closes_for(items, n):
+    # 3.12+: the loop's exit is the for loop's head: both the chained comparison's cleanup and
+    # the way out when its last comparison is false jump back there.
+    total = 0
+    for x in items:
+        i = x
+        while 0 <= i < n:
+            i += 1
+        total += i
+    return total
+
+
+@cases((4, 2), (0, 0), (-3, 1))
+def while_chained_compare_then_return(n, k):
+    # 3.12+: the exit block (a return) is copied after the chained comparison's cleanup at the
+    # top, and after the loop's last test at the bottom.
+    i = k
+    while k <= i < n:
+        i += 2
+    return i * 10
+
+
 @cases(([1, 2], 3), ([], 3), ([5], 0))
 def while_operand_then_chained_compare(items, n):
     i = 0
