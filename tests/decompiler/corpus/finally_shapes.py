@@ -282,3 +282,28 @@ def finally_try_then_short_tail(fail, flag, fail_inner):
     except ValueError:
         c.log.append("caught")
     return c.log, state
+
+
+@cases((False, True), (True, True), (False, False), (True, False))
+def finally_try_except_then_more(fail, has_attr):
+    # 3.12+ keep the nested try's handler in place in the finally body's exceptional copy (all of
+    # it is exception code), so that copy jumps over it; the normal copy goes straight on.
+    c = _Closable(fail)
+    if has_attr:
+        c.extra = 1
+    try:
+        try:
+            c.work()
+        finally:
+            try:
+                del c.extra
+            except AttributeError:
+                c.log.append("no extra")
+            try:
+                c.log.append("more")
+            finally:
+                c.log.append("last")
+    except ValueError:
+        c.log.append("caught")
+    return c.log
+
