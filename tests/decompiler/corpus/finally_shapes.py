@@ -307,3 +307,25 @@ def finally_try_except_then_more(fail, has_attr):
         c.log.append("caught")
     return c.log
 
+
+
+@cases((False, True), (True, True), (False, False), (True, False))
+def finally_if_try_then_short_tail_returns(fail, flag):
+    # The small block after the `if` (a store) is copied into each way out of the nested try in
+    # the exceptional copy only; the normal copy's single block goes on to the return.
+    c = _Closable(fail)
+    state = "start"
+    try:
+        c.work()
+    except ValueError:
+        c.log.append("caught")
+    try:
+        c.log.append("again")
+    finally:
+        if flag:
+            try:
+                c.log.append("inner")
+            except OSError:
+                pass
+        state = "done"
+    return c.log, state
