@@ -23,6 +23,7 @@ _BREAK = -1  # a handler exit that leaves the enclosing loop
 _FORWARD_JUMPS = COND_JUMPS | {"JUMP"}  # (`if c: A else: continue`: A jumps over the way out)
 
 _MAX_RETURN_BLOCK = 8  # (the compiler copies only small exit blocks)
+_MAX_COPIED_EXIT = 4  # (3.12+ copies an exit block of at most four instructions into each jump to it)
 
 
 class ExceptionTableRules(ExceptionRegionAnalysis):
@@ -1233,9 +1234,21 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         flow_b = self._reach(b, floor=b)
         p, q = a, b
         inner_exit: Optional[int] = None
+        inlined: List[Tuple[int, int, int]] = []  # (exit block in the handler's copy, size, jump target)
+        returns_at: Dict[int, int] = {}  # a re-raise matched with a copied return block -> that block
         while p < a + length:
             if p not in flow:
                 p += 1
+                continue
+            earlier = self._inlined_exit_again(p, q, where, flow, flow_b)
+            if earlier is not None:
+                # The jumps to it go where its copy's match went (checked with `where` below);
+                # a return block the copy's re-raise took for a copied one is the real one.
+                width = self._inlined_exit_size(p, flow)
+                for d in range(width):
+                    where[p + d] = where[earlier + d]
+                q = returns_at.get(earlier + width - 1, q)
+                p += width
                 continue
             if q >= size:
                 return None
@@ -1254,6 +1267,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     continue
                 block_end = self._copied_return_block(q) if returns else None
                 if block_end is not None:
+                    returns_at[p] = q
                     p, q = p + 1, block_end
                     continue
             drop = self._exception_drop(p, a + length)
@@ -1272,6 +1286,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         instrs[r].opname == "POP_EXCEPT" for r in range(p + 1, min(p + 4, a + length)))):
                     p += 1  # a return inside the handler's copy drops the exception first
                     continue
+                if self._jumps_over_handlers(x, p, flow):
+                    p += 1  # the normal copy goes straight on where the handler's copy jumps
+                    continue
+                width = self._inlined_exit_size(p, flow) if y.opname == "JUMP" and y.target > q else 0
+                if width:
+                    # The handler's copy has a copy of a small exit block where the normal
+                    # copy jumps to that block (checked once the block is matched).
+                    inlined.append((p, width, y.target))
+                    p, q = p + width, q + 1
+                    continue
                 return None
             if x.target is not None:
                 jumps.append((x.target, y.target))
@@ -1282,6 +1306,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         while end < size and end not in flow_b and self.instrs[end - 1].opname in TERMINAL \
                 and not self.jump_sources.get(end):
             end += 1  # handler code of the copy that follows its last exit (no jump goes there)
+        for start, width, yt in inlined:
+            if not any(where.get(k) == yt and self._same_instructions(start, k, width) for k in where):
+                return None
         for xt, yt in jumps:
             while a <= xt < a + length and xt not in flow:
                 xt += 1  # (a target before the copy, e.g. a loop's head, stays where it is)
@@ -1290,6 +1317,59 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
         return end - b, inner_exit
+
+    def _jumps_over_handlers(self, x: Instr, p: int, flow: Set[int]) -> bool:
+        """Is `x`, at `p` in the finally body's handler copy, a jump forward over handler code only?
+
+        3.12+ moves the handlers of a try statement inside the finally body's normal copy to the
+        end of the function, but the handler copy is all exception code and keeps them in place:
+        there the try body jumps over them to the code after the try statement.
+        """
+        return self.version.handler_code_at_end and x.opname == "JUMP" and x.target > p + 1 \
+            and all(k not in flow for k in range(p + 1, x.target))
+
+    def _inlined_exit_size(self, p: int, flow: Set[int]) -> int:
+        """The size of the small exit block (straight code ending in the closing re-raise) at `p`
+        in the finally body's handler copy, or 0.
+
+        3.12+ replaces a jump to a block of at most four instructions that leaves the scope by a
+        copy of it; in the handler copy such a block ends with the re-raise, while on the normal
+        way out the same statements go on, and the jumps to them stay.
+        """
+        if not self.version.copies_exits_with_line_numbers:
+            return 0
+        instrs = self.instrs
+        for k in range(p, min(p + _MAX_COPIED_EXIT, len(instrs))):
+            ins = instrs[k]
+            if k not in flow or ins.target is not None or (k > p and self.jump_sources.get(k)):
+                return 0
+            if ins.opname == "RERAISE":
+                return k + 1 - p if ins.arg == 0 and k > p else 0
+            if ins.opname in TERMINAL or ins.opname in ("POP_EXCEPT", "PUSH_EXC_INFO"):
+                return 0
+        return 0
+
+    def _inlined_exit_again(self, p: int, q: int, where: Dict[int, int], flow: Set[int],
+                            flow_b: Set[int]) -> Optional[int]:
+        """Where the match already placed a copy of the small exit block at `p`
+        (`_inlined_exit_size`), when only jumps reach `p` and the normal copy has no such block
+        at `q`: the handler's copy keeps the block itself where the jumps to it stayed."""
+        instrs = self.instrs
+        if p == 0 or instrs[p - 1].opname not in ENDS_FLOW and p - 1 in flow:
+            return None
+        width = self._inlined_exit_size(p, flow)
+        if not width:
+            return None
+        while q < len(instrs) and q not in flow_b:
+            q += 1
+        x = instrs[p]
+        if q < len(instrs) and instrs[q].opname == x.opname and instrs[q].argval == x.argval:
+            return None  # (the normal copy has its own block here)
+        earlier = next((k for k in where if k + width <= p and instrs[k + width - 1].opname == "RERAISE"
+                        and self._same_instructions(p, k, width)), None)
+        if earlier is None or any(earlier + d not in where for d in range(width)):
+            return None
+        return earlier
 
     def _jumps_to_reraise(self, x: Instr, end: int) -> bool:
         """Is `x` a JUMP to `end`, the finally body's closing RERAISE right after its handler copy

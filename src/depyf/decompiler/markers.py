@@ -212,7 +212,14 @@ def fold_end_copies(stmts: List[n.Stmt]) -> List[n.Stmt]:
         if isinstance(stmt, n.If) and not stmt.orelse and stmt.body \
                 and isinstance(stmt.body[-1], EndOfFinallyCopy):
             rest = fold_end_copies(stmts[k + 1:])
-            out.append(n.If(stmt.test, fold_end_copies(stmt.body), rest))
+            body = fold_end_copies(stmt.body)
+            tail = len(rest)
+            if 0 < tail < len(body) and all(_same_node(x, y) for x, y in zip(body[-tail:], rest)):
+                # 3.12+ copy a small block that ends the finally body (`x = 1` and the re-raise)
+                # into each jump to it: `if c: A; x = 1 <end>` + `x = 1` is `if c: A` + `x = 1`.
+                out.append(n.If(stmt.test, body[:-tail], []))
+                return out + rest
+            out.append(n.If(stmt.test, body, rest))
             return out
         if isinstance(stmt, n.If) and stmt.orelse and isinstance(stmt.orelse[-1], EndOfFinallyCopy) \
                 and all(isinstance(after, EndOfFinallyCopy) for after in stmts[k + 1:]):
@@ -236,3 +243,15 @@ def has_end_copies(stmts: List[n.Stmt]) -> bool:
         if any(has_end_copies(block) for block in n.nested_blocks(stmt)):
             return True
     return False
+
+
+def _same_node(a: object, b: object) -> bool:
+    """Are two statements or expressions the same tree (same node types, same fields)?"""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same_node(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+    if isinstance(a, (n.Expr, n.Stmt)):
+        slots = [name for cls in type(a).__mro__ for name in getattr(cls, "__slots__", ())]
+        return all(_same_node(getattr(a, name, None), getattr(b, name, None)) for name in slots)
+    return a is b or (a == b and repr(a) == repr(b))  # (-0.0 is not 0.0)

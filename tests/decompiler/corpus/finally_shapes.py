@@ -282,3 +282,50 @@ def finally_try_then_short_tail(fail, flag, fail_inner):
     except ValueError:
         c.log.append("caught")
     return c.log, state
+
+
+@cases((False, True), (True, True), (False, False), (True, False))
+def finally_try_except_then_more(fail, has_attr):
+    # 3.12+ keep the nested try's handler in place in the finally body's exceptional copy (all of
+    # it is exception code), so that copy jumps over it; the normal copy goes straight on.
+    c = _Closable(fail)
+    if has_attr:
+        c.extra = 1
+    try:
+        try:
+            c.work()
+        finally:
+            try:
+                del c.extra
+            except AttributeError:
+                c.log.append("no extra")
+            try:
+                c.log.append("more")
+            finally:
+                c.log.append("last")
+    except ValueError:
+        c.log.append("caught")
+    return c.log
+
+
+
+@cases((False, True), (True, True), (False, False), (True, False))
+def finally_if_try_then_short_tail_returns(fail, flag):
+    # The small block after the `if` (a store) is copied into each way out of the nested try in
+    # the exceptional copy only; the normal copy's single block goes on to the return.
+    c = _Closable(fail)
+    state = "start"
+    try:
+        c.work()
+    except ValueError:
+        c.log.append("caught")
+    try:
+        c.log.append("again")
+    finally:
+        if flag:
+            try:
+                c.log.append("inner")
+            except OSError:
+                pass
+        state = "done"
+    return c.log, state
