@@ -1223,6 +1223,12 @@ class BlockExceptionRules:
         r = next((k for k in range(b, min(b + _MAX_COPY, closing)) if self._op(k) in ENDS_FLOW), None)
         if r is None or self._op(r) != "RERAISE":
             return None
+        if self._op(closing) != "RERAISE":
+            # No closing RERAISE to compare with: the finally body ends in a try/finally whose
+            # handler comes last (it re-raises its own exception), and the closing RERAISE
+            # exists only as the copies in the branches of that statement's normal copy (3.10).
+            straight = not any(ins.is_jump or ins.opname in _BLOCK_OPS for ins in self.instrs[b:r])
+            return r + 1 if straight and not self.jump_sources.get(b) else None
         size = r + 1 - b
         if not self._same_code((b, r + 1), (closing + 1 - size, closing + 1)):
             return None
