@@ -1253,6 +1253,11 @@ class BlockExceptionRules:
             continuation = self._copied_continuation
             if ce is None or ce > h:
                 continue
+            if continuation is None and ce + 2 == h and self._op(ce) == "RETURN_VALUE" == self._op(ce + 1) \
+                    and self.version.copies_exit_blocks:
+                # 3.10: the return after the copy was copied into the branch of the finally body's
+                # last `if` too (the exceptional copy's branch falls into its closing RERAISE).
+                continuation = (ce, ce + 1)
             if continuation == (ce, ce + 1) and self._same_code(continuation, (ce + 1, h)) \
                     and all(pb < src < ce for src in self.jump_sources.get(ce + 1, ())):
                 # The branch of the finally body's last `if` goes on to a duplicate of the return
