@@ -1448,6 +1448,13 @@ class ControlRules:
             body.append(n.Break())
         if body_runs_on and self.instrs[exit - 1].opname not in ENDS_FLOW:
             body.append(n.Break())  # the body's end falls into the loop's exit: a `break` there
+        elif explicit_continue and top_test is not None and body_end == exit and not body_runs_on \
+                and self.version.while_condition_duplicated and self._jumps_to(body_start, body_end, exit) \
+                and _may_complete(body):
+            # 3.10+: with no copy of the test at the bottom the body never falls off its end, so a
+            # jump from it to the exit is a `break`; one that ended the body's last statement (a
+            # try's body jumping over its handlers) was read as that statement's end.
+            body.append(n.Break())
         if clipped and self._falls_into(body_start, body_end):
             body.append(n.Break())
         orelse: List[n.Stmt] = []
@@ -1468,6 +1475,10 @@ class ControlRules:
             self._skip_copy(exit, j + 1)
             after = j + 1
         return after
+
+    def _jumps_to(self, start: int, end: int, target: int) -> bool:
+        """Does an instruction in [start, end) jump to `target`?"""
+        return any(start <= src < end for src in self.jump_sources.get(target, ()))
 
     def _body_runs_past_back_jump(self, h: int, j: int, exit: int) -> bool:
         """Is [j + 1, exit) the rest of a loop body that ends without falling through: reached only
@@ -1556,12 +1567,14 @@ class ControlRules:
         if self.loops and self.loops[-1].copied_exit is None:
             self.loops[-1].copied_exit = (start, end)
 
-    def _place_copied_exit(self, info: LoopInfo, after: int) -> None:
+    def _place_copied_exit(self, info: LoopInfo, after: int, closes_range: bool = False) -> None:
         """A loop left only by breaks whose exit block was copied has no code after it: the
-        statements after the loop exist only as those copies, so they are read from one."""
+        statements after the loop exist only as those copies, so they are read from one.
+        `closes_range`: the loop's else part ends the range being read with a return or raise
+        (nothing after the loop there but those copies), even where the range is not the function's end."""
         if info.copied_exit is None:
             return
-        if after < len(self.instrs) and after not in self.handler_only_code():
+        if after < len(self.instrs) and after not in self.handler_only_code() and not closes_range:
             return
         start, end = info.copied_exit
         # (a copy in handler code is marked as read once its handler is: read it all the same)
@@ -1896,6 +1909,7 @@ class ControlRules:
             break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
         after = real_exit
+        copies_close_range = False  # the code after the loop exists only as the breaks' copies
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
@@ -1904,18 +1918,21 @@ class ControlRules:
             after = self.end
         elif break_target is None and info.copied_exit is not None and self._else_ends_function(real_exit):
             # Every `break` ran a copy of the code after the loop (3.10+), which exists only as
-            # those copies: the code at the loop's exit, which ends the function, is its else part.
+            # those copies: the code at the loop's exit, which ends the function or the enclosing
+            # block (an if body, say) with a return or raise, is its else part.
             orelse = self.run_range(real_exit, self.end, list(self.stack))
             after = self.end
+            copies_close_range = True
         after = self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
-        self._place_copied_exit(info, after)
+        self._place_copied_exit(info, after, copies_close_range)
         return after
 
     def _else_ends_function(self, start: int) -> bool:
-        """Is [start, self.end) the rest of the function, reached only from `start` on, ending in a
-        return or raise? (Then the statements after a loop exiting at `start` can only be copies.)"""
+        """Is [start, self.end) the rest of the range being read (the function, or a block such as
+        an if body), reached only from `start` on, ending in a return or raise? (Then the
+        statements after a loop exiting at `start` can only be copies.)"""
         end = self.end
-        if end != len(self.instrs) or not start < end or self.instrs[end - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+        if not start < end or self.instrs[end - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return False
         return all(start <= src for k in range(start + 1, end) for src in self.jump_sources.get(k, ()))
 
@@ -2111,6 +2128,22 @@ def _as_assert(cond: n.Expr, body: List[n.Stmt], assert_opcode: bool) -> Optiona
 def _plain_argument(arg: n.Expr) -> bool:
     """An assert message is one expression: `AssertionError(*args)` or `(k=v)` is a call of its own."""
     return not isinstance(arg, (n.Starred, n.DoubleStarred, n.Keyword))
+
+
+def _may_complete(stmts: List[n.Stmt]) -> bool:
+    """Can control run off the end of `stmts`? False only when the last statement surely leaves
+    (return, raise, break, continue, or an if or try whose every way through does)."""
+    if not stmts:
+        return True
+    last = stmts[-1]
+    if isinstance(last, (n.Return, n.Raise, n.Break, n.Continue)):
+        return False
+    if isinstance(last, n.If):
+        return _may_complete(last.body) or _may_complete(last.orelse)
+    if isinstance(last, n.Try) and not last.finalbody:
+        return _may_complete(last.orelse if last.orelse else last.body) \
+            or any(_may_complete(h.body) for h in last.handlers)
+    return True
 
 
 def _drop_trailing_continue(body: List[n.Stmt]) -> None:

@@ -1223,6 +1223,12 @@ class BlockExceptionRules:
         r = next((k for k in range(b, min(b + _MAX_COPY, closing)) if self._op(k) in ENDS_FLOW), None)
         if r is None or self._op(r) != "RERAISE":
             return None
+        if self._op(closing) != "RERAISE":
+            # No closing RERAISE to compare with: the finally body ends in a try/finally whose
+            # handler comes last (it re-raises its own exception), and the closing RERAISE
+            # exists only as the copies in the branches of that statement's normal copy (3.10).
+            straight = not any(ins.is_jump or ins.opname in _BLOCK_OPS for ins in self.instrs[b:r])
+            return r + 1 if straight and not self.jump_sources.get(b) else None
         size = r + 1 - b
         if not self._same_code((b, r + 1), (closing + 1 - size, closing + 1)):
             return None
@@ -1247,6 +1253,11 @@ class BlockExceptionRules:
             continuation = self._copied_continuation
             if ce is None or ce > h:
                 continue
+            if continuation is None and ce + 2 == h and self._op(ce) == "RETURN_VALUE" == self._op(ce + 1) \
+                    and self.version.copies_exit_blocks:
+                # 3.10: the return after the copy was copied into the branch of the finally body's
+                # last `if` too (the exceptional copy's branch falls into its closing RERAISE).
+                continuation = (ce, ce + 1)
             if continuation == (ce, ce + 1) and self._same_code(continuation, (ce + 1, h)) \
                     and all(pb < src < ce for src in self.jump_sources.get(ce + 1, ())):
                 # The branch of the finally body's last `if` goes on to a duplicate of the return

@@ -519,3 +519,36 @@ def while_true_break_in_clause_only_exit(src):
             continue
         lines.append(char)
     return lines
+
+
+@cases((["x", "2", "3"], True), (["x"], True), ([], True), (["1"], False))
+def for_else_in_if_break_copies_return(items, flag):
+    # 3.10 copies `return r` (after the for/else) into the try body's `break`; the loop's else
+    # part ends the if body, so the code after the loop exists only as that copy.
+    if flag:
+        for r in items:
+            try:
+                int(r)
+                break
+            except ValueError:
+                pass
+        else:
+            return None
+        return r
+    return 0
+
+
+@cases((["x", "2"], 1), (["x"], 1), (["1"], 0))
+def for_else_in_loop_break_copies_return(items, rounds):
+    while rounds:
+        rounds -= 1
+        for r in items:
+            try:
+                int(r)
+                break
+            except ValueError:
+                pass
+        else:
+            return None
+        return r
+    return 0

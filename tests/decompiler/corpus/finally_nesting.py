@@ -103,3 +103,31 @@ def return_through_finally_if_in_with(fail, locked):
         finally:
             if locked:
                 log.work("unlock")
+
+
+def _nested_finally_with_handler(log, flag):
+    try:
+        log.work("a")
+    finally:
+        try:
+            log.work("g")
+        finally:
+            if flag:
+                try:
+                    log.work("h")
+                except ValueError:
+                    log.items.append("swallowed")
+            flag = False  # (a block small enough for 3.10 to copy)
+
+
+@cases((None, True), (None, False), ("a", True), ("g", True), ("h", True), ("h", False))
+def try_finally_then_if_try_except_in_finally(fail, flag):
+    # The inner finally body ends in `if flag: try/except` and one small statement: 3.10 copies
+    # the outer closing re-raise into each branch of the inner finally's normal copy, and the
+    # inner handler comes last in the outer exceptional copy (no closing re-raise of its own).
+    log = _Log(fail)
+    try:
+        _nested_finally_with_handler(log, flag)
+    except ValueError:
+        log.items.append("caught")
+    return log.items

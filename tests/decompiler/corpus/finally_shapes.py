@@ -329,3 +329,33 @@ def finally_if_try_then_short_tail_returns(fail, flag):
                 pass
         state = "done"
     return c.log, state
+
+
+class _Target:
+    pass
+
+
+def _value_or_fail(t, fail):
+    if fail:
+        raise ValueError
+    return ("value", t.y)
+
+
+def _return_through_finally_ending_in_if(t, flag, fail):
+    # 3.10 copies the `return` into the branch of the finally body's last `if` in the normal
+    # copy, while the exceptional copy's branch falls into its closing re-raise.
+    try:
+        return _value_or_fail(t, fail)
+    finally:
+        if flag:
+            t.y = None
+
+
+@cases((True, False), (False, False), (True, True), (False, True))
+def return_through_finally_ending_in_if(flag, fail):
+    t = _Target()
+    t.y = 0
+    try:
+        return _return_through_finally_ending_in_if(t, flag, fail)
+    except ValueError:
+        return ("caught", t.y)

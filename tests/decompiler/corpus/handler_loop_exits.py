@@ -98,3 +98,39 @@ def breaks_copy_exit_block_in_handler(chunks):
             break
         out.append(chunk)
     return tuple(out)
+
+
+@cases(([["x", "2"], ["y"], ["3", "x"]],), ([["x"]],), ([],))
+def while_test_try_break_after_handler(groups):
+    # `while s:` whose body never falls off its end (3.10: no copy of the test at the bottom):
+    # the try body's jump over its handlers goes to the loop's exit, a `break`.
+    for s in groups:
+        s = list(s)
+        try:
+            while s:
+                try:
+                    v = int(s.pop())
+                except ValueError:
+                    if s:
+                        continue
+                    raise
+                break
+            return v
+        except ValueError:
+            pass
+    return None
+
+
+@cases((["1", "x", "2"],), (["x"],), ([],))
+def while_test_try_break_then_return(items):
+    s = list(items)
+    v = None
+    while s:
+        try:
+            v = int(s.pop())
+        except ValueError:
+            if s:
+                continue
+            raise
+        break
+    return v
