@@ -178,6 +178,9 @@ def run_file(path: str, skip: List[int], kind: str, verify, decompile, guard: _G
         error: Dict[str, Any] = {}
 
         def guarded(code):
+            # The collector is paused as in `_best_time`: every timing of both sides, the first
+            # one included, then measures the same thing (a single run with `--repeat 1` too).
+            gc.disable()
             try:
                 return guard.call(decompile, code)
             except _Timeout:
@@ -187,6 +190,8 @@ def run_file(path: str, skip: List[int], kind: str, verify, decompile, guard: _G
                 error.update(type=type(exc).__name__, opname=getattr(exc, "opname", None),
                              reason=getattr(exc, "reason", None))
                 raise
+            finally:
+                gc.enable()
 
         result = trip.check(definition, guarded)
         code = trip.code(definition)
