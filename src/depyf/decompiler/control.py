@@ -668,12 +668,13 @@ class ControlRules:
 
     def _block_ends_going_back(self, x: int, head: int) -> bool:
         """Is the instruction at `x`, right after the block being run, its way back to the loop
-        head `head` (3.10+ send the jump over an else part in a loop straight back)? A test there
-        that goes back when false is `if test: <rest of the block>`, as with `_threaded_through`."""
+        head `head` (3.10+ send the jump over an else part in a loop straight back, or on to a
+        `while` loop's bottom test)? A test there that goes to `head` when false is `if test: <rest
+        of the block>`, as with `_threaded_through`."""
         if self.version.threads_jumps_once or x >= len(self.instrs) or x in self.skip:
             return False
         jump = self.instrs[x]
-        return jump.opname == "JUMP" and jump.target == head and head < x
+        return jump.opname == "JUMP" and jump.target == head
 
     def _same_exit(self, x: int, y: int) -> Tuple[int, int]:
         """(x, y), or the first of the two twice when 3.10+ copied one exit block (`return None`)
@@ -801,9 +802,11 @@ class ControlRules:
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
                 and last.index > fall and all(src < fall for src in self.jump_sources.get(false_target, ())) \
                 and not self._explicit_continue(last, end) \
-                and not (loop.is_while and self.version.while_back_jump_has_line):
+                and not (loop.is_while and self.version.while_back_jump_has_line) \
+                and self._threaded_else_end(fall, false_target, end, loop) in (None, end):
             # (the rest of the loop body is an else part only if nothing else in the body goes there:
-            # a `continue` ending an inner if sends that if's false branch to it too)
+            # a `continue` ending an inner if sends that if's false branch to it too; nor where the
+            # body's inner tests jump to a place inside it, where a shorter else part ends)
             else_end = end
         elif last is not None and last.opname == "JUMP" and last.target == false_target and last_at == false_target - 1:
             # 3.8/3.9 keep the jump over an empty `else: pass` (later versions drop it).
@@ -845,6 +848,13 @@ class ControlRules:
         merged = self._value_before_copied_exit(cond, fall, false_target)
         if merged is not None:
             return merged
+        if loop is not None and false_target - 1 > fall and self._copied_jump_back(false_target) \
+                and all(test_start <= src < fall for src in self.jump_sources.get(false_target, ())):
+            # `if test: <body>` at the end of a loop branch (3.13): the body's last jump back is
+            # the compiler's copy of the one the test jumps to, which belongs to the enclosing block.
+            body = self.run_range(fall, false_target - 1, list(self.stack))
+            self.emit(self._if_or_assert(cond, body))
+            return false_target
         body = self.run_range(fall, false_target, list(self.stack))
         if false_target < end and self._ends_in_outer_way_out(body, false_target):
             # The body's last statement left the enclosing try through its copied way out
@@ -917,13 +927,23 @@ class ControlRules:
         """`if cond: body` with no else, or the assert statement it stands for."""
         return _as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, [])
 
+    def _copied_jump_back(self, k: int) -> bool:
+        """Is the jump back at `k` preceded by the copy 3.13 gives an if body that falls into it
+        (`copies_jump_back_into_if_body`)? Then the jumps to `k` are that if's tests, not
+        `continue` statements of their own."""
+        if not self.version.copies_jump_back_into_if_body or k < 1 or k >= len(self.instrs):
+            return False
+        jump, copy = self.instrs[k], self.instrs[k - 1]
+        return jump.opname == copy.opname == "JUMP" and copy.target == jump.target < k \
+            and not self.jump_sources.get(k - 1)
+
     def _explicit_continue(self, jump: Instr, end: int) -> bool:
         """Does `jump`, back to the loop's head at the end of an if body, land somewhere other
         than the loop's own closing jump (at `end`, where the body ends)? A jump over an else
         part that ends the loop body is threaded to exactly that place; a `continue` may land on
         the `while` line's NOP. 3.12+ also keep a jump-if-false landing on the jump only when
         the jump is a statement of its own (with its own line), not the end of an if body."""
-        if self.version.conditional_jumps_forward_only and any(
+        if self.version.conditional_jumps_forward_only and not self._copied_jump_back(jump.index) and any(
                 self.instrs[k].opname in COND_JUMPS for k in self.jump_sources.get(jump.index, ())):
             return True
         return self._lands_apart(jump.index, end) or self._jump_back_not_threadable(jump, end)

@@ -639,3 +639,74 @@ def for_else_returns_after_break_copies(items):
     else:
         return []
     return value
+
+
+@cases(([0, 3, 7, -2],), ([],), ([9, 9],))
+def if_closing_a_branch_then_explicit_continues(xs):
+    # 3.13 compiles the inner `if` with its `continue` and the outer `continue` as it compiles an
+    # inner `if` closing the branch of an if/else: both read the same.
+    out = []
+    for x in xs:
+        if x > 0:
+            if x > 5:
+                out.append(x)
+                continue
+            continue
+        out.append(-x)
+    return out
+
+
+@cases(([0, 3, 7, -2],), ([],), ([9, 4],))
+def continue_test_closing_a_loop_branch(xs):
+    out = []
+    for x in xs:
+        if x > 0:
+            out.append(x)
+            if x > 5:
+                continue
+        elif x < 0:
+            out.append(-x)
+        out.append(0)
+    return out
+
+
+@cases((7,), (0,), (12,))
+def if_closing_a_while_branch_with_chained_test(n):
+    out = []
+    while n:
+        n -= 1
+        if n % 2:
+            if n % 3 or n > 8:
+                out.append(n)
+        else:
+            out.append(-n)
+    return out
+
+
+@cases(([0, 3, 7, -2],), ([],), ([-1, 4, -3],))
+def break_test_closing_a_loop_branch(xs):
+    out = []
+    for x in xs:
+        if x > 0:
+            out.append(x)
+            if x > 5:
+                break
+        elif x < 0:
+            out.append(-x)
+        out.append(0)
+    return out
+
+
+@cases((9,), (0,), (4,))
+def continue_test_closing_a_while_branch(n):
+    out = []
+    while n > 0:
+        n -= 1
+        if n % 2:
+            out.append(n)
+            if n > 5:
+                continue
+        elif n % 3:
+            out.append(-n)
+        out.append(0)
+    return out
