@@ -1675,6 +1675,12 @@ def _is_return_none(stmt: n.Stmt) -> bool:
                                            (isinstance(stmt.value, n.Const) and stmt.value.value is None))
 
 
+def _is_copied_return(stmt: n.Stmt) -> bool:
+    """A `return None` that only one way reaches (see `drop_copied_returns`)."""
+    return isinstance(stmt, n.Return) and not stmt.jumped_to and (
+        stmt.value is None or isinstance(stmt.value, n.Const) and stmt.value.value is None)
+
+
 def drop_copied_returns(stmts: List[n.Stmt]) -> None:
     """Remove `return None` that ends a branch of the function's last statement.
 
@@ -1688,7 +1694,7 @@ def drop_copied_returns(stmts: List[n.Stmt]) -> None:
     last = stmts[-1]
     if isinstance(last, n.Return) and (last.value is None or
                                        (isinstance(last.value, n.Const) and last.value.value is None)):
-        if len(stmts) > 1 and not last.jumped_to:  # (one reached by two ways was written out)
+        if len(stmts) > 1 and _is_copied_return(last):  # (one reached by two ways was written out)
             stmts.pop()
             drop_copied_returns(stmts)
         return
@@ -1698,6 +1704,11 @@ def drop_copied_returns(stmts: List[n.Stmt]) -> None:
     elif isinstance(last, n.With):
         drop_copied_returns(last.body)
     elif isinstance(last, n.Try):
+        if len(last.orelse) == 1 and _is_copied_return(last.orelse[0]) and not last.finalbody \
+                and not last.else_kept:
+            # `else: return` reads the copy that ends the try body's way out (the with statement
+            # there suppressed the exception, 3.11): with no else part, the same code.
+            last.orelse = []
         drop_copied_returns(last.orelse if last.orelse else last.body)
         for handler in last.handlers:
             drop_copied_returns(handler.body)

@@ -402,3 +402,26 @@ def return_from_with_in_both(fail):
     except ValueError as exc:
         with Tracker(log, str(exc)) as name:
             return name, len(log)
+
+
+class _Suppress:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return True
+
+
+@cases(("ok",), ("boom",))
+def with_in_try_ending_the_function(word):
+    # 3.11 copies the implicit return to where the suppressing with statement's path leaves the
+    # try body: no `else: return`.
+    out = []
+    try:
+        with _Suppress() as s:
+            out.append(word)
+            if word == "boom":
+                raise KeyError(word)
+    except OSError as e:
+        out.append("os")
+        raise ValueError(word) from e
