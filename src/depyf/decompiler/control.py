@@ -669,11 +669,13 @@ class ControlRules:
     def _block_ends_going_back(self, x: int, head: int) -> bool:
         """Is the instruction at `x`, right after the block being run, its way back to the loop
         head `head` (3.10+ send the jump over an else part in a loop straight back)? A test there
-        that goes back when false is `if test: <rest of the block>`, as with `_threaded_through`."""
+        that goes back when false is `if test: <rest of the block>`, as with `_threaded_through`.
+        3.12+ send it forward to the while loop's test at the bottom, when that is `head`."""
         if self.version.threads_jumps_once or x >= len(self.instrs) or x in self.skip:
             return False
         jump = self.instrs[x]
-        return jump.opname == "JUMP" and jump.target == head and head < x
+        return jump.opname == "JUMP" and jump.target == head \
+            and (head < x or self.version.conditional_jumps_forward_only)
 
     def _same_exit(self, x: int, y: int) -> Tuple[int, int]:
         """(x, y), or the first of the two twice when 3.10+ copied one exit block (`return None`)

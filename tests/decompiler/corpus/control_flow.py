@@ -639,3 +639,20 @@ def for_else_returns_after_break_copies(items):
     else:
         return []
     return value
+
+
+@cases(("a**?b*",), ("",), ("?*",))
+def or_test_in_if_branch_ends_while_body(pat):
+    # fnmatch.translate: an `or` test in an if branch that ends the loop body; 3.12+ send its
+    # false exit (and the branch's jump over the elif) forward to the loop's test at the bottom.
+    res = []
+    i = 0
+    while i < len(pat):
+        c = pat[i]
+        i += 1
+        if c == "*":
+            if (not res) or res[-1] != "*":
+                res.append("*")
+        elif c == "?":
+            res.append(".")
+    return res
