@@ -1544,9 +1544,13 @@ class ControlRules:
             return None
         end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
         original = self._exit_original(loop, i + 1, end) if end is not None else None
-        if original is None:
+        if original is None and (end is None or self.instrs[i + 1].opname == "LOAD_CONST" and end == i + 3
+                                 or not self._else_ends_function(loop.exit, loop.outer_end)):
             return None  # (`return const` also drops the iterator first: no block after the loop)
-        if original > loop.exit and end == i + 3 and self.instrs[i + 1].opname == "LOAD_CONST":
+        # (with no original, the code at the loop's exit never goes on to the code after the
+        # loop: that code exists only as the breaks' copies, and a `return` of a value computes
+        # it before dropping the iterator)
+        if original is not None and original > loop.exit and end == i + 3 and self.instrs[i + 1].opname == "LOAD_CONST":
             # `return CONST` reads the same as a break past code after the loop to a copied
             # `return CONST`; as a break, that code would have to be the loop's else part.
             return None
@@ -1983,11 +1987,18 @@ class ControlRules:
         self._place_copied_exit(info, after, copies_close_range)
         return after
 
-    def _else_ends_function(self, start: int) -> bool:
-        """Is [start, self.end) the rest of the range being read (the function, or a block such as
-        an if body), reached only from `start` on, ending in a return or raise? (Then the
-        statements after a loop exiting at `start` can only be copies.)"""
-        end = self.end
+    def _else_ends_function(self, start: int, end: Optional[int] = None) -> bool:
+        """Is [start, end) the rest of the range being read (the function, or a block such as
+        an if body; `self.end` by default), reached only from `start` on, ending in a return or
+        raise? (Then the statements after a loop exiting at `start` can only be copies.)"""
+        if end is None:
+            end = self.end
+        if self.version.handler_code_at_end and end == len(self.instrs):
+            handler_code = self.handler_only_code()  # (laid after the function's last statement)
+            k = start
+            while k < end and k not in handler_code:
+                k += 1
+            end = k
         if not start < end or self.instrs[end - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return False
         return all(start <= src for k in range(start + 1, end) for src in self.jump_sources.get(k, ()))

@@ -656,3 +656,16 @@ def or_test_in_if_branch_ends_while_body(pat):
         elif c == "?":
             res.append(".")
     return res
+
+
+@cases((["", "b", "c"],), (["", ""],), ([],))
+def for_else_returns_break_copies_value(items):
+    # 3.10+: only the `break` reaches the code after the loop, which the compiler copied in its
+    # place and dropped: the copy (iterator dropped, then the value computed) is that break.
+    for s in items:
+        if s:
+            value = s.upper()
+            break
+    else:
+        return []
+    return [value]
