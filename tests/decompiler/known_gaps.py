@@ -29,11 +29,8 @@ GAPS: List[Gap] = [
     # Measured on every interpreter with `gap_report.py --known-gaps`; one entry per failing test,
     # the reason from its failure on the newest failing version.
     Gap('golden', 'comprehensions::list_comprehensions', ALL, 'differs from golden/comprehensions.list_comprehensions.py'),
-    Gap('roundtrip', 'control_flow::for_else_returns_after_break_copies', ('3.12', '3.13'), 'for_else_returns_after_break_copies: instruction #8: original POP_TOP | decompiled LOAD_FAST value (after STORE_FAST value)'),
     Gap('roundtrip', 'copied_exits::clause_if_else_then_return', ('3.12', '3.13'), 'clause_if_else_then_return: instruction #25: original POP_EXCEPT | decompiled LOAD_FAST msg (after STORE_FAST msg)'),
     Gap('roundtrip', 'copied_exits::else_part_inside_last_statement', ('3.12',), 'else_part_inside_last_statement: instruction #43: original RETURN_CONST None | decompiled LOAD_FAST kind (after RETURN_VALUE)'),
-    Gap('roundtrip', 'copied_exits::for_else_in_if_break_copies_return', ('3.12', '3.13'), 'for_else_in_if_break_copies_return: instruction #11: original POP_TOP | decompiled LOAD_FAST r (after POP_TOP)'),
-    Gap('roundtrip', 'copied_exits::for_else_in_loop_break_copies_return', ('3.12', '3.13'), 'for_else_in_loop_break_copies_return: instruction #15: original POP_TOP | decompiled LOAD_FAST r (after POP_TOP)'),
     Gap('roundtrip', 'exceptions::break_inside_try_except', ('3.12', '3.13'), 'break_inside_try_except: exception table entry #0: original [#2 LOAD_FAST n .. #10) -> #24 PUSH_EXC_INFO, depth 0 | decompiled [#2 LOAD_FAST n .. #11)'),
     Gap('roundtrip', 'exceptions::raise_in_else', ('3.11', '3.12', '3.13'), "raise_in_else: instruction #8: original PUSH_EXC_INFO | decompiled <end> (after RETURN_CONST 'else-ok')"),
     Gap('roundtrip', 'finally_nesting::_nested_finally_with_handler', ('3.11', '3.12', '3.13'), 'DecompilationError: unsupported instruction'),

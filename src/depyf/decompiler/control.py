@@ -668,13 +668,14 @@ class ControlRules:
 
     def _block_ends_going_back(self, x: int, head: int) -> bool:
         """Is the instruction at `x`, right after the block being run, its way back to the loop
-        head `head` (3.10+ send the jump over an else part in a loop straight back, or on to a
-        `while` loop's bottom test)? A test there that goes to `head` when false is `if test: <rest
-        of the block>`, as with `_threaded_through`."""
+        head `head` (3.10+ send the jump over an else part in a loop straight back)? A test there
+        that goes back when false is `if test: <rest of the block>`, as with `_threaded_through`.
+        3.12+ send it forward to the while loop's test at the bottom, when that is `head`."""
         if self.version.threads_jumps_once or x >= len(self.instrs) or x in self.skip:
             return False
         jump = self.instrs[x]
-        return jump.opname == "JUMP" and jump.target == head
+        return jump.opname == "JUMP" and jump.target == head \
+            and (head < x or self.version.conditional_jumps_forward_only)
 
     def _same_exit(self, x: int, y: int) -> Tuple[int, int]:
         """(x, y), or the first of the two twice when 3.10+ copied one exit block (`return None`)
@@ -1408,6 +1409,13 @@ class ControlRules:
                 body_end = bottom
                 exclude.update(range(bottom, j + 1))
                 continue_targets.add(bottom)
+                if self.version.handler_code_at_end and bottom >= self.end:
+                    # 3.12+: only the body's except clause falls into the copy of the test, so it
+                    # lies with the handler code at the end, past the enclosing block: read here.
+                    self.skip[bottom] = j + 1
+                    if j + 1 < len(self.instrs) and self.instrs[j + 1].opname == "JUMP" \
+                            and all(bottom <= src <= j for src in self.jump_sources.get(j + 1, ())):
+                        self.skip[bottom] = j + 2  # (and its way out, a jump to an outer loop's head)
                 if self._bottom_chain_cleanup(bottom, j):
                     self.skip[j + 1] = j + 3
                 else:
@@ -1441,6 +1449,13 @@ class ControlRules:
             # (the loop's other ways out are `break`s; falling off the try leaves it too)
             body_end = real_exit = overrun
             clipped = True
+        else_break = exit_inside = False
+        if top_test is not None and self.version.handler_code_at_end and h in self.handler_closed \
+                and body_end < j:
+            exit_at, else_break = self._exit_before_handler_closed_test(body_start, body_end, exit)
+            if exit_at is not None:
+                body_end = real_exit = exit_at
+                exit_inside = not else_break
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
@@ -1475,7 +1490,12 @@ class ControlRules:
             # jump from it to the exit is a `break`; one that ended the body's last statement (a
             # try's body jumping over its handlers) was read as that statement's end.
             body.append(n.Break())
-        if clipped and self._falls_into(body_start, body_end):
+        if exit_inside and body and isinstance(body[-1], n.Try) and body[-1].handlers \
+                and not body[-1].finalbody and self._falls_into(body_start, body_end):
+            # Only the try's normal way out falls into the exit; its handlers go on to the test.
+            last = body[-1]
+            (last.orelse if last.orelse else last.body).append(n.Break())
+        elif (clipped or exit_inside) and self._falls_into(body_start, body_end):
             body.append(n.Break())
         orelse: List[n.Stmt] = []
         after = real_exit
@@ -1486,6 +1506,8 @@ class ControlRules:
                 and self._breaks_to_enclosing_head(body_start, body_end):
             orelse = self.run_range(real_exit, self.end, list(self.stack))
             after = self.end
+        if else_break:
+            orelse = [n.Break()]
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
         if info.handler_break is not None and cond is None:
             self.read_handler_break_tail(info, after)  # exception_table
@@ -1495,6 +1517,27 @@ class ControlRules:
             self._skip_copy(exit, j + 1)
             after = j + 1
         return after
+
+    def _exit_before_handler_closed_test(self, body_start: int, bottom: int, exit: int
+                                          ) -> Tuple[Optional[int], bool]:
+        """3.12+: a while loop whose body leaves only through a try's except clause (a `break` in
+        the try body) has its bottom test with the handler code at the end. Where the loop ends,
+        and whether it ends with `else: break`, when its top test's exit is not after that test:
+
+        * the exit lies inside the body's span (the code after the loop is laid out between the
+          try body and the handler code): the body ends there, and falling into it (a `break`
+          whose jump was dropped) leaves the loop;
+        * the exit is past the enclosing range and is the enclosing loop's break target: the
+          loop's else part is a `break` the compiler sent straight there, and the loop ends with
+          the enclosing range (where its own `break`s go).
+
+        (None, False) otherwise."""
+        if body_start < exit < bottom:
+            return exit, False
+        if exit >= self.end and self.loops and exit == self.loops[-1].break_target \
+                and body_start < self.end < bottom:
+            return self.end, True
+        return None, False
 
     def _jumps_to(self, start: int, end: int, target: int) -> bool:
         """Does an instruction in [start, end) jump to `target`?"""
@@ -1520,9 +1563,13 @@ class ControlRules:
             return None
         end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
         original = self._exit_original(loop, i + 1, end) if end is not None else None
-        if original is None:
+        if original is None and (end is None or self.instrs[i + 1].opname == "LOAD_CONST" and end == i + 3
+                                 or not self._else_ends_function(loop.exit, loop.outer_end)):
             return None  # (`return const` also drops the iterator first: no block after the loop)
-        if original > loop.exit and end == i + 3 and self.instrs[i + 1].opname == "LOAD_CONST":
+        # (with no original, the code at the loop's exit never goes on to the code after the
+        # loop: that code exists only as the breaks' copies, and a `return` of a value computes
+        # it before dropping the iterator)
+        if original is not None and original > loop.exit and end == i + 3 and self.instrs[i + 1].opname == "LOAD_CONST":
             # `return CONST` reads the same as a break past code after the loop to a copied
             # `return CONST`; as a break, that code would have to be the loop's else part.
             return None
@@ -1854,6 +1901,8 @@ class ControlRules:
         instrs = self.instrs
         p, q = a, b
         while p < a_end:
+            if p == a_end - 1 and q == j + 1 and self._threaded_exit_of_test(instrs[p], instrs[q]):
+                return instrs[j].opname == "JUMP" and instrs[j].target == a_end
             if q >= j:
                 return False
             x, y = instrs[p], instrs[q]
@@ -1873,6 +1922,16 @@ class ControlRules:
                 return False
             p, q = p + 1, q + 1
         return q == j and instrs[j].opname == "JUMP" and instrs[j].target == a_end
+
+    @staticmethod
+    def _threaded_exit_of_test(top: Instr, exit: Instr) -> bool:
+        """Is `top`, the last instruction of a while loop's top test, a JUMP back to an enclosing
+        loop's head, and `exit`, the instruction right after the loop's closing jump, the same
+        JUMP? 3.12+: a while loop that ends an enclosing loop's body exits to that loop's head;
+        the top test jumps into the body when true and falls into that jump back, and the copy at
+        the bottom jumps out to the loop's exit, which is the same jump back."""
+        return top.opname == exit.opname == "JUMP" and top.target is not None and top.target < top.index \
+            and top.target == exit.target
 
     def _same_test(self, a: int, b: int, length: int) -> bool:
         for k in range(length):
@@ -1947,11 +2006,18 @@ class ControlRules:
         self._place_copied_exit(info, after, copies_close_range)
         return after
 
-    def _else_ends_function(self, start: int) -> bool:
-        """Is [start, self.end) the rest of the range being read (the function, or a block such as
-        an if body), reached only from `start` on, ending in a return or raise? (Then the
-        statements after a loop exiting at `start` can only be copies.)"""
-        end = self.end
+    def _else_ends_function(self, start: int, end: Optional[int] = None) -> bool:
+        """Is [start, end) the rest of the range being read (the function, or a block such as
+        an if body; `self.end` by default), reached only from `start` on, ending in a return or
+        raise? (Then the statements after a loop exiting at `start` can only be copies.)"""
+        if end is None:
+            end = self.end
+        if self.version.handler_code_at_end and end == len(self.instrs):
+            handler_code = self.handler_only_code()  # (laid after the function's last statement)
+            k = start
+            while k < end and k not in handler_code:
+                k += 1
+            end = k
         if not start < end or self.instrs[end - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return False
         return all(start <= src for k in range(start + 1, end) for src in self.jump_sources.get(k, ()))

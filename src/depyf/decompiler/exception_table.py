@@ -452,7 +452,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         cold = self._cold_code(t, warm | shared | {k for k in (x, break_tail) if k is not None})
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
-        falls_out = False
+        falls_out = leaves_to_bottom = False
         body_falls = self._falls_into(s, be)
         else_break = False
         else_kept = False
@@ -483,7 +483,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             loop = self.loops[-1] if self.loops else None
             loop_tail = self._handler_loop_tail(x, end, loop)
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
-                and loop_tail is None
+                and loop_tail is None and x not in loop.continue_targets
             falls_out = (x > end and not leaves_loop) or (
                 loop is not None and x in loop.continue_targets and not body_ends
                 and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
@@ -493,6 +493,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 # the handlers' jumps back are `continue`s, the rest follows the try
                 falls_out = False
                 else_end = cont = be
+            # (the body's way on is a `break`; a handler that goes to the loop's test at the
+            # bottom, the end of the body that the try ends, just falls out of the try)
+            leaves_to_bottom = leaves_loop and loop is not None and end == loop.body_end \
+                and end in loop.continue_targets and end != loop.exit
             if leaves_loop:
                 if self.version.handler_code_at_end and x in self.handler_only_code():
                     loop.handler_break = x  # (read after the loop)
@@ -515,6 +519,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self.skip[j] = he
                 breaks.add(hs)
             elif falls_out and target == x:
+                self._fall_out(j, he)
+            elif leaves_to_bottom and target == end:
                 self._fall_out(j, he)
         swallowed_tail: List[n.Stmt] = []
         if x is None and not star and swallowed is not None:

@@ -710,3 +710,31 @@ def continue_test_closing_a_while_branch(n):
             out.append(-n)
         out.append(0)
     return out
+@cases(("a**?b*",), ("",), ("?*",))
+def or_test_in_if_branch_ends_while_body(pat):
+    # fnmatch.translate: an `or` test in an if branch that ends the loop body; 3.12+ send its
+    # false exit (and the branch's jump over the elif) forward to the loop's test at the bottom.
+    res = []
+    i = 0
+    while i < len(pat):
+        c = pat[i]
+        i += 1
+        if c == "*":
+            if (not res) or res[-1] != "*":
+                res.append("*")
+        elif c == "?":
+            res.append(".")
+    return res
+
+
+@cases((["", "b", "c"],), (["", ""],), ([],))
+def for_else_returns_break_copies_value(items):
+    # 3.10+: only the `break` reaches the code after the loop, which the compiler copied in its
+    # place and dropped: the copy (iterator dropped, then the value computed) is that break.
+    for s in items:
+        if s:
+            value = s.upper()
+            break
+    else:
+        return []
+    return [value]

@@ -416,3 +416,92 @@ def try_holding_while_true_closed_by_handler(groups):
             v = "bad"
         out.append(v)
     return out
+
+
+@cases(([3, 0, 2],), ([],), ([0, 0],))
+def while_test_ends_for_body(counts):
+    # 3.12+: a while loop that ends a for loop's body exits straight to the for loop's head:
+    # its test at the top jumps into the body when true and falls into that jump back.
+    out = []
+    for c in counts:
+        while c:
+            c -= 1
+            out.append(c)
+    return out
+
+
+@cases(([[1, 2], [], [3]],), ([],))
+def while_test_try_break_ends_for_body(feeds):
+    # The loop's body leaves only through its try's `break`: its test at the bottom follows
+    # the handler code, and its exit jumps to the for loop's head.
+    out = []
+    for items in feeds:
+        feed = _Feed(items)
+        while feed.items:
+            try:
+                out.append(feed() * 2)
+                break
+            except StopIteration:
+                out.append("stop")
+    return out
+
+
+@cases((["ab", "", "c"],), ([],))
+def while_test_try_break_then_code_in_loop(words):
+    # The code after the loop lies between the try body (whose `break` falls into it) and the
+    # handler code: the loop ends there.
+    out = []
+    words = list(words)
+    while True:
+        out.append(len(words))
+        feed = _Feed(words.pop(0) if words else "")
+        while feed.items:
+            try:
+                out.append(feed())
+                break
+            except StopIteration:
+                out.append("stop")
+        out.append("after")
+        if not words:
+            return out
+
+
+@cases(([2, 0, 3],), ([],))
+def while_else_break_of_while_true(counts):
+    # graphlib.TopologicalSorter._find_cycle: the inner loop's `else: break` leaves the
+    # `while True:`; its test jumps straight past it, to the for loop's head.
+    out = []
+    for c in counts:
+        feed = _Feed(range(c))
+        while True:
+            out.append("round")
+            while feed.items:
+                try:
+                    out.append(feed())
+                    break
+                except StopIteration:
+                    out.append("stop")
+            else:
+                break
+    return out
+
+
+@cases(([1, 2, 3],), ([],))
+def while_else_break_then_return(items):
+    # The same, the `while True:` followed by a return (3.12+ moves it after the loop).
+    feed = _Feed(items)
+    out = []
+    n = None
+    while True:
+        if len(out) > 10:
+            return out
+        while feed.items:
+            try:
+                n = feed()
+                out.append(n)
+                break
+            except StopIteration:
+                out.append("stop")
+        else:
+            break
+    return n
