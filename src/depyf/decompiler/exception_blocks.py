@@ -1464,6 +1464,8 @@ class BlockExceptionRules:
         real_exit = max(handler + 1, j + 1)
         break_target = self._break_target(body_start, body_end, real_exit, {j})
         info = LoopInfo({h}, break_target, real_exit, body_end)
+        # (a `break` drops the iterator; 3.10 may copy the code after the loop there)
+        info.iterator, info.outer_end = iterator, self.end
         self.loops.append(info)
         self.active_loops.add(h)
         self.for_targets.append(None)
@@ -1477,9 +1479,13 @@ class BlockExceptionRules:
         if target is None:
             raise self.fail(ins, "async for loop without a target")
         _drop_trailing_continue(body)
+        if break_target is None and info.copied_exit is not None:
+            break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
         after = real_exit
         if break_target is not None and real_exit < break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
-        return self.finish_for(n.For(target, iterable, body, orelse, True), after)
+        after = self.finish_for(n.For(target, iterable, body, orelse, True), after)
+        self._place_copied_exit(info, after)
+        return after

@@ -402,3 +402,26 @@ def return_from_with_in_both(fail):
     except ValueError as exc:
         with Tracker(log, str(exc)) as name:
             return name, len(log)
+
+
+@cases((3,), (0,))
+async def async_for_break_copies_return(n):
+    # 3.10: the `break` drops the iterator and runs its own copy of the `return` after the loop.
+    out = []
+    async for j in AsyncRange(n):
+        out.append(j)
+        if j == 1:
+            break
+    return out
+
+
+@cases((3,), (1,))
+async def async_for_else_break_copies_return(n):
+    out = []
+    async for j in AsyncRange(n):
+        if j == 2:
+            break
+        out.append(j)
+    else:
+        out.append("else")
+    return out
