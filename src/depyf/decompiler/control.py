@@ -1084,17 +1084,21 @@ class ControlRules:
         if other is None or instrs[other].is_jump or instrs[other].argval != last.argval:
             return None
         pending = any(not isinstance(v, m.MARKER_TYPES) for v in self.stack)
-        if not pending and not self._unfused_constant_return(false_target - 1) \
-                and not self._unfused_constant_return(other):
-            return None
+        needs_value = pending or self._unfused_constant_return(false_target - 1) \
+            or self._unfused_constant_return(other)
         length = 1
         while length < min(false_target - fall, other + 1 - false_target) and \
                 not instrs[false_target - 1 - length].is_jump and \
                 self._same_test(false_target - 1 - length, other - length, 1):
             length += 1
+        # (An expression statement `a if cond else b` drops its value first; a constant dropped
+        # as a statement of its own is no code at all, so that value is the statement's.)
+        dropped = instrs[false_target - length].opname == "POP_TOP"
+        if not needs_value and not dropped:
+            return None
         a = self.pure_value(fall, false_target - length)
         b = self.pure_value(false_target, other + 1 - length) if a is not None else None
-        if b is None:
+        if b is None or not needs_value and not (isinstance(a, n.Const) or isinstance(b, n.Const)):
             return None
         self.stack.append(n.IfExp(cond, a, b))
         return other + 1 - length
