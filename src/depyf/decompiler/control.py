@@ -664,7 +664,29 @@ class ControlRules:
         if not self.version.threads_jumps_once or x >= len(self.instrs) or x == target:
             return False
         jump = self.instrs[x]
-        return jump.opname == "JUMP" and jump.target == target and x not in self.skip
+        if jump.opname != "JUMP" or x in self.skip:
+            return False
+        exit = self._while_exit_of_break(x)
+        if exit is not None:
+            # The `break` first went to the loop's exit, a jump it was then sent through: a jump
+            # to it (from before it) stopped at that exit.
+            return target == exit
+        return jump.target == target
+
+    def _while_exit_of_break(self, x: int) -> Optional[int]:
+        """3.8/3.9: the exit of the innermost loop around the JUMP at `x` when that is a while
+        loop whose exit is a JUMP to where `x` goes: `x` is a `break` that first went there."""
+        inner = None
+        for h, j in self.loop_end.items():
+            if h <= x < j and (inner is None or h > inner[0]):
+                inner = (h, j)
+        if inner is None or self.instrs[inner[0]].opname == "FOR_ITER":
+            return None
+        exit = inner[1] + 1
+        if exit == x or exit >= len(self.instrs):
+            return None
+        after = self.instrs[exit]
+        return exit if after.opname == "JUMP" and after.target == self.instrs[x].target else None
 
     def _block_ends_going_back(self, x: int, head: int) -> bool:
         """Is the instruction at `x`, right after the block being run, its way back to the loop
@@ -732,9 +754,10 @@ class ControlRules:
             if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end \
                     and false_target != loop.top_test:
                 # `if test: <rest of the body>`: the compiler sends the false branch straight back.
-                body = self.run_range(fall, end, list(self.stack))
+                stop = end - 1 if self._continue_after_if_body(fall, end, false_target) else end
+                body = self.run_range(fall, stop, list(self.stack))
                 self.emit(self._if_or_assert(cond, body))
-                return end
+                return stop
             if fall < end and (self._threaded_through(false_target, end)
                                or isinstance(stmt, n.Continue) and self._block_ends_going_back(end, false_target)):
                 # `if test: <rest of the block>`: the false branch went to the jump that ends the
@@ -869,6 +892,16 @@ class ControlRules:
             return end
         self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _continue_after_if_body(self, fall: int, end: int, head: int) -> bool:
+        """3.8/3.9: is the JUMP back to `head` right before the loop's closing jump (at `end`) a
+        `continue` written after the if body [fall, end - 1), which never falls into it? The test's
+        false branch went there and was sent on to the head; the dead jump is kept because it was
+        a jump target (dead code after a return inside the if body would have been removed)."""
+        k = end - 1
+        return self.version.threads_jumps_once and fall < k and self._same_jump(k, end) \
+            and self.instrs[k].target == head and not self.jump_sources.get(k) \
+            and self.instrs[k - 1].opname in ENDS_FLOW
 
     def _jumps_stay_in_loop_body(self, start: int, end: int, loop: LoopInfo) -> bool:
         """Does every jump in [start, end) land in [start, end] or go to the loop's head or exit?"""
@@ -1072,17 +1105,21 @@ class ControlRules:
         if other is None or instrs[other].is_jump or instrs[other].argval != last.argval:
             return None
         pending = any(not isinstance(v, m.MARKER_TYPES) for v in self.stack)
-        if not pending and not self._unfused_constant_return(false_target - 1) \
-                and not self._unfused_constant_return(other):
-            return None
+        needs_value = pending or self._unfused_constant_return(false_target - 1) \
+            or self._unfused_constant_return(other)
         length = 1
         while length < min(false_target - fall, other + 1 - false_target) and \
                 not instrs[false_target - 1 - length].is_jump and \
                 self._same_test(false_target - 1 - length, other - length, 1):
             length += 1
+        # (An expression statement `a if cond else b` drops its value first; a constant dropped
+        # as a statement of its own is no code at all, so that value is the statement's.)
+        dropped = instrs[false_target - length].opname == "POP_TOP"
+        if not needs_value and not dropped:
+            return None
         a = self.pure_value(fall, false_target - length)
         b = self.pure_value(false_target, other + 1 - length) if a is not None else None
-        if b is None:
+        if b is None or not needs_value and not (isinstance(a, n.Const) or isinstance(b, n.Const)):
             return None
         self.stack.append(n.IfExp(cond, a, b))
         return other + 1 - length

@@ -564,6 +564,14 @@ class BlockExceptionRules:
         ret = next((k for k in range(h + 4, len(self.instrs)) if self._op(k) in TERMINAL), None)
         if ret is None:
             return False
+        first = h + 4
+        while self._op(first) == "POP_EXCEPT":
+            first += 1
+        if first > h + 4 and self._op(ret) == "RETURN_VALUE" \
+                and not (ret == first + 1 and self._op(first) == "LOAD_CONST"):
+            # Enclosing clauses left before the value is computed: a copy of the code after them
+            # (3.10); a finally body's `return value` computes the value before unwinding.
+            return False
         size = ret + 1 - (h + 4)
         return self._op(h - size - 1) == "POP_BLOCK" and self._same_code((h - size, h), (h + 4, ret + 1))
 
@@ -684,6 +692,11 @@ class BlockExceptionRules:
             if not targets and all(self._same_code(span, (e[1], e[2])) for _, e in tails):
                 after = stmts
                 tails = []
+            elif not targets and self._copies_with_constant_returns(span, tails):
+                # 3.10: the clauses that finish end in the copy of the code after the try; the
+                # others end in a `return <constant>` of their own (loaded after the POP_EXCEPT).
+                after = stmts
+                tails = [(k, e) for k, e in tails if not self._same_code(span, (e[1], e[2]))]
             elif span[1] - span[0] == 1 and back.opname == "JUMP" and back.target < span[0] \
                     and len(stmts) == 1 and isinstance(stmts[0], n.Continue):
                 # A `continue` that ends the body, right after its POP_BLOCK (an else part's
@@ -743,6 +756,14 @@ class BlockExceptionRules:
             self.emit(stmt)
         self._skip_overrun_reraise(hend)
         return end
+
+    def _copies_with_constant_returns(self, span: Tuple[int, int], tails: List[Tuple[int, Exit]]) -> bool:
+        """Does some clause's ("tail", start, end) way out repeat `span`, and is each other one a
+        `return <constant>` (LOAD_CONST; RETURN_VALUE, which a statement of the clause can be)?"""
+        same = [self._same_code(span, (e[1], e[2])) for _, e in tails]
+        return any(same) and all(
+            ok or e[2] - e[1] == 2 and self._ops_at(e[1], ("LOAD_CONST", "RETURN_VALUE"))
+            for ok, (_, e) in zip(same, tails))
 
     def _else_part_to_end(self, hend: int) -> bool:
         """Can [hend, self.end) be one else part: it ends the function's flow (a return or raise
@@ -923,6 +944,11 @@ class BlockExceptionRules:
         else:
             for p in range(end - 2, max(start, end - _MAX_COPY - 3) - 1, -1):
                 if instrs[p].opname == "POP_EXCEPT":
+                    while p - 1 >= start and instrs[p - 1].opname == "POP_EXCEPT" \
+                            and not (end - p == 3 and self._ops_at(end - 2, ("LOAD_CONST", "RETURN_VALUE"))):
+                        # 3.10: the later ones leave enclosing clauses, then comes a copy of the
+                        # code after them (a `return <constant>` there is the clause's own).
+                        p -= 1
                     if instrs[p - 1].opname not in _ROTATIONS:
                         found = self._outer_exit(p + 1, end)
                         if found is None and self._is_copy(p + 1, end) and not self._shared_way_out(p):
@@ -1004,18 +1030,49 @@ class BlockExceptionRules:
         removal), and where the handler chain ends."""
         instrs = self.instrs
         limit = max(self.end, min((loop.exit for loop in self.loops), default=len(instrs)))
-        for k in range(start + 1, limit):
-            if any(src < h for src in self.jump_sources.get(k, ())):
-                return k, k
+        k = start
+        while k < limit:
             op = instrs[k].opname
-            if op in ("END_FINALLY", "RERAISE") and not self.jump_sources.get(k):
-                prev = instrs[k - 1].opname
-                if prev == "JUMP" and instrs[k - 2].opname == "POP_EXCEPT" \
-                        or prev == "RAISE_VARARGS" \
-                        or (prev == "RETURN_VALUE" and "POP_EXCEPT" in
-                            [x.opname for x in instrs[max(start, k - 4):k - 1]]):
-                    return k, k + 1
+            if k > start:
+                if any(src < h for src in self.jump_sources.get(k, ())):
+                    return k, k
+                if op in ("END_FINALLY", "RERAISE") and not self.jump_sources.get(k):
+                    prev = instrs[k - 1].opname
+                    if prev == "JUMP" and instrs[k - 2].opname == "POP_EXCEPT" \
+                            or prev == "RAISE_VARARGS" \
+                            or (prev == "RETURN_VALUE" and "POP_EXCEPT" in
+                                [x.opname for x in instrs[max(start, k - 4):k - 1]]):
+                        return k, k + 1
+            if op == "SETUP_FINALLY" and instrs[k].target > k:
+                # A try/except nested in the clause ends in a marker of its own, which looks
+                # just like this clause's end: read on after that try.
+                nested = self._nested_clauses_end(instrs[k].target)
+                if nested is not None and k < nested < limit:
+                    k = nested
+                    continue
+            k += 1
         return limit, limit
+
+    def _nested_clauses_end(self, h: int) -> Optional[int]:
+        """Where the except clauses of a try whose handler is at `h` end (after their closing
+        END_FINALLY / RERAISE, or after a final bare clause), found from the clauses'
+        exception-match jumps alone; None when `h` is no except clause."""
+        instrs = self.instrs
+        k = h
+        while self._op(k) == "DUP_TOP":
+            match = k + 1
+            while match < len(instrs) and instrs[match].opname != "JUMP_IF_NOT_EXC_MATCH" \
+                    and not (instrs[match].opname == "COMPARE_OP" and instrs[match].argval == "exception match"):
+                match += 1
+            jump = match if self._op(match) == "JUMP_IF_NOT_EXC_MATCH" else match + 1
+            if self._op(jump) not in ("JUMP_IF_NOT_EXC_MATCH", "POP_JUMP_IF_FALSE"):
+                return None
+            k = instrs[jump].target
+            if self._op(k) in ("END_FINALLY", "RERAISE"):
+                return k + 1
+        if self._ops_at(k, ("POP_TOP", "POP_TOP", "POP_TOP")) and (k > h or not self._finally_exit_at(k)):
+            return self._bare_handler_end(k, k + 3)[1]
+        return None
 
     # --- try/finally ----------------------------------------------------------------------------
 
@@ -1407,6 +1464,8 @@ class BlockExceptionRules:
         real_exit = max(handler + 1, j + 1)
         break_target = self._break_target(body_start, body_end, real_exit, {j})
         info = LoopInfo({h}, break_target, real_exit, body_end)
+        # (a `break` drops the iterator; 3.10 may copy the code after the loop there)
+        info.iterator, info.outer_end = iterator, self.end
         self.loops.append(info)
         self.active_loops.add(h)
         self.for_targets.append(None)
@@ -1420,9 +1479,13 @@ class BlockExceptionRules:
         if target is None:
             raise self.fail(ins, "async for loop without a target")
         _drop_trailing_continue(body)
+        if break_target is None and info.copied_exit is not None:
+            break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
         after = real_exit
         if break_target is not None and real_exit < break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
-        return self.finish_for(n.For(target, iterable, body, orelse, True), after)
+        after = self.finish_for(n.For(target, iterable, body, orelse, True), after)
+        self._place_copied_exit(info, after)
+        return after

@@ -437,13 +437,15 @@ class PatternRules:
         cases: List[n.MatchCase] = []
         printer = _PatternPrinter(self.render)
         for case in reads:
-            body = self._case_body(case, base, after)
+            body = self._case_body(case, base, after, case is reads[-1] and default_body is None)
             cases.append(n.MatchCase(printer.text(case.root), case.guard, body))
         if default_body is not None:
             cases.append(n.MatchCase("_", None, default_body))
         return n.Match(n.Const(None), cases), after
 
-    def _case_body(self, case: _CaseRead, base: List[n.Expr], after: int) -> List[n.Stmt]:
+    def _case_body(self, case: _CaseRead, base: List[n.Expr], after: int, last: bool) -> List[n.Stmt]:
+        """The statements of one case; `last` when it is the statement's last case, whose
+        body falls into what follows."""
         start, end = case.body_start, case.body_end
         assert end is not None
         if end > start:
@@ -453,7 +455,8 @@ class PatternRules:
                                                                   or after == self.end):
                 end -= 1
             elif tail.opname == "JUMP" and loop is not None and tail.target in loop.continue_targets \
-                    and after >= self.end == loop.body_end:
+                    and after >= self.end == loop.body_end \
+                    and (last or end - 1 > start or not self.version.keeps_lone_jump_to_loop_back_jump):
                 end -= 1  # the match ends the loop body: going back to the loop's head is implied
         body = self.run_range(start, end, list(base)) if end > start else []
         return body or [n.Pass()]

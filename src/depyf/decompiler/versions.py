@@ -226,6 +226,13 @@ class BytecodeVersion:
         return self.key >= (3, 10)
 
     @property
+    def keeps_lone_jump_to_loop_back_jump(self) -> bool:
+        """3.10 does not send a jump that alone carries its line (the end of `case 2: pass`)
+        through the loop's closing jump it goes to: a case body that is only a jump straight back
+        to the loop's head is a `continue`. 3.11+ send it straight back."""
+        return self.key == (3, 10)
+
+    @property
     def match_pushes_success_flag(self) -> bool:
         """3.10's MATCH_CLASS / MATCH_KEYS push a success flag above their result; 3.11+ push None on failure."""
         return self.key == (3, 10)

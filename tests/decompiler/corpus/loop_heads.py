@@ -505,3 +505,33 @@ def while_else_break_then_return(items):
         else:
             break
     return n
+@cases(([3, 0, 2], 4), ([], 1))
+def while_true_first_test_breaks_in_for(items, n):
+    # 3.8/3.9: the first test goes to the `break`, and stopped at the loop's exit where that
+    # `break` first went before it was sent on to the for loop's way back.
+    seen = []
+    for x in items:
+        i = 0
+        while True:
+            if not i < n or x == i:
+                break
+            seen.append(i)
+            i += 1
+    return seen
+
+
+@cases((3,), (0,))
+def while_and_test_then_break_in_while(n):
+    # 3.8/3.9: the test's exit and the `break` are both sent through the outer loop's way back;
+    # the test jumps there from the exit, the `break` first went to the exit.
+    seen = []
+    k = n
+    while k:
+        k -= 1
+        i = 0
+        while 0 <= i and i < n:
+            if k == i:
+                break
+            seen.append(i)
+            i += 1
+    return seen

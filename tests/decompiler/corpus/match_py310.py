@@ -149,3 +149,21 @@ def match_without_default(v):
         case 1:
             r = "one"
     return r
+
+
+@cases(([1, 2, 3, 4],), ([],))
+def match_case_continue_then_pass(items):
+    # 3.10: `case 3: pass` jumps forward to the loop's closing jump; only `continue` goes
+    # straight back to the head from a case that is nothing else.
+    out = []
+    for item in items:
+        match item:
+            case 1:
+                out.append(-1)
+            case 2:
+                continue
+            case 3:
+                pass
+            case x:
+                out.append(x)
+    return out

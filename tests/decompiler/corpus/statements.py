@@ -295,3 +295,12 @@ def if_in_raise_assertion_error(h, k):
     if h in k:
         raise AssertionError
     return h
+
+
+@cases((1,), (0,))
+def constant_or_call_statement(v):
+    # 3.10+: `return v` is copied into both branches; a constant dropped as a statement of its
+    # own would be no code, so the branches are one conditional expression statement.
+    out = []
+    "yes" if v else out.append(v)
+    return out

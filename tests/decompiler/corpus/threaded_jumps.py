@@ -265,3 +265,27 @@ def while_true_ending_in_continue(n):
         if len(out) > 3:
             return out
         continue
+
+
+@cases((5,), (1,))
+def while_ending_in_continue_after_break(n):
+    out = []
+    while n:
+        n -= 1
+        out.append(n)
+        if n == 2:
+            break
+        continue
+    return out
+
+
+@cases((4,), (0,))
+def while_true_continue_after_if_elif_leaving(n):
+    out = []
+    while True:
+        n -= 1
+        if n < 0:
+            raise ValueError(n)
+        elif n == 2:
+            return out
+        continue

@@ -425,3 +425,24 @@ def with_in_try_ending_the_function(word):
     except OSError as e:
         out.append("os")
         raise ValueError(word) from e
+@cases((3,), (0,))
+async def async_for_break_copies_return(n):
+    # 3.10: the `break` drops the iterator and runs its own copy of the `return` after the loop.
+    out = []
+    async for j in AsyncRange(n):
+        out.append(j)
+        if j == 1:
+            break
+    return out
+
+
+@cases((3,), (1,))
+async def async_for_else_break_copies_return(n):
+    out = []
+    async for j in AsyncRange(n):
+        if j == 2:
+            break
+        out.append(j)
+    else:
+        out.append("else")
+    return out
