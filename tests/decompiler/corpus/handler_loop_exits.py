@@ -134,3 +134,76 @@ def while_test_try_break_then_return(items):
             raise
         break
     return v
+
+
+@cases(([1, "x", 2], {}), (["x", "y"], {"y": 1}), ([], {}))
+def for_handler_try_except_pass(items, cache):
+    # A try inside an except clause of a for loop's body: 3.12+ lays it after the loop, so its
+    # body's jump over its handler (to the clause's unwinding) goes past the loop's exit, after a
+    # POP_TOP, like a `break` from the try body; it still runs inside the clause (not a break).
+    out = []
+    for v in items:
+        try:
+            out.append(v + 1)
+        except TypeError:
+            try:
+                out.append(cache[v])
+            except KeyError:
+                pass
+    return out
+
+
+@cases(([[1, "x"], [2]], {"x": 5}), ([[1, "x"], ["y", 3]], {}), ([], {}))
+def for_handler_try_except_pass_in_try_finally(groups, cache):
+    # The same inside a try/finally around the inner for loop.
+    out = []
+    for group in groups:
+        try:
+            for v in group:
+                try:
+                    out.append(v + 1)
+                except TypeError:
+                    try:
+                        out.append(cache[v])
+                    except KeyError:
+                        pass
+        finally:
+            out.append("f")
+    return out
+
+
+@cases(([1, "x", 2], {}), (["x", "y"], {"y": 1}), ([], {}))
+def for_handler_try_finally_continue(items, cache):
+    # The try inside the clause has a finally body: its body's jump over its handlers is
+    # protected by the finally's handler (not the clause's cleanup), still inside the clause.
+    out = []
+    for v in items:
+        try:
+            out.append(v + 1)
+        except TypeError:
+            try:
+                out.append(cache[v])
+            except KeyError:
+                continue
+            finally:
+                out.append("f")
+    return out
+
+
+@cases(([1, "x", 0],), ([],))
+def for_handler_if_try_else(items):
+    # An if/else inside the clause whose branch ends with a try: 3.13 copies the clause's way
+    # out into each branch (read as `continue`; the rest is not run after the try).
+    out = []
+    for v in items:
+        try:
+            out.append(v + 1)
+        except TypeError:
+            if v:
+                try:
+                    out.append(int(v))
+                except ValueError:
+                    pass
+            else:
+                out.append(3)
+    return out
