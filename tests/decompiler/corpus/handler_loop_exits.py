@@ -207,3 +207,22 @@ def for_handler_if_try_else(items):
             else:
                 out.append(3)
     return out
+
+
+@cases(({"a": 1}, {"b": 2}, ["a", "b"]), ({}, {}, ["c"]), ({}, {}, []))
+def while_named_handler_try_reraises(primary, secondary, keys):
+    # `except KeyError as ke: try: ... except KeyError: raise ke` in a loop: 3.13 copies the
+    # clause's way out (POP_EXCEPT; ke = None; del ke; JUMP) right after the inner try body.
+    pending = list(keys)
+    out = []
+    while pending:
+        key = pending.pop()
+        try:
+            obj = primary[key]
+        except KeyError as ke:
+            try:
+                obj = secondary[key]
+            except KeyError:
+                raise ke
+        out.append(obj)
+    return out
