@@ -103,7 +103,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     and h not in self.active_loops and h not in moved:  # (an active loop encloses the try)
                 end = j + 1
         end = self._past_last_way_out(s, t, end)
-        return self._past_inline_handlers(s, end, warm)
+        inline = self._past_inline_handlers(s, end, warm)
+        if inline != end:
+            # (a for loop whose inline handlers end the body, then its else part's way out)
+            inline = self._past_last_way_out(s, t, inline)
+        return inline
 
     def _past_last_way_out(self, s: int, t: int, end: int) -> int:
         """A body that ends in `if c: continue` (or break, or return) leaves the protected range

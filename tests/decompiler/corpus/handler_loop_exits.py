@@ -226,3 +226,25 @@ def while_named_handler_try_reraises(primary, secondary, keys):
                 raise ke
         out.append(obj)
     return out
+
+
+@cases(([[1, None, 2], [3]],), ([[1, "x"], [2]],), ([[4], [None]],), ([],))
+def for_else_continue_in_try_finally_with_handler(groups):
+    # 3.11 lays the inner try's handler inline, at the end of the inner for loop's body: the
+    # try/finally's body runs on past it to the loop's else part (`continue`) and its `break`.
+    out = []
+    for group in groups:
+        try:
+            for v in group:
+                if v is None:
+                    break
+                try:
+                    out.append(v + 1)
+                except TypeError:
+                    pass
+            else:
+                continue
+            break
+        finally:
+            out.append("f")
+    return out
