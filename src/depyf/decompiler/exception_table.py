@@ -508,7 +508,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if self.version.handler_code_at_end and x in self.handler_only_code():
                     loop.handler_break = x  # (read after the loop)
                 x = None  # the jump past the loop is a `break`, not the end of the try
-                if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
+                if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end \
+                        and not self.jump_sources.get(else_end - 1):
+                    # (a break that a test in the else part jumps to is that if's else branch)
                     else_end -= 1
                     else_break = True
         else_start = else_from

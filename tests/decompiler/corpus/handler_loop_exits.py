@@ -248,3 +248,51 @@ def for_else_continue_in_try_finally_with_handler(groups):
         finally:
             out.append("f")
     return out
+
+
+@cases(([b"abc", b"de"], [1, 5, 2]), ([b"x"], ["busy", 1]), ([], []))
+def while_true_try_else_if_else_break(chunks, sizes):
+    # `while True: try: ... except E: continue else: if c: ... else: break`: 3.11 lays the
+    # else part's `break` (the if's false branch) right before the inline handler, where the
+    # body's jump over the handlers would be.
+    pending = list(sizes)
+    out = []
+    for data in chunks:
+        while True:
+            try:
+                sent = pending.pop(0) if pending else len(data)
+                if sent == "busy":
+                    raise BlockingIOError
+            except BlockingIOError:
+                continue
+            else:
+                out.append(sent)
+                if sent < len(data):
+                    data = data[sent:]
+                else:
+                    break
+    return out
+
+
+@cases(([], set()), (["a", "b", "c"], {"b"}), (["x"], set()))
+def if_for_try_handler_last(names, bad):
+    # 3.11 lays the try's handler after the for loop's last jump back, and the copied
+    # `return None` of the if's false branch after it, before the loop's exit.
+    out = []
+    if names:
+        for name in names:
+            if name in bad:
+                out.append("bad " + name)
+                continue
+            try:
+                out.append(int(name))
+            except ValueError as exc:
+                out.append(type(exc).__name__)
+    _record(out)
+
+
+_RECORDED = []
+
+
+def _record(out):
+    _RECORDED.append(out)
