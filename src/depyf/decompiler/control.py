@@ -2004,6 +2004,7 @@ class ControlRules:
         # The body runs up to the exit: 3.12+ may place copies of exit blocks after the last jump back.
         last = self.instrs[exit - 1]
         body_end = exit - 1 if last.opname == "JUMP" and last.target == h else max(exit, j + 1)
+        body_end = self._before_outside_tail(h, body_end)
         break_target = self._break_target(h + 1, body_end, real_exit, {h})
         info = LoopInfo({h}, break_target, real_exit, body_end)
         info.iterator, info.outer_end = iterator, self.end
@@ -2042,6 +2043,22 @@ class ControlRules:
         after = self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
         self._place_copied_exit(info, after, copies_close_range)
         return after
+
+    def _before_outside_tail(self, h: int, body_end: int) -> int:
+        """Where the body of the for loop at `h` ends when code only jumps from before the loop
+        reach lies at its end: 3.11 lays a try's handlers inline after the loop's last jump back,
+        and the code an enclosing if's false branch jumps to (a copied `return None`) may
+        follow them, before the loop's exit. Read in the body, it ends the loop early."""
+        instrs = self.instrs
+        k = body_end - 1
+        while k > h + 1 and not self.jump_sources.get(k) and instrs[k - 1].opname not in ENDS_FLOW:
+            k -= 1
+        sources = self.jump_sources.get(k, ())
+        if k <= h + 1 or not sources or any(src >= h for src in sources) \
+                or instrs[k - 1].opname not in ENDS_FLOW \
+                or any(instrs[q].target is not None or self.jump_sources.get(q) for q in range(k + 1, body_end)):
+            return body_end
+        return k
 
     def _else_ends_function(self, start: int, end: Optional[int] = None) -> bool:
         """Is [start, end) the rest of the range being read (the function, or a block such as

@@ -331,6 +331,14 @@ class ExceptionRegionAnalysis:
         flow = self._reach(start, None)
         while k > start and k not in flow:
             k -= 1
+        if self.instrs[k].opname in TERMINAL:
+            # A body that ends in a try whose body always leaves (`try: return f()`) goes on only
+            # from its handlers: a handler's way out past `end` is the jump over the else part.
+            for j in range(end - 1, k, -1):
+                ins = self.instrs[j]
+                if ins.opname == "JUMP" and ins.target is not None and ins.target > end \
+                        and self._before_unwinding(j, k) is not None:
+                    return j
         return k
 
     def _falls_into(self, s: int, be: int) -> bool:

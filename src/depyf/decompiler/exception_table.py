@@ -29,6 +29,9 @@ _MAX_COPIED_EXIT = 4  # (3.12+ copies an exit block of at most four instructions
 class ExceptionTableRules(ExceptionRegionAnalysis):
     """Exception-table constructs (3.11+); mixed into `builder.CodeBuilder`."""
 
+    # The except clause (body start, end) being read, innermost (set while its body is read).
+    _clause_read: Optional[Tuple[int, int]] = None
+
     # --- entry point from control_at ------------------------------------------------------------
 
     def try_at(self, i: int) -> Optional[int]:
@@ -100,7 +103,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     and h not in self.active_loops and h not in moved:  # (an active loop encloses the try)
                 end = j + 1
         end = self._past_last_way_out(s, t, end)
-        return self._past_inline_handlers(s, end, warm)
+        inline = self._past_inline_handlers(s, end, warm)
+        if inline != end:
+            # (a for loop whose inline handlers end the body, then its else part's way out)
+            inline = self._past_last_way_out(s, t, inline)
+        return inline
 
     def _past_last_way_out(self, s: int, t: int, end: int) -> int:
         """A body that ends in `if c: continue` (or break, or return) leaves the protected range
@@ -408,6 +415,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         x_h = max(sorted(set(targets)), key=targets.count) if targets else None
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
+        if n_jump is not None and self._before_unwinding(t - 1, be) is not None:
+            # The body leaves an enclosing except clause there (3.13 copies that clause's way
+            # out into the try's): not the jump over the handlers.
+            n_jump = None
         x = n_jump if n_jump is not None else x_h
         # 3.11 lays the else of an except* after its handlers: the body jumps over them to it, and
         # the handlers' way out jumps past it.
@@ -501,7 +512,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if self.version.handler_code_at_end and x in self.handler_only_code():
                     loop.handler_break = x  # (read after the loop)
                 x = None  # the jump past the loop is a `break`, not the end of the try
-                if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
+                if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end \
+                        and not self.jump_sources.get(else_end - 1):
+                    # (a break that a test in the else part jumps to is that if's else branch)
                     else_end -= 1
                     else_break = True
         else_start = else_from
@@ -533,7 +546,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         for typ, name, hs, he in clauses:
             if name is not None and not star:
                 self._skip_name_cleanups(hs, he, name)
-            stmts = self.run_range(hs, he, list(base) + [m.Sentinel("previous-exception")])
+            outer_clause = self._clause_read
+            self._clause_read = (hs, he)
+            try:
+                stmts = self.run_range(hs, he, list(base) + [m.Sentinel("previous-exception")])
+            finally:
+                self._clause_read = outer_clause
             if hs in breaks:
                 stmts.append(n.Break())
             handlers.append(n.ExceptHandler(typ, name, stmts))
@@ -576,8 +594,23 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         loop = self.loops[-1] if self.loops else None
         if loop is None or loop.iterator is None or j < 1 or self.instrs[j - 1].opname != "POP_TOP":
             return False
+        if self._inside_clause_of(loop):
+            # The try is inside an except clause inside the loop (3.12+ lays it after the loop): a
+            # `break` would leave the clause (POP_EXCEPT) first; the jump goes where the try ends.
+            return False
         target = self.instrs[j].target
         return target >= loop.exit or target == loop.break_target
+
+    def _inside_clause_of(self, loop: LoopInfo) -> bool:
+        """Is an except clause open inside `loop` (the previous exception, which a clause keeps on
+        the stack, above the loop's iterator)?"""
+        for k in range(len(self.stack) - 1, -1, -1):
+            value = self.stack[k]
+            if value is loop.iterator:
+                return False
+            if isinstance(value, m.Sentinel) and value.what == "previous-exception":
+                return True
+        return False
 
     def _handler_loop_tail(self, x: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
         """Where the handlers of a try inside a loop fall out to code that only they reach (3.12+
@@ -854,7 +887,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             k = self._before_unwinding(j, hs)
             if k is not None:
-                found.append((j, ins.target))
+                found.append(self._threaded_outer_exit(j, k, hs, be) or (j, ins.target))
         flow = [k for k in self._reach(hs) if hs <= k < he]
         last = max(flow) if flow else -1
         self._note_handler_breaks(hs, be, warm, [k for k in flow if k != last])
@@ -883,6 +916,27 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     found.append((start, x))
                     break
         return found
+
+    def _threaded_outer_exit(self, j: int, k: int, hs: int, be: int) -> Optional[Tuple[int, int]]:
+        """(start, be) when the way out of a handler body, `[inner unwinding] POP_EXCEPT ... JUMP`
+        (`k` the last POP_EXCEPT, `j` the JUMP), is the inner unwinding followed by a copy of the
+        code at `be`, where the try's body falls into: the unwinding of an enclosing except
+        clause that the try ends. 3.13 threads the handler's jump to the end of the try through
+        that small block (`except A: try: ... except B: pass`, last in the clause)."""
+        length = j + 1 - k
+        if be + length > len(self.instrs) or self._before_unwinding(k, hs) is None \
+                or self.jump_sources.get(be) or not self._same_instructions(k, be, length):
+            return None
+        # The compiler copies only a block without a line number: where it ends the enclosing
+        # clause, the clause's jump there is its implicit way out, not a `continue` written out
+        # (which would keep the jumps to it). (A copy that ends a branch of an if inside the
+        # clause stays the jump over the rest.)
+        last = be + length - 1
+        clause = self._clause_read
+        if self.instrs[last].opname == "JUMP" and clause is not None and clause[0] <= be < clause[1] \
+                and max(q for q in self._reach(clause[0]) if clause[0] <= q < clause[1]) == last:
+            self.skip.setdefault(last, last + 1)
+        return k, be
 
     def _note_handler_breaks(self, hs: int, be: int, warm: Set[int], flow: List[int]) -> None:
         """A return inside a handler body (not its last exit) whose block, right after the
@@ -1213,13 +1267,24 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             dup += width
 
     def _drop_handlers_of(self, start: int, end: int) -> None:
-        """The handler code of constructs inside a skipped copy of a finally body is dead too."""
+        """The handler code of constructs inside a skipped copy of a finally body is dead too.
+
+        So are the handlers of constructs whose protected code is only such handler code: 3.12+
+        protects the except clauses of a `try: ... except: ... finally:` (not its body, whose
+        handler is the except's) by the finally's handler, which lies after them at the end."""
         st = self._xt_state
-        for region in self.bc.regions:
-            h = region.handler
-            if start <= region.start < end and st.kinds.get(h) in CONSTRUCTS and h not in st.handled:
-                st.handled.add(h)
-                self._mark_dead_code(self._cold_code(h, self._reach(region.start)))
+        dead: Set[int] = set(range(start, end))
+        found = True
+        while found:
+            found = False
+            for region in self.bc.regions:
+                h = region.handler
+                if region.start in dead and st.kinds.get(h) in CONSTRUCTS and h not in st.handled:
+                    st.handled.add(h)
+                    code = self._cold_code(h, self._reach(region.start))
+                    self._mark_dead_code(code)
+                    dead |= code
+                    found = True
 
     def _ends_skip(self, k: int) -> bool:
         return any(v == k for v in self.skip.values())

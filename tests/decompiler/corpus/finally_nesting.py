@@ -131,3 +131,44 @@ def try_finally_then_if_try_except_in_finally(fail, flag):
     except ValueError:
         log.items.append("caught")
     return log.items
+
+
+class _Sock:
+    def __init__(self, fail, log):
+        self.fail = fail
+        self.log = log
+
+    def shutdown(self):
+        self.log.append("shutdown")
+        if self.fail:
+            raise OSError(self.fail)
+
+    def close(self):
+        self.log.append("close")
+
+
+@cases((None, None), ("x", None), ("x", 1), ("x", 2), (None, 2))
+def if_try_except_finally_in_finally(fail, sock_fail):
+    # The finally body ends in `if c: try/except/finally`: 3.12+ protects the inner except clause
+    # (not the inner body) by the inner finally's handler, which lies after that clause's code at
+    # the end; dropping the normal copy of the outer finally body must drop both handlers.
+    log = []
+    sock = _Sock(sock_fail, log) if sock_fail is not None else None
+    try:
+        try:
+            log.append("body")
+            if fail:
+                raise KeyError(fail)
+        finally:
+            log.append("finally")
+            if sock is not None:
+                try:
+                    sock.shutdown()
+                except OSError as exc:
+                    if exc.args[0] != 1:
+                        raise
+                finally:
+                    sock.close()
+    except (KeyError, OSError) as e:
+        log.append(type(e).__name__)
+    return log

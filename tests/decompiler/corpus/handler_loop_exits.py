@@ -134,3 +134,165 @@ def while_test_try_break_then_return(items):
             raise
         break
     return v
+
+
+@cases(([1, "x", 2], {}), (["x", "y"], {"y": 1}), ([], {}))
+def for_handler_try_except_pass(items, cache):
+    # A try inside an except clause of a for loop's body: 3.12+ lays it after the loop, so its
+    # body's jump over its handler (to the clause's unwinding) goes past the loop's exit, after a
+    # POP_TOP, like a `break` from the try body; it still runs inside the clause (not a break).
+    out = []
+    for v in items:
+        try:
+            out.append(v + 1)
+        except TypeError:
+            try:
+                out.append(cache[v])
+            except KeyError:
+                pass
+    return out
+
+
+@cases(([[1, "x"], [2]], {"x": 5}), ([[1, "x"], ["y", 3]], {}), ([], {}))
+def for_handler_try_except_pass_in_try_finally(groups, cache):
+    # The same inside a try/finally around the inner for loop.
+    out = []
+    for group in groups:
+        try:
+            for v in group:
+                try:
+                    out.append(v + 1)
+                except TypeError:
+                    try:
+                        out.append(cache[v])
+                    except KeyError:
+                        pass
+        finally:
+            out.append("f")
+    return out
+
+
+@cases(([1, "x", 2], {}), (["x", "y"], {"y": 1}), ([], {}))
+def for_handler_try_finally_continue(items, cache):
+    # The try inside the clause has a finally body: its body's jump over its handlers is
+    # protected by the finally's handler (not the clause's cleanup), still inside the clause.
+    out = []
+    for v in items:
+        try:
+            out.append(v + 1)
+        except TypeError:
+            try:
+                out.append(cache[v])
+            except KeyError:
+                continue
+            finally:
+                out.append("f")
+    return out
+
+
+@cases(([1, "x", 0],), ([],))
+def for_handler_if_try_else(items):
+    # An if/else inside the clause whose branch ends with a try: 3.13 copies the clause's way
+    # out into each branch (read as `continue`; the rest is not run after the try).
+    out = []
+    for v in items:
+        try:
+            out.append(v + 1)
+        except TypeError:
+            if v:
+                try:
+                    out.append(int(v))
+                except ValueError:
+                    pass
+            else:
+                out.append(3)
+    return out
+
+
+@cases(({"a": 1}, {"b": 2}, ["a", "b"]), ({}, {}, ["c"]), ({}, {}, []))
+def while_named_handler_try_reraises(primary, secondary, keys):
+    # `except KeyError as ke: try: ... except KeyError: raise ke` in a loop: 3.13 copies the
+    # clause's way out (POP_EXCEPT; ke = None; del ke; JUMP) right after the inner try body.
+    pending = list(keys)
+    out = []
+    while pending:
+        key = pending.pop()
+        try:
+            obj = primary[key]
+        except KeyError as ke:
+            try:
+                obj = secondary[key]
+            except KeyError:
+                raise ke
+        out.append(obj)
+    return out
+
+
+@cases(([[1, None, 2], [3]],), ([[1, "x"], [2]],), ([[4], [None]],), ([],))
+def for_else_continue_in_try_finally_with_handler(groups):
+    # 3.11 lays the inner try's handler inline, at the end of the inner for loop's body: the
+    # try/finally's body runs on past it to the loop's else part (`continue`) and its `break`.
+    out = []
+    for group in groups:
+        try:
+            for v in group:
+                if v is None:
+                    break
+                try:
+                    out.append(v + 1)
+                except TypeError:
+                    pass
+            else:
+                continue
+            break
+        finally:
+            out.append("f")
+    return out
+
+
+@cases(([b"abc", b"de"], [1, 5, 2]), ([b"x"], ["busy", 1]), ([], []))
+def while_true_try_else_if_else_break(chunks, sizes):
+    # `while True: try: ... except E: continue else: if c: ... else: break`: 3.11 lays the
+    # else part's `break` (the if's false branch) right before the inline handler, where the
+    # body's jump over the handlers would be.
+    pending = list(sizes)
+    out = []
+    for data in chunks:
+        while True:
+            try:
+                sent = pending.pop(0) if pending else len(data)
+                if sent == "busy":
+                    raise BlockingIOError
+            except BlockingIOError:
+                continue
+            else:
+                out.append(sent)
+                if sent < len(data):
+                    data = data[sent:]
+                else:
+                    break
+    return out
+
+
+@cases(([], set()), (["a", "b", "c"], {"b"}), (["x"], set()))
+def if_for_try_handler_last(names, bad):
+    # 3.11 lays the try's handler after the for loop's last jump back, and the copied
+    # `return None` of the if's false branch after it, before the loop's exit.
+    out = []
+    if names:
+        for name in names:
+            if name in bad:
+                out.append("bad " + name)
+                continue
+            try:
+                out.append(int(name))
+            except ValueError as exc:
+                out.append(type(exc).__name__)
+    _record(out)
+
+
+_RECORDED = []
+
+
+def _record(out):
+    _RECORDED.append(out)

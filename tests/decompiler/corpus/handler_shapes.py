@@ -400,3 +400,37 @@ def return_else_if_in_loop(items):
             if value > 3 or value < 0:
                 out.append(value)
     return out
+
+
+def _fails(value):
+    if value == "bad":
+        raise ValueError(value)
+    return value
+
+
+@cases(("bad", True), ("ok", True), ("", True), ("", False), ("bad", False))
+def if_try_return_swallowed_then_elif(a, b):
+    # `if a: try: return f() except E: pass` then `elif b:`: the try body always returns, so
+    # the if body goes on only from the handler, whose jump (3.11: inline, before the handler's
+    # cleanup) leaves over the elif. Read as a separate `if b:`, it ran after the handler too.
+    if a:
+        try:
+            return _fails(a)
+        except ValueError:
+            pass
+    elif b:
+        a = "elif"
+    return a
+
+
+@cases(("bad", True), ("ok", True), ("", True), ("", False), ("bad", False))
+def if_try_return_named_reraise_then_elif(a, b):
+    if a:
+        try:
+            return _fails(a)
+        except ValueError as exc:
+            if exc.args[0] != "bad":
+                raise
+    elif b:
+        a = "elif"
+    return a
