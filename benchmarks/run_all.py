@@ -543,6 +543,33 @@ MODULE_SETS = {
         "pip._internal.req.req_install", "pip._internal.index.package_finder", "pip._internal.operations.prepare",
         "pip._internal.resolution.resolvelib.factory", "pip._internal.utils.misc",
         "pip._internal.cli.base_command", "pip._internal.network.session", "pip._vendor.pkg_resources"),
+    # torch's own Python code (Dynamo and FX), for interpreters that have torch installed
+    # (`--python` a torch environment's interpreter), measured first before any work on its failures.
+    "torch": (
+        "torch._dynamo._trace_wrapped_higher_order_op", "torch._dynamo.aot_compile",
+        "torch._dynamo.aot_compile_types", "torch._dynamo.bytecode_analysis", "torch._dynamo.bytecode_debugger",
+        "torch._dynamo.bytecode_transformation", "torch._dynamo.cache_size", "torch._dynamo.callback",
+        "torch._dynamo.code_context", "torch._dynamo.codegen", "torch._dynamo.compiled_autograd",
+        "torch._dynamo.comprehension_graph_break", "torch._dynamo.comptime", "torch._dynamo.config",
+        "torch._dynamo.convert_frame", "torch._dynamo.create_parameter_op", "torch._dynamo.current_scope_id",
+        "torch._dynamo.dce_extra_outputs", "torch._dynamo.debug_utils", "torch._dynamo.decorators",
+        "torch._dynamo.device_interface", "torch._dynamo.distributed", "torch._dynamo.dynamo_profiler",
+        "torch._dynamo.eval_frame", "torch._dynamo.exc", "torch._dynamo.external_utils",
+        "torch._dynamo.funcname_cache", "torch._dynamo.functional_export", "torch._dynamo.graph_break_hints",
+        "torch._dynamo.graph_bytecode_inputs", "torch._dynamo.graph_deduplication",
+        "torch._dynamo.graph_id_filter", "torch._dynamo.graph_region_tracker", "torch._dynamo.graph_utils",
+        "torch._dynamo.guards", "torch._dynamo.hooks", "torch._dynamo.logging", "torch._dynamo.metrics_context",
+        "torch._dynamo.mutation_guard", "torch._dynamo.output_graph", "torch._dynamo.package",
+        "torch._dynamo.pgo", "torch._dynamo.precompile_context", "torch._dynamo.profiler",
+        "torch._dynamo.replay_record", "torch._dynamo.resume_execution", "torch._dynamo.side_effects",
+        "torch._dynamo.source", "torch._dynamo.symbolic_convert", "torch._dynamo.tensor_version_op",
+        "torch._dynamo.test_case", "torch._dynamo.test_dont_skip_tracing_functions",
+        "torch._dynamo.test_minifier_common", "torch._dynamo.testing", "torch._dynamo.trace_rules",
+        "torch._dynamo.types", "torch._dynamo.utils", "torch.fx._compatibility", "torch.fx._graph_pickler",
+        "torch.fx._lazy_graph_module", "torch.fx._pytree", "torch.fx._symbolic_trace", "torch.fx._utils",
+        "torch.fx.annotate", "torch.fx.config", "torch.fx.graph", "torch.fx.graph_module",
+        "torch.fx.immutable_collections", "torch.fx.interpreter", "torch.fx.node", "torch.fx.operator_schemas",
+        "torch.fx.proxy", "torch.fx.subgraph_rewriter", "torch.fx.tensor_type", "torch.fx.traceback"),
 }
 
 
