@@ -767,7 +767,7 @@ class ControlRules:
             if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and self._never_falls_through(last, loop):
                 # `if test: ...; continue` then `break`: the body never falls through.
                 body = self.run_range(fall, end, list(self.stack))
-                self.emit(n.If(cond, body, []))
+                self.emit(self._if_or_assert(cond, body))
                 self.emit(stmt)
                 return end
             if isinstance(stmt, n.Break) and end == loop.body_end and fall < end - 1 and last.opname == "JUMP" \
@@ -776,7 +776,7 @@ class ControlRules:
                 # 3.8/3.9 keep that `break` as a jump nothing reaches (the test's jump was threaded
                 # past it): the same statement.
                 body = self.run_range(fall, end - 1, list(self.stack))
-                self.emit(n.If(cond, body, []))
+                self.emit(self._if_or_assert(cond, body))
                 self.emit(stmt)
                 return end
             if isinstance(stmt, n.Continue) and folds_under_not(cond):
@@ -802,7 +802,7 @@ class ControlRules:
                 # `if test: ...` then `break`/`continue`: the test's jump was threaded through
                 # that statement's jump, which is left where the body falls into it.
                 body = self.run_range(fall, closing, list(self.stack))
-                self.emit(n.If(cond, body, []))
+                self.emit(self._if_or_assert(cond, body))
                 return closing
             self.emit(n.If(demorgan_not(cond), [stmt], []))
             return fall
