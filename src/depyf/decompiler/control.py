@@ -1537,15 +1537,25 @@ class ControlRules:
             return None
         end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
         original = self._exit_original(loop, i + 1, end) if end is not None else None
-        if original is None:
+        if original is None and not (end is not None and self._copy_at_range_end(loop, i + 1, end)):
             return None  # (`return const` also drops the iterator first: no block after the loop)
-        if original > loop.exit and end == i + 3 and self.instrs[i + 1].opname == "LOAD_CONST":
+        if original is not None and original > loop.exit and end == i + 3 and self.instrs[i + 1].opname == "LOAD_CONST":
             # `return CONST` reads the same as a break past code after the loop to a copied
             # `return CONST`; as a break, that code would have to be the loop's else part.
             return None
         self.emit(n.Break())
         self.note_copied_break(i + 1, end)
         return end
+
+    def _copy_at_range_end(self, info: LoopInfo, start: int, end: int) -> bool:
+        """Is the small block [start, end), run after a loop's iterator was dropped, a copy of the
+        code right after the range the loop is read in (the statement that follows an enclosing
+        if or try, 3.10+)? Only when it computes a value that is no constant: a `return` inside
+        the loop computes its value before dropping the iterator."""
+        length, after = end - start, info.outer_end
+        if length < 2 or length == 2 and self.instrs[start].opname == "LOAD_CONST":
+            return False
+        return after + length <= len(self.instrs) and self._same_code((start, end), (after, after + length))
 
     def falls_out_of_loop(self, iterator: n.Expr, i: int) -> bool:
         """Is the POP_TOP at `i` a `break` whose jump is gone: it drops the for loop's iterator
@@ -1944,6 +1954,9 @@ class ControlRules:
         _drop_trailing_continue(body)
         if break_target is None and info.copied_exit is not None:
             break_target = self._exit_original(info, *info.copied_exit)
+            if break_target is None and self._copy_at_range_end(info, *info.copied_exit):
+                # (the breaks ran copies of the code after the range: they skip the rest of it)
+                break_target = self.end
         orelse: List[n.Stmt] = []
         after = real_exit
         copies_close_range = False  # the code after the loop exists only as the breaks' copies
