@@ -1537,7 +1537,8 @@ class ControlRules:
             return None
         end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
         original = self._exit_original(loop, i + 1, end) if end is not None else None
-        if original is None and not (end is not None and self._copy_at_range_end(loop, i + 1, end)):
+        if original is None and not (end is not None and (self._copy_at_range_end(loop, i + 1, end)
+                                                          or self._copy_of_vanished_exit(loop, i + 1, end))):
             return None  # (`return const` also drops the iterator first: no block after the loop)
         if original is not None and original > loop.exit and end == i + 3 and self.instrs[i + 1].opname == "LOAD_CONST":
             # `return CONST` reads the same as a break past code after the loop to a copied
@@ -1546,6 +1547,16 @@ class ControlRules:
         self.emit(n.Break())
         self.note_copied_break(i + 1, end)
         return end
+
+    def _copy_of_vanished_exit(self, info: LoopInfo, start: int, end: int) -> bool:
+        """Is the small block [start, end), run after a loop's iterator was dropped, the code
+        after a loop that ends the function, which exists only as the breaks' copies (the loop's
+        else part never finishes)? Only when it computes a value that is no constant (see
+        `_copy_at_range_end`). Not where 3.11+ have an exception table: a `break` that leaves a
+        try body is read by that table's rules."""
+        length = end - start
+        return not self.bc.regions and info.outer_end >= len(self.instrs) and length >= 2 \
+            and not (length == 2 and self.instrs[start].opname == "LOAD_CONST")
 
     def _copy_at_range_end(self, info: LoopInfo, start: int, end: int) -> bool:
         """Is the small block [start, end), run after a loop's iterator was dropped, a copy of the

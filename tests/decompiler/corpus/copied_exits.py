@@ -584,3 +584,18 @@ def for_else_in_try_else_break_copies_return(aliases, fail):
         else:
             name = hostname.upper()
     return name
+
+
+@cases(("a/b/c", 3), ("abcdef/g", 2))
+def for_else_raises_break_copies_return(name, limit):
+    # 3.10+: nothing reaches the `return` after the loop but the `break`, which runs its copy:
+    # the original is gone.
+    components = name.split("/")
+    for i in range(1, len(components)):
+        prefix = "/".join(components[:i])
+        name = "/".join(components[i:])
+        if len(prefix) <= limit and len(name) <= limit:
+            break
+    else:
+        raise ValueError("name is too long")
+    return prefix, name
