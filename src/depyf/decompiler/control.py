@@ -769,7 +769,7 @@ class ControlRules:
             if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and self._never_falls_through(last, loop):
                 # `if test: ...; continue` then `break`: the body never falls through.
                 body = self.run_range(fall, end, list(self.stack))
-                self.emit(n.If(cond, body, []))
+                self.emit(self._if_or_assert(cond, body))
                 self.emit(stmt)
                 return end
             if isinstance(stmt, n.Break) and end == loop.body_end and fall < end - 1 and last.opname == "JUMP" \
@@ -778,7 +778,7 @@ class ControlRules:
                 # 3.8/3.9 keep that `break` as a jump nothing reaches (the test's jump was threaded
                 # past it): the same statement.
                 body = self.run_range(fall, end - 1, list(self.stack))
-                self.emit(n.If(cond, body, []))
+                self.emit(self._if_or_assert(cond, body))
                 self.emit(stmt)
                 return end
             if isinstance(stmt, n.Continue) and folds_under_not(cond):
@@ -804,7 +804,7 @@ class ControlRules:
                 # `if test: ...` then `break`/`continue`: the test's jump was threaded through
                 # that statement's jump, which is left where the body falls into it.
                 body = self.run_range(fall, closing, list(self.stack))
-                self.emit(n.If(cond, body, []))
+                self.emit(self._if_or_assert(cond, body))
                 return closing
             self.emit(n.If(demorgan_not(cond), [stmt], []))
             return fall
@@ -1601,7 +1601,9 @@ class ControlRules:
         end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
         original = self._exit_original(loop, i + 1, end) if end is not None else None
         if original is None and (end is None or self.instrs[i + 1].opname == "LOAD_CONST" and end == i + 3
-                                 or not self._else_ends_function(loop.exit, loop.outer_end)):
+                                 or not self._else_ends_function(loop.exit, loop.outer_end)) \
+                and not (end is not None and (self._copy_at_range_end(loop, i + 1, end)
+                                              or self._copy_of_vanished_exit(loop, i + 1, end))):
             return None  # (`return const` also drops the iterator first: no block after the loop)
         # (with no original, the code at the loop's exit never goes on to the code after the
         # loop: that code exists only as the breaks' copies, and a `return` of a value computes
@@ -1613,6 +1615,26 @@ class ControlRules:
         self.emit(n.Break())
         self.note_copied_break(i + 1, end)
         return end
+
+    def _copy_of_vanished_exit(self, info: LoopInfo, start: int, end: int) -> bool:
+        """Is the small block [start, end), run after a loop's iterator was dropped, the code
+        after a loop that ends the function, which exists only as the breaks' copies (the loop's
+        else part never finishes)? Only when it computes a value that is no constant (see
+        `_copy_at_range_end`). Not where 3.11+ have an exception table: a `break` that leaves a
+        try body is read by that table's rules."""
+        length = end - start
+        return not self.bc.regions and info.outer_end >= len(self.instrs) and length >= 2 \
+            and not (length == 2 and self.instrs[start].opname == "LOAD_CONST")
+
+    def _copy_at_range_end(self, info: LoopInfo, start: int, end: int) -> bool:
+        """Is the small block [start, end), run after a loop's iterator was dropped, a copy of the
+        code right after the range the loop is read in (the statement that follows an enclosing
+        if or try, 3.10+)? Only when it computes a value that is no constant: a `return` inside
+        the loop computes its value before dropping the iterator."""
+        length, after = end - start, info.outer_end
+        if length < 2 or length == 2 and self.instrs[start].opname == "LOAD_CONST":
+            return False
+        return after + length <= len(self.instrs) and self._same_code((start, end), (after, after + length))
 
     def falls_out_of_loop(self, iterator: n.Expr, i: int) -> bool:
         """Is the POP_TOP at `i` a `break` whose jump is gone: it drops the for loop's iterator
@@ -2024,6 +2046,9 @@ class ControlRules:
         _drop_trailing_continue(body)
         if break_target is None and info.copied_exit is not None:
             break_target = self._exit_original(info, *info.copied_exit)
+            if break_target is None and self._copy_at_range_end(info, *info.copied_exit):
+                # (the breaks ran copies of the code after the range: they skip the rest of it)
+                break_target = self.end
         orelse: List[n.Stmt] = []
         after = real_exit
         copies_close_range = False  # the code after the loop exists only as the breaks' copies

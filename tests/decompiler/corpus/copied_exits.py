@@ -552,3 +552,50 @@ def for_else_in_loop_break_copies_return(items, rounds):
             return None
         return r
     return 0
+
+
+@cases((["a", "b.c"], "h"), (["a"], "h"), ([], "h"))
+def for_else_in_if_break_copies_following_return(aliases, hostname):
+    # 3.10+: the `break` runs a copy of the `return` after the if; the code after the loop
+    # inside the if is skipped by it: the loop's else part.
+    name = hostname
+    if aliases:
+        for name in aliases:
+            if "." in name:
+                break
+        else:
+            name = hostname
+    return name
+
+
+@cases((["a", "b.c"], False), (["a"], False), (["a"], True))
+def for_else_in_try_else_break_copies_return(aliases, fail):
+    name = "none"
+    try:
+        if fail:
+            raise ValueError(name)
+        hostname = aliases[0]
+    except ValueError:
+        pass
+    else:
+        for name in aliases:
+            if "." in name:
+                break
+        else:
+            name = hostname.upper()
+    return name
+
+
+@cases(("a/b/c", 3), ("abcdef/g", 2))
+def for_else_raises_break_copies_return(name, limit):
+    # 3.10+: nothing reaches the `return` after the loop but the `break`, which runs its copy:
+    # the original is gone.
+    components = name.split("/")
+    for i in range(1, len(components)):
+        prefix = "/".join(components[:i])
+        name = "/".join(components[i:])
+        if len(prefix) <= limit and len(name) <= limit:
+            break
+    else:
+        raise ValueError("name is too long")
+    return prefix, name

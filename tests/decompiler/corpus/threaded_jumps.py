@@ -289,3 +289,17 @@ def while_true_continue_after_if_elif_leaving(n):
         elif n == 2:
             return out
         continue
+
+
+@cases(([0, 2, 1],), ([0],))
+def assert_then_break(data):
+    # 3.8/3.9: the assert's jump goes through the `break` after it, straight out of the loop.
+    out = list(data)
+    seen = []
+    while True:
+        code = out.pop()
+        seen.append(code)
+        if code == 0:
+            assert len(seen) > 1
+            break
+    return seen
