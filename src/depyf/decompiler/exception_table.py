@@ -654,8 +654,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         flow = self._reach(x, None, x)
         last = max(flow)
-        if len(flow) != last + 1 - x:
-            return
+        if len(flow) != last + 1 - x or instrs[last].opname == "RERAISE":
+            return  # (a loop in a finally body's exceptional copy: its code goes on to the re-raise)
         closing = instrs[last]
         if closing.opname == "JUMP" and closing.target == after:
             stmts = self.run_range(x, last, list(self.stack))
