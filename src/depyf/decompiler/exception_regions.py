@@ -262,7 +262,7 @@ class ExceptionRegionAnalysis:
             # A loop inside handler code, if its head leads back to the jump: code after a loop
             # that only a handler's `break` reaches (laid after the handler code) may end with a
             # jump back to an exit block that is itself reached only from there.
-            return src in self._reach(target)
+            return src in self._reach_through_handlers(target)
         st = self._xt()
         owners = [t for t, kind in st.kinds.items() if kind in CONSTRUCTS and t <= src]
         if not owners:
@@ -281,6 +281,25 @@ class ExceptionRegionAnalysis:
             if starts and target > min(starts):
                 return False
         return True
+
+    def _reach_through_handlers(self, start: int) -> Set[int]:
+        """`_reach`, also into the except clauses (and with handlers) of the code reached.
+
+        A `while True:` inside handler code (a finally body's exceptional copy) whose try's body
+        breaks out and whose clause goes on: only that clause's jump closes the loop."""
+        st = self._xt()
+        seen: Set[int] = set()
+        todo = [start]
+        while todo:
+            found = self._reach(todo.pop())
+            new = found - seen
+            seen |= new
+            for k in new:
+                region = st.region_at[k]
+                if region is not None and region.handler not in seen \
+                        and st.kinds.get(region.handler) in ("except", "star", "with"):
+                    todo.append(region.handler)
+        return seen
 
     def _unwound_by_jump(self, src: int, owners: List[int]) -> List[int]:
         """The handlers that a run of POP_EXCEPTs right before the jump at `src` leaves besides

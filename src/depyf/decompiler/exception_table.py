@@ -415,9 +415,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         x_h = max(sorted(set(targets)), key=targets.count) if targets else None
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
-        if n_jump is not None and self._before_unwinding(t - 1, be) is not None:
-            # The body leaves an enclosing except clause there (3.13 copies that clause's way
-            # out into the try's): not the jump over the handlers.
+        if n_jump is not None and self._before_unwinding(t - 1, be) == be:
+            # The body falls into the unwinding of an enclosing except clause (3.13 copies that
+            # clause's way out into the try's): not the jump over the handlers. (A `break`
+            # pops the loop's iterator first.)
             n_jump = None
         x = n_jump if n_jump is not None else x_h
         # 3.11 lays the else of an except* after its handlers: the body jumps over them to it, and
@@ -659,8 +660,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         flow = self._reach(x, None, x)
         last = max(flow)
-        if len(flow) != last + 1 - x:
-            return
+        if len(flow) != last + 1 - x or instrs[last].opname == "RERAISE":
+            return  # (a loop in a finally body's exceptional copy: its code goes on to the re-raise)
         closing = instrs[last]
         if closing.opname == "JUMP" and closing.target == after:
             stmts = self.run_range(x, last, list(self.stack))

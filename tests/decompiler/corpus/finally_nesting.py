@@ -172,3 +172,40 @@ def if_try_except_finally_in_finally(fail, sock_fail):
     except (KeyError, OSError) as e:
         log.append(type(e).__name__)
     return log
+
+
+class _Flaky:
+    def __init__(self, failures):
+        self.failures = failures
+        self.calls = 0
+
+    def acquire(self):
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise KeyError(self.calls)
+
+
+@cases((0, False), (2, False), (0, True), (1, True))
+def while_true_retry_in_finally(failures, fail_body):
+    # `finally: while True: try: acquire(); break except E: ...` then code after the loop: only
+    # the except clause's jump closes the loop in the finally body's exceptional copy (and 3.12+
+    # lays that copy's code after the loop inside the handler code, as the finally body's own).
+    lock = _Flaky(failures)
+    log = []
+    try:
+        try:
+            log.append("body")
+            if fail_body:
+                raise OSError("body")
+        finally:
+            retried = False
+            while True:
+                try:
+                    lock.acquire()
+                    break
+                except KeyError:
+                    retried = True
+            log.append(("retried", retried, lock.calls))
+    except OSError:
+        log.append("caught")
+    return log

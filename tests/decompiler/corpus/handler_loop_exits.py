@@ -296,3 +296,29 @@ _RECORDED = []
 
 def _record(out):
     _RECORDED.append(out)
+
+
+def _check_path(p):
+    if p.startswith("bad"):
+        raise ValueError(p)
+    return p.upper()
+
+
+@cases((["bad1", "ok", "x"], True), (["bad"], True), ([], False), (["a"], False))
+def for_break_in_try_inside_clause(paths, fail_first):
+    # A `break` from a try body, in a for loop inside an except clause: 3.13 copies the clause's
+    # way out (POP_EXCEPT; JUMP) after the break's POP_TOP of the iterator.
+    try:
+        if fail_first:
+            raise OSError
+        found = "direct"
+    except OSError:
+        for p in paths:
+            try:
+                found = _check_path(p)
+                break
+            except ValueError:
+                pass
+        else:
+            return []
+    return [found]
