@@ -425,3 +425,38 @@ def with_in_try_ending_the_function(word):
     except OSError as e:
         out.append("os")
         raise ValueError(word) from e
+
+
+# Nested with statements whose body is a try that returns from its else part: the inner with's
+# normal exit is reached only from the handler, so 3.11+ lays it after the handler code (3.12+:
+# after the function's code), and it jumps over the inner with's handler to the outer one's exit.
+
+@cases((None,), ("value",), ("key",), ("skip",))
+def nested_with_try_else_return(fail):
+    log = []
+    if fail != "skip":
+        with Tracker(log, "a"):
+            with Tracker(log, "b") as name:
+                try:
+                    _check(fail)
+                except ValueError:
+                    log.append("handled")
+                else:
+                    return name, log
+    return None, log
+
+
+@cases((None,), ("value",), ("key",), ("skip",))
+def three_withs_try_else_return(fail):
+    log = []
+    if fail != "skip":
+        with Tracker(log, "a"):
+            with Tracker(log, "b"):
+                with Tracker(log, "c") as name:
+                    try:
+                        _check(fail)
+                    except ValueError:
+                        log.append(name)
+                    else:
+                        return log
+    return log
