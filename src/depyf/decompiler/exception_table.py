@@ -1133,6 +1133,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self.jump_sources.setdefault(final_end, []).append(src)
                 del self.jump_sources[k]
                 self._mark_dead(k, k + 1)
+                self.merged_end_copies.add(k)
                 continue
             kept.append(k)
         return kept
@@ -1236,8 +1237,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         inner_exit: Optional[int] = None
         inlined: List[Tuple[int, int, int]] = []  # (exit block in the handler's copy, size, jump target)
         returns_at: Dict[int, int] = {}  # a re-raise matched with a copied return block -> that block
+        merged = self.merged_end_copies
         while p < a + length:
             if p not in flow:
+                width = self._return_width(q) if p in merged and q < size and self.jump_sources.get(q) else 0
+                if width:
+                    # 3.11: a merged copy of the closing re-raise, where the normal copy has the
+                    # return block its (unmerged) jump goes to
+                    where[p] = q
+                    q += width
                 p += 1
                 continue
             earlier = self._inlined_exit_again(p, q, where, flow, flow_b)
@@ -1309,14 +1317,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         for start, width, yt in inlined:
             if not any(where.get(k) == yt and self._same_instructions(start, k, width) for k in where):
                 return None
+        # where the normal copy goes out in place of the handler copy's re-raises
+        ways_out = {q for p, q in where.items() if instrs[p].opname == "RERAISE" and instrs[p].arg == 0} \
+            if any(a <= k < a + length for k in merged) else set()
         for xt, yt in jumps:
             while a <= xt < a + length and xt not in flow:
                 xt += 1  # (a target before the copy, e.g. a loop's head, stays where it is)
             inside_x = a <= xt < a + length
             inside_y = b <= yt < end
+            if not inside_x and inside_y and yt in ways_out:
+                continue  # (a jump to a merged copy of the closing re-raise: see above)
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
         return end - b, inner_exit
+
+    def _return_width(self, q: int) -> int:
+        """The length of the way out at `q` that a copy on a way out has where the handler's copy
+        re-raises: a jump or return (1), a constant return (2); 0 if none."""
+        instrs = self.instrs
+        if instrs[q].opname in ("RETURN_VALUE", "JUMP"):
+            return 1
+        if instrs[q].opname == "LOAD_CONST" and q + 1 < len(instrs) and instrs[q + 1].opname == "RETURN_VALUE":
+            return 2
+        return 0
 
     def _jumps_over_handlers(self, x: Instr, p: int, flow: Set[int]) -> bool:
         """Is `x`, at `p` in the finally body's handler copy, a jump forward over handler code only?
