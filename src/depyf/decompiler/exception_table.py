@@ -1680,13 +1680,13 @@ def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
             # (and on outwards: an earlier such if has this one in its else part, an elif chain)
             s.orelse = stmts[k + 1:]
             del stmts[k + 1:]
-    # The blocks that end the last statement end the function too.
+    # The blocks that end the last statement end the function too. (Not a with body: its way
+    # out runs the `__exit__` call first, which the compiler never copies into a branch; a
+    # `return` there was written.)
     last = stmts[end - 1] if 0 < end <= len(stmts) else None
     if isinstance(last, n.If):
         fold_falling_tail_into_else(last.body)
         fold_falling_tail_into_else(last.orelse)
-    elif isinstance(last, n.With):
-        fold_falling_tail_into_else(last.body)
     elif isinstance(last, n.Try) and not last.finalbody:
         fold_falling_tail_into_else(last.orelse if last.orelse else last.body)
         for handler in last.handlers:
