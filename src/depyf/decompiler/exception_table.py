@@ -1493,6 +1493,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self._register_exit_calls(start, is_async, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
         be = self._with_const_return(be, t, after)
+        be = self._past_handler_way_on(start, be, t)
         self.for_targets.append(None)
         try:
             body = self.run_range(start, be, list(base) + [m.WithExit(), m.Sentinel("for-target")])
@@ -1525,6 +1526,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
             cont = min(over.target, self.end)
         return max(cont, i + 1)
+
+    def _past_handler_way_on(self, start: int, be: int, t: int) -> int:
+        """`with a: (try: ... except E: ... else: return x); more`: only the handler of the try
+        goes on to `more`, which the with still protects; the normal flow never reaches it, so it
+        lies past the body read from the normal flow (3.11+: after the handler code). The body
+        ends after it (read as the code after the with, it ran after `__exit__`, or was lost)."""
+        instrs = self.instrs
+        st = self._xt_state
+        end = be
+        handler_code = self.handler_only_code()
+        for k in range(start, t):
+            ins = instrs[k]
+            y = ins.target
+            if ins.opname != "JUMP" or y is None or not be <= y < t or k not in handler_code \
+                    or t not in self._chain(k):
+                continue
+            region = st.region_at[y]
+            if region is None or region.handler != t or y in st.kinds:
+                continue
+            inside = [q for q in self._reach(y) if q < t and t in self._chain(q)]
+            if inside:
+                end = max(end, max(inside) + 1)
+        return end if end <= self.end else be
 
     def _with_handler_exit(self, t: int, warm: Set[int]) -> Optional[int]:
         """Where a with handler that suppressed the exception continues (the statement after)."""

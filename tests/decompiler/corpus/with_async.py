@@ -460,3 +460,37 @@ def three_withs_try_else_return(fail):
                     else:
                         return log
     return log
+
+
+# A with body that goes on after a try whose else part returns: only the handler reaches the
+# rest of the body, which 3.11+ lay after the handler code (it was read after the with, or lost).
+
+@cases((None,), ("value",), ("key",))
+def with_try_else_return_then_more(fail):
+    log = []
+    with Tracker(log, "a"):
+        try:
+            _check(fail)
+        except ValueError:
+            log.append("handled")
+        else:
+            return log
+        log.append("rest of the body")
+    log.append("after")
+    return log
+
+
+@cases((None,), ("value",), ("key",))
+def nested_with_try_else_return_then_more(fail):
+    log = []
+    with Tracker(log, "a", swallow=True):
+        with Tracker(log, "b"):
+            try:
+                _check(fail)
+            except ValueError:
+                log.append("handled")
+            else:
+                return log
+        log.append("after b")
+    log.append("after a")
+    return log
