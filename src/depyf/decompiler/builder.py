@@ -62,6 +62,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.chain_compare_jumps: Set[int] = set()
         # Copies of a finally body's closing RERAISE (3.10+): each ends its branch of that body.
         self.finally_end_copies: Set[int] = set()
+        # Copies of that re-raise that only conditional jumps reached, pointed at the last one.
+        self.merged_end_copies: Set[int] = set()
         self.read_last_return = False  # was the code's last instruction, a return, read as a statement?
         self.loaded_assertion_error = False  # did a LOAD_ASSERTION_ERROR (3.9+) run?
         self.printer = printer

@@ -1226,7 +1226,24 @@ class ControlRules:
             return self.end
         if target > i and not any(src != i for t in range(i + 1, target) for src in self.jump_sources.get(t, ())):
             return target  # unreachable code the compiler left behind
+        if target > i and self._read_until(i + 1, target):
+            return target
         raise self.fail(ins, "jump that does not belong to any construct")
+
+    def _read_until(self, k: int, target: int) -> bool:
+        """Is everything from `k` up to `target` code already read or stepped over (`skip`)?
+
+        3.11+: the normal exit of a with statement that is reached only from the handler of a
+        try in its body lies after that handler code (3.12+: after the enclosing function's
+        code); it jumps over the with's own handler, read by then, to the exit of the enclosing
+        with. Such a jump only goes on where the code after the skipped part goes on."""
+        skip = self.skip
+        while k < target:
+            nxt = skip.get(k)
+            if nxt is None or nxt <= k:
+                return False
+            k = nxt
+        return True
 
     def _same_jump(self, k: int, other: int) -> bool:
         a, b = self.instrs[k], self.instrs[other]

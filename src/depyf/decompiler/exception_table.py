@@ -1194,6 +1194,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self.jump_sources.setdefault(final_end, []).append(src)
                 del self.jump_sources[k]
                 self._mark_dead(k, k + 1)
+                self.merged_end_copies.add(k)
                 continue
             kept.append(k)
         return kept
@@ -1308,8 +1309,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         inner_exit: Optional[int] = None
         inlined: List[Tuple[int, int, int]] = []  # (exit block in the handler's copy, size, jump target)
         returns_at: Dict[int, int] = {}  # a re-raise matched with a copied return block -> that block
+        merged = self.merged_end_copies
         while p < a + length:
             if p not in flow:
+                width = self._return_width(q) if p in merged and q < size and self.jump_sources.get(q) else 0
+                if width:
+                    # 3.11: a merged copy of the closing re-raise, where the normal copy has the
+                    # return block its (unmerged) jump goes to
+                    where[p] = q
+                    q += width
                 p += 1
                 continue
             earlier = self._inlined_exit_again(p, q, where, flow, flow_b)
@@ -1381,14 +1389,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         for start, width, yt in inlined:
             if not any(where.get(k) == yt and self._same_instructions(start, k, width) for k in where):
                 return None
+        # where the normal copy goes out in place of the handler copy's re-raises
+        ways_out = {q for p, q in where.items() if instrs[p].opname == "RERAISE" and instrs[p].arg == 0} \
+            if any(a <= k < a + length for k in merged) else set()
         for xt, yt in jumps:
             while a <= xt < a + length and xt not in flow:
                 xt += 1  # (a target before the copy, e.g. a loop's head, stays where it is)
             inside_x = a <= xt < a + length
             inside_y = b <= yt < end
+            if not inside_x and inside_y and yt in ways_out:
+                continue  # (a jump to a merged copy of the closing re-raise: see above)
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
         return end - b, inner_exit
+
+    def _return_width(self, q: int) -> int:
+        """The length of the way out at `q` that a copy on a way out has where the handler's copy
+        re-raises: a jump or return (1), a constant return (2); 0 if none."""
+        instrs = self.instrs
+        if instrs[q].opname in ("RETURN_VALUE", "JUMP"):
+            return 1
+        if instrs[q].opname == "LOAD_CONST" and q + 1 < len(instrs) and instrs[q + 1].opname == "RETURN_VALUE":
+            return 2
+        return 0
 
     def _jumps_over_handlers(self, x: Instr, p: int, flow: Set[int]) -> bool:
         """Is `x`, at `p` in the finally body's handler copy, a jump forward over handler code only?
@@ -1542,6 +1565,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self._register_exit_calls(start, is_async, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
         be = self._with_const_return(be, t, after)
+        be = self._past_handler_way_on(start, be, t)
         self.for_targets.append(None)
         try:
             body = self.run_range(start, be, list(base) + [m.WithExit(), m.Sentinel("for-target")])
@@ -1574,6 +1598,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
             cont = min(over.target, self.end)
         return max(cont, i + 1)
+
+    def _past_handler_way_on(self, start: int, be: int, t: int) -> int:
+        """`with a: (try: ... except E: ... else: return x); more`: only the handler of the try
+        goes on to `more`, which the with still protects; the normal flow never reaches it, so it
+        lies past the body read from the normal flow (3.11+: after the handler code). The body
+        ends after it (read as the code after the with, it ran after `__exit__`, or was lost)."""
+        instrs = self.instrs
+        st = self._xt_state
+        end = be
+        handler_code = self.handler_only_code()
+        for k in range(start, t):
+            ins = instrs[k]
+            y = ins.target
+            if ins.opname != "JUMP" or y is None or not be <= y < t or k not in handler_code \
+                    or t not in self._chain(k):
+                continue
+            region = st.region_at[y]
+            if region is None or region.handler != t or y in st.kinds:
+                continue
+            inside = [q for q in self._reach(y) if q < t and t in self._chain(q)]
+            if inside:
+                end = max(end, max(inside) + 1)
+        return end if end <= self.end else be
 
     def _with_handler_exit(self, t: int, warm: Set[int]) -> Optional[int]:
         """Where a with handler that suppressed the exception continues (the statement after)."""
@@ -1729,13 +1776,13 @@ def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
             # (and on outwards: an earlier such if has this one in its else part, an elif chain)
             s.orelse = stmts[k + 1:]
             del stmts[k + 1:]
-    # The blocks that end the last statement end the function too.
+    # The blocks that end the last statement end the function too. (Not a with body: its way
+    # out runs the `__exit__` call first, which the compiler never copies into a branch; a
+    # `return` there was written.)
     last = stmts[end - 1] if 0 < end <= len(stmts) else None
     if isinstance(last, n.If):
         fold_falling_tail_into_else(last.body)
         fold_falling_tail_into_else(last.orelse)
-    elif isinstance(last, n.With):
-        fold_falling_tail_into_else(last.body)
     elif isinstance(last, n.Try) and not last.finalbody:
         fold_falling_tail_into_else(last.orelse if last.orelse else last.body)
         for handler in last.handlers:

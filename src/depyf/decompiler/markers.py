@@ -209,8 +209,7 @@ def fold_end_copies(stmts: List[n.Stmt]) -> List[n.Stmt]:
     for k, stmt in enumerate(stmts):
         if isinstance(stmt, EndOfFinallyCopy) and k == len(stmts) - 1:
             break
-        if isinstance(stmt, n.If) and not stmt.orelse and stmt.body \
-                and isinstance(stmt.body[-1], EndOfFinallyCopy):
+        if isinstance(stmt, n.If) and not stmt.orelse and _ends_at_copy(stmt.body):
             rest = fold_end_copies(stmts[k + 1:])
             body = fold_end_copies(stmt.body)
             tail = len(rest)
@@ -233,6 +232,20 @@ def fold_end_copies(stmts: List[n.Stmt]) -> List[n.Stmt]:
             return out
         out.append(stmt)
     return out
+
+
+def _ends_at_copy(stmts: List[n.Stmt]) -> bool:
+    """Does every way through `stmts` end at a copy of the closing re-raise?
+
+    Also `if c: (if m: A <end>)`: the copy after A shows that the inner if is the last statement
+    of its finally body path; the inner test jumps straight to the body's end (3.11+), which the
+    if read as falling out of its branch."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, EndOfFinallyCopy):
+        return True
+    return isinstance(last, n.If) and _ends_at_copy(last.body) and (not last.orelse or _ends_at_copy(last.orelse))
 
 
 def has_end_copies(stmts: List[n.Stmt]) -> bool:

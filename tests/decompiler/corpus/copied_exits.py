@@ -599,3 +599,38 @@ def for_else_raises_break_copies_return(name, limit):
     else:
         raise ValueError("name is too long")
     return prefix, name
+# `return` at the end of an if body inside a with statement that ends the function: the with's
+# `__exit__` call comes before it, and the compiler never copies that into a branch, so it is a
+# written `return`, not the copied implicit one (read as such, the rest became an else part).
+
+def _return_in_with_if(log, flag):
+    with _Ctx(log):
+        if flag:
+            log.append("flag")
+            return
+        log.append("rest")
+
+
+@cases((True,), (False,))
+def return_in_with_if(flag):
+    log = []
+    _return_in_with_if(log, flag)
+    return log
+
+
+def _return_in_with_nested_if(log, a, b):
+    with _Ctx(log):
+        if a:
+            if b:
+                log.append("ab")
+                return
+            log.append("a")
+        else:
+            log.append("not a")
+
+
+@cases((True, True), (True, False), (False, True))
+def return_in_with_nested_if(a, b):
+    log = []
+    _return_in_with_nested_if(log, a, b)
+    return log

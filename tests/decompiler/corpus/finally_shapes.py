@@ -359,3 +359,69 @@ def return_through_finally_ending_in_if(flag, fail):
         return _return_through_finally_ending_in_if(t, flag, fail)
     except ValueError:
         return ("caught", t.y)
+
+
+# A finally body ending in `if a: (if b: X) elif c: Y`: 3.11+ give the inner test's jump to the
+# end its own copy of the closing re-raise; 3.11 merges it with the last one, past the elif, and
+# the normal copy keeps a return block there (3.11 inline, 3.12+ at the end).
+
+def _finally_nested_if_elif(log, fail, a, b):
+    try:
+        if fail:
+            raise ValueError
+        log.append("body")
+    finally:
+        if a:
+            if b:
+                log.append("ab")
+        elif b:
+            log.append("b")
+
+
+@cases(*[(fail, a, b) for fail in (False, True) for a in (False, True) for b in (False, True)])
+def finally_nested_if_elif(fail, a, b):
+    log = []
+    try:
+        _finally_nested_if_elif(log, fail, a, b)
+    except ValueError:
+        log.append("caught")
+    return log
+
+
+@cases(*[(fail, a, b) for fail in (False, True) for a in (False, True) for b in (False, True)])
+def finally_nested_if_else_nested_if(fail, a, b):
+    log = []
+    try:
+        try:
+            if fail:
+                raise ValueError
+        finally:
+            log.append("first")
+            if a:
+                if b:
+                    log.append("ab")
+            else:
+                if b:
+                    log.append("b")
+    except ValueError:
+        log.append("caught")
+    return log
+
+
+@cases(*[(fail, a, b) for fail in (False, True) for a in (False, True) for b in (False, True)])
+def finally_nested_ifs_then_return(fail, a, b):
+    log = []
+    try:
+        try:
+            if fail:
+                raise ValueError
+        finally:
+            if a:
+                if b:
+                    log.append("ab")
+            elif b:
+                log.append("b")
+        log.append("after")
+        return log
+    except ValueError:
+        return log + ["caught"]

@@ -446,3 +446,72 @@ async def async_for_else_break_copies_return(n):
     else:
         out.append("else")
     return out
+
+
+# Nested with statements whose body is a try that returns from its else part: the inner with's
+# normal exit is reached only from the handler, so 3.11+ lays it after the handler code (3.12+:
+# after the function's code), and it jumps over the inner with's handler to the outer one's exit.
+
+@cases((None,), ("value",), ("key",), ("skip",))
+def nested_with_try_else_return(fail):
+    log = []
+    if fail != "skip":
+        with Tracker(log, "a"):
+            with Tracker(log, "b") as name:
+                try:
+                    _check(fail)
+                except ValueError:
+                    log.append("handled")
+                else:
+                    return name, log
+    return None, log
+
+
+@cases((None,), ("value",), ("key",), ("skip",))
+def three_withs_try_else_return(fail):
+    log = []
+    if fail != "skip":
+        with Tracker(log, "a"):
+            with Tracker(log, "b"):
+                with Tracker(log, "c") as name:
+                    try:
+                        _check(fail)
+                    except ValueError:
+                        log.append(name)
+                    else:
+                        return log
+    return log
+
+
+# A with body that goes on after a try whose else part returns: only the handler reaches the
+# rest of the body, which 3.11+ lay after the handler code (it was read after the with, or lost).
+
+@cases((None,), ("value",), ("key",))
+def with_try_else_return_then_more(fail):
+    log = []
+    with Tracker(log, "a"):
+        try:
+            _check(fail)
+        except ValueError:
+            log.append("handled")
+        else:
+            return log
+        log.append("rest of the body")
+    log.append("after")
+    return log
+
+
+@cases((None,), ("value",), ("key",))
+def nested_with_try_else_return_then_more(fail):
+    log = []
+    with Tracker(log, "a", swallow=True):
+        with Tracker(log, "b"):
+            try:
+                _check(fail)
+            except ValueError:
+                log.append("handled")
+            else:
+                return log
+        log.append("after b")
+    log.append("after a")
+    return log
