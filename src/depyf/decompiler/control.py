@@ -1587,6 +1587,12 @@ class ControlRules:
                 # (the first copy found inside a later statement: the break's block was a return)
                 inside = self._inside_later_block(info.exit, c) or self._jumps_beyond(info.exit, c, info.outer_end)
                 return None if inside else c
+        c = info.outer_end
+        if info.exit < c <= len(self.instrs) - length and self._same_code((start, end), (c, c + length)) \
+                and self.instrs[c - 1].opname not in ENDS_FLOW and not self._jumps_beyond(info.exit, c - 1, c):
+            # The loop ends an enclosing block (an if body, a try's else part) whose code after it
+            # falls into the code after that block: the break's copy is of that code.
+            return c
         return None
 
     def _jumps_beyond(self, start: int, c: int, end: int) -> bool:

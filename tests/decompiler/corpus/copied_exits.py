@@ -552,3 +552,32 @@ def for_else_in_loop_break_copies_return(items, rounds):
             return None
         return r
     return 0
+
+
+@cases(("x", ["a", "b.c"]), ("", ["a.b"]), ("x", ["a"]), ("x", []))
+def for_else_in_if_break_copies_code_after_if(name, aliases):
+    # The loop ends an if body: its `break` copies the code after the if (3.10+), which the
+    # else part falls into.
+    if name:
+        for name in aliases:
+            if "." in name:
+                break
+        else:
+            name = name + "!"
+    return name
+
+
+@cases(("a", ["x", "y.z"]), (None, ["a"]), ("b", []))
+def for_else_in_try_else_break_copies_return(name, aliases):
+    # socket.getfqdn: the same in a try's else part.
+    try:
+        hostname = name.upper()
+    except AttributeError:
+        pass
+    else:
+        for name in aliases:
+            if "." in name:
+                break
+        else:
+            name = hostname
+    return name
