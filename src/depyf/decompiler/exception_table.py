@@ -1046,6 +1046,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         for x in (loop.exit, loop.break_target, loop.handler_break):
             if x is not None and x != k and x + end - k <= len(self.instrs) and self._same_code((k, end), (x, x + end - k)):
                 return end
+        if loop.break_target is None and loop.handler_break is None \
+                and (loop.exit >= len(self.instrs) or loop.exit in self.handler_only_code()):
+            # Nothing follows the loop but handler code: the code after it exists only as the
+            # copies its breaks ran (`while True:` left only by breaks that copied a return).
+            return end
         return None
 
     def _note_unprotected_breaks(self, s: int, be: int, t: int) -> None:
