@@ -847,6 +847,9 @@ class ControlRules:
         merged = self._value_before_copied_exit(cond, fall, false_target)
         if merged is not None:
             return merged
+        merged = self._constant_arms_before_copied_exit(cond, fall, false_target)
+        if merged is not None:
+            return merged
         body = self.run_range(fall, false_target, list(self.stack))
         if false_target < end and self._ends_in_outer_way_out(body, false_target):
             # The body's last statement left the enclosing try through its copied way out
@@ -1067,6 +1070,30 @@ class ControlRules:
             return None
         self.stack.append(n.IfExp(cond, a, b))
         return other + 1 - length
+
+    def _constant_arms_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
+        """`a if cond else b` as a statement, both arms constants, before a small block that ends
+        the function: 3.10+ copy that block into the first arm in place of its jump, each arm
+        drops its constant (3.12+ drop the first arm's load and POP_TOP together, the constant is
+        lost), so the branches read `[a; POP_TOP;] <tail>` and `b; POP_TOP; <tail>`. No written
+        statement drops a constant: `b` is an arm. Emits the statement; continues at the tail."""
+        instrs = self.instrs
+        if not self.version.copies_exit_blocks or len(self.stack) != self.base_depth \
+                or false_target + 2 >= self.end or instrs[false_target].opname != "LOAD_CONST" \
+                or instrs[false_target + 1].opname != "POP_TOP" or self.jump_sources.get(false_target + 1):
+            return None
+        first: n.Expr = n.Const(None)
+        start = fall
+        if instrs[fall].opname == "LOAD_CONST" and instrs[fall + 1].opname == "POP_TOP":
+            first, start = n.Const(instrs[fall].argval), fall + 2
+        length = false_target - start
+        tail = false_target + 2
+        if length < 1 or instrs[false_target - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS") \
+                or tail + length > self.end or not self._same_code((start, false_target), (tail, tail + length)) \
+                or any(instrs[k].is_jump for k in range(start, false_target)):
+            return None
+        self.emit(n.ExprStmt(n.IfExp(cond, first, n.Const(instrs[false_target].argval))))
+        return tail
 
     def _else_before_dead_jump(self, false_target: int) -> bool:
         """3.8/3.9: an if whose body returns, then code that returns up to the end of the range,
