@@ -301,6 +301,6 @@ def if_in_raise_assertion_error(h, k):
 def conditional_constant_statement_before_copied_return(v, w):
     # The statement's arms only drop constants; the return after it is copied into the first
     # arm (3.10+), whose constant 3.12+ drop altogether.
-    w.append(v)
+    w = w + [v]
     0 if v else None
-    return len(w) + v
+    return w
