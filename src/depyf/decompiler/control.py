@@ -248,6 +248,7 @@ class ControlRules:
         self.loop_extra_headers = extra_headers
         self.active_loops: Set[int] = set()
         self.chain_copies: List[Tuple[int, int]] = []  # (copy, original) exits of the chain being built
+        self.copied_fall_outs: Set[int] = set()  # exception_table: handler exits that are copies of the way out
 
     def _handler_overrun(self, h: int, j: int) -> Optional[int]:
         """Where the loop [h, j] really ends when its last jump back `j` is an except clause's
@@ -857,7 +858,7 @@ class ControlRules:
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return end
-        if self._else_before_dead_jump(false_target):
+        if self._else_before_dead_jump(false_target) or self._body_ends_in_copied_fall_out(fall, false_target, end):
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return end
@@ -1094,6 +1095,15 @@ class ControlRules:
             return None
         self.emit(n.ExprStmt(n.IfExp(cond, first, n.Const(instrs[false_target].argval))))
         return tail
+
+    def _body_ends_in_copied_fall_out(self, fall: int, false_target: int, end: int) -> bool:
+        """Does the if body [fall, false_target) end a handler body with a copy of the try's way
+        out (3.12+ copy it onto each branch)? Then the body does not go on at the false target,
+        the rest of the range is the if's else part."""
+        if not self.copied_fall_outs or false_target >= end \
+                or self.instrs[false_target - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return False
+        return any(k in self.copied_fall_outs and self.skip.get(k, k) >= end for k in range(fall, false_target))
 
     def _else_before_dead_jump(self, false_target: int) -> bool:
         """3.8/3.9: an if whose body returns, then code that returns up to the end of the range,

@@ -881,7 +881,26 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     break
                 if x is not None and x <= self.end:  # beyond, the copy is not where the try ends
                     found.append((start, x))
+                    found.extend((k, x) for k in self._earlier_exit_copies(hs, flow, start, last))
                     break
+        return found
+
+    def _earlier_exit_copies(self, hs: int, flow: List[int], start: int, last: int) -> List[int]:
+        """Where other branches of a handler body leave it the way its last exit does: the same
+        unwinding, then the same copy [start, last] of the small block the try goes on to (3.12+
+        copy it onto each branch of an if/else that ends the handler body)."""
+        instrs = self.instrs
+        length = last + 1 - start
+        found = []
+        for end in flow:
+            k = end + 1 - length
+            if end == last or instrs[end].opname != instrs[last].opname or k <= hs \
+                    or not self._same_code((k, end + 1), (start, last + 1)) \
+                    or any(self.jump_sources.get(q) for q in range(k, end + 1)):
+                continue
+            before = self._before_unwinding(k, hs)
+            if before is not None and not (before > hs and instrs[before - 1].opname == "SWAP"):
+                found.append(k)
         return found
 
     def _note_handler_breaks(self, hs: int, be: int, warm: Set[int], flow: List[int]) -> None:
@@ -979,6 +998,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         ins = self.instrs[j]
         if ins.opname == "JUMP":
             ins.target = ins.argval = he
+        else:
+            self.copied_fall_outs.add(j)  # (a copy of the way out: `control` reads an else part after it)
         self.skip[j] = he
 
     def _skip_name_cleanups(self, hs: int, he: int, name: str) -> None:

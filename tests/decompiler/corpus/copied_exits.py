@@ -581,3 +581,19 @@ def for_else_in_try_else_break_copies_return(name, aliases):
         else:
             name = hostname
     return name
+
+
+@cases((1, {}), (2, {}), (3, {}), (3, {3: "x"}))
+def clause_if_elif_else_copies_way_out(key, table):
+    # 3.12+: each branch of the clause's if/elif/else ends in the unwinding and a copy of the
+    # return after the try; only the last is the clause's end.
+    try:
+        v = table[key]
+    except KeyError:
+        if key == 1:
+            v = "one"
+        elif key == 2:
+            v = "two"
+        else:
+            v = "many"
+    return v
