@@ -501,7 +501,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if self.version.handler_code_at_end and x in self.handler_only_code():
                     loop.handler_break = x  # (read after the loop)
                 x = None  # the jump past the loop is a `break`, not the end of the try
-                if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end:
+                # (a jump there from the else part makes that jump the body of an if: `if c: break`)
+                if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end \
+                        and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
         else_start = else_from
