@@ -797,6 +797,7 @@ class ControlRules:
         last_at = self.last_normal_index(i, false_target)  # exception_table: skip inline handler code
         last = self.instrs[last_at] if last_at > i else None
         else_end: Optional[int] = None
+        continue_ends_body = False
         if last is not None and last.opname == "JUMP" and last.target > false_target \
                 and not (loop is not None and last.target == loop.break_target):
             else_end = min(last.target, end)
@@ -807,7 +808,8 @@ class ControlRules:
                 and not (loop.is_while and self.version.while_back_jump_has_line):
             # (the rest of the loop body is an else part only if nothing else in the body goes there:
             # a `continue` ending an inner if sends that if's false branch to it too)
-            else_end = end
+            else_end = self._join_after_else(fall, false_target - 1, false_target, end)
+            continue_ends_body = else_end != end  # (read as part of the body: an inner if's continue)
         elif last is not None and last.opname == "JUMP" and last.target == false_target and last_at == false_target - 1:
             # 3.8/3.9 keep the jump over an empty `else: pass` (later versions drop it).
             body = self.run_range(fall, false_target - 1, list(self.stack))
@@ -826,7 +828,7 @@ class ControlRules:
             if value_if is not None:
                 self.stack.append(value_if)
                 return else_end
-            body = self.run_range(fall, false_target - 1, list(self.stack))
+            body = self.run_range(fall, false_target if continue_ends_body else false_target - 1, list(self.stack))
             if loop is not None and else_end == end and self.version.threads_jumps_once and body \
                     and isinstance(body[-1], n.If) \
                     and not body[-1].orelse and self.instrs[false_target - 1].target in loop.continue_targets \
@@ -841,7 +843,8 @@ class ControlRules:
                 # only when the body's last statement was compound: `if b: return x else: ...`.
                 fold_tail_into_else(body)
             orelse = self.run_range(false_target, else_end, list(self.stack))
-            if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end:
+            if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end \
+                    and not continue_ends_body:
                 body.append(n.Continue())
             self.emit(n.If(cond, body, orelse))
             return else_end
@@ -864,6 +867,15 @@ class ControlRules:
             return end
         self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _join_after_else(self, start: int, stop: int, else_start: int, end: int) -> int:
+        """Where an else part [else_start, ...) that runs on up to `end` really ends: at the
+        first place in it that the if body [start, stop) jumps to. An if body that ends in a
+        `continue` (`if a: if not b: continue` then `else: ...`) has no jump over the else part,
+        but its inner test's other way goes to the code after the if statement."""
+        targets = [ins.target for ins in self.instrs[start:stop]
+                   if ins.target is not None and else_start < ins.target < end]
+        return min(targets) if targets else end
 
     def _jumps_stay_in_loop_body(self, start: int, end: int, loop: LoopInfo) -> bool:
         """Does every jump in [start, end) land in [start, end] or go to the loop's head or exit?"""
