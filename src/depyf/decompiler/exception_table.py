@@ -514,6 +514,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and instrs[else_end - 1].target == x:
             else_end -= 1
         self._note_unprotected_breaks(s, be, t)
+        if x is not None and falls_out and self.version.handler_code_at_end:
+            self._note_unprotected_way_outs(s, be, t, x)
         breaks: Set[int] = set()
         for hs, he, j, target in exits:
             if target == _BREAK:
@@ -1075,6 +1077,28 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # copies its breaks ran (`while True:` left only by breaks that copied a return).
             return end
         return None
+
+    def _note_unprotected_way_outs(self, s: int, be: int, t: int, x: int) -> None:
+        """Inside a try body, an unprotected copy of the code the try goes on to (`x`, a small
+        block that returns) is the body's way out (3.12+ copy it onto each branch of an if that
+        ends the body; a `return` would compute its value under the try's protection): the
+        branch falls out of the try there."""
+        instrs = self.instrs
+        length = 0
+        while x + length < len(instrs) and length < 8 and instrs[x + length].opname not in ENDS_FLOW \
+                and not instrs[x + length].is_jump:
+            length += 1
+        if x + length >= len(instrs) or instrs[x + length].opname != "RETURN_VALUE":
+            return
+        length += 1
+        for k in range(s + 1, be - length + 1):
+            if t not in self._chain(k) and t in self._chain(k - 1) and k != x \
+                    and self._same_code((k, k + length), (x, x + length)) \
+                    and not any(self.jump_sources.get(q) for q in range(k + 1, k + length)) \
+                    and not any(s <= h <= k <= j for h, j in self.loop_end.items()):
+                # (inside a loop in the body, such a copy is a `break`'s: `_note_unprotected_breaks`)
+                self.copied_fall_outs.add(k)
+                self.skip[k] = be
 
     def _note_unprotected_breaks(self, s: int, be: int, t: int) -> None:
         """Inside a try body, a copy of a loop's exit block outside the try's protected range is

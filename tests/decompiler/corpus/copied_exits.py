@@ -597,3 +597,18 @@ def clause_if_elif_else_copies_way_out(key, table):
         else:
             v = "many"
     return v
+
+
+@cases(("abc",), (None,), (3,))
+def if_else_in_try_body_copies_return(value):
+    # zipfile.is_zipfile: the try body's if/else; 3.12+ copy the return after the try onto the
+    # if branch, outside the try's protection (a `return` there would be protected).
+    result = False
+    try:
+        if hasattr(value, "upper"):
+            result = value.upper()
+        else:
+            result = len(value)
+    except TypeError:
+        pass
+    return result
