@@ -248,6 +248,7 @@ class ControlRules:
         self.loop_extra_headers = extra_headers
         self.active_loops: Set[int] = set()
         self.chain_copies: List[Tuple[int, int]] = []  # (copy, original) exits of the chain being built
+        self.copied_fall_outs: Set[int] = set()  # exception_table: handler exits that are copies of the way out
 
     def _handler_overrun(self, h: int, j: int) -> Optional[int]:
         """Where the loop [h, j] really ends when its last jump back `j` is an except clause's
@@ -819,6 +820,7 @@ class ControlRules:
         last_at = self.last_normal_index(i, false_target)  # exception_table: skip inline handler code
         last = self.instrs[last_at] if last_at > i else None
         else_end: Optional[int] = None
+        continue_ends_body = False
         if last is not None and last.opname == "JUMP" and last.target > false_target \
                 and not (loop is not None and last.target == loop.break_target):
             else_end = min(last.target, end)
@@ -826,12 +828,11 @@ class ControlRules:
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
                 and last.index > fall and all(src < fall for src in self.jump_sources.get(false_target, ())) \
                 and not self._explicit_continue(last, end) \
-                and not (loop.is_while and self.version.while_back_jump_has_line) \
-                and self._threaded_else_end(fall, false_target, end, loop) in (None, end):
+                and not (loop.is_while and self.version.while_back_jump_has_line):
             # (the rest of the loop body is an else part only if nothing else in the body goes there:
-            # a `continue` ending an inner if sends that if's false branch to it too; nor where the
-            # body's inner tests jump to a place inside it, where a shorter else part ends)
-            else_end = end
+            # a `continue` ending an inner if sends that if's false branch to it too)
+            else_end = self._join_after_else(fall, false_target - 1, false_target, end)
+            continue_ends_body = else_end != end  # (read as part of the body: an inner if's continue)
         elif last is not None and last.opname == "JUMP" and last.target == false_target and last_at == false_target - 1:
             # 3.8/3.9 keep the jump over an empty `else: pass` (later versions drop it).
             body = self.run_range(fall, false_target - 1, list(self.stack))
@@ -850,7 +851,7 @@ class ControlRules:
             if value_if is not None:
                 self.stack.append(value_if)
                 return else_end
-            body = self.run_range(fall, false_target - 1, list(self.stack))
+            body = self.run_range(fall, false_target if continue_ends_body else false_target - 1, list(self.stack))
             if loop is not None and else_end == end and self.version.threads_jumps_once and body \
                     and isinstance(body[-1], n.If) \
                     and not body[-1].orelse and self.instrs[false_target - 1].target in loop.continue_targets \
@@ -865,11 +866,15 @@ class ControlRules:
                 # only when the body's last statement was compound: `if b: return x else: ...`.
                 fold_tail_into_else(body)
             orelse = self.run_range(false_target, else_end, list(self.stack))
-            if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end:
+            if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end \
+                    and not continue_ends_body:
                 body.append(n.Continue())
             self.emit(n.If(cond, body, orelse))
             return else_end
         merged = self._value_before_copied_exit(cond, fall, false_target)
+        if merged is not None:
+            return merged
+        merged = self._constant_arms_before_copied_exit(cond, fall, false_target)
         if merged is not None:
             return merged
         if loop is not None and false_target - 1 > fall and self._copied_jump_back(false_target) \
@@ -886,7 +891,7 @@ class ControlRules:
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return end
-        if self._else_before_dead_jump(false_target):
+        if self._else_before_dead_jump(false_target) or self._body_ends_in_copied_fall_out(fall, false_target, end):
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return end
@@ -902,6 +907,15 @@ class ControlRules:
         return self.version.threads_jumps_once and fall < k and self._same_jump(k, end) \
             and self.instrs[k].target == head and not self.jump_sources.get(k) \
             and self.instrs[k - 1].opname in ENDS_FLOW
+
+    def _join_after_else(self, start: int, stop: int, else_start: int, end: int) -> int:
+        """Where an else part [else_start, ...) that runs on up to `end` really ends: at the
+        first place in it that the if body [start, stop) jumps to. An if body that ends in a
+        `continue` (`if a: if not b: continue` then `else: ...`) has no jump over the else part,
+        but its inner test's other way goes to the code after the if statement."""
+        targets = [ins.target for ins in self.instrs[start:stop]
+                   if ins.target is not None and else_start < ins.target < end]
+        return min(targets) if targets else end
 
     def _jumps_stay_in_loop_body(self, start: int, end: int, loop: LoopInfo) -> bool:
         """Does every jump in [start, end) land in [start, end] or go to the loop's head or exit?"""
@@ -1123,6 +1137,39 @@ class ControlRules:
             return None
         self.stack.append(n.IfExp(cond, a, b))
         return other + 1 - length
+
+    def _constant_arms_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
+        """`a if cond else b` as a statement, both arms constants, before a small block that ends
+        the function: 3.10+ copy that block into the first arm in place of its jump, each arm
+        drops its constant (3.12+ drop the first arm's load and POP_TOP together, the constant is
+        lost), so the branches read `[a; POP_TOP;] <tail>` and `b; POP_TOP; <tail>`. No written
+        statement drops a constant: `b` is an arm. Emits the statement; continues at the tail."""
+        instrs = self.instrs
+        if not self.version.copies_exit_blocks or len(self.stack) != self.base_depth \
+                or false_target + 2 >= self.end or instrs[false_target].opname != "LOAD_CONST" \
+                or instrs[false_target + 1].opname != "POP_TOP" or self.jump_sources.get(false_target + 1):
+            return None
+        first: n.Expr = n.Const(None)
+        start = fall
+        if instrs[fall].opname == "LOAD_CONST" and instrs[fall + 1].opname == "POP_TOP":
+            first, start = n.Const(instrs[fall].argval), fall + 2
+        length = false_target - start
+        tail = false_target + 2
+        if length < 1 or instrs[false_target - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS") \
+                or tail + length > self.end or not self._same_code((start, false_target), (tail, tail + length)) \
+                or any(instrs[k].is_jump for k in range(start, false_target)):
+            return None
+        self.emit(n.ExprStmt(n.IfExp(cond, first, n.Const(instrs[false_target].argval))))
+        return tail
+
+    def _body_ends_in_copied_fall_out(self, fall: int, false_target: int, end: int) -> bool:
+        """Does the if body [fall, false_target) end a handler body with a copy of the try's way
+        out (3.12+ copy it onto each branch)? Then the body does not go on at the false target,
+        the rest of the range is the if's else part."""
+        if not self.copied_fall_outs or false_target >= end \
+                or self.instrs[false_target - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return False
+        return any(k in self.copied_fall_outs and self.skip.get(k, k) >= end for k in range(fall, false_target))
 
     def _else_before_dead_jump(self, false_target: int) -> bool:
         """3.8/3.9: an if whose body returns, then code that returns up to the end of the range,
@@ -1682,6 +1729,12 @@ class ControlRules:
                 # (the first copy found inside a later statement: the break's block was a return)
                 inside = self._inside_later_block(info.exit, c) or self._jumps_beyond(info.exit, c, info.outer_end)
                 return None if inside else c
+        c = info.outer_end
+        if info.exit < c <= len(self.instrs) - length and self._same_code((start, end), (c, c + length)) \
+                and self.instrs[c - 1].opname not in ENDS_FLOW and not self._jumps_beyond(info.exit, c - 1, c):
+            # The loop ends an enclosing block (an if body, a try's else part) whose code after it
+            # falls into the code after that block: the break's copy is of that code.
+            return c
         return None
 
     def _jumps_beyond(self, start: int, c: int, end: int) -> bool:

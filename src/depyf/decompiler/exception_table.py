@@ -513,9 +513,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if self.version.handler_code_at_end and x in self.handler_only_code():
                     loop.handler_break = x  # (read after the loop)
                 x = None  # the jump past the loop is a `break`, not the end of the try
+                # (a break that a test in the else part jumps to is that if's else branch; a jump past
+                # it from the else part makes it the body of an if: `if c: break`)
                 if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end \
-                        and not self.jump_sources.get(else_end - 1):
-                    # (a break that a test in the else part jumps to is that if's else branch)
+                        and not self.jump_sources.get(else_end - 1) \
+                        and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
         else_start = else_from
@@ -526,6 +528,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and instrs[else_end - 1].target == x:
             else_end -= 1
         self._note_unprotected_breaks(s, be, t)
+        if x is not None and falls_out and self.version.handler_code_at_end:
+            self._note_unprotected_way_outs(s, be, t, x)
         breaks: Set[int] = set()
         for hs, he, j, target in exits:
             if target == _BREAK:
@@ -915,6 +919,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     break
                 if x is not None and x <= self.end:  # beyond, the copy is not where the try ends
                     found.append((start, x))
+                    found.extend((k, x) for k in self._earlier_exit_copies(hs, flow, start, last))
                     break
         return found
 
@@ -938,6 +943,24 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and max(q for q in self._reach(clause[0]) if clause[0] <= q < clause[1]) == last:
             self.skip.setdefault(last, last + 1)
         return k, be
+
+    def _earlier_exit_copies(self, hs: int, flow: List[int], start: int, last: int) -> List[int]:
+        """Where other branches of a handler body leave it the way its last exit does: the same
+        unwinding, then the same copy [start, last] of the small block the try goes on to (3.12+
+        copy it onto each branch of an if/else that ends the handler body)."""
+        instrs = self.instrs
+        length = last + 1 - start
+        found = []
+        for end in flow:
+            k = end + 1 - length
+            if end == last or instrs[end].opname != instrs[last].opname or k <= hs \
+                    or not self._same_code((k, end + 1), (start, last + 1)) \
+                    or any(self.jump_sources.get(q) for q in range(k, end + 1)):
+                continue
+            before = self._before_unwinding(k, hs)
+            if before is not None and not (before > hs and instrs[before - 1].opname == "SWAP"):
+                found.append(k)
+        return found
 
     def _note_handler_breaks(self, hs: int, be: int, warm: Set[int], flow: List[int]) -> None:
         """A return inside a handler body (not its last exit) whose block, right after the
@@ -1034,6 +1057,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         ins = self.instrs[j]
         if ins.opname == "JUMP":
             ins.target = ins.argval = he
+        else:
+            self.copied_fall_outs.add(j)  # (a copy of the way out: `control` reads an else part after it)
         self.skip[j] = he
 
     def _skip_name_cleanups(self, hs: int, he: int, name: str) -> None:
@@ -1101,7 +1126,34 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         for x in (loop.exit, loop.break_target, loop.handler_break):
             if x is not None and x != k and x + end - k <= len(self.instrs) and self._same_code((k, end), (x, x + end - k)):
                 return end
+        if loop.break_target is None and loop.handler_break is None \
+                and (loop.exit >= len(self.instrs) or loop.exit in self.handler_only_code()):
+            # Nothing follows the loop but handler code: the code after it exists only as the
+            # copies its breaks ran (`while True:` left only by breaks that copied a return).
+            return end
         return None
+
+    def _note_unprotected_way_outs(self, s: int, be: int, t: int, x: int) -> None:
+        """Inside a try body, an unprotected copy of the code the try goes on to (`x`, a small
+        block that returns) is the body's way out (3.12+ copy it onto each branch of an if that
+        ends the body; a `return` would compute its value under the try's protection): the
+        branch falls out of the try there."""
+        instrs = self.instrs
+        length = 0
+        while x + length < len(instrs) and length < 8 and instrs[x + length].opname not in ENDS_FLOW \
+                and not instrs[x + length].is_jump:
+            length += 1
+        if x + length >= len(instrs) or instrs[x + length].opname != "RETURN_VALUE":
+            return
+        length += 1
+        for k in range(s + 1, be - length + 1):
+            if t not in self._chain(k) and t in self._chain(k - 1) and k != x \
+                    and self._same_code((k, k + length), (x, x + length)) \
+                    and not any(self.jump_sources.get(q) for q in range(k + 1, k + length)) \
+                    and not any(s <= h <= k <= j for h, j in self.loop_end.items()):
+                # (inside a loop in the body, such a copy is a `break`'s: `_note_unprotected_breaks`)
+                self.copied_fall_outs.add(k)
+                self.skip[k] = be
 
     def _note_unprotected_breaks(self, s: int, be: int, t: int) -> None:
         """Inside a try body, a copy of a loop's exit block outside the try's protected range is

@@ -738,3 +738,21 @@ def for_else_returns_break_copies_value(items):
     else:
         return []
     return [value]
+
+
+@cases((["ab", "b", "ax", "xa"], None), (["ab", "b", "ax", "xa"], 1))
+def if_branch_ends_in_continue_before_elif(names, namer):
+    # logging.handlers.TimedRotatingFileHandler.getFilesToDelete: the if body ends with an inner
+    # `if ...: continue` (3.12+: no jump over the else part), whose test otherwise jumps to the
+    # code after the whole if statement. (The rest of the loop body was read as the else part,
+    # and the inner if as `pass`: a wrong result.)
+    out = []
+    for f in names:
+        if namer is None:
+            if not f.startswith("a"):
+                continue
+        else:
+            if not f.startswith("a") and f.endswith("b"):
+                continue
+        out.append(f)
+    return out

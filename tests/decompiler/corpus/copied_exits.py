@@ -634,3 +634,63 @@ def return_in_with_nested_if(a, b):
     log = []
     _return_in_with_nested_if(log, a, b)
     return log
+
+
+@cases(("x", ["a", "b.c"]), ("", ["a.b"]), ("x", ["a"]), ("x", []))
+def for_else_in_if_break_copies_code_after_if(name, aliases):
+    # The loop ends an if body: its `break` copies the code after the if (3.10+), which the
+    # else part falls into.
+    if name:
+        for name in aliases:
+            if "." in name:
+                break
+        else:
+            name = name + "!"
+    return name
+
+
+@cases(("a", ["x", "y.z"]), (None, ["a"]), ("b", []))
+def for_else_in_try_else_break_copies_return_b(name, aliases):
+    # socket.getfqdn: the same in a try's else part.
+    try:
+        hostname = name.upper()
+    except AttributeError:
+        pass
+    else:
+        for name in aliases:
+            if "." in name:
+                break
+        else:
+            name = hostname
+    return name
+
+
+@cases((1, {}), (2, {}), (3, {}), (3, {3: "x"}))
+def clause_if_elif_else_copies_way_out(key, table):
+    # 3.12+: each branch of the clause's if/elif/else ends in the unwinding and a copy of the
+    # return after the try; only the last is the clause's end.
+    try:
+        v = table[key]
+    except KeyError:
+        if key == 1:
+            v = "one"
+        elif key == 2:
+            v = "two"
+        else:
+            v = "many"
+    return v
+
+
+@cases(("abc",), (None,), (3,))
+def if_else_in_try_body_copies_return(value):
+    # zipfile.is_zipfile: the try body's if/else; 3.12+ copy the return after the try onto the
+    # if branch, outside the try's protection (a `return` there would be protected).
+    result = False
+    try:
+        if hasattr(value, "upper"):
+            result = value.upper()
+        else:
+            result = len(value)
+    except TypeError:
+        pass
+    return result

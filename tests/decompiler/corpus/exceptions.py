@@ -567,3 +567,20 @@ def nested_try_in_handler_then_if(text, flag):
     except TypeError:
         state["type"] = True
     return state
+
+
+@cases((3,), (0,))
+def while_true_try_break_copies_return(n):
+    # The `while True:` is left only by the try body's `break`, which copies the code after the
+    # loop (3.11+: unprotected, unlike a `return` whose value the try protects); that code
+    # exists nowhere else.
+    out = []
+    while True:
+        try:
+            n -= 1
+            if n < 0:
+                break
+            out.append(10 // n)
+        except ZeroDivisionError:
+            out.append("zero")
+    return out

@@ -322,3 +322,25 @@ def for_break_in_try_inside_clause(paths, fail_first):
         else:
             return []
     return [found]
+
+
+@cases(([b"ab", b"c"], [1]), ([b"abc"], []), ([b"x", None], [2]), ([None], []))
+def while_true_ends_in_if_break_after_try(chunks, results):
+    # lzma.decompress: the loop body ends with `if not data: break` after a try whose handler
+    # breaks; 3.12+ keep that break's jump right before the loop's jump back, which the test
+    # jumps to when true. (It was read as an unconditional `break` after an empty if.)
+    out = list(results)
+    chunks = list(chunks)
+    while True:
+        try:
+            res = len(chunks[0])
+        except TypeError:
+            if out:
+                break
+            else:
+                raise
+        out.append(res)
+        chunks = chunks[1:]
+        if not chunks:
+            break
+    return out

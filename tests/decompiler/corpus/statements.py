@@ -304,3 +304,10 @@ def constant_or_call_statement(v):
     out = []
     "yes" if v else out.append(v)
     return out
+@cases((0, []), (2, [1]))
+def conditional_constant_statement_before_copied_return(v, w):
+    # The statement's arms only drop constants; the return after it is copied into the first
+    # arm (3.10+), whose constant 3.12+ drop altogether.
+    w = w + [v]
+    0 if v else None
+    return w
