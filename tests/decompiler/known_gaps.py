@@ -29,20 +29,17 @@ GAPS: List[Gap] = [
     # Measured on every interpreter with `gap_report.py --known-gaps`; one entry per failing test,
     # the reason from its failure on the newest failing version.
     Gap('golden', 'comprehensions::list_comprehensions', ALL, 'differs from golden/comprehensions.list_comprehensions.py'),
-    Gap('roundtrip', 'copied_exits::clause_if_else_then_return', ('3.12', '3.13'), 'clause_if_else_then_return: instruction #25: original POP_EXCEPT | decompiled LOAD_FAST msg (after STORE_FAST msg)'),
     Gap('roundtrip', 'copied_exits::else_part_inside_last_statement', ('3.12',), 'else_part_inside_last_statement: instruction #43: original RETURN_CONST None | decompiled LOAD_FAST kind (after RETURN_VALUE)'),
-    Gap('roundtrip', 'exceptions::break_inside_try_except', ('3.12', '3.13'), 'break_inside_try_except: exception table entry #0: original [#2 LOAD_FAST n .. #10) -> #24 PUSH_EXC_INFO, depth 0 | decompiled [#2 LOAD_FAST n .. #11)'),
     Gap('roundtrip', 'exceptions::raise_in_else', ('3.11', '3.12', '3.13'), "raise_in_else: instruction #8: original PUSH_EXC_INFO | decompiled <end> (after RETURN_CONST 'else-ok')"),
-    Gap('roundtrip', 'finally_nesting::_nested_finally_with_handler', ('3.11', '3.12', '3.13'), 'DecompilationError: unsupported instruction'),
     Gap('roundtrip', 'generics_py312::first', ('3.12', '3.13'), 'first: code object: original <code first> | decompiled <missing>'),
-    Gap('roundtrip', 'handler_shapes::clause_if_else_each_copy_the_way_out', ('3.13',), 'clause_if_else_each_copy_the_way_out: instruction #29: original POP_EXCEPT | decompiled LOAD_FAST_LOAD_FAST loc, tokens (after STORE_FAST tokens)'),
-    Gap('roundtrip', 'handler_shapes::if_try_elif_in_try_body', ('3.12', '3.13'), 'if_try_elif_in_try_body: exception table entry #2: original [#13 JUMP_FORWARD to #33 .. #24) -> #53 PUSH_EXC_INFO, depth 0 | decompiled [#13 JUMP_FORW'),
-    Gap('roundtrip', 'loop_heads::while_chained_compare_in_for', ('3.8', '3.9'), 'while_chained_compare_in_for: instruction #21: original POP_JUMP_IF_FALSE to #4 | decompiled POP_JUMP_IF_FALSE to #40 (after COMPARE_OP <=)'),
+    Gap('roundtrip', 'handler_loop_exits::for_break_in_try_inside_clause', ('3.10', '3.12', '3.13'), 'for_break_in_try_inside_clause: instruction #23: original POP_TOP | decompiled JUMP_FORWARD to #35 (after STORE_FAST found)'),
+    Gap('roundtrip', 'handler_loop_exits::for_else_continue_in_try_finally_with_handler', ('3.11',), 'for_else_continue_in_try_finally_with_handler: instruction #44: original POP_TOP | decompiled JUMP_FORWARD to #55 (after POP_TOP)'),
+    Gap('roundtrip', 'handler_loop_exits::for_handler_if_try_else', ('3.13',), 'for_handler_if_try_else: instruction #33: original POP_EXCEPT | decompiled JUMP_FORWARD to #45 (after POP_TOP)'),
+    Gap('roundtrip', 'handler_loop_exits::for_handler_try_finally_continue', ('3.13',), 'for_handler_try_finally_continue: instruction #52: original POP_EXCEPT | decompiled JUMP_FORWARD to #63 (after POP_TOP)'),
+    Gap('roundtrip', 'handler_loop_exits::while_true_try_else_if_else_break', ('3.8', '3.9'), 'while_true_try_else_if_else_break: instruction #51: original POP_JUMP_IF_FALSE to #61 | decompiled POP_JUMP_IF_TRUE to #53 (after COMPARE_OP <)'),
+    Gap('roundtrip', 'handler_shapes::if_try_return_named_reraise_then_elif', ('3.12', '3.13'), 'if_try_return_named_reraise_then_elif: instruction #27: original POP_EXCEPT | decompiled LOAD_FAST a (after RAISE_VARARGS 0)'),
+    Gap('roundtrip', 'handler_shapes::if_try_return_swallowed_then_elif', ('3.12', '3.13'), 'if_try_return_swallowed_then_elif: instruction #19: original POP_EXCEPT | decompiled LOAD_FAST a (after POP_TOP)'),
     Gap('roundtrip', 'loop_heads::while_true_first_in_while_true', ('3.8', '3.9'), 'while_true_first_in_while_true: instruction #17: original JUMP_ABSOLUTE to #19 | decompiled LOAD_FAST n (after POP_JUMP_IF_FALSE to #2)'),
-    Gap('roundtrip', 'match_py310::match_in_loop', ('3.10',), 'match_in_loop: instruction #12: original JUMP_ABSOLUTE to #4 | decompiled JUMP_FORWARD to #28 (after POP_TOP)'),
-    Gap('roundtrip', 'statements::expression_statements', ('3.10', '3.12', '3.13'), 'expression_statements: instruction #20: original LOAD_CONST None | decompiled LOAD_FAST v (after RETURN_VALUE)'),
-    Gap('roundtrip', 'threaded_jumps::while_true_ending_in_continue', ('3.8', '3.9'), 'while_true_ending_in_continue: instruction #16: original JUMP_ABSOLUTE to #2 | decompiled LOAD_CONST None (after JUMP_ABSOLUTE to #2)'),
-    Gap('roundtrip', 'with_async::async_for_loop', ('3.10',), 'async_for_loop: instruction #44: original POP_TOP | decompiled LOAD_FAST out (after POP_JUMP_IF_FALSE to #49)'),
 ]
 
 

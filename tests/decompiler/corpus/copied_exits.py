@@ -649,22 +649,6 @@ def for_else_in_if_break_copies_code_after_if(name, aliases):
     return name
 
 
-@cases(("a", ["x", "y.z"]), (None, ["a"]), ("b", []))
-def for_else_in_try_else_break_copies_return_b(name, aliases):
-    # socket.getfqdn: the same in a try's else part.
-    try:
-        hostname = name.upper()
-    except AttributeError:
-        pass
-    else:
-        for name in aliases:
-            if "." in name:
-                break
-        else:
-            name = hostname
-    return name
-
-
 @cases((1, {}), (2, {}), (3, {}), (3, {3: "x"}))
 def clause_if_elif_else_copies_way_out(key, table):
     # 3.12+: each branch of the clause's if/elif/else ends in the unwinding and a copy of the
