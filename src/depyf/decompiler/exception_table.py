@@ -1681,7 +1681,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if j is None:
             return None
         if instrs[j].opname == "JUMP":
-            return instrs[j].target
+            y = instrs[j].target
+            loop = self.loops[-1] if self.loops else None
+            if loop is not None and y < len(instrs) and instrs[y].opname == "JUMP" \
+                    and instrs[y].target in loop.continue_targets and y >= loop.body_end:
+                # (3.12+: the way back to the loop's head that only the suppressed path takes,
+                # laid with the handler code: the with ends the loop body)
+                return instrs[y].target
+            return y
         if j in warm:
             return j
         # Not reached normally: a copy of a small exit block (3.11+ copies them into the handler),
