@@ -515,3 +515,36 @@ def nested_with_try_else_return_then_more(fail):
         log.append("after b")
     log.append("after a")
     return log
+
+
+@cases(([1, 2],), ([0, 3],), ([None, 0, 5],))
+def with_in_try_returning_in_loop(values):
+    # 3.12 lays the suppressing with's way back to the loop's head with the handler code.
+    log = []
+    for v in values:
+        try:
+            with _Suppress():
+                if v == 0:
+                    raise KeyError(v)
+                return v + 1
+        except TypeError as e:
+            log.append(type(e).__name__)
+    return log
+
+
+@cases(([1, 2],), ([0, 3],), ([None, 0, 5],), ([0, 0, 0, 0, 0],))
+def with_in_try_returning_in_loop_two_clauses(values):
+    log = []
+    for attempt, v in enumerate(values):
+        try:
+            with _Suppress():
+                if v == 0:
+                    raise KeyError(v)
+                return v + 1
+        except TypeError as e:
+            log.append(type(e).__name__)
+            if attempt > 3:
+                log.append("many")
+        except ValueError:
+            raise
+    return log
