@@ -1617,7 +1617,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self._register_exit_calls(start, is_async, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
         be = self._with_const_return(be, t, after)
-        be = self._past_handler_way_on(start, be, t)
+        be = self._past_handler_way_on(start, be, t, warm)
         self.for_targets.append(None)
         try:
             body = self.run_range(start, be, list(base) + [m.WithExit(), m.Sentinel("for-target")])
@@ -1651,11 +1651,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             cont = min(over.target, self.end)
         return max(cont, i + 1)
 
-    def _past_handler_way_on(self, start: int, be: int, t: int) -> int:
+    def _past_handler_way_on(self, start: int, be: int, t: int, warm: Set[int]) -> int:
         """`with a: (try: ... except E: ... else: return x); more`: only the handler of the try
         goes on to `more`, which the with still protects; the normal flow never reaches it, so it
         lies past the body read from the normal flow (3.11+: after the handler code). The body
-        ends after it (read as the code after the with, it ran after `__exit__`, or was lost)."""
+        ends after it (read as the code after the with, it ran after `__exit__`, or was lost).
+        Not where the normal flow (`warm`) reaches the with's exit at `be`: a jump from handler
+        code into the with's span there is an enclosing clause's way out (its POP_EXCEPT)."""
+        if be in warm:
+            return be
         instrs = self.instrs
         st = self._xt_state
         end = be
@@ -1667,7 +1671,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     or t not in self._chain(k):
                 continue
             region = st.region_at[y]
-            if region is None or region.handler != t or y in st.kinds:
+            if region is None or region.handler != t or y in st.kinds or instrs[y].opname == "POP_EXCEPT":
                 continue
             inside = [q for q in self._reach(y) if q < t and t in self._chain(q)]
             if inside:

@@ -548,3 +548,41 @@ def with_in_try_returning_in_loop_two_clauses(values):
         except ValueError:
             raise
     return log
+
+
+class _Lock:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return False
+
+
+@cases(([("ok", 1)],), ([],), ([(None, 2)],))
+def unpack_after_with_holding_nested_handlers(items):
+    # multiprocessing.pool IMapIterator.next: the except clause's way out (POP_EXCEPT, then a
+    # jump back to the with's exit) lies with the handler code; the code after the with stays
+    # after it (3.12+).
+    log = []
+    items = list(items)
+    with _Lock(log):
+        try:
+            item = items.pop()
+        except IndexError:
+            if len(log) > 5:
+                raise StopIteration from None
+            log.append("wait")
+            try:
+                item = items.pop()
+            except IndexError:
+                item = ("late", 0)
+    log.append("after")
+    success, value = item
+    if success:
+        return log, value
+    return log
