@@ -877,13 +877,6 @@ class ControlRules:
         merged = self._constant_arms_before_copied_exit(cond, fall, false_target)
         if merged is not None:
             return merged
-        if loop is not None and false_target - 1 > fall and self._copied_jump_back(false_target) \
-                and all(test_start <= src < fall for src in self.jump_sources.get(false_target, ())):
-            # `if test: <body>` at the end of a loop branch (3.13): the body's last jump back is
-            # the compiler's copy of the one the test jumps to, which belongs to the enclosing block.
-            body = self.run_range(fall, false_target - 1, list(self.stack))
-            self.emit(self._if_or_assert(cond, body))
-            return false_target
         body = self.run_range(fall, false_target, list(self.stack))
         if false_target < end and self._ends_in_outer_way_out(body, false_target):
             # The body's last statement left the enclosing try through its copied way out
@@ -975,23 +968,13 @@ class ControlRules:
         """`if cond: body` with no else, or the assert statement it stands for."""
         return _as_assert(cond, body, self.version.has_load_assertion_error) or n.If(cond, body, [])
 
-    def _copied_jump_back(self, k: int) -> bool:
-        """Is the jump back at `k` preceded by the copy 3.13 gives an if body that falls into it
-        (`copies_jump_back_into_if_body`)? Then the jumps to `k` are that if's tests, not
-        `continue` statements of their own."""
-        if not self.version.copies_jump_back_into_if_body or k < 1 or k >= len(self.instrs):
-            return False
-        jump, copy = self.instrs[k], self.instrs[k - 1]
-        return jump.opname == copy.opname == "JUMP" and copy.target == jump.target < k \
-            and not self.jump_sources.get(k - 1)
-
     def _explicit_continue(self, jump: Instr, end: int) -> bool:
         """Does `jump`, back to the loop's head at the end of an if body, land somewhere other
         than the loop's own closing jump (at `end`, where the body ends)? A jump over an else
         part that ends the loop body is threaded to exactly that place; a `continue` may land on
         the `while` line's NOP. 3.12+ also keep a jump-if-false landing on the jump only when
         the jump is a statement of its own (with its own line), not the end of an if body."""
-        if self.version.conditional_jumps_forward_only and not self._copied_jump_back(jump.index) and any(
+        if self.version.conditional_jumps_forward_only and any(
                 self.instrs[k].opname in COND_JUMPS for k in self.jump_sources.get(jump.index, ())):
             return True
         return self._lands_apart(jump.index, end) or self._jump_back_not_threadable(jump, end)

@@ -200,13 +200,6 @@ class BytecodeVersion:
         return self.key >= (3, 12)
 
     @property
-    def copies_jump_back_into_if_body(self) -> bool:
-        """3.13 gives an if body that falls into a jump back (the end of a loop branch) its own
-        copy of that jump, while the test's false branch still lands on the original: `if t: A`
-        there reads `A; JUMP head` then `JUMP head`, as `if t: A; continue` then `continue` would."""
-        return self.key >= (3, 13)
-
-    @property
     def removes_dead_code_to_label_only(self) -> bool:
         """3.8/3.9's peephole pass removes the code after a return only up to the next label, so
         the end of a compound statement keeps what the compiler put after it (a POP_BLOCK, the
