@@ -1859,8 +1859,7 @@ def _is_return_none(stmt: n.Stmt) -> bool:
 
 def _is_copied_return(stmt: n.Stmt) -> bool:
     """A `return None` that only one way reaches (see `drop_copied_returns`)."""
-    return isinstance(stmt, n.Return) and not stmt.jumped_to and (
-        stmt.value is None or isinstance(stmt.value, n.Const) and stmt.value.value is None)
+    return _is_return_none(stmt) and not stmt.jumped_to
 
 
 def drop_copied_returns(stmts: List[n.Stmt]) -> None:
@@ -1874,8 +1873,7 @@ def drop_copied_returns(stmts: List[n.Stmt]) -> None:
     if not stmts:
         return
     last = stmts[-1]
-    if isinstance(last, n.Return) and (last.value is None or
-                                       (isinstance(last.value, n.Const) and last.value.value is None)):
+    if _is_return_none(last):
         if len(stmts) > 1 and _is_copied_return(last):  # (one reached by two ways was written out)
             stmts.pop()
             drop_copied_returns(stmts)
