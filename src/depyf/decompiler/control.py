@@ -1453,6 +1453,11 @@ class ControlRules:
             if cond is not None and self._threaded_through(false_target, j + 1):
                 # (the loop's exit is a jump, e.g. an enclosing loop's way back: the test goes there)
                 return self.while_loop(h, cond, j + 1, top_test=(h, fall))
+            if cond is not None and false_target < h and self.version.while_condition_duplicated \
+                    and self._bottom_test(h, fall, j) is not None:
+                # 3.10+: a while loop that ends an enclosing loop's body, whose `continue` makes its
+                # top test a loop head too: that test's exit went straight to the enclosing head.
+                return self.while_loop(h, cond, j + 1, top_test=(h, fall))
         return self.while_loop(h, None, j + 1, top_test=None)
 
     def _test_of_else_break(self, h: int, j: int, fall: int, exit: int) -> Optional[int]:

@@ -535,3 +535,38 @@ def while_and_test_then_break_in_while(n):
             seen.append(i)
             i += 1
     return seen
+
+
+@cases(([[3, 0, 2], [1]],), ([[]],), ([],))
+def while_ending_for_body_with_continue(groups):
+    # 3.10+: the `continue` makes the while loop's top test a loop head of its own; that test's
+    # way out went straight to the for loop's head.
+    out = []
+    for group in groups:
+        stack = list(group)
+        while stack:
+            item = stack.pop()
+            if not item:
+                continue
+            out.append(item)
+    return out
+
+
+@cases(([[1, 0, "x", 2]],), ([[0], []],))
+def while_ending_for_body_with_try_and_continue(groups):
+    out = []
+    for group in groups:
+        if not group:
+            continue
+        stack = [iter(group)]
+        while stack:
+            try:
+                item = next(stack[-1])
+                if not isinstance(item, int):
+                    continue
+                if item == 0:
+                    out.append("zero")
+                out.append(item)
+            except StopIteration:
+                stack.pop()
+    return out
