@@ -1486,6 +1486,10 @@ class ControlRules:
         j = self.loop_end[h]
         body_start = top_test[1] if top_test else h
         continue_targets = {h} | self.loop_extra_headers.get(h, set())
+        if top_test is None and h > 0 and self.instrs[h - 1].opname == "NOP":
+            # A kept NOP (the line of this `while True:`, an enclosing loop's head) runs straight
+            # into this loop: from inside it, a jump there is a `continue` of this loop.
+            continue_targets.add(h - 1)
         if top_test is not None:
             continue_targets.add(top_test[0])
         back = self.instrs[j]

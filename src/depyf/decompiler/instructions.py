@@ -335,22 +335,56 @@ def _special(out: List[Instr], t: _Tables, name: str, arg: int, offset: int, con
         out.append(Instr(offset, name, name, arg, arg))
 
 
-def _nested_loop_heads(decoded: List[Instr], jumps: List[Tuple[Instr, int]]) -> Set[int]:
+def _nested_loop_heads(decoded: List[Instr], jumps: List[Tuple[Instr, int]],
+                       table: List[Tuple[int, int, int, int, bool]]) -> Set[int]:
     """Offsets of NOPs kept because two loops start there: a loop whose body begins with
     `while True:` (or a try holding it, 3.11+) jumps back to the NOP of that line, the inner loop
     to the instruction after it. Dropped, both would jump back to one index, and the reader
     would see one loop."""
     if not decoded:
         return set()  # (nothing dropped: the common case before 3.11)
-    back_targets = {target for instr, target in jumps if target <= instr.offset}
+    back_sources: Dict[int, List[int]] = {}
+    for instr, target in jumps:
+        if target <= instr.offset:
+            back_sources.setdefault(target, []).append(instr.offset)
     kept: Set[int] = set()
     for k, instr in enumerate(decoded):
-        if instr.raw_opname != "NOP" or instr.offset not in back_targets:
+        if instr.raw_opname != "NOP" or instr.offset not in back_sources:
+            continue
+        # 3.12+: a loop whose except clause's `continue` goes to its `while` line's NOP and whose
+        # body's end goes to the next head (another NOP, when that is an inner loop's line).
+        head = next((x for x in decoded[k + 1:] if x.raw_opname not in _DROPPED or x.offset in back_sources), None)
+        if head is not None and head.offset in back_sources and _continues_from_own_handler(
+                decoded, table, back_sources[instr.offset], head.offset, max(back_sources[head.offset])):
             continue
         after = next((x for x in decoded[k + 1:] if x.raw_opname not in _DROPPED), None)
-        if after is not None and after.offset in back_targets:
+        if after is not None and after.offset in back_sources:
             kept.add(instr.offset)
     return kept
+
+
+def _continues_from_own_handler(decoded: List[Instr], table: List[Tuple[int, int, int, int, bool]],
+                                sources: List[int], head: int, closing: int) -> bool:
+    """Are the jumps at `sources` (to a `while` line's NOP) all an except clause's `continue`
+    whose try lies inside the loop from `head` to its closing jump at `closing`? Then the NOP
+    and `head` start one loop: 3.12+ send the clause's `continue` to the NOP and the body's end
+    to the statement after it. (An outer loop's head reached from a handler belongs to a try
+    after the inner loop.)"""
+    position = {instr.offset: k for k, instr in enumerate(decoded)}
+    for src in sources:
+        k = position.get(src)
+        if k is None:
+            return False
+        before = k - 1
+        while before >= 0 and decoded[before].raw_opname in ("LOAD_CONST", "STORE_FAST", "DELETE_FAST"):
+            before -= 1  # (a named clause's `e = None; del e`)
+        if before < 0 or decoded[before].raw_opname != "POP_EXCEPT":
+            return False
+        entry = next((x.offset for x in reversed(decoded[:before]) if x.raw_opname == "PUSH_EXC_INFO"), None)
+        starts = [start * 2 for start, _, handler, _, _ in table if handler * 2 == entry]
+        if not starts or not head <= min(starts) < closing:
+            return False
+    return True
 
 
 def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
@@ -369,7 +403,8 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
             instr.index = index
             if instr.offset not in index_at:  # (3.13's split pairs share their offset)
                 index_at[instr.offset] = index
-    kept_nops = _nested_loop_heads(to_filter, jumps)
+    table = _parse_exception_table(code.co_exceptiontable) if version.has_exception_table else []
+    kept_nops = _nested_loop_heads(to_filter, jumps, table)
     for instr in to_filter:
         drop = instr.raw_opname in _DROPPED and instr.offset not in kept_nops
         if skip_pop_after_gen and instr.opname == "POP_TOP":
@@ -415,7 +450,7 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
         raw_targets[instr.index] = target
     regions: List[ExceptionRegion] = []
     if version.has_exception_table:
-        for start, stop, handler, depth, lasti in _parse_exception_table(code.co_exceptiontable):
+        for start, stop, handler, depth, lasti in table:
             # The error names the code's last instruction, a dropped one (RESUME) if that is all.
             at = kept[-1] if kept else (decoded[-1] if decoded else None)
             region = ExceptionRegion(to_index(start * 2, at), to_index(stop * 2, at), to_index(handler * 2, at),

@@ -344,3 +344,114 @@ def while_true_ends_in_if_break_after_try(chunks, results):
         if not chunks:
             break
     return out
+
+
+@cases(([1, "k", 0, 2, None],), ([],))
+def while_true_continue_in_clause_before_try_finally(items):
+    # 3.12+: the clause's `continue` goes to the `while` line's NOP, the body's end to the
+    # statement after it; both start the one loop.
+    items = list(items)
+    out = []
+    while True:
+        item = items.pop() if items else None
+        if item is None:
+            break
+        try:
+            value = 10 // item
+        except (ZeroDivisionError, TypeError):
+            continue
+        try:
+            out.append(value)
+        finally:
+            item = None
+    return out
+
+
+@cases((5,), (0,))
+def while_true_in_while_true_then_try_continue(n):
+    # The other layout: the clause's `continue` belongs to the outer loop, whose try comes
+    # after the inner loop.
+    out = []
+    while True:
+        while True:
+            n -= 1
+            out.append(n)
+            if n % 2 == 0:
+                break
+        try:
+            out.append(10 // n)
+        except ZeroDivisionError:
+            continue
+        if n < 0:
+            return out
+
+
+@cases((7,), (1,))
+def while_true_in_while_true_clause_continue(n):
+    # The inner loop's clause `continue` and the outer loop's end both go to the inner `while`
+    # line's NOP; the inner body's end goes past it.
+    out = []
+    while True:
+        while True:
+            n -= 1
+            try:
+                out.append(10 // n)
+            except ZeroDivisionError:
+                continue
+            if n % 3 == 0:
+                break
+        try:
+            out.append(n)
+        except ValueError:
+            continue
+        if n < -3:
+            return out
+
+
+@cases((7,), (1,))
+def while_true_try_first_in_while_true(n):
+    out = []
+    while True:
+        while True:
+            try:
+                n -= 1
+                out.append(10 // n)
+            except ZeroDivisionError:
+                continue
+            if n % 3 == 0:
+                break
+        if n < -3:
+            return out
+
+
+@cases((7,), (2,))
+def try_holding_while_true_then_clause_continue(n):
+    out = []
+    while True:
+        try:
+            while True:
+                n -= 1
+                out.append(n)
+                if n % 3 == 0:
+                    break
+        except ValueError:
+            continue
+        if n < -3:
+            return out
+
+
+@cases((7,), (1,))
+def clause_continue_named_before_try_finally(n):
+    out = []
+    while True:
+        n -= 1
+        try:
+            out.append(10 // n)
+        except ZeroDivisionError as e:
+            continue
+        try:
+            out.append(n)
+        finally:
+            out.append(0)
+        if n < -3:
+            return out
