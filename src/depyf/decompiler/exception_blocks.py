@@ -1321,11 +1321,22 @@ class BlockExceptionRules:
                 # that follows the copy (`return x` through the finally): both are that return.
                 self._mark_dead_span(ce + 1, h)
                 continuation = None
+            if ce == h and continuation is not None and continuation[1] - continuation[0] == 1 \
+                    and self._op(continuation[0]) == "RETURN_VALUE":
+                # 3.10: a lone RETURN_VALUE copied into each way out of the copy returns a value
+                # the body computed before its unwinding: the body's own `return value` (code
+                # after the statement starts from an empty stack). The body reads it there.
+                break
             if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h) \
                     or self._is_handler_return_copy(ce, h):
                 body_end, after_copy = self._before_duplicate(i + 1, pb, h), ce
             elif self._note_outer(self._outer_exit(ce, h)):
                 body_end = self._before_duplicate(i + 1, pb, h)
+            elif ce == body_end and self._op(ce) == "RETURN_VALUE":
+                # Every way out of the copy became the return that follows it (the optimiser
+                # turned each jump to the copy's end into a return), which nothing reaches any
+                # more; it is still the try body's `return value`.
+                body_end = ce + 1
             break
         block = _Block("finally-body-copy", start=h, end=fin_end)
         body = self._run_in(block, i + 1, body_end, list(outer))

@@ -425,3 +425,39 @@ def finally_nested_ifs_then_return(fail, a, b):
         return log
     except ValueError:
         return log + ["caught"]
+
+
+@cases(({"a": 1}, "a", True), ({"a": 2}, "a", False))
+def return_through_finally_ending_in_try_except(table, key, pending):
+    # 3.9: every way out of the finally body's copy became the return after it, which nothing
+    # reaches; 3.10 copies that lone RETURN_VALUE into each way out instead.
+    reloading = {key: 0} if pending else {}
+    try:
+        return table[key], len(reloading)
+    finally:
+        try:
+            del reloading[key]
+        except KeyError:
+            pass
+
+
+@cases(({"p": 1, "p.q": 2}, "p.q", True), ({"p.q": 2}, "p.q", True), ({"q": 3}, "q", False))
+def return_through_finally_after_if_try_else(modules, name, pending):
+    reloading = {name: 0} if pending else {}
+    try:
+        parent_name = name.rpartition(".")[0]
+        if parent_name:
+            try:
+                parent = modules[parent_name]
+            except KeyError:
+                return "no parent"
+            else:
+                path = parent
+        else:
+            path = None
+        return modules[name], path
+    finally:
+        try:
+            del reloading[name]
+        except KeyError:
+            pass
