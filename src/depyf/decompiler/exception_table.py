@@ -529,7 +529,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             else_end -= 1
         self._note_unprotected_breaks(s, be, t)
         if x is not None and falls_out and self.version.handler_code_at_end:
-            self._note_unprotected_way_outs(s, be, t, x)
+            # (with an else part, the body's way out runs it first: a copy of the code after the
+            # statement in the body is a `return` written there)
+            self._note_unprotected_way_outs(s, be, t, else_start if else_end > else_start else x)
         breaks: Set[int] = set()
         for hs, he, j, target in exits:
             if target == _BREAK:

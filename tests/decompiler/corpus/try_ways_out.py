@@ -166,3 +166,41 @@ def handler_break_out_of_while_true(text, pos):
     out.append(pos)
     out.append(len(out))
     return out
+
+
+@cases((True, 1), (False, 1), (False, 0))
+def return_in_try_body_with_else_part(stop, value):
+    # 3.12+: the unprotected `return None` in the body matches the code after the statement,
+    # but the body's way out runs the else part first: the return was written.
+    out = []
+    try:
+        if stop:
+            return
+        out.append(10 // value)
+    except ZeroDivisionError:
+        out.append("zero")
+    else:
+        out.append("else")
+    return out
+
+
+@cases((None, False), (2, False), (2, True), (0, False))
+def return_in_if_in_try_body_with_else_part(first, closed):
+    log = []
+    pipe = None
+    try:
+        if first is not None:
+            pipe = 10 // first
+            if closed:
+                log.append(("closed", pipe))
+                return log
+            log.append(("served", pipe))
+        pipe = len(log)
+        if pipe == 0:
+            return log
+        log.append("accept")
+    except ZeroDivisionError:
+        log.append("broken")
+    else:
+        log.append(("else", pipe))
+    return log
