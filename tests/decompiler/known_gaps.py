@@ -43,6 +43,9 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'handler_loop_exits::while_true_try_first_in_while_true', ('3.8', '3.9'), 'while_true_try_first_in_while_true: instruction #33: original JUMP_ABSOLUTE to #35 | decompiled LOAD_FAST n (after POP_JUMP_IF_FALSE to #2)'),
     Gap('roundtrip', 'handler_shapes::if_try_return_named_reraise_then_elif', ('3.12', '3.13'), 'if_try_return_named_reraise_then_elif: instruction #27: original POP_EXCEPT | decompiled LOAD_FAST a (after RAISE_VARARGS 0)'),
     Gap('roundtrip', 'handler_shapes::if_try_return_swallowed_then_elif', ('3.12', '3.13'), 'if_try_return_swallowed_then_elif: instruction #19: original POP_EXCEPT | decompiled LOAD_FAST a (after POP_TOP)'),
+    Gap('roundtrip', 'loop_heads::while_true_continue_then_raise_or_return', ('3.8', '3.9'), 'while_true_continue_then_raise_or_return: instruction #20: original LOAD_FAST item | decompiled JUMP_ABSOLUTE to #22 (after RAISE_VARARGS 1)'),
+    Gap('roundtrip', 'loop_heads::while_true_continue_then_returning_blocks', ('3.8', '3.9'), 'while_true_continue_then_returning_blocks: instruction #20: original LOAD_FAST done | decompiled JUMP_ABSOLUTE to #22 (after RETURN_VALUE)'),
+    Gap('roundtrip', 'loop_heads::while_true_two_continues_then_returning_blocks', ('3.8', '3.9'), 'while_true_two_continues_then_returning_blocks: instruction #44: original LOAD_FAST seen | decompiled JUMP_ABSOLUTE to #46 (after RETURN_VALUE)'),
     Gap('roundtrip', 'loop_heads::while_true_first_in_while_true', ('3.8', '3.9'), 'while_true_first_in_while_true: instruction #17: original JUMP_ABSOLUTE to #19 | decompiled LOAD_FAST n (after POP_JUMP_IF_FALSE to #2)'),
 ]
 

@@ -244,11 +244,43 @@ class ControlRules:
                 if x is not None:
                     merged[h] = x - 1
                     self.handler_overrun[h] = x
+        self.returning_tails: Set[int] = set()  # loops whose body ends in a returning block
+        for h, j in list(merged.items()):
+            end = self._returning_tail_end(h, j, handler_code)
+            if end != j:
+                merged[h] = end
+                self.returning_tails.add(h)
         self.loop_end = merged
         self.loop_extra_headers = extra_headers
         self.active_loops: Set[int] = set()
         self.chain_copies: List[Tuple[int, int]] = []  # (copy, original) exits of the chain being built
         self.copied_fall_outs: Set[int] = set()  # exception_table: handler exits that are copies of the way out
+
+    def _returning_tail_end(self, h: int, j: int, handler_code: Set[int]) -> int:
+        """Where the loop [h, j] really ends when its last jump back `j` is a `continue` inside
+        it and blocks of its body that end in a return (or raise) follow that jump:
+        `while True: x = get(); if x is None: if a: continue; return False` then `use(x)`. The
+        body leaves the loop [h, j] for several places; only the last one can be the loop's way
+        out (its `break`s, or the test's exit), so the blocks before it, which only the loop
+        reaches and which never fall into it, belong to the body. j when there are none."""
+        instrs = self.instrs
+        if instrs[h].opname == "FOR_ITER" or instrs[j].opname != "JUMP" or instrs[j].target > j or j in handler_code \
+                or (j > 0 and instrs[j - 1].opname == "POP_EXCEPT"):
+            return j  # (a handler's `continue`: its own rules)
+        if h > 0 and instrs[h - 1].opname in COND_JUMPS or any(src < h for src in self.jump_sources.get(h, ())):
+            return j  # (a test in front enters the loop: 3.12+ may test at the bottom by a jump over `j`)
+        exits = {ins.target for ins in instrs[h:j + 1] if ins.target is not None and ins.target > j}
+        if len(exits) < 2:
+            return j
+        last = max(exits)
+        if instrs[last - 1].opname not in TERMINAL:
+            return j
+        for k in range(j + 1, last):
+            ins = instrs[k]
+            if k in handler_code or not all(h <= src < last for src in self.jump_sources.get(k, ())) \
+                    or (ins.target is not None and not h <= ins.target < last):
+                return j
+        return last - 1
 
     def _handler_overrun(self, h: int, j: int) -> Optional[int]:
         """Where the loop [h, j] really ends when its last jump back `j` is an except clause's
@@ -1523,6 +1555,10 @@ class ControlRules:
         elif back.opname in COND_JUMPS:
             # A conditional jump back with no test at the top to match: the body reads it as
             # `if test: continue`, and then the loop is left.
+            body_end = j + 1
+            explicit_continue = True
+        elif h in self.returning_tails:
+            # The body ends in a block that returns (`_returning_tail_end`): no jump closes it.
             body_end = j + 1
             explicit_continue = True
         if h != body_start:

@@ -570,3 +570,51 @@ def while_ending_for_body_with_try_and_continue(groups):
             except StopIteration:
                 stack.pop()
     return out
+
+
+@cases(([None, 3], True), ([None, 3], False), ([5], False))
+def while_true_continue_then_returning_blocks(events, block):
+    # _pyrepl Reader.handle1: the loop's last jump back is the `continue`; the blocks after it
+    # both return, so the test's two ways out are the body's, not a `break` to one place.
+    events = list(events)
+    done = []
+    while True:
+        event = events.pop(0)
+        if event is None:
+            if block:
+                continue
+            return False
+        done.append(event)
+        return done
+
+
+@cases(([0, None, 4], True), ([None, 2], False), ([1, 3], True))
+def while_true_two_continues_then_returning_blocks(events, block):
+    events = list(events)
+    seen = []
+    while True:
+        event = events.pop(0)
+        if not event:
+            if block:
+                continue
+            return "empty"
+        cmd = event if event % 2 == 0 else None
+        if cmd is None:
+            seen.append(event)
+            if block and events:
+                continue
+            return seen
+        seen.append(cmd * 10)
+        return seen
+
+
+@cases(([None, 7],), ([None],))
+def while_true_continue_then_raise_or_return(items):
+    items = list(items)
+    while True:
+        item = items.pop(0)
+        if item is None:
+            if items:
+                continue
+            raise LookupError("nothing")
+        return item
