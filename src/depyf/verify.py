@@ -712,6 +712,23 @@ def _default_decompile() -> Decompile:
     return depyf.decompile
 
 
+def _kept_apart(module: CodeType, canonical: CodeType, key: CodeKey) -> bool:
+    """Does the canonical compile have the same code objects as the original along ``key``?
+
+    The canonical layout can put identical definitions on one line (a dict of ``lambda x:
+    True`` entries), where they compile to equal code objects that the compiler stores once; the
+    numbering of the ones after them shifts, and no comparison could tell them apart.
+    """
+    original, layout = module, canonical
+    for name, n in key:
+        in_original = [c for c in original.co_consts if _is_code(c) and c.co_name == name]
+        in_layout = [c for c in layout.co_consts if _is_code(c) and c.co_name == name]
+        if len(in_original) != len(in_layout) or n >= len(in_original):
+            return False
+        original, layout = in_original[n], in_layout[n]
+    return True
+
+
 class SourceRoundTrip:
     """The round trip over one source file, one definition at a time.
 
@@ -724,9 +741,12 @@ class SourceRoundTrip:
         self.source = source
         self.filename = filename
         self.exception_table = exception_table
-        self.definitions: List[Definition] = definitions_in_source(source, filename)
         self.module = _compile(source, filename)
         self._canonical = canonical_compile(source, filename)
+        # Only the definitions the canonical layout keeps apart can be compared (see
+        # `_kept_apart`); the others are not checked rather than compared with a neighbour.
+        self.definitions: List[Definition] = [
+            d for d in definitions_in_source(source, filename) if _kept_apart(self.module, self._canonical, d.key)]
 
     def code(self, definition: Definition) -> CodeType:
         """The definition's code object, as compiled from the original file."""

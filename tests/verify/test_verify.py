@@ -328,3 +328,17 @@ def test_worker_survives_hangs_and_errors(tmp_path: Path) -> None:
     assert verdicts["fails"] == ("decompile_error", "ValueError: no")
     assert verdicts["fine"] == ("equal", "")
     assert events[-1] == {"event": "done", "file": str(target)}
+
+
+def test_definitions_merged_by_the_canonical_layout_are_not_compared() -> None:
+    # The canonical layout puts the dict on one line, where the two equal lambdas compile to one
+    # constant: neither can be told apart, and the third would be compared with the second.
+    source = 'd = {\n    "a": (lambda x: True),\n    "b": (lambda x: True),\n    "c": (lambda x: x),\n}\ndef f():\n    return 1\n'
+    trip = verify.SourceRoundTrip(source, "<s>")
+    names = [d.qualname for d in trip.definitions]
+    canonical = verify.canonical_compile(source, "<s>")
+    merged = sum(isinstance(c, CodeType) and c.co_name == "<lambda>" for c in canonical.co_consts) < 3
+    # (whether equal code objects on one line are stored once depends on the interpreter)
+    assert names == (["f"] if merged else ["<lambda>", "<lambda>", "<lambda>", "f"])
+    f = next(d for d in trip.definitions if d.qualname == "f")
+    assert trip.check(f, lambda code: "def f():\n    return 1").status == verify.EQUAL
