@@ -31,6 +31,8 @@ GAPS: List[Gap] = [
     Gap('golden', 'comprehensions::list_comprehensions', ALL, 'differs from golden/comprehensions.list_comprehensions.py'),
     Gap('roundtrip', 'copied_exits::else_part_inside_last_statement', ('3.12',), 'else_part_inside_last_statement: instruction #43: original RETURN_CONST None | decompiled LOAD_FAST kind (after RETURN_VALUE)'),
     Gap('roundtrip', 'exceptions::raise_in_else', ('3.11', '3.12', '3.13'), "raise_in_else: instruction #8: original PUSH_EXC_INFO | decompiled <end> (after RETURN_CONST 'else-ok')"),
+    Gap('execution', 'finally_shapes::return_in_for_through_handler_and_finally_ending_in_if', ('3.12',), 'the code after the loop is read into the loop body: the except clause goes on through a copy of the finally body after the loop'),
+    Gap('roundtrip', 'finally_shapes::return_in_for_through_handler_and_finally_ending_in_if', ('3.12', '3.13'), 'return_in_for_through_handler_and_finally_ending_in_if: instruction #44: original POP_JUMP_IF_FALSE to #51 | decompiled POP_JUMP_IF_TRUE to #46 (after TO_BOOL)'),
     Gap('roundtrip', 'generics_py312::first', ('3.12', '3.13'), 'first: code object: original <code first> | decompiled <missing>'),
     Gap('roundtrip', 'handler_loop_exits::for_break_in_try_inside_clause', ('3.10', '3.12', '3.13'), 'for_break_in_try_inside_clause: instruction #23: original POP_TOP | decompiled JUMP_FORWARD to #35 (after STORE_FAST found)'),
     Gap('roundtrip', 'handler_loop_exits::for_else_continue_in_try_finally_with_handler', ('3.11',), 'for_else_continue_in_try_finally_with_handler: instruction #44: original POP_TOP | decompiled JUMP_FORWARD to #55 (after POP_TOP)'),

@@ -216,10 +216,14 @@ class DefinitionRules:
                 body = node.body
             else:
                 break
-            # `if not c: continue` followed by the rest is a filter too.
-            while len(body) >= 2 and isinstance(body[0], n.If) and body[0].body and \
-                    isinstance(body[0].body[0], n.Continue) and not body[0].orelse and current is not None:
-                current.ifs.append(_negate_for_filter(body[0].test))
+            # `if not c: continue` followed by the rest is a filter too; so is `if not c: pass`,
+            # the test of a filter that is always true (`if c or True`: the compiler drops the
+            # `True`, and `c` jumps to what follows either way).
+            while len(body) >= 2 and isinstance(body[0], n.If) and not body[0].orelse and current is not None \
+                    and (not body[0].body or len(body[0].body) == 1 and isinstance(body[0].body[0], (n.Continue, n.Pass))):
+                test = _negate_for_filter(body[0].test)
+                current.ifs.append(test if body[0].body and isinstance(body[0].body[0], n.Continue)
+                                   else n.BoolOp("or", [test, n.Const(True)]))
                 body = body[1:]
             if len(body) != 1:
                 return None

@@ -404,11 +404,13 @@ class BlockExceptionRules:
                 # (Where one more copy of that code ends the copy, the unwinding ends there.)
                 self._mark_dead_span(cont[1], nk)
                 nk = cont[0]
-            elif nk is not None and cont == (nk, nk + 1) and self._same_code(cont, (nk + 1, nk + 2)) \
-                    and self.jump_sources.get(nk + 1) and all(k < src < nk for src in self.jump_sources[nk + 1]):
+            elif nk is not None and self._return_tail_length(nk) \
+                    and cont == (nk, nk + self._return_tail_length(nk)) \
+                    and self._same_code(cont, (cont[1], 2 * cont[1] - nk)) and self.jump_sources.get(cont[1]) \
+                    and all(k < src < nk for src in self.jump_sources[cont[1]]):
                 # The branch of the finally body's last `if` goes on to a duplicate of the return
                 # the copy ends at: both are that return.
-                self._mark_dead_span(nk + 1, nk + 2)
+                self._mark_dead_span(cont[1], 2 * cont[1] - nk)
         elif kind == "with" and op == "POP_BLOCK":
             j = k + 1
             while self._op(j) in _ROTATIONS:
@@ -1239,17 +1241,17 @@ class BlockExceptionRules:
                 # A jump to the end of the finally body, in a copy followed by a return: the jump
                 # optimiser turned it into the return itself.
                 todo.append((a + 1, b + 1))
-            elif x.opname == "RERAISE" and y.opname == "RETURN_VALUE" \
+            elif x.opname == "RERAISE" and self._return_tail_length(a) \
                     and (not self.jump_sources.get(b) or self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")):
                 # The closing RERAISE copied into the branch of a last `if`, in a copy on the way
                 # of a `return value`: the copy ends at that return (the branch's jump goes to a
-                # duplicate of it).
-                self._copied_continuation = (a, a + 1)
+                # duplicate of it). Inside a for loop the return drops the iterator first.
+                self._copied_continuation = (a, a + self._return_tail_length(a))
                 if b + 1 == end and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT"):
                     return a
                 # ... or into the way out of a construct nested in the finally body (after its
                 # POP_BLOCK / POP_EXCEPT, or in front of its handler).
-                todo.append((a + 1, b + 1))
+                todo.append((self._copied_continuation[1], b + 1))
             elif x.opname == "RERAISE" and (self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")
                                             or not self.jump_sources.get(b)):
                 # 3.10: the closing RERAISE copied into a nested exit or into the branch of a
@@ -1273,6 +1275,14 @@ class BlockExceptionRules:
                         # (or back to the head of the loop that it ends).
                         todo.append((a + 1, b + 1))
         return None
+
+    def _return_tail_length(self, k: int) -> int:
+        """The length of the `return` of a value already computed that starts at `k`: RETURN_VALUE,
+        or `ROT_TWO; POP_TOP; RETURN_VALUE` inside a for loop (the iterator under the value is
+        dropped first); 0 if there is none."""
+        if self._op(k) == "RETURN_VALUE":
+            return 1
+        return 3 if self._ops_at(k, ("ROT_TWO", "POP_TOP", "RETURN_VALUE")) else 0
 
     def _closing_block_copy(self, b: int, closing: int) -> Optional[int]:
         """Where a copy at `b` of the small block that ends at the closing RERAISE of a finally
@@ -1315,14 +1325,15 @@ class BlockExceptionRules:
                 # 3.10: the return after the copy was copied into the branch of the finally body's
                 # last `if` too (the exceptional copy's branch falls into its closing RERAISE).
                 continuation = (ce, ce + 1)
-            if continuation == (ce, ce + 1) and self._same_code(continuation, (ce + 1, h)) \
-                    and all(pb < src < ce for src in self.jump_sources.get(ce + 1, ())):
+            tail = self._return_tail_length(ce)
+            if tail and continuation == (ce, ce + tail) and self._same_code(continuation, (ce + tail, h)) \
+                    and all(pb < src < ce for src in self.jump_sources.get(ce + tail, ())):
                 # The branch of the finally body's last `if` goes on to a duplicate of the return
                 # that follows the copy (`return x` through the finally): both are that return.
-                self._mark_dead_span(ce + 1, h)
+                self._mark_dead_span(ce + tail, h)
                 continuation = None
-            if ce == h and continuation is not None and continuation[1] - continuation[0] == 1 \
-                    and self._op(continuation[0]) == "RETURN_VALUE":
+            if ce == h and continuation is not None \
+                    and continuation[1] - continuation[0] == self._return_tail_length(continuation[0]):
                 # 3.10: a lone RETURN_VALUE copied into each way out of the copy returns a value
                 # the body computed before its unwinding: the body's own `return value` (code
                 # after the statement starts from an empty stack). The body reads it there.

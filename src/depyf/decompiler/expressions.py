@@ -396,7 +396,9 @@ class ExpressionRules:
     def op_CALL_FUNCTION(self, ins: Instr, i: int) -> None:
         args = self.popn(ins.arg)
         head = [self.pop()]
-        if self.stack and self.stack[-1] is m.NULL or (head[0] is m.NULL):
+        # (a plain CALL_FUNCTION, before 3.11, takes no NULL: one below its callable belongs to
+        # a method call around it, `obj.m(f(x))`)
+        if ins.raw_opname != "CALL_FUNCTION" and (self.stack and self.stack[-1] is m.NULL or head[0] is m.NULL):
             head.insert(0, self.pop())
         self._finish_call(head, args)
 

@@ -381,7 +381,10 @@ class Printer:
             self._else(s.orelse, depth, out)
         elif t is n.For:
             kw = "async for" if s.is_async else "for"
-            out.append(f"{pad}{kw} {self.target(s.target)} in {self._value(s.iter, yield_allowed=False)}:")
+            iterable = self._value(s.iter, yield_allowed=False)
+            if isinstance(s.iter, n.Tuple_) and any(isinstance(x, n.Starred) for x in s.iter.elts):
+                iterable = f"({iterable})"  # (3.8's grammar wants `for x in (a, *b):`; the same code)
+            out.append(f"{pad}{kw} {self.target(s.target)} in {iterable}:")
             out.extend(self.block(s.body, depth + 1))
             self._else(s.orelse, depth, out)
         elif t is n.Try:

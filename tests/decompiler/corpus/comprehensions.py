@@ -120,3 +120,18 @@ def generator_expression_consumed_later(n):
     gen = (i * n for i in range(3) if i != 1)
     n = 100  # the generator already holds the first iterable, but reads n late
     return list(gen)
+
+
+@cases(([1, 0, 3],),)
+def filter_always_true_after_call(items):
+    # `(c or True)`: the compiler drops the `True`; `c` jumps to the next test either way.
+    seen = []
+    kept = [x for x in items if (seen.append(x) or True) and x]
+    return kept, seen
+
+
+@cases(([2, 5],),)
+def generator_filter_always_true(items):
+    seen = []
+    total = sum(x for x in items if seen.append(x) or True)
+    return total, seen

@@ -756,3 +756,12 @@ def if_branch_ends_in_continue_before_elif(names, namer):
                 continue
         out.append(f)
     return out
+
+
+@cases(([1, 2],), ([],))
+def for_over_tuple_with_starred_item(rest):
+    # 3.8's grammar wants the parentheses (`for x in a, *b:` is 3.9+); the code is the same.
+    out = []
+    for item in (0, *rest):
+        out.append(item)
+    return out

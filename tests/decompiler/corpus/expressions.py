@@ -261,3 +261,9 @@ def matmul_operators(a, b):
 @cases((3,), (0,))
 def deep_parentheses_and_calls(n):
     return ((((n + 1) * 2) - 3) // 4), str(len(str(abs(-n)))), [[[n]]][0][0][0], -(-(-n))
+
+
+@cases((None, "ab"), (str.upper, "ab"))
+def method_call_with_call_in_conditional_argument(key, text):
+    # 3.8-3.10: the plain call inside takes no NULL; the one below it is the method call's.
+    return "-".join(text if key is None else key(text))

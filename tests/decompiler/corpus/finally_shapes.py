@@ -461,3 +461,31 @@ def return_through_finally_after_if_try_else(modules, name, pending):
             del reloading[name]
         except KeyError:
             pass
+
+
+@cases(([1, 2], True), ([3], False), ([], True))
+def return_in_for_through_finally_ending_in_if(keys, close):
+    # 3.10: the return's tail (drop the iterator, return) is copied into both branches of the
+    # finally body's last `if`.
+    closed = []
+    for key in keys:
+        try:
+            return key * 10, closed
+        finally:
+            if close:
+                closed.append(key)
+    return None, closed
+
+
+@cases(([1, 2], True), ([0, 3], False))
+def return_in_for_through_handler_and_finally_ending_in_if(keys, close):
+    closed = []
+    for key in keys:
+        try:
+            return 10 // key, closed
+        except ZeroDivisionError:
+            pass
+        finally:
+            if close:
+                closed.append(key)
+    return None, closed
