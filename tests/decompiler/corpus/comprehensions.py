@@ -120,3 +120,26 @@ def generator_expression_consumed_later(n):
     gen = (i * n for i in range(3) if i != 1)
     n = 100  # the generator already holds the first iterable, but reads n late
     return list(gen)
+
+
+# 3.9+ compiles a later clause `for y in [E]` (or `(E,)`) as the assignment `y = E`, with no
+# loop: the comprehension's body then holds a plain store before its filters and appends.
+
+@cases((4,), (0,))
+def comprehension_assignment_clause(n):
+    a = [y for x in range(n) for y in [x * 2]]
+    b = [z for x in range(n) for y in (x + 1,) for z in (y * 3,) if z % 2]
+    c = {y: x for x in range(n) for y in [str(x)] if x}
+    d = {w for x in range(n) for w in [x % 2]}
+    e = list(t + u for x in range(n) for t, u in [(x, -x)])
+    return a, b, c, d, e
+
+
+@cases((4, None), (3, 1))
+def comprehension_assignment_clause_in_finally(n, skip):
+    out = []
+    try:
+        out.append(n)
+    finally:
+        out.extend([y for x in range(n) for y in [x + 1] if y != skip])
+    return out
