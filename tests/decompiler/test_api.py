@@ -202,6 +202,19 @@ def test_class_with_undecompilable_method_follows_on_error() -> None:
     assert "def fine(self):" in text, text
 
 
+def test_printer_rejects_nodes_no_source_spells() -> None:
+    """A node the reader should have consumed (a comprehension's append, a stack marker) that
+    reaches the printer is a decompilation error, never a bare TypeError."""
+    from depyf.decompiler import markers, nodes
+    from depyf.decompiler.definitions import CompAppend
+    from depyf.decompiler.printer import Printer
+
+    with pytest.raises(DecompilationError, match="cannot print CompAppend"):
+        Printer().stmt(CompAppend(nodes.List_([]), nodes.Name("x")), 0, [])
+    with pytest.raises(DecompilationError, match="cannot print"):
+        Printer().expr(markers.Sentinel("anext"))
+
+
 def test_constants_without_a_literal_get_a_valid_stand_in() -> None:
     """Tool-made code loads code objects and dicts of modules as constants: no literal writes
     them, so a name says what is loaded and the text still compiles."""

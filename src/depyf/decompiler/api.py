@@ -183,7 +183,7 @@ class Decompiler:
         return stmts
 
     def _tidy_class_body(self, stmts: List[n.Stmt]) -> List[n.Stmt]:
-        _strip_returns(stmts)  # copies of the body's implicit return; `return` is invalid there
+        _strip_returns(stmts, class_body=True)  # copies of the body's implicit return; `return` is invalid there
         tidy: List[n.Stmt] = []
         for s in stmts:
             if isinstance(s, n.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], n.Name):
@@ -286,28 +286,45 @@ def _ends_in_dead_return_none(bytecode: Bytecode) -> bool:
             and not any(ins.target == load.index for ins in instrs))
 
 
-def _strip_returns(stmts: List[n.Stmt]) -> None:
-    """Remove every `return None` from module-level code, recursively.
+def _is_class_cell_return(e: Optional[n.Expr]) -> bool:
+    """The value a class body that uses `__class__` returns: `(__classcell__ := __class__)`."""
+    return isinstance(e, n.NamedExpr) and isinstance(e.target, n.Name) and e.target.id == "__classcell__"
+
+
+def _strip_returns(stmts: List[n.Stmt], class_body: bool = False, nested: bool = False) -> None:
+    """Remove every `return None` from module-level code, recursively (and from a class body,
+    the return of its class cell: 3.10+ copy that implicit return into each branch too).
 
     A branch that ended in such a return did not fall into the statements after it: those
     become its else part first.
     """
+    def implicit(s: n.Stmt) -> bool:
+        return isinstance(s, n.Return) and (_is_none(s.value) or class_body and _is_class_cell_return(s.value))
+
     for k, s in enumerate(stmts):
-        if isinstance(s, n.If) and not s.orelse and k < len(stmts) - 1 and s.body \
-                and isinstance(s.body[-1], n.Return) and _is_none(s.body[-1].value):
+        if isinstance(s, n.If) and not s.orelse and k < len(stmts) - 1 and s.body and implicit(s.body[-1]):
             s.orelse = stmts[k + 1:]
             del stmts[k + 1:]
             break
-    stmts[:] = [s for s in stmts if not (isinstance(s, n.Return) and _is_none(s.value))]
+    stmts[:] = [s for s in stmts if not implicit(s)]
+    while nested and class_body and stmts and _is_class_end_bookkeeping(stmts[-1]):
+        stmts.pop()  # (3.13: `__static_attributes__ = (...)`, copied with the return)
     for s in stmts:
         for attr in ("body", "orelse", "finalbody"):
             inner = getattr(s, attr, None)
             if isinstance(inner, list) and not isinstance(s, (n.FunctionDef, n.ClassDef)):
-                _strip_returns(inner)
+                _strip_returns(inner, class_body, True)
         for handler in getattr(s, "handlers", ()) or ():
-            _strip_returns(handler.body)
+            _strip_returns(handler.body, class_body, True)
         for case in getattr(s, "cases", ()) or ():
-            _strip_returns(case.body)
+            _strip_returns(case.body, class_body, True)
+
+
+def _is_class_end_bookkeeping(s: n.Stmt) -> bool:
+    """A store the compiler adds at the end of a class body (and copies, with the implicit
+    return, into each branch of a compound statement that ends it)."""
+    return isinstance(s, n.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], n.Name) \
+        and s.targets[0].id in ("__static_attributes__", "__classcell__")
 
 
 CO_GENERATOR = 0x20

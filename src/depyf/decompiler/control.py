@@ -27,6 +27,9 @@ _NOT_IN_ATOM = frozenset({
     "SETUP_FINALLY", "SETUP_WITH"})
 # What a walrus stores: the value is duplicated first and stays on the stack.
 _WALRUS_COPIES = frozenset({"DUP_TOP", "COPY"})
+# The longest rest of a return statement the compiler copies into a branch (its exit blocks
+# have at most four instructions).
+_MAX_VALUE_TAIL = 6
 
 
 class LoopInfo:
@@ -1116,42 +1119,66 @@ class ControlRules:
             and self.instrs[k - 1].raw_opname == "LOAD_CONST"
 
     def _value_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
-        """`return f(x, a if cond else b)` when 3.10+ copied the end of the return into both branches.
+        """`return f(x, a if cond else b)` when 3.10+ copied the end of the return into both branches
+        (3.8/3.9: `return a or (b if cond else c)`, a bare return copied in place of the jump).
 
         The branches then read `a; <tail>` and `b; <tail>`, the same tail ending the function. With
         values of the statement already on the stack (`f`, `x`), they are not an if statement
         (which would evaluate them after the test): the branches differ in one value. Pushes it
         and continues at the second copy of the tail.
         """
-        if not self.version.copies_exit_blocks:
-            return None
         instrs = self.instrs
         last = instrs[false_target - 1]
         if last.opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
-        other = next((k for k in range(false_target, self.end) if instrs[k].opname == last.opname
-                      or instrs[k].is_jump), None)
-        if other is None or instrs[other].is_jump or instrs[other].argval != last.argval:
-            return None
-        pending = any(not isinstance(v, m.MARKER_TYPES) for v in self.stack)
+        longest = false_target - fall
+        if not self.version.copies_exit_blocks:
+            if last.opname != "RETURN_VALUE":
+                return None
+            longest = 1  # (before 3.10 only a jump to a bare return becomes a copy of it)
+        # (a value being read, an operand of `and`/`or`, is never an if statement)
+        pending = self.pure_mode or any(not isinstance(v, m.MARKER_TYPES) for v in self.stack)
+        for other in range(false_target, self.end):
+            ins = instrs[other]
+            if ins.is_jump and not pending:
+                return None
+            if ins.opname != last.opname:
+                continue  # (a value's else part may be `x if d else y`, its own copies inside)
+            if ins.argval != last.argval:
+                return None
+            merged = self._value_arms(cond, fall, false_target, other, longest, pending)
+            if merged is not None or not pending:
+                return merged
+        return None
+
+    def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,
+                    pending: bool) -> Optional[int]:
+        """`_value_before_copied_exit` with the else part's copy of the tail ending at `other`."""
+        instrs = self.instrs
         needs_value = pending or self._unfused_constant_return(false_target - 1) \
             or self._unfused_constant_return(other)
-        length = 1
-        while length < min(false_target - fall, other + 1 - false_target) and \
-                not instrs[false_target - 1 - length].is_jump and \
-                self._same_test(false_target - 1 - length, other - length, 1):
-            length += 1
-        # (An expression statement `a if cond else b` drops its value first; a constant dropped
-        # as a statement of its own is no code at all, so that value is the statement's.)
-        dropped = instrs[false_target - length].opname == "POP_TOP"
-        if not needs_value and not dropped:
-            return None
-        a = self.pure_value(fall, false_target - length)
-        b = self.pure_value(false_target, other + 1 - length) if a is not None else None
-        if b is None or not needs_value and not (isinstance(a, n.Const) or isinstance(b, n.Const)):
-            return None
-        self.stack.append(n.IfExp(cond, a, b))
-        return other + 1 - length
+        common = 1
+        while common < min(longest, other + 1 - false_target) and \
+                not instrs[false_target - 1 - common].is_jump and \
+                self._same_test(false_target - 1 - common, other - common, 1):
+            common += 1
+        # The arms may end alike too (`d + 1 if e else a + 1`): the tail is the longest common
+        # end that leaves one value in each arm. Outside a value being read, only the whole
+        # common end is tried (as an if statement, each branch would return on its own).
+        for length in range(common, 0 if pending else common - 1, -1):
+            # (An expression statement `a if cond else b` drops its value first; a constant dropped
+            # as a statement of its own is no code at all, so that value is the statement's.)
+            dropped = instrs[false_target - length].opname == "POP_TOP"
+            if not needs_value and not dropped:
+                return None
+            # (an arm that is itself `x if d else y` reads its own copies of the tail in view)
+            a = self.pure_value(fall, false_target - length, view_end=false_target)
+            b = self.pure_value(false_target, other + 1 - length, view_end=self.end) if a is not None else None
+            if b is None or not needs_value and not (isinstance(a, n.Const) or isinstance(b, n.Const)):
+                continue
+            self.stack.append(n.IfExp(cond, a, b))
+            return other + 1 - length
+        return None
 
     def _constant_arms_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
         """`a if cond else b` as a statement, both arms constants, before a small block that ends
@@ -1240,11 +1267,14 @@ class ControlRules:
             return None
         return n.IfExp(cond, a, b)
 
-    def pure_value(self, start: int, end: int) -> Optional[n.Expr]:
-        """The single value [start, end) pushes without producing statements, or None."""
+    def pure_value(self, start: int, end: int, view_end: Optional[int] = None) -> Optional[n.Expr]:
+        """The single value [start, end) pushes without producing statements, or None.
+
+        `view_end` lets the constructs read inside see code up to there (a block that ends the
+        function, copied into the value's branches), though the value itself ends at `end`."""
         saved, saved_end = self.stack, self.end
         self.stack = list(saved)
-        self.end = end
+        self.end = end if view_end is None else view_end
         base = len(self.stack)
         self.pure_mode += 1
         try:
@@ -1387,7 +1417,31 @@ class ControlRules:
                 self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
                 self.skip[target] = target + (target - own)
                 return own
+        # `return a and (b if c else d)`: the compiler copies the block at the target (the rest of the
+        # return) into the first arm in place of its jump there, so the operand is that arm's
+        # copy, then the other arm falling into the target. Read with the block in view, the
+        # if is one value before the copied exit (`_value_before_copied_exit`).
+        tail = self._function_end_block(target)
+        if tail is not None:
+            right = self.pure_value(start, target, view_end=tail)
+            if right is not None:
+                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
+                return target
         raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
+
+    def _function_end_block(self, k: int) -> Optional[int]:
+        """The end of the small straight block at `k` that returns (3.10+ copy such a block into
+        each jump to it, 3.8/3.9 a bare return), or None."""
+        instrs = self.instrs
+        if not self.version.copies_exit_blocks:
+            # (before 3.10 only a jump to a bare return becomes a copy of it)
+            return k + 1 if instrs[k].opname == "RETURN_VALUE" else None
+        for e in range(k, min(k + _MAX_VALUE_TAIL, len(instrs))):
+            if instrs[e].is_jump or instrs[e].opname in TERMINAL and instrs[e].opname != "RETURN_VALUE":
+                return None
+            if instrs[e].opname == "RETURN_VALUE":
+                return e + 1
+        return None
 
     def _copied_pop_exit(self, start: int, target: int) -> Optional[int]:
         """Where the fall-through copy of `POP_TOP; <exit block>` at `target` starts, when 3.10+

@@ -216,14 +216,24 @@ class DefinitionRules:
                 body = node.body
             else:
                 break
-            # `if not c: continue` followed by the rest is a filter too; so is `if not c: pass`,
-            # the test of a filter that is always true (`if c or True`: the compiler drops the
-            # `True`, and `c` jumps to what follows either way).
-            while len(body) >= 2 and isinstance(body[0], n.If) and not body[0].orelse and current is not None \
-                    and (not body[0].body or len(body[0].body) == 1 and isinstance(body[0].body[0], (n.Continue, n.Pass))):
-                test = _negate_for_filter(body[0].test)
-                current.ifs.append(test if body[0].body and isinstance(body[0].body[0], n.Continue)
-                                   else n.BoolOp("or", [test, n.Const(True)]))
+            while len(body) >= 2 and current is not None:
+                first = body[0]
+                if isinstance(first, n.If) and first.body and isinstance(first.body[0], n.Continue) \
+                        and not first.orelse:
+                    # `if not c: continue` followed by the rest is a filter too.
+                    current.ifs.append(_negate_for_filter(first.test))
+                elif isinstance(first, n.If) and not first.orelse \
+                        and (not first.body or len(first.body) == 1 and isinstance(first.body[0], n.Pass)):
+                    # So is `if not c: pass`, the test of a filter that is always true (`if c or
+                    # True`: the compiler drops the `True`, and `c` jumps on either way).
+                    current.ifs.append(n.BoolOp("or", [_negate_for_filter(first.test), n.Const(True)]))
+                elif isinstance(first, n.Assign) and len(first.targets) == 1:
+                    # 3.9+ compiles a clause `for y in [E]` (or `(E,)`) after the first one to
+                    # a plain `y = E`, with no loop.
+                    current = n.Comprehension(first.targets[0], n.List_([first.value]), [])
+                    generators.append(current)
+                else:
+                    break
                 body = body[1:]
             if len(body) != 1:
                 return None

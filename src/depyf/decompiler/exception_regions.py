@@ -171,7 +171,21 @@ class ExceptionRegionAnalysis:
             if ins.opname == "JUMP":
                 return (ins.target,)
             return (k + 1, ins.target)
+        if ins.opname == "GET_ANEXT":
+            return (k + 1,) + self._async_for_exit(k)
         return (k + 1,)
+
+    def _async_for_exit(self, k: int) -> Tuple[int, ...]:
+        """The END_ASYNC_FOR that ends the `async for` (statement or comprehension) whose GET_ANEXT
+        is at `k`. The loop's way out is the StopAsyncIteration that GET_ANEXT's await raises, so
+        only the exception table leads there; in the source it is the loop's normal exit, and the
+        code after the loop is as much part of an enclosing try body as the loop itself."""
+        for region in self.bc.regions:
+            if region.start <= k < region.end and region.handler < len(self.instrs):
+                if self.instrs[region.handler].opname == "END_ASYNC_FOR":
+                    return (region.handler,)
+                break
+        return ()
 
     def _reach(self, start: int, stop: Optional[Set[int]] = None, floor: int = 0) -> Set[int]:
         """Instructions from `floor` on reachable from `start` without exceptions (not entering `stop`).

@@ -7,6 +7,7 @@ import math
 from typing import Any, Callable, Dict, List, Optional, Sequence, Type
 
 from depyf.decompiler import nodes as n
+from depyf.decompiler.errors import DecompilationError
 
 # Precedence ladder, loosest first.
 NAMED, TUPLE, YIELD, TEST, OR, AND, NOT, CMP, EXPR, BOR, BXOR, BAND, SHIFT, ARITH, TERM, FACTOR, \
@@ -35,6 +36,13 @@ def _escape(text: str, quote: str) -> str:
     else:
         body = body.replace("\\'", "'")
     return body.replace(quote, "\\" + quote)
+
+
+def _unprintable(node: Any) -> DecompilationError:
+    """A node the reader left in the tree that no source spells (a stack marker, a comprehension's
+    append outside its comprehension): the reading went wrong, which is a decompilation error,
+    never a bare TypeError escaping to the caller."""
+    return DecompilationError(f"cannot print {type(node).__name__}: no source construct")
 
 
 class Printer:
@@ -85,9 +93,11 @@ class Printer:
             render = _EXPR[n.Name]
         if render is None:
             if self.resolve is None:
-                raise TypeError(f"cannot print {type(e).__name__}")
+                raise _unprintable(e)
             e = self.resolve(e)
-            render = _EXPR[type(e)]
+            render = _EXPR.get(type(e))
+            if render is None:
+                raise _unprintable(e)
         text = render(self, e)
         prec = _FIXED_PRECEDENCE.get(type(e))  # (most nodes: no call to `precedence`)
         if prec is None:
@@ -427,7 +437,7 @@ class Printer:
         elif t is n.Comment:
             out.extend(pad + "# " + line if line else pad + "#" for line in s.lines)
         else:
-            raise TypeError(f"cannot print {t.__name__}")
+            raise _unprintable(s)
 
     def docstring(self, text: str, pad: str) -> List[str]:
         """A string statement (in practice a docstring) as a triple-quoted literal, when that spells

@@ -206,3 +206,31 @@ class Slotted:
 @cases(())
 def use_slotted():
     return Slotted(1, 2).total(), Slotted(5).total()
+
+
+# A class body that ends in a compound statement: 3.10+ copy the body's implicit return (with a
+# class cell, `return (__classcell__ := __class__)`; 3.13 also `__static_attributes__ = ...`
+# before it) into each branch.
+
+@cases((True,), (False,))
+def class_body_ends_in_if_with_super(flag):
+    class Local(Base):
+        if flag:
+            def describe(self):
+                return "local/" + super().describe()
+        else:
+            def describe(self):
+                self.seen = True
+                return "plain"
+    return Local(3).describe()
+
+
+@cases((True,), (False,))
+def class_body_ends_in_if_without_else(flag):
+    class Local(Base):
+        kind = "local"
+        if flag:
+            def describe(self):
+                self.extra = 1
+                return super().describe() + "!"
+    return Local(2).describe()

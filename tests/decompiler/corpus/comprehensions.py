@@ -135,3 +135,26 @@ def generator_filter_always_true(items):
     seen = []
     total = sum(x for x in items if seen.append(x) or True)
     return total, seen
+
+
+# 3.9+ compiles a later clause `for y in [E]` (or `(E,)`) as the assignment `y = E`, with no
+# loop: the comprehension's body then holds a plain store before its filters and appends.
+
+@cases((4,), (0,))
+def comprehension_assignment_clause(n):
+    a = [y for x in range(n) for y in [x * 2]]
+    b = [z for x in range(n) for y in (x + 1,) for z in (y * 3,) if z % 2]
+    c = {y: x for x in range(n) for y in [str(x)] if x}
+    d = {w for x in range(n) for w in [x % 2]}
+    e = list(t + u for x in range(n) for t, u in [(x, -x)])
+    return a, b, c, d, e
+
+
+@cases((4, None), (3, 1))
+def comprehension_assignment_clause_in_finally(n, skip):
+    out = []
+    try:
+        out.append(n)
+    finally:
+        out.extend([y for x in range(n) for y in [x + 1] if y != skip])
+    return out

@@ -678,3 +678,27 @@ def if_else_in_try_body_copies_return(value):
     except TypeError:
         pass
     return result
+
+
+# A conditional expression as the right operand of `and`/`or` in a return: the operand's first
+# arm gets its own copy of the rest of the return in place of its jump there (3.8/3.9: a bare
+# return only), the other arm falls into the block the short circuit jumps to.
+
+@cases((1, 0, True), (1, 0, False), (-1, 0, True), (1, 2, False))
+def return_and_of_conditional(r, i, positive):
+    return not i and ((r > 0) if positive else (r < 0))
+
+
+@cases((1, 0, True), (1, 0, False), (-1, 2, True), (3, 2, False))
+def return_call_of_and_of_conditional(r, i, positive):
+    return bool(not i and ((r > 0) if positive else (r < 0)))
+
+
+@cases((1, 0, True), (1, 0, False), (2, 3, True), (2, 3, False), (2, None, False))
+def return_or_of_nested_conditional(r, i, positive):
+    return i or (r if positive else (r if i is None else -r))
+
+
+@cases((1, 2, 3, 0, 5), (0, 2, 3, 4, 0), (1, 0, 0, 0, 1))
+def call_args_with_nested_conditional(a, b, c, d, e):
+    return divmod(a + 7, b if c else (d + 1 if e else a + 2))

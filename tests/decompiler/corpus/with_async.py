@@ -448,6 +448,46 @@ async def async_for_else_break_copies_return(n):
     return out
 
 
+def _tick_ok(i, fail):
+    if i == fail:
+        raise ValueError(i)
+    return True
+
+
+# An async for's way out is the StopAsyncIteration that its await raises: only the exception
+# table leads to END_ASYNC_FOR, yet the code after the loop is still part of the try body.
+
+@cases((3, None), (3, 1), (0, None))
+async def async_for_then_more_in_try(n, fail):
+    out = []
+    try:
+        async for i in AsyncRange(n):
+            _tick_ok(i, fail)
+            out.append(i)
+        out.append("after")
+    except ValueError:
+        out.append("handled")
+    return out
+
+
+@cases((3, None), (3, 1))
+async def async_comprehension_in_try(n, fail):
+    # 3.12+ inlines the comprehension: the store of its result follows END_ASYNC_FOR.
+    try:
+        got = [i async for i in AsyncRange(n) if _tick_ok(i, fail)]
+    except ValueError:
+        return "handled"
+    return got
+
+
+@cases((3, None), (3, 1))
+async def return_async_comprehension_in_try(n, fail):
+    try:
+        return tuple([i async for i in AsyncRange(n) if _tick_ok(i, fail)])
+    except ValueError:
+        return "handled"
+
+
 # Nested with statements whose body is a try that returns from its else part: the inner with's
 # normal exit is reached only from the handler, so 3.11+ lays it after the handler code (3.12+:
 # after the function's code), and it jumps over the inner with's handler to the outer one's exit.
