@@ -245,6 +245,9 @@ class ControlRules:
                     merged[h] = x - 1
                     self.handler_overrun[h] = x
         self.returning_tails: Set[int] = set()  # loops whose body ends in a returning block
+        # Ends of ranges whose last statement, a loop, breaks to the enclosing loop's next
+        # iteration (`_else_end_before_enclosing_continue`).
+        self.breaks_to_next_iteration: Set[int] = set()
         for h, j in list(merged.items()):
             end = self._returning_tail_end(h, j, handler_code)
             if end != j:
@@ -910,6 +913,15 @@ class ControlRules:
         if merged is not None:
             return merged
         body = self.run_range(fall, false_target, list(self.stack))
+        if false_target in self.breaks_to_next_iteration and loop is not None and false_target < end:
+            # The body's last statement is a loop whose `break` goes on to the enclosing loop's
+            # next iteration, not to the false target: the rest up to there is the else part.
+            else_end = self._end_before_next_iteration()
+            if else_end is None:
+                raise self.fail(ins, "if body breaks to the next iteration of an enclosing loop")
+            orelse = self.run_range(false_target, else_end, list(self.stack))
+            self.emit(n.If(cond, body, orelse))
+            return else_end
         if false_target < end and self._ends_in_outer_way_out(body, false_target):
             # The body's last statement left the enclosing try through its copied way out
             # (3.10): it does not go on at the false target, which is the else part.
@@ -1319,18 +1331,55 @@ class ControlRules:
         """
         return target >= loop.exit and (i < loop.exit or target > self.end)
 
-    def _breaks_to_enclosing_head(self, start: int, end: int) -> bool:
-        """Does the loop body [start, end), the last statement of the enclosing loop's body,
-        break straight to that loop's head? The compiler threads a break that way when nothing
-        follows the loop statement; then what lies between this loop's exit and the end of the
-        enclosing body is this loop's else part."""
+    def _else_end_before_enclosing_continue(self, start: int, end: int, break_target: Optional[int]
+                                            ) -> Optional[int]:
+        """Where the else part of the loop whose body is [start, end) ends when its `break`s go
+        straight on to the enclosing loop's next iteration, or None. The compiler threads a
+        break that way when nothing follows the loop statement up to the end of the enclosing
+        loop's body (it may be the last statement of an if branch there): the break jumps to the
+        enclosing loop's head or test (3.8: to a jump there past the range being read). From
+        inside this loop's body such a jump can only be its own `break` (no statement continues
+        an outer loop), so what lies between this loop's exit and the range's way out to the
+        next iteration (`_end_before_next_iteration`) is its else part."""
         if not self.loops:
-            return False
-        enclosing = self.loops[-1]
-        if self.end != enclosing.body_end:
-            return False
-        return any(ins.opname == "JUMP" and ins.target in enclosing.continue_targets
-                   for ins in self.instrs[start:end])
+            return None
+        instrs = self.instrs
+        heads = self.loops[-1].continue_targets
+
+        def to_next_iteration(t: int) -> bool:
+            return t in heads or (t >= self.end and t < len(instrs) and instrs[t].opname == "JUMP"
+                                  and instrs[t].target in heads)
+
+        if break_target is not None and not (break_target >= self.end and to_next_iteration(break_target)):
+            return None
+        if not any(ins.opname == "JUMP" and ins.target is not None and to_next_iteration(ins.target)
+                   for ins in instrs[start:end]):
+            return None
+        else_end = self._end_before_next_iteration()
+        if else_end is not None and else_end == self.end and self.end != self.loops[-1].body_end:
+            # (the statements of the range, an if branch say, go on to that next iteration: the
+            # enclosing if needs its else part written, see `if_statement`)
+            self.breaks_to_next_iteration.add(self.end)
+        return else_end
+
+    def _end_before_next_iteration(self) -> Optional[int]:
+        """Where the statements of the range being read, the last ones of the enclosing loop's
+        body or of an if branch that ends it, stop when the code after them is the way on to
+        that loop's next iteration: the range's end, or the jump there that ends the range (an
+        if branch's way out or a `continue`). None when the range goes on elsewhere."""
+        instrs = self.instrs
+        loop = self.loops[-1]
+        if self.end == loop.body_end:
+            return self.end
+        if self.end < len(instrs) and instrs[self.end].opname == "JUMP" \
+                and instrs[self.end].target in loop.continue_targets:
+            return self.end
+        last = instrs[self.end - 1]
+        if last.opname == "JUMP" and last.target in loop.continue_targets:
+            return self.end - 1
+        if last.opname in TERMINAL:
+            return self.end
+        return None
 
     def _continues_outer_loop(self, target: int) -> bool:
         return any(target in outer.continue_targets for outer in self.loops[:-1])
@@ -1631,10 +1680,10 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
-        elif break_target is None and cond is not None and real_exit < self.end \
-                and self._breaks_to_enclosing_head(body_start, body_end):
-            orelse = self.run_range(real_exit, self.end, list(self.stack))
-            after = self.end
+        elif cond is not None and real_exit < self.end and (else_end := self._else_end_before_enclosing_continue(
+                body_start, body_end, break_target)) is not None:
+            orelse = self.run_range(real_exit, else_end, list(self.stack))
+            after = else_end
         if else_break:
             orelse = [n.Break()]
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
@@ -2153,9 +2202,10 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
-        elif break_target is None and real_exit < self.end and self._breaks_to_enclosing_head(h + 1, body_end):
-            orelse = self.run_range(real_exit, self.end, list(self.stack))
-            after = self.end
+        elif real_exit < self.end and (else_end := self._else_end_before_enclosing_continue(
+                h + 1, body_end, break_target)) is not None:
+            orelse = self.run_range(real_exit, else_end, list(self.stack))
+            after = else_end
         elif break_target is None and info.copied_exit is not None and self._else_ends_function(real_exit):
             # Every `break` ran a copy of the code after the loop (3.10+), which exists only as
             # those copies: the code at the loop's exit, which ends the function or the enclosing
