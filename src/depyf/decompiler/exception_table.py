@@ -520,6 +520,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
+        moved_tail = None
+        if x is not None and falls_out and x > end and not body_falls and not star \
+                and self.version.handler_code_at_end:
+            moved_tail = self._moved_try_tail(x, s, t)
         else_start = else_from
         if star_else and n_jump is not None and x_h is not None:
             else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
@@ -581,6 +585,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             for stmt in self.run_range(x, loop_tail, list(base)):
                 self.emit(stmt)
             self._mark_dead(x, loop_tail + 1)
+        if moved_tail is not None and x is not None:
+            # 3.12+: the code after the try, reached only from its handlers, was moved after
+            # them, past the range the try ends (an if body whose try body returns).
+            for stmt in self.run_range(x, moved_tail, list(base)):
+                self.emit(stmt)
+            self._mark_dead(x, moved_tail)
         if falls_out and t < x < end:
             # 3.12+: the code after the try is reached only from its handlers and was moved after
             # them. It is read here, then marked as read, so that no enclosing range that reaches
@@ -593,6 +603,28 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _moved_try_tail(self, x: int, s: int, t: int) -> Optional[int]:
+        """The end of the code at `x`, past the range being read, where a try's handlers (or a
+        with's, after suppressing an exception) fall out to, when that is the code after the
+        statement moved after the handler code (3.12+ lays code
+        that only handlers reach there): only exceptions reach it, it runs forward only and ends
+        in a return or raise, and the constructs around it are those around the statement (whose
+        body starts at `s`, handled at `t`). None for anything else (the way on of an enclosing
+        construct, such as the else part of an enclosing try)."""
+        handler_code = self.handler_only_code()
+        if x not in handler_code:
+            return None
+        around = tuple(c for c in self._chain(s) if c != t)
+        chain = self._chain(x)
+        if chain[len(chain) - len(around):] != around or any(c < x for c in chain[:len(chain) - len(around)]):
+            return None  # (a construct starting in the tail has its handler code after it)
+        reach = self._reach(x)
+        last = max(reach)
+        if any(k < x for k in reach) or self.instrs[last].opname not in TERMINAL \
+                or any(k not in handler_code for k in range(x, last + 1)):
+            return None
+        return last + 1
 
     def _breaks_out_of_loop(self, j: int) -> bool:
         """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of
@@ -1627,7 +1659,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         finally:
             self.for_targets.pop()
         handler_tail = after is not None and after not in warm and t < after < self.end
-        if handler_tail:
+        # (3.12+: past the range, an if body say, when the with body never ends normally)
+        moved_tail = self._moved_try_tail(after, start, t) if after is not None and after >= self.end \
+            and after not in warm and self.version.handler_code_at_end else None
+        if handler_tail or moved_tail is not None:
             # The code after the with lies inside the handler's span (its cleanup follows it).
             self._mark_dead_code(self._cold_code(t, warm | {after}))
         else:
@@ -1645,6 +1680,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self.emit(stmt)
             self._mark_dead(t, self.end)
             return self.end
+        if moved_tail is not None and after is not None:
+            for stmt in self.run_range(after, moved_tail, list(base)):
+                self.emit(stmt)
+            self._mark_dead(after, moved_tail)
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
