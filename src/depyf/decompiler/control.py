@@ -248,6 +248,9 @@ class ControlRules:
         # Ends of ranges whose last statement, a loop, breaks to the enclosing loop's next
         # iteration (`_else_end_before_enclosing_continue`).
         self.breaks_to_next_iteration: Set[int] = set()
+        # Ends of ranges whose last statement, a try, falls out past the range to the index given
+        # (3.12+: an except clause's jump over the rest of an enclosing if statement).
+        self.range_falls_to: Dict[int, int] = {}
         for h, j in list(merged.items()):
             end = self._returning_tail_end(h, j, handler_code)
             if end != j:
@@ -913,6 +916,14 @@ class ControlRules:
         if merged is not None:
             return merged
         body = self.run_range(fall, false_target, list(self.stack))
+        join = self.range_falls_to.get(false_target)
+        if join is not None and false_target < join <= end:
+            # The body's last statement is a try whose except clause goes on past the false
+            # target (3.12+: the body returns, and the clause's jump from the handler code at
+            # the end goes to the code after the if): the code in between is the else part.
+            orelse = self.run_range(false_target, join, list(self.stack))
+            self.emit(n.If(cond, body, orelse))
+            return join
         if false_target in self.breaks_to_next_iteration and loop is not None and false_target < end:
             # The body's last statement is a loop whose `break` goes on to the enclosing loop's
             # next iteration, not to the false target: the rest up to there is the else part.
@@ -1340,7 +1351,16 @@ class ControlRules:
         enclosing loop's head or test (3.8: to a jump there past the range being read). From
         inside this loop's body such a jump can only be its own `break` (no statement continues
         an outer loop), so what lies between this loop's exit and the range's way out to the
-        next iteration (`_end_before_next_iteration`) is its else part."""
+        next iteration (`_end_before_next_iteration`) is its else part.
+
+        Likewise when the breaks jump past the range being read (an if branch) to where its way
+        out goes (the code after the if statement): the loop is the range's last statement."""
+        if break_target is not None and break_target > self.end:
+            past = self._end_before_join(break_target)
+            if past is not None:
+                if past == self.end:
+                    self.range_falls_to.setdefault(self.end, break_target)  # (see `if_statement`)
+                return past
         if not self.loops:
             return None
         instrs = self.instrs
@@ -1361,6 +1381,19 @@ class ControlRules:
             # enclosing if needs its else part written, see `if_statement`)
             self.breaks_to_next_iteration.add(self.end)
         return else_end
+
+    def _end_before_join(self, join: int) -> Optional[int]:
+        """Where the statements of the range being read stop when its way out goes on to `join`
+        past it: the jump there that ends the range, the range's end when it ends in a return or
+        raise or when a jump there follows it. None when the range goes on elsewhere."""
+        instrs = self.instrs
+        last = instrs[self.end - 1]
+        if last.opname == "JUMP" and last.target == join:
+            return self.end - 1
+        if last.opname in TERMINAL or (self.end < len(instrs) and instrs[self.end].opname == "JUMP"
+                                       and instrs[self.end].target == join):
+            return self.end
+        return None
 
     def _end_before_next_iteration(self) -> Optional[int]:
         """Where the statements of the range being read, the last ones of the enclosing loop's
@@ -2309,6 +2342,20 @@ class ControlRules:
             return "not in" if ins.flag else "in"
         return ins.argval
 
+    def _falls_like_cleanup(self, k: int, cleanup: int) -> bool:
+        """Does the code after the jump at `k` (up to a return or raise) repeat the code after
+        a chained comparison's cleanup at `cleanup` (its POP_TOP): is falling through there
+        where the chain goes when false?"""
+        instrs = self.instrs
+        if k + 1 < len(instrs) and instrs[k + 1].opname == "JUMP" and instrs[k + 1].target == cleanup + 1:
+            return True  # (3.11 jumps there instead)
+        r = k + 1
+        while r < len(instrs) and r < k + 8 and instrs[r].target is None and instrs[r].opname not in TERMINAL:
+            r += 1
+        if r >= len(instrs) or instrs[r].opname not in TERMINAL or cleanup + 1 + r - k > len(instrs):
+            return False
+        return self._same_instructions(k + 1, cleanup + 1, r - k)
+
     def chained_compare(self, i: int) -> int:
         instrs = self.instrs
         right = self.pop()
@@ -2335,10 +2382,13 @@ class ControlRules:
             fused = instrs[k]
             if fused.opname in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
                 # 3.11+: `... is None` last, its comparison fused into the jump. Read as the
-                # chain's own jump when false, which is what it is.
+                # chain's own jump when false, which it is unless the code it falls into is
+                # that after the cleanup, where an earlier comparison that fails goes: then it
+                # is the jump when the chain holds (`assert a is b is not None`).
                 comparators.append(n.Const(None))
-                ops.append("is" if fused.opname == "POP_JUMP_IF_NOT_NONE" else "is not")
-                fused.opname = "POP_JUMP_IF_FALSE"
+                when_true = self._falls_like_cleanup(k, cleanup)
+                ops.append("is" if (fused.opname == "POP_JUMP_IF_NOT_NONE") != when_true else "is not")
+                fused.opname = "POP_JUMP_IF_TRUE" if when_true else "POP_JUMP_IF_FALSE"
                 break
             # The next operand, up to its comparison.
             saved, expr_start = self.stack, self.expr_start

@@ -102,3 +102,52 @@ def for_else_in_elif(xs, d):
         else:
             out.append(x)
     return out
+
+
+@cases((1, [0, 1]), (2, [0, 1]), (2, []), (3, []))
+def for_else_in_elif_before_code(ns, d):
+    # The break jumps past the elif branch to the code after the if statement.
+    out = []
+    if ns == 1:
+        out.append(1)
+    elif ns == 2:
+        for k in d:
+            if k:
+                break
+        else:
+            return out, 'no break'
+    else:
+        out.append(3)
+    out.append(9)
+    return out
+
+
+@cases((2, [0, 1]), (2, []), (3, []))
+def for_else_in_if_body_before_code(ns, d):
+    out = []
+    if ns == 2:
+        for k in d:
+            if k:
+                break
+        else:
+            out.append('else')
+    else:
+        out.append(3)
+    out.append(9)
+    return out
+
+
+@cases((2, [0, 1]), (2, [0]), (3, []))
+def while_else_in_if_body_before_code(ns, d):
+    out = []
+    if ns == 2:
+        while d:
+            if d[0]:
+                break
+            d = d[1:]
+        else:
+            return out, 'no break'
+    else:
+        out.append(3)
+    out.append(9)
+    return out
