@@ -248,6 +248,12 @@ class ControlRules:
                     merged[h] = x - 1
                     self.handler_overrun[h] = x
         self.returning_tails: Set[int] = set()  # loops whose body ends in a returning block
+        # Ends of ranges whose last statement, a loop, breaks to the enclosing loop's next
+        # iteration (`_else_end_before_enclosing_continue`).
+        self.breaks_to_next_iteration: Set[int] = set()
+        # Ends of ranges whose last statement, a try, falls out past the range to the index given
+        # (3.12+: an except clause's jump over the rest of an enclosing if statement).
+        self.range_falls_to: Dict[int, int] = {}
         for h, j in list(merged.items()):
             end = self._returning_tail_end(h, j, handler_code)
             if end != j:
@@ -913,6 +919,23 @@ class ControlRules:
         if merged is not None:
             return merged
         body = self.run_range(fall, false_target, list(self.stack))
+        join = self.range_falls_to.get(false_target)
+        if join is not None and false_target < join <= end:
+            # The body's last statement is a try whose except clause goes on past the false
+            # target (3.12+: the body returns, and the clause's jump from the handler code at
+            # the end goes to the code after the if): the code in between is the else part.
+            orelse = self.run_range(false_target, join, list(self.stack))
+            self.emit(n.If(cond, body, orelse))
+            return join
+        if false_target in self.breaks_to_next_iteration and loop is not None and false_target < end:
+            # The body's last statement is a loop whose `break` goes on to the enclosing loop's
+            # next iteration, not to the false target: the rest up to there is the else part.
+            else_end = self._end_before_next_iteration()
+            if else_end is None:
+                raise self.fail(ins, "if body breaks to the next iteration of an enclosing loop")
+            orelse = self.run_range(false_target, else_end, list(self.stack))
+            self.emit(n.If(cond, body, orelse))
+            return else_end
         if false_target < end and self._ends_in_outer_way_out(body, false_target):
             # The body's last statement left the enclosing try through its copied way out
             # (3.10): it does not go on at the false target, which is the else part.
@@ -1349,18 +1372,77 @@ class ControlRules:
         """
         return target >= loop.exit and (i < loop.exit or target > self.end)
 
-    def _breaks_to_enclosing_head(self, start: int, end: int) -> bool:
-        """Does the loop body [start, end), the last statement of the enclosing loop's body,
-        break straight to that loop's head? The compiler threads a break that way when nothing
-        follows the loop statement; then what lies between this loop's exit and the end of the
-        enclosing body is this loop's else part."""
+    def _else_end_before_enclosing_continue(self, start: int, end: int, break_target: Optional[int]
+                                            ) -> Optional[int]:
+        """Where the else part of the loop whose body is [start, end) ends when its `break`s go
+        straight on to the enclosing loop's next iteration, or None. The compiler threads a
+        break that way when nothing follows the loop statement up to the end of the enclosing
+        loop's body (it may be the last statement of an if branch there): the break jumps to the
+        enclosing loop's head or test (3.8: to a jump there past the range being read). From
+        inside this loop's body such a jump can only be its own `break` (no statement continues
+        an outer loop), so what lies between this loop's exit and the range's way out to the
+        next iteration (`_end_before_next_iteration`) is its else part.
+
+        Likewise when the breaks jump past the range being read (an if branch) to where its way
+        out goes (the code after the if statement): the loop is the range's last statement."""
+        if break_target is not None and break_target > self.end:
+            past = self._end_before_join(break_target)
+            if past is not None:
+                if past == self.end:
+                    self.range_falls_to.setdefault(self.end, break_target)  # (see `if_statement`)
+                return past
         if not self.loops:
-            return False
-        enclosing = self.loops[-1]
-        if self.end != enclosing.body_end:
-            return False
-        return any(ins.opname == "JUMP" and ins.target in enclosing.continue_targets
-                   for ins in self.instrs[start:end])
+            return None
+        instrs = self.instrs
+        heads = self.loops[-1].continue_targets
+
+        def to_next_iteration(t: int) -> bool:
+            return t in heads or (t >= self.end and t < len(instrs) and instrs[t].opname == "JUMP"
+                                  and instrs[t].target in heads)
+
+        if break_target is not None and not (break_target >= self.end and to_next_iteration(break_target)):
+            return None
+        if not any(ins.opname == "JUMP" and ins.target is not None and to_next_iteration(ins.target)
+                   for ins in instrs[start:end]):
+            return None
+        else_end = self._end_before_next_iteration()
+        if else_end is not None and else_end == self.end and self.end != self.loops[-1].body_end:
+            # (the statements of the range, an if branch say, go on to that next iteration: the
+            # enclosing if needs its else part written, see `if_statement`)
+            self.breaks_to_next_iteration.add(self.end)
+        return else_end
+
+    def _end_before_join(self, join: int) -> Optional[int]:
+        """Where the statements of the range being read stop when its way out goes on to `join`
+        past it: the jump there that ends the range, the range's end when it ends in a return or
+        raise or when a jump there follows it. None when the range goes on elsewhere."""
+        instrs = self.instrs
+        last = instrs[self.end - 1]
+        if last.opname == "JUMP" and last.target == join:
+            return self.end - 1
+        if last.opname in TERMINAL or (self.end < len(instrs) and instrs[self.end].opname == "JUMP"
+                                       and instrs[self.end].target == join):
+            return self.end
+        return None
+
+    def _end_before_next_iteration(self) -> Optional[int]:
+        """Where the statements of the range being read, the last ones of the enclosing loop's
+        body or of an if branch that ends it, stop when the code after them is the way on to
+        that loop's next iteration: the range's end, or the jump there that ends the range (an
+        if branch's way out or a `continue`). None when the range goes on elsewhere."""
+        instrs = self.instrs
+        loop = self.loops[-1]
+        if self.end == loop.body_end:
+            return self.end
+        if self.end < len(instrs) and instrs[self.end].opname == "JUMP" \
+                and instrs[self.end].target in loop.continue_targets:
+            return self.end
+        last = instrs[self.end - 1]
+        if last.opname == "JUMP" and last.target in loop.continue_targets:
+            return self.end - 1
+        if last.opname in TERMINAL:
+            return self.end
+        return None
 
     def _continues_outer_loop(self, target: int) -> bool:
         return any(target in outer.continue_targets for outer in self.loops[:-1])
@@ -1685,10 +1767,10 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
-        elif break_target is None and cond is not None and real_exit < self.end \
-                and self._breaks_to_enclosing_head(body_start, body_end):
-            orelse = self.run_range(real_exit, self.end, list(self.stack))
-            after = self.end
+        elif cond is not None and real_exit < self.end and (else_end := self._else_end_before_enclosing_continue(
+                body_start, body_end, break_target)) is not None:
+            orelse = self.run_range(real_exit, else_end, list(self.stack))
+            after = else_end
         if else_break:
             orelse = [n.Break()]
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
@@ -2207,9 +2289,10 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
-        elif break_target is None and real_exit < self.end and self._breaks_to_enclosing_head(h + 1, body_end):
-            orelse = self.run_range(real_exit, self.end, list(self.stack))
-            after = self.end
+        elif real_exit < self.end and (else_end := self._else_end_before_enclosing_continue(
+                h + 1, body_end, break_target)) is not None:
+            orelse = self.run_range(real_exit, else_end, list(self.stack))
+            after = else_end
         elif break_target is None and info.copied_exit is not None and self._else_ends_function(real_exit):
             # Every `break` ran a copy of the code after the loop (3.10+), which exists only as
             # those copies: the code at the loop's exit, which ends the function or the enclosing
@@ -2313,6 +2396,20 @@ class ControlRules:
             return "not in" if ins.flag else "in"
         return ins.argval
 
+    def _falls_like_cleanup(self, k: int, cleanup: int) -> bool:
+        """Does the code after the jump at `k` (up to a return or raise) repeat the code after
+        a chained comparison's cleanup at `cleanup` (its POP_TOP): is falling through there
+        where the chain goes when false?"""
+        instrs = self.instrs
+        if k + 1 < len(instrs) and instrs[k + 1].opname == "JUMP" and instrs[k + 1].target == cleanup + 1:
+            return True  # (3.11 jumps there instead)
+        r = k + 1
+        while r < len(instrs) and r < k + 8 and instrs[r].target is None and instrs[r].opname not in TERMINAL:
+            r += 1
+        if r >= len(instrs) or instrs[r].opname not in TERMINAL or cleanup + 1 + r - k > len(instrs):
+            return False
+        return self._same_instructions(k + 1, cleanup + 1, r - k)
+
     def chained_compare(self, i: int) -> int:
         instrs = self.instrs
         right = self.pop()
@@ -2339,10 +2436,13 @@ class ControlRules:
             fused = instrs[k]
             if fused.opname in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
                 # 3.11+: `... is None` last, its comparison fused into the jump. Read as the
-                # chain's own jump when false, which is what it is.
+                # chain's own jump when false, which it is unless the code it falls into is
+                # that after the cleanup, where an earlier comparison that fails goes: then it
+                # is the jump when the chain holds (`assert a is b is not None`).
                 comparators.append(n.Const(None))
-                ops.append("is" if fused.opname == "POP_JUMP_IF_NOT_NONE" else "is not")
-                fused.opname = "POP_JUMP_IF_FALSE"
+                when_true = self._falls_like_cleanup(k, cleanup)
+                ops.append("is" if (fused.opname == "POP_JUMP_IF_NOT_NONE") != when_true else "is not")
+                fused.opname = "POP_JUMP_IF_TRUE" if when_true else "POP_JUMP_IF_FALSE"
                 break
             # The next operand, up to its comparison.
             saved, expr_start = self.stack, self.expr_start

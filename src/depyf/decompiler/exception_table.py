@@ -102,12 +102,46 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if s <= h < end <= j < len(self.instrs) and self.instrs[j].opname == "JUMP" \
                     and h not in self.active_loops and h not in moved:  # (an active loop encloses the try)
                 end = j + 1
+        end = self._past_handler_break_tail(s, t, end, warm)
         end = self._past_last_way_out(s, t, end)
         inline = self._past_inline_handlers(s, end, warm)
         if inline != end:
             # (a for loop whose inline handlers end the body, then its else part's way out)
             inline = self._past_last_way_out(s, t, inline)
         return inline
+
+    def _past_handler_break_tail(self, s: int, t: int, end: int, warm: Set[int]) -> int:
+        """3.11: the code after a `while True:` in the body that only an inner except clause's
+        `break` reaches (`try: while True: try: ... except E: break` then more): no normal flow
+        from the body gets there, but it follows the loop, still protected by this try. The
+        body runs on over it. (3.12+ moves such code after the handler code instead.)"""
+        if self.version.handler_code_at_end:
+            return end
+        instrs = self.instrs
+        through: Optional[Set[int]] = None
+        while end < len(instrs) and end not in warm and t in self._chain(end):
+            if through is None:
+                through = self._reach_through_clauses(s, t)
+            if end not in through:
+                break
+            end += 1
+        return end
+
+    def _reach_through_clauses(self, s: int, t: int) -> Set[int]:
+        """`_reach` from `s`, also into the except clauses (not with handlers) of the code
+        reached, other than the one at `t`."""
+        st = self._xt()
+        seen: Set[int] = set()
+        todo = [s]
+        while todo:
+            new = self._reach(todo.pop()) - seen
+            seen |= new
+            for k in new:
+                region = st.region_at[k]
+                if region is not None and region.handler != t and region.handler not in seen \
+                        and st.kinds.get(region.handler) in ("except", "star"):
+                    todo.append(region.handler)
+        return seen
 
     def _past_last_way_out(self, s: int, t: int, end: int) -> int:
         """A body that ends in `if c: continue` (or break, or return) leaves the protected range
@@ -440,12 +474,25 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # 3.12+: code after the try that only the handlers reach follows the last one.
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
             if x is not None and x >= self.end:
+                copy_end = self._copied_way_on(x)
+                if copy_end is not None:
+                    # the clause falls out: its tail is a copy of the code the range goes on to
+                    typ, name, hs, he = clauses[-1]
+                    clauses[-1] = (typ, name, hs, x)
+                    self._mark_dead(x, copy_end)
                 x = None  # beyond the range: a fall-out would jump to what follows; an explicit return
             if x is not None and swallowed is not None \
                     and not self._same_instructions(swallowed[0], x, swallowed[1] - swallowed[0]):
                 x = None  # the handler's return is its own: the body falls into other code
+        after_loop = None  # the code after the loop, where a handler's `break` goes
         if x is not None and x > be and not star and self.version.handler_code_at_end \
                 and self._later_construct_in(be, min(x, t), t):
+            loop = self.loops[-1] if self.loops else None
+            if loop is not None and loop.is_while and loop.handler_break is None and x >= loop.exit \
+                    and x >= self.end and x in self.handler_only_code():
+                # (a handler's `break` jumping over a later try's handler code to the code after
+                # the loop, which only it reaches: read after the loop)
+                loop.handler_break = after_loop = x
             x = None  # the handlers' returns are their own: what the body falls into follows the try
         star_tail = None
         loop_tail = None
@@ -461,7 +508,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         loop = self.loops[-1] if self.loops else None
         shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))
                   or loop is not None and y in (loop.exit, loop.break_target)}
-        cold = self._cold_code(t, warm | shared | {k for k in (x, break_tail) if k is not None})
+        cold = self._cold_code(t, warm | shared | {k for k in (x, break_tail, after_loop) if k is not None})
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = leaves_to_bottom = False
@@ -520,6 +567,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
+        moved_tail = None
+        if x is not None and falls_out and x > end and not body_falls and not star \
+                and self.version.handler_code_at_end:
+            moved_tail = self._moved_try_tail(x, s, t)
+        if x is not None and falls_out and x > end and self.version.handler_code_at_end:
+            self.range_falls_to.setdefault(end, x)  # control: an enclosing if's else part ends there
         else_start = else_from
         if star_else and n_jump is not None and x_h is not None:
             else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
@@ -581,6 +634,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             for stmt in self.run_range(x, loop_tail, list(base)):
                 self.emit(stmt)
             self._mark_dead(x, loop_tail + 1)
+        if moved_tail is not None and x is not None:
+            # 3.12+: the code after the try, reached only from its handlers, was moved after
+            # them, past the range the try ends (an if body whose try body returns).
+            for stmt in self.run_range(x, self._before_onward_jump(moved_tail), list(base)):
+                self.emit(stmt)
+            self._mark_dead(x, moved_tail)
         if falls_out and t < x < end:
             # 3.12+: the code after the try is reached only from its handlers and was moved after
             # them. It is read here, then marked as read, so that no enclosing range that reaches
@@ -593,6 +652,40 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _moved_try_tail(self, x: int, s: int, t: int) -> Optional[int]:
+        """The end of the code at `x`, past the range being read, where a try's handlers (or a
+        with's, after suppressing an exception) fall out to, when that is the code after the
+        statement moved after the handler code (3.12+ lays code that only handlers reach
+        there): only exceptions reach it, it runs forward only, and the constructs around it are
+        those around the statement (whose body starts at `s`, handled at `t`). It ends with the
+        return or raise that ends its straight stretch; its jumps past that stretch go on to the
+        code after an enclosing statement (a try whose else part the statement ends), read
+        there. None for anything else (the way on of an enclosing construct, such as the else
+        part of an enclosing try)."""
+        handler_code = self.handler_only_code()
+        if x not in handler_code:
+            return None
+        around = tuple(c for c in self._chain(s) if c != t)
+        chain = self._chain(x)
+        if chain[len(chain) - len(around):] != around or any(c < x for c in chain[:len(chain) - len(around)]):
+            return None  # (a construct starting in the tail has its handler code after it)
+        reach = self._reach(x)
+        if any(k < x for k in reach):
+            return None
+        last = x
+        while last + 1 in reach:
+            last += 1
+        ins = self.instrs[last]
+        if not (ins.opname in TERMINAL or ins.opname == "JUMP" and ins.target > last) \
+                or any(k not in handler_code for k in range(x, last + 1)):
+            return None
+        return last + 1
+
+    def _before_onward_jump(self, end: int) -> int:
+        """The end of the statements of a moved tail ending at `end` (`_moved_try_tail`): a jump
+        on to the code after an enclosing statement (3.13 keeps it) is no statement."""
+        return end - 1 if self.instrs[end - 1].opname == "JUMP" else end
 
     def _breaks_out_of_loop(self, j: int) -> bool:
         """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of
@@ -666,10 +759,27 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         flow = self._reach(x, None, x)
         last = max(flow)
-        if len(flow) != last + 1 - x or instrs[last].opname == "RERAISE":
+        onward = False  # the stretch jumps on past the handler code after it
+        if len(flow) != last + 1 - x:
+            # (the loop ends a try body: the stretch jumps on to the code after the try)
+            r = x
+            while r in flow:
+                r += 1
+            last = r - 1
+            onward = instrs[last].opname == "JUMP" and instrs[last].target > last and all(
+                instrs[k].target is None or x <= instrs[k].target <= last for k in range(x, last))
+            if not onward:
+                return
+        if instrs[last].opname == "RERAISE":
             return  # (a loop in a finally body's exceptional copy: its code goes on to the re-raise)
         closing = instrs[last]
-        if closing.opname == "JUMP" and closing.target == after:
+        copy = next((k for k in range(x, last) if k in self.skip and self.skip[k] > k), None)
+        if copy is not None:
+            # (the loop ends a try body whose finally body the compiler copied here: the code
+            # after that copy follows the try statement, read from there on)
+            stmts = self.run_range(x, copy, list(self.stack))
+            last = copy - 1
+        elif closing.opname == "JUMP" and (closing.target == after or onward):
             stmts = self.run_range(x, last, list(self.stack))
         elif closing.opname in TERMINAL:
             stmts = self.run_range(x, last + 1, list(self.stack))
@@ -1019,9 +1129,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 start = k + 1
                 if start + 3 <= last and instrs[start + 2].opname.startswith("DELETE_"):
                     start += 3
-                if k > hs and instrs[k - 1].opname == "SWAP" or start >= last \
+                if k > hs and instrs[k - 1].opname in ("SWAP", "POP_EXCEPT") or start >= last \
                         or instrs[start].opname in ("POP_TOP", "SWAP", "POP_EXCEPT"):
                     return None  # a return from inside the handler, unwinding a loop or handler
+                    # (3.12+ unwinds nested handlers in one run: `POP_EXCEPT; POP_EXCEPT; return`)
                 if any(j in self.skip for j in range(start, last + 1)):
                     return None  # a finally body on the way out: an explicit return
                 if instrs[last].opname == "RAISE_VARARGS" and (
@@ -1030,6 +1141,25 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     return None  # (only `except E: pass`, then straight code that raises)
                 return start
         return None
+
+    def _copied_way_on(self, x: int) -> Optional[int]:
+        """3.12+: the end of an except clause's tail at `x`, past the range being read, when it
+        is a copy of the code the range goes on to (at its end: the code after an if whose body
+        the try ends). The compiler inlines a small block that ends the function into each jump
+        to it, keeping its lines; a `return` written in the clause has a line of its own."""
+        instrs = self.instrs
+        end = self.end
+        r = x
+        while r < len(instrs) and r - x < _MAX_COPIED_EXIT and instrs[r].target is None \
+                and instrs[r].opname not in TERMINAL:
+            r += 1
+        if r >= len(instrs) or instrs[r].opname not in TERMINAL or end + r - x >= len(instrs) or end <= 0:
+            return None
+        size = r + 1 - x
+        if not self._same_instructions(x, end, size) \
+                or any(self._line_of(x + d) != self._line_of(end + d) for d in range(size)):
+            return None
+        return r + 1
 
     def _find_copy(self, start: int, length: int, lo: int, warm: Set[int],
                    closes_from_lo: bool = False) -> Optional[int]:
@@ -1627,7 +1757,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         finally:
             self.for_targets.pop()
         handler_tail = after is not None and after not in warm and t < after < self.end
-        if handler_tail:
+        # (3.12+: past the range, an if body say, when the with body never ends normally)
+        moved_tail = self._moved_try_tail(after, start, t) if after is not None and after >= self.end \
+            and after not in warm and self.version.handler_code_at_end else None
+        if handler_tail or moved_tail is not None:
             # The code after the with lies inside the handler's span (its cleanup follows it).
             self._mark_dead_code(self._cold_code(t, warm | {after}))
         else:
@@ -1645,6 +1778,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self.emit(stmt)
             self._mark_dead(t, self.end)
             return self.end
+        if moved_tail is not None and after is not None:
+            for stmt in self.run_range(after, self._before_onward_jump(moved_tail), list(base)):
+                self.emit(stmt)
+            self._mark_dead(after, moved_tail)
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]

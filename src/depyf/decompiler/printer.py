@@ -74,6 +74,8 @@ class Printer:
             return TUPLE if e.elts else ATOM
         if t is n.Const:
             v = e.value
+            if isinstance(v, complex) and v.real == 0 and v.imag != 0 and not math.isnan(v.imag):
+                return _imaginary_literal(v)[1]
             if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
                 if isinstance(v, complex) and v.real != 0:
                     return ARITH
@@ -121,8 +123,10 @@ class Printer:
                 return "float('nan')"
             return repr(v)
         if isinstance(v, complex):
+            if v.real == 0 and v.imag != 0 and not math.isnan(v.imag):
+                return _imaginary_literal(v)[0]
             if v.real == 0 and math.copysign(1.0, v.real) > 0:
-                return repr(v.imag) + "j" if not math.isinf(v.imag) else "1e309j"
+                return repr(v.imag) + "j"
             return repr(v)
         if isinstance(v, tuple):
             if len(v) == 1:
@@ -490,6 +494,20 @@ class Printer:
         if s.finalbody or not s.handlers:
             out.append(pad + "finally:")
             out.extend(self.block(s.finalbody, depth + 1))
+
+
+def _imaginary_literal(v: complex) -> "tuple[str, int]":
+    """Source text and precedence of a complex constant whose real part is a zero (and whose
+    imaginary part is not), keeping the
+    signs of both zeros: `-1j` folds to complex(-0.0, -1.0), which `repr` writes `(-0-1j)`,
+    whose text compiles to complex(0.0, -1.0) (the int 0 minus 1j)."""
+    mag = "1e309" if math.isinf(v.imag) else repr(abs(v.imag))
+    neg_real = math.copysign(1.0, v.real) < 0
+    if math.copysign(1.0, v.imag) > 0:
+        # complex(-0.0, y) is -(0-yj): negating complex(0.0, -y)
+        return ("-(0-" + mag + "j)", FACTOR) if neg_real else (mag + "j", ATOM)
+    # -yj negates complex(0.0, y); 0-yj keeps the real part positive
+    return ("-" + mag + "j", FACTOR) if neg_real else ("0-" + mag + "j", ARITH)
 
 
 def _alias(name: str, asname: Optional[str]) -> str:

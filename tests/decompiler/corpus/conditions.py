@@ -274,3 +274,17 @@ def and_call_statement_ends_function(flag):
 @cases((0,), (1,))
 def or_call_statement_ends_function(flag):
     flag or _refuse(flag)
+
+
+@cases((1, 1), (None, None), (1, 2), (3, 4))
+def assert_chain_ending_in_is_not_none(a, b):
+    # 3.11+: the last comparison of the chain fuses into the jump to the code after the assert.
+    try:
+        assert a is b is not None
+    except AssertionError:
+        return "failed"
+    try:
+        assert a is b is None, "m"
+    except AssertionError:
+        return "second"
+    return "passed"

@@ -115,6 +115,15 @@ def starred_calls(args, kwargs):
     return parts, r1, r2, r3, r4, r5, r6, r7, r8, r9
 
 
+@cases((1,), (-1,))
+def signed_zero_imaginary(x):
+    # `-1j` folds to complex(-0.0, -1.0), which `repr` writes `(-0-1j)`: that text compiles to
+    # complex(0.0, -1.0) (the int 0 minus 1j). The string shows the sign of the real part.
+    if x > 0:
+        return -1j, str(-1j), str(-2.5j * 1)
+    return str(-(0 - 1j)), -(0 - 1j), str(0 - 3j)
+
+
 def print_like(*values, sep=" ", end="\n"):
     return sep.join(map(str, values)) + end
 

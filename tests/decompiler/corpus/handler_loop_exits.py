@@ -455,3 +455,66 @@ def clause_continue_named_before_try_finally(n):
             out.append(0)
         if n < -3:
             return out
+
+
+@cases(([],), (["x"],), ([1, "y", 2],))
+def break_over_later_try_handler(xs):
+    # 3.12+: the handler's `break` jumps over the later try's handler code to the code after
+    # the loop, which only it reaches.
+    xs = list(xs)
+    errors = []
+    while True:
+        try:
+            meta = xs.pop()
+        except IndexError:
+            break
+        try:
+            int(meta)
+        except ValueError:
+            errors.append(meta)
+    if errors:
+        return "errors", errors
+    return "ok", xs
+
+
+@cases(([],), ([1],), ([1, 0, 2],))
+def break_tail_inside_finally(xs):
+    # 3.11: the code after the loop, protected by the finally, follows it though no normal
+    # flow reaches it; 3.12+: it lies after the handler code, then the finally body's copy
+    # and the code after the try statement, which the finally runs before.
+    xs = list(xs)
+    out = []
+    log = []
+    try:
+        while True:
+            try:
+                x = xs.pop()
+            except IndexError:
+                break
+            if x == 0:
+                continue
+            out.append(x)
+        if len(out) == 1:
+            log.append("one")
+    finally:
+        log.append("finally")
+        out = None
+    return out, log
+
+
+@cases(([],), ([1],), (["x", 2],))
+def break_tail_in_try_except(xs):
+    xs = list(xs)
+    out = []
+    try:
+        while True:
+            try:
+                x = xs.pop()
+            except IndexError:
+                break
+            out.append(int(x))
+        out.append(0)
+    except ValueError:
+        out.append("bad")
+    out.append("end")
+    return out

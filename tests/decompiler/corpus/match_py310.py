@@ -167,3 +167,22 @@ def match_case_continue_then_pass(items):
             case x:
                 out.append(x)
     return out
+
+
+@cases((None,), ("1",), ("x",), ("y",), (3,))
+def match_case_try_return_then_try(v):
+    # 3.12+: the second try, reached only from the first one's handler, follows the handler code.
+    match v:
+        case None:
+            return 0
+        case str():
+            try:
+                return int(v)
+            except ValueError:
+                pass
+            try:
+                if v == 'x':
+                    return -1
+            except ValueError:
+                return 0
+            return 0

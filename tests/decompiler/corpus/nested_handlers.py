@@ -107,3 +107,19 @@ def try_in_bare_clause_in_loop(items):
                 continue
         out.append(value)
     return out
+
+
+@cases(({1: 2}, 1, 3), ({3: 4}, 1, 3), ({}, 1, 3), ({1: 5}, 1, 1))
+def inner_clause_returns_past_outer(d, u, v):
+    # 3.12+: the inner clause's `return` unwinds both handlers (`POP_EXCEPT; POP_EXCEPT`); it is
+    # no code after the inner try.
+    try:
+        k = d[u]
+    except KeyError:
+        try:
+            k = d[v]
+        except KeyError:
+            return False
+    if k == 5:
+        return -5
+    return k

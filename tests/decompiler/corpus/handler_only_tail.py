@@ -1,0 +1,123 @@
+"""Code after a try (or a with) that only its handlers reach, in an if branch (a match case:
+match_py310.py).
+
+The try body returns, so only an except clause that falls out (or a with's handler, after the
+manager swallowed the exception) goes on to the code after the statement; 3.12+ moves that code
+after the handler code, past the end of the if body and past the if's own way out. Read as code
+after the if, it would never run.
+"""
+from _cases import cases
+
+
+@cases((None,), ("1",), ("x",), ("y",))
+def if_try_return_then_code(v):
+    if v:
+        try:
+            return int(v)
+        except ValueError:
+            pass
+        if v == 'x':
+            return 7
+        return 0
+
+
+@cases((None,), ("1",), ("x",), ("y",))
+def if_else_try_return_then_code(v):
+    if v:
+        try:
+            return int(v)
+        except ValueError:
+            pass
+        if v == 'x':
+            return 7
+        return 0
+    else:
+        return 9
+
+
+
+class _Swallow:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return exc[0] is KeyError
+
+
+@cases(({1: 2}, 1), ({}, 1), ({}, 0))
+def if_with_return_then_return(d, k):
+    # The with's handler, after the manager swallowed the exception, runs the code after it.
+    if k:
+        with _Swallow():
+            return d[k]
+        return -1
+    return 0
+
+
+@cases(({1: 2}, 1), ({}, 1), ({}, 0))
+def if_with_return_then_code(d, k):
+    if k:
+        with _Swallow():
+            return d[k]
+        x = k * 2
+        return x
+    return 0
+
+
+@cases((1, False), (2, False), (1, True), (-3, False))
+def if_try_handler_skips_else(x, trap):
+    # 3.12+: the except clause's jump from the handler code goes back over the else part to
+    # the code after the if.
+    if x > 0:
+        try:
+            return 10 // (x - 1)
+        except ZeroDivisionError:
+            if trap:
+                return "trapped"
+            x = (x, 0)
+    else:
+        x = -x
+    return str(x) + str(len(str(x))) + repr(x)
+
+
+@cases(({1: 2, 2: 5}, 1, True), ({1: 3}, 1, True), ({}, 1, True), ({10: "x"}, 1, True), ({}, 1, False))
+def if_try_else_with_return_then_code(d, p, mode):
+    # The with's tail (after it swallowed the exception) ends the try's else part; the
+    # try's tail, reached from its handler and from that else part, follows the if.
+    if mode:
+        try:
+            name = d[p]
+        except KeyError:
+            pass
+        else:
+            with _Swallow():
+                return d[name]
+            if name == 3:
+                return 'three'
+        with _Swallow():
+            return d[p * 10]
+        return 'end'
+    return 'nomode'
+
+
+@cases(("1",), ("x",), (3,))
+def if_try_return_except_pass(node):
+    # 3.12+: the clause's way on, the return after the if, is copied into the handler code
+    # with its own line: the clause falls out.
+    if isinstance(node, str):
+        try:
+            return int(node)
+        except ValueError:
+            pass
+    return node
+
+
+@cases(("1",), ("x",), (3,))
+def if_try_return_except_return(node):
+    # The same code written in the clause has the clause's line: the clause returns.
+    if isinstance(node, str):
+        try:
+            return int(node)
+        except ValueError:
+            return node
+    return node

@@ -1,0 +1,153 @@
+"""A loop with an else part whose `break` goes straight on to the enclosing loop's next iteration.
+
+When nothing follows the inner loop statement up to the end of the enclosing loop's body (it is
+the last statement of an if branch there), the compiler threads its `break` to the enclosing
+loop's head or test. The code between the inner loop's exit and that way on is its else part,
+which a `break` skips; the enclosing if keeps its else part too, since the break does not reach
+the if's false branch.
+"""
+from _cases import cases
+
+
+@cases(([1, 2, 1], [0, 1]), ([1, 2], []), ([2, 3], []))
+def for_else_return_in_if_body(xs, d):
+    out = []
+    for x in xs:
+        if x == 1:
+            for k in d:
+                if k:
+                    break
+            else:
+                return out, 'no break'
+        else:
+            out.append(x)
+    return out
+
+
+@cases(([1, 2, 1], [0, 1]), ([1, 2], [0]), ([2, 3], []))
+def for_else_in_if_body(xs, d):
+    out = []
+    for x in xs:
+        if x == 1:
+            for k in d:
+                if k:
+                    break
+            else:
+                out.append('else')
+        else:
+            out.append(x)
+    return out
+
+
+@cases(([1, 2, 1], [0, 1]), ([1, 2], []), ([2, 3], []))
+def for_else_return_then_statement(xs, d):
+    out = []
+    for x in xs:
+        if x == 1:
+            for k in d:
+                if k:
+                    break
+            else:
+                return out
+        out.append(x)
+    return out
+
+
+@cases(([1, 2, 1], [0, 1]), ([1, 2], []), ([2, 3], []))
+def for_else_in_while_body(xs, d):
+    xs = list(xs)
+    out = []
+    while xs:
+        x = xs.pop()
+        if x == 1:
+            for k in d:
+                if k:
+                    break
+            else:
+                return out, x
+        else:
+            out.append(x)
+    return out
+
+
+@cases(([1, 2, 1], [0, 1]), ([1, 2], []), ([2, 3], []))
+def while_else_in_if_body(xs, d):
+    out = []
+    for x in xs:
+        if x == 1:
+            n = len(d)
+            while n:
+                n -= 1
+                if d[n]:
+                    break
+            else:
+                return out, x
+        else:
+            out.append(x)
+    return out
+
+
+@cases(([1, 2, 3, 2], [0, 1]), ([2, 3], []), ([1, 3], []))
+def for_else_in_elif(xs, d):
+    out = []
+    for x in xs:
+        if x == 1:
+            out.append(0)
+        elif x == 2:
+            for k in d:
+                if k:
+                    break
+            else:
+                return out, x
+        else:
+            out.append(x)
+    return out
+
+
+@cases((1, [0, 1]), (2, [0, 1]), (2, []), (3, []))
+def for_else_in_elif_before_code(ns, d):
+    # The break jumps past the elif branch to the code after the if statement.
+    out = []
+    if ns == 1:
+        out.append(1)
+    elif ns == 2:
+        for k in d:
+            if k:
+                break
+        else:
+            return out, 'no break'
+    else:
+        out.append(3)
+    out.append(9)
+    return out
+
+
+@cases((2, [0, 1]), (2, []), (3, []))
+def for_else_in_if_body_before_code(ns, d):
+    out = []
+    if ns == 2:
+        for k in d:
+            if k:
+                break
+        else:
+            out.append('else')
+    else:
+        out.append(3)
+    out.append(9)
+    return out
+
+
+@cases((2, [0, 1]), (2, [0]), (3, []))
+def while_else_in_if_body_before_code(ns, d):
+    out = []
+    if ns == 2:
+        while d:
+            if d[0]:
+                break
+            d = d[1:]
+        else:
+            return out, 'no break'
+    else:
+        out.append(3)
+    out.append(9)
+    return out
