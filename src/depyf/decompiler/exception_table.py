@@ -1080,8 +1080,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if chain and chain[0] > t and chain[0] not in enclosing:
                 return True
             region = st.region_at[k]
-            if region is not None and region.handler > t and st.kinds.get(region.handler) == "asyncfor":
-                return True  # (an async for's END_ASYNC_FOR is laid out the same way)
+            if region is not None and region.handler > t and st.kinds.get(region.handler) in ("asyncfor", "send"):
+                return True  # (an async for's END_ASYNC_FOR, an await's CLEANUP_THROW: laid out the same way)
             todo.extend(self._successors(k))
         return False
 

@@ -657,3 +657,25 @@ async def try_return_then_async_for_in_loop(n):
         async for i in AsyncRange(k + 1):
             out.append((k, i))
     return out
+
+
+@cases((2,), (-1,))
+async def try_return_then_await(n):
+    # The same for an await after the try: its CLEANUP_THROW lies after the try's handler, so
+    # the await follows the try (in an else part it would come before the handler).
+    try:
+        if n < 0:
+            raise ValueError(n)
+    except ValueError:
+        return
+    await Step(n)
+
+
+@cases(([1, 2],), (None,))
+def try_return_then_yield_from(items):
+    # A `yield from` after the try: the same layout as an await.
+    try:
+        it = iter(items)
+    except TypeError:
+        return
+    yield from it
