@@ -2261,7 +2261,15 @@ class ControlRules:
         last = self.instrs[exit - 1]
         body_end = exit - 1 if last.opname == "JUMP" and last.target == h else max(exit, j + 1)
         body_end = self._before_outside_tail(h, body_end)
-        break_target = self._break_target(h + 1, body_end, real_exit, {h})
+        exclude = {h}
+        past_exit: Set[int] = set()  # the body's code laid past the loop's exit
+        if body_end > exit and self.version.handler_code_at_end:
+            # The body runs past the loop's exit (3.12+: a jump back from handler code closes the
+            # loop); the code in between that the body never reaches (the code after the loop,
+            # an earlier try's handler code) holds no `break`.
+            past_exit = self.loop_body_reach(h, exit) & set(range(exit, body_end))  # exception_regions
+            exclude.update(set(range(exit, body_end)) - past_exit)
+        break_target = self._break_target(h + 1, body_end, real_exit, exclude)
         info = LoopInfo({h}, break_target, real_exit, body_end)
         info.iterator, info.outer_end = iterator, self.end
         self.loops.append(info)
@@ -2277,6 +2285,8 @@ class ControlRules:
             self.for_targets.pop()
         if target is None:
             raise self.fail(ins, "for loop without a target")
+        # (read: the code after the loop, read next, runs up to it by position)
+        self._mark_dead_code({k for k in past_exit if k not in self.skip})  # exception_regions
         _drop_trailing_continue(body)
         if break_target is None and info.copied_exit is not None:
             break_target = self._exit_original(info, *info.copied_exit)

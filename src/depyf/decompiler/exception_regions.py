@@ -284,7 +284,15 @@ class ExceptionRegionAnalysis:
         # The handlers whose code leads to the jump: a nested try's handler falls out through the
         # unwinding of the handler around it, whose try may start before the target (the jump
         # then goes to the code after that outer try, not back to a loop's head).
-        reaching = [t for t in owners if src in self._reach(t, None, t)] or [max(owners)]
+        reaching = [t for t in owners if src in self._reach(t, None, t)]
+        if not reaching:
+            loops = [h for h, kind in st.kinds.items() if kind == "asyncfor" and h <= src and src in self._reach(h, None, h)]
+            if loops:
+                # The code after an async for, which its END_ASYNC_FOR (laid with the handler
+                # code) runs on to: a jump back to before that loop closes an enclosing loop.
+                first_protected = self._first_protected()
+                return target < min(first_protected[h] for h in loops)
+            reaching = [max(owners)]
         reaching.extend(self._unwound_by_jump(src, owners))
         for owner in reaching:
             if st.kinds[owner] == "with":
@@ -295,6 +303,33 @@ class ExceptionRegionAnalysis:
             if starts and target > min(starts):
                 return False
         return True
+
+    def _first_protected(self) -> Dict[int, int]:
+        """Each handler's first protected instruction (computed once, when first asked)."""
+        found: Optional[Dict[int, int]] = getattr(self, "_first_protected_at", None)
+        if found is None:
+            found = {}
+            for region in self.bc.regions:
+                found[region.handler] = min(region.start, found.get(region.handler, region.start))
+            self._first_protected_at = found
+        return found
+
+    def loop_body_reach(self, h: int, exit: int) -> Set[int]:
+        """The code that the body of the loop at `h` reaches without leaving through `exit`, the
+        handler code of the statements in it included (handlers whose protected code starts in
+        the loop)."""
+        st = self._xt()
+        first_protected = self._first_protected()
+        seen = self._reach(h + 1, {exit})
+        todo = list(seen)
+        while todo:
+            region = st.region_at[todo.pop()]
+            if region is None or region.handler in seen or first_protected[region.handler] <= h:
+                continue
+            found = self._reach(region.handler, {exit}) - seen
+            seen |= found
+            todo.extend(found)
+        return seen
 
     def _reach_through_handlers(self, start: int) -> Set[int]:
         """`_reach`, also into the except clauses (and with handlers) of the code reached.
@@ -372,6 +407,12 @@ class ExceptionRegionAnalysis:
                 if ins.opname == "JUMP" and ins.target is not None and ins.target > end \
                         and self._before_unwinding(j, k) is not None:
                     return j
+            last = self.instrs[end - 1]
+            if last.opname == "JUMP" and last.target is not None and last.target > end \
+                    and end - 1 in self._reach(k + 1, None, k + 1):
+                # (3.11: the handler falls out to more of the branch, which then jumps over
+                # the else part: `except E: pass` then `a = 1`, in an if body with an else)
+                return end - 1
         return k
 
     def _falls_into(self, s: int, be: int) -> bool:

@@ -496,6 +496,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             x = None  # the handlers' returns are their own: what the body falls into follows the try
         star_tail = None
         loop_tail = None
+        range_tail = None
         if x is None and star and self.version.handler_code_at_end:
             # The same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
             # past this range (only the handlers reach it): it is the code after the try.
@@ -541,6 +542,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             body_ends = be > s and instrs[be - 1].opname in TERMINAL and else_end <= be
             loop = self.loops[-1] if self.loops else None
             loop_tail = self._handler_loop_tail(x, end, loop)
+            if loop_tail is None:
+                range_tail = self._handler_range_tail(x, end, t)
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
                 and loop_tail is None and x not in loop.continue_targets
             falls_out = (x > end and not leaves_loop) or (
@@ -568,10 +571,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     else_end -= 1
                     else_break = True
         moved_tail = None
-        if x is not None and falls_out and x > end and not body_falls and not star \
+        if x is not None and falls_out and x > end and not body_falls and not star and range_tail is None \
                 and self.version.handler_code_at_end:
             moved_tail = self._moved_try_tail(x, s, t)
-        if x is not None and falls_out and x > end and self.version.handler_code_at_end:
+        if x is not None and falls_out and x > end and range_tail is None and self.version.handler_code_at_end:
             self.range_falls_to.setdefault(end, x)  # control: an enclosing if's else part ends there
         else_start = else_from
         if star_else and n_jump is not None and x_h is not None:
@@ -640,6 +643,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             for stmt in self.run_range(x, self._before_onward_jump(moved_tail), list(base)):
                 self.emit(stmt)
             self._mark_dead(x, moved_tail)
+        if range_tail is not None and x is not None:
+            # 3.12+: the same for the rest of a block (an if body) that the try does not end.
+            for stmt in self.run_range(x, range_tail[0], list(base)):
+                self.emit(stmt)
+            self._mark_dead(x, range_tail[1])
         if falls_out and t < x < end:
             # 3.12+: the code after the try is reached only from its handlers and was moved after
             # them. It is read here, then marked as read, so that no enclosing range that reaches
@@ -699,6 +707,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # `break` would leave the clause (POP_EXCEPT) first; the jump goes where the try ends.
             return False
         target = self.instrs[j].target
+        if loop.exit <= j < target <= self.end:
+            # 3.12+: the try lies in the rest of the loop body that only an earlier try's
+            # handlers reach, laid past the loop's exit; its jump stays in that code.
+            return False
         return target >= loop.exit or target == loop.break_target
 
     def _inside_clause_of(self, loop: LoopInfo) -> bool:
@@ -719,13 +731,76 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if loop is None or not self.version.handler_code_at_end or x <= end \
                 or x not in self.handler_only_code():
             return None
-        flow = [k for k in self._reach(x) if k >= x]
-        last = max(flow) if flow else -1
-        ins = self.instrs[last] if last >= 0 else None
-        if ins is None or ins.opname != "JUMP" or ins.target not in loop.continue_targets \
-                or len(flow) != last + 1 - x:
+        last = self._handler_tail_last(x)
+        if last is None or self.instrs[last].opname != "JUMP" or self.instrs[last].target not in loop.continue_targets:
             return None
         return last
+
+    def _handler_range_tail(self, x: int, end: int, t: int) -> Optional[Tuple[int, int]]:
+        """Where the handlers of a try fall out to code that only they reach, past the range
+        [.., end) being read (3.12+ moves it after the handler code: `if c: try: return f()
+        except E: pass; more` then the code after the if), that code is the rest of the range,
+        after the try: (end of its statements, end of the code to mark read). It is one straight
+        stretch (with the handler code of the statements in it) that ends in a jump back to
+        `end`, or never leaves itself (it ends in returns or raises: the compiler copied the
+        small block after the range into it). Only a jump to `end` itself goes on where the
+        range does (one to the end of an else part would skip it). Code that begins with the
+        exit of an enclosing with goes on after it: only a jump to `end` tells that it is the
+        rest of the range (a copied return there may be the code after the with). The statement
+        with the handler `t` and that code lie in the same enclosing try and with statements
+        (the code after an enclosing try, or its else part, lies outside it)."""
+        if not self.version.handler_code_at_end or x <= end or x not in self.handler_only_code():
+            return None
+        first_protected = self._first_protected()
+        context = self._chain_of(t, 0)[1:]
+        exits_with = bool(context) and self._xt_state.kinds.get(context[0]) == "with" and self._exit_call_at(x)
+        if exits_with:
+            context = context[1:]  # (the code begins with the normal exit of the with around `t`)
+        if tuple(h for h in self._chain(x) if first_protected[h] < x) != context:
+            return None
+        last = self._handler_tail_last(x)
+        if last is None:
+            return None
+        closing = self.instrs[last]
+        if closing.opname == "JUMP" and closing.target == end:
+            return last, last + 1
+        if closing.opname in TERMINAL and not exits_with \
+                and all(ins.target is None or x <= ins.target <= last for ins in self.instrs[x:last + 1]):
+            return last + 1, last + 1
+        return None
+
+    def _handler_tail_last(self, x: int) -> Optional[int]:
+        """The last instruction of the handler-only code at `x` when that code is one straight
+        stretch (with the handler code of the statements in it); else None."""
+        flow = [k for k in self._reach_with_inner_handlers(x) if k >= x]
+        last = max(flow) if flow else -1
+        return last if last >= 0 and len(flow) == last + 1 - x else None
+
+    def _reach_with_inner_handlers(self, x: int) -> Set[int]:
+        """`_reach(x)`, also into the handler code of the try and with statements that start in
+        the code reached (3.12+ lays it after their code, before what follows them: `for ...:
+        try: ... except E: pass` then `try: ... except F: ...` and more of the body, all reached
+        only from the first handler). A handler whose protected code starts before `x` encloses
+        that code and stays out."""
+        st = self._xt()
+        first_protected = self._first_protected()
+        seen = set(self._reach(x))
+        todo = [k for k in seen if k >= x]
+        while todo:
+            region = st.region_at[todo.pop()]
+            if region is None or region.handler in seen or first_protected[region.handler] < x:
+                continue
+            found = self._reach(region.handler) - seen
+            seen |= found
+            todo.extend(found)
+        return seen
+
+    def _exit_call_at(self, k: int) -> bool:
+        """Does a with statement's `__exit__(None, None, None)` call (registered to be stepped
+        over) start at `k`?"""
+        instrs = self.instrs
+        return self.skip.get(k, k) > k and k + 3 < len(instrs) and instrs[k].opname == "LOAD_CONST" \
+            and instrs[k].argval is None and instrs[k + 3].opname == "CALL"
 
     def _break_tail(self, clauses: List[Tuple[Optional[n.Expr], Optional[str], int, int]],
                     exits: List[Tuple[int, int, int, int]]) -> Optional[int]:
@@ -1102,6 +1177,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         statements inside it come first: that code follows the try (`except E: return None`,
         then `try: ...`), and the handler's return is its own, not a copy of the code after the
         try nor that code moved after the handler."""
+        st = self._xt_state
         enclosing = set(self._chain_of(t, 0))
         seen: Set[int] = set()
         todo = [start]
@@ -1113,6 +1189,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             chain = self._chain(k)
             if chain and chain[0] > t and chain[0] not in enclosing:
                 return True
+            region = st.region_at[k]
+            if region is not None and region.handler > t and st.kinds.get(region.handler) in ("asyncfor", "send"):
+                return True  # (an async for's END_ASYNC_FOR, an await's CLEANUP_THROW: laid out the same way)
             todo.extend(self._successors(k))
         return False
 
@@ -1757,10 +1836,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         finally:
             self.for_targets.pop()
         handler_tail = after is not None and after not in warm and t < after < self.end
+        range_tail = self._handler_range_tail(after, self.end, t) if after is not None and after not in warm \
+            and self.end < after else None
         # (3.12+: past the range, an if body say, when the with body never ends normally)
-        moved_tail = self._moved_try_tail(after, start, t) if after is not None and after >= self.end \
-            and after not in warm and self.version.handler_code_at_end else None
-        if handler_tail or moved_tail is not None:
+        moved_tail = self._moved_try_tail(after, start, t) if range_tail is None and after is not None \
+            and after >= self.end and after not in warm and self.version.handler_code_at_end else None
+        if handler_tail or range_tail is not None or moved_tail is not None:
             # The code after the with lies inside the handler's span (its cleanup follows it).
             self._mark_dead_code(self._cold_code(t, warm | {after}))
         else:
@@ -1782,6 +1863,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             for stmt in self.run_range(after, self._before_onward_jump(moved_tail), list(base)):
                 self.emit(stmt)
             self._mark_dead(after, moved_tail)
+        if range_tail is not None:
+            # ... or past the range, up to a jump back to where the range goes on (3.12+).
+            for stmt in self.run_range(after, range_tail[0], list(base)):
+                self.emit(stmt)
+            self._mark_dead(after, range_tail[1])
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
@@ -1929,8 +2015,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         j = self.loop_end[h]
         body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
         last = instrs[exit_at - 1]
-        if j + 1 < exit_at and not (last.opname == "JUMP" and last.target == h):
-            body_end = exit_at  # 3.12+: copies of exit blocks (a break) after the last jump back
+        if j + 1 < exit_at and not (last.opname == "JUMP" and last.target == h) \
+                and any(j < k < exit_at for k in self._reach(start)):
+            # 3.12+: copies of exit blocks (a break) after the last jump back. (Not when only
+            # handler code lies there: that of a try before the loop, whose else part the loop
+            # is read in, comes before END_ASYNC_FOR.)
+            body_end = exit_at
         real_exit = exit_at + 1
         targets = [x.target for x in instrs[start:body_end]
                    if x.target is not None and x.target > real_exit - 1 and x.target != exit_at]

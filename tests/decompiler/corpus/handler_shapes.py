@@ -434,3 +434,69 @@ def if_try_return_named_reraise_then_elif(a, b):
     elif b:
         a = "elif"
     return a
+
+
+@cases((["1", "x", "2", "bad"],), ([],), (["bad"],), (["2", "1", "x"],))
+def loop_rest_after_handler_holds_try(items):
+    # `try: ... except E: pass else: continue` and then more of the loop body, which only the
+    # handler reaches (3.12+: laid after the handler code, past the loop's exit) and which holds
+    # another try: its handler code lies inside that rest of the body, before the jump back.
+    # (The else part has an if: 3.8/3.9 read a lone `continue` there inside the try body.)
+    out = []
+    for item in items:
+        try:
+            out.append(int(item))
+        except ValueError:
+            pass
+        else:
+            if item == "1":
+                break
+            continue
+        try:
+            out.append(_fails(item))
+        except ValueError:
+            out.append("failed")
+        out.append(item)
+    return out
+
+
+@cases(("bad",), ("ok",), ("",))
+def if_try_return_swallowed_then_more(a):
+    # `if a: try: return f() except E: pass` and more of the if body, which only the handler
+    # reaches (3.12+: laid after the handler code, with a jump back to the code after the if).
+    if a:
+        try:
+            return _fails(a)
+        except ValueError:
+            pass
+        a = a + "!"
+    return a
+
+
+@cases(("bad",), ("ok",), ("",))
+def if_try_return_swallowed_then_try(a):
+    if a:
+        try:
+            return _fails(a)
+        except ValueError:
+            pass
+        try:
+            a = _fails(a + "?")
+        except ValueError:
+            a = a + "!"
+    return a
+
+
+@cases(("bad",), ("ok",), ("",))
+def if_try_return_swallowed_then_more_else(a):
+    # The same with an else part: the handler-only rest of the if body ends in a copy of the
+    # code after the if (`return a`), not in a jump back. (Was read as code after the else part.)
+    if a:
+        try:
+            return _fails(a)
+        except ValueError:
+            pass
+        a = a + "!"
+    else:
+        a = "empty"
+    return a

@@ -626,3 +626,96 @@ def unpack_after_with_holding_nested_handlers(items):
     if success:
         return log, value
     return log
+
+
+@cases((0,), (1,))
+def if_with_swallows_then_more(kind):
+    # `if c: with cm: return/raise` and more of the if body, which only the handler (that
+    # swallowed the exception) reaches: 3.12+ lays it after the handler code, with a jump back
+    # to the code after the if.
+    log = []
+    if kind:
+        with Tracker(log, "s", swallow=True):
+            raise ValueError("swallowed")
+        log.append("after with")
+    log.append("after if")
+    return log
+
+
+@cases((0,), (1,))
+def if_nested_with_swallows(kind):
+    # The inner with swallows: the outer with's normal exit (its `__exit__` call), which only
+    # that path reaches, lies after the handler code and jumps back to the code after the if.
+    log = []
+    if kind:
+        with Tracker(log, "a"), Tracker(log, "b", swallow=True):
+            raise ValueError("swallowed")
+    log.append("after if")
+    return log
+
+
+@cases((0,), (1,))
+def if_with_swallows_then_try(kind):
+    # The rest of the if body after a with that swallowed holds a try and ends in a copy of
+    # the code after the if (`return log`): it stays in the if body.
+    log = []
+    if kind:
+        with Tracker(log, "s", swallow=True):
+            raise ValueError("swallowed")
+        try:
+            log.append(int("x"))
+        except ValueError:
+            log.append("handled")
+    return log
+
+
+@cases((3,), (-1,))
+async def try_return_then_async_for(n):
+    # The handler returns and the code after the try is an async for: 3.12+ lays the handler
+    # code before the loop's END_ASYNC_FOR (not inside the loop body), and the handler's return
+    # is its own, not a copy of the function's end (the loop follows the try, not in an else).
+    try:
+        if n < 0:
+            raise ValueError(n)
+    except ValueError:
+        return
+    async for i in AsyncRange(n):
+        yield i
+
+
+@cases((2,), (-1,))
+async def try_return_then_async_for_in_loop(n):
+    # The same with the async for inside a for loop: the way on after END_ASYNC_FOR (laid
+    # with the handler code) is the outer loop's jump back.
+    out = []
+    try:
+        if n < 0:
+            raise ValueError(n)
+    except ValueError:
+        return out
+    for k in range(n):
+        async for i in AsyncRange(k + 1):
+            out.append((k, i))
+    return out
+
+
+@cases((2,), (-1,))
+async def try_return_then_await(n):
+    # The same for an await after the try: its CLEANUP_THROW lies after the try's handler, so
+    # the await follows the try (in an else part it would come before the handler).
+    try:
+        if n < 0:
+            raise ValueError(n)
+    except ValueError:
+        return
+    await Step(n)
+
+
+@cases(([1, 2],), (None,))
+def try_return_then_yield_from(items):
+    # A `yield from` after the try: the same layout as an await.
+    try:
+        it = iter(items)
+    except TypeError:
+        return
+    yield from it
