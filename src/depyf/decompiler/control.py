@@ -1327,10 +1327,34 @@ class ControlRules:
         if not self.loops:
             return False
         enclosing = self.loops[-1]
-        if self.end != enclosing.body_end:
+        if self.end != enclosing.body_end and not self._range_closes_with_continue(enclosing):
             return False
-        return any(ins.opname == "JUMP" and ins.target in enclosing.continue_targets
+        return any(ins.opname == "JUMP" and self._reaches_head(ins.target, enclosing)
                    for ins in self.instrs[start:end])
+
+    def _reaches_head(self, target: int, loop: LoopInfo) -> bool:
+        """Is `target` the head of `loop`, or its closing jump back (3.8/3.9 send a `break` of an
+        inner loop there when the inner loop is the last statement of an if body)?"""
+        if target in loop.continue_targets:
+            return True
+        ins = self.instrs[target] if 0 <= target < len(self.instrs) else None
+        return ins is not None and ins.opname == "JUMP" and ins.target in loop.continue_targets
+
+    def _break_past_range_to_head(self, target: int) -> bool:
+        """Does a `break` target past the range being read lead straight back to the enclosing
+        loop's head (the enclosing body's closing jump)?"""
+        return target >= self.end and bool(self.loops) and self._reaches_head(target, self.loops[-1])
+
+    def _range_closes_with_continue(self, enclosing: LoopInfo) -> bool:
+        """Does the range being read (an if body, say) end with a jump back to the enclosing
+        loop's head? Then it is the last statement of that loop's body on its path, and a loop
+        statement that ends the range has nothing after it either: the compiler threads its
+        breaks to the head too (`for: if c: for: ... break / else: ... / else: ...`)."""
+        # (the closing jump is the range's last instruction, or follows it when the if statement
+        # reads it as the jump over its else part)
+        return any(0 <= k < len(self.instrs) and self.instrs[k].opname == "JUMP"
+                   and self.instrs[k].target in enclosing.continue_targets
+                   for k in (self.end - 1, self.end))
 
     def _continues_outer_loop(self, target: int) -> bool:
         return any(target in outer.continue_targets for outer in self.loops[:-1])
@@ -2153,7 +2177,8 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
-        elif break_target is None and real_exit < self.end and self._breaks_to_enclosing_head(h + 1, body_end):
+        elif (break_target is None or self._break_past_range_to_head(break_target)) and real_exit < self.end \
+                and self._breaks_to_enclosing_head(h + 1, body_end):
             orelse = self.run_range(real_exit, self.end, list(self.stack))
             after = self.end
         elif break_target is None and info.copied_exit is not None and self._else_ends_function(real_exit):

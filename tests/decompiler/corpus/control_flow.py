@@ -756,3 +756,39 @@ def if_branch_ends_in_continue_before_elif(names, namer):
                 continue
         out.append(f)
     return out
+
+
+@cases(([1, 2, 20, -1, 0, 30], [2, 30]), ([], [1]), ([5], []))
+def for_else_ends_if_body_in_loop(items, known):
+    # The inner loop ends an if body that ends the outer body: its break jumps back to the outer
+    # head (3.8/3.9: to the outer body's closing jump), so all code after it is its else part.
+    out = []
+    for a in items:
+        if a > 0:
+            for x in known:
+                if x == a:
+                    out.append(("found", x))
+                    break
+            else:
+                if a > 10:
+                    out.append("big")
+                else:
+                    out.append("small")
+        else:
+            out.append("other")
+    return out
+
+
+@cases(([1, 2, 20, -1, 0, 30], [2, 30]), ([], [1]))
+def for_break_ends_if_body_in_loop(items, known):
+    # The same without an else part: the code after the inner loop is the outer body's end.
+    out = []
+    for a in items:
+        if a > 0:
+            for x in known:
+                if x == a:
+                    out.append(("found", x))
+                    break
+        else:
+            out.append("other")
+    return out
