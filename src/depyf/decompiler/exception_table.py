@@ -439,6 +439,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         elif x is None and not star and clauses and self.version.handler_code_at_end:
             # 3.12+: code after the try that only the handlers reach follows the last one.
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
+            if x is not None and self._body_leaves_enclosing_clause(s, be, t):
+                x = None  # the handler's tail (unwinding the enclosing clause too) is its own return
             if x is not None and x >= self.end:
                 x = None  # beyond the range: a fall-out would jump to what follows; an explicit return
             if x is not None and swallowed is not None \
@@ -593,6 +595,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _body_leaves_enclosing_clause(self, s: int, be: int, t: int) -> bool:
+        """Inside an except clause, does the try body [s, be) go on into that clause's unwinding
+        (POP_EXCEPT, then its jump or return)? Then the try is the clause's last statement on
+        the body's path, and a handler's tail that unwinds the clause as well is a statement of
+        that handler (`except A: try: f(); return 1 / except B: return 2`), not code after the
+        try reached only from the handlers."""
+        return self._clause_read is not None and be < t and self.instrs[be].opname == "POP_EXCEPT" \
+            and self._falls_into(s, be)
 
     def _breaks_out_of_loop(self, j: int) -> bool:
         """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of
@@ -894,7 +905,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             k = self._before_unwinding(j, hs)
             if k is not None:
-                found.append(self._threaded_outer_exit(j, k, hs, be) or (j, ins.target))
+                threaded = self._threaded_outer_exit(j, k, hs, be)
+                if threaded is None and self._before_unwinding(k, hs) is not None:
+                    continue  # (it unwinds an enclosing clause too: a `continue` or `break` of the handler)
+                found.append(threaded or (j, ins.target))
         flow = [k for k in self._reach(hs) if hs <= k < he]
         last = max(flow) if flow else -1
         self._note_handler_breaks(hs, be, warm, [k for k in flow if k != last])
@@ -935,6 +949,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if be + length > len(self.instrs) or self._before_unwinding(k, hs) is None \
                 or self.jump_sources.get(be) or not self._same_instructions(k, be, length):
             return None
+        if self.instrs[j].target_offset != self.instrs[be + length - 1].target_offset:
+            return None  # (it goes elsewhere: a `continue` or `break` that leaves both clauses)
         # The compiler copies only a block without a line number: where it ends the enclosing
         # clause, the clause's jump there is its implicit way out, not a `continue` written out
         # (which would keep the jumps to it). (A copy that ends a branch of an if inside the
@@ -1630,6 +1646,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if handler_tail:
             # The code after the with lies inside the handler's span (its cleanup follows it).
             self._mark_dead_code(self._cold_code(t, warm | {after}))
+        elif any(k in warm for k in range(t, span_end)):
+            # The span runs on to an enclosing clause's `e = None; del e` cleanup, past the code
+            # after the with (which the body reaches): only the handler code itself is read.
+            self._mark_dead_code(self._cold_code(t, warm | ({after} if after is not None else set())))
         else:
             self._mark_dead(t, span_end)
         # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
@@ -1651,6 +1671,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         over = instrs[cont] if cont < len(instrs) else None
         if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
             cont = min(over.target, self.end)
+        if after is not None and cont >= self.end:
+            self.with_ways_on[self.end] = after  # (control: an if body that this with ends)
         return max(cont, i + 1)
 
     def _past_handler_way_on(self, start: int, be: int, t: int, warm: Set[int]) -> int:

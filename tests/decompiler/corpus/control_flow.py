@@ -792,3 +792,49 @@ def for_break_ends_if_body_in_loop(items, known):
         else:
             out.append("other")
     return out
+
+
+@cases(([101, -101, 3, 6, 12, 8, 0],), ([],))
+def else_continue_in_body_with_else(items):
+    # The innermost body jumps past the outer else part to the code after it; the middle if's
+    # `else: ...; continue` lies before that else part and must stay an else (3.10+ read it as
+    # statements after the middle if, so the innermost body ran them too).
+    out = []
+    for n in items:
+        if n <= 100:
+            if n % 3 == 0:
+                if n > 10:
+                    out.append("m")
+                else:
+                    out.append("s")
+                    continue
+            else:
+                out.append("o")
+                continue
+        else:
+            out.append("big")
+        out.append("hit")
+    return out
+
+
+@cases(([101, -101, 3, 6, 12, 8, 0],), ([],))
+def elif_continue_in_body_with_else(items):
+    out = []
+    for n in items:
+        if n <= 100:
+            if n % 2:
+                out.append("odd")
+                continue
+            elif n % 3 == 0:
+                if n > 10:
+                    out.append("m")
+                else:
+                    out.append("s")
+                    continue
+            else:
+                out.append("o")
+                continue
+        else:
+            out.append("big")
+        out.append("hit")
+    return out
