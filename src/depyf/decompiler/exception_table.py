@@ -905,10 +905,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             k = self._before_unwinding(j, hs)
             if k is not None:
-                threaded = self._threaded_outer_exit(j, k, hs, be)
-                if threaded is None and self._before_unwinding(k, hs) is not None:
-                    continue  # (it unwinds an enclosing clause too: a `continue` or `break` of the handler)
-                found.append(threaded or (j, ins.target))
+                found.append(self._threaded_outer_exit(j, k, hs, be) or (j, ins.target))
         flow = [k for k in self._reach(hs) if hs <= k < he]
         last = max(flow) if flow else -1
         self._note_handler_breaks(hs, be, warm, [k for k in flow if k != last])
