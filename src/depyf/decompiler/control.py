@@ -182,6 +182,11 @@ class ControlRules:
         instrs = self.instrs
         self.skip: Dict[int, int] = {}
         self.fall_override: Dict[int, int] = {}
+        # The end of an if body being read -> where the else part after it ends.
+        self.else_joins: Dict[int, int] = {}
+        # The end of a range that a with statement ends -> where that with goes on when its
+        # context manager suppresses an exception (exception_table).
+        self.with_ways_on: Dict[int, int] = {}
         self.jump_sources: Dict[int, List[int]] = {}
         back: Dict[int, int] = {}
         handler_code = self.handler_only_code()  # exception_table: 3.12+ handler code at the end
@@ -882,7 +887,7 @@ class ControlRules:
         if else_end is None and last is not None and last_at == false_target - 1:
             threaded = self._threaded_else_end(fall, false_target, end, loop)
             if threaded is not None:
-                body = self.run_range(fall, false_target, list(self.stack))
+                body = self._run_if_body(fall, false_target, false_target, threaded)
                 closing = self._else_jump_to_bottom_test(fall, false_target, threaded, loop)
                 orelse = self.run_range(false_target, threaded if closing is None else closing, list(self.stack))
                 self.emit(n.If(cond, body, orelse))
@@ -892,7 +897,8 @@ class ControlRules:
             if value_if is not None:
                 self.stack.append(value_if)
                 return else_end
-            body = self.run_range(fall, false_target if continue_ends_body else false_target - 1, list(self.stack))
+            body = self._run_if_body(fall, false_target if continue_ends_body else false_target - 1, false_target,
+                                     else_end)
             if loop is not None and else_end == end and self.version.threads_jumps_once and body \
                     and isinstance(body[-1], n.If) \
                     and not body[-1].orelse and self.instrs[false_target - 1].target in loop.continue_targets \
@@ -918,6 +924,7 @@ class ControlRules:
         merged = self._constant_arms_before_copied_exit(cond, fall, false_target)
         if merged is not None:
             return merged
+        self.with_ways_on.pop(false_target, None)
         body = self.run_range(fall, false_target, list(self.stack))
         join = self.range_falls_to.get(false_target)
         if join is not None and false_target < join <= end:
@@ -936,6 +943,13 @@ class ControlRules:
             orelse = self.run_range(false_target, else_end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return else_end
+        else_end = self._with_way_on_past_else(body, false_target, end) if false_target < end else None
+        if else_end is not None:
+            # `if c: with cm: return x` then `else: ...`: a suppressed exception goes on after
+            # the if statement, not at the false target (3.11+ lay no jump over the else part)
+            orelse = self.run_range(false_target, else_end, list(self.stack))
+            self.emit(n.If(cond, body, orelse))
+            return else_end
         if false_target < end and self._ends_in_outer_way_out(body, false_target):
             # The body's last statement left the enclosing try through its copied way out
             # (3.10): it does not go on at the false target, which is the else part.
@@ -948,6 +962,19 @@ class ControlRules:
             return end
         self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _run_if_body(self, fall: int, stop: int, false_target: int, else_end: int) -> List[n.Stmt]:
+        """Read the body [fall, stop) of an if whose else part is [false_target, else_end): inside
+        it, a jump to `else_end` is the body's way past the else part (`_threaded_else_end`)."""
+        saved = self.else_joins.get(stop)
+        self.else_joins[stop] = else_end
+        try:
+            return self.run_range(fall, stop, list(self.stack))
+        finally:
+            if saved is None:
+                del self.else_joins[stop]
+            else:
+                self.else_joins[stop] = saved
 
     def _continue_after_if_body(self, fall: int, end: int, head: int) -> bool:
         """3.8/3.9: is the JUMP back to `head` right before the loop's closing jump (at `end`) a
@@ -1082,6 +1109,11 @@ class ControlRules:
         if len(targets) != 1:
             return None
         target = targets.pop()
+        if target > end and self.else_joins.get(end) == target:
+            # to where the else part of the enclosing if ends, past that else part (which starts at
+            # the end of the range): the way out of the enclosing body, so this else part runs to
+            # the range's end (`if a: {if b: {if c: x} else: continue} else: y`, then more code)
+            return end
         if target > end:
             closing = self.instrs[target] if target < len(self.instrs) else None
             if loop is not None and target == loop.body_end and closing is not None \
@@ -1226,6 +1258,34 @@ class ControlRules:
             return None
         self.emit(n.ExprStmt(n.IfExp(cond, first, n.Const(instrs[false_target].argval))))
         return tail
+
+    def _with_way_on_past_else(self, body: List[n.Stmt], false_target: int, end: int) -> Optional[int]:
+        """The end of the else part of an if whose body [.., false_target) ends with a with
+        statement whose body never falls through (3.11: its handler code ends the if body) and
+        which, when its context manager suppresses an exception, goes on elsewhere than at the
+        false target: to the code after the if statement (the end of the else part), back to
+        the loop's head (the if ends the loop body), or to a copy of the code after the if
+        statement that is not the code at the false target (3.12+ lay it with the handler
+        code). None when the code at the false target follows the if."""
+        way_on = self.with_ways_on.get(false_target)
+        if way_on is None or way_on == false_target or not body or not isinstance(body[-1], n.With):
+            return None
+        loop = self.loops[-1] if self.loops else None
+        if loop is not None and way_on in loop.continue_targets:
+            return end if end == loop.body_end else None
+        handler_code = self.handler_only_code() if self.version.handler_code_at_end else frozenset()
+        if false_target < way_on < end and way_on not in handler_code:
+            return way_on
+        if way_on < end and way_on not in handler_code:
+            return None
+        r = way_on
+        while r < len(self.instrs) and r < way_on + 6 and self.instrs[r].target is None \
+                and self.instrs[r].opname not in TERMINAL:
+            r += 1
+        if r < len(self.instrs) and self.instrs[r].opname in TERMINAL and false_target + r + 1 - way_on <= end \
+                and self._same_instructions(way_on, false_target, r + 1 - way_on):
+            return None  # (a copy of the code after the if, which starts at the false target)
+        return end
 
     def _body_ends_in_copied_fall_out(self, fall: int, false_target: int, end: int) -> bool:
         """Does the if body [fall, false_target) end a handler body with a copy of the try's way

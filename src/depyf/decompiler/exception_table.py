@@ -473,6 +473,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         elif x is None and not star and clauses and self.version.handler_code_at_end:
             # 3.12+: code after the try that only the handlers reach follows the last one.
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
+            if x is not None and self._body_leaves_enclosing_clause(s, be, t):
+                x = None  # the handler's tail (unwinding the enclosing clause too) is its own return
             if x is not None and x >= self.end:
                 copy_end = self._copied_way_on(x)
                 if copy_end is not None:
@@ -694,6 +696,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         """The end of the statements of a moved tail ending at `end` (`_moved_try_tail`): a jump
         on to the code after an enclosing statement (3.13 keeps it) is no statement."""
         return end - 1 if self.instrs[end - 1].opname == "JUMP" else end
+
+    def _body_leaves_enclosing_clause(self, s: int, be: int, t: int) -> bool:
+        """Inside an except clause, does the try body [s, be) go on into that clause's unwinding
+        (POP_EXCEPT, then its jump or return)? Then the try is the clause's last statement on
+        the body's path, and a handler's tail that unwinds the clause as well is a statement of
+        that handler (`except A: try: f(); return 1 / except B: return 2`), not code after the
+        try reached only from the handlers."""
+        return self._clause_read is not None and be < t and self.instrs[be].opname == "POP_EXCEPT" \
+            and self._falls_into(s, be)
 
     def _breaks_out_of_loop(self, j: int) -> bool:
         """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of
@@ -1120,6 +1131,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if be + length > len(self.instrs) or self._before_unwinding(k, hs) is None \
                 or self.jump_sources.get(be) or not self._same_instructions(k, be, length):
             return None
+        if self.instrs[j].target_offset != self.instrs[be + length - 1].target_offset:
+            return None  # (it goes elsewhere: a `continue` or `break` that leaves both clauses)
         # The compiler copies only a block without a line number: where it ends the enclosing
         # clause, the clause's jump there is its implicit way out, not a `continue` written out
         # (which would keep the jumps to it). (A copy that ends a branch of an if inside the
@@ -1844,6 +1857,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if handler_tail or range_tail is not None or moved_tail is not None:
             # The code after the with lies inside the handler's span (its cleanup follows it).
             self._mark_dead_code(self._cold_code(t, warm | {after}))
+        elif any(k in warm for k in range(t, span_end)):
+            # The span runs on to an enclosing clause's `e = None; del e` cleanup, past the code
+            # after the with (which the body reaches): only the handler code itself is read.
+            self._mark_dead_code(self._cold_code(t, warm | ({after} if after is not None else set())))
         else:
             self._mark_dead(t, span_end)
         # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
@@ -1874,6 +1891,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         over = instrs[cont] if cont < len(instrs) else None
         if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
             cont = min(over.target, self.end)
+        if after is not None and cont >= self.end:
+            self.with_ways_on[self.end] = after  # (control: an if body that this with ends)
         return max(cont, i + 1)
 
     def _past_handler_way_on(self, start: int, be: int, t: int, warm: Set[int]) -> int:

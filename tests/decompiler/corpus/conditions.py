@@ -288,3 +288,22 @@ def assert_chain_ending_in_is_not_none(a, b):
     except AssertionError:
         return "second"
     return "passed"
+
+
+@cases(("a", 1, {"a": 1}), ("b", 1, {}), ("", 2, {}), ("a", 2, {"a": 1}))
+def assert_message_ends_if_body_with_else(name, size, known):
+    # An assert with a message is the whole body of an if with an else part, inside an if body
+    # with an else part: the assert's passing jump goes past both else parts (3.12 ran the inner
+    # else part after the assert).
+    cache = dict(known)
+    out = []
+    if name:
+        if name in cache:
+            assert cache[name] == size, f"constant {name}"
+        else:
+            cache[name] = size
+            out.append(name)
+    else:
+        name = size
+    line = f"{name}"
+    return [line], cache, out

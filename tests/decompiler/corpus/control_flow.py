@@ -764,4 +764,85 @@ def for_over_tuple_with_starred_item(rest):
     out = []
     for item in (0, *rest):
         out.append(item)
+
+
+@cases(([1, 2, 20, -1, 0, 30], [2, 30]), ([], [1]), ([5], []))
+def for_else_ends_if_body_in_loop(items, known):
+    # The inner loop ends an if body that ends the outer body: its break jumps back to the outer
+    # head (3.8/3.9: to the outer body's closing jump), so all code after it is its else part.
+    out = []
+    for a in items:
+        if a > 0:
+            for x in known:
+                if x == a:
+                    out.append(("found", x))
+                    break
+            else:
+                if a > 10:
+                    out.append("big")
+                else:
+                    out.append("small")
+        else:
+            out.append("other")
+    return out
+
+
+@cases(([1, 2, 20, -1, 0, 30], [2, 30]), ([], [1]))
+def for_break_ends_if_body_in_loop(items, known):
+    # The same without an else part: the code after the inner loop is the outer body's end.
+    out = []
+    for a in items:
+        if a > 0:
+            for x in known:
+                if x == a:
+                    out.append(("found", x))
+                    break
+        else:
+            out.append("other")
+    return out
+
+
+@cases(([101, -101, 3, 6, 12, 8, 0],), ([],))
+def else_continue_in_body_with_else(items):
+    # The innermost body jumps past the outer else part to the code after it; the middle if's
+    # `else: ...; continue` lies before that else part and must stay an else (3.10+ read it as
+    # statements after the middle if, so the innermost body ran them too).
+    out = []
+    for n in items:
+        if n <= 100:
+            if n % 3 == 0:
+                if n > 10:
+                    out.append("m")
+                else:
+                    out.append("s")
+                    continue
+            else:
+                out.append("o")
+                continue
+        else:
+            out.append("big")
+        out.append("hit")
+    return out
+
+
+@cases(([101, -101, 3, 6, 12, 8, 0],), ([],))
+def elif_continue_in_body_with_else(items):
+    out = []
+    for n in items:
+        if n <= 100:
+            if n % 2:
+                out.append("odd")
+                continue
+            elif n % 3 == 0:
+                if n > 10:
+                    out.append("m")
+                else:
+                    out.append("s")
+                    continue
+            else:
+                out.append("o")
+                continue
+        else:
+            out.append("big")
+        out.append("hit")
     return out

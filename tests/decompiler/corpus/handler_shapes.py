@@ -500,3 +500,37 @@ def if_try_return_swallowed_then_more_else(a):
     else:
         a = "empty"
     return a
+
+
+class _Recorder:
+    """A context manager that records entering and leaving."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self.log
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return False
+
+
+@cases(([1],), ([],))
+def named_clause_with_then_return_else_raise(items):
+    # In `except E as e:`, a with statement, then `return`, in an if whose else part is a bare
+    # `raise`: the with's handler code is followed by those statements and then by the clause's
+    # `e = None; del e` cleanup, which the with's cleanup leads to (3.11+ read the return and the
+    # raise as handler code: the clause fell out to the code after the try).
+    log = []
+    try:
+        value = items[0]
+    except IndexError as e:
+        if not items:
+            with _Recorder(log) as rec:
+                rec.append(type(e).__name__)
+            return log
+        else:
+            raise
+    return value

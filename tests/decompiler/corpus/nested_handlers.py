@@ -123,3 +123,82 @@ def inner_clause_returns_past_outer(d, u, v):
     if k == 5:
         return -5
     return k
+
+
+@cases(("1",), ("1.5",), ("x",))
+def return_in_try_in_clause(text):
+    # The inner body's way out unwinds the outer clause too (3.12+: `POP_EXCEPT; RETURN_CONST`);
+    # the inner handler's `return` after its own unwinding is its statement, not code after the
+    # inner try (3.12/3.13 dropped the inner body's return and ran the handler's).
+    try:
+        int(text)
+        return True
+    except ValueError:
+        try:
+            float(text)
+            return True
+        except ValueError:
+            return False
+
+
+@cases(("1",), ("1.5",), ("x",))
+def clause_try_falls_out_handler_returns(text):
+    # The inner body falls out of the outer clause; only its handler returns (3.13 ran that
+    # return after the inner body).
+    try:
+        value = int(text)
+    except Exception:
+        try:
+            value = float(text)
+        except Exception:
+            return ""
+    return value + 1
+
+
+@cases(("1",), ("1.5",), ("x",))
+def clause_try_handler_logs_and_returns(text):
+    log = []
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            log.append("bad")
+            return log
+    return value
+
+
+@cases((["1", "1.5", "x"],), ([],))
+def continue_in_try_in_clause_in_loop(items):
+    # The inner handler's `continue` unwinds both clauses and jumps to the loop's head; the inner
+    # body leaves the outer clause for the code after the outer try (3.13 read the `continue` as
+    # the inner handler falling out of the try).
+    out = []
+    for x in items:
+        try:
+            out.append(int(x))
+        except ValueError:
+            try:
+                out.append(float(x))
+            except ValueError:
+                out.append("bad")
+                continue
+        out.append("ok")
+    return out
+
+
+@cases((["1", "1.5", "x", "2"],), ([],))
+def break_in_try_in_clause_in_loop(items):
+    out = []
+    for x in items:
+        try:
+            out.append(int(x))
+        except ValueError:
+            try:
+                out.append(float(x))
+            except ValueError:
+                out.append("bad")
+                break
+        out.append("ok")
+    return out

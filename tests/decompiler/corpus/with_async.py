@@ -719,3 +719,46 @@ def try_return_then_yield_from(items):
     except TypeError:
         return
     yield from it
+
+
+@cases((1,), (2,), (3,), (4,))
+def suppressing_with_returns_in_elif(mode):
+    # A with statement whose body returns ends an if body: when the context manager suppresses
+    # the exception, the code after the if statement runs, not the elif/else parts (3.12+ read
+    # them as code after the if: the suppressed path ran them).
+    log = []
+    if mode == 1:
+        return 1
+    elif mode == 2:
+        with Tracker(log, "t", swallow=True):
+            return 1 / 0
+    elif mode == 3:
+        return 3
+    else:
+        return "other"
+
+
+@cases((2,), (3,), (4,))
+def suppressing_with_returns_then_join(mode):
+    log = []
+    if mode == 2:
+        with Tracker(log, "t", swallow=True):
+            return 1 / 0
+    elif mode == 3:
+        log.append(3)
+    else:
+        log.append(4)
+    log.append("after")
+    return log
+
+
+@cases(([1, 2, 3],), ([],))
+def suppressing_with_returns_in_loop(modes):
+    log = []
+    for m in modes:
+        if m == 2:
+            with Tracker(log, "t", swallow=True):
+                return 1 / 0
+        else:
+            log.append(m)
+    return log
