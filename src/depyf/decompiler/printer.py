@@ -4,7 +4,7 @@ The printer owns precedence and layout, nothing else: parentheses are added exac
 grammar needs them, using a precedence ladder like the one of CPython's own unparser.
 """
 import math
-from typing import Any, Callable, Dict, List, Optional, Sequence, Type
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Type
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import DecompilationError
@@ -74,13 +74,10 @@ class Printer:
             return TUPLE if e.elts else ATOM
         if t is n.Const:
             v = e.value
-            if isinstance(v, complex) and v.real == 0 and v.imag != 0 and not math.isnan(v.imag):
-                return _imaginary_literal(v)[1]
-            if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
-                if isinstance(v, complex) and v.real != 0:
-                    return ARITH
-                if (v.real if isinstance(v, complex) else v) < 0 or (
-                        isinstance(v, float) and math.copysign(1.0, v) < 0):
+            if isinstance(v, complex):
+                return _complex_literal(v)[1]
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                if v < 0 or (isinstance(v, float) and math.copysign(1.0, v) < 0):
                     return FACTOR
             return ATOM  # a tuple constant always prints in its own parentheses
         if t is n.Raw:
@@ -123,11 +120,7 @@ class Printer:
                 return "float('nan')"
             return repr(v)
         if isinstance(v, complex):
-            if v.real == 0 and v.imag != 0 and not math.isnan(v.imag):
-                return _imaginary_literal(v)[0]
-            if v.real == 0 and math.copysign(1.0, v.real) > 0:
-                return repr(v.imag) + "j"
-            return repr(v)
+            return _complex_literal(v)[0]
         if isinstance(v, tuple):
             if len(v) == 1:
                 return "(" + self.constant(v[0]) + ",)"
@@ -496,18 +489,50 @@ class Printer:
             out.extend(self.block(s.finalbody, depth + 1))
 
 
-def _imaginary_literal(v: complex) -> "tuple[str, int]":
-    """Source text and precedence of a complex constant whose real part is a zero (and whose
-    imaginary part is not), keeping the
-    signs of both zeros: `-1j` folds to complex(-0.0, -1.0), which `repr` writes `(-0-1j)`,
-    whose text compiles to complex(0.0, -1.0) (the int 0 minus 1j)."""
-    mag = "1e309" if math.isinf(v.imag) else repr(abs(v.imag))
-    neg_real = math.copysign(1.0, v.real) < 0
-    if math.copysign(1.0, v.imag) > 0:
-        # complex(-0.0, y) is -(0-yj): negating complex(0.0, -y)
-        return ("-(0-" + mag + "j)", FACTOR) if neg_real else (mag + "j", ATOM)
-    # -yj negates complex(0.0, y); 0-yj keeps the real part positive
-    return ("-" + mag + "j", FACTOR) if neg_real else ("0-" + mag + "j", ARITH)
+def _complex_literal(v: complex) -> "tuple[str, int]":
+    """Source text and precedence of a complex constant: the first of the constant expressions
+    that fold to it with both signs of its zeros kept. `repr` is not enough: `-1j` folds to
+    complex(-0.0, -1.0), which `repr` writes `(-0-1j)`, and that text folds to complex(0.0, -1.0)
+    (the int 0 minus 1j); complex(1.0, -0.0) needs `-(-1.0+0j)`. A part that is a NaN has no
+    literal: the call `complex(...)` keeps the value (not the constant)."""
+    if math.isnan(v.real) or math.isnan(v.imag):
+        return f"complex({_float_text(v.real)}, {_float_text(v.imag)})", ATOM
+    for text, prec in _complex_candidates(v):
+        if _same_complex(eval(text, {"__builtins__": {}}), v):  # our own numeric text
+            return text, prec
+    raise DecompilationError(f"no literal folds to the complex constant {v!r}")
+
+
+def _complex_candidates(v: complex) -> "Iterator[tuple[str, int]]":
+    """Constant expressions close to `v`, simplest first: `yj`, `-yj`, `0-yj`, `-(0-yj)`,
+    `x+yj`, `x-yj` and their negations (float + complex adds the float's 0.0 imaginary part,
+    int 0 - complex subtracts from a positive zero: the forms differ in the signs of zeros)."""
+    mag = _float_text(abs(v.imag))
+    yield mag + "j", ATOM
+    yield "-" + mag + "j", FACTOR
+    yield "0-" + mag + "j", ARITH
+    yield "-(0-" + mag + "j)", FACTOR
+    for real, negate in ((v.real, False), (-v.real, True)):
+        for sign in "+-":
+            text = _float_text(real) + sign + mag + "j"
+            yield ("-(" + text + ")", FACTOR) if negate else (text, ARITH)
+
+
+def _float_text(x: float) -> str:
+    if math.isinf(x):
+        return "1e309" if x > 0 else "-1e309"
+    if math.isnan(x):
+        return "float('nan')"
+    negative_zero = x == 0 and math.copysign(1.0, x) < 0
+    if x.is_integer() and abs(x) < 2 ** 53 and not negative_zero:
+        return str(int(x))  # `1j`, as written, not `1.0j` (same value; -0.0 keeps its point)
+    return repr(x)
+
+
+def _same_complex(a: complex, b: complex) -> bool:
+    """Equal parts with equal signs (a negative zero is not a positive one)."""
+    return all(x == y and math.copysign(1.0, x) == math.copysign(1.0, y)
+               for x, y in ((a.real, b.real), (a.imag, b.imag)))
 
 
 def _alias(name: str, asname: Optional[str]) -> str:

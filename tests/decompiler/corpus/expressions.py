@@ -124,6 +124,15 @@ def signed_zero_imaginary(x):
     return str(-(0 - 1j)), -(0 - 1j), str(0 - 3j)
 
 
+@cases((1,), (-1,))
+def signed_zero_complex_parts(x):
+    # Zeros of either sign in either part: each constant needs its own folding form
+    # (`-(-0.0-0j)` is complex(0.0, -0.0); `-(-1.5+0j)` is complex(1.5, -0.0)).
+    if x > 0:
+        return str(-0j), str(-(-0.0 - 0j)), str(-0.0 - 0j), str(-(-1.5 + 0j)), str(x * -(0 - 2j))
+    return str(1e309j), str(-1e309j), str(1.5 - 0j), str(-(3 + 4j)), str(-2.5e-7j)
+
+
 def print_like(*values, sep=" ", end="\n"):
     return sep.join(map(str, values)) + end
 
