@@ -870,6 +870,8 @@ class ControlRules:
         if last is not None and last.opname == "JUMP" and last.target > false_target \
                 and not (loop is not None and last.target == loop.break_target):
             else_end = min(last.target, end)
+            if self._jumps_to_return_in_view(last.target, false_target, end):
+                else_end = end - 1
         elif last is not None and last.opname == "JUMP" and loop is not None \
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
                 and last.index > fall and all(src < fall for src in self.jump_sources.get(false_target, ())) \
@@ -884,7 +886,8 @@ class ControlRules:
             body = self.run_range(fall, false_target - 1, list(self.stack))
             self.emit(n.If(cond, body or [n.Pass()], [n.Pass()]))
             return false_target
-        if else_end is None and last is not None and last_at == false_target - 1:
+        if else_end is None and last is not None and last_at == false_target - 1 and not self.pure_mode:
+            # (an if statement, never part of a value being read)
             threaded = self._threaded_else_end(fall, false_target, end, loop)
             if threaded is not None:
                 body = self._run_if_body(fall, false_target, false_target, threaded)
@@ -962,6 +965,16 @@ class ControlRules:
             return end
         self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _jumps_to_return_in_view(self, target: int, false_target: int, end: int) -> bool:
+        """3.8/3.9, reading a value whose view ends in a copied bare return (`_value_arms`): does a
+        jump past the view to a return stand for that copy? `a or ((b if d else e) if c else a)`
+        threads the inner arm's jump to the end of the outer arm on to the shared return, while
+        the outer arm's own jump there became a copy of it, which ends the inner else arm."""
+        instrs = self.instrs
+        return bool(self.pure_mode) and not self.version.copies_exit_blocks and target > end \
+            and instrs[target].opname == "RETURN_VALUE" and false_target < end - 1 \
+            and instrs[end - 1].opname == "RETURN_VALUE"
 
     def _run_if_body(self, fall: int, stop: int, false_target: int, else_end: int) -> List[n.Stmt]:
         """Read the body [fall, stop) of an if whose else part is [false_target, else_end): inside

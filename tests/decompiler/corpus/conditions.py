@@ -307,3 +307,20 @@ def assert_message_ends_if_body_with_else(name, size, known):
         name = size
     line = f"{name}"
     return [line], cache, out
+
+
+@cases((1, 2, True, True, 5), (0, 2, True, True, 5), (0, 2, True, False, 5), (0, 2, False, True, 5))
+def nested_conditional_in_or_operand_of_return(a, b, c, d, e):
+    # 3.8/3.9 thread the inner arm's jump on to the shared return and turn the outer arm's
+    # jump there into a copy of it, which then ends the inner else arm.
+    return a or ((b if d else e) if c else a)
+
+
+@cases((1, 2, True, True, 5), (0, 2, True, True, 5), (1, 2, True, False, 5), (1, 2, False, True, 5))
+def nested_conditional_in_and_operand_of_return(a, b, c, d, e):
+    return a and ((b + 1 if d else -e) if c else e * 2)
+
+
+@cases((1, True, False), (0, True, True), (0, False, True), (0, True, False))
+def nested_conditional_in_or_operand_of_call_return(a, c, d):
+    return str(a or (("x" if d else "y") if c else "z"))
