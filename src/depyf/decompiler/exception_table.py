@@ -482,7 +482,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     typ, name, hs, he = clauses[-1]
                     clauses[-1] = (typ, name, hs, x)
                     self._mark_dead(x, copy_end)
-                x = None  # beyond the range: a fall-out would jump to what follows; an explicit return
+                # Beyond the range: a fall-out would jump to what follows; an explicit return. But
+                # when the clause falls out to the range's end, the code the body falls into
+                # before there is no code after the try (`if c: try: A; return True / except E:
+                # pass`, then `return False`): it is the try's else part.
+                x = self.end if copy_end is not None and be < self.end and self._falls_into(s, be) else None
             if x is not None and swallowed is not None \
                     and not self._same_instructions(swallowed[0], x, swallowed[1] - swallowed[0]):
                 x = None  # the handler's return is its own: the body falls into other code

@@ -204,3 +204,53 @@ def return_in_if_in_try_body_with_else_part(first, closed):
     else:
         log.append(("else", pipe))
     return log
+
+
+# An if body that a try ends, whose body returns a constant: `return True` cannot raise, so
+# 3.12+ lay it after the protected range, where the body falls into it. The except clause falls
+# out to the code after the if (its copy ends the clause), not to that return: read as code
+# after the try, the clause would return True.
+@cases(({"x": 1}, True), ({}, True), ({}, False))
+def if_body_try_returns_constant_clause_falls_out(node, flag):
+    if flag:
+        try:
+            node["x"]
+            return True
+        except KeyError:
+            pass
+    return False
+
+
+@cases(({"x": 1}, True, False), ({}, False, True), ([], True, True), ({}, False, False))
+def if_or_body_try_returns_constant_two_exceptions(node, flag, other):
+    if flag or other:
+        try:
+            node["x"]
+            return "found"
+        except (KeyError, TypeError):
+            pass
+    return None
+
+
+@cases(([{"x": 1}], True), ([{}, {"x": 2}], True), ([{}], True), ([{"x": 3}], False))
+def loop_if_body_try_returns_item(items, flag):
+    for node in items:
+        if flag:
+            try:
+                node["x"]
+                return node
+            except KeyError:
+                pass
+    return -1
+
+
+@cases(({"x": 4}, True), ({}, True), ({"x": 4}, False))
+def if_body_try_else_returns_value(node, flag):
+    if flag:
+        try:
+            v = node["x"]
+        except KeyError:
+            pass
+        else:
+            return v
+    return 0
