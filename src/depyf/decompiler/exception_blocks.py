@@ -40,6 +40,8 @@ _AWAIT = ("GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM")
 # Bound on the blocks the 3.10 compiler copies into the paths that jump to them (it copies exit
 # blocks of up to four instructions; the bound leaves room for one extended form).
 _MAX_COPY = 5
+#: The longest way on after a finally body's copy that `_drop_branch_copy_of_way_on` compares.
+_MAX_WAY_ON = 64
 
 # Exit shape: ("jump", target) for a jump past the construct's parts, ("tail", start, end) for code
 # that continues after the part (a backward jump, a copied return), None when the part never ends.
@@ -411,6 +413,8 @@ class BlockExceptionRules:
                 # The branch of the finally body's last `if` goes on to a duplicate of the return
                 # the copy ends at: both are that return.
                 self._mark_dead_span(cont[1], 2 * cont[1] - nk)
+            elif nk is not None and cont is None and self.version.copies_exit_blocks:
+                self._drop_branch_copy_of_way_on(k + 1, nk)
         elif kind == "with" and op == "POP_BLOCK":
             j = k + 1
             while self._op(j) in _ROTATIONS:
@@ -589,7 +593,10 @@ class BlockExceptionRules:
                 outer = self._outer_exit(pb + 1, h)
                 if outer is not None:
                     return pb, outer
-                if self._is_copy(pb + 1, h):
+                if self._is_copy(pb + 1, h) or self._is_handler_return_copy(pb + 1, h):
+                    # (3.10: the code after a try whose handlers never finish, up to its return,
+                    # needs no jump: it follows the POP_BLOCK, even when that return leaves an
+                    # enclosing except clause first)
                     return self._before_duplicate(start, pb, h), ("tail", pb + 1, h)
                 break
         return self._live_end(start, h), None
@@ -1275,6 +1282,31 @@ class BlockExceptionRules:
                         # (or back to the head of the loop that it ends).
                         todo.append((a + 1, b + 1))
         return None
+
+    def _drop_branch_copy_of_way_on(self, start: int, nk: int) -> None:
+        """3.10: the copy [start, nk) of a finally body that ends in an `if`, on the way of a
+        `return` that leaves more blocks after it (`try: try: return x finally: if c: f()`
+        `finally: g()`): the if's false branch jumps to a copy of that way on (the outer
+        unwinding and the return), which the block it belongs to never reads. Mark it read."""
+        instrs = self.instrs
+        length = 0
+        while nk + length < len(instrs) and length < _MAX_WAY_ON:
+            ins = instrs[nk + length]
+            length += 1
+            if ins.is_jump or ins.opname in ENDS_FLOW:
+                if ins.opname != "RETURN_VALUE":
+                    return
+                break
+        else:
+            return
+        if any(self.jump_sources.get(q) for q in range(nk + 1, nk + length)):
+            return
+        for q in range(start, nk):
+            p = instrs[q].target
+            if p is not None and p >= nk + length and self._same_code((nk, nk + length), (p, p + length)) \
+                    and all(start <= src < nk for src in self.jump_sources.get(p, ())) \
+                    and not any(self.jump_sources.get(r) for r in range(p + 1, p + length)):
+                self._mark_dead_span(p, p + length)
 
     def _return_tail_length(self, k: int) -> int:
         """The length of the `return` of a value already computed that starts at `k`: RETURN_VALUE,

@@ -209,3 +209,37 @@ def while_true_retry_in_finally(failures, fail_body):
     except OSError:
         log.append("caught")
     return log
+
+
+
+@cases((None, True), (None, False), ("body", True), ("inner", True), ("outer", False))
+def return_through_inner_finally_ending_in_if(fail, flag):
+    # 3.10: the if's false branch in the return's copy of the inner finally body jumps to a copy
+    # of the way on (the outer finally body's copy and the return). The list returned is the
+    # log, which the finally bodies extend after the return value was computed.
+    log = _Log(fail)
+    try:
+        try:
+            log.work("body")
+            return log.items
+        finally:
+            if flag:
+                log.work("inner")
+    finally:
+        log.work("outer")
+
+
+@cases((None, True), (None, False), ("start", True), ("other", False))
+def return_through_inner_finally_ending_in_if_else(fail, flag):
+    log = _Log(fail)
+    try:
+        log.work("start")
+        try:
+            return log.items
+        finally:
+            if flag:
+                log.work("inner")
+            else:
+                log.work("other")
+    finally:
+        log.work("outer")

@@ -202,3 +202,40 @@ def break_in_try_in_clause_in_loop(items):
                 break
         out.append("ok")
     return out
+
+
+def _lookup_or_fail(value):
+    if value == "missing":
+        raise KeyError(value)
+    if value == "broken":
+        raise ImportError(value)
+    return "found " + value
+
+
+@cases(("a",), ("missing",))
+def clause_returns_after_try_whose_handler_raises(value):
+    # 3.10: the inner try's handler never finishes, so the `return` after it follows the inner
+    # POP_BLOCK with no jump, leaving the outer clause first (ROT_FOUR, POP_EXCEPT).
+    try:
+        return _lookup_or_fail(value)
+    except KeyError:
+        try:
+            _lookup_or_fail("a")
+        except ImportError:
+            raise ValueError("x")
+        return value.upper()
+
+
+@cases(("a",), ("missing",), ("MISSING",))
+def clause_if_returns_after_try_whose_handler_raises(value):
+    try:
+        return _lookup_or_fail(value)
+    except KeyError:
+        value = value.lower()
+        if value == "missing":
+            try:
+                _lookup_or_fail("b")
+            except ImportError:
+                raise ValueError("y") from None
+            return value
+        raise
