@@ -498,7 +498,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             x = None  # the handlers' returns are their own: what the body falls into follows the try
         star_tail = None
         loop_tail = None
-        range_tail = None
+        only_tail = None  # (`_handler_only_tail`)
         if x is None and star and self.version.handler_code_at_end:
             # The same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
             # past this range (only the handlers reach it): it is the code after the try.
@@ -545,7 +545,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             loop = self.loops[-1] if self.loops else None
             loop_tail = self._handler_loop_tail(x, end, loop)
             if loop_tail is None:
-                range_tail = self._handler_range_tail(x, end, t)
+                only_tail = self._handler_only_tail(x, end, t)
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
                 and loop_tail is None and x not in loop.continue_targets
             falls_out = (x > end and not leaves_loop) or (
@@ -572,11 +572,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
-        moved_tail = None
-        if x is not None and falls_out and x > end and not body_falls and not star and range_tail is None \
-                and self.version.handler_code_at_end:
-            moved_tail = self._moved_try_tail(x, s, t)
-        if x is not None and falls_out and x > end and range_tail is None and self.version.handler_code_at_end:
+        if x is not None and falls_out and x > end and only_tail is None and self.version.handler_code_at_end:
             self.range_falls_to.setdefault(end, x)  # control: an enclosing if's else part ends there
         else_start = else_from
         if star_else and n_jump is not None and x_h is not None:
@@ -639,17 +635,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             for stmt in self.run_range(x, loop_tail, list(base)):
                 self.emit(stmt)
             self._mark_dead(x, loop_tail + 1)
-        if moved_tail is not None and x is not None:
-            # 3.12+: the code after the try, reached only from its handlers, was moved after
-            # them, past the range the try ends (an if body whose try body returns).
-            for stmt in self.run_range(x, self._before_onward_jump(moved_tail), list(base)):
+        if only_tail is not None and x is not None:
+            # 3.12+: the code after the try, reached only from its handlers, was moved past the
+            # range that the try does not end (an if body whose try body returns).
+            for stmt in self.run_range(x, only_tail[0], list(base)):
                 self.emit(stmt)
-            self._mark_dead(x, moved_tail)
-        if range_tail is not None and x is not None:
-            # 3.12+: the same for the rest of a block (an if body) that the try does not end.
-            for stmt in self.run_range(x, range_tail[0], list(base)):
-                self.emit(stmt)
-            self._mark_dead(x, range_tail[1])
+            self._mark_dead(x, only_tail[1])
         if falls_out and t < x < end:
             # 3.12+: the code after the try is reached only from its handlers and was moved after
             # them. It is read here, then marked as read, so that no enclosing range that reaches
@@ -662,40 +653,6 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
-
-    def _moved_try_tail(self, x: int, s: int, t: int) -> Optional[int]:
-        """The end of the code at `x`, past the range being read, where a try's handlers (or a
-        with's, after suppressing an exception) fall out to, when that is the code after the
-        statement moved after the handler code (3.12+ lays code that only handlers reach
-        there): only exceptions reach it, it runs forward only, and the constructs around it are
-        those around the statement (whose body starts at `s`, handled at `t`). It ends with the
-        return or raise that ends its straight stretch; its jumps past that stretch go on to the
-        code after an enclosing statement (a try whose else part the statement ends), read
-        there. None for anything else (the way on of an enclosing construct, such as the else
-        part of an enclosing try)."""
-        handler_code = self.handler_only_code()
-        if x not in handler_code:
-            return None
-        around = tuple(c for c in self._chain(s) if c != t)
-        chain = self._chain(x)
-        if chain[len(chain) - len(around):] != around or any(c < x for c in chain[:len(chain) - len(around)]):
-            return None  # (a construct starting in the tail has its handler code after it)
-        reach = self._reach(x)
-        if any(k < x for k in reach):
-            return None
-        last = x
-        while last + 1 in reach:
-            last += 1
-        ins = self.instrs[last]
-        if not (ins.opname in TERMINAL or ins.opname == "JUMP" and ins.target > last) \
-                or any(k not in handler_code for k in range(x, last + 1)):
-            return None
-        return last + 1
-
-    def _before_onward_jump(self, end: int) -> int:
-        """The end of the statements of a moved tail ending at `end` (`_moved_try_tail`): a jump
-        on to the code after an enclosing statement (3.13 keeps it) is no statement."""
-        return end - 1 if self.instrs[end - 1].opname == "JUMP" else end
 
     def _body_leaves_enclosing_clause(self, s: int, be: int, t: int) -> bool:
         """Inside an except clause, does the try body [s, be) go on into that clause's unwinding
@@ -747,20 +704,32 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return None
         return last
 
-    def _handler_range_tail(self, x: int, end: int, t: int) -> Optional[Tuple[int, int]]:
-        """Where the handlers of a try fall out to code that only they reach, past the range
-        [.., end) being read (3.12+ moves it after the handler code: `if c: try: return f()
-        except E: pass; more` then the code after the if), that code is the rest of the range,
-        after the try: (end of its statements, end of the code to mark read). It is one straight
-        stretch (with the handler code of the statements in it) that ends in a jump back to
-        `end`, or never leaves itself (it ends in returns or raises: the compiler copied the
-        small block after the range into it). Only a jump to `end` itself goes on where the
-        range does (one to the end of an else part would skip it). Code that begins with the
-        exit of an enclosing with goes on after it: only a jump to `end` tells that it is the
-        rest of the range (a copied return there may be the code after the with). The statement
-        with the handler `t` and that code lie in the same enclosing try and with statements
-        (the code after an enclosing try, or its else part, lies outside it)."""
-        if not self.version.handler_code_at_end or x <= end or x not in self.handler_only_code():
+    def _handler_only_tail(self, x: Optional[int], end: int, t: int) -> Optional[Tuple[int, int]]:
+        """The code after a statement that only its handlers reach, when 3.12+ moved it out of
+        the range [.., end) being read: (end of its statements, end of the code to mark read).
+
+        Layout: 3.12+ lays every block that only an exception reaches after the handler code, at
+        the end of the function. When the statement's normal path never reaches the code after
+        it (a try body that returns, with except clauses that fall out; a with body that returns
+        or raises, whose handler goes on when the manager swallowed the exception), that code is
+        such a block: `if c: try: return f() except E: pass; more` lays `more` past the if, at
+        `x`, where the handler `t` falls out to. It is the rest of the range, after the statement.
+
+        It is one straight stretch from `x` (with the handler code of the statements in it) that
+        ends in a return or raise (the compiler copied the small block after the range into it)
+        or in a jump. Its jumps that leave it go where the range goes on: back to `end`, or
+        forward to code that only handlers reach as well, the code after an enclosing statement
+        that was moved the same way (`try: ... except E: pass else: with cm: return f()` then `if
+        c: return 1`, whose test jumps on to the code after the try), read there. A closing jump
+        is no statement. Code that begins with the normal exit of an enclosing with goes on after
+        that with: only a closing jump to `end` tells that it is the rest of the range (a copied
+        return there may be the code after the with). The statement with the handler `t` and
+        that code lie in the same enclosing try and with statements (the code after an enclosing
+        try, or its else part, lies outside it). None for anything else."""
+        if x is None or not self.version.handler_code_at_end or x <= end:
+            return None
+        handler_code = self.handler_only_code()
+        if x not in handler_code:
             return None
         first_protected = self._first_protected()
         context = self._chain_of(t, 0)[1:]
@@ -769,14 +738,24 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             context = context[1:]  # (the code begins with the normal exit of the with around `t`)
         if tuple(h for h in self._chain(x) if first_protected[h] < x) != context:
             return None
-        last = self._handler_tail_last(x)
-        if last is None:
-            return None
+        flow = {k for k in self._reach_with_inner_handlers(x) if k >= x}
+        last = x
+        while last + 1 in flow:
+            last += 1
+        onward = False  # does the stretch jump on to moved code past it?
+        for ins in self.instrs[x:last + 1]:
+            target = ins.target
+            if target is None or x <= target <= last or target == end:
+                continue
+            if target < x or target not in handler_code or exits_with:
+                return None
+            onward = True
+        if not onward and len(flow) != last + 1 - x:
+            return None  # (the stretch goes on elsewhere)
         closing = self.instrs[last]
-        if closing.opname == "JUMP" and closing.target == end:
+        if closing.opname == "JUMP" and (closing.target == end or closing.target > last):
             return last, last + 1
-        if closing.opname in TERMINAL and not exits_with \
-                and all(ins.target is None or x <= ins.target <= last for ins in self.instrs[x:last + 1]):
+        if closing.opname in TERMINAL and not exits_with:
             return last + 1, last + 1
         return None
 
@@ -1849,12 +1828,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         finally:
             self.for_targets.pop()
         handler_tail = after is not None and after not in warm and t < after < self.end
-        range_tail = self._handler_range_tail(after, self.end, t) if after is not None and after not in warm \
-            and self.end < after else None
         # (3.12+: past the range, an if body say, when the with body never ends normally)
-        moved_tail = self._moved_try_tail(after, start, t) if range_tail is None and after is not None \
-            and after >= self.end and after not in warm and self.version.handler_code_at_end else None
-        if handler_tail or range_tail is not None or moved_tail is not None:
+        only_tail = self._handler_only_tail(after, self.end, t) if after not in warm else None
+        if handler_tail or only_tail is not None:
             # The code after the with lies inside the handler's span (its cleanup follows it).
             self._mark_dead_code(self._cold_code(t, warm | {after}))
         elif any(k in warm for k in range(t, span_end)):
@@ -1876,15 +1852,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self.emit(stmt)
             self._mark_dead(t, self.end)
             return self.end
-        if moved_tail is not None and after is not None:
-            for stmt in self.run_range(after, self._before_onward_jump(moved_tail), list(base)):
+        if only_tail is not None and after is not None:
+            # ... or past the range (3.12+).
+            for stmt in self.run_range(after, only_tail[0], list(base)):
                 self.emit(stmt)
-            self._mark_dead(after, moved_tail)
-        if range_tail is not None:
-            # ... or past the range, up to a jump back to where the range goes on (3.12+).
-            for stmt in self.run_range(after, range_tail[0], list(base)):
-                self.emit(stmt)
-            self._mark_dead(after, range_tail[1])
+            self._mark_dead(after, only_tail[1])
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]

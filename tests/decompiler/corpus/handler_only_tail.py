@@ -121,3 +121,45 @@ def if_try_return_except_return(node):
         except ValueError:
             return node
     return node
+
+
+@cases(({1: 2, 2: 5}, 1, True), ({1: 3}, 1, True), ({1: 4}, 1, True), ({}, 1, True), ({}, 1, False))
+def if_try_else_with_return_then_test(d, p, mode):
+    # 3.12+: the with's tail in the try's else part (after the manager swallowed the exception)
+    # ends in an if whose test jumps on to the try's own tail; both lie after the handler code.
+    log = []
+    if mode:
+        try:
+            name = d[p]
+        except KeyError:
+            log.append(1)
+        else:
+            with _Swallow():
+                return d[name]
+            if name == 3:
+                return 'three'
+            log.append(name)
+        log.append(p)
+        log.append(mode)
+    return log
+
+
+@cases(({1: 2, 2: 5}, 1, True), ({1: 3}, 1, True), ({1: 4}, 1, True), ({}, 1, True), ({}, 1, False))
+def if_try_else_try_return_then_test(d, p, mode):
+    # The same with a try in the else part: its clause falls out to its tail.
+    log = []
+    if mode:
+        try:
+            name = d[p]
+        except KeyError:
+            log.append(1)
+        else:
+            try:
+                return d[name]
+            except KeyError:
+                pass
+            if name == 3:
+                return 'three'
+        log.append(p)
+        log.append(mode)
+    return log
