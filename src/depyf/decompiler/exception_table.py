@@ -615,6 +615,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._clause_read = outer_clause
             if hs in breaks:
                 stmts.append(n.Break())
+            elif self._continue_after_finally_copy(he) and not (stmts and isinstance(stmts[-1], n.Continue)):
+                stmts.append(n.Continue())
             handlers.append(n.ExceptHandler(typ, name, stmts))
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
         if else_break:
@@ -653,6 +655,25 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _continue_after_finally_copy(self, he: int) -> bool:
+        """3.12+: does the except clause ending at `he` end with a `continue` through an enclosing
+        finally body? Its unwinding runs into the copy of the finally body (registered as read),
+        and the clause's last instruction jumps back to the loop's head (the loop's last jump
+        back, read as its natural end). A clause that falls out instead jumps to such a copy,
+        laid after the handler code: `except E: pass` as the last statement of the loop body
+        reads the same, but compiles to that jump."""
+        loop = self.loops[-1] if self.loops else None
+        last = he - 1
+        if loop is None or not self.version.handler_code_at_end or last in self.skip:
+            return False
+        ins = self.instrs[last]
+        if ins.opname != "JUMP" or ins.target not in loop.continue_targets:
+            return False
+        start = last
+        while self.skip.get(start - 1) == last:
+            start -= 1
+        return start < last and self.instrs[start - 1].opname == "POP_EXCEPT"
 
     def _body_leaves_enclosing_clause(self, s: int, be: int, t: int) -> bool:
         """Inside an except clause, does the try body [s, be) go on into that clause's unwinding
@@ -1416,6 +1437,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and over.target >= span_end:
             # (the handlers of a try inside a finally copy, already read, may lie in between)
             cont = min(over.target, self.end) if over.target <= self.end else self.end
+        if self._ends_loop_body_before_exit(cont):
+            cont = self.end
         self.stack = after
         if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers:
             inner = body[0]
@@ -1423,6 +1446,23 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else:
             self.emit(n.Try(body, [], [], finalbody))
         return max(cont, s + 1)
+
+    def _ends_loop_body_before_exit(self, cont: int) -> bool:
+        """3.12+: does a try statement whose code ends at `cont` end the body of the innermost for
+        loop, which runs on past the loop's exit at `cont`? The try body never falls out (`for k
+        in keys: try: return f(k) except E: pass finally: g()`): only the except clauses go on,
+        through the copy of the finally body on their way out, which lies with the handler code
+        after the loop and jumps back to the loop's head. That copy, already read, is the rest
+        of the loop body; the code at the exit (END_FOR, then the code after the loop) is not."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or loop.is_while or not self.version.handler_code_at_end \
+                or not cont < self.end == loop.body_end:
+            return False
+        if not any(self.instrs[h].opname == "FOR_ITER" and self.instrs[h].target == cont
+                   for h in loop.continue_targets):
+            return False
+        handler_code = self.handler_only_code()
+        return all(k in self.skip for k in range(cont, self.end) if k in handler_code)
 
     def _const_return_after_copy(self, copy: int, k: int) -> bool:
         """Is `k`, right after the finally body's copy [copy, k) on the body's normal way out, a
