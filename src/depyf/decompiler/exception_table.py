@@ -487,8 +487,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     and not self._same_instructions(swallowed[0], x, swallowed[1] - swallowed[0]):
                 x = None  # the handler's return is its own: the body falls into other code
         after_loop = None  # the code after the loop, where a handler's `break` goes
+        # (a body that never falls out has no else part: the code at `be` is not the try's, but
+        # an enclosing if's else part, say)
         if x is not None and x > be and not star and self.version.handler_code_at_end \
-                and self._later_construct_in(be, min(x, t), t):
+                and self._falls_into(s, be) and self._later_construct_in(be, min(x, t), t):
             loop = self.loops[-1] if self.loops else None
             if loop is not None and loop.is_while and loop.handler_break is None and x >= loop.exit \
                     and x >= self.end and x in self.handler_only_code():
@@ -753,6 +755,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if x not in handler_code:
             return None
         first_protected = self._first_protected()
+        if self._reached_from_handlers_past(x, end, first_protected):
+            return None
         context = self._chain_of(t, 0)[1:]
         exits_with = bool(context) and self._xt_state.kinds.get(context[0]) == "with" and self._exit_call_at(x)
         if exits_with:
@@ -779,6 +783,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if closing.opname in TERMINAL and not exits_with:
             return last + 1, last + 1
         return None
+
+    def _reached_from_handlers_past(self, x: int, end: int, first_protected: Dict[int, int]) -> bool:
+        """Do the handlers of a statement between `end` and `x` jump to `x` too? Then `x` is the
+        code after an enclosing statement, not the rest of the range [.., end): `if a: try: return
+        f() except E: pass else: try: return g() except E: pass` then more, which 3.12+ moves
+        after the handler code of both tries."""
+        kinds = self._xt_state.kinds
+        sources = self.jump_sources.get(x, ())
+        return any(kinds.get(h) in CONSTRUCTS and end <= first < x
+                   and any(src in self._reach(h) for src in sources)
+                   for h, first in first_protected.items())
 
     def _handler_tail_last(self, x: int) -> Optional[int]:
         """The last instruction of the handler-only code at `x` when that code is one straight
