@@ -675,7 +675,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         start = last
         while self.skip.get(start - 1) == last:
             start -= 1
-        return start < last and self.instrs[start - 1].opname == "POP_EXCEPT"
+        if start == last or self.instrs[start - 1].opname != "POP_EXCEPT":
+            return False
+        region = self._xt_state.region_at[start - 1]  # (the unwinding is the finally's protected code)
+        return region is not None and self._xt_state.kinds.get(region.handler) == "finally"
 
     def _body_leaves_enclosing_clause(self, s: int, be: int, t: int) -> bool:
         """Inside an except clause, does the try body [s, be) go on into that clause's unwinding
