@@ -491,8 +491,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     and not self._same_instructions(swallowed[0], x, swallowed[1] - swallowed[0]):
                 x = None  # the handler's return is its own: the body falls into other code
         after_loop = None  # the code after the loop, where a handler's `break` goes
+        # (a body that never falls out has no else part: the code at `be` is not the try's, but
+        # an enclosing if's else part, say)
         if x is not None and x > be and not star and self.version.handler_code_at_end \
-                and self._later_construct_in(be, min(x, t), t):
+                and self._falls_into(s, be) and self._later_construct_in(be, min(x, t), t):
             loop = self.loops[-1] if self.loops else None
             if loop is not None and loop.is_while and loop.handler_break is None and x >= loop.exit \
                     and x >= self.end and x in self.handler_only_code():
@@ -502,7 +504,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             x = None  # the handlers' returns are their own: what the body falls into follows the try
         star_tail = None
         loop_tail = None
-        range_tail = None
+        only_tail = None  # (`_handler_only_tail`)
         if x is None and star and self.version.handler_code_at_end:
             # The same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
             # past this range (only the handlers reach it): it is the code after the try.
@@ -549,7 +551,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             loop = self.loops[-1] if self.loops else None
             loop_tail = self._handler_loop_tail(x, end, loop)
             if loop_tail is None:
-                range_tail = self._handler_range_tail(x, end, t)
+                only_tail = self._handler_only_tail(x, end, t)
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
                 and loop_tail is None and x not in loop.continue_targets
             falls_out = (x > end and not leaves_loop) or (
@@ -576,11 +578,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
-        moved_tail = None
-        if x is not None and falls_out and x > end and not body_falls and not star and range_tail is None \
-                and self.version.handler_code_at_end:
-            moved_tail = self._moved_try_tail(x, s, t)
-        if x is not None and falls_out and x > end and range_tail is None and self.version.handler_code_at_end:
+        if x is not None and falls_out and x > end and only_tail is None and self.version.handler_code_at_end:
             self.range_falls_to.setdefault(end, x)  # control: an enclosing if's else part ends there
         else_start = else_from
         if star_else and n_jump is not None and x_h is not None:
@@ -623,6 +621,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._clause_read = outer_clause
             if hs in breaks:
                 stmts.append(n.Break())
+            elif self._continue_after_finally_copy(he) and not (stmts and isinstance(stmts[-1], n.Continue)):
+                stmts.append(n.Continue())
             handlers.append(n.ExceptHandler(typ, name, stmts))
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
         if else_break:
@@ -643,17 +643,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             for stmt in self.run_range(x, loop_tail, list(base)):
                 self.emit(stmt)
             self._mark_dead(x, loop_tail + 1)
-        if moved_tail is not None and x is not None:
-            # 3.12+: the code after the try, reached only from its handlers, was moved after
-            # them, past the range the try ends (an if body whose try body returns).
-            for stmt in self.run_range(x, self._before_onward_jump(moved_tail), list(base)):
+        if only_tail is not None and x is not None:
+            # 3.12+: the code after the try, reached only from its handlers, was moved past the
+            # range that the try does not end (an if body whose try body returns).
+            for stmt in self.run_range(x, only_tail[0], list(base)):
                 self.emit(stmt)
-            self._mark_dead(x, moved_tail)
-        if range_tail is not None and x is not None:
-            # 3.12+: the same for the rest of a block (an if body) that the try does not end.
-            for stmt in self.run_range(x, range_tail[0], list(base)):
-                self.emit(stmt)
-            self._mark_dead(x, range_tail[1])
+            self._mark_dead(x, only_tail[1])
         if falls_out and t < x < end:
             # 3.12+: the code after the try is reached only from its handlers and was moved after
             # them. It is read here, then marked as read, so that no enclosing range that reaches
@@ -667,39 +662,27 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return end
         return max(cont, s + 1)
 
-    def _moved_try_tail(self, x: int, s: int, t: int) -> Optional[int]:
-        """The end of the code at `x`, past the range being read, where a try's handlers (or a
-        with's, after suppressing an exception) fall out to, when that is the code after the
-        statement moved after the handler code (3.12+ lays code that only handlers reach
-        there): only exceptions reach it, it runs forward only, and the constructs around it are
-        those around the statement (whose body starts at `s`, handled at `t`). It ends with the
-        return or raise that ends its straight stretch; its jumps past that stretch go on to the
-        code after an enclosing statement (a try whose else part the statement ends), read
-        there. None for anything else (the way on of an enclosing construct, such as the else
-        part of an enclosing try)."""
-        handler_code = self.handler_only_code()
-        if x not in handler_code:
-            return None
-        around = tuple(c for c in self._chain(s) if c != t)
-        chain = self._chain(x)
-        if chain[len(chain) - len(around):] != around or any(c < x for c in chain[:len(chain) - len(around)]):
-            return None  # (a construct starting in the tail has its handler code after it)
-        reach = self._reach(x)
-        if any(k < x for k in reach):
-            return None
-        last = x
-        while last + 1 in reach:
-            last += 1
+    def _continue_after_finally_copy(self, he: int) -> bool:
+        """3.12+: does the except clause ending at `he` end with a `continue` through an enclosing
+        finally body? Its unwinding runs into the copy of the finally body (registered as read),
+        and the clause's last instruction jumps back to the loop's head (the loop's last jump
+        back, read as its natural end). A clause that falls out instead jumps to such a copy,
+        laid after the handler code: `except E: pass` as the last statement of the loop body
+        reads the same, but compiles to that jump."""
+        loop = self.loops[-1] if self.loops else None
+        last = he - 1
+        if loop is None or not self.version.handler_code_at_end or last in self.skip:
+            return False
         ins = self.instrs[last]
-        if not (ins.opname in TERMINAL or ins.opname == "JUMP" and ins.target > last) \
-                or any(k not in handler_code for k in range(x, last + 1)):
-            return None
-        return last + 1
-
-    def _before_onward_jump(self, end: int) -> int:
-        """The end of the statements of a moved tail ending at `end` (`_moved_try_tail`): a jump
-        on to the code after an enclosing statement (3.13 keeps it) is no statement."""
-        return end - 1 if self.instrs[end - 1].opname == "JUMP" else end
+        if ins.opname != "JUMP" or ins.target not in loop.continue_targets:
+            return False
+        start = last
+        while self.skip.get(start - 1) == last:
+            start -= 1
+        if start == last or self.instrs[start - 1].opname != "POP_EXCEPT":
+            return False
+        region = self._xt_state.region_at[start - 1]  # (the unwinding is the finally's protected code)
+        return region is not None and self._xt_state.kinds.get(region.handler) == "finally"
 
     def _body_leaves_enclosing_clause(self, s: int, be: int, t: int) -> bool:
         """Inside an except clause, does the try body [s, be) go on into that clause's unwinding
@@ -751,38 +734,73 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return None
         return last
 
-    def _handler_range_tail(self, x: int, end: int, t: int) -> Optional[Tuple[int, int]]:
-        """Where the handlers of a try fall out to code that only they reach, past the range
-        [.., end) being read (3.12+ moves it after the handler code: `if c: try: return f()
-        except E: pass; more` then the code after the if), that code is the rest of the range,
-        after the try: (end of its statements, end of the code to mark read). It is one straight
-        stretch (with the handler code of the statements in it) that ends in a jump back to
-        `end`, or never leaves itself (it ends in returns or raises: the compiler copied the
-        small block after the range into it). Only a jump to `end` itself goes on where the
-        range does (one to the end of an else part would skip it). Code that begins with the
-        exit of an enclosing with goes on after it: only a jump to `end` tells that it is the
-        rest of the range (a copied return there may be the code after the with). The statement
-        with the handler `t` and that code lie in the same enclosing try and with statements
-        (the code after an enclosing try, or its else part, lies outside it)."""
-        if not self.version.handler_code_at_end or x <= end or x not in self.handler_only_code():
+    def _handler_only_tail(self, x: Optional[int], end: int, t: int) -> Optional[Tuple[int, int]]:
+        """The code after a statement that only its handlers reach, when 3.12+ moved it out of
+        the range [.., end) being read: (end of its statements, end of the code to mark read).
+
+        Layout: 3.12+ lays every block that only an exception reaches after the handler code, at
+        the end of the function. When the statement's normal path never reaches the code after
+        it (a try body that returns, with except clauses that fall out; a with body that returns
+        or raises, whose handler goes on when the manager swallowed the exception), that code is
+        such a block: `if c: try: return f() except E: pass; more` lays `more` past the if, at
+        `x`, where the handler `t` falls out to. It is the rest of the range, after the statement.
+
+        It is one straight stretch from `x` (with the handler code of the statements in it) that
+        ends in a return or raise (the compiler copied the small block after the range into it)
+        or in a jump. Its jumps that leave it go where the range goes on: back to `end`, or
+        forward to code that only handlers reach as well, the code after an enclosing statement
+        that was moved the same way (`try: ... except E: pass else: with cm: return f()` then `if
+        c: return 1`, whose test jumps on to the code after the try), read there. A closing jump
+        is no statement. Code that begins with the normal exit of an enclosing with goes on after
+        that with: only a closing jump to `end` tells that it is the rest of the range (a copied
+        return there may be the code after the with). The statement with the handler `t` and
+        that code lie in the same enclosing try and with statements (the code after an enclosing
+        try, or its else part, lies outside it). None for anything else."""
+        if x is None or not self.version.handler_code_at_end or x <= end:
+            return None
+        handler_code = self.handler_only_code()
+        if x not in handler_code:
             return None
         first_protected = self._first_protected()
+        if self._reached_from_handlers_past(x, end, first_protected):
+            return None
         context = self._chain_of(t, 0)[1:]
         exits_with = bool(context) and self._xt_state.kinds.get(context[0]) == "with" and self._exit_call_at(x)
         if exits_with:
             context = context[1:]  # (the code begins with the normal exit of the with around `t`)
         if tuple(h for h in self._chain(x) if first_protected[h] < x) != context:
             return None
-        last = self._handler_tail_last(x)
-        if last is None:
-            return None
+        flow = {k for k in self._reach_with_inner_handlers(x) if k >= x}
+        last = x
+        while last + 1 in flow:
+            last += 1
+        onward = False  # does the stretch jump on to moved code past it?
+        for ins in self.instrs[x:last + 1]:
+            target = ins.target
+            if target is None or x <= target <= last or target == end:
+                continue
+            if target < x or target not in handler_code or exits_with:
+                return None
+            onward = True
+        if not onward and len(flow) != last + 1 - x:
+            return None  # (the stretch goes on elsewhere)
         closing = self.instrs[last]
-        if closing.opname == "JUMP" and closing.target == end:
+        if closing.opname == "JUMP" and (closing.target == end or closing.target > last):
             return last, last + 1
-        if closing.opname in TERMINAL and not exits_with \
-                and all(ins.target is None or x <= ins.target <= last for ins in self.instrs[x:last + 1]):
+        if closing.opname in TERMINAL and not exits_with:
             return last + 1, last + 1
         return None
+
+    def _reached_from_handlers_past(self, x: int, end: int, first_protected: Dict[int, int]) -> bool:
+        """Do the handlers of a statement between `end` and `x` jump to `x` too? Then `x` is the
+        code after an enclosing statement, not the rest of the range [.., end): `if a: try: return
+        f() except E: pass else: try: return g() except E: pass` then more, which 3.12+ moves
+        after the handler code of both tries."""
+        kinds = self._xt_state.kinds
+        sources = self.jump_sources.get(x, ())
+        return any(kinds.get(h) in CONSTRUCTS and end <= first < x
+                   and any(src in self._reach(h) for src in sources)
+                   for h, first in first_protected.items())
 
     def _handler_tail_last(self, x: int) -> Optional[int]:
         """The last instruction of the handler-only code at `x` when that code is one straight
@@ -1441,6 +1459,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and over.target >= span_end:
             # (the handlers of a try inside a finally copy, already read, may lie in between)
             cont = min(over.target, self.end) if over.target <= self.end else self.end
+        if self._ends_loop_body_before_exit(cont):
+            cont = self.end
         self.stack = after
         if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers:
             inner = body[0]
@@ -1448,6 +1468,23 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else:
             self.emit(n.Try(body, [], [], finalbody))
         return max(cont, s + 1)
+
+    def _ends_loop_body_before_exit(self, cont: int) -> bool:
+        """3.12+: does a try statement whose code ends at `cont` end the body of the innermost for
+        loop, which runs on past the loop's exit at `cont`? The try body never falls out (`for k
+        in keys: try: return f(k) except E: pass finally: g()`): only the except clauses go on,
+        through the copy of the finally body on their way out, which lies with the handler code
+        after the loop and jumps back to the loop's head. That copy, already read, is the rest
+        of the loop body; the code at the exit (END_FOR, then the code after the loop) is not."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or loop.is_while or not self.version.handler_code_at_end \
+                or not cont < self.end == loop.body_end:
+            return False
+        if not any(self.instrs[h].opname == "FOR_ITER" and self.instrs[h].target == cont
+                   for h in loop.continue_targets):
+            return False
+        handler_code = self.handler_only_code()
+        return all(k in self.skip for k in range(cont, self.end) if k in handler_code)
 
     def _const_return_after_copy(self, copy: int, k: int) -> bool:
         """Is `k`, right after the finally body's copy [copy, k) on the body's normal way out, a
@@ -1853,12 +1890,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         finally:
             self.for_targets.pop()
         handler_tail = after is not None and after not in warm and t < after < self.end
-        range_tail = self._handler_range_tail(after, self.end, t) if after is not None and after not in warm \
-            and self.end < after else None
         # (3.12+: past the range, an if body say, when the with body never ends normally)
-        moved_tail = self._moved_try_tail(after, start, t) if range_tail is None and after is not None \
-            and after >= self.end and after not in warm and self.version.handler_code_at_end else None
-        if handler_tail or range_tail is not None or moved_tail is not None:
+        only_tail = self._handler_only_tail(after, self.end, t) if after not in warm else None
+        if handler_tail or only_tail is not None:
             # The code after the with lies inside the handler's span (its cleanup follows it).
             self._mark_dead_code(self._cold_code(t, warm | {after}))
         elif any(k in warm for k in range(t, span_end)):
@@ -1880,15 +1914,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self.emit(stmt)
             self._mark_dead(t, self.end)
             return self.end
-        if moved_tail is not None and after is not None:
-            for stmt in self.run_range(after, self._before_onward_jump(moved_tail), list(base)):
+        if only_tail is not None and after is not None:
+            # ... or past the range (3.12+).
+            for stmt in self.run_range(after, only_tail[0], list(base)):
                 self.emit(stmt)
-            self._mark_dead(after, moved_tail)
-        if range_tail is not None:
-            # ... or past the range, up to a jump back to where the range goes on (3.12+).
-            for stmt in self.run_range(after, range_tail[0], list(base)):
-                self.emit(stmt)
-            self._mark_dead(after, range_tail[1])
+            self._mark_dead(after, only_tail[1])
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]

@@ -489,3 +489,68 @@ def return_in_for_through_handler_and_finally_ending_in_if(keys, close):
             if close:
                 closed.append(key)
     return None, closed
+
+
+@cases(([1, 2], True), ([0, 3], False), ([0, 0], True), ([],))
+def return_in_for_through_handler_and_finally(keys, close=False):
+    # 3.12+: the except clause goes on through the finally body's copy, laid with the handler
+    # code after the loop, back to the loop's head: the try ends the loop body, and the code at
+    # the loop's exit follows the loop.
+    closed = []
+    for key in keys:
+        try:
+            return 10 // key, closed
+        except ZeroDivisionError:
+            pass
+        finally:
+            closed.append(key)
+    return None, closed
+
+
+@cases(([1, 2], True), ([0, 3], False), ([0, 0], True), ([0, 0], False))
+def return_in_for_through_handler_and_finally_ending_in_if_else(keys, close):
+    closed = []
+    for key in keys:
+        try:
+            return 10 // key, closed
+        except ZeroDivisionError:
+            pass
+        finally:
+            if close:
+                closed.append(key)
+            else:
+                closed.append(-key)
+    closed.append("end")
+    return None, closed
+
+
+@cases(([1, 2], True), ([0, 3], False), ([0, 0], True))
+def return_in_for_through_handler_continue_and_finally(keys, close):
+    # 3.12+: `continue` in the clause runs the finally body's copy right after the clause's
+    # unwinding, then jumps back; a clause that falls out jumps to a copy after the handlers.
+    closed = []
+    for key in keys:
+        try:
+            return 10 // key, closed
+        except ZeroDivisionError:
+            continue
+        finally:
+            closed.append(key)
+    return None, closed
+
+
+@cases(([1, 2], True), ([0, 3], False), ([0, 0], True))
+def return_in_while_through_handler_and_finally_ending_in_if(keys, close):
+    closed = []
+    i = 0
+    while i < len(keys):
+        key = keys[i]
+        i += 1
+        try:
+            return 10 // key, closed
+        except ZeroDivisionError:
+            pass
+        finally:
+            if close:
+                closed.append(key)
+    return None, closed

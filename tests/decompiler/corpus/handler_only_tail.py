@@ -121,3 +121,114 @@ def if_try_return_except_return(node):
         except ValueError:
             return node
     return node
+
+
+@cases(({1: 2, 2: 5}, 1, True), ({1: 3}, 1, True), ({1: 4}, 1, True), ({}, 1, True), ({}, 1, False))
+def if_try_else_with_return_then_test(d, p, mode):
+    # 3.12+: the with's tail in the try's else part (after the manager swallowed the exception)
+    # ends in an if whose test jumps on to the try's own tail; both lie after the handler code.
+    log = []
+    if mode:
+        try:
+            name = d[p]
+        except KeyError:
+            log.append(1)
+        else:
+            with _Swallow():
+                return d[name]
+            if name == 3:
+                return 'three'
+            log.append(name)
+        log.append(p)
+        log.append(mode)
+    return log
+
+
+@cases(({1: 2, 2: 5}, 1, True), ({1: 3}, 1, True), ({1: 4}, 1, True), ({}, 1, True), ({}, 1, False))
+def if_try_else_try_return_then_test(d, p, mode):
+    # The same with a try in the else part: its clause falls out to its tail.
+    log = []
+    if mode:
+        try:
+            name = d[p]
+        except KeyError:
+            log.append(1)
+        else:
+            try:
+                return d[name]
+            except KeyError:
+                pass
+            if name == 3:
+                return 'three'
+        log.append(p)
+        log.append(mode)
+    return log
+
+
+def _check(log, v):
+    log.append(v)
+    if v == "bad":
+        raise KeyError(v)
+
+
+@cases((1, 0, "ok"), (1, 0, "bad"), (0, 1, "ok"), (0, 1, "bad"), (0, 0, "ok"))
+def if_elif_each_try_return_then_code(a, b, v):
+    # 3.12+: both clauses fall out to the code after the if statement, moved after the handler
+    # code; the first try's body returns, so the elif is no else part of that try.
+    log = []
+    if a:
+        try:
+            _check(log, v)
+            return log
+        except KeyError:
+            pass
+    elif b:
+        try:
+            _check(log, v)
+            return log
+        except KeyError:
+            pass
+    log.append("after")
+    return log
+
+
+@cases((1, "ok"), (1, "bad"), (0, "ok"), (0, "bad"))
+def if_else_each_try_return_then_code(a, v):
+    # Both branches' clauses go on to the code after the if: it is not the rest of the if body
+    # (read there, the else branch's clause would skip it).
+    log = []
+    if a:
+        try:
+            _check(log, v)
+            return log
+        except KeyError:
+            pass
+    else:
+        try:
+            _check(log, v)
+            return log
+        except KeyError:
+            log.append("caught")
+    log.append("after")
+    return log
+
+
+@cases((1, 0, "ok"), (1, 0, "bad"), (0, 1, "ok"), (0, 1, "bad"), (0, 0, "ok"))
+def with_if_elif_each_try_return_then_code(a, b, v):
+    # shutil.copyfile's shape: the same inside a with statement.
+    log = []
+    with _Swallow():
+        if a:
+            try:
+                _check(log, v)
+                return log
+            except KeyError:
+                pass
+        elif b:
+            try:
+                _check(log, v)
+                return log
+            except KeyError:
+                pass
+        log.append("after")
+    return log
