@@ -959,7 +959,7 @@ class ControlRules:
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return end
-        if self._else_before_dead_jump(false_target) or self._body_ends_in_copied_fall_out(fall, false_target, end):
+        if self._else_before_dead_jump(false_target) or self._body_ends_in_copied_fall_out(fall, false_target, end, last_at):
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return end
@@ -1300,12 +1300,13 @@ class ControlRules:
             return None  # (a copy of the code after the if, which starts at the false target)
         return end
 
-    def _body_ends_in_copied_fall_out(self, fall: int, false_target: int, end: int) -> bool:
+    def _body_ends_in_copied_fall_out(self, fall: int, false_target: int, end: int, last_at: int) -> bool:
         """Does the if body [fall, false_target) end a handler body with a copy of the try's way
         out (3.12+ copy it onto each branch)? Then the body does not go on at the false target,
-        the rest of the range is the if's else part."""
+        the rest of the range is the if's else part. The copy is the last code that normal flow
+        reaches (`last_at`): a try ending the body lays its handler code after it."""
         if not self.copied_fall_outs or false_target >= end \
-                or self.instrs[false_target - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+                or self.instrs[last_at].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return False
         return any(k in self.copied_fall_outs and self.skip.get(k, k) >= end for k in range(fall, false_target))
 

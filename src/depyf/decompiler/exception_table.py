@@ -544,7 +544,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             body_ends = be > s and instrs[be - 1].opname in TERMINAL and else_end <= be
             loop = self.loops[-1] if self.loops else None
             loop_tail = self._handler_loop_tail(x, end, loop)
-            if loop_tail is None:
+            if loop_tail is None and not self._unwinds_enclosing_clause(x):
                 range_tail = self._handler_range_tail(x, end, t)
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
                 and loop_tail is None and x not in loop.continue_targets
@@ -705,6 +705,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         try reached only from the handlers."""
         return self._clause_read is not None and be < t and self.instrs[be].opname == "POP_EXCEPT" \
             and self._falls_into(s, be)
+
+    def _unwinds_enclosing_clause(self, x: int) -> bool:
+        """Is `x`, where a try inside an except clause goes on, that clause's own unwinding
+        (its POP_EXCEPT, then its way out)? 3.12+ lays the unwinding after the clause's code, so
+        a try that ends an if body whose else part ends in a `raise` (`except E: if c: try: f()
+        except F: raise G / else: raise H`) jumps forward past the range to it: the try is the
+        last statement of the clause on that path, and the unwinding is no code after it."""
+        clause = self._clause_read
+        return clause is not None and clause[0] <= x < clause[1] and self.instrs[x].opname == "POP_EXCEPT"
 
     def _breaks_out_of_loop(self, j: int) -> bool:
         """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of
@@ -1099,27 +1108,43 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if last >= hs and (instrs[last].opname in ("RETURN_VALUE", "RAISE_VARARGS") or reraise):
             # The last exit: its tail starts just after the handler's unwinding (a copy of a
             # small exit block, or of the re-raise that ends an enclosing finally body).
-            for start in range(max(hs, last - 14), last + (1 if reraise else 0)):
-                if any(self.jump_sources.get(k) for k in range(start + 1, last + 1)):
-                    continue
-                before = self._before_unwinding(start, hs)
-                if before is None or (before > hs and instrs[before - 1].opname == "SWAP"):
-                    continue
-                if any(k in self.skip for k in range(start, last + 1)):
-                    break  # a finally body on the way out: an explicit return
-                if not self.version.copies_exits_with_line_numbers and not reraise and not (
-                        instrs[last - 1].opname == "LOAD_CONST" and instrs[last - 1].argval is None):
-                    break  # 3.11 copies only the implicit `return None`
-                x = self._find_copy(start, last + 1 - start, be, warm, closes_from_lo=True)
-                loop = self.loops[-1] if self.loops else None
-                if x is not None and loop is not None and x in (loop.exit, loop.break_target) and x > self.end:
-                    found.append((start, _BREAK))  # 3.12+ copies the code after the loop
-                    break
-                if x is not None and x <= self.end:  # beyond, the copy is not where the try ends
-                    found.append((start, x))
-                    found.extend((k, x) for k in self._earlier_exit_copies(hs, flow, start, last))
-                    break
+            copied = self._copied_handler_exit(hs, be, warm, flow, last, reraise)
+            if copied is None and self.version.copies_exits_with_line_numbers:
+                # (a clause whose last branch leaves on its own, `if c: ... else: raise E`: an
+                # earlier branch's return may still be the copy of the way out, 3.12+)
+                for other in sorted((k for k in flow if k != last and instrs[k].opname == "RETURN_VALUE"),
+                                    reverse=True):
+                    copied = self._copied_handler_exit(hs, be, warm, flow, other, False)
+                    if copied is not None:
+                        break
+            found.extend(copied or ())
         return found
+
+    def _copied_handler_exit(self, hs: int, be: int, warm: Set[int], flow: List[int], last: int,
+                            reraise: bool) -> Optional[List[Tuple[int, int]]]:
+        """The exits of a handler body whose block ending at `last` (a return or raise that
+        normal flow from the handler reaches) is, after the handler's unwinding, a copy of the
+        small block where the try goes on: that exit and the earlier ones that copy it too.
+        None where the block is the handler's own."""
+        instrs = self.instrs
+        for start in range(max(hs, last - 14), last + (1 if reraise else 0)):
+            if any(self.jump_sources.get(k) for k in range(start + 1, last + 1)):
+                continue
+            before = self._before_unwinding(start, hs)
+            if before is None or (before > hs and instrs[before - 1].opname == "SWAP"):
+                continue
+            if any(k in self.skip for k in range(start, last + 1)):
+                return None  # a finally body on the way out: an explicit return
+            if not self.version.copies_exits_with_line_numbers and not reraise and not (
+                    instrs[last - 1].opname == "LOAD_CONST" and instrs[last - 1].argval is None):
+                return None  # 3.11 copies only the implicit `return None`
+            x = self._find_copy(start, last + 1 - start, be, warm, closes_from_lo=True)
+            loop = self.loops[-1] if self.loops else None
+            if x is not None and loop is not None and x in (loop.exit, loop.break_target) and x > self.end:
+                return [(start, _BREAK)]  # 3.12+ copies the code after the loop
+            if x is not None and x <= self.end:  # beyond, the copy is not where the try ends
+                return [(start, x)] + [(k, x) for k in self._earlier_exit_copies(hs, flow, start, last)]
+        return None
 
     def _threaded_outer_exit(self, j: int, k: int, hs: int, be: int) -> Optional[Tuple[int, int]]:
         """(start, be) when the way out of a handler body, `[inner unwinding] POP_EXCEPT ... JUMP`

@@ -202,3 +202,38 @@ def break_in_try_in_clause_in_loop(items):
                 break
         out.append("ok")
     return out
+
+
+@cases(("1",), ("1.5",), ("x",), (None,))
+def try_in_clause_if_body_else_raises(text):
+    # 3.12+ lays the clause's unwinding (POP_EXCEPT, jump back to the code after the outer try)
+    # after the else part's `raise`: the inner try's way on, past the if body, is that
+    # unwinding, not code after the inner try.
+    try:
+        value = int(text, 10)
+    except ValueError:
+        if text:
+            try:
+                value = float(text)
+            except ValueError:
+                raise KeyError(text)
+        else:
+            raise LookupError(text)
+    except TypeError:
+        value = None
+    return value
+
+
+@cases(("1",), ("1.5",), ("x",), ("",))
+def try_in_clause_if_body_else_runs(text):
+    try:
+        value = int(text, 10)
+    except ValueError:
+        if text:
+            try:
+                value = float(text)
+            except ValueError:
+                return "bad"
+        else:
+            value = "empty"
+    return value
