@@ -437,6 +437,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             clauses = self._parse_clauses(t, cleanup, base)
             for _, _, hs, he in clauses:
                 exits.extend((hs, he, j, x) for j, x in self._clause_exits(hs, he, be, warm))
+        if exits and self._falls_into(s, be):
+            # (a handler going on to its own copy of the small block the body falls into goes
+            # where the body does)
+            copies = {x for _, _, _, x in exits if x != _BREAK and self._duplicate_way_on(x, be)}
+            for y in copies:
+                self._mark_dead(y, self._block_end(y))
+            exits = [(hs, he, j, be if x in copies else x) for hs, he, j, x in exits]
         # Where the handlers fall out to, and where the normal path jumps over them (3.11).
         targets = [x for _, _, _, x in exits if x != _BREAK]
         # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
@@ -705,6 +712,31 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         try reached only from the handlers."""
         return self._clause_read is not None and be < t and self.instrs[be].opname == "POP_EXCEPT" \
             and self._falls_into(s, be)
+
+    def _block_end(self, k: int) -> int:
+        """The end of the straight block at `k` that ends in its first return (or `k` when a jump
+        or another way out comes first)."""
+        instrs = self.instrs
+        for q in range(k, min(k + 8, len(instrs))):
+            if instrs[q].opname == "RETURN_VALUE":
+                return q + 1
+            if instrs[q].is_jump or instrs[q].opname in TERMINAL:
+                break
+        return k
+
+    def _duplicate_way_on(self, y: int, x: int) -> bool:
+        """Is the code at `y`, where a handler jumps, another copy of the small block at `x` where
+        the try goes on, that only handler code reaches? 3.12 keeps a separate copy of a small
+        exit block (`return None`) for each jump to it from handler code (`if c: try: try: ...
+        except A: ... except B: ...` whose inner handlers go on through the outer try's end),
+        between the if body and its else part."""
+        end = self._block_end(y)
+        if y == x or end == y or end - y != self._block_end(x) - x \
+                or not self._same_instructions(y, x, end - y):
+            return False
+        handler_code = self.handler_only_code()
+        return y in handler_code and not any(self.jump_sources.get(k) for k in range(y + 1, end)) \
+            and all(src in handler_code for src in self.jump_sources.get(y, ()))
 
     def _unwinds_enclosing_clause(self, x: int) -> bool:
         """Is `x`, where a try inside an except clause goes on, that clause's own unwinding

@@ -237,3 +237,29 @@ def try_in_clause_if_body_else_runs(text):
         else:
             value = "empty"
     return value
+
+
+
+@cases((0, "1"), (1, "1"), (1, "x"), (1, None), (1, []))
+def nested_try_in_if_body_before_else(flag, text):
+    # 3.11+ give each inner handler's way on (through the end of the outer try and of the if
+    # body to the implicit `return None`) its own copy of that block, between the if body and
+    # its else part (3.12: after the body's copy, reached by jumps back).
+    log = []
+
+    def run():
+        if flag:
+            try:
+                try:
+                    log.append(int(text))
+                except ValueError:
+                    log.append("value")
+                except TypeError:
+                    log.append("type")
+            except AttributeError:
+                log.append("attribute")
+        else:
+            log.append("flag")
+
+    run()
+    return log
