@@ -263,3 +263,27 @@ def nested_try_in_if_body_before_else(flag, text):
 
     run()
     return log
+
+
+@cases(("1",), ("1.5",), ("x",), ("",), (None,))
+def try_else_in_clause_if_body_else_raises(text):
+    # 3.13 copies the clause's way out (POP_EXCEPT, jump back to the code after the outer try)
+    # into the inner try's else part; the clause's read points that jump at the clause's end,
+    # which is where the inner try goes on, not code after it.
+    try:
+        value = int(text, 10)
+    except ValueError:
+        if text:
+            try:
+                value = float(text)
+            except ValueError:
+                value = None
+            else:
+                value = -value
+        else:
+            raise LookupError(text)
+    except TypeError:
+        value = 0
+    if not value:
+        raise IndexError(value)
+    return value
