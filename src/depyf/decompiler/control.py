@@ -959,7 +959,7 @@ class ControlRules:
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return end
-        if self._else_before_dead_jump(false_target) or self._body_ends_in_copied_fall_out(fall, false_target, end):
+        if self._else_before_dead_jump(false_target) or self._body_ends_in_copied_fall_out(fall, false_target, end, last_at):
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return end
@@ -1300,12 +1300,13 @@ class ControlRules:
             return None  # (a copy of the code after the if, which starts at the false target)
         return end
 
-    def _body_ends_in_copied_fall_out(self, fall: int, false_target: int, end: int) -> bool:
+    def _body_ends_in_copied_fall_out(self, fall: int, false_target: int, end: int, last_at: int) -> bool:
         """Does the if body [fall, false_target) end a handler body with a copy of the try's way
         out (3.12+ copy it onto each branch)? Then the body does not go on at the false target,
-        the rest of the range is the if's else part."""
+        the rest of the range is the if's else part. The copy is the last code that normal flow
+        reaches (`last_at`): a try ending the body lays its handler code after it."""
         if not self.copied_fall_outs or false_target >= end \
-                or self.instrs[false_target - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+                or self.instrs[last_at].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return False
         return any(k in self.copied_fall_outs and self.skip.get(k, k) >= end for k in range(fall, false_target))
 
@@ -1388,6 +1389,12 @@ class ControlRules:
 
     # --- unconditional jumps ------------------------------------------------------------------
 
+    def _steps_over_read_code(self, i: int, target: int, loop: LoopInfo) -> bool:
+        """Is the forward jump at `i`, in the rest of a loop body laid past the loop's exit (3.12+
+        lay the code that only a handler reaches after the handler code), a jump over code that
+        is already read (an inlined comprehension's cleanup) rather than a `break`?"""
+        return loop.exit < i and i + 1 < target and all(k in self.skip for k in range(i + 1, target))
+
     def op_JUMP(self, ins: Instr, i: int) -> int:
         target = ins.target
         for loop in reversed(self.loops):
@@ -1402,7 +1409,8 @@ class ControlRules:
                 elif self._lands_apart(i, loop.body_end):
                     self.emit(n.Continue(required=True))
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
-            if target == loop.break_target or (loop.break_target is None and target >= loop.exit) \
+            if target == loop.break_target or (loop.break_target is None and target >= loop.exit
+                                                and not self._steps_over_read_code(i, target, loop)) \
                     or self._continues_outer_loop(target) \
                     or loop.break_target is not None and self._threaded_through(target, loop.break_target):
                 # (a break whose loop ends the enclosing loop's body jumps straight to its head;

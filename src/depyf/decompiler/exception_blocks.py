@@ -515,7 +515,18 @@ class BlockExceptionRules:
             return False
         region_at = self._xt_state.region_at  # type: ignore[attr-defined]
         inside, own = region_at[head], region_at[i]
-        return inside is not None and own is not None and inside.handler == own.handler
+        if own is None:
+            return False
+        # (a try that starts the loop body protects the head with its own handler, whose code
+        # the same range protects in turn: `while True: try: f() / except E: pass / else: break`)
+        for _ in range(50):
+            if inside is None or inside.handler == own.handler:
+                break
+            nxt = region_at[inside.handler] if inside.handler < len(region_at) else None
+            if nxt is None or nxt.handler <= inside.handler:
+                return False
+            inside = nxt
+        return inside is not None and inside.handler == own.handler
 
     def fold_end_copies(self, finalbody: List[n.Stmt], h: int) -> List[n.Stmt]:
         """The finally body read from `h`, with the branches that reach a copy of its closing

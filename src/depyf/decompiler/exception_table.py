@@ -437,6 +437,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             clauses = self._parse_clauses(t, cleanup, base)
             for _, _, hs, he in clauses:
                 exits.extend((hs, he, j, x) for j, x in self._clause_exits(hs, he, be, warm))
+        if exits and self._falls_into(s, be):
+            # (a handler going on to its own copy of the small block the body falls into goes
+            # where the body does)
+            copies = {x for _, _, _, x in exits if x != _BREAK and self._duplicate_way_on(x, be)}
+            for y in copies:
+                self._mark_dead(y, self._block_end(y))
+            exits = [(hs, he, j, be if x in copies else x) for hs, he, j, x in exits]
         # Where the handlers fall out to, and where the normal path jumps over them (3.11).
         targets = [x for _, _, _, x in exits if x != _BREAK]
         # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
@@ -550,7 +557,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             body_ends = be > s and instrs[be - 1].opname in TERMINAL and else_end <= be
             loop = self.loops[-1] if self.loops else None
             loop_tail = self._handler_loop_tail(x, end, loop)
-            if loop_tail is None:
+            if loop_tail is None and not self._unwinds_enclosing_clause(x):
                 only_tail = self._handler_only_tail(x, end, t)
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
                 and loop_tail is None and x not in loop.continue_targets
@@ -692,6 +699,42 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         try reached only from the handlers."""
         return self._clause_read is not None and be < t and self.instrs[be].opname == "POP_EXCEPT" \
             and self._falls_into(s, be)
+
+    def _block_end(self, k: int) -> int:
+        """The end of the straight block at `k` that ends in its first return (or `k` when a jump
+        or another way out comes first)."""
+        instrs = self.instrs
+        for q in range(k, min(k + 8, len(instrs))):
+            if instrs[q].opname == "RETURN_VALUE":
+                return q + 1
+            if instrs[q].is_jump or instrs[q].opname in TERMINAL:
+                break
+        return k
+
+    def _duplicate_way_on(self, y: int, x: int) -> bool:
+        """Is the code at `y`, where a handler jumps, another copy of the small block at `x` where
+        the try goes on, that only handler code reaches? 3.12 keeps a separate copy of a small
+        exit block (`return None`) for each jump to it from handler code (`if c: try: try: ...
+        except A: ... except B: ...` whose inner handlers go on through the outer try's end),
+        between the if body and its else part."""
+        end = self._block_end(y)
+        if y == x or end == y or end - y != self._block_end(x) - x \
+                or not self._same_instructions(y, x, end - y):
+            return False
+        handler_code = self.handler_only_code()
+        return y in handler_code and not any(self.jump_sources.get(k) for k in range(y + 1, end)) \
+            and all(src in handler_code for src in self.jump_sources.get(y, ()))
+
+    def _unwinds_enclosing_clause(self, x: int) -> bool:
+        """Is `x`, where a try inside an except clause goes on, that clause's own unwinding
+        (its POP_EXCEPT, then its way out)? 3.12+ lays the unwinding after the clause's code, so
+        a try that ends an if body whose else part ends in a `raise` (`except E: if c: try: f()
+        except F: raise G / else: raise H`) jumps forward past the range to it: the try is the
+        last statement of the clause on that path, and the unwinding is no code after it."""
+        clause = self._clause_read
+        if clause is not None and x == clause[1]:
+            return True  # (its jump out, pointed at the clause's end: `_fall_out`, 3.13 copies it)
+        return clause is not None and clause[0] <= x < clause[1] and self.instrs[x].opname == "POP_EXCEPT"
 
     def _breaks_out_of_loop(self, j: int) -> bool:
         """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of
@@ -1121,27 +1164,45 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if last >= hs and (instrs[last].opname in ("RETURN_VALUE", "RAISE_VARARGS") or reraise):
             # The last exit: its tail starts just after the handler's unwinding (a copy of a
             # small exit block, or of the re-raise that ends an enclosing finally body).
-            for start in range(max(hs, last - 14), last + (1 if reraise else 0)):
-                if any(self.jump_sources.get(k) for k in range(start + 1, last + 1)):
-                    continue
-                before = self._before_unwinding(start, hs)
-                if before is None or (before > hs and instrs[before - 1].opname == "SWAP"):
-                    continue
-                if any(k in self.skip for k in range(start, last + 1)):
-                    break  # a finally body on the way out: an explicit return
-                if not self.version.copies_exits_with_line_numbers and not reraise and not (
-                        instrs[last - 1].opname == "LOAD_CONST" and instrs[last - 1].argval is None):
-                    break  # 3.11 copies only the implicit `return None`
-                x = self._find_copy(start, last + 1 - start, be, warm, closes_from_lo=True)
-                loop = self.loops[-1] if self.loops else None
-                if x is not None and loop is not None and x in (loop.exit, loop.break_target) and x > self.end:
-                    found.append((start, _BREAK))  # 3.12+ copies the code after the loop
-                    break
-                if x is not None and x <= self.end:  # beyond, the copy is not where the try ends
-                    found.append((start, x))
-                    found.extend((k, x) for k in self._earlier_exit_copies(hs, flow, start, last))
-                    break
+            copied = self._copied_handler_exit(hs, be, warm, flow, last, reraise)
+            if copied is None and self.version.copies_exits_with_line_numbers:
+                # (a clause whose last branch leaves on its own, `if c: ... else: raise E`: an
+                # earlier branch's return may still be the copy of the way out, 3.12+)
+                # (not a constant return: `return` written in a branch reads the same as the
+                # copied implicit `return None` after the statement, and stays the branch's own)
+                for other in sorted((k for k in flow if k != last and instrs[k].opname == "RETURN_VALUE"
+                                     and instrs[k - 1].opname != "LOAD_CONST"), reverse=True):
+                    copied = self._copied_handler_exit(hs, be, warm, flow, other, False)
+                    if copied is not None:
+                        break
+            found.extend(copied or ())
         return found
+
+    def _copied_handler_exit(self, hs: int, be: int, warm: Set[int], flow: List[int], last: int,
+                            reraise: bool) -> Optional[List[Tuple[int, int]]]:
+        """The exits of a handler body whose block ending at `last` (a return or raise that
+        normal flow from the handler reaches) is, after the handler's unwinding, a copy of the
+        small block where the try goes on: that exit and the earlier ones that copy it too.
+        None where the block is the handler's own."""
+        instrs = self.instrs
+        for start in range(max(hs, last - 14), last + (1 if reraise else 0)):
+            if any(self.jump_sources.get(k) for k in range(start + 1, last + 1)):
+                continue
+            before = self._before_unwinding(start, hs)
+            if before is None or (before > hs and instrs[before - 1].opname == "SWAP"):
+                continue
+            if any(k in self.skip for k in range(start, last + 1)):
+                return None  # a finally body on the way out: an explicit return
+            if not self.version.copies_exits_with_line_numbers and not reraise and not (
+                    instrs[last - 1].opname == "LOAD_CONST" and instrs[last - 1].argval is None):
+                return None  # 3.11 copies only the implicit `return None`
+            x = self._find_copy(start, last + 1 - start, be, warm, closes_from_lo=True)
+            loop = self.loops[-1] if self.loops else None
+            if x is not None and loop is not None and x in (loop.exit, loop.break_target) and x > self.end:
+                return [(start, _BREAK)]  # 3.12+ copies the code after the loop
+            if x is not None and x <= self.end:  # beyond, the copy is not where the try ends
+                return [(start, x)] + [(k, x) for k in self._earlier_exit_copies(hs, flow, start, last)]
+        return None
 
     def _threaded_outer_exit(self, j: int, k: int, hs: int, be: int) -> Optional[Tuple[int, int]]:
         """(start, be) when the way out of a handler body, `[inner unwinding] POP_EXCEPT ... JUMP`
@@ -1424,17 +1485,26 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         # inside it may follow).
         flow = [k for k in self._reach(t + 1) if t < k < cleanup]
         ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
+        closing = max(ends) if ends else None
         if instrs[reraise].opname != "RERAISE":
-            if ends or not flow:
+            if not flow or closing is not None and max(flow) > closing:
                 raise self.fail(instrs[t], "finally handler does not end with a re-raise")
-            reraise = max(flow) + 1  # a finally body that never ends (`finally: raise`)
-        final_start, final_end = t + 1, (max(ends) if ends else reraise)
+            # A finally body that never ends (`finally: raise`); or one whose last statement is
+            # a loop left by a `break` that falls into the closing re-raise, while a try in the
+            # loop body has handler code that jumps back to the loop's head after it (3.12+:
+            # `while True: try: f() / except E: pass / else: break`): the body is read with
+            # that handler code, up to the cleanup.
+            reraise = max(flow) + 1 if closing is None else cleanup
+        final_start = t + 1
+        final_end = closing if closing is not None and instrs[reraise].opname == "RERAISE" else reraise
         ends = self._merge_jumped_end_copies(ends, final_end)
         # 3.11+ copies the closing re-raise into the branches that reach it (`if c: A` last).
         self.finally_end_copies.update(k for k in ends if k < final_end)
         warm = self._reach(s)
         span_end = self._cold_span(t, warm)
-        copy_end = final_end
+        # (the copies on the ways out end where the closing re-raise stands: after that come
+        # the code after the statement, then the copy's handler code)
+        copy_end = final_end if closing is None or final_end <= closing else closing
         while copy_end - 1 > final_start and instrs[copy_end - 1].opname == "RERAISE" \
                 and instrs[copy_end - 1].arg == 0:
             copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there
@@ -1553,7 +1623,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # a way out from inside the body, a break say, reads them as its own statements)
             matched = self._match_copy(fs, length, k, returns=k >= body_end)
             if matched is not None:
-                size, exit = matched
+                size, exit, outs = matched
+                kept = self._return_inside_copy(k, k + size, outs)
+                if kept is not None:
+                    # The copy's only way on is a return inside it (a loop in the finally body
+                    # left by a `break` straight to it): that return is the statement's own.
+                    self._mark_dead(k, kept[0])
+                    self._mark_dead(kept[1], k + size)
+                    self._drop_handlers_of(k, k + size)
+                    continue
                 self._mark_dead(k, k + size)
                 if k < body_end and instrs[k + size - 1].opname not in ENDS_FLOW:
                     self._note_exit_break(k + size)  # (a copy that falls into what follows)
@@ -1565,6 +1643,21 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size)
                 self._drop_copied_ways_on(k, k + size)
+
+    def _return_inside_copy(self, start: int, end: int, outs: List[Tuple[int, int]]
+                            ) -> Optional[Tuple[int, int]]:
+        """The return block inside the copy [start, end) of a finally body that stands where the
+        handler's copy re-raises, when it is the only way on of the copy (a `while True:` loop
+        left by its `break`, which goes straight to the return after the copy): no return follows
+        the copy, so that return is the statement's own, not a duplicate of one after it."""
+        if len(set(outs)) != 1:
+            return None
+        q, e = outs[0]
+        instrs = self.instrs
+        if not start < q < e <= end or any(instrs[k].opname in TERMINAL and not start <= k < end
+                                          for k in self._reach(start)):
+            return None  # (the copy goes on elsewhere too: the return there is the real one)
+        return q, e
 
     def _drop_copied_ways_on(self, start: int, end: int) -> None:
         """A branch of the copy [start, end) that jumps where the handler's copy re-raises goes on
@@ -1609,8 +1702,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         return any(v == k for v in self.skip.values())
 
     def _match_copy(self, a: int, length: int, b: int, returns: bool = False
-                    ) -> Optional[Tuple[int, Optional[int]]]:
-        """(length, inner exit) of the copy of [a, a+length) starting at `b`, or None if no copy.
+                    ) -> Optional[Tuple[int, Optional[int], List[Tuple[int, int]]]]:
+        """(length, inner exit, returns) of the copy of [a, a+length) starting at `b`, or None if
+        no copy. `returns` are the return blocks [start, end) of the copy where the handler's copy
+        re-raises.
 
         Where the handler's copy re-raises, a copy on a way out goes on out instead: a jump, a
         return, or (3.12+) a constant return, which takes two instructions. The inner exit is the
@@ -1626,6 +1721,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         inner_exit: Optional[int] = None
         inlined: List[Tuple[int, int, int]] = []  # (exit block in the handler's copy, size, jump target)
         returns_at: Dict[int, int] = {}  # a re-raise matched with a copied return block -> that block
+        outs: List[Tuple[int, int]] = []  # the returns matched where the handler's copy re-raises
         merged = self.merged_end_copies
         while p < a + length:
             if p not in flow:
@@ -1657,14 +1753,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if x.opname == "RERAISE" and x.arg == 0 or self._jumps_to_reraise(x, a + length):
                 # (the jump to the closing re-raise, after a try statement inside the body)
                 if y.opname in ("RETURN_VALUE", "JUMP"):
+                    if y.opname == "RETURN_VALUE":
+                        outs.append((q, q + 1))
                     p, q = p + 1, q + 1
                     continue
                 if y.opname == "LOAD_CONST" and q + 1 < size and instrs[q + 1].opname == "RETURN_VALUE":
+                    outs.append((q, q + 2))
                     p, q = p + 1, q + 2
                     continue
                 block_end = self._copied_return_block(q) if returns else None
                 if block_end is not None:
                     returns_at[p] = q
+                    outs.append((q, block_end))
                     p, q = p + 1, block_end
                     continue
             drop = self._exception_drop(p, a + length)
@@ -1718,7 +1818,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue  # (a jump to a merged copy of the closing re-raise: see above)
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
-        return end - b, inner_exit
+        return end - b, inner_exit, outs
 
     def _return_width(self, q: int) -> int:
         """The length of the way out at `q` that a copy on a way out has where the handler's copy

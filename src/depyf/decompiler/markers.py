@@ -230,6 +230,15 @@ def fold_end_copies(stmts: List[n.Stmt]) -> List[n.Stmt]:
             # (the branches of the last statement end where the block ends)
             out.append(n.If(stmt.test, fold_end_copies(stmt.body), fold_end_copies(stmt.orelse)))
             return out
+        if isinstance(stmt, n.Try) and not stmt.finalbody and all(isinstance(after, EndOfFinallyCopy)
+                                                                    for after in stmts[k + 1:]):
+            # A try statement that ends the finally body: the branches of its parts that reach
+            # the copied re-raise end that statement (`finally: try: if c: A else: B / except
+            # E: pass`, 3.10+).
+            handlers = [n.ExceptHandler(h.type, h.name, fold_end_copies(h.body)) for h in stmt.handlers]
+            out.append(n.Try(fold_end_copies(stmt.body), handlers, fold_end_copies(stmt.orelse), [],
+                             stmt.star, stmt.else_kept))
+            return out
         out.append(stmt)
     return out
 

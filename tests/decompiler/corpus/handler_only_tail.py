@@ -232,3 +232,19 @@ def with_if_elif_each_try_return_then_code(a, b, v):
                 pass
         log.append("after")
     return log
+
+
+@cases((["1", "x", "22"],), ([],), ([None],))
+def loop_rest_after_handler_has_comprehension(items):
+    # The rest of the loop body, reached only when the handler falls out of the try whose body
+    # continues, lies after the handler code (3.12+); the jump of an inlined comprehension there
+    # over its cleanup goes forward past the loop's exit, and is no `break`.
+    out = []
+    for item in items:
+        try:
+            out.append(int(item))
+            continue
+        except (ValueError, TypeError):
+            pass
+        out.append([c for c in str(item) if c != "x"])
+    return out

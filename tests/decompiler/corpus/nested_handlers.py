@@ -239,3 +239,88 @@ def clause_if_returns_after_try_whose_handler_raises(value):
                 raise ValueError("y") from None
             return value
         raise
+
+
+@cases(("1",), ("1.5",), ("x",), (None,))
+def try_in_clause_if_body_else_raises(text):
+    # 3.12+ lays the clause's unwinding (POP_EXCEPT, jump back to the code after the outer try)
+    # after the else part's `raise`: the inner try's way on, past the if body, is that
+    # unwinding, not code after the inner try.
+    try:
+        value = int(text, 10)
+    except ValueError:
+        if text:
+            try:
+                value = float(text)
+            except ValueError:
+                raise KeyError(text)
+        else:
+            raise LookupError(text)
+    except TypeError:
+        value = None
+    return value
+
+
+@cases(("1",), ("1.5",), ("x",), ("",))
+def try_in_clause_if_body_else_runs(text):
+    try:
+        value = int(text, 10)
+    except ValueError:
+        if text:
+            try:
+                value = float(text)
+            except ValueError:
+                return "bad"
+        else:
+            value = "empty"
+    return value
+
+
+
+@cases((0, "1"), (1, "1"), (1, "x"), (1, None), (1, []))
+def nested_try_in_if_body_before_else(flag, text):
+    # 3.11+ give each inner handler's way on (through the end of the outer try and of the if
+    # body to the implicit `return None`) its own copy of that block, between the if body and
+    # its else part (3.12: after the body's copy, reached by jumps back).
+    log = []
+
+    def run():
+        if flag:
+            try:
+                try:
+                    log.append(int(text))
+                except ValueError:
+                    log.append("value")
+                except TypeError:
+                    log.append("type")
+            except AttributeError:
+                log.append("attribute")
+        else:
+            log.append("flag")
+
+    run()
+    return log
+
+
+@cases(("1",), ("1.5",), ("x",), ("",), (None,))
+def try_else_in_clause_if_body_else_raises(text):
+    # 3.13 copies the clause's way out (POP_EXCEPT, jump back to the code after the outer try)
+    # into the inner try's else part; the clause's read points that jump at the clause's end,
+    # which is where the inner try goes on, not code after it.
+    try:
+        value = int(text, 10)
+    except ValueError:
+        if text:
+            try:
+                value = float(text)
+            except ValueError:
+                value = None
+            else:
+                value = -value
+        else:
+            raise LookupError(text)
+    except TypeError:
+        value = 0
+    if not value:
+        raise IndexError(value)
+    return value
