@@ -9,7 +9,7 @@ Structures are recognised from jump targets, which are instruction indices:
   to it; 3.10+ repeats a while loop's test at the bottom, which is recognised and dropped;
 * a forward jump out of a loop is a `break`; a jump to a loop's header or test is a `continue`.
 """
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -261,6 +261,8 @@ class ControlRules:
         self.range_falls_to: Dict[int, int] = {}
         for h, j in list(merged.items()):
             end = self._returning_tail_end(h, j, handler_code)
+            if end == j:
+                end = self._next_iteration_tail_end(h, j, handler_code, merged)
             if end != j:
                 merged[h] = end
                 self.returning_tails.add(h)
@@ -268,6 +270,8 @@ class ControlRules:
         self.loop_extra_headers = extra_headers
         self.active_loops: Set[int] = set()
         self.chain_copies: List[Tuple[int, int]] = []  # (copy, original) exits of the chain being built
+        self.chain_jumps: FrozenSet[int] = frozenset()  # the conditional jumps of the chain being built
+        self.no_copied_exits = False  # (patterns: reading a guard, whose tests never leave by copies)
         self.copied_fall_outs: Set[int] = set()  # exception_table: handler exits that are copies of the way out
 
     def _returning_tail_end(self, h: int, j: int, handler_code: Set[int]) -> int:
@@ -295,6 +299,43 @@ class ControlRules:
                     or (ins.target is not None and not h <= ins.target < last):
                 return j
         return last - 1
+
+    def _next_iteration_tail_end(self, h: int, j: int, handler_code: Set[int], loops: Dict[int, int]) -> int:
+        """Where the `while True:` loop [h, j] really ends when it is the last statement of an
+        enclosing loop's body, its `break`s go straight on to that loop's next iteration, and its
+        last jump back `j` is a `continue` that blocks of its body follow, the last of them ending
+        in such a `break`: `while True: if a: x(); break; if b: continue; y(); break`. A jump from
+        inside the loop to the enclosing loop's head can only be a `break` sent on there, so code
+        after `j` that only the loop reaches, up to another such jump, is not code after the
+        loop (which a `break` would reach) but the rest of its body. j when there is none."""
+        instrs = self.instrs
+        if not self.version.conditional_jumps_forward_only:
+            return j  # (read so from 3.12 on, where every jump back is a plain JUMP)
+        if instrs[h].opname == "FOR_ITER" or instrs[j].opname != "JUMP" or instrs[j].target != h \
+                or j in handler_code or (j > 0 and instrs[j - 1].opname == "POP_EXCEPT") \
+                or (h > 0 and instrs[h - 1].opname in COND_JUMPS) \
+                or any(src < h and instrs[src].opname == "JUMP" for src in self.jump_sources.get(h, ())):
+            # (not a `while test:` whose test in front enters the body, by falling or by a jump
+            # over a chained comparison's cleanup, and whose exit jumps on to the enclosing loop's
+            # head)
+            return j
+        heads = {ins.target for ins in instrs[h:j] if ins.opname == "JUMP" and ins.target is not None
+                 and ins.target < h and loops.get(ins.target, -1) > j}
+        if len(heads) != 1:
+            return j
+        head = heads.pop()
+        if not self.jump_sources.get(j + 1):
+            return j
+        for e in range(j + 1, min(loops[head] + 1, len(instrs))):
+            ins = instrs[e]
+            if e in handler_code or not all(h <= src <= e for src in self.jump_sources.get(e, ())):
+                return j
+            if ins.opname == "JUMP" and ins.target == head:
+                # (that jump alone is the loop's exit, where a `break` first went: 3.8/3.9)
+                return e if e > j + 1 else j
+            if ins.target is not None and not h <= ins.target <= loops[head]:
+                return j
+        return j
 
     def _handler_overrun(self, h: int, j: int) -> Optional[int]:
         """Where the loop [h, j] really ends when its last jump back `j` is an except clause's
@@ -493,13 +534,17 @@ class ControlRules:
             chain = atoms[:count]
             if chain[-1].always:
                 continue
-            if count > 1 and not self._chain_targets_ok(chain):
-                continue
-            self.chain_copies = []
+            self.chain_jumps = frozenset(a.jump_index for a in chain)
             try:
-                expr, true_exit, false_exit = self._build(chain, 0, count)
-            except _BadChain:
-                continue
+                if count > 1 and not self._chain_targets_ok(chain):
+                    continue
+                self.chain_copies = []
+                try:
+                    expr, true_exit, false_exit = self._build(chain, 0, count)
+                except _BadChain:
+                    continue
+            finally:
+                self.chain_jumps = frozenset()
             fall = chain[-1].fall
             if true_exit != fall:
                 continue
@@ -653,8 +698,30 @@ class ControlRules:
 
     def _then_rest(self, g: n.Expr, gt: int, gf: int, chain: List[_Atom], k: int, hi: int) -> Tuple[n.Expr, int, int]:
         """A finished group (true exit gt, false exit gf), then atoms [k, hi) that one exit enters."""
-        rest, rt, rf = self._build(chain, k, hi)
-        start = chain[k].start
+        copies = len(self.chain_copies)
+        try:
+            rest, rt, rf = self._build(chain, k, hi)
+            return self._group_then(g, gt, gf, chain[k].start, rest, rt, rf)
+        except _BadChain:
+            del self.chain_copies[copies:]
+            if hi - k > 8:
+                raise
+        # The group combines with the atoms [k, m) first, and that with the rest:
+        # `(a or b) and c or d`, where `a or b` goes on to `c` or to `d`.
+        for m in range(hi - 1, k, -1):
+            try:
+                part, pt, pf = self._build(chain, k, m)
+                g2, g2t, g2f = self._group_then(g, gt, gf, chain[k].start, part, pt, pf)
+                return self._then_rest(g2, g2t, g2f, chain, m, hi)
+            except _BadChain:
+                del self.chain_copies[copies:]
+        raise _BadChain()
+
+    @staticmethod
+    def _group_then(g: n.Expr, gt: int, gf: int, start: int, rest: n.Expr, rt: int, rf: int
+                    ) -> Tuple[n.Expr, int, int]:
+        """The group `g` (exits gt, gf), one of whose exits is `start`, where `rest` (exits rt,
+        rf) begins, combined with it."""
         if gt == start and gf == rf:
             return _flatten("and", g, rest), rt, rf
         if gt == start and gf == rt:
@@ -756,11 +823,15 @@ class ControlRules:
         return first, first
 
     def _copied_exits(self, x: int, y: int) -> bool:
-        """Are x and y two copies of one exit block, the later reached by one jump only?"""
-        if x == y or not self.version.copies_exit_blocks:
+        """Are x and y two copies of one exit block, the later reached by one jump only, or, when
+        a chained comparison's cleanup falls into it, only by jumps of the chain being built
+        (`assert a and b and (c < d < e)`: `a` and `b` jump to that copy)?"""
+        if x == y or not self.version.copies_exit_blocks or self.no_copied_exits:
             return False
         first, copy = min(x, y), max(x, y)
-        if len(self.jump_sources.get(copy, ())) != 1:
+        sources = self.jump_sources.get(copy, ())
+        after_cleanup = self.instrs[copy - 1].opname == "POP_TOP" and bool(self.jump_sources.get(copy - 1))
+        if len(sources) != 1 and not (after_cleanup and self.chain_jumps.issuperset(sources)):
             return False  # another jump lands on the copy too: it must stay where it is
         k = 0
         while copy + k < len(self.instrs) and first + k < copy:
@@ -816,6 +887,11 @@ class ControlRules:
             if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and self._never_falls_through(last, loop):
                 # `if test: ...; continue` then `break`: the body never falls through.
                 body = self.run_range(fall, end, list(self.stack))
+                if _may_complete(body):
+                    # (an inner statement of the body goes on to the loop's closing jump back,
+                    # `if i > 9: return` then `continue`: read as the body's natural end, that
+                    # `continue` must show, or the body would fall into the `break`)
+                    body.append(n.Continue())
                 self.emit(self._if_or_assert(cond, body))
                 self.emit(stmt)
                 return end
@@ -1119,7 +1195,9 @@ class ControlRules:
         targets = {ins.target for ins in self.instrs[fall:false_target]
                    if (ins.opname in COND_JUMPS or ins.opname == "JUMP") and ins.target is not None
                    and ins.target > false_target and ins.target not in loop_targets}
-        if len(targets) != 1:
+        if len(targets) > 1:
+            targets = {self._first_of_copied_blocks(sorted(targets))}
+        if len(targets) != 1 or None in targets:
             return None
         target = targets.pop()
         if target > end and self.else_joins.get(end) == target:
@@ -1143,6 +1221,23 @@ class ControlRules:
         if self._copies_of_block_at(false_target, target):
             return None  # (3.10: one copy for each jump of an `a and b` test, say)
         return target
+
+    def _first_of_copied_blocks(self, targets: List[int]) -> Optional[int]:
+        """The first of `targets` when they start back-to-back copies of one small block that
+        ends the function (3.11/3.12 copy `return None` onto each jump of the inner ifs that end
+        an if body, and lay them after the else part), else None."""
+        first = targets[0]
+        k = first
+        while k < len(self.instrs) and k - first < 4 and self.instrs[k].opname not in TERMINAL \
+                and self.instrs[k].target is None:
+            k += 1
+        if k >= len(self.instrs) or self.instrs[k].opname != "RETURN_VALUE":
+            return None
+        size = k + 1 - first
+        for a, b in zip(targets, targets[1:]):
+            if b != a + size or not self._same_code((first, first + size), (b, b + size)):
+                return None
+        return first
 
     def _ends_in_outer_way_out(self, body: List[n.Stmt], false_target: int) -> bool:
         """Does an if body end in a try or with statement whose ways out are copies of the way out
@@ -1397,6 +1492,11 @@ class ControlRules:
 
     def op_JUMP(self, ins: Instr, i: int) -> int:
         target = ins.target
+        if self.version.comprehensions_inlined and target is not None and target > i + 1 \
+                and self.skip.get(i + 1) == target and not self.jump_sources.get(i + 1):
+            # A jump over handler code already read or never run (3.12+: an inlined
+            # comprehension's cleanup): no statement, even in handler code past a loop's exit.
+            return target
         for loop in reversed(self.loops):
             if target in loop.continue_targets:
                 if loop is self.loops[-1] and self.loop_end.get(target) == i + 1 and self._same_jump(i, i + 1) \
@@ -1492,6 +1592,36 @@ class ControlRules:
             # enclosing if needs its else part written, see `if_statement`)
             self.breaks_to_next_iteration.add(self.end)
         return else_end
+
+    def _returning_block_end(self, start: int) -> Optional[int]:
+        """The end of the straight block at `start` that returns or raises inside the range being
+        read, which nothing jumps into past its start; None when there is none."""
+        instrs = self.instrs
+        k = start
+        while k < self.end and instrs[k].target is None and instrs[k].opname not in TERMINAL:
+            k += 1
+        if k >= self.end or instrs[k].opname not in ("RETURN_VALUE", "RAISE_VARARGS") \
+                or any(self.jump_sources.get(q) for q in range(start + 1, k + 1)):
+            return None
+        return k + 1
+
+    def _ends_range_breaking_to_next_iteration(self, start: int, end: int, exit: int) -> bool:
+        """Is the `while True:` loop [start, end), the last statement of the range being read (an
+        if branch, not the end of the enclosing loop's body), left only by `break`s that the
+        compiler sent straight on to the enclosing loop's next iteration: nothing in it jumps to
+        its exit, which only the code before the loop (an if's false branch) reaches?"""
+        if not self.loops or self.end == self.loops[-1].body_end or self._jumps_to(start, end, exit):
+            return False
+        heads = self.loops[-1].continue_targets
+        instrs = self.instrs
+
+        def to_next_iteration(t: int) -> bool:
+            # (to the head, or to the enclosing loop's closing jump there past the range)
+            return t in heads or (self.end <= t < len(instrs) and instrs[t].opname == "JUMP"
+                                  and instrs[t].target in heads)
+
+        return any(ins.opname == "JUMP" and ins.target is not None and to_next_iteration(ins.target)
+                   for ins in instrs[start:end])
 
     def _end_before_join(self, join: int) -> Optional[int]:
         """Where the statements of the range being read stop when its way out goes on to `join`
@@ -1845,6 +1975,7 @@ class ControlRules:
             body.append(n.Break())
         orelse: List[n.Stmt] = []
         after = real_exit
+        handler_break_after_else = False
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
@@ -1852,10 +1983,22 @@ class ControlRules:
                 body_start, body_end, break_target)) is not None:
             orelse = self.run_range(real_exit, else_end, list(self.stack))
             after = else_end
+        elif cond is not None and info.handler_break is not None and info.handler_break > real_exit \
+                and (returning_end := self._returning_block_end(real_exit)) is not None:
+            # 3.12+: a handler's `break` jumps past the handler code, to the code after the loop
+            # moved there; the block at the loop's exit, where the test goes, is its else part.
+            orelse = self.run_range(real_exit, returning_end, list(self.stack))
+            after = returning_end
+            handler_break_after_else = True
+        elif cond is None and real_exit == self.end and self._ends_range_breaking_to_next_iteration(
+                body_start, j + 1, real_exit):
+            # `if c: while True: ... break` then `else: ...` as the enclosing loop's last
+            # statement: the breaks go on to its next iteration, never to this range's end.
+            self.breaks_to_next_iteration.add(self.end)
         if else_break:
             orelse = [n.Break()]
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
-        if info.handler_break is not None and cond is None:
+        if info.handler_break is not None and (cond is None or handler_break_after_else):
             self.read_handler_break_tail(info, after)  # exception_table
         self._place_copied_exit(info, after)
         if exit > j + 1 and after == real_exit and not body_runs_on:
@@ -1917,6 +2060,11 @@ class ControlRules:
         # (with no original, the code at the loop's exit never goes on to the code after the
         # loop: that code exists only as the breaks' copies, and a `return` of a value computes
         # it before dropping the iterator)
+        if original is not None and original == loop.exit and loop.break_target is not None \
+                and loop.break_target > loop.exit:
+            # The block at the loop's exit is its else part (the breaks jump past it), which no
+            # `break` runs: this copy of it is a `return` written in the body.
+            return None
         if original is not None and original > loop.exit and end == i + 3 and self.instrs[i + 1].opname == "LOAD_CONST":
             # `return CONST` reads the same as a break past code after the loop to a copied
             # `return CONST`; as a break, that code would have to be the loop's else part.

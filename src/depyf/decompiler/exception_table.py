@@ -592,7 +592,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
             cont = max(cont, else_end)
         if x is not None and else_end > else_start and instrs[else_end - 1].opname == "JUMP" \
-                and instrs[else_end - 1].target == x:
+                and instrs[else_end - 1].target == x \
+                and not any(else_start <= src < else_end - 1 and instrs[src].opname in COND_JUMPS
+                            for src in self.jump_sources.get(else_end, ())):
+            # (not when a test in the else part jumps over it: `if c: continue` ends the else part)
             else_end -= 1
         self._note_unprotected_breaks(s, be, t)
         if x is not None and falls_out and self.version.handler_code_at_end:
@@ -1292,9 +1295,23 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         return False
 
     def _fallthrough_tail(self, hs: int, he: int) -> Optional[int]:
-        """Where a handler body runs on, after its unwinding, into code that ends in a return."""
+        """Where a handler body runs on, after its unwinding, into code that ends in a return.
+        Its last exit may lie past the clause of a try inside it, whose body returns on its own:
+        `except E: try: f(); return 1 / except F: pass`, then more (read from the body's return,
+        that return was the clause's way on)."""
+        # (an inner clause's re-raise when its type does not match is no way on)
+        through = [k for k in self._reach_through_clauses(hs, -1) if hs <= k < he and self.instrs[k].opname != "RERAISE"]
+        last = max(through) if through else -1
+        k = last - 1 if last - 1 >= hs and self.instrs[last - 1].opname == "LOAD_CONST" else last
+        if k - 2 >= hs and self.instrs[k - 1].opname == self.instrs[k - 2].opname == "POP_EXCEPT":
+            # (the last exit is a return from that inner clause, unwinding both: the clause's own
+            # code ends where the inner try's body leaves)
+            return self._fallthrough_tail_in(hs, [k for k in self._reach(hs) if hs <= k < he])
+        return self._fallthrough_tail_in(hs, through)
+
+    def _fallthrough_tail_in(self, hs: int, flow: List[int]) -> Optional[int]:
+        """`_fallthrough_tail` after the last instruction of `flow`, the handler body's code."""
         instrs = self.instrs
-        flow = [k for k in self._reach(hs) if hs <= k < he]
         last = max(flow) if flow else -1
         if last < hs or instrs[last].opname not in ("RETURN_VALUE", "RAISE_VARARGS") \
                 or instrs[last].opname == "RAISE_VARARGS" and instrs[last].arg == 0:

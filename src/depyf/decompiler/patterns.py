@@ -433,7 +433,18 @@ class PatternRules:
                     # No case falls through to what follows, and that raises: `case _: raise ...`.
                     default_body = self.run_range(f0, raising, list(base))
                     after = raising
-        after = max([after] + [c.body_end for c in reads if c.body_end is not None])
+        moved = [c for c in reads if c.body_end is not None and c.body_start > after > start]
+        entry = moved[0].body_start if len(moved) == 1 else None
+        while entry is not None and entry - 1 > after and self.instrs[entry - 1].opname == "POP_TOP":
+            entry -= 1  # (the subject's pop where the or-pattern's alternatives enter the body)
+        if entry is not None and default_body is None and self.instrs[entry - 1].opname in ENDS_FLOW \
+                and all(c.body_end <= after for c in reads if c not in moved and c.body_end is not None):
+            # The code after the statement lies between the failure pops and the body the
+            # compiler placed after it (`case A() | B(): ...` last, then `return x` after the
+            # match): that body is read with the statement, the code from `after` on follows it.
+            self.skip[entry] = moved[0].body_end
+        else:
+            after = max([after] + [c.body_end for c in reads if c.body_end is not None])
         cases: List[n.MatchCase] = []
         printer = _PatternPrinter(self.render)
         for case in reads:
@@ -565,6 +576,9 @@ class PatternRules:
     def _guard(self, j: int, base: List[n.Expr], depth: int) -> Tuple[n.Expr, int, int]:
         saved = self.stack
         self.stack = list(base) + [m.Sentinel("match subject") for _ in range(depth)]
+        # (a guard's tests all jump to the case's failure block; a test that jumps to a copy of
+        # the code after the match statement is an `if` starting the body)
+        saved_copies, self.no_copied_exits = self.no_copied_exits, True
         try:
             atom = self.parse_atom(j, self.end)
             if atom is None:
@@ -586,6 +600,7 @@ class PatternRules:
             raise _NotAPattern() from None
         finally:
             self.stack = saved
+            self.no_copied_exits = saved_copies
         return cond, fall, false_target
 
     def _finish_fails(self, case: _CaseRead, keep: int, case_start: int) -> None:

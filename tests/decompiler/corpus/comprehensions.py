@@ -158,3 +158,17 @@ def comprehension_assignment_clause_in_finally(n, skip):
     finally:
         out.extend([y for x in range(n) for y in [x + 1] if y != skip])
     return out
+
+
+@cases((["1", "ab", "2", "aab"],), ([],))
+def comprehension_in_except_clause_in_loop(names):
+    # 3.12+: the inlined comprehension's jump over its cleanup lies in handler code past the
+    # loop's exit; it is no `break` (which ended the clause before the comprehension).
+    out = []
+    for name in names:
+        try:
+            int(name)
+        except ValueError:
+            letters = {c for c in name}
+            out.append(len(letters))
+    return out

@@ -324,3 +324,28 @@ def nested_conditional_in_and_operand_of_return(a, b, c, d, e):
 @cases((1, True, False), (0, True, True), (0, False, True), (0, True, False))
 def nested_conditional_in_or_operand_of_call_return(a, c, d):
     return str(a or (("x" if d else "y") if c else "z"))
+
+
+@cases((3, 2), (3, 5), (4, 3), (5, 3), (1, 2), (5, 9))
+def assert_and_chain_ending_in_chained_comparison(n, b):
+    # 3.10+: the earlier operands jump to a copy of the assert's raise that the chained
+    # comparison's cleanup falls into (3.12 read `assert False` after an if).
+    try:
+        assert n > 2 and n & 1 and (2 <= b < n)
+    except AssertionError:
+        return "failed"
+    return "passed"
+
+
+@cases(*[(a, b, c, d) for a in (0, 1) for b in (0, 1) for c in (0, 1) for d in (0, 1)])
+def if_or_group_and_then_or(a, b, c, d):
+    # `a or b` goes on to `c` when true and to `d` when false: the group combines with `c`
+    # first (read as `if not ((a or b) and c): if d: pass`, the body then ran always).
+    out = []
+    if (a or b) and c or d:
+        out.append(1)
+    if (not a or b) and c or d:
+        out.append(2)
+    if (a and b) or c and d:
+        out.append(3)
+    return out

@@ -846,3 +846,19 @@ def elif_continue_in_body_with_else(items):
             out.append("big")
         out.append("hit")
     return out
+
+
+@cases(((1,),), ((1, 2, 3),), ((),), (tuple(range(1, 13)),), ((1, 2, 5),))
+def while_true_if_continue_after_inner_return_then_break(keep):
+    # The if body's inner if falls into the loop's only jump back (its `continue`); the test's
+    # false branch is the `break` (read as `if ...: <inner if>` then `break`, losing the continue).
+    i = 0
+    while True:
+        i += 1
+        if i in keep:
+            if i >= 10:
+                return -2
+            continue
+        break
+    return i
+

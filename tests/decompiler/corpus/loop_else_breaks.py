@@ -151,3 +151,58 @@ def while_else_in_if_body_before_code(ns, d):
         out.append(3)
     out.append(9)
     return out
+
+
+@cases(([0, 1, 5, 2],), ([],), ([3, 0],))
+def while_true_ends_if_body_before_else(xs):
+    # The `while True:` ends the if body, the enclosing loop's last statement: its `break` goes
+    # straight back to the for loop's head, and nothing jumps over the else part (3.11+ ran the
+    # else part after the loop).
+    out = []
+    for c in xs:
+        if c:
+            while True:
+                if c > 3:
+                    out.append(-c)
+                    break
+                c += 1
+        else:
+            out.append(c)
+    return out
+
+
+@cases(([0, 1, 5, 2],), ([],), ([3, 0, 9],))
+def while_true_ends_if_body_in_while_true(xs):
+    # The same in a `while True:` loop: the inner loop's `break` jumps to the outer loop's
+    # closing jump back, after the else part.
+    out = []
+    it = iter(xs)
+    while True:
+        c = next(it, None)
+        if c is None:
+            return out
+        if c:
+            while True:
+                if c > 3:
+                    out.append(-c)
+                    break
+                c += 1
+        else:
+            out.append(c)
+
+
+@cases(([1, 2, 3], 2), ([1, 5], 2), ([1], 2), ([], 0))
+def for_else_returns_and_body_returns_the_same(xs, n):
+    # A `return` in the body reads like a `break` whose copy of the code after the loop is the
+    # block at the loop's exit, but that block is the else part: the breaks jump past it.
+    out = []
+    for x in xs:
+        if x > n:
+            return "big"
+        if x == n:
+            break
+        out.append(x)
+    else:
+        return "big"
+    out.append("hit")
+    return out

@@ -186,3 +186,26 @@ def match_case_try_return_then_try(v):
             except ValueError:
                 return 0
             return 0
+
+
+@cases(([1],), ([2],), ([1, 2],), (3,), ([0],))
+def match_guard_then_if_in_body(x, s=1):
+    # The body's `if` falls out to a copy of the code after the statement: not part of the guard
+    # (read as `case [y] if y == s and y:`, which lost the code after the match).
+    match x:
+        case [y] if y == s:
+            if y:
+                return True
+    return False
+
+
+@cases((1,), ([1],), ((1,),), ("s",), (None,))
+def match_or_pattern_body_after_code_after_match(node):
+    # The last case's body lies after the failure pops and the code after the statement, which
+    # was swallowed into that case (the function returned None).
+    match node:
+        case int():
+            return "int"
+        case list() | tuple():
+            return len(node)
+    return False

@@ -254,3 +254,28 @@ def if_body_try_else_returns_value(node, flag):
         else:
             return v
     return 0
+
+
+class _Named:
+    """An object with a name, looked up in a table instead of itself."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+@cases(([1, _Named(2), _Named(7), "x", 2], {1: "a", 2: "b"}), ([], {}))
+def try_continue_clause_then_if_continue_in_if_body(items, table):
+    # The if body ends with `if c: continue` after a try whose clause continues: the test jumps
+    # over that jump back to the code after the if; it is no way out of the try (3.12+ read the
+    # `continue` as the try's end and dropped it: `if c: pass`).
+    out = []
+    for x in items:
+        if x not in table:
+            try:
+                x = x.name
+            except AttributeError:
+                continue
+            if x not in table:
+                continue
+        out.append(table[x])
+    return out

@@ -1,0 +1,46 @@
+"""Shapes whose 3.12+ layout put a block where another statement's code was expected (3.8-3.11
+read some of them wrong in ways of their own, gaps not covered here): the rest of a `while True:`
+body after its last `continue`, ending in a `break` that goes straight to the enclosing loop's
+head; copies of `return None` laid after an else part."""
+from _cases import cases
+
+
+@cases(([(0, 12), (1, 4), (0, 4), (0, 5), (0, 7)],), ([],))
+def while_true_body_goes_on_after_last_continue(pairs):
+    # The loop's last jump back is the `continue`; the rest of the body after it ends in a
+    # `break` that goes straight back to the for loop's head, like the first one (3.12+ read that
+    # rest as code after the loop, which the first `break` then ran).
+    out = []
+    for r, t in pairs:
+        if r:
+            continue
+        while True:
+            if t > 10:
+                out.append(t)
+                break
+            else:
+                if not t % 2:
+                    t = t + 3
+                    continue
+                out.append(-t)
+                break
+    return out
+
+
+@cases(*[(tag, stack, m) for tag in ("a", "b", "c") for stack in ((), ("a",)) for m in (0, 1)])
+def elif_arm_inner_ifs_leave_by_copied_returns(tag, stack, m):
+    # The elif arm's inner ifs leave by copies of the implicit `return None`, laid after the
+    # else part; the arm has no jump over the else part (its raise ran after the arm).
+    out = []
+    if tag in "ab":
+        if m and tag == "b":
+            out.append(1)
+        elif tag in stack:
+            if stack:
+                out.append(5)
+                if not m:
+                    out.append(2)
+        else:
+            raise ValueError(tag)
+    else:
+        out.append(4)
