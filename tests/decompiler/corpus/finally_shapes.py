@@ -573,6 +573,34 @@ class _Waiter:
         return self.ready_after <= 0
 
 
+@cases((1, False), (3, False), (2, True))
+def return_through_finally_while_true_break(ready_after, fail):
+    # 3.9: the break of the return's copy became the return itself; the copy ends in the dead
+    # jump back of the loop and the dead return (the try body's `return` was lost).
+    w = _Waiter(ready_after, fail)
+    try:
+        return w.run()
+    finally:
+        while True:
+            if w.wait():
+                break
+
+
+@cases((1, False), (3, False), (2, True))
+def finally_while_true_ends_in_break(ready_after, fail):
+    # 3.10+: the break's copy of the closing re-raise ends the loop, which nothing leaves
+    # otherwise; the loop's jump back is laid after it.
+    w = _Waiter(ready_after, fail)
+    try:
+        w.run()
+    finally:
+        while True:
+            w.log.append("check")
+            if w.wait():
+                break
+    return w.log
+
+
 @cases(((1, 0, 2), False), ((0, 0), False), ((3,), True))
 def return_through_finally_for_break(items, fail):
     w = _Waiter(0, fail)
