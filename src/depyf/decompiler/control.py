@@ -971,6 +971,10 @@ class ControlRules:
                 orelse = self.run_range(false_target, threaded if closing is None else closing, list(self.stack))
                 self.emit(n.If(cond, body, orelse))
                 return threaded if closing is None else closing + 1
+        if else_end is not None and last is not None and last.target == else_end:
+            merged = self._value_then_copied_tail(cond, fall, false_target, else_end)
+            if merged is not None:
+                return merged
         if else_end is not None:
             value_if = self.try_value_branches(cond, fall, false_target - 1, false_target, else_end)
             if value_if is not None:
@@ -1313,6 +1317,32 @@ class ControlRules:
             if merged is not None or not pending:
                 return merged
         return None
+
+    def _value_then_copied_tail(self, cond: n.Expr, fall: int, false_target: int, copy: int) -> Optional[int]:
+        """`return f(k=a if cond else b, ...)` on 3.10: the first arm's jump goes to a copy of the
+        rest of the statement (which ends the function) laid after the original, which the second
+        arm falls into. Pushes the value, marks the copy read, and goes on at the original."""
+        if not self.version.copies_exit_blocks or not any(not isinstance(v, m.MARKER_TYPES) for v in self.stack):
+            return None
+        instrs = self.instrs
+        r = copy
+        while r < len(instrs) and not instrs[r].is_jump and instrs[r].opname not in TERMINAL:
+            r += 1
+        if r >= len(instrs) or instrs[r].opname != "RETURN_VALUE":
+            return None
+        length = r + 1 - copy
+        tail = copy - length
+        if tail <= false_target or not self._same_test(tail, copy, length) \
+                or any(self.jump_sources.get(k) for k in range(copy + 1, r + 1)) \
+                or self.jump_sources.get(copy) != [false_target - 1]:
+            return None
+        a = self.pure_value(fall, false_target - 1)
+        b = self.pure_value(false_target, tail) if a is not None else None
+        if b is None:
+            return None
+        self.stack.append(n.IfExp(cond, a, b))
+        self.skip[copy] = r + 1
+        return tail
 
     def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,
                     pending: bool) -> Optional[int]:

@@ -505,10 +505,14 @@ class BlockExceptionRules:
 
     def _finally_end_leaves_loop(self, i: int) -> bool:
         """Is the copy of a finally body's closing re-raise at `i` a `break` out of a loop inside
-        that body (3.11+ copy the re-raise to where the break jumps)? The loop's head is then
+        that body (3.10+ copy the re-raise to where the break jumps)? The loop's head is then
         handler code in the same protected range as `i`; a loop around the whole try is not."""
-        if not self.version.has_exception_table or not self.loops:
+        if not self.loops:
             return False
+        if not self.version.has_exception_table:
+            # 3.10: the loop was opened while the finally body was read.
+            handler = next((b for b in reversed(self._block_stack()) if b.kind == "finally-handler"), None)
+            return handler is not None and handler.info.get("loops", len(self.loops)) < len(self.loops)
         loop = self.loops[-1]
         head = min(loop.continue_targets)
         if not head < i < loop.body_end:
@@ -652,6 +656,10 @@ class BlockExceptionRules:
             body_exit = ("jump", hend if end == hend else end)
         elif body_exit is None and "pending" in block.info:
             body_exit = ("tail",) + block.info["pending"]
+        # (3.10) A clause whose way out is the copy of the closing re-raise of the finally body
+        # around the try goes to that body's end, past what follows the handlers.
+        to_finally_end = any(e is not None and e[0] == "outer" and e[2] == e[3] and e[1].kind == "finally-handler"
+                             for e in exits)
         exits = [None if self._note_outer(e) else e for e in exits]
         first_end = min(targets) if targets else hend
         if len(targets) > 1 and not self._duplicates(sorted(targets)):
@@ -768,6 +776,11 @@ class BlockExceptionRules:
                     and self.instrs[dead].argval is None and not self.jump_sources.get(dead):
                 orelse = self.run_range(hend, dead, list(outer))
                 end = dead
+        if to_finally_end and not orelse and not after and not targets and body_exit == ("jump", hend) \
+                and end == hend < self.end and self._else_part_to_closing(i, hend):
+            # Only the body reaches the code between the handlers and the end of the finally
+            # body: the else part (`finally: try: f() / except E: pass / else: g()`).
+            orelse, end = self.run_range(hend, self.end, list(outer)), self.end
         if closing_else:
             for handler in handlers:
                 _drop_trailing_continue(handler.body)
@@ -784,6 +797,11 @@ class BlockExceptionRules:
         return any(same) and all(
             ok or e[2] - e[1] == 2 and self._ops_at(e[1], ("LOAD_CONST", "RETURN_VALUE"))
             for ok, (_, e) in zip(same, tails))
+
+    def _else_part_to_closing(self, start: int, hend: int) -> bool:
+        """Is [hend, self.end) reached only from the try at `start` (its body's jump) and from
+        inside itself?"""
+        return all(start <= src < self.end for k in range(hend, self.end) for src in self.jump_sources.get(k, ()))
 
     def _else_part_to_end(self, hend: int) -> bool:
         """Can [hend, self.end) be one else part: it ends the function's flow (a return or raise
@@ -1147,6 +1165,7 @@ class BlockExceptionRules:
         setups = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
 
         nested_handlers: List[int] = []
+        nested_setups: List[int] = []
         seen: Set[int] = set()
 
         def reach(through_handlers: bool) -> Tuple[int, List[int]]:
@@ -1166,6 +1185,7 @@ class BlockExceptionRules:
                         break
                     if op in setups:
                         nested_handlers.append(ins.target)
+                        nested_setups.append(k)
                     if ins.is_jump and (through_handlers or op not in setups):
                         if h < ins.target < limit and not self._leaves_loop(ins.target):
                             todo.append(ins.target)
@@ -1183,7 +1203,12 @@ class BlockExceptionRules:
         # normal way out ends in the copy, `try: ... finally: h()` as the last statement) puts
         # the end of the finally body past its handler.
         ends = [k for k in reraises if self._op(k - 1) not in ("POP_BLOCK", "POP_EXCEPT")
-                and not any(t > k for t in nested_handlers)]
+                and not any(s < k < t for s, t in zip(nested_setups, nested_handlers))]
+        if ends and self.version.copies_exit_blocks and self._loop_closes_finally(h, max(ends), seen):
+            # 3.10: the finally body ends in a loop left only by `break`s, each a copy of the
+            # closing re-raise, which has no original after the loop (`while True: ... break`).
+            self.finally_end_copies.update(ends)
+            return max(seen) + 1, False
         if ends:
             last = max(ends)
             if self.version.copies_exit_blocks:
@@ -1209,6 +1234,13 @@ class BlockExceptionRules:
             # exception is the closing RERAISE, copied there.
             return furthest, True
         return furthest + 1, False
+
+    def _loop_closes_finally(self, h: int, last: int, seen: Set[int]) -> bool:
+        """Does the finally body's exceptional copy at `h` go on past its last re-raise `last` only
+        by a jump back to before it (the loop's jump back, laid after the copied re-raise)?"""
+        back = max(seen)
+        ins = self.instrs[back]
+        return back > last and ins.opname == "JUMP" and h <= ins.target < last
 
     def _mark_dead_span(self, start: int, end: int) -> None:
         for k in range(start, end):
@@ -1253,6 +1285,10 @@ class BlockExceptionRules:
                     # The statements that close the finally body, copied (with its RERAISE) into
                     # a way out of a construct nested in it; this copy jumps to its own version.
                     todo.append((a + 1, closing_copy))
+            if x.opname == "NOP" != y.opname and self._op(b + 1) == "RERAISE" and self.version.copies_exit_blocks:
+                # (3.10) The line of a `break` copied with the closing re-raise into a loop that
+                # ends the finally body; the other copies jump on or copy their own way on.
+                todo.append((a, b + 1))
             if x.opname == y.opname and (x.argval == y.argval or (x.is_jump and y.is_jump)):
                 todo.append((a + 1, b + 1))
             elif x.is_jump and x.target == end and y.opname == "RETURN_VALUE":
@@ -1369,7 +1405,8 @@ class BlockExceptionRules:
                 # last `if` too (the exceptional copy's branch falls into its closing RERAISE).
                 continuation = (ce, ce + 1)
             tail = self._return_tail_length(ce)
-            if tail and continuation == (ce, ce + tail) and self._same_code(continuation, (ce + tail, h)) \
+            if tail and continuation is not None and self._same_code(continuation, (ce, ce + tail)) \
+                    and self._same_code(continuation, (ce + tail, h)) \
                     and all(pb < src < ce for src in self.jump_sources.get(ce + tail, ())):
                 # The branch of the finally body's last `if` goes on to a duplicate of the return
                 # that follows the copy (`return x` through the finally): both are that return.
@@ -1386,10 +1423,11 @@ class BlockExceptionRules:
                 body_end, after_copy = self._before_duplicate(i + 1, pb, h), ce
             elif self._note_outer(self._outer_exit(ce, h)):
                 body_end = self._before_duplicate(i + 1, pb, h)
-            elif ce == body_end and self._op(ce) == "RETURN_VALUE":
+            elif pb < body_end <= ce and self._op(ce) == "RETURN_VALUE":
                 # Every way out of the copy became the return that follows it (the optimiser
                 # turned each jump to the copy's end into a return), which nothing reaches any
-                # more; it is still the try body's `return value`.
+                # more; it is still the try body's `return value`. The copy may end in dead code
+                # too (the jump back of a `while True` loop left only by a break).
                 body_end = ce + 1
             break
         block = _Block("finally-body-copy", start=h, end=fin_end)

@@ -1489,6 +1489,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
 
     # --- try/finally ------------------------------------------------------------------------------
 
+    def _loop_closes_finally_body(self, t: int, closing: int, last: int) -> bool:
+        """Is the last code the finally handler at `t` reaches (`last`, past its last re-raise
+        `closing`) the jump back of a loop that ends the finally body and is left only by
+        `break`s, each a copy of the closing re-raise (`while True: ... break`)?"""
+        ins = self.instrs[last]
+        return ins.opname == "JUMP" and t < ins.target < closing
+
     def _build_finally(self, s: int, t: int) -> int:
         st = self._xt_state
         instrs = self.instrs
@@ -1504,7 +1511,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
         closing = max(ends) if ends else None
         if instrs[reraise].opname != "RERAISE":
-            if not flow or closing is not None and max(flow) > closing:
+            if closing is not None and max(flow) > closing and self._loop_closes_finally_body(t, closing, max(flow)):
+                closing = None  # (the re-raises are the breaks' copies: read as `break`)
+            elif not flow or closing is not None and max(flow) > closing:
                 raise self.fail(instrs[t], "finally handler does not end with a re-raise")
             # A finally body that never ends (`finally: raise`); or one whose last statement is
             # a loop left by a `break` that falls into the closing re-raise, while a try in the

@@ -702,3 +702,17 @@ def return_or_of_nested_conditional(r, i, positive):
 @cases((1, 2, 3, 0, 5), (0, 2, 3, 4, 0), (1, 0, 0, 0, 1))
 def call_args_with_nested_conditional(a, b, c, d, e):
     return divmod(a + 7, b if c else (d + 1 if e else a + 2))
+
+
+def _keywords(**kwargs):
+    return sorted(kwargs.items())
+
+
+@cases((True, False), (False, True), (False, False))
+def conditional_value_in_long_keyword_call(a, b):
+    # 3.10: with more than 15 keywords the call builds a dict (MAP_ADD); the first arm of a
+    # conditional value jumps to a copy of the rest of the return statement, laid after it.
+    return _keywords(
+        k0=1 if a else 2, k1=3 if b else {}, k2=2, k3=3, k4=4, k5=5, k6=6, k7=7, k8=8, k9=9,
+        k10=10, k11=11, k12=12, k13=13, k14=14, k15=15, k16=16,
+    )

@@ -554,3 +554,145 @@ def return_in_while_through_handler_and_finally_ending_in_if(keys, close):
             if close:
                 closed.append(key)
     return None, closed
+
+
+class _Waiter:
+    def __init__(self, ready_after, fail):
+        self.ready_after = ready_after
+        self.fail = fail
+        self.log = []
+
+    def run(self):
+        if self.fail:
+            raise ValueError("run failed")
+        return "ran"
+
+    def wait(self):
+        self.log.append("wait")
+        self.ready_after -= 1
+        return self.ready_after <= 0
+
+
+@cases((1, False), (3, False), (2, True))
+def return_through_finally_while_true_break(ready_after, fail):
+    # 3.9: the break of the return's copy became the return itself; the copy ends in the dead
+    # jump back of the loop and the dead return (the try body's `return` was lost).
+    w = _Waiter(ready_after, fail)
+    try:
+        return w.run()
+    finally:
+        while True:
+            if w.wait():
+                break
+
+
+@cases((1, False), (3, False), (2, True))
+def finally_while_true_ends_in_break(ready_after, fail):
+    # 3.10+: the break's copy of the closing re-raise ends the loop, which nothing leaves
+    # otherwise; the loop's jump back is laid after it.
+    w = _Waiter(ready_after, fail)
+    try:
+        w.run()
+    finally:
+        while True:
+            w.log.append("check")
+            if w.wait():
+                break
+    return w.log
+
+
+@cases(((1, 0, 2), False), ((0, 0), False), ((3,), True))
+def return_through_finally_for_break(items, fail):
+    w = _Waiter(0, fail)
+    try:
+        return w.run(), w.log
+    finally:
+        for item in items:
+            w.log.append(item)
+            if item:
+                break
+
+
+@cases(([0, 0, 1], False), ([0, 0], False), ([1], True))
+def finally_for_ends_in_break(items, fail):
+    seen = []
+    try:
+        if fail:
+            raise ValueError(items)
+    finally:
+        for item in items:
+            seen.append(item)
+            if item:
+                break
+    return seen
+
+
+class _Pauser:
+    def __init__(self, fail, pause_fails, pending):
+        self.fail = fail
+        self.pause_fails = pause_fails
+        self.pending = pending
+        self.log = []
+
+    def work(self):
+        self.log.append("work")
+        if self.fail:
+            raise KeyError("work")
+
+    def pause(self):
+        self.log.append("pause")
+        if self.pause_fails:
+            raise ValueError("pause")
+
+
+@cases((False, False, None), (False, True, None), (True, False, None), (True, True, 1), (False, False, 1))
+def finally_ends_in_try_except_else(fail, pause_fails, pending):
+    # 3.10: the clause's way out is a copy of the finally body's closing re-raise, so the code
+    # after the handlers that the body jumps to is the else part.
+    p = _Pauser(fail, pause_fails, pending)
+    try:
+        p.work()
+    finally:
+        try:
+            p.pause()
+        except ValueError:
+            pass
+        else:
+            p.log.append("resumed")
+    return p.log
+
+
+@cases((False, False, None), (False, True, None), (True, False, None), (True, True, 1), (False, False, 1))
+def finally_if_elif_ends_in_try_except_else(fail, pause_fails, pending):
+    p = _Pauser(fail, pause_fails, pending)
+    try:
+        p.work()
+    finally:
+        if p.pending:
+            p.log.append("later")
+        elif pending is None:
+            try:
+                p.pause()
+            except ValueError:
+                pass
+            else:
+                p.log.append("resumed")
+    return p.log
+
+
+@cases((False, False, None), (False, True, None), (True, True, None), (False, False, 1))
+def finally_if_branch_reraise_before_nested_try(fail, pause_fails, pending):
+    # 3.10: the first branch's copy of the closing re-raise lies before the nested try (whose
+    # handler comes after it): it still ends that branch.
+    p = _Pauser(fail, pause_fails, pending)
+    try:
+        p.work()
+    finally:
+        if p.pending:
+            p.log.append("later")
+        elif not pause_fails:
+            try:
+                p.pause()
+            except ValueError:
+                pass
+    return p.log
