@@ -36,7 +36,8 @@ class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
-                 "iterator", "outer_end", "is_while", "top_test", "falls_off_to_exit", "handler_break")
+                 "iterator", "outer_end", "is_while", "top_test", "falls_off_to_exit", "handler_break",
+                 "only_breaks_leave")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -58,6 +59,9 @@ class LoopInfo:
         # 3.12+: where a handler's `break` goes when only handlers leave the loop (that code was
         # moved after the handler code).
         self.handler_break: Optional[int] = None
+        # `while True:`: only a `break` leaves it. Any other loop also ends by its test or its
+        # exhausted iterator, which reaches the code after it: handlers never reach that alone.
+        self.only_breaks_leave = False
 
 
 class _Atom:
@@ -870,8 +874,10 @@ class ControlRules:
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
             stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
             if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end \
-                    and false_target != loop.top_test:
+                    and false_target != loop.top_test and not loop.falls_off_to_exit:
                 # `if test: <rest of the body>`: the compiler sends the false branch straight back.
+                # (Not where falling off the body's end leaves the loop: then the rest of the
+                # body ends in a `break`, and the test is `if not test: continue`.)
                 stop = end - 1 if self._continue_after_if_body(fall, end, false_target) else end
                 body = self.run_range(fall, stop, list(self.stack))
                 self.emit(self._if_or_assert(cond, body))
@@ -1962,6 +1968,11 @@ class ControlRules:
             if exit_at is not None:
                 body_end = real_exit = exit_at
                 exit_inside = not else_break
+        if top_test is None and not clipped and not explicit_continue and self.version.has_exception_table \
+                and (past := self.handler_break_past_loop(h, j, self.end)) is not None:
+            # (the rest of the body, past the last jump back, ends where an except clause's
+            # `break` goes: falling into there is a `break` too)
+            exit, body_runs_on = past, True
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
@@ -1973,9 +1984,10 @@ class ControlRules:
         info = LoopInfo(continue_targets, break_target, real_exit, body_end,
                         natural_end=-1 if explicit_continue or closing_apart else None)
         info.is_while = True
+        info.only_breaks_leave = cond is None
         if top_test is not None and body_end != j and not explicit_continue:
             info.top_test = top_test[0]
-        info.falls_off_to_exit = clipped
+        info.falls_off_to_exit = clipped or body_runs_on
         self.loops.append(info)
         self.active_loops.add(h)
         try:

@@ -26,6 +26,8 @@ EXPRESSION_OPS = frozenset({
     "LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_CONST",
     "LOAD_ATTR", "BUILD_TUPLE", "BINARY_SUBSCR", "PUSH_NULL", "CALL", "KW_NAMES", "LOAD_FROM_DICT_OR_DEREF",
     "LOAD_FROM_DICT_OR_GLOBALS", "BINARY_OP", "LOAD_SUPER_ATTR",
+    # a tuple with a starred item, `except (E, *more):` (3.12+ convert with an intrinsic call)
+    "BUILD_LIST", "LIST_EXTEND", "LIST_APPEND", "LIST_TO_TUPLE", "CALL_INTRINSIC_1",
 })
 # Handler kinds that are source statements (their handler code starts with PUSH_EXC_INFO).
 CONSTRUCTS = frozenset({"except", "finally", "star", "with"})
@@ -303,6 +305,35 @@ class ExceptionRegionAnalysis:
             if starts and target > min(starts):
                 return False
         return True
+
+    def handler_break_past_loop(self, h: int, j: int, end: int) -> Optional[int]:
+        """Where the `while True:` loop [h, j] really ends when the rest of its body lies past its
+        last jump back (`if c: continue` then `x = 1; break`, the break's jump dropped since it
+        lands on the next instruction) and an except clause of a try in the body breaks out: the
+        clause's code jumps to that exit, past `j + 1` (3.11 lays it inline, in the loop; 3.12+
+        at the end, jumping back). The code between is reached only from the loop. None when no
+        such clause jumps there."""
+        handler_code = self.handler_only_code()
+        if not handler_code:
+            return None
+        st = self._xt()
+        first_protected = self._first_protected()
+        candidates = sorted(
+            t for src in handler_code if (t := self.instrs[src].target) is not None
+            and j + 1 < t < end and (t < src or h < src < j) and self.instrs[src].opname == "JUMP")
+        if not candidates:
+            return None
+        x = candidates[0]
+        for k in range(j + 1, x):
+            if k in handler_code or any(not h <= src < k for src in self.jump_sources.get(k, ())):
+                return None
+        if not any(h <= src <= j for src in self.jump_sources.get(j + 1, ())):
+            return None
+        owners = [t for t, kind in st.kinds.items() if kind == "except" and h < first_protected[t] <= j]
+        for src in self.jump_sources.get(x, ()):
+            if src in handler_code and any(src in self._reach(t, None, t) for t in owners):
+                return x
+        return None
 
     def _first_protected(self) -> Dict[int, int]:
         """Each handler's first protected instruction (computed once, when first asked)."""

@@ -408,6 +408,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return False
         return True
 
+    def _written_jump_out(self, j: int, be: int) -> bool:
+        """3.13: is the clause's jump at `j`, back to code at or after the try body's end `be` (the
+        code after a loop, laid before the handler code), a `break` written in the clause rather
+        than its falling out (`handler_exit_skips_interrupt_check`)?"""
+        ins = self.instrs[j]
+        return self.version.handler_exit_skips_interrupt_check and ins.raw_opname == "JUMP_BACKWARD" \
+            and ins.target is not None and be <= ins.target < j
+
     def _jumps_over_else_value(self, j: int) -> bool:
         """Is the JUMP at `j` the end of a conditional expression's first branch: its test jumps
         to the instruction after it, where the else branch starts?"""
@@ -445,7 +453,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._mark_dead(y, self._block_end(y))
             exits = [(hs, he, j, be if x in copies else x) for hs, he, j, x in exits]
         # Where the handlers fall out to, and where the normal path jumps over them (3.11).
-        targets = [x for _, _, _, x in exits if x != _BREAK]
+        targets = [x for _, _, j, x in exits if x != _BREAK and not self._written_jump_out(j, be)]
         # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
         targets = [x for x in targets if x >= be] or targets
         # A handler's jump goes where the try ends; a handler whose last block only looks like a
@@ -560,7 +568,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if loop_tail is None and not self._unwinds_enclosing_clause(x):
                 only_tail = self._handler_only_tail(x, end, t)
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
-                and loop_tail is None and x not in loop.continue_targets
+                and loop_tail is None and x not in loop.continue_targets \
+                and (only_tail is None or loop.only_breaks_leave or body_falls and not self._goes_back_at_once(be, loop))
+            # (code only the handlers reach, laid past a loop that also ends by its test or
+            # iterator, is no code after that loop: it is the rest of the range after the try,
+            # unless the body goes on after the try too, which would then run it)
             falls_out = (x > end and not leaves_loop) or (
                 loop is not None and x in loop.continue_targets and not body_ends
                 and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
@@ -780,6 +792,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return None
         return last
 
+    def _goes_back_at_once(self, be: int, loop: Optional[LoopInfo]) -> bool:
+        """Is the way out of a try body at `be` a `continue` (the jump back, left unprotected)?"""
+        ins = self.instrs[be] if be < len(self.instrs) else None
+        return loop is not None and ins is not None and ins.opname == "JUMP" and ins.target in loop.continue_targets
+
     def _handler_only_tail(self, x: Optional[int], end: int, t: int) -> Optional[Tuple[int, int]]:
         """The code after a statement that only its handlers reach, when 3.12+ moved it out of
         the range [.., end) being read: (end of its statements, end of the code to mark read).
@@ -825,6 +842,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             target = ins.target
             if target is None or x <= target <= last or target == end:
                 continue
+            if self.loops and target in self.loops[-1].continue_targets and target < x \
+                    and x not in self.loops[-1].continue_targets:
+                continue  # a `continue` in that rest of a loop body (not the loop's own test)
             if target < x or target not in handler_code or exits_with:
                 return None
             onward = True

@@ -195,6 +195,13 @@ class BytecodeVersion:
         return self.key >= (3, 13)
 
     @property
+    def handler_exit_skips_interrupt_check(self) -> bool:
+        """3.13 leaves an except clause that falls out by a jump that skips the interrupt check
+        (JUMP_BACKWARD_NO_INTERRUPT when it goes back); a `break` or `continue` written in the
+        clause keeps a plain JUMP_BACKWARD. 3.12 uses JUMP_BACKWARD for both."""
+        return self.key >= (3, 13)
+
+    @property
     def copies_exits_with_line_numbers(self) -> bool:
         """3.12+ copies any small exit block into its predecessors; 3.11 only an implicit return."""
         return self.key >= (3, 12)

@@ -862,3 +862,18 @@ def while_true_if_continue_after_inner_return_then_break(keep):
         break
     return i
 
+
+
+@cases((0, 3), (4, 2), (9, 5), (12, 1))
+def while_not_continue_then_rest_ending_in_break(n, k):
+    # 3.10+: the body never falls off its end (no copy of the test at the bottom): its rest
+    # past the last jump back ends in a `break`, so `if not test: continue` stays as written
+    found = False
+    while n < 10:
+        n += 1
+        if not n % k:
+            continue
+        n += 2
+        found = True
+        break
+    return n + (100 if found else 0)

@@ -584,3 +584,21 @@ def while_true_try_break_copies_return(n):
         except ZeroDivisionError:
             out.append("zero")
     return out
+
+
+@cases((0, ()), (1, (ValueError,)), (2, (ValueError,)), (1, ()))
+def except_starred_type_tuple(k, extra):
+    # `except (E, *more):` builds its type tuple from a list (3.9+ LIST_EXTEND, 3.12+ an
+    # intrinsic call turns it into a tuple)
+    try:
+        if k == 1:
+            raise ValueError(k)
+        if k == 2:
+            raise KeyError(k)
+        return "none"
+    except (*extra, KeyError) as e:
+        return "caught", type(e).__name__
+    except (TypeError, *extra):
+        return "typed"
+    except Exception:
+        return "other"

@@ -248,3 +248,47 @@ def loop_rest_after_handler_has_comprehension(items):
             pass
         out.append([c for c in str(item) if c != "x"])
     return out
+
+
+def _half(x):
+    if x % 2:
+        raise ValueError(x)
+    return x // 2
+
+
+@cases(([2, 4],), ([2, 3],), ([],), ([3],))
+def while_test_clause_falls_to_raise(xs):
+    # 3.12+: the raise after the try, which only the except clause reaches, lies after the
+    # handler code past the loop; the loop also ends by its test, so it is no code after the
+    # loop (no `break`): the rest of the body
+    xs = list(xs)
+    out = []
+    while xs:
+        try:
+            out.append(_half(xs.pop()))
+            continue
+        except ValueError:
+            pass
+        raise KeyError(len(xs))
+    return out
+
+
+@cases(([2, 4],), ([2, 3],), ([],), ([3],), ([1, 3, 0],))
+def while_test_clause_falls_to_try_continue(xs):
+    # (that rest of the body holds another try whose body goes back to the loop's head)
+    xs = list(xs)
+    out = []
+    while xs:
+        try:
+            out.append(_half(xs.pop()))
+            continue
+        except ValueError:
+            pass
+        try:
+            if _half(len(xs)) == 0:
+                return out, "even"
+            continue
+        except ValueError:
+            pass
+        raise KeyError(len(xs))
+    return out
