@@ -1520,12 +1520,6 @@ class ControlRules:
 
     # --- unconditional jumps ------------------------------------------------------------------
 
-    def _steps_over_read_code(self, i: int, target: int, loop: LoopInfo) -> bool:
-        """Is the forward jump at `i`, in the rest of a loop body laid past the loop's exit (3.12+
-        lay the code that only a handler reaches after the handler code), a jump over code that
-        is already read (an inlined comprehension's cleanup) rather than a `break`?"""
-        return loop.exit < i and i + 1 < target and all(k in self.skip for k in range(i + 1, target))
-
     def op_JUMP(self, ins: Instr, i: int) -> int:
         target = ins.target
         if self.version.comprehensions_inlined and target is not None and target > i + 1 \
@@ -1545,8 +1539,7 @@ class ControlRules:
                 elif self._lands_apart(i, loop.body_end):
                     self.emit(n.Continue(required=True))
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
-            if target == loop.break_target or (loop.break_target is None and target >= loop.exit
-                                                and not self._steps_over_read_code(i, target, loop)) \
+            if target == loop.break_target or (loop.break_target is None and target >= loop.exit) \
                     or self._continues_outer_loop(target) \
                     or loop.break_target is not None and self._threaded_through(target, loop.break_target):
                 # (a break whose loop ends the enclosing loop's body jumps straight to its head;
