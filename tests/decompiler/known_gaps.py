@@ -49,13 +49,9 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'loop_heads::while_true_two_continues_then_returning_blocks', ('3.8', '3.9'), 'while_true_two_continues_then_returning_blocks: instruction #44: original LOAD_FAST seen | decompiled JUMP_ABSOLUTE to #46 (after RETURN_VALUE)'),
     Gap('roundtrip', 'loop_heads::while_true_first_in_while_true', ('3.8', '3.9'), 'while_true_first_in_while_true: instruction #17: original JUMP_ABSOLUTE to #19 | decompiled LOAD_FAST n (after POP_JUMP_IF_FALSE to #2)'),
     Gap('roundtrip', 'handler_break_else::while_else_returns_handler_breaks_past_it', ('3.8', '3.9'), 'while-else whose except clause breaks: 3.8/3.9 read another layout (same behaviour)'),
-    Gap('execution', 'copied_returns::while_true_body_goes_on_after_last_continue', ('3.10', '3.11'), 'the rest of a while True body after an if/else whose else part continues is read as code after the loop'),
-    Gap('roundtrip', 'copied_returns::while_true_body_goes_on_after_last_continue', ('3.10', '3.11'), 'see the execution gap'),
     Gap('roundtrip', 'copied_returns::elif_arm_inner_ifs_leave_by_copied_returns', ('3.10', '3.11'), 'inner ifs of an elif arm that leave by copied returns: other bytecode (same behaviour)'),
     Gap('execution', 'nested_handler_returns::try_returning_in_except_clause_then_*', ('3.10',), 'a try in an except clause whose body returns, then more of the clause: the return is lost or the clause does not decompile'),
     Gap('roundtrip', 'nested_handler_returns::try_returning_in_except_clause_then_*', ('3.10',), 'see the execution gap'),
-    Gap('execution', 'handler_break_rest::while_true_clause_break_*', ('3.10',), "a while True body's rest after its last jump back, with an except clause that breaks past it: the clause's break is read as pass"),
-    Gap('roundtrip', 'handler_break_rest::while_true_clause_break_*', ('3.10',), 'see the execution gap'),
 ]
 
 

@@ -14,7 +14,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import AssertionErrorName, folds_under_not, negate
-from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, Instr
 
 COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
@@ -950,7 +950,8 @@ class ControlRules:
         else_end: Optional[int] = None
         continue_ends_body = False
         if last is not None and last.opname == "JUMP" and last.target > false_target \
-                and not (loop is not None and last.target == loop.break_target):
+                and not (loop is not None and last.target == loop.break_target
+                         and not self._jump_to_last_break_line(last, loop)):
             else_end = min(last.target, end)
             if self._jumps_to_return_in_view(last.target, false_target, end):
                 else_end = end - 1
@@ -1182,6 +1183,17 @@ class ControlRules:
         raw = self.bc.raw_targets
         return jump.opname == closing.opname == "JUMP" and closing.target == jump.target \
             and raw.get(closing_at) != raw.get(k)
+
+    def _jump_to_last_break_line(self, jump: Instr, loop: LoopInfo) -> bool:
+        """Is `jump`, to the exit of a loop whose body falls into its exit at the end (a last
+        `break` whose jump was dropped), the jump over an else part to that `break`: it lands on
+        the dropped NOP that carries the `break`'s line, not on the exit itself? Read as a
+        `break` of its own, both branches would end in one and the same code would run; this
+        keeps the if statement the source had."""
+        if not loop.falls_off_to_exit or jump.target != loop.exit or jump.target >= len(self.instrs):
+            return False
+        raw = self.bc.raw_targets.get(jump.index)
+        return raw is not None and raw < self.instrs[jump.target].offset
 
     def _never_falls_through(self, last: Instr, loop: LoopInfo) -> bool:
         """Does the instruction that ends an if body inside `loop` leave it (return, raise, continue)?"""
@@ -1966,6 +1978,9 @@ class ControlRules:
             # (the rest of the body, past the last jump back, ends where an except clause's
             # `break` goes: falling into there is a `break` too)
             exit, body_runs_on = past, True
+        elif top_test is None and not clipped and not explicit_continue \
+                and (past := self._breaking_tail_end(h, j)) is not None:
+            exit, body_runs_on = past, True
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
@@ -2066,6 +2081,70 @@ class ControlRules:
     def _jumps_to(self, start: int, end: int, target: int) -> bool:
         """Does an instruction in [start, end) jump to `target`?"""
         return any(start <= src < end for src in self.jump_sources.get(target, ()))
+
+    def _breaking_tail_end(self, h: int, j: int) -> Optional[int]:
+        """Where the `while True:` loop [h, j] really ends when the rest of its body follows its
+        last jump back `j` (a `continue`) and ends in a `break` whose jump was dropped, since it
+        lands on the next instruction (3.10+): `while True: if a: break; if b: continue; x = 1;
+        break`. The earlier `break`s jump over that rest, to where it falls. A `break` that
+        leaves at `j + 1` could not jump past code after the loop either, so when the body
+        jumps both to `j + 1` (the test skipping the `continue`) and further on, the code between,
+        reached only from the loop and jumping nowhere else, is the rest of the body. None when
+        the loop ends at `j`."""
+        instrs = self.instrs
+        if not self.version.while_condition_duplicated or instrs[j].opname != "JUMP" or instrs[j].target != h:
+            return None
+        after = j + 1
+        if after >= self.end or instrs[after].opname == "JUMP" \
+                or not all(h <= src < j for src in self.jump_sources.get(after, ())) \
+                or not self.jump_sources.get(after):
+            return None  # (a jump there is an exit: with a jump to thread through, no break stops short)
+        further = [ins.target for ins in instrs[h:j] if ins.target is not None and ins.target > after]
+        if further:
+            x = min(further)
+        elif self.version.copies_exit_blocks:
+            found = self._copied_exit_after_tail(h, j)
+            if found is None:
+                return None
+            x = found
+        else:
+            return None
+        if x > self.end:
+            return None
+        for k in range(after, x):
+            ins = instrs[k]
+            if not all(h <= src < x for src in self.jump_sources.get(k, ())) \
+                    or (ins.target is not None and not h <= ins.target <= x) \
+                    or ins.opname in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "FOR_ITER"):
+                return None
+        return x
+
+    def _copied_exit_after_tail(self, h: int, j: int) -> Optional[int]:
+        """`_breaking_tail_end` when the earlier `break`s left no jump: they went to a small block
+        that ends the function, which the compiler copied in their place (3.10+). Where the
+        code after `j` reaches the start of such a block, a copy of which lies in the body; None
+        when there is none. The rest of the body, a `break` and that block, and the same code
+        after the loop read as the same instructions: the copies decide."""
+        instrs = self.instrs
+        k = j + 1
+        while k < self.end and instrs[k].opname not in TERMINAL:
+            if instrs[k].opname == "JUMP" and instrs[k].target < h:
+                return None
+            k += 1
+        if k >= self.end:
+            return None
+        for c in range(j + 1, k + 1):
+            length = k + 1 - c
+            if length > MAX_COPY or not self._is_copy(c, k + 1):
+                continue
+            for p in range(h + 1, j - length + 1):
+                # (a copy starts a block of its own: where a test's false branch or a jump lands)
+                if (instrs[p - 1].opname in COND_JUMPS or instrs[p - 1].opname in ENDS_FLOW
+                        or self.jump_sources.get(p)) and self._same_code((p, p + length), (c, k + 1)):
+                    while instrs[c].opname == "NOP":
+                        c += 1  # (the line of the `break`, which falls into the block)
+                    return c
+        return None
 
     def _body_runs_past_back_jump(self, h: int, j: int, exit: int) -> bool:
         """Is [j + 1, exit) the rest of a loop body that ends without falling through: reached only

@@ -27,7 +27,7 @@ from typing import Any, List, Optional, Sequence, Set, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.control import _drop_trailing_continue, fold_tail_into_else
-from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY as _MAX_COPY, TERMINAL, Instr
 
 _SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
 _BLOCK_OPS = frozenset({"POP_BLOCK", "POP_EXCEPT", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH",
@@ -37,9 +37,6 @@ _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _DELETES = frozenset({"DELETE_FAST", "DELETE_NAME", "DELETE_GLOBAL", "DELETE_DEREF"})
 _EXIT_CALL = ("LOAD_CONST", "DUP_TOP", "DUP_TOP", "CALL_FUNCTION")
 _AWAIT = ("GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM")
-# Bound on the blocks the 3.10 compiler copies into the paths that jump to them (it copies exit
-# blocks of up to four instructions; the bound leaves room for one extended form).
-_MAX_COPY = 5
 #: The longest way on after a finally body's copy that `_drop_branch_copy_of_way_on` compares.
 _MAX_WAY_ON = 64
 

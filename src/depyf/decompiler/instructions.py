@@ -52,6 +52,9 @@ _SPLIT_FAST_PAIRS = {
 # falls through to the next instruction (the same plus the unconditional jump).
 TERMINAL = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE"})
 ENDS_FLOW = TERMINAL | {"JUMP"}
+# Bound on the blocks 3.10+ compilers copy into the paths that jump to them (they copy exit blocks
+# of up to four instructions; the bound leaves room for one extended form).
+MAX_COPY = 5
 
 # The conditional jump that jumps exactly when the other falls through (3.12+ spells a backward
 # conditional jump as the opposite one over a JUMP back).

@@ -1,7 +1,6 @@
 """A `while True:` whose rest of the body (`found = True; break`) follows its last jump back
 (`if c: continue`), while an except clause in the body breaks out: the clause's jump goes past
-that rest, to the code after the loop (3.12+ lay the clause at the end, jumping back to it).
-3.10 reads these wrongly still (the clause's `break` becomes `pass`): a known gap."""
+that rest, to the code after the loop (3.12+ lay the clause at the end, jumping back to it)."""
 from _cases import cases
 
 
