@@ -1966,7 +1966,7 @@ class ControlRules:
             # (the loop's other ways out are `break`s; falling off the try leaves it too)
             body_end = real_exit = overrun
             clipped = True
-        else_break = exit_inside = False
+        else_break = exit_inside = breaking_tail = False
         if top_test is not None and self.version.handler_code_at_end and h in self.handler_closed \
                 and body_end < j:
             exit_at, else_break = self._exit_before_handler_closed_test(body_start, body_end, exit)
@@ -1980,7 +1980,7 @@ class ControlRules:
             exit, body_runs_on = past, True
         elif top_test is None and not clipped and not explicit_continue \
                 and (past := self._breaking_tail_end(h, j)) is not None:
-            exit, body_runs_on = past, True
+            exit, body_runs_on, breaking_tail = past, True, True
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
@@ -2007,8 +2007,10 @@ class ControlRules:
             _drop_trailing_continue(body)
         elif top_test is None and back.opname in COND_JUMPS:
             body.append(n.Break())
-        if body_runs_on and self.instrs[exit - 1].opname not in ENDS_FLOW:
-            body.append(n.Break())  # the body's end falls into the loop's exit: a `break` there
+        if body_runs_on and (self.instrs[exit - 1].opname not in ENDS_FLOW or breaking_tail and _may_complete(body)):
+            # The body's end falls into the loop's exit: a `break` there. (A try ending the body
+            # may have its handler code last, 3.11: its ways out jump to the exit.)
+            body.append(n.Break())
         elif explicit_continue and top_test is not None and body_end == exit and not body_runs_on \
                 and self.version.while_condition_duplicated and self._jumps_to(body_start, body_end, exit) \
                 and _may_complete(body):
@@ -2114,8 +2116,7 @@ class ControlRules:
         for k in range(after, x):
             ins = instrs[k]
             if not all(h <= src < x for src in self.jump_sources.get(k, ())) \
-                    or (ins.target is not None and not h <= ins.target <= x) \
-                    or ins.opname in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "FOR_ITER"):
+                    or (ins.target is not None and not h <= ins.target <= x):
                 return None
         return x
 
@@ -2126,24 +2127,20 @@ class ControlRules:
         when there is none. The rest of the body, a `break` and that block, and the same code
         after the loop read as the same instructions: the copies decide."""
         instrs = self.instrs
-        k = j + 1
-        while k < self.end and instrs[k].opname not in TERMINAL:
-            if instrs[k].opname == "JUMP" and instrs[k].target < h:
-                return None
-            k += 1
-        if k >= self.end:
-            return None
-        for c in range(j + 1, k + 1):
-            length = k + 1 - c
-            if length > MAX_COPY or not self._is_copy(c, k + 1):
+        # (a copy starts a block of its own: where a test's false branch or a jump lands)
+        starts = [p for p in range(h + 1, j) if instrs[p - 1].opname in COND_JUMPS
+                  or instrs[p - 1].opname in ENDS_FLOW or self.jump_sources.get(p)]
+        for k in range(j + 1, self.end):
+            ins = instrs[k]
+            if (ins.opname == "JUMP" and ins.target < h) or any(src < h for src in self.jump_sources.get(k, ())):
+                return None  # (code that more than the loop reaches)
+            if ins.opname not in TERMINAL:
                 continue
-            for p in range(h + 1, j - length + 1):
-                # (a copy starts a block of its own: where a test's false branch or a jump lands)
-                if (instrs[p - 1].opname in COND_JUMPS or instrs[p - 1].opname in ENDS_FLOW
-                        or self.jump_sources.get(p)) and self._same_code((p, p + length), (c, k + 1)):
-                    while instrs[c].opname == "NOP":
-                        c += 1  # (the line of the `break`, which falls into the block)
-                    return c
+            for c in range(max(j + 1, k + 1 - MAX_COPY), k + 1):
+                length = k + 1 - c
+                for p in starts:
+                    if p + length <= j and self._same_code((p, p + length), (c, k + 1)) and self._is_copy(c, k + 1):
+                        return c
         return None
 
     def _body_runs_past_back_jump(self, h: int, j: int, exit: int) -> bool:

@@ -119,3 +119,122 @@ def while_test_rest_after_continue(n):
         found = True
         break
     return i, found
+
+
+@cases((0, (1, 2)), (2, (5,)), (5, ()), (9, (1,)))
+def rest_with_for_loop(n, xs):
+    # (a for loop inside the rest: its own jumps stay in the rest)
+    i = 0
+    acc = []
+    while True:
+        if i > 20:
+            return "runaway"
+        i += 1
+        if i >= n:
+            break
+        if i > 3:
+            continue
+        for x in xs:
+            acc.append(x + i)
+        break
+    acc.append(i)
+    return acc
+
+
+@cases((0, {1: 5}), (2, {1: 5}), (2, {}), (5, {2: 3}), (9, {3: 1}))
+def rest_with_try_except(n, d):
+    # (3.11 lays the try's handler code inline, last in the rest: both ways out of the try
+    # jump to the loop's exit, where the final `break` goes)
+    i = 0
+    r = None
+    while True:
+        if i > 20:
+            return "runaway"
+        i += 1
+        if i >= n:
+            break
+        if i > 3:
+            continue
+        try:
+            r = d[i]
+        except KeyError:
+            r = -1
+        break
+    return i, r
+
+
+@cases((0,), (2,), (3,), (5,), (9,))
+def rest_with_return_then_more(n):
+    i = 0
+    while True:
+        if i > 20:
+            return "runaway"
+        i += 1
+        if i >= n:
+            break
+        if i > 3:
+            continue
+        if i == 2:
+            return "two"
+        i *= 10
+        break
+    i += 1
+    return i
+
+
+@cases((0, 5), (1, 9), (3, 4), (2, 12), (0, 1))
+def rest_holding_loop_of_same_shape(n, m):
+    out = []
+    while True:
+        if n > 20:
+            return "runaway"
+        n += 1
+        if n >= m:
+            break
+        if n % 2:
+            continue
+        j = 0
+        while True:
+            if j > 20:
+                return "runaway2"
+            j += 1
+            if j >= n:
+                break
+            if j > 2:
+                continue
+            out.append(j)
+            break
+        out.append(-j)
+        break
+    return out
+
+
+class _Log:
+    def __init__(self):
+        self.events = []
+
+    def __enter__(self):
+        self.events.append("in")
+        return self
+
+    def __exit__(self, *exc):
+        self.events.append("out")
+        return False
+
+
+@cases((0,), (2,), (5,), (9,))
+def rest_with_with_statement(n):
+    log = _Log()
+    i = 0
+    while True:
+        if i > 20:
+            return "runaway"
+        i += 1
+        if i >= n:
+            break
+        if i > 3:
+            continue
+        with log:
+            log.events.append(i)
+        break
+    return i, log.events
