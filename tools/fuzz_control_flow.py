@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Random structured control flow, decompiled and checked: a search for silent wrong results.
+
+    python tools/fuzz_control_flow.py [--seed S] [--count N] [--show K]
+
+Runs under whichever interpreter starts it (use each of 3.8-3.13 in turn) with the package from
+`src/`. Each program is one function `f(n, k)` built from random statements: ifs with elif/else,
+bounded `for` and `while` loops (`while True:` included), `break`/`continue` at any depth,
+try/except/else/finally, with statements, returns and raises; every statement appends to a log
+that the function returns. For each program the tool checks:
+
+* execution: the original and the decompiled function give the same log (or the same
+  exception) for a grid of inputs; a difference is a silent wrong result;
+* round trip: the decompiled source compiles to the same bytecode (`depyf.verify`);
+* decompilation: no `DecompilationError`.
+
+Failures are printed with the program's source, smallest first. The programs depend only on the
+seed, so a failure can be reproduced with `--seed S --count 1` (S as printed). Loops are bounded,
+and each call of decompiled code runs under an alarm, so a lost `break` shows as a timeout, not a
+hang.
+"""
+import argparse
+import os
+import random
+import signal
+import sys
+import tempfile
+from typing import Any, List, Optional, Tuple
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
+
+import depyf  # noqa: E402
+from depyf import verify  # noqa: E402
+
+PRELUDE = '''
+class Tracker:
+    def __init__(self, log, tag):
+        self.log, self.tag = log, tag
+
+    def __enter__(self):
+        self.log.append(("enter", self.tag))
+
+    def __exit__(self, kind, value, tb):
+        self.log.append(("exit", self.tag, kind.__name__ if kind else None))
+        return False
+'''
+
+INPUTS = [(n, k) for n in range(6) for k in range(3)]
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(*_: Any) -> None:
+    raise _Timeout()
+
+
+class ProgramWriter:
+    """Writes one random function; `loops` and `handlers` say what the current point is inside."""
+
+    def __init__(self, rng: random.Random, size: int) -> None:
+        self.rng = rng
+        self.budget = size
+        self.tags = 0
+        self.names = 0
+        self.lines: List[str] = []
+
+    def tag(self) -> int:
+        self.tags += 1
+        return self.tags
+
+    def name(self, prefix: str) -> str:
+        self.names += 1
+        return f"{prefix}{self.names}"
+
+    def condition(self, loop_vars: List[str]) -> str:
+        rng = self.rng
+        atoms = ["n > %d" % rng.randrange(5), "k == %d" % rng.randrange(3), "n % 2", "len(log) > %d" % rng.randrange(8),
+                 "n + k > %d" % rng.randrange(6)]
+        atoms += ["%s > %d" % (v, rng.randrange(3)) for v in loop_vars]
+        atoms += ["(n + %s) %% 3 == %d" % (v, rng.randrange(3)) for v in loop_vars]
+        first = rng.choice(atoms)
+        shape = rng.random()
+        if shape < 0.6:
+            return first
+        if shape < 0.75:
+            return f"not {first}" if " " not in first else f"not ({first})"
+        second = rng.choice(atoms)
+        op = rng.choice(["and", "or"])
+        return f"{first} {op} {second}"
+
+    def block(self, depth: int, pad: str, loops: List[str], in_finally: bool) -> None:
+        """A statement list of one to three statements at `pad`."""
+        count = 1 + self.rng.randrange(3)
+        for _ in range(count):
+            if self.statement(depth, pad, loops, in_finally):
+                return  # (what follows a jump would be dead code)
+
+    def statement(self, depth: int, pad: str, loops: List[str], in_finally: bool) -> bool:
+        """Write one statement; True when it always jumps (break, continue, return, raise)."""
+        rng = self.rng
+        emit = self.lines.append
+        self.budget -= 1
+        simple = self.budget <= 0 or depth >= 4
+        kinds = ["log"] * 3
+        if loops:
+            kinds += ["break", "continue"]
+        if not in_finally:
+            kinds += ["return", "raise"]
+        if not simple:
+            kinds += ["if", "if", "for", "while", "while_true", "try", "try", "with"]
+        kind = rng.choice(kinds)
+        if kind == "log":
+            emit(f"{pad}log.append({self.tag()})")
+        elif kind == "break":
+            if rng.random() < 0.5:
+                emit(f"{pad}log.append({self.tag()})")
+            emit(f"{pad}break")
+        elif kind == "continue":
+            emit(f"{pad}continue")
+        elif kind == "return":
+            emit(f"{pad}return log" if rng.random() < 0.7 else f"{pad}return {self.tag()}")
+        elif kind == "raise":
+            emit(f"{pad}raise ValueError({self.tag()})")
+        elif kind == "if":
+            emit(f"{pad}if {self.condition(loops)}:")
+            self.block(depth + 1, pad + "    ", loops, in_finally)
+            while rng.random() < 0.3:
+                emit(f"{pad}elif {self.condition(loops)}:")
+                self.block(depth + 1, pad + "    ", loops, in_finally)
+            if rng.random() < 0.5:
+                emit(f"{pad}else:")
+                self.block(depth + 1, pad + "    ", loops, in_finally)
+        elif kind == "for":
+            var = self.name("i")
+            emit(f"{pad}for {var} in range({rng.randrange(1, 4)}):")
+            self.block(depth + 1, pad + "    ", loops + [var], False)
+            self.loop_else(depth, pad, loops, in_finally)
+        elif kind == "while":
+            var = self.name("w")
+            emit(f"{pad}{var} = 0")
+            emit(f"{pad}while {var} < {rng.randrange(1, 4)}:")
+            emit(f"{pad}    {var} += 1")
+            self.block(depth + 1, pad + "    ", loops + [var], False)
+            self.loop_else(depth, pad, loops, in_finally)
+        elif kind == "while_true":
+            var = self.name("w")
+            emit(f"{pad}{var} = 0")
+            emit(f"{pad}while True:")
+            emit(f"{pad}    {var} += 1")
+            emit(f"{pad}    if {var} > {rng.randrange(1, 4)}:")
+            emit(f"{pad}        break")
+            self.block(depth + 1, pad + "    ", loops + [var], False)
+        elif kind == "try":
+            emit(f"{pad}try:")
+            self.block(depth + 1, pad + "    ", loops, in_finally)
+            clauses = rng.random()
+            handled = clauses < 0.75
+            if handled:
+                name = " as e" if rng.random() < 0.3 else ""
+                emit(f"{pad}except ValueError{name}:")
+                self.block(depth + 1, pad + "    ", loops, in_finally)
+                if rng.random() < 0.3:
+                    emit(f"{pad}else:")
+                    self.block(depth + 1, pad + "    ", loops, in_finally)
+            if not handled or rng.random() < 0.3:
+                emit(f"{pad}finally:")
+                self.block(depth + 1, pad + "    ", loops, True)
+        elif kind == "with":
+            emit(f"{pad}with Tracker(log, {self.tag()}):")
+            self.block(depth + 1, pad + "    ", loops, in_finally)
+        return kind in ("break", "continue", "return", "raise")
+
+    def loop_else(self, depth: int, pad: str, loops: List[str], in_finally: bool) -> None:
+        if self.rng.random() < 0.25:
+            self.lines.append(f"{pad}else:")
+            self.block(depth + 1, pad + "    ", loops, in_finally)
+
+    def function(self) -> str:
+        self.lines = ["def f(n, k):", "    log = []"]
+        self.block(1, "    ", [], False)
+        while self.budget > 0:
+            if self.statement(1, "    ", [], False):
+                return "\n".join(self.lines) + "\n"
+        self.lines.append("    return log")
+        return "\n".join(self.lines) + "\n"
+
+
+def program(seed: int) -> str:
+    rng = random.Random(seed)
+    return ProgramWriter(rng, size=4 + rng.randrange(10)).function()
+
+
+def _outcome(func: Any, args: Tuple[int, int]) -> Any:
+    signal.alarm(2)
+    try:
+        return ("value", func(*args))
+    except _Timeout:
+        return ("timeout",)
+    except Exception as exc:  # the program's own raise, or an error of wrong code
+        return ("raised", type(exc).__name__, exc.args)
+    finally:
+        signal.alarm(0)
+
+
+def check(seed: int, workdir: str) -> Optional[Tuple[str, str, str]]:
+    """(kind, detail, source) of the first problem with program `seed`, or None."""
+    source = program(seed)
+    namespace: dict = {}
+    exec(compile(PRELUDE + source, f"<fuzz {seed}>", "exec"), namespace)
+    original = namespace["f"]
+    try:
+        text = depyf.decompile(original)
+    except Exception as exc:
+        return ("decompile", f"{type(exc).__name__}: {exc}", source)
+    rebuilt: dict = {}
+    try:
+        exec(compile(PRELUDE + text, f"<decompiled {seed}>", "exec"), rebuilt)
+    except SyntaxError as exc:
+        return ("syntax", str(exc), source)
+    for args in INPUTS:
+        want, got = _outcome(original, args), _outcome(rebuilt["f"], args)
+        if want != got:
+            return ("execution", f"f{args}: {want!r} != {got!r}\n--- decompiled ---\n{text}", source)
+    path = os.path.join(workdir, f"fuzz_{seed}.py")
+    with open(path, "w") as handle:
+        handle.write(source)
+    trip = verify.SourceRoundTrip(source, path)
+    for definition in trip.definitions:
+        result = trip.check(definition, depyf.decompile)
+        if result.status != "equal":
+            return ("roundtrip", f"{result.status}: {result.detail}\n--- decompiled ---\n{text}", source)
+    return None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=0, help="first seed")
+    parser.add_argument("--count", type=int, default=500, help="number of programs")
+    parser.add_argument("--show", type=int, default=5, help="failures of each kind to print in full")
+    args = parser.parse_args()
+    signal.signal(signal.SIGALRM, _alarm)
+    sys.setrecursionlimit(10000)
+    found: dict = {}
+    with tempfile.TemporaryDirectory() as workdir:
+        for seed in range(args.seed, args.seed + args.count):
+            problem = check(seed, workdir)
+            if problem is not None:
+                found.setdefault(problem[0], []).append((seed, problem))
+    version = "%d.%d" % sys.version_info[:2]
+    summary = ", ".join(f"{kind} {len(items)}" for kind, items in sorted(found.items())) or "none"
+    print(f"Python {version}: {args.count} programs (seeds {args.seed}..{args.seed + args.count - 1}); problems: {summary}")
+    for kind in ("execution", "decompile", "syntax", "roundtrip"):
+        items = sorted(found.get(kind, []), key=lambda item: len(item[1][2]))
+        for seed, (_, detail, source) in items[:args.show]:
+            print(f"\n=== {kind}, seed {seed}\n{source}--- problem ---\n{detail}")
+        if len(items) > args.show:
+            print(f"\n({kind}: {len(items) - args.show} more: seeds {[s for s, _ in items[args.show:]]})")
+    return 1 if found.get("execution") or found.get("decompile") or found.get("syntax") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
