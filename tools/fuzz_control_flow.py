@@ -7,7 +7,8 @@ Runs under whichever interpreter starts it (use each of 3.8-3.13 in turn) with t
 `src/`. Each program is one function `f(n, k)` built from random statements: ifs with elif/else,
 bounded `for` and `while` loops (`while True:` included), `break`/`continue` at any depth,
 try/except/else/finally, with statements, returns and raises; every statement appends to a log
-that the function returns. For each program the tool checks:
+that the function returns. No dead code follows a statement that always jumps, and finally bodies
+do not jump out (which swallows the exception in flight) unless `--wild` asks for it. For each program the tool checks:
 
 * execution: the original and the decompiled function give the same log (or the same
   exception) for a grid of inputs; a difference is a silent wrong result;
@@ -59,8 +60,9 @@ def _alarm(*_: Any) -> None:
 class ProgramWriter:
     """Writes one random function; `loops` and `handlers` say what the current point is inside."""
 
-    def __init__(self, rng: random.Random, size: int) -> None:
+    def __init__(self, rng: random.Random, size: int, wild: bool = False) -> None:
         self.rng = rng
+        self.wild = wild  # also jumps out of finally bodies
         self.budget = size
         self.tags = 0
         self.names = 0
@@ -90,12 +92,13 @@ class ProgramWriter:
         op = rng.choice(["and", "or"])
         return f"{first} {op} {second}"
 
-    def block(self, depth: int, pad: str, loops: List[str], in_finally: bool) -> None:
-        """A statement list of one to three statements at `pad`."""
+    def block(self, depth: int, pad: str, loops: List[str], in_finally: bool) -> bool:
+        """A statement list of one to three statements at `pad`; True when it always jumps."""
         count = 1 + self.rng.randrange(3)
         for _ in range(count):
             if self.statement(depth, pad, loops, in_finally):
-                return  # (what follows a jump would be dead code)
+                return True  # (what follows would be dead code, which the compiler drops)
+        return False
 
     def statement(self, depth: int, pad: str, loops: List[str], in_finally: bool) -> bool:
         """Write one statement; True when it always jumps (break, continue, return, raise)."""
@@ -103,11 +106,10 @@ class ProgramWriter:
         emit = self.lines.append
         self.budget -= 1
         simple = self.budget <= 0 or depth >= 4
-        kinds = ["log"] * 3
-        if loops:
-            kinds += ["break", "continue"]
-        if not in_finally:
-            kinds += ["return", "raise"]
+        kinds = ["log"] * 3 + ["raise"]
+        if not in_finally or self.wild:
+            # (a jump out of a finally body swallows the exception in flight: rare in real code)
+            kinds += ["return"] + (["break", "continue"] if loops else [])
         if not simple:
             kinds += ["if", "if", "for", "while", "while_true", "try", "try", "with"]
         kind = rng.choice(kinds)
@@ -125,13 +127,13 @@ class ProgramWriter:
             emit(f"{pad}raise ValueError({self.tag()})")
         elif kind == "if":
             emit(f"{pad}if {self.condition(loops)}:")
-            self.block(depth + 1, pad + "    ", loops, in_finally)
+            leaves = self.block(depth + 1, pad + "    ", loops, in_finally)
             while rng.random() < 0.3:
                 emit(f"{pad}elif {self.condition(loops)}:")
-                self.block(depth + 1, pad + "    ", loops, in_finally)
+                leaves = self.block(depth + 1, pad + "    ", loops, in_finally) and leaves
             if rng.random() < 0.5:
                 emit(f"{pad}else:")
-                self.block(depth + 1, pad + "    ", loops, in_finally)
+                return self.block(depth + 1, pad + "    ", loops, in_finally) and leaves
         elif kind == "for":
             var = self.name("i")
             emit(f"{pad}for {var} in range({rng.randrange(1, 4)}):")
@@ -154,22 +156,27 @@ class ProgramWriter:
             self.block(depth + 1, pad + "    ", loops + [var], False)
         elif kind == "try":
             emit(f"{pad}try:")
-            self.block(depth + 1, pad + "    ", loops, in_finally)
-            clauses = rng.random()
-            handled = clauses < 0.75
+            body_leaves = self.block(depth + 1, pad + "    ", loops, in_finally)
+            leaves = False
+            handled = rng.random() < 0.75
             if handled:
                 name = " as e" if rng.random() < 0.3 else ""
                 emit(f"{pad}except ValueError{name}:")
-                self.block(depth + 1, pad + "    ", loops, in_finally)
-                if rng.random() < 0.3:
+                leaves = self.block(depth + 1, pad + "    ", loops, in_finally)
+                if not body_leaves and rng.random() < 0.3:
                     emit(f"{pad}else:")
-                    self.block(depth + 1, pad + "    ", loops, in_finally)
+                    body_leaves = self.block(depth + 1, pad + "    ", loops, in_finally)
+                leaves = leaves and body_leaves
+            else:
+                leaves = body_leaves
             if not handled or rng.random() < 0.3:
                 emit(f"{pad}finally:")
-                self.block(depth + 1, pad + "    ", loops, True)
+                leaves = self.block(depth + 1, pad + "    ", loops, True) or leaves
+            return leaves
         elif kind == "with":
             emit(f"{pad}with Tracker(log, {self.tag()}):")
-            self.block(depth + 1, pad + "    ", loops, in_finally)
+            # (the with statement's exit may swallow the exception; Tracker's does not)
+            return self.block(depth + 1, pad + "    ", loops, in_finally)
         return kind in ("break", "continue", "return", "raise")
 
     def loop_else(self, depth: int, pad: str, loops: List[str], in_finally: bool) -> None:
@@ -187,9 +194,9 @@ class ProgramWriter:
         return "\n".join(self.lines) + "\n"
 
 
-def program(seed: int) -> str:
+def program(seed: int, wild: bool = False) -> str:
     rng = random.Random(seed)
-    return ProgramWriter(rng, size=4 + rng.randrange(10)).function()
+    return ProgramWriter(rng, size=4 + rng.randrange(10), wild=wild).function()
 
 
 def _outcome(func: Any, args: Tuple[int, int]) -> Any:
@@ -204,9 +211,9 @@ def _outcome(func: Any, args: Tuple[int, int]) -> Any:
         signal.alarm(0)
 
 
-def check(seed: int, workdir: str) -> Optional[Tuple[str, str, str]]:
+def check(seed: int, workdir: str, wild: bool = False) -> Optional[Tuple[str, str, str]]:
     """(kind, detail, source) of the first problem with program `seed`, or None."""
-    source = program(seed)
+    source = program(seed, wild)
     namespace: dict = {}
     exec(compile(PRELUDE + source, f"<fuzz {seed}>", "exec"), namespace)
     original = namespace["f"]
@@ -239,13 +246,14 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0, help="first seed")
     parser.add_argument("--count", type=int, default=500, help="number of programs")
     parser.add_argument("--show", type=int, default=5, help="failures of each kind to print in full")
+    parser.add_argument("--wild", action="store_true", help="also break, continue and return in finally bodies")
     args = parser.parse_args()
     signal.signal(signal.SIGALRM, _alarm)
     sys.setrecursionlimit(10000)
     found: dict = {}
     with tempfile.TemporaryDirectory() as workdir:
         for seed in range(args.seed, args.seed + args.count):
-            problem = check(seed, workdir)
+            problem = check(seed, workdir, args.wild)
             if problem is not None:
                 found.setdefault(problem[0], []).append((seed, problem))
     version = "%d.%d" % sys.version_info[:2]
