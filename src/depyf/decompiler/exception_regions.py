@@ -362,8 +362,9 @@ class ExceptionRegionAnalysis:
             todo.extend(found)
         return seen
 
-    def _reach_through_handlers(self, start: int) -> Set[int]:
-        """`_reach`, also into the except clauses (and with handlers) of the code reached.
+    def _reach_through_handlers(self, start: int, floor: int = 0) -> Set[int]:
+        """`_reach` (from `floor` on), also into the except clauses (and with handlers) of the
+        code reached.
 
         A `while True:` inside handler code (a finally body's exceptional copy) whose try's body
         breaks out and whose clause goes on: only that clause's jump closes the loop."""
@@ -371,12 +372,12 @@ class ExceptionRegionAnalysis:
         seen: Set[int] = set()
         todo = [start]
         while todo:
-            found = self._reach(todo.pop())
+            found = self._reach(todo.pop(), floor=floor)
             new = found - seen
             seen |= new
             for k in new:
                 region = st.region_at[k]
-                if region is not None and region.handler not in seen \
+                if region is not None and region.handler not in seen and region.handler >= floor \
                         and st.kinds.get(region.handler) in ("except", "star", "with"):
                     todo.append(region.handler)
         return seen

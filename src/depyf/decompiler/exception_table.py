@@ -1656,6 +1656,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return
         instrs = self.instrs
         first = instrs[fs]
+        through_clauses = self._goes_on_through_clauses(fs, length, self._reach(fs, floor=fs))
         for k in range(s, len(instrs) - length + 1):
             if t <= k < span_end or instrs[k].opname != first.opname or instrs[k].argval != first.argval \
                     and first.target is None:
@@ -1687,7 +1688,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._mark_dead(k, exit)
                     del self.skip[exit]
                     self._mark_dead(exit + 1, k + size)
-                self._drop_handlers_of(k, k + size)
+                self._drop_handlers_of(k, k + size, through_clauses)
                 self._drop_copied_ways_on(k, k + size)
 
     def _return_inside_copy(self, start: int, end: int, outs: List[Tuple[int, int]]
@@ -1724,7 +1725,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(dup, dup + width)
             dup += width
 
-    def _drop_handlers_of(self, start: int, end: int) -> None:
+    def _drop_handlers_of(self, start: int, end: int, through_clauses: bool = False) -> None:
         """The handler code of constructs inside a skipped copy of a finally body is dead too.
 
         So are the handlers of constructs whose protected code is only such handler code: 3.12+
@@ -1732,6 +1733,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         handler is the except's) by the finally's handler, which lies after them at the end."""
         st = self._xt_state
         dead: Set[int] = set(range(start, end))
+        # (`through_clauses`: a try in the copy whose body never falls out goes on through its
+        # except clauses, then out of the copy: the way on after it is no handler code)
+        way_on = {k for k in self._reach(end) if k >= end} if through_clauses and end < len(self.instrs) \
+            and self.instrs[end - 1].opname not in ENDS_FLOW else set()
         found = True
         while found:
             found = False
@@ -1739,7 +1744,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 h = region.handler
                 if region.start in dead and st.kinds.get(h) in CONSTRUCTS and h not in st.handled:
                     st.handled.add(h)
-                    code = self._cold_code(h, self._reach(region.start))
+                    code = self._cold_code(h, self._reach(region.start)) - way_on
                     self._mark_dead_code(code)
                     dead |= code
                     found = True
@@ -1763,6 +1768,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         jumps: List[Tuple[int, int]] = []
         flow = self._reach(a, floor=a)  # handler code inside either copy may lie elsewhere
         flow_b = self._reach(b, floor=b)
+        if self._goes_on_through_clauses(a, length, flow):
+            # The rest of the finally body is reached only through the clauses of a try in it
+            # whose body never falls out (`try: raise E` / `except E: ...` then more): in both
+            # copies that handler code lies inline, in the same order.
+            flow = self._reach_through_handlers(a, floor=a)
+            flow_b = self._reach_through_handlers(b, floor=b)
         p, q = a, b
         inner_exit: Optional[int] = None
         inlined: List[Tuple[int, int, int]] = []  # (exit block in the handler's copy, size, jump target)
@@ -1865,6 +1876,21 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
         return end - b, inner_exit, outs
+
+    def _goes_on_through_clauses(self, a: int, length: int, flow: Set[int]) -> bool:
+        """Does the finally body's handler copy [a, a + length) go on past a try inside it only
+        through that try's except clauses: a clause's jump forward, to code of the copy that
+        its normal flow `flow` never reaches?"""
+        if a + length - 1 in flow:
+            return False
+        through = self._reach_through_handlers(a, floor=a)
+        instrs = self.instrs
+        for k in through - flow:
+            ins = instrs[k]
+            if a <= k < a + length and ins.opname == "JUMP" and k < ins.target < a + length \
+                    and ins.target in through and ins.target not in flow:
+                return True
+        return False
 
     def _return_width(self, q: int) -> int:
         """The length of the way out at `q` that a copy on a way out has where the handler's copy
