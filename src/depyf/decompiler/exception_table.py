@@ -603,7 +603,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if star_else and n_jump is not None and x_h is not None:
             else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
             cont = max(cont, else_end)
-        if x is not None and else_end > else_start and instrs[else_end - 1].opname == "JUMP" \
+        if x is not None and (falls_out or x > s) and else_end > else_start and instrs[else_end - 1].opname == "JUMP" \
                 and instrs[else_end - 1].target == x \
                 and not any(else_start <= src < else_end - 1 and instrs[src].opname in COND_JUMPS
                             for src in self.jump_sources.get(else_end, ())):
