@@ -2606,9 +2606,28 @@ class ControlRules:
             while k < end and k not in handler_code:
                 k += 1
             end = k
-        if not start < end or self.instrs[end - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+        if not start < end:
+            return False
+        if self.instrs[end - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS") \
+                and not self._stays_inside(start, end):
             return False
         return all(start <= src for k in range(start + 1, end) for src in self.jump_sources.get(k, ()))
+
+    def _stays_inside(self, start: int, end: int) -> bool:
+        """Does the code [start, end), run from `start`, only return or raise, never leaving the
+        range? (It ends with a loop left only by returns: `while True:` whose breaks ran copies of
+        a return; the last instruction is then the loop's jump back.)"""
+        seen: Set[int] = set()
+        todo = [start]
+        while todo:
+            k = todo.pop()
+            if k in seen:
+                continue
+            if not start <= k < end:
+                return False
+            seen.add(k)
+            todo.extend(self._successors(k))  # exception_regions
+        return True
 
     def finish_for(self, loop: n.For, after: int) -> int:
         """Emit a finished for loop, or turn it into the comprehension it implements (3.12+ inlined)."""
