@@ -2540,10 +2540,17 @@ class ControlRules:
         self.active_loops.add(h)
         target_marker = m.Sentinel("for-target")
         self.for_targets.append(None)
+        # (nor does it run into the loop's exit when a statement ends it by a return: the body's
+        # code past the exit is only what the body reaches there)
+        hides_exit = bool(past_exit) and exit not in self.skip
+        if hides_exit:
+            self.skip[exit] = min(past_exit)
         try:
             body = self.run_range(h + 1, body_end, list(self.stack) + [iterator, target_marker])
             target = self.for_targets[-1]
         finally:
+            if hides_exit:
+                del self.skip[exit]
             self.loops.pop()
             self.active_loops.discard(h)
             self.for_targets.pop()

@@ -643,7 +643,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._clause_read = outer_clause
             if hs in breaks:
                 stmts.append(n.Break())
-            elif self._continue_after_finally_copy(he) and not (stmts and isinstance(stmts[-1], n.Continue)):
+            elif self._continue_after_finally_copy(hs, he) and not (stmts and isinstance(stmts[-1], n.Continue)):
                 stmts.append(n.Continue())
             handlers.append(n.ExceptHandler(typ, name, stmts))
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
@@ -684,13 +684,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return end
         return max(cont, s + 1)
 
-    def _continue_after_finally_copy(self, he: int) -> bool:
+    def _continue_after_finally_copy(self, hs: int, he: int) -> bool:
         """3.12+: does the except clause ending at `he` end with a `continue` through an enclosing
         finally body? Its unwinding runs into the copy of the finally body (registered as read),
         and the clause's last instruction jumps back to the loop's head (the loop's last jump
-        back, read as its natural end). A clause that falls out instead jumps to such a copy,
-        laid after the handler code: `except E: pass` as the last statement of the loop body
-        reads the same, but compiles to that jump."""
+        back, read as its natural end; `except E as e:` deletes `e` first). A clause that falls
+        out instead jumps to such a copy, laid after the handler code: `except E: pass` as the
+        last statement of the loop body reads the same, but compiles to that jump."""
         loop = self.loops[-1] if self.loops else None
         last = he - 1
         if loop is None or not self.version.handler_code_at_end or last in self.skip:
@@ -701,9 +701,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         start = last
         while self.skip.get(start - 1) == last:
             start -= 1
-        if start == last or self.instrs[start - 1].opname != "POP_EXCEPT":
+        pop = self._before_unwinding(start, hs) if start < last else None  # (after `e = None; del e`)
+        if pop is None:
             return False
-        region = self._xt_state.region_at[start - 1]  # (the unwinding is the finally's protected code)
+        region = self._xt_state.region_at[pop]  # (the unwinding is the finally's protected code)
         return region is not None and self._xt_state.kinds.get(region.handler) == "finally"
 
     def _body_leaves_enclosing_clause(self, s: int, be: int, t: int) -> bool:
