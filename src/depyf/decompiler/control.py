@@ -1578,9 +1578,25 @@ class ControlRules:
         """Does a jump at `i` to `target` leave the loop by going past its end?
 
         Handler code of a try inside the loop lies after the loop (3.11+); its jumps forward stay
-        in the handler (to its closing re-raise), they do not leave the loop.
+        in the handler (to its closing re-raise), they do not leave the loop. Nor do jumps in the
+        rest of the body that 3.12+ lay past the exit (the code after a try reached only from its
+        handlers) to code before the loop's last jump back: `if not c: for ...` in an if branch
+        there jumps over the inner loop to the code after the if, beyond the branch.
         """
-        return target >= loop.exit and (i < loop.exit or target > self.end)
+        if target < loop.exit:
+            return False
+        if i < loop.exit:
+            return True
+        return target > self.end and not self._before_last_jump_back(loop, i, target)
+
+    def _before_last_jump_back(self, loop: LoopInfo, i: int, target: int) -> bool:
+        """3.12+: does `target`, past the loop's exit like the jump at `i`, lie before the last
+        jump back to the loop's head, laid past the exit too (code of the body there)?"""
+        if not self.version.handler_code_at_end:
+            return False
+        last = max((src for c in loop.continue_targets for src in self.jump_sources.get(c, ())
+                    if self.instrs[src].opname == "JUMP"), default=-1)
+        return i < target <= last
 
     def _else_end_before_enclosing_continue(self, start: int, end: int, break_target: Optional[int]
                                             ) -> Optional[int]:
