@@ -1195,7 +1195,9 @@ class ControlRules:
         part, to one place."""
         loop_targets = (loop.continue_targets | {loop.break_target, loop.exit}) if loop is not None else set()
         last = self.instrs[false_target - 1]
-        leaves_loop = last.opname == "JUMP" and loop is not None and last.target in loop_targets
+        # (a `break` of a loop that ends an enclosing loop's body jumps to that loop's head)
+        leaves_loop = last.opname == "JUMP" and loop is not None \
+            and (last.target in loop_targets or self._continues_outer_loop(last.target))
         if last.opname not in ("RAISE_VARARGS", "RETURN_VALUE", "RERAISE") and not leaves_loop:
             return None
         if loop is not None and loop.top_test is not None:
