@@ -1348,10 +1348,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     # (3.12+ unwinds nested handlers in one run: `POP_EXCEPT; POP_EXCEPT; return`)
                 if any(j in self.skip for j in range(start, last + 1)):
                     return None  # a finally body on the way out: an explicit return
-                if instrs[last].opname == "RAISE_VARARGS" and (
-                        instrs[k - 1].opname != "POP_TOP" or any(
-                        instrs[j].target is not None or self.jump_sources.get(j) for j in range(start, last + 1))):
-                    return None  # (only `except E: pass`, then straight code that raises)
+                if instrs[last].opname == "RAISE_VARARGS" and any(
+                        instrs[j].target is not None or self.jump_sources.get(j) for j in range(start, last + 1)):
+                    return None  # (only straight code that raises, after the clause's unwinding)
                 return start
         return None
 
