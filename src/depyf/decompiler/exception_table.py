@@ -114,7 +114,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         """3.11: the code after a `while True:` in the body that only an inner except clause's
         `break` reaches (`try: while True: try: ... except E: break` then more): no normal flow
         from the body gets there, but it follows the loop, still protected by this try. The
-        body runs on over it. (3.12+ moves such code after the handler code instead.)"""
+        body runs on over it. So does the code after an inner try whose body returns, which
+        only its clauses reach, after their cleanup (`try: try: return f() / except E: ...` then
+        `raise X`), over the returns on the way (3.11 leaves their RETURN_VALUE unprotected).
+        (3.12+ moves such code after the handler code instead.)"""
         if self.version.handler_code_at_end:
             return end
         instrs = self.instrs
@@ -125,7 +128,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if end not in through:
                 break
             end += 1
-        return end
+        k, tail_end = end, end
+        while k < min(t, len(instrs)):
+            if t in self._chain(k):
+                if through is None:
+                    through = self._reach_through_clauses(s, t)
+                if k in through:
+                    tail_end = k + 1
+            elif instrs[k].opname != "RETURN_VALUE":
+                break  # (3.11 leaves only a return's last instruction unprotected in the body)
+            k += 1
+        # (only a tail that ends the flow: code that goes on is an else part, say)
+        return tail_end if instrs[tail_end - 1].opname in ("RAISE_VARARGS", "RETURN_VALUE") else end
 
     def _reach_through_clauses(self, s: int, t: int) -> Set[int]:
         """`_reach` from `s`, also into the except clauses (not with handlers) of the code
@@ -490,7 +504,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
             if x is not None and self._body_leaves_enclosing_clause(s, be, t):
                 x = None  # the handler's tail (unwinding the enclosing clause too) is its own return
-            if x is not None and x >= self.end:
+            if x is not None and x >= self.end and not self._rest_of_enclosing_body(x, t):
                 copy_end = self._copied_way_on(x)
                 if copy_end is not None:
                     # the clause falls out: its tail is a copy of the code the range goes on to
@@ -683,6 +697,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _rest_of_enclosing_body(self, x: int, t: int) -> bool:
+        """3.12+: is the code at `x`, past the range being read, where the clauses of the try
+        with handler `t` fall out, the rest of an enclosing try's body, moved with the handler
+        code (`try: try: return f() / except E: pass` then `raise X`, inside the outer try)?"""
+        return bool(self._chain_of(t, 0)[1:]) and self._handler_only_tail(x, self.end, t) is not None
 
     def _continue_after_finally_copy(self, hs: int, he: int) -> bool:
         """3.12+: does the except clause ending at `he` end with a `continue` through an enclosing

@@ -287,6 +287,22 @@ def handler_returns_or_falls_to_raise(x, c):
     raise _error_outside_handler(x)
 
 
+@cases((2, ""), (0, "7"), (0, ""))
+def nested_handler_falls_to_raise_in_outer_try(x, c):
+    # The same inside an outer try: 3.11 lays the raise after the inner clause's cleanup, still
+    # protected by the outer try, which only the clause reaches (read after the outer try, the
+    # outer handler would not catch it); 3.12+ lay it with the handler code, past the range.
+    try:
+        try:
+            return 10 // x
+        except ZeroDivisionError:
+            if c:
+                return int(c)
+        raise KeyError(x)
+    except KeyError as e:
+        return "caught", e.args, type(e.__context__).__name__
+
+
 # A handler that `continue`s, then more of the loop body, against the same code as an else part:
 # 3.13 keeps the jump out of an else part (a test at its end jumps to it), and a try inside
 # the else part has its handler before the outer one's.
