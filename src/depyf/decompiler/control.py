@@ -1207,7 +1207,9 @@ class ControlRules:
         part, to one place."""
         loop_targets = (loop.continue_targets | {loop.break_target, loop.exit}) if loop is not None else set()
         last = self.instrs[false_target - 1]
-        leaves_loop = last.opname == "JUMP" and loop is not None and last.target in loop_targets
+        # (a `break` of a loop that ends an enclosing loop's body jumps to that loop's head)
+        leaves_loop = last.opname == "JUMP" and loop is not None \
+            and (last.target in loop_targets or self._continues_outer_loop(last.target))
         if last.opname not in ("RAISE_VARARGS", "RETURN_VALUE", "RERAISE") and not leaves_loop:
             return None
         if loop is not None and loop.top_test is not None:
@@ -1590,9 +1592,25 @@ class ControlRules:
         """Does a jump at `i` to `target` leave the loop by going past its end?
 
         Handler code of a try inside the loop lies after the loop (3.11+); its jumps forward stay
-        in the handler (to its closing re-raise), they do not leave the loop.
+        in the handler (to its closing re-raise), they do not leave the loop. Nor do jumps in the
+        rest of the body that 3.12+ lay past the exit (the code after a try reached only from its
+        handlers) to code before the loop's last jump back: `if not c: for ...` in an if branch
+        there jumps over the inner loop to the code after the if, beyond the branch.
         """
-        return target >= loop.exit and (i < loop.exit or target > self.end)
+        if target < loop.exit:
+            return False
+        if i < loop.exit:
+            return True
+        return target > self.end and not self._before_last_jump_back(loop, i, target)
+
+    def _before_last_jump_back(self, loop: LoopInfo, i: int, target: int) -> bool:
+        """3.12+: does `target`, past the loop's exit like the jump at `i`, lie before the last
+        jump back to the loop's head, laid past the exit too (code of the body there)?"""
+        if not self.version.handler_code_at_end:
+            return False
+        last = max((src for c in loop.continue_targets for src in self.jump_sources.get(c, ())
+                    if self.instrs[src].opname == "JUMP"), default=-1)
+        return i < target <= last
 
     def _else_end_before_enclosing_continue(self, start: int, end: int, break_target: Optional[int]
                                             ) -> Optional[int]:
@@ -2616,10 +2634,17 @@ class ControlRules:
         self.active_loops.add(h)
         target_marker = m.Sentinel("for-target")
         self.for_targets.append(None)
+        # (nor does it run into the loop's exit when a statement ends it by a return: the body's
+        # code past the exit is only what the body reaches there)
+        hides_exit = bool(past_exit) and exit not in self.skip
+        if hides_exit:
+            self.skip[exit] = min(past_exit)
         try:
             body = self.run_range(h + 1, body_end, list(self.stack) + [iterator, target_marker])
             target = self.for_targets[-1]
         finally:
+            if hides_exit:
+                del self.skip[exit]
             self.loops.pop()
             self.active_loops.discard(h)
             self.for_targets.pop()
@@ -2682,9 +2707,28 @@ class ControlRules:
             while k < end and k not in handler_code:
                 k += 1
             end = k
-        if not start < end or self.instrs[end - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+        if not start < end:
+            return False
+        if self.instrs[end - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS") \
+                and not self._stays_inside(start, end):
             return False
         return all(start <= src for k in range(start + 1, end) for src in self.jump_sources.get(k, ()))
+
+    def _stays_inside(self, start: int, end: int) -> bool:
+        """Does the code [start, end), run from `start`, only return or raise, never leaving the
+        range? (It ends with a loop left only by returns: `while True:` whose breaks ran copies of
+        a return; the last instruction is then the loop's jump back.)"""
+        seen: Set[int] = set()
+        todo = [start]
+        while todo:
+            k = todo.pop()
+            if k in seen:
+                continue
+            if not start <= k < end:
+                return False
+            seen.add(k)
+            todo.extend(self._successors(k))  # exception_regions
+        return True
 
     def finish_for(self, loop: n.For, after: int) -> int:
         """Emit a finished for loop, or turn it into the comprehension it implements (3.12+ inlined)."""

@@ -714,7 +714,14 @@ class BlockExceptionRules:
             span = (body_exit[1], body_exit[2])
             stmts = self.run_range(span[0], span[1], list(outer))
             back = self.instrs[span[0]]
-            if not targets and all(self._same_code(span, (e[1], e[2])) for _, e in tails):
+            if self.version.keeps_jump_to_written_continue and span[1] - span[0] == 1 \
+                    and back.opname == "JUMP" and back.target < span[0] \
+                    and len(stmts) == 1 and isinstance(stmts[0], n.Continue):
+                # 3.10: a `continue` that ends the body, right after its POP_BLOCK (a `continue`
+                # after the try would be reached by a JUMP_FORWARD of its own), even where a
+                # clause ends with the same jump back: that is the clause's own `continue`.
+                body.extend(stmts)
+            elif not targets and all(self._same_code(span, (e[1], e[2])) for _, e in tails):
                 after = stmts
                 tails = []
             elif not targets and self._copies_with_constant_returns(span, tails):

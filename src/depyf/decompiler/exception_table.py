@@ -114,7 +114,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         """3.11: the code after a `while True:` in the body that only an inner except clause's
         `break` reaches (`try: while True: try: ... except E: break` then more): no normal flow
         from the body gets there, but it follows the loop, still protected by this try. The
-        body runs on over it. (3.12+ moves such code after the handler code instead.)"""
+        body runs on over it. So does the code after an inner try whose body returns, which
+        only its clauses reach, after their cleanup (`try: try: return f() / except E: ...` then
+        `raise X`), over the returns on the way (3.11 leaves their RETURN_VALUE unprotected).
+        (3.12+ moves such code after the handler code instead.)"""
         if self.version.handler_code_at_end:
             return end
         instrs = self.instrs
@@ -125,7 +128,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if end not in through:
                 break
             end += 1
-        return end
+        k, tail_end = end, end
+        while k < min(t, len(instrs)):
+            if t in self._chain(k):
+                if through is None:
+                    through = self._reach_through_clauses(s, t)
+                if k in through:
+                    tail_end = k + 1
+            elif instrs[k].opname != "RETURN_VALUE":
+                break  # (3.11 leaves only a return's last instruction unprotected in the body)
+            k += 1
+        # (only a tail that ends the flow: code that goes on is an else part, say)
+        return tail_end if instrs[tail_end - 1].opname in ("RAISE_VARARGS", "RETURN_VALUE") else end
 
     def _reach_through_clauses(self, s: int, t: int) -> Set[int]:
         """`_reach` from `s`, also into the except clauses (not with handlers) of the code
@@ -490,7 +504,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
             if x is not None and self._body_leaves_enclosing_clause(s, be, t):
                 x = None  # the handler's tail (unwinding the enclosing clause too) is its own return
-            if x is not None and x >= self.end:
+            if x is not None and x >= self.end and not self._rest_of_enclosing_body(x, t):
                 copy_end = self._copied_way_on(x)
                 if copy_end is not None:
                     # the clause falls out: its tail is a copy of the code the range goes on to
@@ -603,7 +617,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if star_else and n_jump is not None and x_h is not None:
             else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
             cont = max(cont, else_end)
-        if x is not None and else_end > else_start and instrs[else_end - 1].opname == "JUMP" \
+        if x is not None and (falls_out or x > s) and else_end > else_start and instrs[else_end - 1].opname == "JUMP" \
                 and instrs[else_end - 1].target == x \
                 and not any(else_start <= src < else_end - 1 and instrs[src].opname in COND_JUMPS
                             for src in self.jump_sources.get(else_end, ())):
@@ -643,7 +657,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._clause_read = outer_clause
             if hs in breaks:
                 stmts.append(n.Break())
-            elif self._continue_after_finally_copy(he) and not (stmts and isinstance(stmts[-1], n.Continue)):
+            elif self._continue_after_finally_copy(hs, he) and not (stmts and isinstance(stmts[-1], n.Continue)):
                 stmts.append(n.Continue())
             handlers.append(n.ExceptHandler(typ, name, stmts))
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
@@ -684,13 +698,19 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return end
         return max(cont, s + 1)
 
-    def _continue_after_finally_copy(self, he: int) -> bool:
+    def _rest_of_enclosing_body(self, x: int, t: int) -> bool:
+        """3.12+: is the code at `x`, past the range being read, where the clauses of the try
+        with handler `t` fall out, the rest of an enclosing try's body, moved with the handler
+        code (`try: try: return f() / except E: pass` then `raise X`, inside the outer try)?"""
+        return bool(self._chain_of(t, 0)[1:]) and self._handler_only_tail(x, self.end, t) is not None
+
+    def _continue_after_finally_copy(self, hs: int, he: int) -> bool:
         """3.12+: does the except clause ending at `he` end with a `continue` through an enclosing
         finally body? Its unwinding runs into the copy of the finally body (registered as read),
         and the clause's last instruction jumps back to the loop's head (the loop's last jump
-        back, read as its natural end). A clause that falls out instead jumps to such a copy,
-        laid after the handler code: `except E: pass` as the last statement of the loop body
-        reads the same, but compiles to that jump."""
+        back, read as its natural end; `except E as e:` deletes `e` first). A clause that falls
+        out instead jumps to such a copy, laid after the handler code: `except E: pass` as the
+        last statement of the loop body reads the same, but compiles to that jump."""
         loop = self.loops[-1] if self.loops else None
         last = he - 1
         if loop is None or not self.version.handler_code_at_end or last in self.skip:
@@ -701,9 +721,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         start = last
         while self.skip.get(start - 1) == last:
             start -= 1
-        if start == last or self.instrs[start - 1].opname != "POP_EXCEPT":
+        pop = self._before_unwinding(start, hs) if start < last else None  # (after `e = None; del e`)
+        if pop is None:
             return False
-        region = self._xt_state.region_at[start - 1]  # (the unwinding is the finally's protected code)
+        region = self._xt_state.region_at[pop]  # (the unwinding is the finally's protected code)
         return region is not None and self._xt_state.kinds.get(region.handler) == "finally"
 
     def _body_leaves_enclosing_clause(self, s: int, be: int, t: int) -> bool:
@@ -1347,10 +1368,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     # (3.12+ unwinds nested handlers in one run: `POP_EXCEPT; POP_EXCEPT; return`)
                 if any(j in self.skip for j in range(start, last + 1)):
                     return None  # a finally body on the way out: an explicit return
-                if instrs[last].opname == "RAISE_VARARGS" and (
-                        instrs[k - 1].opname != "POP_TOP" or any(
-                        instrs[j].target is not None or self.jump_sources.get(j) for j in range(start, last + 1))):
-                    return None  # (only `except E: pass`, then straight code that raises)
+                if instrs[last].opname == "RAISE_VARARGS" and any(
+                        instrs[j].target is not None or self.jump_sources.get(j) for j in range(start, last + 1)):
+                    return None  # (only straight code that raises, after the clause's unwinding)
                 return start
         return None
 

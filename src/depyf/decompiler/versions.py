@@ -233,6 +233,14 @@ class BytecodeVersion:
         return self.key == (3, 10)
 
     @property
+    def keeps_jump_to_written_continue(self) -> bool:
+        """3.10 does not send a jump on through a written `continue` (a jump back that carries its
+        own line): the POP_BLOCK of `try: ... except E: ...` followed by `continue` jumps forward
+        to that `continue`, so a jump back right after a POP_BLOCK is the body's own `continue`.
+        3.8/3.9 send the jump over the handlers on to the loop's head."""
+        return self.key == (3, 10)
+
+    @property
     def match_pushes_success_flag(self) -> bool:
         """3.10's MATCH_CLASS / MATCH_KEYS push a success flag above their result; 3.11+ push None on failure."""
         return self.key == (3, 10)

@@ -1,5 +1,7 @@
 """Handlers that never finish (they raise or return): the code after the statement and an
 `else` part mean the same; the layout of 3.12+ tells which one the source had."""
+import sys
+
 from _cases import cases
 
 
@@ -265,6 +267,40 @@ def body_returns_handler_passes_then_raise(items):
     except IndexError:
         pass
     raise ValueError("empty")
+
+
+def _error_outside_handler(x):
+    """A KeyError that tells whether an exception was being handled where it was made."""
+    return KeyError(x, sys.exc_info()[0] is None)
+
+
+@cases((2, ""), (0, "7"), (0, ""))
+def handler_returns_or_falls_to_raise(x, c):
+    # astroid's infer_getattr: the clause's if falls out to the raise after the try (3.12+ lay
+    # it right behind the clause's unwinding). Raised inside the clause, the ZeroDivisionError
+    # would still be handled there (and chained as the new exception's context).
+    try:
+        return 10 // x
+    except ZeroDivisionError:
+        if c:
+            return int(c)
+    raise _error_outside_handler(x)
+
+
+@cases((2, ""), (0, "7"), (0, ""))
+def nested_handler_falls_to_raise_in_outer_try(x, c):
+    # The same inside an outer try: 3.11 lays the raise after the inner clause's cleanup, still
+    # protected by the outer try, which only the clause reaches (read after the outer try, the
+    # outer handler would not catch it); 3.12+ lay it with the handler code, past the range.
+    try:
+        try:
+            return 10 // x
+        except ZeroDivisionError:
+            if c:
+                return int(c)
+        raise KeyError(x)
+    except KeyError as e:
+        return "caught", e.args, type(e.__context__).__name__
 
 
 # A handler that `continue`s, then more of the loop body, against the same code as an else part:

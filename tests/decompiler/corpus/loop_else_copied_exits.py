@@ -1,0 +1,45 @@
+"""A for loop whose breaks ran copies of the code after the statement (3.10+ copy a small block
+that ends the function onto each jump to it): that code exists only as those copies, and the
+code at the loop's exit, which never runs off its end, is the loop's else part. Read as code
+after the loop, a `break` would run it."""
+from _cases import cases
+
+
+@cases((["a", "b"], ("a",)), (["a"], ("a", 1, 2)), ([], ()), ([], (1,)))
+def for_else_while_true_left_by_break(names, taken):
+    # docutils' document.create_id: the else part is a `while True:` left only by a `break`; the
+    # breaks of both loops run copies of the return after the statement (3.10+), so the else
+    # part never runs off its end (its last instruction is the loop's jump back).
+    n = 0
+    found = None
+    for name in names:
+        found = name + "!"
+        if found not in taken:
+            break
+    else:
+        while True:
+            n += 1
+            found = n
+            if found not in taken:
+                break
+    return found
+
+
+@cases((True, ["a", "b"], ("a",)), (True, ["a"], ("a", 1)), (False, [], ()))
+def for_else_while_true_in_if_body(flag, names, taken):
+    # The same statement ending an if body, whose return the breaks copied.
+    n = 0
+    found = None
+    if flag:
+        for name in names:
+            found = name * 2
+            if found not in taken:
+                break
+        else:
+            while True:
+                n += 1
+                if n not in taken:
+                    found = n
+                    break
+        return found
+    return n
