@@ -1966,6 +1966,9 @@ class ControlRules:
             # (the rest of the body, past the last jump back, ends where an except clause's
             # `break` goes: falling into there is a `break` too)
             exit, body_runs_on = past, True
+        elif top_test is None and not clipped and not explicit_continue \
+                and (past := self._break_past_back_jump(h, j)) is not None:
+            exit, body_runs_on = past, True  # (the same, where a plain `break` goes)
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
@@ -2062,6 +2065,25 @@ class ControlRules:
                 and body_start < self.end < bottom:
             return self.end, True
         return None, False
+
+    def _break_past_back_jump(self, h: int, j: int) -> Optional[int]:
+        """Where the `while True:` loop [h, j] really ends when the rest of its body lies past its
+        last jump back `j` (a `continue`) and ends in a `break` whose jump was dropped, since it
+        lands on the next instruction: `if c: continue` then `x = 1; break`. The body's other
+        `break`s jump past that rest, to the loop's exit (3.10+: no dead jump back after the
+        rest). A loop has one exit, so code after `j` that only the loop reaches and that falls
+        into where a jump out of the loop goes is the body's, not code after the loop (which the
+        other `break`s would skip). None for any other loop."""
+        instrs = self.instrs
+        if instrs[j].opname != "JUMP" or not self._jumps_to(h, j + 1, j + 1):
+            return None
+        past = [ins.target for ins in instrs[h:j] if ins.target is not None and ins.target > j + 1]
+        if not past:
+            return None
+        x = max(past)
+        if x > self.end or instrs[x - 1].opname in ENDS_FLOW or not self._body_runs_past_back_jump(h, j, x):
+            return None
+        return x
 
     def _jumps_to(self, start: int, end: int, target: int) -> bool:
         """Does an instruction in [start, end) jump to `target`?"""

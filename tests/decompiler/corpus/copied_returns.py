@@ -44,3 +44,40 @@ def elif_arm_inner_ifs_leave_by_copied_returns(tag, stack, m):
             raise ValueError(tag)
     else:
         out.append(4)
+
+
+@cases(([12],), ([4],), ([5],), ([4, 9],), ([],))
+def while_true_rest_after_continue_then_code_after_loop(items):
+    # The rest of the body after the last jump back (the `continue`) falls into the code after
+    # the loop, where the first `break` jumps: that rest is the body's, ending in its `break`.
+    items = list(items)
+    out = []
+    while True:
+        if not items:
+            break
+        t = items.pop(0)
+        if t % 2 == 0:
+            continue
+        out.append(t)
+        break
+    out.append(len(items))
+    return out
+
+
+@cases(([(0, 12), (1, 4), (0, 4), (0, 5), (0, 7)],), ([],))
+def while_true_rest_after_continue_then_more_of_for_body(pairs):
+    # As `while_true_body_goes_on_after_last_continue`, with code after the while loop in the
+    # for body: both breaks go to it.
+    out = []
+    for r, t in pairs:
+        while True:
+            if t > 10:
+                out.append(t)
+                break
+            if not t % 2:
+                t = t + 3
+                continue
+            out.append(-t)
+            break
+        out.append(r)
+    return out
