@@ -106,6 +106,7 @@ class BlockExceptionRules:
         blocks = self._block_stack()
         if block is not None:
             block.info["loops"] = len(self.loops)
+            block.info["span"] = (start, end)
             blocks.append(block)
         try:
             return self.run_range(start, end, stack)
@@ -628,6 +629,10 @@ class BlockExceptionRules:
     def _try_except(self, i: int, h: int) -> int:
         handlers, exits, hend = self._handler_chain(h)
         body_end, body_exit = self._body_exit(i + 1, h)
+        if body_exit is not None and body_exit[0] == "outer" and any(self._goes_on_inside(e, body_exit[1]) for e in exits):
+            # A clause goes on to more of the enclosing block: the try is not its last statement,
+            # so the body's unwinding of the enclosing blocks is a `return` of its own.
+            body_end, body_exit = self._live_end(i + 1, h), None
         body_exit = self._through_jump_after(body_exit, hend)
         exits = [self._through_jump_after(e, hend) for e in exits]
         outer = list(self.stack)
@@ -747,6 +752,13 @@ class BlockExceptionRules:
             # statements after the try, copied into each clause (3.10).
             after = self.run_range(tails[0][1][1], tails[0][1][2], list(outer))
             tails = []
+        elif body_exit is None and not targets and tails and len(tails) == sum(e is not None for e in exits) \
+                and (copy := next((e for _, e in tails if self._is_handler_return_copy(e[1], e[2])), None)) \
+                and self._copies_with_constant_returns((copy[1], copy[2]), tails):
+            # The same where the other clauses end in a `return <constant>` of their own: the
+            # copy is the `return value` after the try, written in the enclosing clause.
+            after = self.run_range(copy[1], copy[2], list(outer))
+            tails = [(k, e) for k, e in tails if not self._same_code((copy[1], copy[2]), (e[1], e[2]))]
         tails = self._copied_break_tails(handlers, tails)
         if tails and not targets and not after and orelse and _never_falls_through(orelse) \
                 and self._after_try_copies([e for _, e in tails]):
@@ -789,6 +801,20 @@ class BlockExceptionRules:
             self.emit(stmt)
         self._skip_overrun_reraise(hend)
         return end
+
+    def _goes_on_inside(self, exit: Exit, block: _Block) -> bool:
+        """Does a clause's way out go on to more statements of `block`, an enclosing block that
+        the try body's way out leaves: a jump into that block's code that does not unwind it, or
+        a copied `return value` that unwinds a clause after the value is computed (a `return`
+        written in that clause)?"""
+        if exit is None:
+            return False
+        if exit[0] == "jump":
+            span = block.info.get("span")
+            t = exit[1]
+            return span is not None and span[0] <= t < span[1] \
+                and self._op(t) not in _BLOCK_OPS and self._op(t) not in _ROTATIONS
+        return exit[0] == "tail" and self._is_handler_return_copy(exit[1], exit[2])
 
     def _copies_with_constant_returns(self, span: Tuple[int, int], tails: List[Tuple[int, Exit]]) -> bool:
         """Does some clause's ("tail", start, end) way out repeat `span`, and is each other one a
@@ -993,6 +1019,14 @@ class BlockExceptionRules:
                             found = ("tail", p + 1, end)
                         if found is not None:
                             body_end, exit = p, found
+                    else:
+                        # 3.10: the clause's own POP_EXCEPT, then a copy of the `return value`
+                        # after the try that leaves the enclosing clause (`_is_handler_return_copy`).
+                        q = next((q for q in range(p - 2, max(start, end - _MAX_COPY - 1) - 1, -1)
+                                  if instrs[q].opname in _BLOCK_OPS), None)
+                        if q is not None and instrs[q].opname == "POP_EXCEPT" \
+                                and self._is_handler_return_copy(q + 1, end) and not self._shared_way_out(q):
+                            body_end, exit = q, ("tail", q + 1, end)
                     break
         span = (body_end, end) if exit is not None and exit[0] == "tail" and body_end < end \
             and instrs[body_end].opname == "POP_EXCEPT" and self.version.copies_exit_blocks else None
