@@ -292,7 +292,7 @@ class ControlRules:
         if h > 0 and instrs[h - 1].opname in COND_JUMPS or any(src < h for src in self.jump_sources.get(h, ())):
             return j  # (a test in front enters the loop: 3.12+ may test at the bottom by a jump over `j`)
         exits = {ins.target for ins in instrs[h:j + 1] if ins.target is not None and ins.target > j}
-        if len(exits) < 2:
+        if len(exits) < 2 or self._else_part_of_top_test(h, j):
             return j
         last = max(exits)
         if instrs[last - 1].opname not in TERMINAL:
@@ -303,6 +303,20 @@ class ControlRules:
                     or (ins.target is not None and not h <= ins.target < last):
                 return j
         return last - 1
+
+    def _else_part_of_top_test(self, h: int, j: int) -> bool:
+        """3.8/3.9: does the loop [h, j] start with a test (pure code, then a conditional jump)
+        that jumps to `j + 1`? That is `while test:` with an else part there, never `while True:`
+        with an if/else at its top: such an if's else part, even one that returns, is followed
+        by its jump back to the head, which the optimiser keeps as dead code after the return."""
+        if not self.version.removes_dead_code_to_label_only:
+            return False
+        for ins in self.instrs[h:j]:
+            if ins.opname in COND_JUMPS:
+                return ins.target == j + 1
+            if ins.is_jump or ins.opname in _NOT_IN_ATOM:
+                return False
+        return False
 
     def _next_iteration_tail_end(self, h: int, j: int, handler_code: Set[int], loops: Dict[int, int]) -> int:
         """Where the `while True:` loop [h, j] really ends when it is the last statement of an
