@@ -1455,7 +1455,7 @@ class BlockExceptionRules:
             if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h) \
                     or self._is_handler_return_copy(ce, h):
                 body_end, after_copy = self._before_duplicate(i + 1, pb, h), ce
-            elif self._note_outer(self._outer_exit(ce, h)):
+            elif self._note_outer(self._outer_exit(ce, self._first_of_copies(pb, ce, h))):
                 body_end = self._before_duplicate(i + 1, pb, h)
             elif pb < body_end <= ce and self._op(ce) == "RETURN_VALUE":
                 # Every way out of the copy became the return that follows it (the optimiser
@@ -1481,6 +1481,21 @@ class BlockExceptionRules:
         for stmt in after_stmts:
             self.emit(stmt)
         return end
+
+    def _first_of_copies(self, pb: int, ce: int, h: int) -> int:
+        """Where the first of back-to-back copies of one small way out, [ce, h), ends: 3.10 gives
+        each way out of a copied finally body (a loop in it: its test's exit, its `break`, falling
+        off it) its own copy of the enclosing construct's way out, and the copy of the body at
+        [pb, ce) jumps to the later ones. `h` when [ce, h) is not such copies."""
+        for size in range(1, _MAX_COPY + 1):
+            if (h - ce) % size or h - ce < 2 * size:
+                continue
+            later = range(ce + size, h, size)
+            if all(self._same_code((ce, ce + size), (p, p + size)) for p in later) \
+                    and all(self.jump_sources.get(p) and all(pb < src < ce for src in self.jump_sources[p])
+                            for p in later):
+                return ce + size
+        return h
 
     # --- with -----------------------------------------------------------------------------------
 
