@@ -606,6 +606,10 @@ class BlockExceptionRules:
             if instrs[pb].opname == "POP_BLOCK":
                 while pb - 1 >= start and instrs[pb - 1].opname == "POP_BLOCK":
                     pb -= 1
+                if pb + 2 == h and pb + 1 in self.finally_end_copies:
+                    # (3.10: a copy of the closing re-raise of the finally body around that is a
+                    # `break` of a loop in it: the try's else part)
+                    return pb, ("tail", pb + 1, h)
                 outer = self._outer_exit(pb + 1, h)
                 if outer is not None:
                     return pb, outer
@@ -1238,6 +1242,15 @@ class BlockExceptionRules:
         # the end of the finally body past its handler.
         ends = [k for k in reraises if self._op(k - 1) not in ("POP_BLOCK", "POP_EXCEPT")
                 and not any(s < k < t for s, t in zip(nested_setups, nested_handlers))]
+        if not ends and reraises and self.version.copies_exit_blocks:
+            last = max(reraises)
+            reach(True)
+            if self._loop_closes_finally(h, last, seen):
+                # 3.10: the same loop, its `break` the else part of a try (the copy follows the
+                # try's POP_BLOCK) and its jump back laid after the try's handler code.
+                self.finally_end_copies.update(k for k in reraises if self._op(k - 1) == "POP_BLOCK")
+                return max(seen) + 1, False
+            reach(False)
         if ends and self.version.copies_exit_blocks and self._loop_closes_finally(h, max(ends), seen):
             # 3.10: the finally body ends in a loop left only by `break`s, each a copy of the
             # closing re-raise, which has no original after the loop (`while True: ... break`).
@@ -1294,6 +1307,7 @@ class BlockExceptionRules:
         # body looks like such an unwinding too, so the plain match is tried first.
         todo = [(k, start)]
         seen = set()
+        outlined: Set[int] = set()  # jumps of this copy laid apart, matched where they were jumped to
         while todo:
             a, b = todo.pop()
             if b >= end:
@@ -1301,6 +1315,9 @@ class BlockExceptionRules:
             if (a, b) in seen or a >= len(instrs):
                 continue
             seen.add((a, b))
+            if a in outlined:
+                todo.append((a + 1, b))
+                continue
             j = b
             while j < end and (instrs[j].opname in _ROTATIONS or instrs[j].opname == "POP_TOP"):
                 j += 1
@@ -1362,6 +1379,11 @@ class BlockExceptionRules:
                         # The way on was not copied: the branch jumps where the statement ends
                         # (or back to the head of the loop that it ends).
                         todo.append((a + 1, b + 1))
+                        if self._op(b - 1) == "POP_BLOCK" and a < y.target < len(instrs) \
+                                and self._op(y.target) == "JUMP" and self.jump_sources.get(y.target) == [a]:
+                            # (3.10: the try's else part, a `break` that the exceptional copy
+                            # copied the re-raise for: here a jump laid after the handler code)
+                            outlined.add(y.target)
         return None
 
     def _drop_branch_copy_of_way_on(self, start: int, nk: int) -> None:

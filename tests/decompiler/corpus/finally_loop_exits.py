@@ -1,7 +1,10 @@
 """A loop with a `break` inside a finally body, the try/finally inside a try/except that is
 followed by a return: 3.10 copies that way out (POP_BLOCK and the return) onto each way out of the
 loop in the normal copy of the finally body (its test's exit, its `break`, falling off it), and
-3.11+ copy the closing re-raise to where the break jumps in the exceptional copy."""
+3.11+ copy the closing re-raise to where the break jumps in the exceptional copy. A `while True:`
+left only by the `break` in its try's else part: in the exceptional copy that break is a copy of
+the closing re-raise right after the try's POP_BLOCK, and the loop's jump back lies after the
+try's handler code (3.10); in the normal copy the break is a jump laid after the handler code."""
 from _cases import cases
 
 
@@ -82,3 +85,71 @@ def finally_for_break_then_return(n, fail):
     except KeyError:
         log.append("caught")
     return log
+
+
+class _Interrupt(Exception):
+    """Stands for KeyboardInterrupt, which must not escape a test."""
+
+
+class _Pager:
+    def __init__(self, interrupts, fail):
+        self.interrupts = interrupts
+        self.fail = fail
+        self.log = []
+
+    def write(self):
+        if self.fail:
+            raise KeyError("write")
+        self.log.append("write")
+
+    def wait(self):
+        self.log.append("wait")
+        if len(self.log) <= self.interrupts:
+            raise _Interrupt
+
+
+@cases((0, False), (2, False), (0, True), (3, True))
+def finally_while_true_try_else_break(interrupts, fail):
+    # The loop's only way out is the try's else part: in the exceptional copy the `break` falls
+    # into the closing re-raise, and the inner handler's jump back to the loop's head ends the
+    # finally handler's code (3.12+ lay it after that re-raise).
+    pager = _Pager(interrupts, fail)
+    try:
+        try:
+            pager.write()
+        finally:
+            while True:
+                try:
+                    pager.wait()
+                except _Interrupt:
+                    pass
+                else:
+                    break
+    except KeyError:
+        pager.log.append("caught")
+    return pager.log
+
+
+@cases((0, False), (2, False), (0, True), (3, True), (2, True), (9, False))
+def finally_retry_loop_reraises_late(interrupts, fail):
+    # The same loop after more of the finally body, its handler re-raising on a condition; the
+    # code after the statement is what the normal copy's `break` reaches.
+    pager = _Pager(interrupts, fail)
+    try:
+        pager.write()
+    except KeyError:
+        pager.log.append("caught")
+        return pager.log
+    finally:
+        pager.log.append("pre")
+        while True:
+            try:
+                pager.wait()
+            except _Interrupt:
+                if len(pager.log) > 6:
+                    pager.log.append("gave up")
+                    raise
+            else:
+                break
+    pager.log.append("after")
+    return pager.log

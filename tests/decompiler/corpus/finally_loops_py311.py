@@ -1,7 +1,7 @@
-"""A `while True:` loop ending a finally body, left only by the `break` in its try's else part.
-3.11+ copy the closing re-raise to where the break jumps in the exceptional copy of the body
-(3.10 reads these wrongly still: a gap of its own; the loops with a test are in
-finally_loop_exits.py, for every version)."""
+"""A `while True:` loop ending a finally body, left only by the `break` in its try's else part,
+on the way of a `return` in the try body: 3.10 copies that return's unwinding to the break (it
+reads these wrongly still: a gap of its own; the other shapes are in finally_loop_exits.py, for
+every version)."""
 from _cases import cases
 
 
@@ -24,53 +24,6 @@ class _Pager:
         self.log.append("wait")
         if len(self.log) <= self.interrupts:
             raise _Interrupt
-
-
-@cases((0, False), (2, False), (0, True), (3, True))
-def finally_while_true_try_else_break(interrupts, fail):
-    # The loop's only way out is the try's else part: in the exceptional copy the `break` falls
-    # into the closing re-raise, and the inner handler's jump back to the loop's head ends the
-    # finally handler's code (3.12+ lay it after that re-raise).
-    pager = _Pager(interrupts, fail)
-    try:
-        try:
-            pager.write()
-        finally:
-            while True:
-                try:
-                    pager.wait()
-                except _Interrupt:
-                    pass
-                else:
-                    break
-    except KeyError:
-        pager.log.append("caught")
-    return pager.log
-
-
-@cases((0, False), (2, False), (0, True), (3, True), (2, True), (9, False))
-def finally_retry_loop_reraises_late(interrupts, fail):
-    # The same loop after more of the finally body, its handler re-raising on a condition; the
-    # code after the statement is what the normal copy's `break` reaches.
-    pager = _Pager(interrupts, fail)
-    try:
-        pager.write()
-    except KeyError:
-        pager.log.append("caught")
-        return pager.log
-    finally:
-        pager.log.append("pre")
-        while True:
-            try:
-                pager.wait()
-            except _Interrupt:
-                if len(pager.log) > 6:
-                    pager.log.append("gave up")
-                    raise
-            else:
-                break
-    pager.log.append("after")
-    return pager.log
 
 
 @cases((0, False), (2, False), (0, True), (3, True))
