@@ -1373,8 +1373,19 @@ class BlockExceptionRules:
                     while self._op(k) == "POP_BLOCK":
                         k += 1
                     e = self._copy_end(k) if k > a else None
+                    tail = self._return_tail_length(k) if k > a else 0
                     if e is not None:
+                        # (a `return <constant>`, loaded after the unwinding: the code after
+                        # the enclosing try or this try body's own return, the same code; the
+                        # try statement places it after itself)
+                        if self._op(k) == "LOAD_CONST" and e == k + 2:
+                            self._copied_continuation = (a, e)
                         todo.append((e, b + 1))
+                    elif tail:
+                        # ... or a `return value` of the try body, which leaves the enclosing
+                        # try too: the value was computed before the copy.
+                        self._copied_continuation = (a, k + tail)
+                        todo.append((k + tail, b + 1))
                     elif y.opname == "JUMP":
                         # The way on was not copied: the branch jumps where the statement ends
                         # (or back to the head of the loop that it ends).
@@ -1410,6 +1421,14 @@ class BlockExceptionRules:
                     and all(start <= src < nk for src in self.jump_sources.get(p, ())) \
                     and not any(self.jump_sources.get(r) for r in range(p + 1, p + length)):
                 self._mark_dead_span(p, p + length)
+
+    def _unwound_return_tail(self, span: Tuple[int, int]) -> bool:
+        """Is `span` the `return` of a value already computed (`_return_tail_length`), after
+        the POP_BLOCKs of enclosing try bodies it leaves?"""
+        k = span[0]
+        while k < span[1] and self._op(k) == "POP_BLOCK":
+            k += 1
+        return span[1] - k == self._return_tail_length(k) > 0
 
     def _return_tail_length(self, k: int) -> int:
         """The length of the `return` of a value already computed that starts at `k`: RETURN_VALUE,
@@ -1469,7 +1488,7 @@ class BlockExceptionRules:
                 self._mark_dead_span(ce + tail, h)
                 continuation = None
             if ce == h and continuation is not None \
-                    and continuation[1] - continuation[0] == self._return_tail_length(continuation[0]):
+                    and self._unwound_return_tail(continuation):
                 # 3.10: a lone RETURN_VALUE copied into each way out of the copy returns a value
                 # the body computed before its unwinding: the body's own `return value` (code
                 # after the statement starts from an empty stack). The body reads it there.

@@ -4,7 +4,8 @@ loop in the normal copy of the finally body (its test's exit, its `break`, falli
 3.11+ copy the closing re-raise to where the break jumps in the exceptional copy. A `while True:`
 left only by the `break` in its try's else part: in the exceptional copy that break is a copy of
 the closing re-raise right after the try's POP_BLOCK, and the loop's jump back lies after the
-try's handler code (3.10); in the normal copy the break is a jump laid after the handler code."""
+try's handler code (3.10); in the normal copy the break is a jump laid after the handler code, or
+(on the way of a `return` in the try body) the unwinding of the try around and that return."""
 from _cases import cases
 
 
@@ -153,3 +154,44 @@ def finally_retry_loop_reraises_late(interrupts, fail):
                 break
     pager.log.append("after")
     return pager.log
+
+
+@cases((0, False), (2, False), (0, True), (3, True))
+def return_through_finally_retry_loop(interrupts, fail):
+    # The normal copy's `break` goes straight to the return after the copy, which is then the
+    # copy's only way on and lies inside it (before the copy's handler code): that return is
+    # the statement's own (3.11 read it as part of the copy and dropped it).
+    pager = _Pager(interrupts, fail)
+    try:
+        try:
+            pager.write()
+            return len(pager.log)
+        finally:
+            while True:
+                try:
+                    pager.wait()
+                except _Interrupt:
+                    pass
+                else:
+                    break
+    except KeyError:
+        return "caught"
+
+
+@cases((0, False), (3, False), (0, True))
+def return_const_through_finally_loop(interrupts, fail):
+    pager = _Pager(interrupts, fail)
+    try:
+        try:
+            pager.write()
+            return 1
+        finally:
+            while True:
+                try:
+                    pager.wait()
+                except _Interrupt:
+                    pager.log.append("again")
+                else:
+                    break
+    except KeyError:
+        return pager.log
