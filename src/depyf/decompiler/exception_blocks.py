@@ -103,6 +103,7 @@ class BlockExceptionRules:
         blocks = self._block_stack()
         if block is not None:
             block.info["loops"] = len(self.loops)
+            block.info["span"] = (start, end)
             blocks.append(block)
         try:
             return self.run_range(start, end, stack)
@@ -602,6 +603,10 @@ class BlockExceptionRules:
             if instrs[pb].opname == "POP_BLOCK":
                 while pb - 1 >= start and instrs[pb - 1].opname == "POP_BLOCK":
                     pb -= 1
+                if pb + 2 == h and pb + 1 in self.finally_end_copies:
+                    # (3.10: a copy of the closing re-raise of the finally body around that is a
+                    # `break` of a loop in it: the try's else part)
+                    return pb, ("tail", pb + 1, h)
                 outer = self._outer_exit(pb + 1, h)
                 if outer is not None:
                     return pb, outer
@@ -625,6 +630,10 @@ class BlockExceptionRules:
     def _try_except(self, i: int, h: int) -> int:
         handlers, exits, hend = self._handler_chain(h)
         body_end, body_exit = self._body_exit(i + 1, h)
+        if body_exit is not None and body_exit[0] == "outer" and any(self._goes_on_inside(e, body_exit[1]) for e in exits):
+            # A clause goes on to more of the enclosing block: the try is not its last statement,
+            # so the body's unwinding of the enclosing blocks is a `return` of its own.
+            body_end, body_exit = self._live_end(i + 1, h), None
         body_exit = self._through_jump_after(body_exit, hend)
         exits = [self._through_jump_after(e, hend) for e in exits]
         outer = list(self.stack)
@@ -751,6 +760,13 @@ class BlockExceptionRules:
             # statements after the try, copied into each clause (3.10).
             after = self.run_range(tails[0][1][1], tails[0][1][2], list(outer))
             tails = []
+        elif body_exit is None and not targets and tails and len(tails) == sum(e is not None for e in exits) \
+                and (copy := next((e for _, e in tails if self._is_handler_return_copy(e[1], e[2])), None)) \
+                and self._copies_with_constant_returns((copy[1], copy[2]), tails):
+            # The same where the other clauses end in a `return <constant>` of their own: the
+            # copy is the `return value` after the try, written in the enclosing clause.
+            after = self.run_range(copy[1], copy[2], list(outer))
+            tails = [(k, e) for k, e in tails if not self._same_code((copy[1], copy[2]), (e[1], e[2]))]
         tails = self._copied_break_tails(handlers, tails)
         if tails and not targets and not after and orelse and _never_falls_through(orelse) \
                 and self._after_try_copies([e for _, e in tails]):
@@ -793,6 +809,20 @@ class BlockExceptionRules:
             self.emit(stmt)
         self._skip_overrun_reraise(hend)
         return end
+
+    def _goes_on_inside(self, exit: Exit, block: _Block) -> bool:
+        """Does a clause's way out go on to more statements of `block`, an enclosing block that
+        the try body's way out leaves: a jump into that block's code that does not unwind it, or
+        a copied `return value` that unwinds a clause after the value is computed (a `return`
+        written in that clause)?"""
+        if exit is None:
+            return False
+        if exit[0] == "jump":
+            span = block.info.get("span")
+            t = exit[1]
+            return span is not None and span[0] <= t < span[1] \
+                and self._op(t) not in _BLOCK_OPS and self._op(t) not in _ROTATIONS
+        return exit[0] == "tail" and self._is_handler_return_copy(exit[1], exit[2])
 
     def _copies_with_constant_returns(self, span: Tuple[int, int], tails: List[Tuple[int, Exit]]) -> bool:
         """Does some clause's ("tail", start, end) way out repeat `span`, and is each other one a
@@ -997,6 +1027,14 @@ class BlockExceptionRules:
                             found = ("tail", p + 1, end)
                         if found is not None:
                             body_end, exit = p, found
+                    else:
+                        # 3.10: the clause's own POP_EXCEPT, then a copy of the `return value`
+                        # after the try that leaves the enclosing clause (`_is_handler_return_copy`).
+                        q = next((q for q in range(p - 2, max(start, end - _MAX_COPY - 1) - 1, -1)
+                                  if instrs[q].opname in _BLOCK_OPS), None)
+                        if q is not None and instrs[q].opname == "POP_EXCEPT" \
+                                and self._is_handler_return_copy(q + 1, end) and not self._shared_way_out(q):
+                            body_end, exit = q, ("tail", q + 1, end)
                     break
         span = (body_end, end) if exit is not None and exit[0] == "tail" and body_end < end \
             and instrs[body_end].opname == "POP_EXCEPT" and self.version.copies_exit_blocks else None
@@ -1208,6 +1246,15 @@ class BlockExceptionRules:
         # the end of the finally body past its handler.
         ends = [k for k in reraises if self._op(k - 1) not in ("POP_BLOCK", "POP_EXCEPT")
                 and not any(s < k < t for s, t in zip(nested_setups, nested_handlers))]
+        if not ends and reraises and self.version.copies_exit_blocks:
+            last = max(reraises)
+            reach(True)
+            if self._loop_closes_finally(h, last, seen):
+                # 3.10: the same loop, its `break` the else part of a try (the copy follows the
+                # try's POP_BLOCK) and its jump back laid after the try's handler code.
+                self.finally_end_copies.update(k for k in reraises if self._op(k - 1) == "POP_BLOCK")
+                return max(seen) + 1, False
+            reach(False)
         if ends and self.version.copies_exit_blocks and self._loop_closes_finally(h, max(ends), seen):
             # 3.10: the finally body ends in a loop left only by `break`s, each a copy of the
             # closing re-raise, which has no original after the loop (`while True: ... break`).
@@ -1264,6 +1311,7 @@ class BlockExceptionRules:
         # body looks like such an unwinding too, so the plain match is tried first.
         todo = [(k, start)]
         seen = set()
+        outlined: Set[int] = set()  # jumps of this copy laid apart, matched where they were jumped to
         while todo:
             a, b = todo.pop()
             if b >= end:
@@ -1271,6 +1319,9 @@ class BlockExceptionRules:
             if (a, b) in seen or a >= len(instrs):
                 continue
             seen.add((a, b))
+            if a in outlined:
+                todo.append((a + 1, b))
+                continue
             j = b
             while j < end and (instrs[j].opname in _ROTATIONS or instrs[j].opname == "POP_TOP"):
                 j += 1
@@ -1326,12 +1377,28 @@ class BlockExceptionRules:
                     while self._op(k) == "POP_BLOCK":
                         k += 1
                     e = self._copy_end(k) if k > a else None
+                    tail = self._return_tail_length(k) if k > a else 0
                     if e is not None:
+                        # (a `return <constant>`, loaded after the unwinding: the code after
+                        # the enclosing try or this try body's own return, the same code; the
+                        # try statement places it after itself)
+                        if self._op(k) == "LOAD_CONST" and e == k + 2:
+                            self._copied_continuation = (a, e)
                         todo.append((e, b + 1))
+                    elif tail:
+                        # ... or a `return value` of the try body, which leaves the enclosing
+                        # try too: the value was computed before the copy.
+                        self._copied_continuation = (a, k + tail)
+                        todo.append((k + tail, b + 1))
                     elif y.opname == "JUMP":
                         # The way on was not copied: the branch jumps where the statement ends
                         # (or back to the head of the loop that it ends).
                         todo.append((a + 1, b + 1))
+                        if self._op(b - 1) == "POP_BLOCK" and a < y.target < len(instrs) \
+                                and self._op(y.target) == "JUMP" and self.jump_sources.get(y.target) == [a]:
+                            # (3.10: the try's else part, a `break` that the exceptional copy
+                            # copied the re-raise for: here a jump laid after the handler code)
+                            outlined.add(y.target)
         return None
 
     def _drop_branch_copy_of_way_on(self, start: int, nk: int) -> None:
@@ -1358,6 +1425,14 @@ class BlockExceptionRules:
                     and all(start <= src < nk for src in self.jump_sources.get(p, ())) \
                     and not any(self.jump_sources.get(r) for r in range(p + 1, p + length)):
                 self._mark_dead_span(p, p + length)
+
+    def _unwound_return_tail(self, span: Tuple[int, int]) -> bool:
+        """Is `span` the `return` of a value already computed (`_return_tail_length`), after
+        the POP_BLOCKs of enclosing try bodies it leaves?"""
+        k = span[0]
+        while k < span[1] and self._op(k) == "POP_BLOCK":
+            k += 1
+        return span[1] - k == self._return_tail_length(k) > 0
 
     def _return_tail_length(self, k: int) -> int:
         """The length of the `return` of a value already computed that starts at `k`: RETURN_VALUE,
@@ -1417,7 +1492,7 @@ class BlockExceptionRules:
                 self._mark_dead_span(ce + tail, h)
                 continuation = None
             if ce == h and continuation is not None \
-                    and continuation[1] - continuation[0] == self._return_tail_length(continuation[0]):
+                    and self._unwound_return_tail(continuation):
                 # 3.10: a lone RETURN_VALUE copied into each way out of the copy returns a value
                 # the body computed before its unwinding: the body's own `return value` (code
                 # after the statement starts from an empty stack). The body reads it there.
@@ -1425,7 +1500,7 @@ class BlockExceptionRules:
             if ce == h or (ce + 1 == h and instrs[ce].opname == "JUMP") or self._is_copy(ce, h) \
                     or self._is_handler_return_copy(ce, h):
                 body_end, after_copy = self._before_duplicate(i + 1, pb, h), ce
-            elif self._note_outer(self._outer_exit(ce, h)):
+            elif self._note_outer(self._outer_exit(ce, self._first_of_copies(pb, ce, h))):
                 body_end = self._before_duplicate(i + 1, pb, h)
             elif pb < body_end <= ce and self._op(ce) == "RETURN_VALUE":
                 # Every way out of the copy became the return that follows it (the optimiser
@@ -1451,6 +1526,21 @@ class BlockExceptionRules:
         for stmt in after_stmts:
             self.emit(stmt)
         return end
+
+    def _first_of_copies(self, pb: int, ce: int, h: int) -> int:
+        """Where the first of back-to-back copies of one small way out, [ce, h), ends: 3.10 gives
+        each way out of a copied finally body (a loop in it: its test's exit, its `break`, falling
+        off it) its own copy of the enclosing construct's way out, and the copy of the body at
+        [pb, ce) jumps to the later ones. `h` when [ce, h) is not such copies."""
+        for size in range(1, _MAX_COPY + 1):
+            if (h - ce) % size or h - ce < 2 * size:
+                continue
+            later = range(ce + size, h, size)
+            if all(self._same_code((ce, ce + size), (p, p + size)) for p in later) \
+                    and all(self.jump_sources.get(p) and all(pb < src < ce for src in self.jump_sources[p])
+                            for p in later):
+                return ce + size
+        return h
 
     # --- with -----------------------------------------------------------------------------------
 

@@ -44,3 +44,64 @@ def elif_arm_inner_ifs_leave_by_copied_returns(tag, stack, m):
             raise ValueError(tag)
     else:
         out.append(4)
+
+
+@cases(([12],), ([4],), ([5],), ([4, 9],), ([],))
+def while_true_rest_after_continue_then_code_after_loop(items):
+    # The rest of the body after the last jump back (the `continue`) falls into the code after
+    # the loop, where the first `break` jumps: that rest is the body's, ending in its `break`.
+    items = list(items)
+    out = []
+    while True:
+        if not items:
+            break
+        t = items.pop(0)
+        if t % 2 == 0:
+            continue
+        out.append(t)
+        break
+    out.append(len(items))
+    return out
+
+
+@cases(([(0, 12), (1, 4), (0, 4), (0, 5), (0, 7)],), ([],))
+def while_true_rest_after_continue_then_more_of_for_body(pairs):
+    # As `while_true_body_goes_on_after_last_continue`, with code after the while loop in the
+    # for body: both breaks go to it.
+    out = []
+    for r, t in pairs:
+        while True:
+            if t > 10:
+                out.append(t)
+                break
+            if not t % 2:
+                t = t + 3
+                continue
+            out.append(-t)
+            break
+        out.append(r)
+    return out
+
+
+def _note(value):
+    """Raises for the values whose path the caller must show (the function returns None)."""
+    if value >= 4:
+        raise LookupError(value)
+
+
+@cases(*[(tag, stack, m) for tag in ("a", "b", "c") for stack in ((), ("a",), ("b",)) for m in (0, 1)])
+def elif_arm_inner_ifs_leave_by_copied_returns_observed(tag, stack, m):
+    # As `elif_arm_inner_ifs_leave_by_copied_returns`, with the paths told apart by what they
+    # raise: the arm's inner ifs go to the function's end, never to the outer else part.
+    if tag in "ab":
+        if m and tag == "b":
+            _note(1)
+        elif tag in stack:
+            if stack:
+                _note(5 if tag == "b" else 2)
+                if not m:
+                    _note(3)
+        else:
+            _note(6)
+    else:
+        _note(4)

@@ -1,6 +1,6 @@
 """A try inside an except clause whose body returns a constant after its protected range,
-unwinding the outer clause first (3.11+; 3.10 reads these shapes wrong in other ways, a gap of
-its own not covered here): the return is no way on of the outer clause."""
+unwinding the outer clause first: the return is no way on of the outer clause (3.11+), nor (3.10)
+the outer clause's copied way out, since the inner try's clauses go on in the outer clause."""
 from _cases import cases
 
 
@@ -42,5 +42,69 @@ def try_returning_in_except_clause_then_return(stream, default):
             return False
         except Exception:
             pass
+        return default
+    return True
+
+
+@cases((_Writer(bytes), 0), (_Writer(str), 1), (_Writer(), 2), (_Writer(), 0))
+def inner_try_returning_ends_if_in_except_clause(stream, default):
+    # The inner try ends an if body inside the outer clause: its except clause jumps to the end
+    # of that if, more of the outer clause (3.10 read the return as the outer clause's way out,
+    # lost it, and made the rest of the clause an else part).
+    try:
+        stream.write(b"")
+    except Exception:
+        if default:
+            try:
+                stream.write("")
+                return False
+            except Exception:
+                pass
+        default += 1
+    return default
+
+
+@cases((_Writer(bytes), "a"), (_Writer(str), "b"), (_Writer(), "c"))
+def inner_try_returning_then_named_clause_then_return(stream, default):
+    try:
+        stream.write(b"")
+    except Exception:
+        try:
+            stream.write("")
+            return False
+        except Exception as e:
+            default = str(e)
+        return default + "x"
+    return True
+
+
+class _Raiser:
+    """Raises KeyError on bytes and the exception it is made with on text (None: never)."""
+
+    def __init__(self, exc):
+        self.exc = exc
+
+    def write(self, data):
+        if self.exc is None:
+            return
+        if isinstance(data, bytes):
+            raise KeyError(data)
+        raise self.exc
+
+
+@cases((_Raiser(None), 1), (_Raiser(TypeError("t")), 2), (_Raiser(ValueError("v")), 3))
+def inner_try_returning_then_clause_returning_constant(stream, default):
+    # One inner clause returns a constant (after leaving both clauses), the other falls out to
+    # the outer clause's `return default`, which 3.10 copies into it.
+    try:
+        stream.write(b"")
+    except Exception:
+        try:
+            stream.write("")
+            return False
+        except TypeError:
+            pass
+        except ValueError:
+            return 3
         return default
     return True

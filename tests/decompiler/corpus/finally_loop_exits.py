@@ -1,10 +1,13 @@
-"""A loop with a `break` inside a finally body. 3.11+ copy the closing re-raise to where the
-break jumps in the exceptional copy of the body (3.10 reads these wrongly still: a known gap)."""
+"""A loop with a `break` inside a finally body, the try/finally inside a try/except that is
+followed by a return: 3.10 copies that way out (POP_BLOCK and the return) onto each way out of the
+loop in the normal copy of the finally body (its test's exit, its `break`, falling off it), and
+3.11+ copy the closing re-raise to where the break jumps in the exceptional copy. A `while True:`
+left only by the `break` in its try's else part: in the exceptional copy that break is a copy of
+the closing re-raise right after the try's POP_BLOCK, and the loop's jump back lies after the
+try's handler code (3.10); in the normal copy the break is a jump laid after the handler code, or
+(on the way of a `return` in the try body) the unwinding of the try around and that return."""
 from _cases import cases
 
-
-# A loop with a `break` inside a finally body: 3.11+ copy the closing re-raise to where the
-# break jumps in the exceptional copy of the body.
 
 @cases((3, False), (3, True), (0, True))
 def finally_while_break(n, fail):
@@ -44,6 +47,44 @@ def finally_for_break_in_loop(items, fail):
                     log.append("again")
         except KeyError:
             log.append("caught")
+    return log
+
+
+@cases((3, False), (3, True), (0, True))
+def finally_while_break_then_more(n, fail):
+    log = []
+    try:
+        try:
+            if fail:
+                raise KeyError(n)
+            log.append("body")
+        finally:
+            k = n
+            while k > 0:
+                k -= 1
+                if k == 1:
+                    break
+                log.append(k)
+    except KeyError:
+        log.append("caught")
+    log.append("after")
+    return len(log)
+
+@cases((3, False), (3, True), (0, True))
+def finally_for_break_then_return(n, fail):
+    log = []
+    try:
+        try:
+            if fail:
+                raise KeyError(n)
+            log.append("body")
+        finally:
+            for k in range(n):
+                if k == 1:
+                    break
+                log.append(k)
+    except KeyError:
+        log.append("caught")
     return log
 
 
