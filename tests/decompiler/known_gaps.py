@@ -48,10 +48,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'loop_heads::while_true_continue_then_returning_blocks', ('3.8', '3.9'), 'while_true_continue_then_returning_blocks: instruction #20: original LOAD_FAST done | decompiled JUMP_ABSOLUTE to #22 (after RETURN_VALUE)'),
     Gap('roundtrip', 'loop_heads::while_true_two_continues_then_returning_blocks', ('3.8', '3.9'), 'while_true_two_continues_then_returning_blocks: instruction #44: original LOAD_FAST seen | decompiled JUMP_ABSOLUTE to #46 (after RETURN_VALUE)'),
     Gap('roundtrip', 'loop_heads::while_true_first_in_while_true', ('3.8', '3.9'), 'while_true_first_in_while_true: instruction #17: original JUMP_ABSOLUTE to #19 | decompiled LOAD_FAST n (after POP_JUMP_IF_FALSE to #2)'),
-    Gap('roundtrip', 'handler_break_else::while_else_returns_handler_breaks_past_it', ('3.8', '3.9'), 'while-else whose except clause breaks: 3.8/3.9 read another layout (same behaviour)'),
-    Gap('roundtrip', 'copied_returns::elif_arm_inner_ifs_leave_by_copied_returns', ('3.10', '3.11'), 'inner ifs of an elif arm that leave by copied returns: other bytecode (same behaviour)'),
-    Gap('execution', 'nested_handler_returns::try_returning_in_except_clause_then_*', ('3.10',), 'a try in an except clause whose body returns, then more of the clause: the return is lost or the clause does not decompile'),
-    Gap('roundtrip', 'nested_handler_returns::try_returning_in_except_clause_then_*', ('3.10',), 'see the execution gap'),
     Gap('execution', 'fuzz_shapes::finally_try_*', ('3.9', '3.10'), 'a try in a finally body whose body never falls out, then more of the finally body: decompile error (re-raise outside an exception handler)'),
     Gap('roundtrip', 'fuzz_shapes::finally_try_*', ('3.9', '3.10'), 'see the execution gap'),
 ]
