@@ -649,9 +649,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
         if else_break:
             orelse.append(n.Break())
-        if loop_tail is not None and self._falls_into(s, end):
+        if (loop_tail is not None or only_tail is not None and self._goes_back_at_once(end, loop)) \
+                and self._falls_into(s, end):
             # The normal way out of the try runs into the loop's own jump back, but the rest of
-            # the body follows the try: that way out is a `continue`.
+            # the body follows the try: that way out is a `continue`. (`for a in d: try: g(a);
+            # continue / except E: pass` then more: the range ends at that jump back, and the
+            # rest, which only the handler reaches, lies after the handler code.)
             (orelse if orelse else body).append(n.Continue())
         tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
         self._mark_dead_code(cold)
