@@ -646,6 +646,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             elif self._continue_after_finally_copy(he) and not (stmts and isinstance(stmts[-1], n.Continue)):
                 stmts.append(n.Continue())
             handlers.append(n.ExceptHandler(typ, name, stmts))
+        if else_end > else_start and self.version.keeps_try_else_exit and else_end < len(instrs) \
+                and instrs[else_end].opname == "JUMP":
+            self.kept_else_exits.add(else_end)  # (control: `_block_ends_going_back`)
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
         if else_break:
             orelse.append(n.Break())
@@ -994,6 +997,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     return chain[0] < t
         if not self.version.keeps_try_else_exit or self.loops[-1].is_while:
             return True  # (a while loop's closing jump has a line: jumps to it are never sent on)
+        if be in self.handler_only_code():
+            # A try in code that only an exception reaches keeps the source order (the compiler
+            # moves only such code to the end, and it all is): the code after the statement
+            # follows the handlers, so code right after the body is its else part.
+            return True
         return any(self._kept_else_exit(be, k, head, t) for k in range(be + 1, min(end + 1, len(self.instrs))))
 
     def _kept_else_exit(self, be: int, k: int, head: int, t: int) -> bool:
