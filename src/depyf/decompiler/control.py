@@ -205,7 +205,7 @@ class ControlRules:
                 jump_sources[t].append(ins.index)
             else:
                 jump_sources[t] = [ins.index]
-            if t <= ins.index and not self.is_send_loop(t):
+            if t <= ins.index and not self.is_send_loop(t) and not self.async_for_way_back(ins.index, t):
                 into = handler_back if ins.index in handler_code else back
                 into[t] = max(into.get(t, -1), ins.index)
             elif ins.opname == "FOR_ITER":

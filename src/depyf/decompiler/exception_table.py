@@ -2081,9 +2081,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             cont = self.skip[cont]
         over = instrs[cont] if cont < len(instrs) else None
         if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
+            moved = self._moved_rest(over.target, i + 1) if be >= self.end else None
+            if moved is not None:
+                # The body's normal exit lies past the range (3.12+: after the END_ASYNC_FOR of an
+                # async for that ends the body, in an if body), and so does the code after the
+                # with, where the handler goes on too: the rest of the range.
+                stop, way_on, rest_end = moved
+                for stmt in self.run_range(over.target, stop, list(base)):
+                    self.emit(stmt)
+                self._mark_dead(be, cont + 1)
+                self._mark_dead(over.target, rest_end)
+                return max(way_on, i + 1)
             cont = min(over.target, self.end)
+        elif over is not None and over.opname == "JUMP" and cont + 1 == t and be >= self.end \
+                and i < over.target <= self.end:
+            # (... and jumps back to the range's end, or to the code after the with laid in place)
+            self._mark_dead(be, cont + 1)
+            return over.target
         if after is not None and cont >= self.end:
             self.with_ways_on[self.end] = after  # (control: an if body that this with ends)
+        if be >= self.end and cont > be:
+            # The body's normal exit lies past the range (3.12+: after the END_ASYNC_FOR of an
+            # async for that ends the body, in an if body): its exit call has been read here.
+            self._mark_dead(be, cont)
         return max(cont, i + 1)
 
     def _past_handler_way_on(self, start: int, be: int, t: int, warm: Set[int]) -> int:
@@ -2226,7 +2246,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
         last = instrs[exit_at - 1]
         if j + 1 < exit_at and not (last.opname == "JUMP" and last.target == h) \
-                and any(j < k < exit_at for k in self._reach(start)):
+                and any(j < k < exit_at for k in self._reach(start, {exit_at})):
             # 3.12+: copies of exit blocks (a break) after the last jump back. (Not when only
             # handler code lies there: that of a try before the loop, whose else part the loop
             # is read in, comes before END_ASYNC_FOR.)
@@ -2254,11 +2274,61 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
         after = real_exit
+        moved = self._moved_rest(real_exit, body_end)
+        if moved is not None:
+            # 3.12+: END_ASYNC_FOR lies with the handler code at the end, past the range (an if
+            # body), and what follows it goes back into the range: that is the loop's else part
+            # when a `break` goes there too, else the code after the loop.
+            stop, after, span_end = moved
+            tail = self.run_range(real_exit, stop, list(self.stack))
+            self._mark_dead(real_exit, span_end)
+            self.skip[exit_at] = exit_at + 1
+            if after < self.end and self._breaks_to(start, body_end, after, info):
+                return self.finish_for(n.For(target, iterable, body, tail, True), after)
+            done = self.finish_for(n.For(target, iterable, body, [], True), after)
+            for stmt in tail:
+                self.emit(stmt)
+            return done
         if break_target is not None and real_exit < break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
         self.skip[exit_at] = exit_at + 1
         return self.finish_for(n.For(target, iterable, body, orelse, True), after)
+
+    def _moved_rest(self, x: int, low: int) -> Optional[Tuple[int, int, int]]:
+        """3.12+: where the code after an async for's END_ASYNC_FOR (or after a with whose body
+        such a loop ends) lies past the range being read, at `x` (the loop ends an if body, say:
+        END_ASYNC_FOR is laid with the handler code at the end), (end of its statements, where it
+        goes on in the range, end of the code to mark read).
+
+        That code (the loop's else part or the code after the statement, moved with it) is one
+        stretch that ends with a jump back into the range, to its end or to code from `low` on
+        (the code after the loop laid in place), or with a return or raise. None for anything
+        else."""
+        instrs = self.instrs
+        if not self.version.handler_code_at_end or not self.end < x < len(instrs):
+            return None
+        flow = self._reach(x, None, x)
+        last = max(flow)
+        handler_code = self.handler_only_code()
+        if any(k not in flow and k not in handler_code for k in range(x, last)):
+            return None
+        closing = instrs[last]
+        if closing.opname == "JUMP" and low <= closing.target <= self.end:
+            return last, closing.target, last + 1
+        if closing.opname in TERMINAL:
+            return last + 1, self.end, last + 1
+        return None
+
+    def _breaks_to(self, start: int, body_end: int, x: int, info: LoopInfo) -> bool:
+        """Does a `break` in the loop body [start, body_end) go to `x`: a jump there, or a copy
+        of the small exit block at `x`?"""
+        if any(self.instrs[k].target == x for k in range(start, body_end)):
+            return True
+        if info.copied_exit is None:
+            return False
+        a, b = info.copied_exit
+        return self._same_code((a, b), (x, x + b - a))
 
 def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
     """`if c: A; return None` then the rest of the function -> `if c: A` with the rest as its

@@ -762,3 +762,54 @@ def suppressing_with_returns_in_loop(modes):
         else:
             log.append(m)
     return log
+
+
+# 3.12+ lays an async for's END_ASYNC_FOR with the handler code at the end of the function: when
+# the loop ends an if body, the loop's else part and the code after it, which go on from there,
+# lie past the if body and jump back into it.
+
+@cases((3, True), (3, False), (0, True))
+async def if_async_for_then_more(n, c):
+    out = []
+    if c:
+        async for i in AsyncRange(n):
+            out.append(i)
+        out.append("after")
+    return out
+
+
+@cases((3, True), (3, False), (0, True))
+async def if_async_for_else_branch(n, c):
+    out = []
+    if c:
+        async for i in AsyncRange(n):
+            out.append(i)
+    else:
+        out.append("no")
+    return out
+
+
+@cases((3, True), (3, False), (1, True))
+async def if_async_for_break_else_yields(n, c):
+    if c:
+        async for i in AsyncRange(n):
+            if i == 1:
+                break
+            yield i
+        else:
+            yield "else"
+
+
+@cases((2, True), (2, False))
+async def if_async_with_async_for_yields(n, c):
+    log = []
+    if c:
+        async with AsyncTracker(log, "w") as a:
+            async for i in AsyncRange(n):
+                yield (a, i)
+        yield "after"
+    if c:
+        async with AsyncTracker(log, "v"):
+            async for i in AsyncRange(n):
+                yield i
+    yield log
