@@ -92,7 +92,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             and instrs[k + 1].opname == "RETURN_VALUE"
 
     def _protected_end(self, s: int, t: int, warm: Set[int]) -> int:
-        inside = [k for k in warm if t in self._chain(k)]
+        moved = self._async_for_ways_back()
+        inside = [k for k in warm if t in self._chain(k) and k not in moved]
         end = max(inside) + 1 if inside else s
         # A loop that starts in the body ends there too, even if its closing jump is unprotected.
         # (3.12+: a loop that only a handler's `continue` closes has that jump in the handler code
@@ -109,6 +110,27 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # (a for loop whose inline handlers end the body, then its else part's way out)
             inline = self._past_last_way_out(s, t, inline)
         return inline
+
+    def _async_for_ways_back(self) -> Set[int]:
+        """3.12+: each END_ASYNC_FOR laid with the handler code at the end, with what follows it
+        up to its jump back to the code after the loop (laid in place, after a `break` that
+        pops the iterator): protected by the statements around the loop, but no part of their
+        range's end (computed once, when first asked)."""
+        found: Optional[Set[int]] = getattr(self, "_async_for_back", None)
+        if found is None:
+            found = set()
+            instrs = self.instrs
+            if self.version.handler_code_at_end:
+                for k, ins in enumerate(instrs):
+                    if ins.opname != "END_ASYNC_FOR" or k + 1 >= len(instrs):
+                        continue
+                    flow = self._reach(k + 1, None, k + 1)
+                    last = max(flow)
+                    closing = instrs[last]
+                    if len(flow) == last - k and closing.opname == "JUMP" and closing.target < k:
+                        found.update(range(k, last + 1))
+            self._async_for_back = found
+        return found
 
     def _past_handler_break_tail(self, s: int, t: int, end: int, warm: Set[int]) -> int:
         """3.11: the code after a `while True:` in the body that only an inner except clause's
@@ -2255,7 +2277,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         targets = [x.target for x in instrs[start:body_end]
                    if x.target is not None and x.target > real_exit - 1 and x.target != exit_at]
         break_target = min(targets) if targets else None
-        info = LoopInfo({h}, break_target, real_exit, body_end)
+        popped = self._popping_break(start, j, real_exit)
+        if popped is not None:
+            # (a POP_TOP that falls into the code after the loop is a `break`: read in the body)
+            break_target = popped[0]
+            body_end = popped[0] if popped[0] > j + 1 else j if instrs[j].target == h else j + 1
+        info = LoopInfo({h}, break_target, real_exit if popped is None else popped[0], body_end)
         info.iterator, info.outer_end = m.Iterator(iterable, True), self.end
         self.loops.append(info)
         self.active_loops.add(h)
@@ -2274,6 +2301,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
         after = real_exit
+        if popped is not None:
+            after, stop = popped
+            orelse = self.run_range(real_exit, stop, list(self.stack)) if stop > real_exit else []
+            self._mark_dead(real_exit, stop + 1)
+            self.skip[exit_at] = exit_at + 1
+            return self.finish_for(n.For(target, iterable, body, orelse, True), after)
         moved = self._moved_rest(real_exit, body_end)
         if moved is not None:
             # 3.12+: END_ASYNC_FOR lies with the handler code at the end, past the range (an if
@@ -2294,6 +2327,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             after = break_target
         self.skip[exit_at] = exit_at + 1
         return self.finish_for(n.For(target, iterable, body, orelse, True), after)
+
+    def _popping_break(self, start: int, j: int, real_exit: int) -> Optional[Tuple[int, int]]:
+        """3.12+: (the code after the async for, the end of its else part) when a `break` in the
+        body [start, j] pops the iterator (POP_TOP) and runs on into the code after the loop,
+        laid right after the loop's last jump back: the loop's own exit, END_ASYNC_FOR with the
+        handler code at the end, then runs the loop's else part and jumps back to that code."""
+        instrs = self.instrs
+        if not self.version.handler_code_at_end or real_exit >= len(instrs):
+            return None
+        flow = self._reach(real_exit, None, real_exit)
+        last = max(flow)
+        if len(flow) != last + 1 - real_exit or instrs[last].opname != "JUMP":
+            return None
+        x = instrs[last].target
+        if x == j + 1 and instrs[j].opname == "JUMP":
+            # (the breaks jump there after popping the iterator)
+            return (x, last) if any(instrs[k].target == x for k in range(start, j)) else None
+        if not j + 1 < x < real_exit - 1 or instrs[x - 1].opname != "POP_TOP":
+            return None
+        sources = self.jump_sources.get(x - 1, ())
+        if not sources or any(not start <= src <= j for src in sources) or instrs[x - 2].opname != "JUMP":
+            return None
+        return x, last
 
     def _moved_rest(self, x: int, low: int) -> Optional[Tuple[int, int, int]]:
         """3.12+: where the code after an async for's END_ASYNC_FOR (or after a with whose body

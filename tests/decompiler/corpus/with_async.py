@@ -813,3 +813,55 @@ async def if_async_with_async_for_yields(n, c):
             async for i in AsyncRange(n):
                 yield i
     yield log
+
+
+# 3.12+: a `break` pops the iterator and runs on into the code after the async for, laid in
+# place; END_ASYNC_FOR (at the end) runs the else part and jumps back to that code.
+
+@cases((3, 1), (3, 7))
+async def async_for_break_then_more(n, stop):
+    out = []
+    async for i in AsyncRange(n):
+        if i == stop:
+            break
+        out.append(i)
+    out.append("after")
+    return out
+
+
+@cases((3, 1), (3, 7))
+async def async_for_break_else_then_more(n, stop):
+    out = []
+    async for i in AsyncRange(n):
+        if i == stop:
+            break
+    else:
+        out.append("else")
+    out.append("after")
+    return out
+
+
+@cases((3, 1), (3, 7))
+async def try_finally_async_for_break(n, stop):
+    out = []
+    try:
+        async for i in AsyncRange(n):
+            out.append(i)
+            if i == stop:
+                break
+    finally:
+        out.append("finally")
+    out.append("after")
+    return out
+
+
+@cases((3, 1), (3, 7))
+async def async_with_async_for_break(n, stop):
+    log = []
+    async with AsyncTracker(log, "w"):
+        async for i in AsyncRange(n):
+            if i == stop:
+                break
+            log.append(i)
+    log.append("after")
+    return log
