@@ -577,12 +577,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     and not self.version.handler_code_at_end:
                 else_end = cont = t  # 3.11: the handlers follow the else part
         elif s < x <= end:
-            else_end, cont, falls_out = (min(x, t) if body_falls else be), x, True
+            else_end, cont, falls_out = (self._before_loop_exit(be, min(x, t)) if body_falls else be), x, True
             if nested_exit is not None and nested_exit < min(x, t):
                 else_from, else_end = nested_exit, min(x, t)
         else:
             # The try ends its range: it jumps past the range's end, or back to the loop's head.
-            else_end = min(t, end)
+            else_end = self._before_loop_exit(be, min(t, end))
             cont = end if (t >= end or x > end) else max(span_end, else_end)
             body_ends = be > s and instrs[be - 1].opname in TERMINAL and else_end <= be
             loop = self.loops[-1] if self.loops else None
@@ -625,6 +625,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if star_else and n_jump is not None and x_h is not None:
             else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
             cont = max(cont, else_end)
+        if else_end > else_start:
+            copied = self._copied_else_part(s, be, else_start, else_end)
+            if copied is not None:
+                self._mark_dead(copied, copied + copied - else_start)
+                else_end = copied
         if x is not None and else_end > else_start and instrs[else_end - 1].opname == "JUMP" \
                 and instrs[else_end - 1].target == x \
                 and not any(else_start <= src < else_end - 1 and instrs[src].opname in COND_JUMPS
@@ -711,6 +716,38 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _copied_else_part(self, s: int, be: int, start: int, end: int) -> Optional[int]:
+        """Where, inside [start, end), a copy of the else part [start, that point) begins: a small
+        else part that returns is copied (3.12+) into each way the body reaches it, a test in
+        the body whose false branch ends it (`if c: ...` last in the body) jumping to that copy,
+        which is laid right after the original (3.12: `for`: `else: return` pops the iterator
+        first)."""
+        instrs = self.instrs
+        if not self.version.copies_exit_blocks:
+            return None
+        for k in range(start + 1, end):
+            size = k - start
+            if k + size > end or instrs[k - 1].opname not in TERMINAL:
+                continue
+            sources = self.jump_sources.get(k, ())
+            if sources and all(s <= src < be for src in sources) \
+                    and self._same_instructions(start, k, size):
+                return k
+        return None
+
+    def _before_loop_exit(self, be: int, else_end: int) -> int:
+        """`else_end`, or the exit of the innermost for loop where that lies in [be, else_end):
+        an else part that returns, in a for loop whose only jump back is in handler code (3.12+),
+        is followed by the loop's exit (END_FOR) and the code after the loop, then the handler
+        code (`for s in a: try: ... except E: pass else: return` then more of the body)."""
+        if not self.loops or not self.version.handler_code_at_end:
+            return else_end
+        instrs = self.instrs
+        for h in self.loops[-1].continue_targets:
+            if instrs[h].opname == "FOR_ITER" and be <= instrs[h].target < else_end:
+                return instrs[h].target
+        return else_end
 
     def _continue_after_finally_copy(self, he: int) -> bool:
         """3.12+: does the except clause ending at `he` end with a `continue` through an enclosing
