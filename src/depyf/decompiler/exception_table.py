@@ -580,6 +580,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             else_end, cont, falls_out = (self._before_loop_exit(be, min(x, t)) if body_falls else be), x, True
             if nested_exit is not None and nested_exit < min(x, t):
                 else_from, else_end = nested_exit, min(x, t)
+            elif not body_falls:
+                jumped = self._jumped_else_part(s, be, min(x, t))
+                if jumped is not None:
+                    else_from, else_end = jumped, self._before_loop_exit(jumped, min(x, t))
         else:
             # The try ends its range: it jumps past the range's end, or back to the loop's head.
             else_end = self._before_loop_exit(be, min(t, end))
@@ -716,6 +720,24 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _jumped_else_part(self, s: int, be: int, end: int) -> Optional[int]:
+        """3.11: where the else part starts when the body never falls into `be`: its last
+        statement, a try, jumps over its own handler code (laid inline, right after the body's
+        range) to the else part, and so does its except clause (`try: (try: ... except E:
+        pass) except F: ... else: return`). One target in (be, end), reached only from the body;
+        None otherwise."""
+        if self.version.handler_code_at_end:
+            return None
+        instrs = self.instrs
+        targets = {instrs[k].target for k in range(s, be) if instrs[k].opname == "JUMP"
+                   and instrs[k].target is not None and be < instrs[k].target < end}
+        if len(targets) != 1:
+            return None
+        y = targets.pop()
+        if any(not s <= src < be for src in self.jump_sources.get(y, ())) or instrs[y - 1].opname not in ENDS_FLOW:
+            return None
+        return y
 
     def _copied_else_part(self, s: int, be: int, start: int, end: int) -> Optional[int]:
         """Where, inside [start, end), a copy of the else part [start, that point) begins: a small

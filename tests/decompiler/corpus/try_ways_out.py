@@ -315,3 +315,44 @@ def loop_try_if_else_return_copied(scopes, name):
     if out:
         out.append(0)
     return None
+
+
+@cases(([{"a": "b", "b": 1}, {"b": 2}], "a"), ([{"a": 0}], "a"), ([{"c": 1}], "a"), ([{"a": "x"}], "a"))
+def loop_try_nested_try_else_return(scopes, name):
+    # 3.11: the inner try's handler code lies between the body and the else part; both ways out
+    # of the inner try jump over it. 3.12+: the if's false branch jumps to a copy of the else part.
+    out = []
+    for scope in scopes:
+        try:
+            v = scope[name]
+            if v:
+                try:
+                    out.append(scope[v])
+                except KeyError:
+                    pass
+        except KeyError:
+            pass
+        else:
+            return out
+        out.append(len(scope))
+    if out:
+        out.append(0)
+    return None
+
+
+@cases(([{"a": "b", "b": 1}, {"b": 2}], "a"), ([{"a": "x"}], "a"), ([{"c": 1}], "a"))
+def loop_try_nested_try_else_return_last(scopes, name):
+    out = []
+    for scope in scopes:
+        try:
+            v = scope[name]
+            try:
+                out.append(scope[v])
+            except KeyError:
+                pass
+        except KeyError:
+            pass
+        else:
+            return out
+        out.append(len(scope))
+    return None
