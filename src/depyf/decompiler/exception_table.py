@@ -2147,8 +2147,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self.stack = base
         self.emit(n.With(items, body, is_async))
         if handler_tail:
-            # Only the handler reaches the code after the with: it is read here, once.
-            for stmt in self.run_range(after, self.end, list(base)):
+            # Only the handler reaches the code after the with: it is read here, once. (Where
+            # the body's way out is a copy of that code, laid after it, it ends there.)
+            stop = self._exit_copy_of(be, after)
+            for stmt in self.run_range(after, stop, list(base)):
                 self.emit(stmt)
             self._mark_dead(t, self.end)
             return self.end
@@ -2186,6 +2188,21 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # async for that ends the body, in an if body): its exit call has been read here.
             self._mark_dead(be, cont)
         return max(cont, i + 1)
+
+    def _exit_copy_of(self, be: int, after: int) -> int:
+        """The end of the code after a with that only its handler reaches, at `after`, read up to
+        the range's end: or the start of the copy of it that the body's way out (its exit call,
+        then a jump) goes to, laid right after it (3.12+ copies a small block that returns, like
+        `POP_EXCEPT; return None` in an except clause, into each way there)."""
+        instrs = self.instrs
+        k = be
+        while k in self.skip and self.skip[k] > k:
+            k = self.skip[k]
+        y = instrs[k].target if k < len(instrs) and instrs[k].opname == "JUMP" else None
+        if y is None or not after < y < self.end or instrs[y - 1].opname not in TERMINAL \
+                or y + (y - after) > self.end or not self._same_instructions(after, y, y - after):
+            return self.end
+        return y
 
     def _past_handler_way_on(self, start: int, be: int, t: int, warm: Set[int]) -> int:
         """`with a: (try: ... except E: ... else: return x); more`: only the handler of the try

@@ -865,3 +865,26 @@ async def async_with_async_for_break(n, stop):
             log.append(i)
     log.append("after")
     return log
+
+
+@cases((0,), (1,), (2,), (3,))
+def else_try_clause_with_returns_copied(mode):
+    # 3.12+: the with in the except clause ends the function from an else part: its body's way
+    # out and its handler's (after the manager swallowed the exception) each run their own copy
+    # of `POP_EXCEPT; return None`, laid one after the other.
+    log = []
+    try:
+        if mode == 1:
+            raise KeyError(mode)
+    except KeyError:
+        log.append("outer")
+    else:
+        try:
+            if mode >= 2:
+                raise ValueError(mode)
+            log.append("inner")
+        except ValueError:
+            with Tracker(log, "w", swallow=True):
+                if mode == 3:
+                    raise IndexError(mode)
+                log.append("in-with")
