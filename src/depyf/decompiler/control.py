@@ -205,7 +205,7 @@ class ControlRules:
                 jump_sources[t].append(ins.index)
             else:
                 jump_sources[t] = [ins.index]
-            if t <= ins.index and not self.is_send_loop(t):
+            if t <= ins.index and not self.is_send_loop(t) and not self.async_for_way_back(ins.index, t):
                 into = handler_back if ins.index in handler_code else back
                 into[t] = max(into.get(t, -1), ins.index)
             elif ins.opname == "FOR_ITER":
@@ -263,6 +263,9 @@ class ControlRules:
         # Ends of ranges whose last statement, a try, falls out past the range to the index given
         # (3.12+: an except clause's jump over the rest of an enclosing if statement).
         self.range_falls_to: Dict[int, int] = {}
+        # 3.13: kept jumps out of try else parts, right after an else part being read (a test
+        # in it that goes back to the loop's head stops there unless written as a `continue`).
+        self.kept_else_exits: Set[int] = set()
         for h, j in list(merged.items()):
             end = self._returning_tail_end(h, j, handler_code)
             if end == j:
@@ -825,7 +828,8 @@ class ControlRules:
         head `head` (3.10+ send the jump over an else part in a loop straight back)? A test there
         that goes back when false is `if test: <rest of the block>`, as with `_threaded_through`.
         3.12+ send it forward to the while loop's test at the bottom, when that is `head`."""
-        if self.version.threads_jumps_once or x >= len(self.instrs) or x in self.skip:
+        if self.version.threads_jumps_once or x >= len(self.instrs) or x in self.skip \
+                or x in self.kept_else_exits:
             return False
         jump = self.instrs[x]
         return jump.opname == "JUMP" and jump.target == head \

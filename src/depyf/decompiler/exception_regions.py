@@ -281,8 +281,6 @@ class ExceptionRegionAnalysis:
             return src in self._reach_through_handlers(target)
         st = self._xt()
         owners = [t for t, kind in st.kinds.items() if kind in CONSTRUCTS and t <= src]
-        if not owners:
-            return True
         # The handlers whose code leads to the jump: a nested try's handler falls out through the
         # unwinding of the handler around it, whose try may start before the target (the jump
         # then goes to the code after that outer try, not back to a loop's head).
@@ -294,6 +292,8 @@ class ExceptionRegionAnalysis:
                 # code) runs on to: a jump back to before that loop closes an enclosing loop.
                 first_protected = self._first_protected()
                 return target < min(first_protected[h] for h in loops)
+            if not owners:
+                return True
             reaching = [max(owners)]
         reaching.extend(self._unwound_by_jump(src, owners))
         for owner in reaching:
@@ -305,6 +305,20 @@ class ExceptionRegionAnalysis:
             if starts and target > min(starts):
                 return False
         return True
+
+    def async_for_way_back(self, src: int, target: int) -> bool:
+        """3.12+: is the backward jump at `src` the way from an async for's END_ASYNC_FOR (laid
+        with the handler code at the end) back to the code after that loop, laid in place (`if
+        c: async for x in a: ...` then the if's way out)? No source loop: its target lies between
+        the loop's start and its END_ASYNC_FOR, its source in the code that follows that."""
+        if not self.version.handler_code_at_end or not self.bc.regions:
+            return False
+        kinds = self._xt().kinds
+        if "asyncfor" not in kinds.values():
+            return False
+        first_protected = self._first_protected()
+        return any(kind == "asyncfor" and first_protected[h] <= target < h <= src
+                   and src in self._reach(h, None, h) for h, kind in kinds.items())
 
     def handler_break_past_loop(self, h: int, j: int, end: int) -> Optional[int]:
         """Where the `while True:` loop [h, j] really ends when the rest of its body lies past its

@@ -92,7 +92,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             and instrs[k + 1].opname == "RETURN_VALUE"
 
     def _protected_end(self, s: int, t: int, warm: Set[int]) -> int:
-        inside = [k for k in warm if t in self._chain(k)]
+        moved = self._async_for_ways_back()
+        inside = [k for k in warm if t in self._chain(k) and k not in moved]
         end = max(inside) + 1 if inside else s
         # A loop that starts in the body ends there too, even if its closing jump is unprotected.
         # (3.12+: a loop that only a handler's `continue` closes has that jump in the handler code
@@ -109,6 +110,27 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # (a for loop whose inline handlers end the body, then its else part's way out)
             inline = self._past_last_way_out(s, t, inline)
         return inline
+
+    def _async_for_ways_back(self) -> Set[int]:
+        """3.12+: each END_ASYNC_FOR laid with the handler code at the end, with what follows it
+        up to its jump back to the code after the loop (laid in place, after a `break` that
+        pops the iterator): protected by the statements around the loop, but no part of their
+        range's end (computed once, when first asked)."""
+        found: Optional[Set[int]] = getattr(self, "_async_for_back", None)
+        if found is None:
+            found = set()
+            instrs = self.instrs
+            if self.version.handler_code_at_end:
+                for k, ins in enumerate(instrs):
+                    if ins.opname != "END_ASYNC_FOR" or k + 1 >= len(instrs):
+                        continue
+                    flow = self._reach(k + 1, None, k + 1)
+                    last = max(flow)
+                    closing = instrs[last]
+                    if len(flow) == last - k and closing.opname == "JUMP" and closing.target < k:
+                        found.update(range(k, last + 1))
+            self._async_for_back = found
+        return found
 
     def _past_handler_break_tail(self, s: int, t: int, end: int, warm: Set[int]) -> int:
         """3.11: the code after a `while True:` in the body that only an inner except clause's
@@ -569,12 +591,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     and not self.version.handler_code_at_end:
                 else_end = cont = t  # 3.11: the handlers follow the else part
         elif s < x <= end:
-            else_end, cont, falls_out = (min(x, t) if body_falls else be), x, True
+            else_end, cont, falls_out = (self._before_loop_exit(be, min(x, t)) if body_falls else be), x, True
             if nested_exit is not None and nested_exit < min(x, t):
                 else_from, else_end = nested_exit, min(x, t)
+            elif not body_falls:
+                jumped = self._jumped_else_part(s, be, min(x, t))
+                if jumped is not None:
+                    else_from, else_end = jumped, self._before_loop_exit(jumped, min(x, t))
         else:
             # The try ends its range: it jumps past the range's end, or back to the loop's head.
-            else_end = min(t, end)
+            else_end = self._before_loop_exit(be, min(t, end))
             cont = end if (t >= end or x > end) else max(span_end, else_end)
             body_ends = be > s and instrs[be - 1].opname in TERMINAL and else_end <= be
             loop = self.loops[-1] if self.loops else None
@@ -617,6 +643,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if star_else and n_jump is not None and x_h is not None:
             else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
             cont = max(cont, else_end)
+        if else_end > else_start:
+            copied = self._copied_else_part(s, be, else_start, else_end)
+            if copied is not None:
+                self._mark_dead(copied, copied + copied - else_start)
+                else_end = copied
         if x is not None and (falls_out or x > s) and else_end > else_start and instrs[else_end - 1].opname == "JUMP" \
                 and instrs[else_end - 1].target == x \
                 and not any(else_start <= src < else_end - 1 and instrs[src].opname in COND_JUMPS
@@ -660,12 +691,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             elif self._continue_after_finally_copy(hs, he) and not (stmts and isinstance(stmts[-1], n.Continue)):
                 stmts.append(n.Continue())
             handlers.append(n.ExceptHandler(typ, name, stmts))
+        if else_end > else_start and self.version.keeps_try_else_exit and else_end < len(instrs) \
+                and instrs[else_end].opname == "JUMP":
+            self.kept_else_exits.add(else_end)  # (control: `_block_ends_going_back`)
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
         if else_break:
             orelse.append(n.Break())
-        if loop_tail is not None and self._falls_into(s, end):
+        if (loop_tail is not None or only_tail is not None and self._goes_back_at_once(end, loop)) \
+                and self._falls_into(s, end):
             # The normal way out of the try runs into the loop's own jump back, but the rest of
-            # the body follows the try: that way out is a `continue`.
+            # the body follows the try: that way out is a `continue`. (`for a in d: try: g(a);
+            # continue / except E: pass` then more: the range ends at that jump back, and the
+            # rest, which only the handler reaches, lies after the handler code.)
             (orelse if orelse else body).append(n.Continue())
         tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
         self._mark_dead_code(cold)
@@ -703,6 +740,56 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         with handler `t` fall out, the rest of an enclosing try's body, moved with the handler
         code (`try: try: return f() / except E: pass` then `raise X`, inside the outer try)?"""
         return bool(self._chain_of(t, 0)[1:]) and self._handler_only_tail(x, self.end, t) is not None
+
+    def _jumped_else_part(self, s: int, be: int, end: int) -> Optional[int]:
+        """3.11: where the else part starts when the body never falls into `be`: its last
+        statement, a try, jumps over its own handler code (laid inline, right after the body's
+        range) to the else part, and so does its except clause (`try: (try: ... except E:
+        pass) except F: ... else: return`). One target in (be, end), reached only from the body;
+        None otherwise."""
+        if self.version.handler_code_at_end:
+            return None
+        instrs = self.instrs
+        targets = {instrs[k].target for k in range(s, be) if instrs[k].opname == "JUMP"
+                   and instrs[k].target is not None and be < instrs[k].target < end}
+        if len(targets) != 1:
+            return None
+        y = targets.pop()
+        if any(not s <= src < be for src in self.jump_sources.get(y, ())) or instrs[y - 1].opname not in ENDS_FLOW:
+            return None
+        return y
+
+    def _copied_else_part(self, s: int, be: int, start: int, end: int) -> Optional[int]:
+        """Where, inside [start, end), a copy of the else part [start, that point) begins: a small
+        else part that returns is copied (3.12+) into each way the body reaches it, a test in
+        the body whose false branch ends it (`if c: ...` last in the body) jumping to that copy,
+        which is laid right after the original (3.12: `for`: `else: return` pops the iterator
+        first)."""
+        instrs = self.instrs
+        if not self.version.copies_exit_blocks:
+            return None
+        for k in range(start + 1, end):
+            size = k - start
+            if k + size > end or instrs[k - 1].opname not in TERMINAL:
+                continue
+            sources = self.jump_sources.get(k, ())
+            if sources and all(s <= src < be for src in sources) \
+                    and self._same_instructions(start, k, size):
+                return k
+        return None
+
+    def _before_loop_exit(self, be: int, else_end: int) -> int:
+        """`else_end`, or the exit of the innermost for loop where that lies in [be, else_end):
+        an else part that returns, in a for loop whose only jump back is in handler code (3.12+),
+        is followed by the loop's exit (END_FOR) and the code after the loop, then the handler
+        code (`for s in a: try: ... except E: pass else: return` then more of the body)."""
+        if not self.loops or not self.version.handler_code_at_end:
+            return else_end
+        instrs = self.instrs
+        for h in self.loops[-1].continue_targets:
+            if instrs[h].opname == "FOR_ITER" and be <= instrs[h].target < else_end:
+                return instrs[h].target
+        return else_end
 
     def _continue_after_finally_copy(self, hs: int, he: int) -> bool:
         """3.12+: does the except clause ending at `he` end with a `continue` through an enclosing
@@ -1012,6 +1099,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     return chain[0] < t
         if not self.version.keeps_try_else_exit or self.loops[-1].is_while:
             return True  # (a while loop's closing jump has a line: jumps to it are never sent on)
+        if be in self.handler_only_code():
+            # A try in code that only an exception reaches keeps the source order (the compiler
+            # moves only such code to the end, and it all is): the code after the statement
+            # follows the handlers, so code right after the body is its else part.
+            return True
         return any(self._kept_else_exit(be, k, head, t) for k in range(be + 1, min(end + 1, len(self.instrs))))
 
     def _kept_else_exit(self, be: int, k: int, head: int, t: int) -> bool:
@@ -2101,8 +2193,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self.stack = base
         self.emit(n.With(items, body, is_async))
         if handler_tail:
-            # Only the handler reaches the code after the with: it is read here, once.
-            for stmt in self.run_range(after, self.end, list(base)):
+            # Only the handler reaches the code after the with: it is read here, once. (Where
+            # the body's way out is a copy of that code, laid after it, it ends there.)
+            stop = self._exit_copy_of(be, after)
+            for stmt in self.run_range(after, stop, list(base)):
                 self.emit(stmt)
             self._mark_dead(t, self.end)
             return self.end
@@ -2116,10 +2210,45 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             cont = self.skip[cont]
         over = instrs[cont] if cont < len(instrs) else None
         if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
+            moved = self._moved_rest(over.target, i + 1) if be >= self.end else None
+            if moved is not None:
+                # The body's normal exit lies past the range (3.12+: after the END_ASYNC_FOR of an
+                # async for that ends the body, in an if body), and so does the code after the
+                # with, where the handler goes on too: the rest of the range.
+                stop, way_on, rest_end = moved
+                for stmt in self.run_range(over.target, stop, list(base)):
+                    self.emit(stmt)
+                self._mark_dead(be, cont + 1)
+                self._mark_dead(over.target, rest_end)
+                return max(way_on, i + 1)
             cont = min(over.target, self.end)
+        elif over is not None and over.opname == "JUMP" and cont + 1 == t and be >= self.end \
+                and i < over.target <= self.end:
+            # (... and jumps back to the range's end, or to the code after the with laid in place)
+            self._mark_dead(be, cont + 1)
+            return over.target
         if after is not None and cont >= self.end:
             self.with_ways_on[self.end] = after  # (control: an if body that this with ends)
+        if be >= self.end and cont > be:
+            # The body's normal exit lies past the range (3.12+: after the END_ASYNC_FOR of an
+            # async for that ends the body, in an if body): its exit call has been read here.
+            self._mark_dead(be, cont)
         return max(cont, i + 1)
+
+    def _exit_copy_of(self, be: int, after: int) -> int:
+        """The end of the code after a with that only its handler reaches, at `after`, read up to
+        the range's end: or the start of the copy of it that the body's way out (its exit call,
+        then a jump) goes to, laid right after it (3.12+ copies a small block that returns, like
+        `POP_EXCEPT; return None` in an except clause, into each way there)."""
+        instrs = self.instrs
+        k = be
+        while k in self.skip and self.skip[k] > k:
+            k = self.skip[k]
+        y = instrs[k].target if k < len(instrs) and instrs[k].opname == "JUMP" else None
+        if y is None or not after < y < self.end or instrs[y - 1].opname not in TERMINAL \
+                or y + (y - after) > self.end or not self._same_instructions(after, y, y - after):
+            return self.end
+        return y
 
     def _past_handler_way_on(self, start: int, be: int, t: int, warm: Set[int]) -> int:
         """`with a: (try: ... except E: ... else: return x); more`: only the handler of the try
@@ -2261,7 +2390,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
         last = instrs[exit_at - 1]
         if j + 1 < exit_at and not (last.opname == "JUMP" and last.target == h) \
-                and any(j < k < exit_at for k in self._reach(start)):
+                and any(j < k < exit_at for k in self._reach(start, {exit_at})):
             # 3.12+: copies of exit blocks (a break) after the last jump back. (Not when only
             # handler code lies there: that of a try before the loop, whose else part the loop
             # is read in, comes before END_ASYNC_FOR.)
@@ -2270,7 +2399,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         targets = [x.target for x in instrs[start:body_end]
                    if x.target is not None and x.target > real_exit - 1 and x.target != exit_at]
         break_target = min(targets) if targets else None
-        info = LoopInfo({h}, break_target, real_exit, body_end)
+        popped = self._popping_break(start, j, real_exit)
+        if popped is not None:
+            # (a POP_TOP that falls into the code after the loop is a `break`: read in the body)
+            break_target = popped[0]
+            body_end = popped[0] if popped[0] > j + 1 else j if instrs[j].target == h else j + 1
+        info = LoopInfo({h}, break_target, real_exit if popped is None else popped[0], body_end)
         info.iterator, info.outer_end = m.Iterator(iterable, True), self.end
         self.loops.append(info)
         self.active_loops.add(h)
@@ -2289,11 +2423,90 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
         after = real_exit
+        if popped is not None:
+            after, stop = popped
+            orelse = self.run_range(real_exit, stop, list(self.stack)) if stop > real_exit else []
+            self._mark_dead(real_exit, stop + 1)
+            self.skip[exit_at] = exit_at + 1
+            return self.finish_for(n.For(target, iterable, body, orelse, True), after)
+        moved = self._moved_rest(real_exit, body_end)
+        if moved is not None:
+            # 3.12+: END_ASYNC_FOR lies with the handler code at the end, past the range (an if
+            # body), and what follows it goes back into the range: that is the loop's else part
+            # when a `break` goes there too, else the code after the loop.
+            stop, after, span_end = moved
+            tail = self.run_range(real_exit, stop, list(self.stack))
+            self._mark_dead(real_exit, span_end)
+            self.skip[exit_at] = exit_at + 1
+            if after < self.end and self._breaks_to(start, body_end, after, info):
+                return self.finish_for(n.For(target, iterable, body, tail, True), after)
+            done = self.finish_for(n.For(target, iterable, body, [], True), after)
+            for stmt in tail:
+                self.emit(stmt)
+            return done
         if break_target is not None and real_exit < break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
         self.skip[exit_at] = exit_at + 1
         return self.finish_for(n.For(target, iterable, body, orelse, True), after)
+
+    def _popping_break(self, start: int, j: int, real_exit: int) -> Optional[Tuple[int, int]]:
+        """3.12+: (the code after the async for, the end of its else part) when a `break` in the
+        body [start, j] pops the iterator (POP_TOP) and runs on into the code after the loop,
+        laid right after the loop's last jump back: the loop's own exit, END_ASYNC_FOR with the
+        handler code at the end, then runs the loop's else part and jumps back to that code."""
+        instrs = self.instrs
+        if not self.version.handler_code_at_end or real_exit >= len(instrs):
+            return None
+        flow = self._reach(real_exit, None, real_exit)
+        last = max(flow)
+        if len(flow) != last + 1 - real_exit or instrs[last].opname != "JUMP":
+            return None
+        x = instrs[last].target
+        if x == j + 1 and instrs[j].opname == "JUMP":
+            # (the breaks jump there after popping the iterator)
+            return (x, last) if any(instrs[k].target == x for k in range(start, j)) else None
+        if not j + 1 < x < real_exit - 1 or instrs[x - 1].opname != "POP_TOP":
+            return None
+        sources = self.jump_sources.get(x - 1, ())
+        if not sources or any(not start <= src <= j for src in sources) or instrs[x - 2].opname != "JUMP":
+            return None
+        return x, last
+
+    def _moved_rest(self, x: int, low: int) -> Optional[Tuple[int, int, int]]:
+        """3.12+: where the code after an async for's END_ASYNC_FOR (or after a with whose body
+        such a loop ends) lies past the range being read, at `x` (the loop ends an if body, say:
+        END_ASYNC_FOR is laid with the handler code at the end), (end of its statements, where it
+        goes on in the range, end of the code to mark read).
+
+        That code (the loop's else part or the code after the statement, moved with it) is one
+        stretch that ends with a jump back into the range, to its end or to code from `low` on
+        (the code after the loop laid in place), or with a return or raise. None for anything
+        else."""
+        instrs = self.instrs
+        if not self.version.handler_code_at_end or not self.end < x < len(instrs):
+            return None
+        flow = self._reach(x, None, x)
+        last = max(flow)
+        handler_code = self.handler_only_code()
+        if any(k not in flow and k not in handler_code for k in range(x, last)):
+            return None
+        closing = instrs[last]
+        if closing.opname == "JUMP" and low <= closing.target <= self.end:
+            return last, closing.target, last + 1
+        if closing.opname in TERMINAL:
+            return last + 1, self.end, last + 1
+        return None
+
+    def _breaks_to(self, start: int, body_end: int, x: int, info: LoopInfo) -> bool:
+        """Does a `break` in the loop body [start, body_end) go to `x`: a jump there, or a copy
+        of the small exit block at `x`?"""
+        if any(self.instrs[k].target == x for k in range(start, body_end)):
+            return True
+        if info.copied_exit is None:
+            return False
+        a, b = info.copied_exit
+        return self._same_code((a, b), (x, x + b - a))
 
 def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
     """`if c: A; return None` then the rest of the function -> `if c: A` with the rest as its

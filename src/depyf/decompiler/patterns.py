@@ -625,6 +625,12 @@ class PatternRules:
             first = target if first is None else min(first, target)
         if not nexts:
             return
+        if len(nexts) > 1:
+            # A failure path that reaches the next case through a jump may have been threaded
+            # to where that jump goes (an or-pattern's failure after its pops, inside a class
+            # pattern: `case B(name="a" | "b"):` whose other failure pops and jumps on).
+            nexts = {k for k in nexts if not any(instrs[q].opname == "JUMP" and instrs[q].target == k
+                                                 for q in nexts)}
         if len(nexts) > 1 and not self._same_exit_blocks(sorted(nexts)):
             raise _NotAPattern()
         # The code after a statement that only returns may have been copied for each way into it;

@@ -292,3 +292,81 @@ def while_test_clause_falls_to_try_continue(xs):
             pass
         raise KeyError(len(xs))
     return out
+
+
+@cases((["1", "x", "2.5", "y"],), ([],))
+def loop_try_continue_then_try(items):
+    # The try body ends with a `continue` (the loop's own jump back); the rest of the body, which
+    # only the except clause reaches, lies after the handler code (3.12+).
+    out = []
+    for a in items:
+        try:
+            out.append(int(a))
+            continue
+        except ValueError:
+            pass
+        try:
+            out.append(float(a))
+        except ValueError:
+            pass
+    return out
+
+
+@cases((["1", "x", "2.5", "y"],), ([],))
+def loop_try_continue_then_try_else(items):
+    out = []
+    for a in items:
+        try:
+            out.append(int(a))
+            continue
+        except ValueError:
+            pass
+        try:
+            v = float(a)
+        except ValueError:
+            pass
+        else:
+            out.append(v)
+        out.append(len(out))
+    return out
+
+
+@cases((["1", "x", "2.5", "y", ""],), ([],))
+def loop_if_try_continue_then_try(items):
+    out = []
+    for a in items:
+        if a:
+            try:
+                out.append(int(a))
+                continue
+            except ValueError:
+                pass
+            try:
+                v = float(a)
+            except ValueError:
+                pass
+            else:
+                out.append(v)
+    return out
+
+
+@cases((["1", "x", "2.5", "y", "0.0"],), ([],))
+def loop_try_continue_then_else_continue(items):
+    # 3.13: the second try lies in code only the first handler reaches, laid out in source
+    # order; its else part ends with the kept jump back, which `if v: ...` would jump to.
+    out = []
+    for a in items:
+        try:
+            out.append(int(a))
+            continue
+        except ValueError:
+            pass
+        try:
+            v = float(a)
+        except ValueError:
+            pass
+        else:
+            if not v:
+                continue
+            out.append(v)
+    return out

@@ -209,3 +209,17 @@ def match_or_pattern_body_after_code_after_match(node):
         case list() | tuple():
             return len(node)
     return False
+
+
+@cases((Point(1, 2), Point(3, 4)), (Point(1, 2), Point(5, 4)), (Point(1, 2), 7), (3, Point(3, 4)))
+def nested_match_class_or_pattern_returns(node, other):
+    # The inner or-pattern's failure, after its pops, is threaded past the jump that the class
+    # pattern's failure takes to the code after the outer statement.
+    out = []
+    match node:
+        case Point():
+            match other:
+                case Point(x=3 | 5):
+                    return "both"
+    out.append("after")
+    return out

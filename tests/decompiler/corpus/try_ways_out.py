@@ -279,3 +279,80 @@ def try_continue_clause_then_if_continue_in_if_body(items, table):
                 continue
         out.append(table[x])
     return out
+
+
+@cases(([{"a": 1}, {"b": 2}], "b"), ([{"a": 1}], "b"), ([], "a"))
+def loop_try_else_return_then_more(scopes, name):
+    # 3.12+: the loop's only jump back is in the handler code; the else part's `return` (which
+    # pops the iterator first) is followed by the loop's exit, not by more of the else part.
+    out = []
+    for scope in scopes:
+        try:
+            out.append(scope[name])
+        except KeyError:
+            pass
+        else:
+            return out
+        out.append(len(scope))
+    return None
+
+
+@cases(([{"a": "b", "b": 1}, {"b": 2}], "a"), ([{"a": 0}], "a"), ([{"c": 1}], "a"))
+def loop_try_if_else_return_copied(scopes, name):
+    # 3.12+: the if's false branch at the end of the try body jumps to a copy of the else part,
+    # laid right after it.
+    out = []
+    for scope in scopes:
+        try:
+            v = scope[name]
+            if v:
+                out.append(scope.get(v))
+        except KeyError:
+            pass
+        else:
+            return out
+        out.append(len(scope))
+    if out:
+        out.append(0)
+    return None
+
+
+@cases(([{"a": "b", "b": 1}, {"b": 2}], "a"), ([{"a": 0}], "a"), ([{"c": 1}], "a"), ([{"a": "x"}], "a"))
+def loop_try_nested_try_else_return(scopes, name):
+    # 3.11: the inner try's handler code lies between the body and the else part; both ways out
+    # of the inner try jump over it. 3.12+: the if's false branch jumps to a copy of the else part.
+    out = []
+    for scope in scopes:
+        try:
+            v = scope[name]
+            if v:
+                try:
+                    out.append(scope[v])
+                except KeyError:
+                    pass
+        except KeyError:
+            pass
+        else:
+            return out
+        out.append(len(scope))
+    if out:
+        out.append(0)
+    return None
+
+
+@cases(([{"a": "b", "b": 1}, {"b": 2}], "a"), ([{"a": "x"}], "a"), ([{"c": 1}], "a"))
+def loop_try_nested_try_else_return_last(scopes, name):
+    out = []
+    for scope in scopes:
+        try:
+            v = scope[name]
+            try:
+                out.append(scope[v])
+            except KeyError:
+                pass
+        except KeyError:
+            pass
+        else:
+            return out
+        out.append(len(scope))
+    return None

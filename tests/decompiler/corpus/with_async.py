@@ -762,3 +762,129 @@ def suppressing_with_returns_in_loop(modes):
         else:
             log.append(m)
     return log
+
+
+# 3.12+ lays an async for's END_ASYNC_FOR with the handler code at the end of the function: when
+# the loop ends an if body, the loop's else part and the code after it, which go on from there,
+# lie past the if body and jump back into it.
+
+@cases((3, True), (3, False), (0, True))
+async def if_async_for_then_more(n, c):
+    out = []
+    if c:
+        async for i in AsyncRange(n):
+            out.append(i)
+        out.append("after")
+    return out
+
+
+@cases((3, True), (3, False), (0, True))
+async def if_async_for_else_branch(n, c):
+    out = []
+    if c:
+        async for i in AsyncRange(n):
+            out.append(i)
+    else:
+        out.append("no")
+    return out
+
+
+@cases((3, True), (3, False), (1, True))
+async def if_async_for_break_else_yields(n, c):
+    if c:
+        async for i in AsyncRange(n):
+            if i == 1:
+                break
+            yield i
+        else:
+            yield "else"
+
+
+@cases((2, True), (2, False))
+async def if_async_with_async_for_yields(n, c):
+    log = []
+    if c:
+        async with AsyncTracker(log, "w") as a:
+            async for i in AsyncRange(n):
+                yield (a, i)
+        yield "after"
+    if c:
+        async with AsyncTracker(log, "v"):
+            async for i in AsyncRange(n):
+                yield i
+    yield log
+
+
+# 3.12+: a `break` pops the iterator and runs on into the code after the async for, laid in
+# place; END_ASYNC_FOR (at the end) runs the else part and jumps back to that code.
+
+@cases((3, 1), (3, 7))
+async def async_for_break_then_more(n, stop):
+    out = []
+    async for i in AsyncRange(n):
+        if i == stop:
+            break
+        out.append(i)
+    out.append("after")
+    return out
+
+
+@cases((3, 1), (3, 7))
+async def async_for_break_else_then_more(n, stop):
+    out = []
+    async for i in AsyncRange(n):
+        if i == stop:
+            break
+    else:
+        out.append("else")
+    out.append("after")
+    return out
+
+
+@cases((3, 1), (3, 7))
+async def try_finally_async_for_break(n, stop):
+    out = []
+    try:
+        async for i in AsyncRange(n):
+            out.append(i)
+            if i == stop:
+                break
+    finally:
+        out.append("finally")
+    out.append("after")
+    return out
+
+
+@cases((3, 1), (3, 7))
+async def async_with_async_for_break(n, stop):
+    log = []
+    async with AsyncTracker(log, "w"):
+        async for i in AsyncRange(n):
+            if i == stop:
+                break
+            log.append(i)
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,), (2,), (3,))
+def else_try_clause_with_returns_copied(mode):
+    # 3.12+: the with in the except clause ends the function from an else part: its body's way
+    # out and its handler's (after the manager swallowed the exception) each run their own copy
+    # of `POP_EXCEPT; return None`, laid one after the other.
+    log = []
+    try:
+        if mode == 1:
+            raise KeyError(mode)
+    except KeyError:
+        log.append("outer")
+    else:
+        try:
+            if mode >= 2:
+                raise ValueError(mode)
+            log.append("inner")
+        except ValueError:
+            with Tracker(log, "w", swallow=True):
+                if mode == 3:
+                    raise IndexError(mode)
+                log.append("in-with")
