@@ -861,6 +861,9 @@ class ControlRules:
         loop = self.loops[-1] if self.loops else None
         cond, fall, false_target, _ = self.condition_chain(i, value)
         end = self.end
+        chained = self._chain_then_value_jump(cond, fall, false_target)
+        if chained is not None:
+            return chained
         # 3.10+: the test in front of a while loop whose body starts right here (its exit may be
         # the head of an enclosing loop).
         if fall in self.loop_end and fall not in self.active_loops and self.version.while_condition_duplicated \
@@ -1484,6 +1487,29 @@ class ControlRules:
             self.stack.append(left)
             return t - 1
         return self._short_circuit("or" if inner_op == "and" else "and", left, t, outer.target)
+
+    def _chain_then_value_jump(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
+        """`(a or b) and x or y` before 3.12: a test chain (`_threaded_boolean` reads a single
+        test) whose true exit computes `x` and whose false exit is the code right after x's own
+        JUMP_IF_TRUE_OR_POP, `y`. With JUMP_IF_FALSE_OR_POP there, `(a and b or x) and y`: the
+        chain is true where `x` is computed."""
+        k = false_target - 1
+        if not fall < k < len(self.instrs) \
+                or self.instrs[k].opname not in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
+            return None
+        right = self.pure_value(fall, k)
+        if right is None:
+            return None
+        if self.instrs[k].opname == "JUMP_IF_TRUE_OR_POP":
+            left: n.Expr = _flatten("and", cond, right)
+            op = "or"
+        else:
+            left = _flatten("or", demorgan_not(cond), right)
+            op = "and"
+        if k >= self.end:  # a link of a longer chain: the caller finishes it
+            self.stack.append(left)
+            return k
+        return self._short_circuit(op, left, false_target, self.instrs[k].target)
 
     def try_value_branches(self, cond: n.Expr, a_start: int, a_end: int, b_start: int, b_end: int) -> Optional[n.Expr]:
         """`x if cond else y` when both branches only compute one value."""
