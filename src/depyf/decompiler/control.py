@@ -1294,6 +1294,16 @@ class ControlRules:
         return self.version.has_return_const and k > 0 and self.instrs[k].raw_opname == "RETURN_VALUE" \
             and self.instrs[k - 1].raw_opname == "LOAD_CONST"
 
+    def _unfused_local_pair(self, k: int) -> bool:
+        """3.13: two local loads at `k - 1` and `k` left apart, though nothing jumps to `k`: a
+        block ended between them when they were fused, the join after an arm's value that the
+        compiler then copied into the other arm (`self.x = a if c else b`; the statement written
+        in each branch would load `b, self` with one LOAD_FAST_LOAD_FAST)."""
+        instrs = self.instrs
+        return self.version.fuses_local_pairs and 0 < k < len(instrs) and not self.jump_sources.get(k) \
+            and instrs[k - 1].raw_opname == "LOAD_FAST" and instrs[k].raw_opname == "LOAD_FAST" \
+            and instrs[k - 1].arg < 16 and instrs[k].arg < 16
+
     def _value_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
         """`return f(x, a if cond else b)` when 3.10+ copied the end of the return into both branches
         (3.8/3.9: `return a or (b if cond else c)`, a bare return copied in place of the jump).
@@ -1371,12 +1381,13 @@ class ControlRules:
             # (An expression statement `a if cond else b` drops its value first; a constant dropped
             # as a statement of its own is no code at all, so that value is the statement's.)
             dropped = instrs[false_target - length].opname == "POP_TOP"
-            if not needs_value and not dropped:
+            needs = needs_value or self._unfused_local_pair(other + 1 - length)
+            if not needs and not dropped:
                 return None
             # (an arm that is itself `x if d else y` reads its own copies of the tail in view)
             a = self.pure_value(fall, false_target - length, view_end=false_target)
             b = self.pure_value(false_target, other + 1 - length, view_end=self.end) if a is not None else None
-            if b is None or not needs_value and not (isinstance(a, n.Const) or isinstance(b, n.Const)):
+            if b is None or not needs and not (isinstance(a, n.Const) or isinstance(b, n.Const)):
                 continue
             self.stack.append(n.IfExp(cond, a, b))
             return other + 1 - length

@@ -169,6 +169,12 @@ class BytecodeVersion:
         return self.key >= (3, 13)
 
     @property
+    def fuses_local_pairs(self) -> bool:
+        """3.13 fuses two local loads (or stores) next to each other in one basic block into
+        LOAD_FAST_LOAD_FAST (STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST)."""
+        return "LOAD_FAST_LOAD_FAST" in self.tables["opmap"]
+
+    @property
     def has_return_const(self) -> bool:
         """3.12 returns a constant with one RETURN_CONST."""
         return "RETURN_CONST" in self.tables["opmap"]
