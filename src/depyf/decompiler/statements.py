@@ -29,6 +29,10 @@ class StatementRules:
         if isinstance(target, n.Name) and target.id.startswith("."):
             self.hidden_locals[target.id] = value  # `.type_params` of a generic class
             return
+        if isinstance(value, m.MadeFunction) and self.stack and self.stack[-1] is value:
+            # `a = b = lambda: ...` (or a walrus): one function object, stored again; each
+            # target written with its own `lambda` would make a new function for each
+            value = self.stack[-1] = self.finish_expr(value)
         if isinstance(value, m.MARKER_TYPES):
             self._store_marker(target, value)
             return
