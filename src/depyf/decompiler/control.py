@@ -876,6 +876,13 @@ class ControlRules:
                                        or self._continues_outer_loop(false_target))
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
             stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
+            if isinstance(stmt, n.Break) and self._continue_then_break(fall, end, false_target, loop):
+                # `if test: ...; continue` then `break` (3.10+): the body falls into the loop's
+                # closing jump, the `break` is no code before the exit.
+                body = self.run_range(fall, end, list(self.stack))
+                self.emit(self._if_or_assert(cond, body + [n.Continue()]))
+                self.emit(stmt)
+                return end
             if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end \
                     and false_target != loop.top_test and not loop.falls_off_to_exit:
                 # `if test: <rest of the body>`: the compiler sends the false branch straight back.
@@ -1185,6 +1192,16 @@ class ControlRules:
         raw = self.bc.raw_targets
         return jump.opname == closing.opname == "JUMP" and closing.target == jump.target \
             and raw.get(closing_at) != raw.get(k)
+
+    def _continue_then_break(self, fall: int, end: int, false_target: int, loop: LoopInfo) -> bool:
+        """Does a test that jumps to `loop`'s exit fall into a body [fall, end) that ends the
+        loop body at its closing jump, where a written `break` keeps its own jump (so the test
+        is no `if not test: break`)?"""
+        if not self.version.break_keeps_own_jump or not fall < end == loop.body_end \
+                or false_target not in (loop.exit, loop.break_target) or end >= len(self.instrs):
+            return False
+        closing = self.instrs[end]
+        return closing.opname == "JUMP" and closing.target in loop.continue_targets
 
     def _never_falls_through(self, last: Instr, loop: LoopInfo) -> bool:
         """Does the instruction that ends an if body inside `loop` leave it (return, raise, continue)?"""

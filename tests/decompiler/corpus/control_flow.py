@@ -877,3 +877,18 @@ def while_not_continue_then_rest_ending_in_break(n, k):
         found = True
         break
     return n + (100 if found else 0)
+
+
+@cases(([3, 2, 0, 5], 1), ([1, 0], 0), ([0], 1))
+def while_true_if_continue_then_break(values, extra):
+    # 3.10+: the `break` after `if m: ...; continue` is a fall into the loop's exit, and the
+    # test jumps there straight (a written `if not m: break` keeps a jump of its own).
+    seen = []
+    it = iter(values)
+    while True:
+        m = next(it)
+        if m and extra >= 0:
+            seen.append(m)
+            continue
+        break
+    return seen, m
