@@ -2020,6 +2020,10 @@ class ControlRules:
             # (the rest of the body, past the last jump back, ends where an except clause's
             # `break` goes: falling into there is a `break` too)
             exit, body_runs_on = past, True
+        elif top_test is None and not clipped and not explicit_continue \
+                and (past := self._break_past_back_jump(h, j)) is not None:
+            # (the same with the body's written breaks jumping past that rest, 3.10+)
+            exit, body_runs_on = past, True
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
@@ -2120,6 +2124,25 @@ class ControlRules:
     def _jumps_to(self, start: int, end: int, target: int) -> bool:
         """Does an instruction in [start, end) jump to `target`?"""
         return any(start <= src < end for src in self.jump_sources.get(target, ()))
+
+    def _break_past_back_jump(self, h: int, j: int) -> Optional[int]:
+        """Where the `while True:` loop [h, j] really ends when the rest of its body lies past its
+        last jump back (`if c: ...; continue`, then more and a `break` that falls into the exit)
+        and its written breaks, which keep jumps of their own (3.10+), jump past that rest to the
+        exit. The code between is reached only from the loop; None when no break jumps there."""
+        instrs = self.instrs
+        if not self.version.break_keeps_own_jump or j + 1 >= self.end \
+                or not any(h <= src <= j for src in self.jump_sources.get(j + 1, ())):
+            return None
+        targets = [t for k in range(h, j) if instrs[k].opname == "JUMP"
+                   and (t := instrs[k].target) is not None and j + 1 < t <= self.end]
+        if not targets:
+            return None
+        x = min(targets)
+        for k in range(j + 1, x):
+            if any(not h <= src < k for src in self.jump_sources.get(k, ())):
+                return None
+        return x
 
     def _body_runs_past_back_jump(self, h: int, j: int, exit: int) -> bool:
         """Is [j + 1, exit) the rest of a loop body that ends without falling through: reached only

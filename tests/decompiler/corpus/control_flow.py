@@ -892,3 +892,26 @@ def while_true_if_continue_then_break(values, extra):
             continue
         break
     return seen, m
+
+
+@cases((3, [1, 7, 2, 4]), (9, [0, 6, 6, -1, 2]), (1, [0]), (4, [0, 9, 9, 9]))
+def while_true_rest_after_continue_with_breaks(n, xs):
+    # 3.10+: the rest of the body (`found = True; break`) lies past the last jump back (the
+    # `continue`), and the written breaks jump past it to the exit (read as a loop ending at the
+    # continue: the breaks became `pass` and the loop never ended).
+    found = False
+    i = 0
+    while True:
+        i += 1
+        if i >= n:
+            break
+        if xs[i] < 0:
+            break
+        if xs[i] > 5:
+            continue
+        found = True
+        break
+    out = [i]
+    out.append(found)
+    out.append(n)
+    return out
