@@ -879,6 +879,9 @@ class ControlRules:
         loop = self.loops[-1] if self.loops else None
         cond, fall, false_target, _ = self.condition_chain(i, value)
         end = self.end
+        chained = self._chain_then_value_jump(cond, fall, false_target)
+        if chained is not None:
+            return chained
         # 3.10+: the test in front of a while loop whose body starts right here (its exit may be
         # the head of an enclosing loop).
         if fall in self.loop_end and fall not in self.active_loops and self.version.while_condition_duplicated \
@@ -891,6 +894,13 @@ class ControlRules:
                                        or self._continues_outer_loop(false_target))
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
             stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
+            if isinstance(stmt, n.Break) and self._continue_then_break(fall, end, false_target, loop):
+                # `if test: ...; continue` then `break` (3.10+): the body falls into the loop's
+                # closing jump, the `break` is no code before the exit.
+                body = self.run_range(fall, end, list(self.stack))
+                self.emit(self._if_or_assert(cond, body + [n.Continue()]))
+                self.emit(stmt)
+                return end
             if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end \
                     and false_target != loop.top_test and not loop.falls_off_to_exit:
                 # `if test: <rest of the body>`: the compiler sends the false branch straight back.
@@ -1222,6 +1232,16 @@ class ControlRules:
         raw = self.bc.raw_targets.get(jump.index)
         return raw is not None and raw < self.instrs[jump.target].offset
 
+    def _continue_then_break(self, fall: int, end: int, false_target: int, loop: LoopInfo) -> bool:
+        """Does a test that jumps to `loop`'s exit fall into a body [fall, end) that ends the
+        loop body at its closing jump, where a written `break` keeps its own jump (so the test
+        is no `if not test: break`)?"""
+        if not self.version.break_keeps_own_jump or not fall < end == loop.body_end \
+                or false_target not in (loop.exit, loop.break_target) or end >= len(self.instrs):
+            return False
+        closing = self.instrs[end]
+        return closing.opname == "JUMP" and closing.target in loop.continue_targets
+
     def _never_falls_through(self, last: Instr, loop: LoopInfo) -> bool:
         """Does the instruction that ends an if body inside `loop` leave it (return, raise, continue)?"""
         return last.opname in ("RETURN_VALUE", "RAISE_VARARGS") or \
@@ -1361,6 +1381,16 @@ class ControlRules:
         return self.version.has_return_const and k > 0 and self.instrs[k].raw_opname == "RETURN_VALUE" \
             and self.instrs[k - 1].raw_opname == "LOAD_CONST"
 
+    def _unfused_local_pair(self, k: int) -> bool:
+        """3.13: two local loads at `k - 1` and `k` left apart, though nothing jumps to `k`: a
+        block ended between them when they were fused, the join after an arm's value that the
+        compiler then copied into the other arm (`self.x = a if c else b`; the statement written
+        in each branch would load `b, self` with one LOAD_FAST_LOAD_FAST)."""
+        instrs = self.instrs
+        return self.version.fuses_local_pairs and 0 < k < len(instrs) and not self.jump_sources.get(k) \
+            and instrs[k - 1].raw_opname == "LOAD_FAST" and instrs[k].raw_opname == "LOAD_FAST" \
+            and instrs[k - 1].arg < 16 and instrs[k].arg < 16
+
     def _value_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
         """`return f(x, a if cond else b)` when 3.10+ copied the end of the return into both branches
         (3.8/3.9: `return a or (b if cond else c)`, a bare return copied in place of the jump).
@@ -1438,12 +1468,13 @@ class ControlRules:
             # (An expression statement `a if cond else b` drops its value first; a constant dropped
             # as a statement of its own is no code at all, so that value is the statement's.)
             dropped = instrs[false_target - length].opname == "POP_TOP"
-            if not needs_value and not dropped:
+            needs = needs_value or self._unfused_local_pair(other + 1 - length)
+            if not needs and not dropped:
                 return None
             # (an arm that is itself `x if d else y` reads its own copies of the tail in view)
             a = self.pure_value(fall, false_target - length, view_end=false_target)
             b = self.pure_value(false_target, other + 1 - length, view_end=self.end) if a is not None else None
-            if b is None or not needs_value and not (isinstance(a, n.Const) or isinstance(b, n.Const)):
+            if b is None or not needs and not (isinstance(a, n.Const) or isinstance(b, n.Const)):
                 continue
             self.stack.append(n.IfExp(cond, a, b))
             return other + 1 - length
@@ -1554,6 +1585,29 @@ class ControlRules:
             self.stack.append(left)
             return t - 1
         return self._short_circuit("or" if inner_op == "and" else "and", left, t, outer.target)
+
+    def _chain_then_value_jump(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
+        """`(a or b) and x or y` before 3.12: a test chain (`_threaded_boolean` reads a single
+        test) whose true exit computes `x` and whose false exit is the code right after x's own
+        JUMP_IF_TRUE_OR_POP, `y`. With JUMP_IF_FALSE_OR_POP there, `(a and b or x) and y`: the
+        chain is true where `x` is computed."""
+        k = false_target - 1
+        if not fall < k < len(self.instrs) \
+                or self.instrs[k].opname not in ("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"):
+            return None
+        right = self.pure_value(fall, k)
+        if right is None:
+            return None
+        if self.instrs[k].opname == "JUMP_IF_TRUE_OR_POP":
+            left: n.Expr = _flatten("and", cond, right)
+            op = "or"
+        else:
+            left = _flatten("or", demorgan_not(cond), right)
+            op = "and"
+        if k >= self.end:  # a link of a longer chain: the caller finishes it
+            self.stack.append(left)
+            return k
+        return self._short_circuit(op, left, false_target, self.instrs[k].target)
 
     def try_value_branches(self, cond: n.Expr, a_start: int, a_end: int, b_start: int, b_end: int) -> Optional[n.Expr]:
         """`x if cond else y` when both branches only compute one value."""

@@ -568,7 +568,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         loop = self.loops[-1] if self.loops else None
         shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))
                   or loop is not None and y in (loop.exit, loop.break_target)}
-        cold = self._cold_code(t, warm | shared | {k for k in (x, break_tail, after_loop) if k is not None})
+        stops = {k for k in (x, break_tail, after_loop) if k is not None}
+        if loop is not None and loop.is_while and not self.version.handler_code_at_end:
+            # (3.11: a handler that goes on to the loop's test at the bottom, laid inline, falls
+            # through it into the loop's exit, the loop's else part, say: not handler code)
+            stops |= {k for k in (loop.exit, loop.break_target) if k is not None}
+        cold = self._cold_code(t, warm | shared | stops)
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = leaves_to_bottom = False

@@ -435,6 +435,9 @@ class PatternRules:
                     after = raising
         moved = [c for c in reads if c.body_end is not None and c.body_start > after > start]
         entry = moved[0].body_start if len(moved) == 1 else None
+        if entry is not None:
+            # (an or-pattern's alternatives enter at its capture stores, in front of the body)
+            entry = min([r for r in moved[0].resumes if after < r <= entry] + [entry])
         while entry is not None and entry - 1 > after and self.instrs[entry - 1].opname == "POP_TOP":
             entry -= 1  # (the subject's pop where the or-pattern's alternatives enter the body)
         if entry is not None and default_body is None and self.instrs[entry - 1].opname in ENDS_FLOW \

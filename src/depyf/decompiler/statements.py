@@ -12,6 +12,8 @@ _SIMPLE_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_D
 
 _CO_OPTIMIZED = 0x01
 
+# The stores of a target whose parts are loaded after the value: attribute, item, slice.
+_TARGET_STORES = frozenset({"STORE_ATTR", "STORE_SUBSCR", "STORE_SLICE"})
 
 
 class StatementRules:
@@ -27,6 +29,10 @@ class StatementRules:
         if isinstance(target, n.Name) and target.id.startswith("."):
             self.hidden_locals[target.id] = value  # `.type_params` of a generic class
             return
+        if isinstance(value, m.MadeFunction) and self.stack and self.stack[-1] is value:
+            # `a = b = lambda: ...` (or a walrus): one function object, stored again; each
+            # target written with its own `lambda` would make a new function for each
+            value = self.stack[-1] = self.finish_expr(value)
         if isinstance(value, m.MARKER_TYPES):
             self._store_marker(target, value)
             return
@@ -245,9 +251,10 @@ class StatementRules:
         op = self.instrs[j].opname
         if op in _SIMPLE_STORES or op in ("UNPACK_SEQUENCE", "UNPACK_EX", "POP_TOP"):
             return True
-        # `obj.attr, seq[k] = ...`: the target's object (and index) are loaded before the store.
+        # `obj.attr, seq[k], seq[a:] = ...`: the target's object (and index, bounds) are loaded
+        # before the store (3.12+ store a two-bound slice with STORE_SLICE).
         window = self.instrs[j:j + 5]
-        return op.startswith("LOAD_") and any(w.opname in ("STORE_ATTR", "STORE_SUBSCR") for w in window)
+        return op.startswith("LOAD_") and any(w.opname in _TARGET_STORES for w in window)
 
     # --- deletes ----------------------------------------------------------------------------
 

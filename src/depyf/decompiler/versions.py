@@ -123,6 +123,14 @@ class BytecodeVersion:
         return self.key >= (3, 10)
 
     @property
+    def break_keeps_own_jump(self) -> bool:
+        """From 3.10 a written `break` keeps a jump of its own (its line number stops the
+        optimiser from sending a conditional jump straight on): `if not t: break` never compiles
+        to a test that jumps to the loop's exit, so such a test is `if t: ...; continue` before
+        a `break` that became a fall into the exit."""
+        return self.key >= (3, 10)
+
+    @property
     def classdef_stores_firstlineno(self) -> bool:
         return self.key >= (3, 13)
 
@@ -167,6 +175,12 @@ class BytecodeVersion:
     @property
     def has_to_bool(self) -> bool:
         return self.key >= (3, 13)
+
+    @property
+    def fuses_local_pairs(self) -> bool:
+        """3.13 fuses two local loads (or stores) next to each other in one basic block into
+        LOAD_FAST_LOAD_FAST (STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST)."""
+        return "LOAD_FAST_LOAD_FAST" in self.tables["opmap"]
 
     @property
     def has_return_const(self) -> bool:

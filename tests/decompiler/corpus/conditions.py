@@ -349,3 +349,13 @@ def if_or_group_and_then_or(a, b, c, d):
     if (a and b) or c and d:
         out.append(3)
     return out
+
+
+@cases(*INPUTS)
+def and_or_value_after_test_chain(a, b, c):
+    # Before 3.12 the chain `a or b` jumps straight to x (true) or to y (false), and x ends in
+    # its own JUMP_IF_TRUE_OR_POP: read as an if statement, x was silently dropped.
+    quote = (a or b) and '"' or ""
+    grouped = (a and b or c) and a
+    longer = (a or b or c) and b or c
+    return quote, grouped, longer, (a and (b or c)) and c or a

@@ -877,3 +877,41 @@ def while_not_continue_then_rest_ending_in_break(n, k):
         found = True
         break
     return n + (100 if found else 0)
+
+
+@cases(([3, 2, 0, 5], 1), ([1, 0], 0), ([0], 1))
+def while_true_if_continue_then_break(values, extra):
+    # 3.10+: the `break` after `if m: ...; continue` is a fall into the loop's exit, and the
+    # test jumps there straight (a written `if not m: break` keeps a jump of its own).
+    seen = []
+    it = iter(values)
+    while True:
+        m = next(it)
+        if m and extra >= 0:
+            seen.append(m)
+            continue
+        break
+    return seen, m
+
+
+@cases((3, [1, 7, 2, 4]), (9, [0, 6, 6, -1, 2]), (1, [0]), (4, [0, 9, 9, 9]))
+def while_true_rest_after_continue_with_breaks(n, xs):
+    # 3.10+: the rest of the body (`found = True; break`) lies past the last jump back (the
+    # `continue`), and the written breaks jump past it to the exit (read as a loop ending at the
+    # continue: the breaks became `pass` and the loop never ended).
+    found = False
+    i = 0
+    while True:
+        i += 1
+        if i >= n:
+            break
+        if xs[i] < 0:
+            break
+        if xs[i] > 5:
+            continue
+        found = True
+        break
+    out = [i]
+    out.append(found)
+    out.append(n)
+    return out

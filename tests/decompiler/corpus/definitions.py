@@ -201,3 +201,20 @@ class WithLambdas:
 @cases(())
 def use_module_level_lambdas():
     return square(3), pick(3, 1, 2), pick(), WithLambdas().apply()
+
+
+@cases((1,), (2,))
+def chained_assignment_of_one_lambda(k):
+    # One function object stored twice (read as two lambdas, two different objects).
+    table = {}
+    table["a"] = table["b"] = lambda v: v + k
+    first = second = lambda: k
+    return table["a"] is table["b"], first is second, table["a"](1)
+
+
+@cases((1,), (2,))
+def walrus_of_lambda_as_argument(k):
+    # The lambda stored by the walrus is the one passed (read as an assignment before the call
+    # and a second lambda in the call).
+    pair = (kept := lambda: k, 0)
+    return pair[0] is kept, kept()

@@ -285,3 +285,34 @@ def deep_parentheses_and_calls(n):
 def method_call_with_call_in_conditional_argument(key, text):
     # 3.8-3.10: the plain call inside takes no NULL; the one below it is the method call's.
     return "-".join(text if key is None else key(text))
+
+
+class _Holder:
+    """Takes attributes: the statements below store into one."""
+
+
+@cases((None, 2), (1, 2), (0, 5))
+def attribute_gets_conditional_value_last(a, b):
+    # 3.13 copies the store and `return None` into the first arm; the second arm's value and the
+    # load of the target stay two LOAD_FASTs (a written if statement fuses them): one value.
+    holder = _Holder()
+    _attribute_gets_conditional_value_last(holder, a, b)
+    return holder.x
+
+
+def _attribute_gets_conditional_value_last(holder, a, b):
+    holder.x = a if a is not None else b
+
+
+@cases((None, 2), (1, 2), (0, 5))
+def attribute_gets_value_in_each_branch_last(a, b):
+    holder = _Holder()
+    _attribute_gets_value_in_each_branch_last(holder, a, b)
+    return holder.x
+
+
+def _attribute_gets_value_in_each_branch_last(holder, a, b):
+    if a is not None:
+        holder.x = a
+    else:
+        holder.x = b

@@ -206,3 +206,27 @@ def for_else_returns_and_body_returns_the_same(xs, n):
         return "big"
     out.append("hit")
     return out
+
+
+def _parse_positive(t):
+    if t < 0:
+        raise IndexError(t)
+    return t
+
+
+@cases((-3, 2, 5), (-3, -2, 5), (-1, 4, 9), (1, 0, 0))
+def while_else_after_try_else_break(t, n, stop):
+    # 3.11: the except clause goes on to the loop's test at the bottom, which falls into the
+    # loop's else part: that else part was taken for handler code and dropped (the raise lost).
+    while t <= n:
+        if t == stop:
+            break
+        try:
+            _parse_positive(t)
+        except IndexError:
+            t += 1
+        else:
+            break
+    else:
+        return "exhausted", t
+    return "found", t

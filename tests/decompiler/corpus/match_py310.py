@@ -223,3 +223,22 @@ def nested_match_class_or_pattern_returns(node, other):
                     return "both"
     out.append("after")
     return out
+
+
+@cases((1, 1), (1, 2), ("a", "a"), ([1], [1]), (None, 1))
+def match_or_pattern_captures_body_after_code_after_match(a, b):
+    # The same layout with captures: the alternatives enter the moved body at their capture
+    # stores, in front of it (the `return False` after the match was lost).
+    match a, b:
+        case [int(real=x), int(real=y)] | [str(x), str(y)]:
+            return x == y
+    return False
+
+
+@cases((1,), ("s",), (None,), ([2],))
+def match_or_pattern_capture_assigns_then_code_after_match(node):
+    match node:
+        case int(real=v) | str(v):
+            found = v
+            return found
+    return False

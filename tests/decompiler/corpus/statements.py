@@ -253,6 +253,15 @@ def multiple_targets_and_swaps():
     return a, b, c, x
 
 
+@cases((1,), (2,))
+def swap_into_slices(i):
+    # 3.12+ store `seq[a:]` with STORE_SLICE: the pair is still one assignment (it was read
+    # with a temporary, `__temp_0 = tail[i:]`).
+    head, tail = [1, 2, 3], [4, 5, 6]
+    head[i:], tail[:] = tail[:i], tail[i:]
+    return head, tail
+
+
 @cases((0,), (1,))
 def assert_false_with_message(flag):
     # The test of `assert False` is dropped by the compiler; LOAD_ASSERTION_ERROR stays (3.9+).
