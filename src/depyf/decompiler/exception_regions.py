@@ -429,8 +429,10 @@ class ExceptionRegionAnalysis:
                 while jump + 1 in handler_code:
                     jump += 1
             return jump
-        if self._before_unwinding(jump, 0) is not None:
-            return ins.target - 1  # a handler's `continue`: the loop itself ends at its exit
+        if self._before_unwinding(jump, 0) is not None or self._after_with_swallow(jump):
+            # a handler's `continue`, or the way on after a with statement whose exit swallowed
+            # the exception (the with ends the body): the loop itself ends at its exit
+            return ins.target - 1
         return max(jump, ins.target - 1)  # code after a try that only its handlers reach
 
     def last_normal_index(self, start: int, end: int) -> int:
@@ -475,6 +477,13 @@ class ExceptionRegionAnalysis:
             k2 = self.skip.get(k)
             todo.extend((k2,) if k2 is not None and k2 > k else self._successors(k))
         return False
+
+    def _after_with_swallow(self, j: int) -> bool:
+        """Does `j` come right after a with statement's swallowing exit (`POP_EXCEPT`, then the
+        exit function and the context manager's value popped)?"""
+        instrs = self.instrs
+        return j >= 3 and instrs[j - 3].opname == "POP_EXCEPT" and instrs[j - 2].opname == "POP_TOP" \
+            and instrs[j - 1].opname == "POP_TOP"
 
     def _before_unwinding(self, j: int, hs: int) -> Optional[int]:
         """If `j` comes right after the handler's `POP_EXCEPT [e = None; del e]`, that POP_EXCEPT."""

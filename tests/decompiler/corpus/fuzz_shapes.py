@@ -35,3 +35,36 @@ def finally_try_raising_either_way_then_more(n):
         log.append(9)
     log.append(10)
     return log
+
+
+class _Scope:
+    """A context manager that logs, and swallows a ValueError when asked to."""
+
+    def __init__(self, log, swallow):
+        self.log, self.swallow = log, swallow
+
+    def __enter__(self):
+        self.log.append("enter")
+
+    def __exit__(self, kind, value, tb):
+        self.log.append(("exit", kind.__name__ if kind else None))
+        return self.swallow and kind is ValueError
+
+
+@cases((0, False), (2, False), (0, True), (2, True), (5, True))
+def for_else_with_breaking(n, swallow):
+    # 3.12+: the with's swallowing exit jumps back to the loop's head from the handler code at
+    # the end; the loop still ends at its exit (the code after the loop was read into it).
+    # 3.11+ read the `break` as following the with statement: when the exit swallows the
+    # exception, the loop then stops instead of going on (a known gap).
+    log = []
+    for i in range(3):
+        with _Scope(log, swallow):
+            log.append(i)
+            if i < n:
+                raise ValueError(i)
+            break
+    else:
+        log.append("else")
+    log.append("after")
+    return log
