@@ -2196,7 +2196,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             items.extend(body[0].items)
             body = body[0].body
         self.stack = base
+        past_break = self._break_after_exit_call(be, span_end, after)
+        if past_break is not None:
+            body.append(n.Break())
         self.emit(n.With(items, body, is_async))
+        if past_break is not None:
+            return past_break
         if handler_tail:
             # Only the handler reaches the code after the with: it is read here, once. (Where
             # the body's way out is a copy of that code, laid after it, it ends there.)
@@ -2239,6 +2244,31 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # async for that ends the body, in an if body): its exit call has been read here.
             self._mark_dead(be, cont)
         return max(cont, i + 1)
+
+    def _break_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> Optional[int]:
+        """A `break` that ends the with body: its way out runs the exit call, then leaves the loop
+        (a for loop's iterator popped first), while an exit that swallows the exception goes on
+        to `after`, somewhere else (the next iteration, or more of the loop body). Read as a
+        `break` after the with statement, a swallowed exception would stop the loop. Where the
+        break's jump ends; None when the body's way out goes on where the handler does."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or after is None:
+            return None
+        instrs = self.instrs
+        k = be
+        while k in self.skip and self.skip[k] > k and k < span_end:
+            k = self.skip[k]
+        if k == after or k + 1 >= len(instrs):
+            return None
+        if loop.iterator is not None:
+            if instrs[k].opname != "POP_TOP" or k + 1 == after:
+                return None
+            k += 1
+        jump = instrs[k]
+        if jump.opname != "JUMP" or jump.target is None \
+                or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
+            return None
+        return k + 1
 
     def _exit_copy_of(self, be: int, after: int) -> int:
         """The end of the code after a with that only its handler reaches, at `after`, read up to

@@ -55,8 +55,8 @@ class _Scope:
 def for_else_with_breaking(n, swallow):
     # 3.12+: the with's swallowing exit jumps back to the loop's head from the handler code at
     # the end; the loop still ends at its exit (the code after the loop was read into it).
-    # 3.11+ read the `break` as following the with statement: when the exit swallows the
-    # exception, the loop then stops instead of going on (a known gap).
+    # The `break` is the with body's (read after the with statement, a swallowed exception
+    # would stop the loop instead of going on).
     log = []
     for i in range(3):
         with _Scope(log, swallow):
@@ -66,5 +66,37 @@ def for_else_with_breaking(n, swallow):
             break
     else:
         log.append("else")
+    log.append("after")
+    return log
+
+
+@cases((0, False), (2, False), (2, True), (5, True))
+def while_with_breaking_then_more(n, swallow):
+    # (the swallowed exception goes on to more of the loop body)
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        with _Scope(log, swallow):
+            log.append(i)
+            if i < n:
+                raise ValueError(i)
+            break
+        log.append("more")
+    log.append("after")
+    return log
+
+
+@cases((0, False), (2, True), (5, True))
+def for_with_break_in_if_then_break(n, swallow):
+    log = []
+    for i in range(4):
+        with _Scope(log, swallow):
+            if i == 3:
+                break
+            log.append(i)
+            if i < n:
+                raise ValueError(i)
+            break
     log.append("after")
     return log
