@@ -1042,15 +1042,6 @@ class ControlRules:
         merged = self._constant_arms_before_copied_exit(cond, fall, false_target)
         if merged is not None:
             return merged
-        body_end = self._body_before_implicit_return_copies(fall, false_target) \
-            if false_target < end and not self.pure_mode else None
-        if body_end is not None:
-            # The body's inner ifs leave by copies of the function's implicit `return None`: the
-            # if statement ends the function, so the rest of the range is its else part.
-            body = self.run_range(fall, body_end, list(self.stack))
-            orelse = self.run_range(false_target, end, list(self.stack))
-            self.emit(n.If(cond, body, orelse))
-            return end
         self.with_ways_on.pop(false_target, None)
         body = self.run_range(fall, false_target, list(self.stack))
         join = self.range_falls_to.get(false_target)
@@ -1336,35 +1327,6 @@ class ControlRules:
                     return None
                 return k
         return None
-
-    def _body_before_implicit_return_copies(self, fall: int, false_target: int) -> Optional[int]:
-        """Where the if body [fall, false_target) ends when inner ifs of it leave by copies of the
-        function's implicit `return None` (3.10+ copy a block without a line number onto each
-        jump to it; a conditional jump reaches a copy of no written `return`) and nothing falls
-        into the false target: the if statement ends the function, and the code at the false
-        target is its else part. Copies at the end of the body that only jumps reach are no
-        statements of it (3.10/3.11 lay them there; 3.12+ after the else part). None when the
-        body has no such copy."""
-        instrs = self.instrs
-        if not self.version.copies_exit_blocks or instrs[false_target - 1].opname not in TERMINAL:
-            return None
-        found = False
-        for k in range(fall + 1, false_target - 1):
-            if instrs[k].opname == "LOAD_CONST" and instrs[k].argval is None \
-                    and instrs[k + 1].raw_opname == "RETURN_VALUE" and not self.jump_sources.get(k + 1):
-                sources = self.jump_sources.get(k, ())
-                if any(instrs[src].opname in COND_JUMPS for src in sources):
-                    if not all(fall <= src < k for src in sources):
-                        return None
-                    found = True
-        if not found:
-            return None
-        c = false_target
-        while c - 2 > fall and instrs[c - 2].opname == "LOAD_CONST" and instrs[c - 2].argval is None \
-                and instrs[c - 1].raw_opname == "RETURN_VALUE" and self.jump_sources.get(c - 2) \
-                and instrs[c - 3].opname in TERMINAL:
-            c -= 2
-        return c
 
     def _copies_of_block_at(self, start: int, target: int) -> bool:
         """Is [start, target) made of copies of the small block at `target` that ends the

@@ -81,27 +81,3 @@ def while_true_rest_after_continue_then_more_of_for_body(pairs):
             break
         out.append(r)
     return out
-
-
-def _note(value):
-    """Raises for the values whose path the caller must show (the function returns None)."""
-    if value >= 4:
-        raise LookupError(value)
-
-
-@cases(*[(tag, stack, m) for tag in ("a", "b", "c") for stack in ((), ("a",), ("b",)) for m in (0, 1)])
-def elif_arm_inner_ifs_leave_by_copied_returns_observed(tag, stack, m):
-    # As `elif_arm_inner_ifs_leave_by_copied_returns`, with the paths told apart by what they
-    # raise: the arm's inner ifs go to the function's end, never to the outer else part.
-    if tag in "ab":
-        if m and tag == "b":
-            _note(1)
-        elif tag in stack:
-            if stack:
-                _note(5 if tag == "b" else 2)
-                if not m:
-                    _note(3)
-        else:
-            _note(6)
-    else:
-        _note(4)
