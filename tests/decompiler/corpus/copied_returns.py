@@ -81,3 +81,25 @@ def while_true_rest_after_continue_then_more_of_for_body(pairs):
             break
         out.append(r)
     return out
+
+
+
+_READ_ONLY = __import__("types").MappingProxyType
+
+
+@cases((1, _READ_ONLY({}), None), (0, _READ_ONLY({}), None), (0, _READ_ONLY({5: "p"}), "q"),
+       (0, _READ_ONLY({5: False}), "q"), (0, _READ_ONLY({5: "q"}), "q"), (0, _READ_ONLY({5: None}), "q"))
+def inner_return_then_rest_of_else(value, parents, key):
+    # An inner if of an else part returns (a copy of the implicit `return None`); the statement
+    # after it in the else part runs when that if does not (sqlalchemy `sethasparent`): it is no
+    # else part of the outer test. (The read-only mapping makes each store raise, to be seen.)
+    if value:
+        parents[5] = "set"
+    else:
+        if 5 in parents:
+            last = parents[5]
+            if last is not False and last != key:
+                if last is None:
+                    raise ValueError(last)
+                return
+        parents[5] = False
