@@ -569,10 +569,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))
                   or loop is not None and y in (loop.exit, loop.break_target)}
         stops = {k for k in (x, break_tail, after_loop) if k is not None}
-        if loop is not None and loop.is_while and not self.version.handler_code_at_end:
+        if loop is not None and loop.is_while:
             # (3.11: a handler that goes on to the loop's test at the bottom, laid inline, falls
-            # through it into the loop's exit, the loop's else part, say: not handler code)
-            stops |= {k for k in (loop.exit, loop.break_target) if k is not None}
+            # through it into the loop's exit, the loop's else part, say: not handler code. 3.12+
+            # lay that test with the handler code, but when the test at the top goes to the exit
+            # too, the exit was moved back after the loop: `relayout.exits_after_loops`.)
+            stops |= {k for k in (loop.exit, loop.break_target) if k is not None
+                      and (not self.version.handler_code_at_end
+                           or any(src < s for src in self.jump_sources.get(k, ())))}
         cold = self._cold_code(t, warm | shared | stops)
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end

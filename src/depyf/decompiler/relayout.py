@@ -64,11 +64,23 @@ def exits_after_loops(bytecode: Bytecode) -> Bytecode:
             entries.setdefault(ins.target, []).append(k)
     for region in bytecode.regions:
         entries.setdefault(region.handler, []).extend(range(region.start, region.end))
+    warm: Optional[Set[int]] = None
     for h, j in loops:
         test = instrs[h - 1]
         moved = _unrun_segments(instrs, entries, h, j)
-        if test.target not in moved:
+        falls_in: Dict[int, int] = {}
+        if warm is None:
+            warm = _reachable(instrs, [None] * len(instrs))
+        after = _exit_code_entered_by_breaks(instrs, warm, h, j, test.target)
+        if test.target not in moved and not after:
             continue
+        if after and set(after) > set(moved) or test.target not in moved:
+            # (the breaks go on past the exit segments found so far: to code after the loop)
+            moved = after
+            moved_set = set(moved)
+            # (a `break` that falls into the exit code gets a jump there of its own)
+            falls_in = {k - 1: k for k in moved if k - 1 not in moved_set and k - 1 in warm
+                        and instrs[k - 1].opname not in ENDS_FLOW}
         moved_set = set(moved)
         order = [k for k in range(j + 1) if k not in moved_set]
         rest = list(range(j + 1, len(instrs)))
@@ -78,8 +90,36 @@ def exits_after_loops(bytecode: Bytecode) -> Bytecode:
         if rest and instrs[j + 1].opname == "JUMP" and instrs[j + 1].target == moved[0]:
             alias[j + 1] = moved[0]
             rest = rest[1:]
-        return exits_after_loops(_reordered(bytecode, order + moved + rest, alias, handler_of))
+        return exits_after_loops(_reordered(bytecode, order + moved + rest, alias, handler_of, falls_in))
     return bytecode
+
+
+def _exit_code_entered_by_breaks(instrs: List[Instr], warm: Set[int], h: int, j: int, exit_: int) -> List[int]:
+    """The code after the while loop spanning [h, j] that lies inside that span, when `break`s
+    jump (or fall) into it from the body: nothing, unless it is closed.
+
+    3.12+ lay code out in source order and only move the code that just handlers reach (the
+    loop's test at the bottom, when only an except clause goes on to the next turn) to the end.
+    So in the span, the code the loop's test exits to and everything normally reached after it
+    up to that moved code is the code after the loop: the loop's else part, then the rest (which
+    the breaks go to), to a return. It must not jump back into the rest of the span."""
+    if not (j + 1 < len(instrs) and instrs[j + 1].opname == "JUMP" and instrs[j + 1].target == exit_
+            and instrs[j - 1].opname in OPPOSITE_JUMPS and instrs[j - 1].target == j + 1):
+        # (no copy of the test at the bottom leaving for `exit_`: the test before the loop's head
+        # is an if's whose body holds a `while True:`, and `exit_` its else part)
+        return []
+    moved = [k for k in range(exit_, j + 1) if k in warm]
+    if not moved or j in moved:
+        return []
+    moved_set = set(moved)
+    for k in moved:
+        target = instrs[k].target
+        if target is not None and h <= target <= j and target not in moved_set:
+            return []
+    last = moved[-1]
+    if instrs[last].opname not in ENDS_FLOW:
+        return []  # (the code after the loop must end there, not run on into code left in the span)
+    return moved
 
 
 def _unrun_segments(instrs: List[Instr], entries: Dict[int, List[int]], h: int, j: int) -> List[int]:
@@ -120,20 +160,38 @@ def _closed(instrs: List[Instr], entries: Dict[int, List[int]], x: int, z: int, 
 
 
 def _reordered(bytecode: Bytecode, order: List[int], alias: Dict[int, int],
-               handler_of: List[Optional[ExceptionRegion]]) -> Bytecode:
-    """`bytecode` with its instructions in `order`; a target left out goes to its alias."""
+               handler_of: List[Optional[ExceptionRegion]], jumps_after: Optional[Dict[int, int]] = None) -> Bytecode:
+    """`bytecode` with its instructions in `order`; a target left out goes to its alias.
+    `jumps_after` maps an instruction to the one a new, unprotected jump after it goes to (one
+    that fell into it before)."""
     old = bytecode.instrs
-    new_index = {k: i for i, k in enumerate(order)}
+    jumps_after = jumps_after or {}
+    layout: List[Optional[int]] = []  # old indices, None for a new jump
+    for k in order:
+        layout.append(k)
+        if k in jumps_after:
+            layout.append(None)
+    new_index = {k: i for i, k in enumerate(layout) if k is not None}
     instrs: List[Instr] = []
-    for i, k in enumerate(order):
+    raw = bytecode.raw_targets
+    raw_targets: Dict[int, int] = {}
+    for i, k in enumerate(layout):
+        if k is None:
+            src = old[layout[i - 1]]
+            goes_to = jumps_after[layout[i - 1]]
+            jump = Instr(src.offset, "JUMP", "JUMP_FORWARD", 0, new_index[goes_to], False, None)
+            jump.index, jump.target = i, new_index[goes_to]
+            instrs.append(jump)
+            raw_targets[i] = old[goes_to].offset
+            continue
         target = old[k].target
         if target is not None:
             target = new_index[alias.get(target, target)]
         instrs.append(_clone(old[k], i, target))
-    regions = _regions_in_order(order, handler_of, lambda handler: new_index[handler])
-    raw = bytecode.raw_targets
-    raw_targets = {new_index[k]: old[alias[old[k].target]].offset if old[k].target in alias else raw[k]
-                   for k in order if k in raw}
+        if k in raw:
+            raw_targets[i] = old[alias[old[k].target]].offset if old[k].target in alias else raw[k]
+    regions = _regions_in_order(list(range(len(layout))), [None if k is None else handler_of[k] for k in layout],
+                                lambda handler: new_index[handler])
     return Bytecode(bytecode.code, bytecode.version, instrs, regions, raw_targets)
 
 
