@@ -2364,7 +2364,12 @@ class ControlRules:
         (nothing after the loop there but those copies), even where the range is not the function's end."""
         if info.copied_exit is None:
             return
-        if after < len(self.instrs) and after not in self.handler_only_code() and not closes_range:
+        handler_only = self.handler_only_code()
+        if after < len(self.instrs) and not closes_range and (
+                after not in handler_only or any(t in handler_only for t in info.continue_targets)):
+            # (code after the loop that only handlers reach is no sign of a loop with no code
+            # after it when the loop itself is reached only so: the code after a try whose body
+            # returns, say)
             return
         start, end = info.copied_exit
         # (a copy in handler code is marked as read once its handler is: read it all the same)

@@ -370,3 +370,43 @@ def loop_try_continue_then_else_continue(items):
                 continue
             out.append(v)
     return out
+
+
+def _parse(text):
+    return int(text)
+
+
+@cases(("3", ["a", "b"]), ("x", ["a", "", "b"]), ("x", []), ("x", ["", ""]), (None, ["a"]))
+def loop_breaking_by_copied_return_after_returning_try(text, names):
+    # numpy.f2py getlincoef: the code after the first try, a for loop whose `break` is a copy of
+    # the function's final `return None` (the iterator popped first), is reached only from the
+    # except clause; the loop's exit is that code too, and no sign that the loop has no code
+    # after it (its own exit, END_FOR and the return, is real).
+    try:
+        return _parse(text)
+    except (TypeError, ValueError):
+        pass
+    for name in names:
+        if name:
+            try:
+                names = _parse(name)
+            except ValueError:
+                pass
+            break
+
+
+@cases(("3", ["a", "b"]), ("x", ["a", "", "b"]), ("x", []), (None, ["a"]))
+def while_breaking_by_copied_return_after_returning_try(text, names):
+    try:
+        return _parse(text)
+    except (TypeError, ValueError):
+        pass
+    names = list(names)
+    while names:
+        name = names.pop()
+        if name:
+            try:
+                names = _parse(name)
+            except ValueError:
+                pass
+            break
