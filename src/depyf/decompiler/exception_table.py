@@ -616,9 +616,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             loop_tail = self._handler_loop_tail(x, end, loop)
             if loop_tail is None and not self._unwinds_enclosing_clause(x):
                 only_tail = self._handler_only_tail(x, end, t)
+            # (a stretch that jumps back to the range's end inside the loop is the rest of the
+            # loop body, even where only breaks leave the loop)
+            rejoins = only_tail is not None and loop is not None and end < loop.exit \
+                and any(instrs[k].target == end for k in range(x, min(only_tail[1], len(instrs))))
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
                 and loop_tail is None and x not in loop.continue_targets \
-                and (only_tail is None or loop.only_breaks_leave or body_falls and not self._goes_back_at_once(be, loop))
+                and (only_tail is None or loop.only_breaks_leave and not rejoins
+                     or body_falls and not self._goes_back_at_once(be, loop))
             # (code only the handlers reach, laid past a loop that also ends by its test or
             # iterator, is no code after that loop: it is the rest of the range after the try,
             # unless the body goes on after the try too, which would then run it)
@@ -970,6 +975,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         closing = self.instrs[last]
         if closing.opname == "JUMP" and (closing.target == end or closing.target > last):
             return last, last + 1
+        normal = [k for k in self._reach(x) if k >= x]
+        normal_last = max(normal) if normal else last
+        if normal_last < last and self.instrs[normal_last].opname == "JUMP" \
+                and self.instrs[normal_last].target == end:
+            # (the stretch's own code ends in that jump back to the range's end; the handler code
+            # of a try in it follows)
+            return normal_last, last + 1
         if closing.opname in TERMINAL and not exits_with:
             return last + 1, last + 1
         return None

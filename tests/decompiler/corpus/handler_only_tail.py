@@ -410,3 +410,34 @@ def while_breaking_by_copied_return_after_returning_try(text, names):
             except ValueError:
                 pass
             break
+
+
+@cases(([3, 0, 5], ["x"]), ([0, 0], []), ([1, 2, 0], ["x", "y"]), ([], []))
+def while_true_if_try_continues_then_try_in_rest(values, failing):
+    # pyparsing _InfixNotation.parseImpl: in a `while True:` an if body whose first try always
+    # `continue`s, so the rest of the body (a second try, whose except clause `continue`s too)
+    # is reached only from the first except clause; 3.12+ lay it after that handler code. It
+    # jumps back to the end of the if body: the rest of the loop body, not code after the loop.
+    log = []
+    values = list(values)
+    turns = 0
+    while True:
+        turns += 1
+        if turns > 10 or not values:
+            return log, "stop"
+        v = values.pop()
+        if v:
+            try:
+                log.append(10 // (v - 3))
+                continue
+            except ZeroDivisionError:
+                pass
+            try:
+                if failing.pop() == "x":
+                    raise KeyError
+                log.append("second")
+            except (KeyError, IndexError):
+                log.append("failed")
+                continue
+            log.append("rest")
+        log.append(("end", v))
