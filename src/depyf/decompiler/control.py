@@ -263,6 +263,9 @@ class ControlRules:
         # Ends of ranges whose last statement, a try, falls out past the range to the index given
         # (3.12+: an except clause's jump over the rest of an enclosing if statement).
         self.range_falls_to: Dict[int, int] = {}
+        # The false targets among those whose if body's rest, read from handler code, jumps
+        # there over the else part: that jump must be read as the else part's end.
+        self.tail_else_joins: Set[int] = set()
         # 3.13: kept jumps out of try else parts, right after an else part being read (a test
         # in it that goes back to the loop's head stops there unless written as a `continue`).
         self.kept_else_exits: Set[int] = set()
@@ -1045,6 +1048,8 @@ class ControlRules:
         self.with_ways_on.pop(false_target, None)
         body = self.run_range(fall, false_target, list(self.stack))
         join = self.range_falls_to.get(false_target)
+        if join is not None and false_target in self.tail_else_joins and not false_target < join <= end:
+            raise self.fail(ins, "if body whose rest jumps over an else part past the enclosing block")
         if join is not None and false_target < join <= end:
             # The body's last statement is a try whose except clause goes on past the false
             # target (3.12+: the body returns, and the clause's jump from the handler code at

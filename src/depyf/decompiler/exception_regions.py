@@ -447,9 +447,11 @@ class ExceptionRegionAnalysis:
         flow = self._reach(start, None)
         while k > start and k not in flow:
             k -= 1
-        if self.instrs[k].opname in TERMINAL:
-            # A body that ends in a try whose body always leaves (`try: return f()`) goes on only
-            # from its handlers: a handler's way out past `end` is the jump over the else part.
+        leaves = self.instrs[k].opname == "JUMP" and not start < (self.instrs[k].target or -1) < end
+        if self.instrs[k].opname in TERMINAL or leaves:
+            # A body that ends in a try whose body always leaves (`try: return f()`, or a
+            # `continue`) goes on only from its handlers: a handler's way out past `end` is the
+            # jump over the else part.
             for j in range(end - 1, k, -1):
                 ins = self.instrs[j]
                 if ins.opname == "JUMP" and ins.target is not None and ins.target > end \

@@ -514,6 +514,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             x = x_h
         if x is not None and x == n_jump and self._breaks_out_of_loop(t - 1):
             x = None  # the body's way on is a `break` (read from the jump), not the try's end
+            if x_h is not None and t < x_h <= self.end and not self.version.handler_code_at_end:
+                x = x_h  # (3.11: where the handlers go on, right after them, is the try's end)
         swallowed = self._swallowed_way_on(s, be, t, warm)
         break_tail = self._break_tail(clauses, exits) if not star else None
         if break_tail is not None:
@@ -618,12 +620,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 only_tail = self._handler_only_tail(x, end, t)
             # (a stretch that jumps back to the range's end inside the loop is the rest of the
             # loop body, even where only breaks leave the loop)
+            # (or over the else part of the if whose body it ends: `_handler_only_tail`)
             rejoins = only_tail is not None and loop is not None and end < loop.exit \
-                and any(instrs[k].target == end for k in range(x, min(only_tail[1], len(instrs))))
+                and (end in self.tail_else_joins
+                     or any(instrs[k].target == end for k in range(x, min(only_tail[1], len(instrs)))))
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
                 and loop_tail is None and x not in loop.continue_targets \
-                and (only_tail is None or loop.only_breaks_leave and not rejoins
-                     or body_falls and not self._goes_back_at_once(be, loop))
+                and (only_tail is None or not rejoins and (
+                    loop.only_breaks_leave or body_falls and not self._goes_back_at_once(be, loop)))
             # (code only the handlers reach, laid past a loop that also ends by its test or
             # iterator, is no code after that loop: it is the rest of the range after the try,
             # unless the body goes on after the try too, which would then run it)
@@ -960,9 +964,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         while last + 1 in flow:
             last += 1
         onward = False  # does the stretch jump on to moved code past it?
+        closing = self.instrs[last]
+        # (an if body's rest, whose jump over the if's else part closes it: that part, from the
+        # if's false target `end` on, lies before the stretch, in the normal code)
+        over_else = closing.opname == "JUMP" and end < (closing.target or -1) < x and not exits_with \
+            and any(self.instrs[src].opname in COND_JUMPS and src < end for src in self.jump_sources.get(end, ()))
         for ins in self.instrs[x:last + 1]:
             target = ins.target
-            if target is None or x <= target <= last or target == end:
+            if target is None or x <= target <= last or target == end or over_else and ins is closing:
                 continue
             if self.loops and target in self.loops[-1].continue_targets and target < x \
                     and x not in self.loops[-1].continue_targets:
@@ -972,8 +981,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             onward = True
         if not onward and len(flow) != last + 1 - x:
             return None  # (the stretch goes on elsewhere)
-        closing = self.instrs[last]
         if closing.opname == "JUMP" and (closing.target == end or closing.target > last):
+            return last, last + 1
+        if over_else:
+            self.range_falls_to.setdefault(end, closing.target)  # control: `if_statement`
+            self.tail_else_joins.add(end)
             return last, last + 1
         normal = [k for k in self._reach(x) if k >= x]
         normal_last = max(normal) if normal else last

@@ -441,3 +441,43 @@ def while_true_if_try_continues_then_try_in_rest(values, failing):
                 continue
             log.append("rest")
         log.append(("end", v))
+
+
+@cases(([1, 0, 2], {1: "one"}), ([], {}), ([0, 0], {0: "zero"}), ([3], {}))
+def if_else_after_try_that_continues(values, known):
+    # hypothesis ConjectureRunner.generate_new_test_cases: an if body whose try always
+    # `continue`s, so its rest (`p = ...`) only the except clause reaches, and an else part. The
+    # rest's jump over the else part lies after the handler code (3.12+) or after the handler
+    # (3.11): the else part is not code after the if statement.
+    log = []
+    values = list(values)
+    while values:
+        v = values.pop()
+        if v:
+            try:
+                log.append(known[v])
+                continue
+            except KeyError:
+                pass
+            p = v * 10
+        else:
+            p = None
+        log.append(p)
+    return log
+
+
+@cases(([1, 0, 2], {1: "one"}), ([], {}), ([0, 0], {0: "zero"}), ([3], {}))
+def for_if_else_after_try_that_breaks(values, known):
+    log = []
+    for v in values:
+        if v:
+            try:
+                log.append(known[v])
+                break
+            except KeyError:
+                pass
+            p = v * 10
+        else:
+            p = None
+        log.append(p)
+    return log
