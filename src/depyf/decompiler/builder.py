@@ -64,6 +64,9 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.finally_end_copies: Set[int] = set()
         # Copies of that re-raise that only conditional jumps reached, pointed at the last one.
         self.merged_end_copies: Set[int] = set()
+        # Jumps read as the `break` that ends a with body, after the way out's exit call (and the
+        # copies of enclosing finally bodies): that way out is the break's, not a statement's end.
+        self.with_break_jumps: Set[int] = set()
         self.read_last_return = False  # was the code's last instruction, a return, read as a statement?
         self.loaded_assertion_error = False  # did a LOAD_ASSERTION_ERROR (3.9+) run?
         self.printer = printer

@@ -1716,7 +1716,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             body += self.run_range(cont, cont + 2, list(after))
             cont += 2
         over = instrs[cont] if cont < len(instrs) else None
-        if over is not None and over.opname == "JUMP" and self._read_between(cont + 1, t) \
+        if over is not None and cont in self.with_break_jumps:
+            # The body's way out at `be` (the finally body's copy, then a jump out of the loop)
+            # is the `break` ending a with body: only that with's handler, when the manager
+            # swallowed the exception, goes on after the try, through its own copy.
+            cont += 1
+        elif over is not None and over.opname == "JUMP" and self._read_between(cont + 1, t) \
                 and over.target >= span_end:
             # (the handlers of a try inside a finally copy, already read, may lie in between)
             cont = min(over.target, self.end) if over.target <= self.end else self.end
@@ -2227,6 +2232,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         past_break = self._break_after_exit_call(be, span_end, after)
         if past_break is not None:
             body.append(n.Break())
+            self.with_break_jumps.add(past_break - 1)
         self.emit(n.With(items, body, is_async))
         if past_break is not None:
             return past_break

@@ -100,3 +100,27 @@ def for_with_break_in_if_then_break(n, swallow):
             break
     log.append("after")
     return log
+
+
+@cases((0, False), (2, False), (2, True), (5, True))
+def while_try_with_breaking_finally(n, swallow):
+    # The `break` ending the with body runs the exit call, then the finally body's copy, then
+    # leaves the loop: that way out is the break's. Only a swallowed exception goes on after the
+    # try (through the finally body's other copy), to the next turn.
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        try:
+            log.append(i)
+            with _Scope(log, swallow):
+                log.append("body")
+                if i < n:
+                    raise ValueError(i)
+                break
+        finally:
+            log.append("finally")
+    for j in range(2):
+        log.append(j)
+        return log
+    return log
