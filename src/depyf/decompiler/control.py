@@ -1048,6 +1048,11 @@ class ControlRules:
         self.with_ways_on.pop(false_target, None)
         body = self.run_range(fall, false_target, list(self.stack))
         join = self.range_falls_to.get(false_target)
+        if join is not None and false_target in self.tail_else_joins and join > end \
+                and self.instrs[fall - 1].opname in COND_JUMPS:
+            # The body's rest goes on past the enclosing block (to the code after an enclosing
+            # try, which its handler reaches too): the rest of this block is the else part.
+            join = end
         if join is not None and false_target in self.tail_else_joins and not false_target < join <= end:
             raise self.fail(ins, "if body whose rest jumps over an else part past the enclosing block")
         if join is not None and false_target < join <= end:

@@ -740,6 +740,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             for stmt in self.run_range(x, only_tail[0], list(base)):
                 self.emit(stmt)
             self._mark_dead(x, only_tail[1])
+            way_on = self.range_falls_to.get(only_tail[0])
+            if way_on is not None and way_on > only_tail[1]:
+                # (that code's last statement goes on past it, to code only handlers reach
+                # too: so does this statement, past the range, as far as an enclosing if is
+                # concerned, whose else part then runs to the end of its range)
+                self.range_falls_to.setdefault(end, way_on)
+                self.tail_else_joins.add(end)
         if falls_out and t < x < end:
             # 3.12+: the code after the try is reached only from its handlers and was moved after
             # them. It is read here, then marked as read, so that no enclosing range that reaches
@@ -953,6 +960,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         first_protected = self._first_protected()
         if self._reached_from_handlers_past(x, end, first_protected):
             return None
+        if self._reached_from_earlier_handlers(x, t, first_protected):
+            return None
         context = self._chain_of(t, 0)[1:]
         exits_with = bool(context) and self._xt_state.kinds.get(context[0]) == "with" and self._exit_call_at(x)
         if exits_with:
@@ -997,6 +1006,19 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if closing.opname in TERMINAL and not exits_with:
             return last + 1, last + 1
         return None
+
+    def _reached_from_earlier_handlers(self, x: int, t: int, first_protected: Dict[int, int]) -> bool:
+        """Does the except clause of a statement that starts before the one with handler `t` go
+        to `x` too (`try: ... except E: pass else: <this statement>` then more, whose clause
+        goes on after the outer statement)? Then `x` is the code after that statement."""
+        own_start = first_protected.get(t)
+        sources = [src for src in self.jump_sources.get(x, ()) if src not in self._reach(t)]
+        if own_start is None or not sources:
+            return False
+        kinds = self._xt_state.kinds
+        return any(kinds.get(h) in CONSTRUCTS and h != t and first < own_start
+                   and any(src in self._reach(h) for src in sources)
+                   for h, first in first_protected.items())
 
     def _reached_from_handlers_past(self, x: int, end: int, first_protected: Dict[int, int]) -> bool:
         """Do the handlers of a statement between `end` and `x` jump to `x` too? Then `x` is the

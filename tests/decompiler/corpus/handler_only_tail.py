@@ -481,3 +481,32 @@ def for_if_else_after_try_that_breaks(values, known):
             p = None
         log.append(p)
     return log
+
+
+@cases(("a", True, {"a": "b", "b": 1}), ("a", True, {"a": "c"}), ("z", True, {}), ("a", False, {"a": "b"}))
+def try_else_if_returning_tries_then_code_after(key, look, table):
+    # hypothesis ConjectureRunner.cached_test_function: in a try's else part, an if whose body is
+    # tries that return (the rest, a second try, reached only from the first except clause) and
+    # whose else part returns. Both the second try's except clause and the outer except clause
+    # go on to the code after the outer try; it is not the rest of the if body (read so, the
+    # outer clause's way there, `except KeyError: pass`, ran off the end and returned None).
+    table = dict(table)
+    try:
+        found = table[key]
+    except KeyError:
+        pass
+    else:
+        if look:
+            try:
+                return "first", table[found]
+            except KeyError:
+                pass
+        else:
+            return None
+        try:
+            return "second", table[found * 2]
+        except (KeyError, TypeError):
+            pass
+    size = len(table)
+    table.clear()
+    return "end", size
