@@ -966,6 +966,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         closing = self.instrs[last]
         if closing.opname == "JUMP" and (closing.target == end or closing.target > last):
             return last, last + 1
+        loop = self.loops[-1] if self.loops else None
+        if closing.opname == "JUMP" and loop is not None and end == loop.body_end \
+                and closing.target in loop.continue_targets and not exits_with:
+            # (the rest of a loop body that the range ends: the loop's own jump back closes it,
+            # when the statement's normal way out is a `continue`, to the `while` line's NOP)
+            return last, last + 1
         if closing.opname in TERMINAL and not exits_with:
             return last + 1, last + 1
         return None
@@ -2199,6 +2205,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         past_break = self._break_after_exit_call(be, span_end, after)
         if past_break is not None:
             body.append(n.Break())
+        else:
+            past_continue = self._continue_after_exit_call(be, span_end, after)
+            if past_continue is not None:
+                body.append(n.Continue(required=True))
+                self.skip[past_continue - 1] = past_continue  # (its jump, read as that continue)
         self.emit(n.With(items, body, is_async))
         if past_break is not None:
             return past_break
@@ -2268,6 +2279,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if jump.opname != "JUMP" or jump.target is None \
                 or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
             return None
+        return k + 1
+
+    def _continue_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> Optional[int]:
+        """A `continue` that ends the with body: its way out runs the exit call, then jumps back
+        to the loop's head, while an exit that swallows the exception goes on to `after`, more of
+        the loop body (or the body's own jump back, which for a `while True:` goes past the NOP
+        of its line, where a `continue` goes: 3.10+). Read as a `continue` after the with, a
+        swallowed exception would skip that. Where the jump ends; None when the body's way out
+        goes on where the handler does."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or after is None:
+            return None
+        instrs = self.instrs
+        k = be
+        if k in self.skip and k < self.skip[k] < span_end:
+            k = self.skip[k]  # (this with's exit call; an enclosing with's comes next, if any)
+        if k == after or k >= len(instrs):
+            return None
+        jump = instrs[k]
+        if jump.opname != "JUMP" or jump.target not in loop.continue_targets or jump.target == after:
+            return None
+        if instrs[after].opname == "JUMP" and instrs[after].target_offset == jump.target_offset:
+            return None  # (the same jump back: the with ends the body)
         return k + 1
 
     def _exit_copy_of(self, be: int, after: int) -> int:

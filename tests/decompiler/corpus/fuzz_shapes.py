@@ -100,3 +100,114 @@ def for_with_break_in_if_then_break(n, swallow):
             break
     log.append("after")
     return log
+
+
+@cases((0, False), (2, False), (2, True), (5, True))
+def while_true_with_continuing(n, swallow):
+    # A `while True:` whose with body ends in `continue`: that jumps back to the loop line's
+    # NOP, while a swallowed exception reaches the body's end, whose jump goes past the NOP
+    # (3.12+: from the handler code at the end). One loop, not two nested ones.
+    log = []
+    i = 0
+    while True:
+        i += 1
+        if i > 3:
+            break
+        with _Scope(log, swallow):
+            log.append(i)
+            if i < n:
+                raise ValueError(i)
+            continue
+    log.append("after")
+    return log
+
+
+@cases((0, False), (2, True), (5, True))
+def while_true_nested_with_continuing(n, swallow):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        if i > 3:
+            break
+        with _Scope(log, False):
+            with _Scope(log, swallow):
+                if i < n:
+                    raise ValueError(i)
+                continue
+    log.append("after")
+    return log
+
+
+@cases((0, False), (2, True), (5, True))
+def while_true_with_continuing_then_more(n, swallow):
+    # (the swallowed exception goes on to more of the loop body)
+    log = []
+    i = 0
+    while True:
+        i += 1
+        if i > 3:
+            break
+        with _Scope(log, swallow):
+            log.append(i)
+            if i < n:
+                raise ValueError(i)
+            continue
+        log.append("more")
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,), (2,))
+def while_true_try_continuing_or_raising(n):
+    # The try body either continues or raises; only the except clause reaches the body's end.
+    log = []
+    i = 0
+    while True:
+        i += 1
+        if i > 2:
+            break
+        try:
+            if (n + i) % 3 == 0:
+                log.append(i)
+                continue
+            else:
+                raise ValueError(i)
+        except ValueError:
+            log.append("caught")
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,))
+def if_body_ending_in_while_true_else_return(n):
+    # The loop never falls out, so no jump over the else part follows it: its `break` goes
+    # past the else part, to the code after the if statement (3.12+ lay it that way).
+    log = []
+    if n > 1:
+        i = 0
+        while True:
+            i += 1
+            if i > 3:
+                break
+            log.append(i)
+    else:
+        return "else"
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (5,))
+def if_body_ending_in_while_true_then_elif(n):
+    log = []
+    if n > 3:
+        i = 0
+        while True:
+            i += 1
+            if i > 2:
+                break
+            log.append(i)
+    elif n > 1:
+        log.append("elif")
+    log.append("after")
+    return log
