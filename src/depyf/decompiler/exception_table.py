@@ -2176,6 +2176,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
         self._register_exit_calls(start, is_async, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
+        protected_end = be
         be = self._with_const_return(be, t, after)
         be = self._past_handler_way_on(start, be, t, warm)
         self.for_targets.append(None)
@@ -2202,10 +2203,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             items.extend(body[0].items)
             body = body[0].body
         self.stack = base
-        past_break = self._break_after_exit_call(be, span_end, after)
+        # (not after a `return <constant>` that ends the body, read into it)
+        past_break = self._break_after_exit_call(be, span_end, after) if be == protected_end else None
         if past_break is not None:
             body.append(n.Break())
-        else:
+        elif be == protected_end and self._break_into_exit_after_exit_call(be, span_end, after):
+            body.append(n.Break())
+        elif be == protected_end:
             past_continue = self._continue_after_exit_call(be, span_end, after)
             if past_continue is not None:
                 body.append(n.Continue(required=True))
@@ -2226,6 +2230,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             for stmt in self.run_range(after, only_tail[0], list(base)):
                 self.emit(stmt)
             self._mark_dead(after, only_tail[1])
+        if be != protected_end and self.loops and self.loops[-1].iterator is not None:
+            # The body ends in a `return <constant>` read into it (a for loop's iterator popped
+            # first): what follows is no way out of it (the for loop's exit, say).
+            if after is not None and be >= self.end:
+                self.with_ways_on[self.end] = after
+            return max(be, i + 1)
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
@@ -2280,6 +2290,19 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
             return None
         return k + 1
+
+    def _break_into_exit_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> bool:
+        """A `break` that ends the with body of a `while` loop whose exit comes right after the
+        exit call (its jump dropped), while an exit that swallows the exception goes on to more
+        of the loop body, laid elsewhere (3.12+: after the handler code, with the loop's test).
+        Read as the with's end, falling into the exit, the `break` would be lost."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or after is None or loop.iterator is not None or not loop.is_while:
+            return False
+        k = be
+        if k in self.skip and k < self.skip[k] < span_end:
+            k = self.skip[k]  # (this with's exit call)
+        return k != after and k == loop.exit and after not in loop.continue_targets and after > k
 
     def _continue_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> Optional[int]:
         """A `continue` that ends the with body: its way out runs the exit call, then jumps back
@@ -2387,6 +2410,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             passed.add(k)
         if k == be and not exit_call:  # (with `exit_call`, `be` follows the not yet skipped exit call)
             return be
+        pops = 0
+        iterators = sum(1 for loop in self.loops if loop.iterator is not None)
+        while pops < iterators and k + pops < len(instrs) and instrs[k + pops].opname == "POP_TOP":
+            pops += 1  # (a `return` from inside for loops pops their iterators after the exit call)
+        if pops and self.jump_sources.get(k):
+            return be
+        k += pops
         if k + 1 >= len(instrs) or instrs[k].opname != "LOAD_CONST" \
                 or instrs[k + 1].opname != "RETURN_VALUE" or after in passed or self.jump_sources.get(k):
             return be

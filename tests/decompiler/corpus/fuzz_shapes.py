@@ -211,3 +211,33 @@ def if_body_ending_in_while_true_then_elif(n):
         log.append("elif")
     log.append("after")
     return log
+
+
+@cases((0,), (1,))
+def for_with_returning_constant(n):
+    # `return <constant>` ends the with body: after the exit call the iterator is popped, then
+    # the constant returned. Not the code after the with (which a swallowed exception reaches).
+    log = []
+    for i in range(2):
+        with _Scope(log, n == 1):
+            log.append(i)
+            if i < n:
+                raise ValueError(i)
+            return "done"
+        log.append("more")
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,))
+def for_nested_with_returning_constant(n):
+    log = []
+    for i in range(2):
+        with _Scope(log, False):
+            with _Scope(log, n == 1):
+                if i < n:
+                    raise ValueError(i)
+                return "done"
+        log.append("more")
+    log.append("after")
+    return log
