@@ -1064,6 +1064,14 @@ class ControlRules:
             orelse = self.run_range(false_target, join, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return join
+        if join is not None and false_target < end < join:
+            # ... past the range's end too (the normal exit of an enclosing with, laid after the
+            # handler code, that only that clause reaches): the body's way on skips the rest of
+            # the range, which is the else part (`if c: try: raise ... except E: ...` then
+            # `elif d: raise ...`, ending the with body).
+            orelse = self.run_range(false_target, end, list(self.stack))
+            self.emit(n.If(cond, body, orelse))
+            return end
         if false_target in self.breaks_to_next_iteration and loop is not None and false_target < end:
             # The body's last statement is a loop whose `break` goes on to the enclosing loop's
             # next iteration, not to the false target: the rest up to there is the else part.

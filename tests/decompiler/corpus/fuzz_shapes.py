@@ -241,3 +241,24 @@ def for_nested_with_returning_constant(n):
         log.append("more")
     log.append("after")
     return log
+
+
+@cases((0, 0), (0, 2), (0, 3), (2, 0))
+def with_if_try_raising_else_arms_leave(n, k):
+    # The if body's try never falls out (its body raises): only the except clause goes on, to
+    # the with's normal exit, which 3.12+ lay after the handler code. The elif arms, which
+    # all leave, are the else part (read after the if, the clause would run into them).
+    log = []
+    with _Scope(log, False):
+        if n > 1:
+            try:
+                raise ValueError(4)
+            except ValueError:
+                log.append(5)
+        elif k == 2:
+            raise KeyError(11)
+        elif k == 3:
+            return 12
+        else:
+            raise KeyError(13)
+    return log
