@@ -233,8 +233,10 @@ class ControlRules:
             j = back[h]
             for h0 in list(merged):
                 j0 = merged[h0]
-                if h0 < h <= j0 < j and not (h in self.handler_closed and self.version.handler_code_at_end):
-                    merged[h0] = j
+                closed = h in self.handler_closed and self.version.handler_code_at_end
+                if h0 < h <= j0 < j and not (closed and not self._continue_nop_of(h0, h)):
+                    if not closed:  # (a handler's jump back, at the end, does not end the body)
+                        merged[h0] = j
                     extra_headers.setdefault(h0, set()).add(h)
                     break
             else:
@@ -283,6 +285,16 @@ class ControlRules:
         self.chain_jumps: FrozenSet[int] = frozenset()  # the conditional jumps of the chain being built
         self.no_copied_exits = False  # (patterns: reading a guard, whose tests never leave by copies)
         self.copied_fall_outs: Set[int] = set()  # exception_table: handler exits that are copies of the way out
+
+    def _continue_nop_of(self, h0: int, h: int) -> bool:
+        """Is the loop head `h0`, a kept NOP right before `h`, the `continue` target of the loop
+        at `h`, which only a handler closes (3.12+)? A `while True:` is its line's NOP at the top
+        (where a `continue` goes) and a jump back to the instruction after it at the bottom. If
+        the body's end is reached only from a handler (a with that swallows the exception, a try
+        whose body always `continue`s), the normal jumps back all go to the NOP. An enclosing
+        loop whose body began with this loop would jump back to this loop's own NOP (its body's
+        start) after it, which then closes this loop by a normal jump too."""
+        return h0 + 1 == h and self.instrs[h0].opname == "NOP" and self.instrs[h].opname != "NOP"
 
     def _returning_tail_end(self, h: int, j: int, handler_code: Set[int]) -> int:
         """Where the loop [h, j] really ends when its last jump back `j` is a `continue` inside
@@ -1062,6 +1074,14 @@ class ControlRules:
             orelse = self.run_range(false_target, join, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return join
+        if join is not None and false_target < end < join:
+            # ... past the range's end too (the normal exit of an enclosing with, laid after the
+            # handler code, that only that clause reaches): the body's way on skips the rest of
+            # the range, which is the else part (`if c: try: raise ... except E: ...` then
+            # `elif d: raise ...`, ending the with body).
+            orelse = self.run_range(false_target, end, list(self.stack))
+            self.emit(n.If(cond, body, orelse))
+            return end
         if false_target in self.breaks_to_next_iteration and loop is not None and false_target < end:
             # The body's last statement is a loop whose `break` goes on to the enclosing loop's
             # next iteration, not to the false target: the rest up to there is the else part.
@@ -2147,6 +2167,11 @@ class ControlRules:
             # `if c: while True: ... break` then `else: ...` as the enclosing loop's last
             # statement: the breaks go on to its next iteration, never to this range's end.
             self.breaks_to_next_iteration.add(self.end)
+        if cond is None and break_target is not None and break_target > self.end == real_exit:
+            # A `while True:` that ends an if body is left only by its `break`s, which go
+            # on where the if statement does, past its else part (laid at the false target with
+            # no jump over it, as the loop never falls out): that is the else part's end.
+            self.range_falls_to.setdefault(self.end, break_target)  # (see `if_statement`)
         if else_break:
             orelse = [n.Break()]
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))

@@ -1618,6 +1618,16 @@ class BlockExceptionRules:
                 tail = block.info["pending"]
         finally:
             self.for_targets.pop()
+        if tail is not None and tail[0] + 1 == tail[1] and instrs[tail[0]].opname == "JUMP" and self.loops \
+                and instrs[tail[0]].target in self.loops[-1].continue_targets and instrs[tail[0]].target < i \
+                and not self._same_code(tail, (end, end + 1)):
+            # The body's way out, after the exit call, is a jump back to the loop's head that the
+            # handler's way on (having swallowed the exception) is not: a `continue` that ends
+            # the body (to a `while True:` line's NOP, the body's end going past it; or with more
+            # of the loop body after the with). Read after the with, a swallowed exception would
+            # go back to the head too.
+            body.append(n.Continue(required=True))
+            tail = None
         items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(manager, target)]
         if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:
             items += body[0].items

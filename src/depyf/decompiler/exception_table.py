@@ -1003,6 +1003,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # (the stretch's own code ends in that jump back to the range's end; the handler code
             # of a try in it follows)
             return normal_last, last + 1
+        loop = self.loops[-1] if self.loops else None
+        if closing.opname == "JUMP" and loop is not None and end == loop.body_end \
+                and closing.target in loop.continue_targets and not exits_with:
+            # (the rest of a loop body that the range ends: the loop's own jump back closes it,
+            # when the statement's normal way out is a `continue`, to the `while` line's NOP)
+            return last, last + 1
         if closing.opname in TERMINAL and not exits_with:
             return last + 1, last + 1
         return None
@@ -2225,6 +2231,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
         self._register_exit_calls(start, is_async, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
+        protected_end = be
         be = self._with_const_return(be, t, after)
         be = self._past_handler_way_on(start, be, t, warm)
         self.for_targets.append(None)
@@ -2251,10 +2258,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             items.extend(body[0].items)
             body = body[0].body
         self.stack = base
-        past_break = self._break_after_exit_call(be, span_end, after)
+        # (not after a `return <constant>` that ends the body, read into it)
+        past_break = self._break_after_exit_call(be, span_end, after) if be == protected_end else None
         if past_break is not None:
             body.append(n.Break())
             self.with_break_jumps.add(past_break - 1)
+        elif be == protected_end and self._break_into_exit_after_exit_call(be, span_end, after):
+            body.append(n.Break())
+        elif be == protected_end:
+            past_continue = self._continue_after_exit_call(be, span_end, after)
+            if past_continue is not None:
+                body.append(n.Continue(required=True))
+                self.skip[past_continue - 1] = past_continue  # (its jump, read as that continue)
         self.emit(n.With(items, body, is_async))
         if past_break is not None:
             return past_break
@@ -2271,6 +2286,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             for stmt in self.run_range(after, only_tail[0], list(base)):
                 self.emit(stmt)
             self._mark_dead(after, only_tail[1])
+        if be != protected_end and self.loops and self.loops[-1].iterator is not None:
+            # The body ends in a `return <constant>` read into it (a for loop's iterator popped
+            # first): what follows is no way out of it (the for loop's exit, say).
+            if after is not None and be >= self.end:
+                self.with_ways_on[self.end] = after
+            return max(be, i + 1)
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
@@ -2324,6 +2345,42 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if jump.opname != "JUMP" or jump.target is None \
                 or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
             return None
+        return k + 1
+
+    def _break_into_exit_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> bool:
+        """A `break` that ends the with body of a `while` loop whose exit comes right after the
+        exit call (its jump dropped), while an exit that swallows the exception goes on to more
+        of the loop body, laid elsewhere (3.12+: after the handler code, with the loop's test).
+        Read as the with's end, falling into the exit, the `break` would be lost."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or after is None or loop.iterator is not None or not loop.is_while:
+            return False
+        k = be
+        if k in self.skip and k < self.skip[k] < span_end:
+            k = self.skip[k]  # (this with's exit call)
+        return k != after and k == loop.exit and after not in loop.continue_targets and after > k
+
+    def _continue_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> Optional[int]:
+        """A `continue` that ends the with body: its way out runs the exit call, then jumps back
+        to the loop's head, while an exit that swallows the exception goes on to `after`, more of
+        the loop body (or the body's own jump back, which for a `while True:` goes past the NOP
+        of its line, where a `continue` goes: 3.10+). Read as a `continue` after the with, a
+        swallowed exception would skip that. Where the jump ends; None when the body's way out
+        goes on where the handler does."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or after is None:
+            return None
+        instrs = self.instrs
+        k = be
+        if k in self.skip and k < self.skip[k] < span_end:
+            k = self.skip[k]  # (this with's exit call; an enclosing with's comes next, if any)
+        if k == after or k >= len(instrs):
+            return None
+        jump = instrs[k]
+        if jump.opname != "JUMP" or jump.target not in loop.continue_targets or jump.target == after:
+            return None
+        if instrs[after].opname == "JUMP" and instrs[after].target_offset == jump.target_offset:
+            return None  # (the same jump back: the with ends the body)
         return k + 1
 
     def _exit_copy_of(self, be: int, after: int) -> int:
@@ -2409,6 +2466,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             passed.add(k)
         if k == be and not exit_call:  # (with `exit_call`, `be` follows the not yet skipped exit call)
             return be
+        pops = 0
+        iterators = sum(1 for loop in self.loops if loop.iterator is not None)
+        while pops < iterators and k + pops < len(instrs) and instrs[k + pops].opname == "POP_TOP":
+            pops += 1  # (a `return` from inside for loops pops their iterators after the exit call)
+        if pops and self.jump_sources.get(k):
+            return be
+        k += pops
         if k + 1 >= len(instrs) or instrs[k].opname != "LOAD_CONST" \
                 or instrs[k + 1].opname != "RETURN_VALUE" or after in passed or self.jump_sources.get(k):
             return be

@@ -123,4 +123,165 @@ def while_try_with_breaking_finally(n, swallow):
     for j in range(2):
         log.append(j)
         return log
+
+
+@cases((0, False), (2, False), (2, True), (5, True))
+def while_true_with_continuing(n, swallow):
+    # A `while True:` whose with body ends in `continue`: that jumps back to the loop line's
+    # NOP, while a swallowed exception reaches the body's end, whose jump goes past the NOP
+    # (3.12+: from the handler code at the end). One loop, not two nested ones.
+    log = []
+    i = 0
+    while True:
+        i += 1
+        if i > 3:
+            break
+        with _Scope(log, swallow):
+            log.append(i)
+            if i < n:
+                raise ValueError(i)
+            continue
+    log.append("after")
+    return log
+
+
+@cases((0, False), (2, True), (5, True))
+def while_true_nested_with_continuing(n, swallow):
+    log = []
+    i = 0
+    while True:
+        i += 1
+        if i > 3:
+            break
+        with _Scope(log, False):
+            with _Scope(log, swallow):
+                if i < n:
+                    raise ValueError(i)
+                continue
+    log.append("after")
+    return log
+
+
+@cases((0, False), (2, True), (5, True))
+def while_true_with_continuing_then_more(n, swallow):
+    # (the swallowed exception goes on to more of the loop body)
+    log = []
+    i = 0
+    while True:
+        i += 1
+        if i > 3:
+            break
+        with _Scope(log, swallow):
+            log.append(i)
+            if i < n:
+                raise ValueError(i)
+            continue
+        log.append("more")
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,), (2,))
+def while_true_try_continuing_or_raising(n):
+    # The try body either continues or raises; only the except clause reaches the body's end.
+    log = []
+    i = 0
+    while True:
+        i += 1
+        if i > 2:
+            break
+        try:
+            if (n + i) % 3 == 0:
+                log.append(i)
+                continue
+            else:
+                raise ValueError(i)
+        except ValueError:
+            log.append("caught")
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,))
+def if_body_ending_in_while_true_else_return(n):
+    # The loop never falls out, so no jump over the else part follows it: its `break` goes
+    # past the else part, to the code after the if statement (3.12+ lay it that way).
+    log = []
+    if n > 1:
+        i = 0
+        while True:
+            i += 1
+            if i > 3:
+                break
+            log.append(i)
+    else:
+        return "else"
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (5,))
+def if_body_ending_in_while_true_then_elif(n):
+    log = []
+    if n > 3:
+        i = 0
+        while True:
+            i += 1
+            if i > 2:
+                break
+            log.append(i)
+    elif n > 1:
+        log.append("elif")
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,))
+def for_with_returning_constant(n):
+    # `return <constant>` ends the with body: after the exit call the iterator is popped, then
+    # the constant returned. Not the code after the with (which a swallowed exception reaches).
+    log = []
+    for i in range(2):
+        with _Scope(log, n == 1):
+            log.append(i)
+            if i < n:
+                raise ValueError(i)
+            return "done"
+        log.append("more")
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,))
+def for_nested_with_returning_constant(n):
+    log = []
+    for i in range(2):
+        with _Scope(log, False):
+            with _Scope(log, n == 1):
+                if i < n:
+                    raise ValueError(i)
+                return "done"
+        log.append("more")
+    log.append("after")
+    return log
+
+
+@cases((0, 0), (0, 2), (0, 3), (2, 0))
+def with_if_try_raising_else_arms_leave(n, k):
+    # The if body's try never falls out (its body raises): only the except clause goes on, to
+    # the with's normal exit, which 3.12+ lay after the handler code. The elif arms, which
+    # all leave, are the else part (read after the if, the clause would run into them).
+    log = []
+    with _Scope(log, False):
+        if n > 1:
+            try:
+                raise ValueError(4)
+            except ValueError:
+                log.append(5)
+        elif k == 2:
+            raise KeyError(11)
+        elif k == 3:
+            return 12
+        else:
+            raise KeyError(13)
     return log
