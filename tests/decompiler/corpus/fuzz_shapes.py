@@ -100,3 +100,78 @@ def for_with_break_in_if_then_break(n, swallow):
             break
     log.append("after")
     return log
+
+
+@cases((0,), (2,), (5,))
+def while_test_continue_then_return(n):
+    # The loop's body ends in a return, past its only jump back (the `continue`).
+    i = 0
+    while i < 4:
+        i += 1
+        if i < n:
+            continue
+        return i
+    return None
+
+
+@cases((0, 0), (3, 0), (0, 9), (3, 9))
+def while_test_continue_then_return_in_try(n, limit):
+    log = []
+    try:
+        i = 0
+        while i < 3:
+            i += 1
+            if i <= n:
+                continue
+            return i
+        raise ValueError(limit)
+    except ValueError:
+        log.append("caught")
+        return log
+
+
+@cases(([],), ([1],), ([1, 2, 3, 4, 5, 6, 7],), ([9, 9, 9, 9, 9, 9, 9, 9],))
+def while_continue_elif_break_then_return(items):
+    # An elif chain: `continue`, `raise`, `break`, then the rest of the body returns; the
+    # `break` jumps to the loop's exit from past the last jump back.
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        if len(items) > 7:
+            continue
+        elif len(items) == 7:
+            raise ValueError(i)
+        elif not items:
+            break
+        log.append(i)
+        return log
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,), (2,), (5,))
+def while_returning_tail_with_breaks(n):
+    # Past the last jump back: a try whose body breaks, a loop then a `break`, a return.
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        if n > 3:
+            if len(log) > 4:
+                continue
+            try:
+                log.append(n)
+                break
+            except ValueError:
+                return log
+        elif n > 0:
+            j = 0
+            while j < n:
+                j += 1
+            log.append(j)
+            break
+        log.append("end")
+        return log
+    log.append("after")
+    return log
