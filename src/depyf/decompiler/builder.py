@@ -30,6 +30,13 @@ class _StackUnderflow(Exception):
     pass
 
 
+# What the compiler lays after the last statement of a block: unwinding a try body, an except
+# clause, a finally body or a with statement.
+_COMPILER_AFTER_BLOCK = frozenset({"POP_BLOCK", "POP_EXCEPT", "BEGIN_FINALLY", "CALL_FINALLY", "POP_FINALLY",
+                                   "END_FINALLY", "RERAISE", "WITH_CLEANUP_START", "ROT_TWO", "ROT_THREE",
+                                   "ROT_FOUR", "POP_TOP", "DUP_TOP"})
+
+
 class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, GenericRules, StatementRules,
                   ExpressionRules):
     """Decompiles the body of one code object into a list of statements."""
@@ -94,7 +101,7 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
                 if nxt <= i:
                     raise self.fail(instrs[i], "no progress")
                 if nxt == i + 1 and nxt < end and instrs[i].opname in TERMINAL \
-                        and not self.jump_sources.get(nxt):
+                        and not self.jump_sources.get(nxt) and not self._statements_after_raise(i, nxt):
                     nxt = self._next_reachable(nxt, end)
                 i = nxt
             return self.out
@@ -121,6 +128,22 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         except (AssertionError, AttributeError, TypeError, KeyError):
             raise self.fail(ins, "unexpected operands") from None
         return i + 1 if nxt is None else nxt
+
+    def _statements_after_raise(self, i: int, k: int) -> bool:
+        """3.8/3.9: do statements of the source follow the `raise` at `i`, at `k`? Such dead code
+        is kept as compiled, so it reads as it was written; what the compiler itself puts after
+        the last statement of a block (the unwinding of a try, handler or with, the jump over an
+        else part or back to a loop's head, the implicit `return None`) is no statement."""
+        instrs = self.instrs
+        if not self.version.keeps_code_after_raise or instrs[i].opname != "RAISE_VARARGS":
+            return False
+        ins = instrs[k]
+        if ins.is_jump or ins.opname in _COMPILER_AFTER_BLOCK:
+            return False
+        if ins.opname == "LOAD_CONST" and ins.argval is None and k + 2 == len(instrs) \
+                and instrs[k + 1].opname == "RETURN_VALUE":
+            return False  # (the function's implicit `return None`)
+        return True
 
     def _next_reachable(self, i: int, end: int) -> int:
         """Skip code after a return/raise that no jump reaches (handler code, dead code)."""

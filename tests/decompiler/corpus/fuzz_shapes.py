@@ -175,3 +175,39 @@ def while_returning_tail_with_breaks(n):
         return log
     log.append("after")
     return log
+
+
+@cases((0,), (1,))
+def statements_after_raise_in_if(n):
+    # 3.8/3.9 keep the code after a raise: it reads as written.
+    log = [n]
+    if n:
+        raise ValueError(n)
+        log.append("never")
+    for i in range(2):
+        log.append(i)
+    return log
+
+
+@cases((0,), (3,))
+def old_code_after_raise(n):
+    raise NotImplementedError(n)
+    total = 0
+    for i in range(n):
+        if i % 2:
+            continue
+        total += i
+    return total
+
+
+@cases((0,), (3,))
+def raise_in_try_then_dead_loop(n):
+    log = []
+    try:
+        raise KeyError(n)
+        while n > 0:
+            n -= 1
+            log.append(n)
+    except KeyError:
+        log.append("caught")
+    return log
