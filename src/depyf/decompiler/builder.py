@@ -5,7 +5,8 @@ handled by the rule mixins (`expressions`, `statements`, `definitions`); control
 `exceptions`) recognises a construct at its first instruction, builds its parts by recursively
 running sub-ranges, and continues after it.
 """
-from typing import Callable, Dict, List, Optional, Set
+from functools import cached_property
+from typing import Callable, Dict, FrozenSet, List, Optional, Set
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -15,7 +16,7 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.exceptions import ExceptionRules
 from depyf.decompiler.expressions import ExpressionRules
 from depyf.decompiler.generics import GenericRules
-from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Bytecode, Instr
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.statements import StatementRules
@@ -101,7 +102,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
                 if nxt <= i:
                     raise self.fail(instrs[i], "no progress")
                 if nxt == i + 1 and nxt < end and instrs[i].opname in TERMINAL \
-                        and not self.jump_sources.get(nxt) and not self._statements_after_raise(i, nxt):
+                        and (not self.jump_sources.get(nxt) or nxt in self.dead_code) \
+                        and not self._statements_after_raise(i, nxt):
                     nxt = self._next_reachable(nxt, end)
                 i = nxt
             return self.out
@@ -147,9 +149,33 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
 
     def _next_reachable(self, i: int, end: int) -> int:
         """Skip code after a return/raise that no jump reaches (handler code, dead code)."""
-        while i < end and not self.jump_sources.get(i):
+        dead = self.dead_code
+        while i < end and (not self.jump_sources.get(i) or i in dead):
             i += 1
         return i
+
+    @cached_property
+    def dead_code(self) -> FrozenSet[int]:
+        """3.8/3.9: the instructions that no path from the code's start reaches (falling
+        through, jumping, entering a handler). The peephole pass drops the code after a return
+        only up to the next jump target, so what is left of the statements written after it
+        (a loop's head, an except clause) is reached only from itself: no statement to read."""
+        if not self.version.removes_dead_code_to_label_only:
+            return frozenset()
+        instrs = self.instrs
+        seen: Set[int] = set()
+        todo = [0]
+        while todo:
+            k = todo.pop()
+            if k in seen or k >= len(instrs):
+                continue
+            seen.add(k)
+            ins = instrs[k]
+            if ins.target is not None:
+                todo.append(ins.target)
+            if ins.opname not in ENDS_FLOW:
+                todo.append(k + 1)
+        return frozenset(k for k in range(len(instrs)) if k not in seen)
 
     # --- helpers shared by the rules ----------------------------------------------------------
 

@@ -211,3 +211,17 @@ def raise_in_try_then_dead_loop(n):
     except KeyError:
         log.append("caught")
     return log
+
+
+@cases((0,), (2,))
+def dead_loop_after_return(n):
+    # 3.8/3.9 keep the part of the code after a return that follows the next jump target: a
+    # loop's head and its body, reached only from itself. Nothing runs it.
+    log = [n]
+    return log
+    for i in range(3):
+        try:
+            continue
+        except ValueError:
+            log.append(i)
+    return log
