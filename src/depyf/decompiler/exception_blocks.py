@@ -50,6 +50,12 @@ def _never_falls_through(stmts: List[n.Stmt]) -> bool:
     return bool(stmts) and isinstance(stmts[-1], (n.Return, n.Raise))
 
 
+# What ends no statement when it comes right before a re-raise: a copy after an unwinding (3.10),
+# a jump or a test, a return or raise.
+_NOT_A_STATEMENT_END = frozenset({"POP_BLOCK", "POP_EXCEPT", "JUMP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE",
+                                  "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "JUMP_IF_NOT_EXC_MATCH"})
+
+
 class _Block:
     """One open block while its part is decompiled.
 
@@ -1284,7 +1290,29 @@ class BlockExceptionRules:
             # 3.10: a `with` ends the finally body; the way on after its handler swallowed the
             # exception is the closing RERAISE, copied there.
             return furthest, True
+        if self._op(furthest) == "RERAISE" and self._op(furthest - 1) not in _NOT_A_STATEMENT_END \
+                and not any(s < furthest < t for s, t in zip(nested_setups, nested_handlers)) \
+                and not any(self._runs_straight_into(t, furthest) for t in nested_handlers) \
+                and any(self._ops_at(k - 1, ("POP_EXCEPT", "JUMP")) and instrs[k].target is not None
+                        and self._runs_straight_into(instrs[k].target, furthest) for k in seen):
+            # A try in the finally body whose body never falls out (it raises or returns): the
+            # rest of the finally body is reached only through that try's except clauses (their
+            # jump on, after POP_EXCEPT), and ends in the closing re-raise, which it falls into.
+            # (Not the re-raise of a nested finally or with handler: one that handler runs
+            # straight into.)
+            return furthest, True
         return furthest + 1, False
+
+    def _runs_straight_into(self, start: int, k: int) -> bool:
+        """Does the code from `start` reach `k` without an unconditional jump or a return/raise
+        (conditional jumps may be taken or not)?"""
+        instrs = self.instrs
+        q = start
+        while q < k:
+            if instrs[q].opname in ENDS_FLOW:
+                return False
+            q += 1
+        return q == k
 
     def _loop_closes_finally(self, h: int, last: int, seen: Set[int]) -> bool:
         """Does the finally body's exceptional copy at `h` go on past its last re-raise `last` only
