@@ -1651,12 +1651,29 @@ class ControlRules:
                 return self.end if self._dead_until_end(i) else i + 1
             break
         if target > i and target >= self.end:
+            if self._stray_break(i, target):
+                raise self.fail(ins, "break or continue of a loop that never jumps back")
             return self.end
         if target > i and not any(src != i for t in range(i + 1, target) for src in self.jump_sources.get(t, ())):
             return target  # unreachable code the compiler left behind
         if target > i and self._read_until(i + 1, target):
             return target
         raise self.fail(ins, "jump that does not belong to any construct")
+
+    def _stray_break(self, i: int, target: int) -> bool:
+        """Is the jump at `i` past the range being read, which no loop claimed, sure to be a
+        `break` or `continue` (of a loop that never jumps back, `while test: ... break`, read
+        as an if)? So when it follows a finally call (3.8: only those leave a try body through
+        its finally block by a jump), or when the jump after it, the end of the range, is one
+        that nothing reaches to elsewhere (3.8/3.9 keep an if body's jump over its else part
+        after a statement that jumps). Taken as the range's way out, the code it skips would
+        run: fail instead."""
+        instrs = self.instrs
+        if i > 0 and instrs[i - 1].opname == "CALL_FINALLY":
+            return True
+        nxt = instrs[i + 1] if i + 1 < len(instrs) else None
+        return i + 1 == self.end and nxt is not None and nxt.opname == "JUMP" and nxt.target != target \
+            and not self.jump_sources.get(i + 1)
 
     def _read_until(self, k: int, target: int) -> bool:
         """Is everything from `k` up to `target` code already read or stepped over (`skip`)?

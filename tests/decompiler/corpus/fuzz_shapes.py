@@ -225,3 +225,36 @@ def dead_loop_after_return(n):
         except ValueError:
             log.append(i)
     return log
+
+
+@cases((0,), (3,), (5,))
+def while_never_jumping_back_break_in_elif(n):
+    # No jump back (the body always leaves): 3.8/3.9 read the loop as an if; its `break`
+    # jumps where the if ends, from the middle of its body (a known gap: it fails loudly).
+    log = []
+    i = 0
+    while i < 1:
+        i += 1
+        if n > 4:
+            break
+        elif n > 2 and len(log) < 4:
+            break
+        return log
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,))
+def while_never_jumping_back_break_in_finally_try(n):
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        if n != 1:
+            try:
+                break
+            finally:
+                log.append("finally")
+        return log
+    log.append("after")
+    return log
