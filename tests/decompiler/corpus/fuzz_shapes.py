@@ -258,3 +258,41 @@ def while_never_jumping_back_break_in_finally_try(n):
         return log
     log.append("after")
     return log
+
+
+@cases((0,), (1,))
+def finally_try_except_with_loop_then_end(n):
+    # The finally body's try never falls out; its except clause runs a loop and ends the body.
+    log = []
+    try:
+        log.append(n)
+    finally:
+        try:
+            raise ValueError(n)
+        except ValueError:
+            i = 0
+            while i < 2:
+                i += 1
+                log.append(i)
+    return log
+
+
+@cases((0,), (2,))
+def try_break_in_while_in_try(n):
+    # 3.10 copies the code after the loop (the outer try's unwinding and the return) into the
+    # `break`, right after the inner try's own unwinding.
+    log = []
+    try:
+        i = 0
+        while i < 3:
+            i += 1
+            try:
+                log.append(i)
+                if i > n:
+                    raise ValueError(i)
+                break
+            except ValueError:
+                continue
+    except KeyError:
+        return None
+    return log
