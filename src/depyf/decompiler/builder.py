@@ -5,7 +5,8 @@ handled by the rule mixins (`expressions`, `statements`, `definitions`); control
 `exceptions`) recognises a construct at its first instruction, builds its parts by recursively
 running sub-ranges, and continues after it.
 """
-from typing import Callable, Dict, List, Optional, Set
+from functools import cached_property
+from typing import Callable, Dict, FrozenSet, List, Optional, Set
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -15,7 +16,7 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.exceptions import ExceptionRules
 from depyf.decompiler.expressions import ExpressionRules
 from depyf.decompiler.generics import GenericRules
-from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Bytecode, Instr
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.statements import StatementRules
@@ -28,6 +29,13 @@ Handler = Callable[["CodeBuilder", Instr, int], Optional[int]]
 
 class _StackUnderflow(Exception):
     pass
+
+
+# What the compiler lays after the last statement of a block: unwinding a try body, an except
+# clause, a finally body or a with statement.
+_COMPILER_AFTER_BLOCK = frozenset({"POP_BLOCK", "POP_EXCEPT", "BEGIN_FINALLY", "CALL_FINALLY", "POP_FINALLY",
+                                   "END_FINALLY", "RERAISE", "WITH_CLEANUP_START", "ROT_TWO", "ROT_THREE",
+                                   "ROT_FOUR", "POP_TOP", "DUP_TOP"})
 
 
 class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, GenericRules, StatementRules,
@@ -97,7 +105,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
                 if nxt <= i:
                     raise self.fail(instrs[i], "no progress")
                 if nxt == i + 1 and nxt < end and instrs[i].opname in TERMINAL \
-                        and not self.jump_sources.get(nxt):
+                        and (not self.jump_sources.get(nxt) or nxt in self.dead_code) \
+                        and not self._statements_after_raise(i, nxt):
                     nxt = self._next_reachable(nxt, end)
                 i = nxt
             return self.out
@@ -125,11 +134,51 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             raise self.fail(ins, "unexpected operands") from None
         return i + 1 if nxt is None else nxt
 
+    def _statements_after_raise(self, i: int, k: int) -> bool:
+        """3.8/3.9: do statements of the source follow the `raise` at `i`, at `k`? Such dead code
+        is kept as compiled, so it reads as it was written; what the compiler itself puts after
+        the last statement of a block (the unwinding of a try, handler or with, the jump over an
+        else part or back to a loop's head, the implicit `return None`) is no statement."""
+        instrs = self.instrs
+        if not self.version.keeps_code_after_raise or instrs[i].opname != "RAISE_VARARGS":
+            return False
+        ins = instrs[k]
+        if ins.is_jump or ins.opname in _COMPILER_AFTER_BLOCK:
+            return False
+        if ins.opname == "LOAD_CONST" and ins.argval is None and k + 2 == len(instrs) \
+                and instrs[k + 1].opname == "RETURN_VALUE":
+            return False  # (the function's implicit `return None`)
+        return True
+
     def _next_reachable(self, i: int, end: int) -> int:
         """Skip code after a return/raise that no jump reaches (handler code, dead code)."""
-        while i < end and not self.jump_sources.get(i):
+        dead = self.dead_code
+        while i < end and (not self.jump_sources.get(i) or i in dead):
             i += 1
         return i
+
+    @cached_property
+    def dead_code(self) -> FrozenSet[int]:
+        """3.8/3.9: the instructions that no path from the code's start reaches (falling
+        through, jumping, entering a handler). The peephole pass drops the code after a return
+        only up to the next jump target, so what is left of the statements written after it
+        (a loop's head, an except clause) is reached only from itself: no statement to read."""
+        if not self.version.removes_dead_code_to_label_only:
+            return frozenset()
+        instrs = self.instrs
+        seen: Set[int] = set()
+        todo = [0]
+        while todo:
+            k = todo.pop()
+            if k in seen or k >= len(instrs):
+                continue
+            seen.add(k)
+            ins = instrs[k]
+            if ins.target is not None:
+                todo.append(ins.target)
+            if ins.opname not in ENDS_FLOW:
+                todo.append(k + 1)
+        return frozenset(k for k in range(len(instrs)) if k not in seen)
 
     # --- helpers shared by the rules ----------------------------------------------------------
 

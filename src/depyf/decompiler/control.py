@@ -318,9 +318,26 @@ class ControlRules:
         for k in range(j + 1, last):
             ins = instrs[k]
             if k in handler_code or not all(h <= src < last for src in self.jump_sources.get(k, ())) \
-                    or (ins.target is not None and not h <= ins.target < last):
+                    or (ins.target is not None and not h <= ins.target < last
+                        and not (ins.target == last and self._tail_break(k, last))):
                 return j
         return last - 1
+
+    def _tail_break(self, k: int, last: int) -> bool:
+        """Is the jump at `k`, in the blocks past a loop's last jump back, to `last` (the loop's
+        exit) a `break`? So when it is the `break` of an `if test: break` (the test jumps over
+        it). So too for any jump there when the code before `last` is a plain return or raise
+        statement on 3.8/3.9: their compound statements never end in one (a try ends in the
+        re-raise of its handlers, a with in its cleanup), so no statement's own way out (a try
+        body's jump over its handlers) ends where the loop's exit starts."""
+        instrs = self.instrs
+        prev = instrs[k - 1] if k > 0 else None
+        if instrs[k].opname == "JUMP" and prev is not None and prev.opname in COND_JUMPS \
+                and prev.target is not None and prev.target > k:
+            return True
+        # (a test's jump there too: a loop's test, threaded through the `break` after that loop)
+        return self.version.removes_dead_code_to_label_only and instrs[last - 1].opname in ("RETURN_VALUE",
+                                                                                           "RAISE_VARARGS")
 
     def _else_part_of_top_test(self, h: int, j: int) -> bool:
         """3.8/3.9: does the loop [h, j] start with a test (pure code, then a conditional jump)
@@ -1664,12 +1681,29 @@ class ControlRules:
                 return self.end if self._dead_until_end(i) else i + 1
             break
         if target > i and target >= self.end:
+            if self._stray_break(i, target):
+                raise self.fail(ins, "break or continue of a loop that never jumps back")
             return self.end
         if target > i and not any(src != i for t in range(i + 1, target) for src in self.jump_sources.get(t, ())):
             return target  # unreachable code the compiler left behind
         if target > i and self._read_until(i + 1, target):
             return target
         raise self.fail(ins, "jump that does not belong to any construct")
+
+    def _stray_break(self, i: int, target: int) -> bool:
+        """Is the jump at `i` past the range being read, which no loop claimed, sure to be a
+        `break` or `continue` (of a loop that never jumps back, `while test: ... break`, read
+        as an if)? So when it follows a finally call (3.8: only those leave a try body through
+        its finally block by a jump), or when the jump after it, the end of the range, is one
+        that nothing reaches to elsewhere (3.8/3.9 keep an if body's jump over its else part
+        after a statement that jumps). Taken as the range's way out, the code it skips would
+        run: fail instead."""
+        instrs = self.instrs
+        if i > 0 and instrs[i - 1].opname == "CALL_FINALLY":
+            return True
+        nxt = instrs[i + 1] if i + 1 < len(instrs) else None
+        return i + 1 == self.end and nxt is not None and nxt.opname == "JUMP" and nxt.target != target \
+            and not self.jump_sources.get(i + 1)
 
     def _read_until(self, k: int, target: int) -> bool:
         """Is everything from `k` up to `target` code already read or stepped over (`skip`)?
@@ -2055,6 +2089,11 @@ class ControlRules:
                     self._skip_bottom_compare_cleanup(bottom, j)
             elif back.opname in COND_JUMPS:
                 raise self.fail(back, "loop test at the bottom does not match the top")
+            elif h in self.returning_tails:
+                # The body ends in a block that returns (`_returning_tail_end`), past its last
+                # jump back (a `continue`): that return is the body's last statement.
+                body_end = j + 1
+                explicit_continue = True
             elif self.version.while_condition_duplicated:
                 # No copy of the test at the bottom: the body ends in an explicit `continue`.
                 body_end = j + 1

@@ -190,7 +190,7 @@ class BlockExceptionRules:
                 k += 1
         return furthest + 1 if furthest >= start else end
 
-    def _outer_exit(self, k: int, end: int) -> Exit:
+    def _outer_exit(self, k: int, end: int, loop_break: bool = False) -> Exit:
         """3.10: [k, end) leaves enclosing blocks and then runs a copied exit block: the part falls
         off the end of the enclosing constructs, whose way out was copied here. The outermost
         block left is told, so that its construct places the copied statements after itself."""
@@ -223,6 +223,10 @@ class BlockExceptionRules:
         # unwinding (a with's __exit__ call) followed by a return is a `return` of a constant.
         if not unwound or end - start > _MAX_COPY - 1 or not self._is_copy(k, end):
             return None
+        if any(b.info.get("loops", len(self.loops)) < len(self.loops) for b in unwound):
+            # (a loop lies between: leaving a block opened outside it leaves the loop, a `break`
+            # whose loop exit, the rest of that block, was copied here: ("break",) if asked)
+            return ("break",) if loop_break else None
         return ("outer", unwound[-1], k, end)
 
     def _finally_end_block(self, block: _Block, k: int, end: int) -> Optional[int]:
@@ -291,6 +295,12 @@ class BlockExceptionRules:
         k = i
         matched = False
         while level >= 0:
+            if matched and self.version.copies_exit_blocks and self.loops \
+                    and blocks[level].info.get("loops", len(self.loops)) < len(self.loops) \
+                    and blocks[level + 1].info.get("loops", len(self.loops)) == len(self.loops):
+                # 3.10: the blocks inside the loop are left; the rest, unwinding blocks outside
+                # it, is the loop's way out copied here (a `break`, `_copied_try_exit`)
+                break
             nk = self._match_unwind(blocks[level], k)
             if nk is None:
                 break
@@ -607,7 +617,10 @@ class BlockExceptionRules:
                     # (3.10: a copy of the closing re-raise of the finally body around that is a
                     # `break` of a loop in it: the try's else part)
                     return pb, ("tail", pb + 1, h)
-                outer = self._outer_exit(pb + 1, h)
+                outer = self._outer_exit(pb + 1, h, loop_break=True)
+                if outer == ("break",):
+                    # The body ends in a `break` (read by the unwinding, `_unwind`).
+                    return self._live_end(start, h), None
                 if outer is not None:
                     return pb, outer
                 if self._is_copy(pb + 1, h) or self._is_handler_return_copy(pb + 1, h):
@@ -1284,7 +1297,48 @@ class BlockExceptionRules:
             # 3.10: a `with` ends the finally body; the way on after its handler swallowed the
             # exception is the closing RERAISE, copied there.
             return furthest, True
+        if self._op(furthest) == "RERAISE" and self._op(furthest - 1) not in ("POP_BLOCK", "POP_EXCEPT") \
+                and not any(s < furthest < t for s, t in zip(nested_setups, nested_handlers)) \
+                and not any(self._runs_straight_into(t, furthest) for t in nested_handlers) \
+                and any(self._ops_at(k - 1, ("POP_EXCEPT", "JUMP")) and instrs[k].target is not None
+                        and self._flows_to(instrs[k].target, furthest) for k in seen):
+            # A try in the finally body whose body never falls out (it raises or returns): the
+            # rest of the finally body is reached only through that try's except clauses (their
+            # jump on, after POP_EXCEPT), and ends in the closing re-raise, the last code that
+            # they reach. (Not the re-raise of a nested finally or with handler, which that
+            # handler runs straight into, nor a 3.10 copy after an unwinding.)
+            return furthest, True
         return furthest + 1, False
+
+    def _flows_to(self, start: int, k: int) -> bool:
+        """Does ordinary control flow from `start` (jumps, not handlers) reach `k`?"""
+        instrs = self.instrs
+        seen: Set[int] = set()
+        todo = [start]
+        while todo:
+            q = todo.pop()
+            while 0 <= q < len(instrs) and q not in seen:
+                if q == k:
+                    return True
+                seen.add(q)
+                ins = instrs[q]
+                if ins.is_jump and ins.opname not in ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"):
+                    todo.append(ins.target)
+                if ins.opname in ENDS_FLOW:
+                    break
+                q += 1
+        return False
+
+    def _runs_straight_into(self, start: int, k: int) -> bool:
+        """Does the code from `start` reach `k` without an unconditional jump or a return/raise
+        (conditional jumps may be taken or not)?"""
+        instrs = self.instrs
+        q = start
+        while q < k:
+            if instrs[q].opname in ENDS_FLOW:
+                return False
+            q += 1
+        return q == k
 
     def _loop_closes_finally(self, h: int, last: int, seen: Set[int]) -> bool:
         """Does the finally body's exceptional copy at `h` go on past its last re-raise `last` only

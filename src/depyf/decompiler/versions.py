@@ -228,6 +228,13 @@ class BytecodeVersion:
         return self.key < (3, 10)
 
     @property
+    def keeps_code_after_raise(self) -> bool:
+        """3.8/3.9's peephole pass drops unreachable code only after a return: the statements
+        that follow a `raise` in the same block stay, compiled as if reachable (3.10+ remove
+        every unreachable block)."""
+        return self.key < (3, 10)
+
+    @property
     def threads_jumps_once(self) -> bool:
         """3.8/3.9's peephole pass retargets a jump to an unconditional jump once, not along a
         chain of them: a test whose false branch reaches a loop's head through the jump over an

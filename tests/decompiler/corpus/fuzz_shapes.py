@@ -285,3 +285,199 @@ def with_if_try_raising_else_arms_leave(n, k):
         else:
             raise KeyError(13)
     return log
+
+
+@cases((0,), (2,), (5,))
+def while_test_continue_then_return(n):
+    # The loop's body ends in a return, past its only jump back (the `continue`).
+    i = 0
+    while i < 4:
+        i += 1
+        if i < n:
+            continue
+        return i
+    return None
+
+
+@cases((0, 0), (3, 0), (0, 9), (3, 9))
+def while_test_continue_then_return_in_try(n, limit):
+    log = []
+    try:
+        i = 0
+        while i < 3:
+            i += 1
+            if i <= n:
+                continue
+            return i
+        raise ValueError(limit)
+    except ValueError:
+        log.append("caught")
+        return log
+
+
+@cases(([],), ([1],), ([1, 2, 3, 4, 5, 6, 7],), ([9, 9, 9, 9, 9, 9, 9, 9],))
+def while_continue_elif_break_then_return(items):
+    # An elif chain: `continue`, `raise`, `break`, then the rest of the body returns; the
+    # `break` jumps to the loop's exit from past the last jump back.
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        if len(items) > 7:
+            continue
+        elif len(items) == 7:
+            raise ValueError(i)
+        elif not items:
+            break
+        log.append(i)
+        return log
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,), (2,), (5,))
+def while_returning_tail_with_breaks(n):
+    # Past the last jump back: a try whose body breaks, a loop then a `break`, a return.
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        if n > 3:
+            if len(log) > 4:
+                continue
+            try:
+                log.append(n)
+                break
+            except ValueError:
+                return log
+        elif n > 0:
+            j = 0
+            while j < n:
+                j += 1
+            log.append(j)
+            break
+        log.append("end")
+        return log
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,))
+def statements_after_raise_in_if(n):
+    # 3.8/3.9 keep the code after a raise: it reads as written.
+    log = [n]
+    if n:
+        raise ValueError(n)
+        log.append("never")
+    for i in range(2):
+        log.append(i)
+    return log
+
+
+@cases((0,), (3,))
+def old_code_after_raise(n):
+    raise NotImplementedError(n)
+    total = 0
+    for i in range(n):
+        if i % 2:
+            continue
+        total += i
+    return total
+
+
+@cases((0,), (3,))
+def raise_in_try_then_dead_loop(n):
+    log = []
+    try:
+        raise KeyError(n)
+        while n > 0:
+            n -= 1
+            log.append(n)
+    except KeyError:
+        log.append("caught")
+    return log
+
+
+@cases((0,), (2,))
+def dead_loop_after_return(n):
+    # 3.8/3.9 keep the part of the code after a return that follows the next jump target: a
+    # loop's head and its body, reached only from itself. Nothing runs it.
+    log = [n]
+    return log
+    for i in range(3):
+        try:
+            continue
+        except ValueError:
+            log.append(i)
+    return log
+
+
+@cases((0,), (3,), (5,))
+def while_never_jumping_back_break_in_elif(n):
+    # No jump back (the body always leaves): 3.8/3.9 read the loop as an if; its `break`
+    # jumps where the if ends, from the middle of its body (a known gap: it fails loudly).
+    log = []
+    i = 0
+    while i < 1:
+        i += 1
+        if n > 4:
+            break
+        elif n > 2 and len(log) < 4:
+            break
+        return log
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,))
+def while_never_jumping_back_break_in_finally_try(n):
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        if n != 1:
+            try:
+                break
+            finally:
+                log.append("finally")
+        return log
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,))
+def finally_try_except_with_loop_then_end(n):
+    # The finally body's try never falls out; its except clause runs a loop and ends the body.
+    log = []
+    try:
+        log.append(n)
+    finally:
+        try:
+            raise ValueError(n)
+        except ValueError:
+            i = 0
+            while i < 2:
+                i += 1
+                log.append(i)
+    return log
+
+
+@cases((0,), (2,))
+def try_break_in_while_in_try(n):
+    # 3.10 copies the code after the loop (the outer try's unwinding and the return) into the
+    # `break`, right after the inner try's own unwinding.
+    log = []
+    try:
+        i = 0
+        while i < 3:
+            i += 1
+            try:
+                log.append(i)
+                if i > n:
+                    raise ValueError(i)
+                break
+            except ValueError:
+                continue
+    except KeyError:
+        return None
+    return log
