@@ -51,6 +51,8 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'loop_else_breaks::while_else_after_try_else_break', ('3.10',), 'the breaks read as copies of the return after the loop (same behaviour)'),
     Gap('execution', 'fuzz_shapes::while_with_breaking_then_more', ('3.10', '3.12', '3.13'), 'a break ending a with body in a while loop, more of the loop body after the with: read as a break after the with (3.10) or the rest of the body moved (3.12+); a swallowed exception then runs differently'),
     Gap('roundtrip', 'fuzz_shapes::while_with_breaking_then_more', ('3.10', '3.12', '3.13'), 'see the execution gap'),
+    Gap('execution', 'with_loop_exits::*_with_continue_then_code', ('3.10', '3.12', '3.13'), 'a continue ending a with body in a loop, code after the with that only a swallowing exit reaches: read as a continue after the with (3.10) or the code after the with run on the normal way too (3.12+); silent wrong result'),
+    Gap('roundtrip', 'with_loop_exits::*_with_continue_then_code', ('3.10', '3.12', '3.13'), 'see the execution gap'),
     Gap('roundtrip', 'copied_returns::elif_arm_inner_ifs_leave_by_copied_returns', ('3.10', '3.11'), 'inner ifs of an elif arm that leave by copied returns: other bytecode (same behaviour)'),
     Gap('execution', 'fuzz_shapes::finally_try_*', ('3.9', '3.10'), 'a try in a finally body whose body never falls out, then more of the finally body: decompile error (re-raise outside an exception handler)'),
     Gap('roundtrip', 'fuzz_shapes::finally_try_*', ('3.9', '3.10'), 'see the execution gap'),

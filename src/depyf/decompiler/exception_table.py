@@ -2199,6 +2199,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         past_break = self._break_after_exit_call(be, span_end, after)
         if past_break is not None:
             body.append(n.Break())
+        elif self._continue_after_exit_call(be, span_end, after):
+            body.append(n.Continue())
         self.emit(n.With(items, body, is_async))
         if past_break is not None:
             return past_break
@@ -2269,6 +2271,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
             return None
         return k + 1
+
+    def _continue_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> bool:
+        """A `continue` that ends the with body: its way out runs the exit call, then jumps to
+        the loop's next iteration, while an exit that swallows the exception goes on to `after`,
+        the code after the with (which only the handler reaches). Without the `continue`, the
+        normal flow would run that code too."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or after is None:
+            return False
+        instrs = self.instrs
+        k = be
+        while k in self.skip and self.skip[k] > k and k < span_end:
+            k = self.skip[k]
+        if k == be or k == after or k >= len(instrs):
+            return False  # (no exit call read, or the body's way out is the code after the with)
+        jump = instrs[k]
+        if jump.opname != "JUMP" or jump.target is None or jump.target not in loop.continue_targets \
+                or jump.target == after:
+            return False
+        way_on = instrs[after] if after < len(instrs) else None
+        if way_on is not None and way_on.opname == "JUMP" and way_on.target == jump.target:
+            return False  # (the handler goes on to the next iteration too)
+        return True
 
     def _exit_copy_of(self, be: int, after: int) -> int:
         """The end of the code after a with that only its handler reaches, at `after`, read up to
@@ -2353,6 +2378,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             passed.add(k)
         if k == be and not exit_call:  # (with `exit_call`, `be` follows the not yet skipped exit call)
             return be
+        # Inside for loops, the return first drops each loop's iterator (a POP_TOP apiece, between
+        # the exit call and the constant, which the compiler loads last).
+        first = k
+        iterators = sum(1 for loop in self.loops if loop.iterator is not None) if k > be else 0
+        pops = 0
+        while pops < iterators and k < len(instrs) and instrs[k].opname == "POP_TOP" \
+                and not self.jump_sources.get(k):
+            passed.add(k)
+            k += 1
+            pops += 1
+        if pops not in (0, iterators):
+            return be
         if k + 1 >= len(instrs) or instrs[k].opname != "LOAD_CONST" \
                 or instrs[k + 1].opname != "RETURN_VALUE" or after in passed or self.jump_sources.get(k):
             return be
@@ -2361,8 +2398,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             j += 1
         if j < len(instrs) and instrs[j].opname == "POP_JUMP_IF_TRUE":
             tail = instrs[j].target + 4
-            if self._same_instructions(tail, k, 2):
+            if self._same_instructions(tail, first, pops + 2):
                 return be
+        if pops:
+            self.skip[first] = k  # (the iterators' POP_TOPs are the return's, not statements)
         return k + 2
 
     def _register_exit_calls(self, start: int, is_async: bool, body_end: int) -> None:
