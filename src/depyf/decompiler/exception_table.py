@@ -1657,7 +1657,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # loop body has handler code that jumps back to the loop's head after it (3.12+:
             # `while True: try: f() / except E: pass / else: break`): the body is read with
             # that handler code, up to the cleanup.
-            reraise = max(flow) + 1 if closing is None else cleanup
+            if closing is None:
+                # (code that only handlers inside it reach, still under the finally's cleanup, is
+                # part of the body too: `finally: (with a: raise E); more` runs `more` after the
+                # manager swallowed the exception)
+                last = max(k for k in self._reach_through_handlers(t + 1, floor=t + 1)
+                           if t < k < cleanup and (k in flow or self._cleanup_of(k) == cleanup))
+                reraise = max(flow) + 1 if last <= max(flow) else last + 1
+            else:
+                reraise = cleanup
         final_start = t + 1
         final_end = closing if closing is not None and instrs[reraise].opname == "RERAISE" else reraise
         ends = self._merge_jumped_end_copies(ends, final_end)
@@ -1701,6 +1709,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else:
             self.emit(n.Try(body, [], [], finalbody))
         return max(cont, s + 1)
+
+    def _cleanup_of(self, k: int) -> Optional[int]:
+        region = self._xt_state.region_at[k]
+        return region.handler if region is not None else None
 
     def _ends_loop_body_before_exit(self, cont: int) -> bool:
         """3.12+: does a try statement whose code ends at `cont` end the body of the innermost for
@@ -1805,7 +1817,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._mark_dead(k, exit)
                     del self.skip[exit]
                     self._mark_dead(exit + 1, k + size)
-                self._drop_handlers_of(k, k + size, through_clauses)
+                self._drop_handlers_of(k, k + size, through_clauses, span_end)
                 self._drop_copied_ways_on(k, k + size)
 
     def _return_inside_copy(self, start: int, end: int, outs: List[Tuple[int, int]]
@@ -1842,7 +1854,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(dup, dup + width)
             dup += width
 
-    def _drop_handlers_of(self, start: int, end: int, through_clauses: bool = False) -> None:
+    def _jumped_way_on(self, code: Set[int], past: int) -> Set[int]:
+        """The code after a try statement that handler code inside a copy of its finally body
+        jumps to, over the statement's own handler code (which ends before `past`): a copy whose
+        way on is only through such handler code (`finally: (with a: raise E); more`, the
+        manager swallowing the exception) goes on there, and that code is no handler code."""
+        found: Set[int] = set()
+        for k in code:
+            ins = self.instrs[k]
+            if ins.opname == "JUMP" and ins.target is not None and k < past <= ins.target:
+                found |= {q for q in self._reach(ins.target) if q >= ins.target}
+        return found
+
+    def _drop_handlers_of(self, start: int, end: int, through_clauses: bool = False,
+                          past: Optional[int] = None) -> None:
         """The handler code of constructs inside a skipped copy of a finally body is dead too.
 
         So are the handlers of constructs whose protected code is only such handler code: 3.12+
@@ -1862,6 +1887,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if region.start in dead and st.kinds.get(h) in CONSTRUCTS and h not in st.handled:
                     st.handled.add(h)
                     code = self._cold_code(h, self._reach(region.start)) - way_on
+                    if past is not None:
+                        code -= self._jumped_way_on(code, past)
                     self._mark_dead_code(code)
                     dead |= code
                     found = True
@@ -2331,6 +2358,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             region = st.region_at[y]
             if region is None or region.handler != t or y in st.kinds or instrs[y].opname == "POP_EXCEPT":
+                continue
+            inside = [q for q in self._reach(y) if q < t and t in self._chain(q)]
+            if inside:
+                end = max(end, max(inside) + 1)
+        # `with a: (with b: <never ends normally>); more`: the inner with's handler, after `b`
+        # swallowed the exception, falls into `more`, which `a` still protects.
+        for h in range(start, t):
+            if st.kinds.get(h) != "with" or h not in handler_code:
+                continue
+            y = self._swallowed_tail(h)
+            if y is None or not be <= y < t or y in warm:
+                continue
+            region = st.region_at[y]
+            if region is None or region.handler != t:
                 continue
             inside = [q for q in self._reach(y) if q < t and t in self._chain(q)]
             if inside:

@@ -1,0 +1,54 @@
+"""Code after a with whose body never ends normally (it raises): only a manager that swallows
+the exception reaches it. Inside another with, or in a finally body, that code still belongs
+to the enclosing statement (3.11+ lays it after the handler code of the inner with).
+"""
+from _cases import cases
+
+
+class _Swallow:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append(exc[0].__name__ if exc[0] else None)
+        return exc[0] is KeyError
+
+
+@cases(({},), ({1: 2},))
+def with_in_with_raising_then_code(d):
+    log = []
+    with _Swallow(log):
+        with _Swallow(log):
+            log.append(d[1])
+            raise KeyError(2)
+        log.append('after inner')
+    log.append('after outer')
+    return log
+
+
+@cases((KeyError,), (ValueError,))
+def finally_with_raising_then_code(kind):
+    log = []
+    try:
+        log.append('body')
+    finally:
+        with _Swallow(log):
+            raise kind()
+        log.append('after with')
+    return log
+
+
+@cases((KeyError, 0), (ValueError, 1), (KeyError, 1))
+def if_finally_with_raising(kind, n):
+    log = []
+    if n:
+        try:
+            log.append('body')
+        finally:
+            with _Swallow(log):
+                raise kind()
+    log.append('after if')
+    return log
