@@ -160,8 +160,24 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             elif instrs[k].opname != "RETURN_VALUE":
                 break  # (3.11 leaves only a return's last instruction unprotected in the body)
             k += 1
-        # (only a tail that ends the flow: code that goes on is an else part, say)
-        return tail_end if instrs[tail_end - 1].opname in ("RAISE_VARARGS", "RETURN_VALUE") else end
+        # (only a tail that ends the flow: code that goes on is an else part, say; or one whose
+        # jump goes over this try's handler code, perhaps through the normal exit of a with
+        # inside, to the code after the statement or to its else part: the body's way out)
+        last = instrs[tail_end - 1]
+        if last.opname in ("RAISE_VARARGS", "RETURN_VALUE"):
+            return tail_end
+        if tail_end > end and last.opname not in ENDS_FLOW and tail_end < t and t not in self._chain(tail_end):
+            return tail_end  # (... or one that falls out of the protection, into the else part)
+        if last.opname == "JUMP" and tail_end > end:
+            y = last.target
+            guard = 0
+            while y is not None and tail_end <= y < t and instrs[y].opname == "JUMP" \
+                    and instrs[y].target is not None and instrs[y].target > y and guard < 8:
+                y = instrs[y].target
+                guard += 1
+            if y is not None and (t < y <= self.end or tail_end <= y < t and t not in self._chain(y)):
+                return tail_end  # (... or to its else part, which follows the protected code)
+        return end
 
     def _reach_through_clauses(self, s: int, t: int) -> Set[int]:
         """`_reach` from `s`, also into the except clauses (not with handlers) of the code
@@ -577,7 +593,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = leaves_to_bottom = False
-        body_falls = self._falls_into(s, be)
+        body_falls = self._falls_into(s, be) or self._falls_through_inner_handlers(s, be)
         else_break = False
         else_kept = False
         else_from = be
@@ -760,9 +776,35 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if len(targets) != 1:
             return None
         y = targets.pop()
-        if any(not s <= src < be for src in self.jump_sources.get(y, ())) or instrs[y - 1].opname not in ENDS_FLOW:
+        if any(not s <= src < be for src in self.jump_sources.get(y, ())):
+            return None
+        if instrs[y - 1].opname not in ENDS_FLOW:
             return None
         return y
+
+    def _falls_through_inner_handlers(self, s: int, be: int) -> bool:
+        """3.11: does the code [s, be) reach `be` through the handler code of constructs inside
+        it, laid inline before `be` (`try: (with a: (try: raise E / except E: pass); more)`:
+        only the inner except clause goes on, to `more`, then out of the with to `be`)?"""
+        if self.version.handler_code_at_end:
+            return False
+        st = self._xt_state
+        seen: Set[int] = set()
+        todo = [s]
+        while todo:
+            k = todo.pop()
+            if k == be:
+                return True
+            if k in seen or not s <= k < be:
+                continue
+            seen.add(k)
+            k2 = self.skip.get(k)
+            todo.extend((k2,) if k2 is not None and k2 > k else self._successors(k))
+            region = st.region_at[k]
+            if region is not None and s <= region.handler < be \
+                    and st.kinds.get(region.handler) in ("except", "star", "with"):
+                todo.append(region.handler)
+        return False
 
     def _copied_else_part(self, s: int, be: int, start: int, end: int) -> Optional[int]:
         """Where, inside [start, end), a copy of the else part [start, that point) begins: a small
