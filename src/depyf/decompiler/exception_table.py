@@ -2239,7 +2239,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
         self._register_exit_calls(start, is_async, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
-        be = self._with_const_return(be, t, after)
+        exit_at = self._normal_exit_past_handlers(be, t, warm)
+        past = self._with_const_return(exit_at, t, after)
+        be = past if past != exit_at else be
         be = self._past_handler_way_on(start, be, t, warm)
         self.for_targets.append(None)
         try:
@@ -2446,6 +2448,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and self._find_copy(j, r + 1 - j, 0, warm) is not None:
             return None
         return j
+
+    def _normal_exit_past_handlers(self, be: int, t: int, warm: Set[int]) -> int:
+        """The with body's normal exit call, when handler code of a try that ends the body lies
+        between `be` and it (3.11: `with a: (try: ... except E: return x); return CONST`, the
+        try body jumping over its handler code to the exit call): for `_with_const_return`."""
+        k = be
+        while k < t and k not in warm:
+            k += 1
+        if be < k < t and self.skip.get(k, k) > k and self.instrs[k].opname in ("LOAD_CONST", "SWAP"):
+            return k
+        return be
 
     def _with_const_return(self, be: int, t: int, after: Optional[int], exit_call: bool = False) -> int:
         """`return <constant>` right after the `__exit__` call belongs to the with body...

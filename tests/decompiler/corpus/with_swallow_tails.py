@@ -52,3 +52,18 @@ def if_finally_with_raising(kind, n):
                 raise kind()
     log.append('after if')
     return log
+
+
+@cases(({1: 2}, 1), ({}, 1), ({}, 0), ({0: 5}, 0))
+def with_try_return_in_handler_then_return_const(d, k):
+    # The with body ends in `return 4`, after a try whose handler returns too: its exit call
+    # lies after that handler code. Only a swallowed exception reaches the code after the with.
+    log = []
+    with _Swallow(log):
+        try:
+            log.append(d[k])
+        except KeyError:
+            if k:
+                return 3
+        return 4
+    return log
