@@ -585,9 +585,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))
                   or loop is not None and y in (loop.exit, loop.break_target)}
         stops = {k for k in (x, break_tail, after_loop) if k is not None}
-        if loop is not None and loop.is_while and not self.version.handler_code_at_end:
+        if loop is not None and not self.version.handler_code_at_end:
             # (3.11: a handler that goes on to the loop's test at the bottom, laid inline, falls
-            # through it into the loop's exit, the loop's else part, say: not handler code)
+            # through it into the loop's exit, the loop's else part, say: not handler code. Nor
+            # is the code after a for loop whose body never goes back to its head, which only
+            # the FOR_ITER's first exit and the handler's `break` reach)
             stops |= {k for k in (loop.exit, loop.break_target) if k is not None}
         cold = self._cold_code(t, warm | shared | stops)
         span_end = max(cold) + 1 if cold else t + 1
