@@ -773,7 +773,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if self.version.handler_code_at_end:
             return None
         instrs = self.instrs
-        targets = {instrs[k].target for k in range(s, be) if instrs[k].opname == "JUMP"
+        # (or an if last in the body whose test jumps over the handler code of a try in its
+        # body to the else part: `try: (if c: try: return x / finally: f()) except E: ...
+        # else: ...`)
+        targets = {instrs[k].target for k in range(s, be) if instrs[k].opname in _FORWARD_JUMPS
                    and instrs[k].target is not None and be < instrs[k].target < end}
         if len(targets) != 1:
             return None
@@ -782,6 +785,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return None
         if instrs[y - 1].opname not in ENDS_FLOW:
             return None
+        if any(instrs[src].opname != "JUMP" for src in self.jump_sources.get(y, ())):
+            warm = self._reach(s)
+            if any(k in warm for k in range(be, y)):
+                return None  # (code in between that the body reaches: no handler code)
         return y
 
     def _falls_through_inner_handlers(self, s: int, be: int) -> bool:
