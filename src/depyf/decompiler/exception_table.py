@@ -618,7 +618,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if nested_exit is not None and nested_exit < min(x, t):
                 else_from, else_end = nested_exit, min(x, t)
             elif not body_falls:
-                jumped = self._jumped_else_part(s, be, min(x, t))
+                jumped = self._jumped_else_part(s, be, min(x, t), t)
                 if jumped is not None:
                     else_from, else_end = jumped, self._before_loop_exit(jumped, min(x, t))
         else:
@@ -764,7 +764,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         code (`try: try: return f() / except E: pass` then `raise X`, inside the outer try)?"""
         return bool(self._chain_of(t, 0)[1:]) and self._handler_only_tail(x, self.end, t) is not None
 
-    def _jumped_else_part(self, s: int, be: int, end: int) -> Optional[int]:
+    def _jumped_else_part(self, s: int, be: int, end: int, t: int) -> Optional[int]:
         """3.11: where the else part starts when the body never falls into `be`: its last
         statement, a try, jumps over its own handler code (laid inline, right after the body's
         range) to the else part, and so does its except clause (`try: (try: ... except E:
@@ -778,6 +778,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         # else: ...`)
         targets = {instrs[k].target for k in range(s, be) if instrs[k].opname in _FORWARD_JUMPS
                    and instrs[k].target is not None and be < instrs[k].target < end}
+        if not targets:
+            # (or a with last in the body whose own body never ends normally: only a manager
+            # that swallowed the exception goes on, past the with's handler code laid right
+            # after the body, into the else part)
+            tails = {self._swallowed_tail(r.handler) for r in self._with_regions(s, be) if be <= r.handler < end}
+            tails = {y for y in tails if y is not None and be < y < end and t not in self._chain(y)
+                     and not self.jump_sources.get(y)}
+            warm = self._reach(s)
+            if len(tails) == 1 and not any(k in warm for k in range(be, min(tails))):
+                return tails.pop()
         if len(targets) != 1:
             return None
         y = targets.pop()

@@ -67,3 +67,18 @@ def with_try_return_in_handler_then_return_const(d, k):
                 return 3
         return 4
     return log
+
+
+@cases((KeyError,), (ValueError,))
+def try_with_raising_then_else(kind):
+    # Only a manager that swallowed the exception goes on from the try body: into its else part.
+    log = []
+    try:
+        with _Swallow(log):
+            raise kind()
+    except ValueError:
+        log.append('handled')
+    else:
+        log.append('else')
+        raise TypeError(11)
+    return log
