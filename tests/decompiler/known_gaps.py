@@ -59,6 +59,8 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'with_swallow_tails::if_finally_with_raising', ('3.12', '3.13'), 'see the execution gap'),
     Gap('execution', 'try_inner_handler_tails::with_inner_handler_then_if_else_return', ('3.12', '3.13'), 'a try body whose with goes on only through an inner except clause, then the try has an else part: the else part read inside the with (runs before __exit__, and also after a swallowed exception); silent wrong result'),
     Gap('roundtrip', 'try_inner_handler_tails::with_inner_handler_then_if*', ('3.12', '3.13'), 'see the execution gap (the variant without an else part differs only in bytecode)'),
+    Gap('execution', 'loop_exit_shapes::while_if_with_raising_else_raise', ('3.12', '3.13'), 'a while True whose if arm is a with that never ends normally (only a swallowing manager goes on, to the next iteration), the other arm raising: the loop read as ending after one pass, the swallowed exception falling into the other arm; silent wrong result'),
+    Gap('roundtrip', 'loop_exit_shapes::while_if_with_raising_else_raise', ('3.12', '3.13'), 'see the execution gap'),
     Gap('roundtrip', 'copied_returns::elif_arm_inner_ifs_leave_by_copied_returns', ('3.10', '3.11'), 'inner ifs of an elif arm that leave by copied returns: other bytecode (same behaviour)'),
     Gap('execution', 'fuzz_shapes::finally_try_*', ('3.9', '3.10'), 'a try in a finally body whose body never falls out, then more of the finally body: decompile error (re-raise outside an exception handler)'),
     Gap('roundtrip', 'fuzz_shapes::finally_try_*', ('3.9', '3.10'), 'see the execution gap'),

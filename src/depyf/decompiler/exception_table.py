@@ -293,7 +293,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         target = q + 1
         if q >= t or (q > e and self.jump_sources.get(q)):
             return e
-        if not any(s <= j < e and instrs[j].opname in COND_JUMPS for j in self.jump_sources.get(target, ())):
+        # (or the jump of an if body over an else part that ends in that exit)
+        if not any(s <= j < e and instrs[j].opname in _FORWARD_JUMPS for j in self.jump_sources.get(target, ())):
             return e
         if any(r.handler == t and r.start < target and e < r.end for r in self.bc.regions):
             return e  # (protected code in between: not an exit that left the block)
@@ -2279,7 +2280,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # after the with (which the body reaches): only the handler code itself is read.
             self._mark_dead_code(self._cold_code(t, warm | ({after} if after is not None else set())))
         else:
-            self._mark_dead(t, span_end)
+            code = self._cold_code(t, warm | ({after} if after is not None else set()))
+            if any(k not in code and any(src not in code for src in self.jump_sources.get(k, ()))
+                   for k in range(t, span_end)):
+                # (code in between that is reached from elsewhere, an if's else part that the
+                # handler's way on jumps over, to the loop's closing jump, is no handler code)
+                self._mark_dead_code(code)
+            else:
+                self._mark_dead(t, span_end)
         # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
         items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(ctx, target)]
         if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:
@@ -2372,9 +2380,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return False
         instrs = self.instrs
         k = be
+        passed = {be}
         while k in self.skip and self.skip[k] > k and k < span_end:
             k = self.skip[k]
-        if k == be or k == after or k >= len(instrs):
+            passed.add(k)
+        if k == be or after in passed or k >= len(instrs):
             return False  # (no exit call read, or the body's way out is the code after the with)
         jump = instrs[k]
         if jump.opname != "JUMP" or jump.target is None or jump.target not in loop.continue_targets \
