@@ -2096,6 +2096,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if a <= k < a + length and ins.opname == "JUMP" and k < ins.target < a + length \
                     and ins.target in through and ins.target not in flow:
                 return True
+        # (or past a with inside it whose body never ends normally: only a swallowing manager
+        # goes on, falling into the rest of the copy after the with's handler code)
+        st = self._xt_state
+        for h in range(a, a + length) if not self.version.handler_code_at_end else ():
+            if st.kinds.get(h) == "with" and h in through:
+                j = self._swallowed_tail(h)
+                if j is not None and a <= j < a + length and j not in flow and j in through:
+                    return True
         return False
 
     def _return_width(self, q: int) -> int:

@@ -73,3 +73,22 @@ def elif_inner_handler_then_else(n):
         log.append(9)
     log.append(10)
     return log
+
+
+@cases(([], 0), ([], 1))
+def if_try_finally_raising_handled_then_else(log, n):
+    # The if body goes on only through the except clause (the inner finally body raises), then
+    # jumps over the else part.
+    if n:
+        try:
+            try:
+                log.append(1)
+            finally:
+                raise ValueError(2)
+        except ValueError:
+            log.append(3)
+        log.append(4)
+    else:
+        return log
+    log.append(6)
+    return log

@@ -82,3 +82,23 @@ def try_with_raising_then_else(kind):
         log.append('else')
         raise TypeError(11)
     return log
+
+
+@cases((0, KeyError), (1, KeyError), (1, ValueError))
+def return_through_finally_with_raising(n, kind):
+    # The return runs the finally body's copy, which goes on only after the manager swallowed
+    # the exception; then the return completes.
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        try:
+            if n:
+                return log
+            log.append(i)
+        finally:
+            with _Swallow(log):
+                raise kind()
+            log.append('after with')
+        log.append('next')
+    return log
