@@ -2325,6 +2325,8 @@ class ControlRules:
         loop = self.loops[-1] if self.loops else None
         if loop is None or self.pure_mode or not self._drops_iterator(loop, iterator):
             return None
+        if i + 1 == loop.exit:
+            return None  # (the break falls into the loop's exit itself: no copy of it)
         end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
         original = self._exit_original(loop, i + 1, end) if end is not None else None
         if original is None and (end is None or self.instrs[i + 1].opname == "LOAD_CONST" and end == i + 3

@@ -459,9 +459,12 @@ class ExceptionRegionAnalysis:
                     return j
             last = self.instrs[end - 1]
             if last.opname == "JUMP" and last.target is not None and last.target > end \
-                    and end - 1 in self._reach(k + 1, None, k + 1):
+                    and (end - 1 in self._reach(k + 1, None, k + 1)
+                         or end - 1 in self._reach_through_handlers(start, floor=start)):
                 # (3.11: the handler falls out to more of the branch, which then jumps over
-                # the else part: `except E: pass` then `a = 1`, in an if body with an else)
+                # the else part: `except E: pass` then `a = 1`, in an if body with an else; the
+                # handler of an enclosing try too, when the normal flow stops at a finally body
+                # that raises: `try: (try: ... finally: raise E) except E: pass` then `a = 1`)
                 return end - 1
         return k
 

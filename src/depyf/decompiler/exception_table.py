@@ -160,8 +160,24 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             elif instrs[k].opname != "RETURN_VALUE":
                 break  # (3.11 leaves only a return's last instruction unprotected in the body)
             k += 1
-        # (only a tail that ends the flow: code that goes on is an else part, say)
-        return tail_end if instrs[tail_end - 1].opname in ("RAISE_VARARGS", "RETURN_VALUE") else end
+        # (only a tail that ends the flow: code that goes on is an else part, say; or one whose
+        # jump goes over this try's handler code, perhaps through the normal exit of a with
+        # inside, to the code after the statement or to its else part: the body's way out)
+        last = instrs[tail_end - 1]
+        if last.opname in ("RAISE_VARARGS", "RETURN_VALUE"):
+            return tail_end
+        if tail_end > end and last.opname not in ENDS_FLOW and tail_end < t and t not in self._chain(tail_end):
+            return tail_end  # (... or one that falls out of the protection, into the else part)
+        if last.opname == "JUMP" and tail_end > end:
+            y = last.target
+            guard = 0
+            while y is not None and tail_end <= y < t and instrs[y].opname == "JUMP" \
+                    and instrs[y].target is not None and instrs[y].target > y and guard < 8:
+                y = instrs[y].target
+                guard += 1
+            if y is not None and (t < y <= self.end or tail_end <= y < t and t not in self._chain(y)):
+                return tail_end  # (... or to its else part, which follows the protected code)
+        return end
 
     def _reach_through_clauses(self, s: int, t: int) -> Set[int]:
         """`_reach` from `s`, also into the except clauses (not with handlers) of the code
@@ -277,7 +293,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         target = q + 1
         if q >= t or (q > e and self.jump_sources.get(q)):
             return e
-        if not any(s <= j < e and instrs[j].opname in COND_JUMPS for j in self.jump_sources.get(target, ())):
+        # (or the jump of an if body over an else part that ends in that exit)
+        if not any(s <= j < e and instrs[j].opname in _FORWARD_JUMPS for j in self.jump_sources.get(target, ())):
             return e
         if any(r.handler == t and r.start < target and e < r.end for r in self.bc.regions):
             return e  # (protected code in between: not an exit that left the block)
@@ -571,10 +588,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))
                   or loop is not None and y in (loop.exit, loop.break_target)}
         stops = {k for k in (x, break_tail, after_loop) if k is not None}
-        if loop is not None and loop.is_while:
+        if loop is not None and (loop.is_while or not self.version.handler_code_at_end):
             # (3.11: a handler that goes on to the loop's test at the bottom, laid inline, falls
-            # through it into the loop's exit, the loop's else part, say: not handler code. 3.12+
-            # lay that test with the handler code, but when the test at the top goes to the exit
+            # through it into the loop's exit, the loop's else part, say: not handler code. Nor
+            # is the code after a for loop whose body never goes back to its head, which only
+            # the FOR_ITER's first exit and the handler's `break` reach. 3.12+ lay a while
+            # loop's test with the handler code, but when the test at the top goes to the exit
             # too, the exit was moved back after the loop: `relayout.exits_after_loops`.)
             stops |= {k for k in (loop.exit, loop.break_target) if k is not None
                       and (not self.version.handler_code_at_end
@@ -583,7 +602,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = leaves_to_bottom = False
-        body_falls = self._falls_into(s, be)
+        body_falls = self._falls_into(s, be) or self._falls_through_inner_handlers(s, be)
         else_break = False
         else_kept = False
         else_from = be
@@ -606,7 +625,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if nested_exit is not None and nested_exit < min(x, t):
                 else_from, else_end = nested_exit, min(x, t)
             elif not body_falls:
-                jumped = self._jumped_else_part(s, be, min(x, t))
+                jumped = self._jumped_else_part(s, be, min(x, t), t)
                 if jumped is not None:
                     else_from, else_end = jumped, self._before_loop_exit(jumped, min(x, t))
         else:
@@ -766,7 +785,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         code (`try: try: return f() / except E: pass` then `raise X`, inside the outer try)?"""
         return bool(self._chain_of(t, 0)[1:]) and self._handler_only_tail(x, self.end, t) is not None
 
-    def _jumped_else_part(self, s: int, be: int, end: int) -> Optional[int]:
+    def _jumped_else_part(self, s: int, be: int, end: int, t: int) -> Optional[int]:
         """3.11: where the else part starts when the body never falls into `be`: its last
         statement, a try, jumps over its own handler code (laid inline, right after the body's
         range) to the else part, and so does its except clause (`try: (try: ... except E:
@@ -775,14 +794,57 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if self.version.handler_code_at_end:
             return None
         instrs = self.instrs
-        targets = {instrs[k].target for k in range(s, be) if instrs[k].opname == "JUMP"
+        # (or an if last in the body whose test jumps over the handler code of a try in its
+        # body to the else part: `try: (if c: try: return x / finally: f()) except E: ...
+        # else: ...`)
+        targets = {instrs[k].target for k in range(s, be) if instrs[k].opname in _FORWARD_JUMPS
                    and instrs[k].target is not None and be < instrs[k].target < end}
+        if not targets:
+            # (or a with last in the body whose own body never ends normally: only a manager
+            # that swallowed the exception goes on, past the with's handler code laid right
+            # after the body, into the else part)
+            tails = {self._swallowed_tail(r.handler) for r in self._with_regions(s, be) if be <= r.handler < end}
+            tails = {y for y in tails if y is not None and be < y < end and t not in self._chain(y)
+                     and not self.jump_sources.get(y)}
+            warm = self._reach(s)
+            if len(tails) == 1 and not any(k in warm for k in range(be, min(tails))):
+                return tails.pop()
         if len(targets) != 1:
             return None
         y = targets.pop()
-        if any(not s <= src < be for src in self.jump_sources.get(y, ())) or instrs[y - 1].opname not in ENDS_FLOW:
+        if any(not s <= src < be for src in self.jump_sources.get(y, ())):
             return None
+        if instrs[y - 1].opname not in ENDS_FLOW:
+            return None
+        if any(instrs[src].opname != "JUMP" for src in self.jump_sources.get(y, ())):
+            warm = self._reach(s)
+            if any(k in warm for k in range(be, y)):
+                return None  # (code in between that the body reaches: no handler code)
         return y
+
+    def _falls_through_inner_handlers(self, s: int, be: int) -> bool:
+        """3.11: does the code [s, be) reach `be` through the handler code of constructs inside
+        it, laid inline before `be` (`try: (with a: (try: raise E / except E: pass); more)`:
+        only the inner except clause goes on, to `more`, then out of the with to `be`)?"""
+        if self.version.handler_code_at_end:
+            return False
+        st = self._xt_state
+        seen: Set[int] = set()
+        todo = [s]
+        while todo:
+            k = todo.pop()
+            if k == be:
+                return True
+            if k in seen or not s <= k < be:
+                continue
+            seen.add(k)
+            k2 = self.skip.get(k)
+            todo.extend((k2,) if k2 is not None and k2 > k else self._successors(k))
+            region = st.region_at[k]
+            if region is not None and s <= region.handler < be \
+                    and st.kinds.get(region.handler) in ("except", "star", "with"):
+                todo.append(region.handler)
+        return False
 
     def _copied_else_part(self, s: int, be: int, start: int, end: int) -> Optional[int]:
         """Where, inside [start, end), a copy of the else part [start, that point) begins: a small
@@ -1713,7 +1775,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # loop body has handler code that jumps back to the loop's head after it (3.12+:
             # `while True: try: f() / except E: pass / else: break`): the body is read with
             # that handler code, up to the cleanup.
-            reraise = max(flow) + 1 if closing is None else cleanup
+            if closing is None:
+                # (code that only handlers inside it reach, still under the finally's cleanup, is
+                # part of the body too: `finally: (with a: raise E); more` runs `more` after the
+                # manager swallowed the exception)
+                last = max(k for k in self._reach_through_handlers(t + 1, floor=t + 1)
+                           if t < k < cleanup and (k in flow or self._cleanup_of(k) == cleanup))
+                reraise = max(flow) + 1 if last <= max(flow) else last + 1
+            else:
+                reraise = cleanup
         final_start = t + 1
         final_end = closing if closing is not None and instrs[reraise].opname == "RERAISE" else reraise
         ends = self._merge_jumped_end_copies(ends, final_end)
@@ -1762,6 +1832,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else:
             self.emit(n.Try(body, [], [], finalbody))
         return max(cont, s + 1)
+
+    def _cleanup_of(self, k: int) -> Optional[int]:
+        region = self._xt_state.region_at[k]
+        return region.handler if region is not None else None
 
     def _ends_loop_body_before_exit(self, cont: int) -> bool:
         """3.12+: does a try statement whose code ends at `cont` end the body of the innermost for
@@ -1866,7 +1940,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._mark_dead(k, exit)
                     del self.skip[exit]
                     self._mark_dead(exit + 1, k + size)
-                self._drop_handlers_of(k, k + size, through_clauses)
+                self._drop_handlers_of(k, k + size, through_clauses, span_end)
                 self._drop_copied_ways_on(k, k + size)
 
     def _return_inside_copy(self, start: int, end: int, outs: List[Tuple[int, int]]
@@ -1903,7 +1977,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(dup, dup + width)
             dup += width
 
-    def _drop_handlers_of(self, start: int, end: int, through_clauses: bool = False) -> None:
+    def _jumped_way_on(self, code: Set[int], past: int) -> Set[int]:
+        """The code after a try statement that handler code inside a copy of its finally body
+        jumps to, over the statement's own handler code (which ends before `past`): a copy whose
+        way on is only through such handler code (`finally: (with a: raise E); more`, the
+        manager swallowing the exception) goes on there, and that code is no handler code."""
+        found: Set[int] = set()
+        for k in code:
+            ins = self.instrs[k]
+            if ins.opname == "JUMP" and ins.target is not None and k < past <= ins.target:
+                found |= {q for q in self._reach(ins.target) if q >= ins.target}
+        return found
+
+    def _drop_handlers_of(self, start: int, end: int, through_clauses: bool = False,
+                          past: Optional[int] = None) -> None:
         """The handler code of constructs inside a skipped copy of a finally body is dead too.
 
         So are the handlers of constructs whose protected code is only such handler code: 3.12+
@@ -1923,6 +2010,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if region.start in dead and st.kinds.get(h) in CONSTRUCTS and h not in st.handled:
                     st.handled.add(h)
                     code = self._cold_code(h, self._reach(region.start)) - way_on
+                    if past is not None:
+                        code -= self._jumped_way_on(code, past)
                     self._mark_dead_code(code)
                     dead |= code
                     found = True
@@ -2068,6 +2157,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if a <= k < a + length and ins.opname == "JUMP" and k < ins.target < a + length \
                     and ins.target in through and ins.target not in flow:
                 return True
+        # (or past a with inside it whose body never ends normally: only a swallowing manager
+        # goes on, falling into the rest of the copy after the with's handler code)
+        st = self._xt_state
+        for h in range(a, a + length) if not self.version.handler_code_at_end else ():
+            if st.kinds.get(h) == "with" and h in through:
+                j = self._swallowed_tail(h)
+                if j is not None and a <= j < a + length and j not in flow and j in through:
+                    return True
         return False
 
     def _return_width(self, q: int) -> int:
@@ -2232,7 +2329,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self._register_exit_calls(start, is_async, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
         protected_end = be
-        be = self._with_const_return(be, t, after)
+        exit_at = self._normal_exit_past_handlers(be, t, warm)
+        past = self._with_const_return(exit_at, t, after)
+        be = past if past != exit_at else be
         be = self._past_handler_way_on(start, be, t, warm)
         self.for_targets.append(None)
         try:
@@ -2251,7 +2350,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # after the with (which the body reaches): only the handler code itself is read.
             self._mark_dead_code(self._cold_code(t, warm | ({after} if after is not None else set())))
         else:
-            self._mark_dead(t, span_end)
+            code = self._cold_code(t, warm | ({after} if after is not None else set()))
+            if any(k not in code and any(src not in code for src in self.jump_sources.get(k, ()))
+                   for k in range(t, span_end)):
+                # (code in between that is reached from elsewhere, an if's else part that the
+                # handler's way on jumps over, to the loop's closing jump, is no handler code)
+                self._mark_dead_code(code)
+            else:
+                self._mark_dead(t, span_end)
         # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
         items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(ctx, target)]
         if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:
@@ -2423,6 +2529,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             inside = [q for q in self._reach(y) if q < t and t in self._chain(q)]
             if inside:
                 end = max(end, max(inside) + 1)
+        # `with a: (with b: <never ends normally>); more`: the inner with's handler, after `b`
+        # swallowed the exception, falls into `more`, which `a` still protects.
+        for h in range(start, t):
+            if st.kinds.get(h) != "with" or h not in handler_code:
+                continue
+            y = self._swallowed_tail(h)
+            if y is None or not be <= y < t or y in warm:
+                continue
+            region = st.region_at[y]
+            if region is None or region.handler != t:
+                continue
+            inside = [q for q in self._reach(y) if q < t and t in self._chain(q)]
+            if inside:
+                end = max(end, max(inside) + 1)
         return end if end <= self.end else be
 
     def _with_handler_exit(self, t: int, warm: Set[int]) -> Optional[int]:
@@ -2452,6 +2572,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return None
         return j
 
+    def _normal_exit_past_handlers(self, be: int, t: int, warm: Set[int]) -> int:
+        """The with body's normal exit call, when handler code of a try that ends the body lies
+        between `be` and it (3.11: `with a: (try: ... except E: return x); return CONST`, the
+        try body jumping over its handler code to the exit call): for `_with_const_return`."""
+        k = be
+        while k < t and k not in warm:
+            k += 1
+        if be < k < t and self.skip.get(k, k) > k and self.instrs[k].opname in ("LOAD_CONST", "SWAP"):
+            return k
+        return be
+
     def _with_const_return(self, be: int, t: int, after: Optional[int], exit_call: bool = False) -> int:
         """`return <constant>` right after the `__exit__` call belongs to the with body...
 
@@ -2466,13 +2597,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             passed.add(k)
         if k == be and not exit_call:  # (with `exit_call`, `be` follows the not yet skipped exit call)
             return be
+        # Inside for loops, the return first drops each loop's iterator (a POP_TOP apiece, between
+        # the exit call and the constant, which the compiler loads last).
+        first = k
+        iterators = sum(1 for loop in self.loops if loop.iterator is not None) if k > be else 0
         pops = 0
-        iterators = sum(1 for loop in self.loops if loop.iterator is not None)
-        while pops < iterators and k + pops < len(instrs) and instrs[k + pops].opname == "POP_TOP":
-            pops += 1  # (a `return` from inside for loops pops their iterators after the exit call)
-        if pops and self.jump_sources.get(k):
+        while pops < iterators and k < len(instrs) and instrs[k].opname == "POP_TOP" \
+                and not self.jump_sources.get(k):
+            passed.add(k)
+            k += 1
+            pops += 1
+        if pops not in (0, iterators):
             return be
-        k += pops
         if k + 1 >= len(instrs) or instrs[k].opname != "LOAD_CONST" \
                 or instrs[k + 1].opname != "RETURN_VALUE" or after in passed or self.jump_sources.get(k):
             return be
@@ -2481,8 +2617,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             j += 1
         if j < len(instrs) and instrs[j].opname == "POP_JUMP_IF_TRUE":
             tail = instrs[j].target + 4
-            if self._same_instructions(tail, k, 2):
+            if self._same_instructions(tail, first, pops + 2):
                 return be
+        if pops:
+            self.skip[first] = k  # (the iterators' POP_TOPs are the return's, not statements)
         return k + 2
 
     def _register_exit_calls(self, start: int, is_async: bool, body_end: int) -> None:

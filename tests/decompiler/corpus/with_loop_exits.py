@@ -1,0 +1,63 @@
+"""A with body in a loop that leaves by `continue` or `return`, with code after the with.
+
+The body's way out runs the exit call and then jumps to the next iteration (or drops the loops'
+iterators and returns); only a manager that swallows an exception goes on to the code after the
+with. Read without the `continue` (or the return), the normal flow would run that code too.
+"""
+from _cases import cases
+
+
+class _Swallow:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return exc[0] is KeyError
+
+
+@cases(([{}, {1: 2}], 1), ([{1: 2}], 1), ([], 0))
+def for_with_continue_then_code(items, k):
+    out = []
+    for d in items:
+        with _Swallow():
+            out.append(d[k])
+            continue
+        out.append(-1)
+    return out
+
+
+@cases(({2: 5}, 1, 3), ({}, 1, 3), ({}, 0, 0))
+def while_with_continue_then_code(d, k, n):
+    out = []
+    i = 0
+    while i < n:
+        i += 1
+        with _Swallow():
+            out.append(d[k + i])
+            continue
+        out.append(-i)
+    return out
+
+
+@cases(([{}, {1: 2}], 1), ([{1: 2}], 1), ([], 0), ([{}, {}], 2))
+def for_with_return_const_then_code(items, k):
+    out = []
+    for d in items:
+        with _Swallow():
+            out.append(d[k])
+            return 7
+        if k > 1:
+            out.append(k)
+    return out
+
+
+@cases(([{}, {1: 2}], 1), ([{1: 2}], 1), ([], 0))
+def nested_for_with_return_const_then_code(items, k):
+    out = []
+    for _ in range(2):
+        for d in items:
+            with _Swallow():
+                out.append(d[k])
+                return None
+            out.append(-1)
+    return out

@@ -1,0 +1,104 @@
+"""Code after a with whose body never ends normally (it raises): only a manager that swallows
+the exception reaches it. Inside another with, or in a finally body, that code still belongs
+to the enclosing statement (3.11+ lays it after the handler code of the inner with).
+"""
+from _cases import cases
+
+
+class _Swallow:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append(exc[0].__name__ if exc[0] else None)
+        return exc[0] is KeyError
+
+
+@cases(({},), ({1: 2},))
+def with_in_with_raising_then_code(d):
+    log = []
+    with _Swallow(log):
+        with _Swallow(log):
+            log.append(d[1])
+            raise KeyError(2)
+        log.append('after inner')
+    log.append('after outer')
+    return log
+
+
+@cases((KeyError,), (ValueError,))
+def finally_with_raising_then_code(kind):
+    log = []
+    try:
+        log.append('body')
+    finally:
+        with _Swallow(log):
+            raise kind()
+        log.append('after with')
+    return log
+
+
+@cases((KeyError, 0), (ValueError, 1), (KeyError, 1))
+def if_finally_with_raising(kind, n):
+    log = []
+    if n:
+        try:
+            log.append('body')
+        finally:
+            with _Swallow(log):
+                raise kind()
+    log.append('after if')
+    return log
+
+
+@cases(({1: 2}, 1), ({}, 1), ({}, 0), ({0: 5}, 0))
+def with_try_return_in_handler_then_return_const(d, k):
+    # The with body ends in `return 4`, after a try whose handler returns too: its exit call
+    # lies after that handler code. Only a swallowed exception reaches the code after the with.
+    log = []
+    with _Swallow(log):
+        try:
+            log.append(d[k])
+        except KeyError:
+            if k:
+                return 3
+        return 4
+    return log
+
+
+@cases((KeyError,), (ValueError,))
+def try_with_raising_then_else(kind):
+    # Only a manager that swallowed the exception goes on from the try body: into its else part.
+    log = []
+    try:
+        with _Swallow(log):
+            raise kind()
+    except ValueError:
+        log.append('handled')
+    else:
+        log.append('else')
+        raise TypeError(11)
+    return log
+
+
+@cases((0, KeyError), (1, KeyError), (1, ValueError))
+def return_through_finally_with_raising(n, kind):
+    # The return runs the finally body's copy, which goes on only after the manager swallowed
+    # the exception; then the return completes.
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        try:
+            if n:
+                return log
+            log.append(i)
+        finally:
+            with _Swallow(log):
+                raise kind()
+            log.append('after with')
+        log.append('next')
+    return log
