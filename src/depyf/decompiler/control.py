@@ -9,7 +9,7 @@ Structures are recognised from jump targets, which are instruction indices:
   to it; 3.10+ repeats a while loop's test at the bottom, which is recognised and dropped;
 * a forward jump out of a loop is a `break`; a jump to a loop's header or test is a `continue`.
 """
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -165,6 +165,15 @@ def _inside_not(e: n.Expr) -> Optional[n.Expr]:
     if isinstance(e, n.Compare) and e.fused:
         return negated  # (`x is None` fused into its jump: either spelling makes the same jump)
     return negated if isinstance(negated, n.UnaryOp) and negated.op == "not" else None
+
+
+def _through_jump(atoms: List[_Atom], jump: int, target: int) -> List[_Atom]:
+    """The atoms with jumps to `target` sent to `jump` instead, a JUMP there: in the first
+    branch of a conditional expression used as a test, a jump to where the JUMP over the other
+    branch goes is the same as falling into that JUMP (`(a and b if c else d) or e`: `a` false
+    goes straight to `e`, `b` true falls into the JUMP to `e`)."""
+    return [_Atom(a.start, a.expr, a.jump_if_true, jump, a.jump_index, a.fall, a.always)
+            if a.target == target and not a.always else a for a in atoms]
 
 
 def _flatten(op: str, left: n.Expr, right: n.Expr) -> n.BoolOp:
@@ -544,7 +553,15 @@ class ControlRules:
                 jump = self.instrs[nxt]
                 if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
                         and not atoms[-1].always:
-                    atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, nxt + 1, always=True))
+                    after = nxt + 1
+                    if after in self.skip and self.instrs[after].opname == "POP_TOP":
+                        after = self.skip[after]  # (a chained comparison's cleanup: `chained_compare`)
+                    atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, after, always=True))
+                    continue
+                copied = self._copied_branch_exit(atoms, nxt, limit)
+                if copied is not None and not atoms[-1].always:
+                    # (read as the JUMP it replaced; skipped with the chain: `_skip_copy`)
+                    atoms.append(_Atom(nxt, n.Const(True), True, copied[0], nxt, copied[1], always=True))
                     continue
                 break
             value, q = parsed
@@ -571,8 +588,42 @@ class ControlRules:
                 continue
             for copy, original in self.chain_copies:
                 self._skip_copy(copy, original)
+            for a in chain:
+                if a.always and self.instrs[a.start].opname != "JUMP":
+                    self._skip_copy(a.start, a.target)
             return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
+
+    def _copied_branch_exit(self, atoms: List[_Atom], f: int, limit: int) -> Optional[Tuple[int, int]]:
+        """3.10+: (target, end) when the code at `f`, where the first branch of a conditional
+        expression used as a test falls out when true, is a copy of the small exit block at
+        `target` that the JUMP over the other branch went to (`if a and (b if c else d):
+        return 1`: the compiler copies `return 1` in place of that JUMP). The block at `target`
+        is entered by a jump of the chain or falls out of a conditional jump (the if body)."""
+        if not self.version.copies_exit_blocks or not atoms or self.jump_sources.get(f) or f in self.skip:
+            return None
+        instrs = self.instrs
+        length = 0
+        while f + length < min(limit, len(instrs)) and length < 8:
+            ins = instrs[f + length]
+            if ins.is_jump or (length and self.jump_sources.get(f + length)):
+                return None
+            length += 1
+            if ins.opname in TERMINAL:
+                break
+        else:
+            return None
+        if not any(a.target == f + length for a in atoms):
+            return None  # (the other branch starts right after the copy)
+        end = f + length
+        for t in range(end + 1, min(limit, end + 96)):
+            if not (any(a.target == t for a in atoms) or instrs[t - 1].opname in COND_JUMPS):
+                continue
+            if t + length <= len(instrs) and all(
+                    instrs[t + k].opname == instrs[f + k].opname and instrs[t + k].argval == instrs[f + k].argval
+                    for k in range(length)):
+                return t, end
+        return None
 
     def _before_while_test(self, atoms: List[_Atom]) -> int:
         """How many atoms the chain may take: not the top test of a while loop that its last
@@ -598,7 +649,7 @@ class ControlRules:
         jump = self.instrs[f]
         if jump.opname != "JUMP" or jump.target <= f + 1 or jump.target > limit:
             return False
-        k = next((k for k, a in enumerate(atoms) if a.target == f + 1), None)
+        k = next((k for k in range(len(atoms) - 2, -1, -1) if atoms[k].target == f + 1), None)
         if k is None or k + 1 >= len(atoms):
             return False
         orelse_atoms: List[_Atom] = []
@@ -615,7 +666,7 @@ class ControlRules:
         if nxt != jump.target:
             return False
         try:
-            body, body_true, body_false = self._build(atoms, k + 1, len(atoms))
+            body, body_true, body_false = self._build(_through_jump(atoms, f, jump.target), k + 1, len(atoms))
             orelse, else_true, else_false = self._build(orelse_atoms, 0, len(orelse_atoms))
         except _BadChain:
             return False
@@ -623,6 +674,24 @@ class ControlRules:
             return False
         test_atom = atoms[k]
         test = negate(test_atom.expr) if test_atom.jump_if_true else test_atom.expr
+        # The test may be an and/or of the atoms before (`x if (a or b) else y`): those that
+        # jump only into the test or to the second branch belong to it.
+        j = k
+        while j > 0 and (atoms[j - 1].target == f + 1
+                         or any(atoms[j - 1].target == a.start for a in atoms[j:k + 2])):
+            j -= 1
+        for first in range(j, k):
+            copies = len(self.chain_copies)
+            try:
+                group, gt, gf = self._build(atoms, first, k + 1)
+            except _BadChain:
+                del self.chain_copies[copies:]
+                continue
+            if gt == atoms[k + 1].start and gf == f + 1:
+                test, k = group, first
+                break
+            del self.chain_copies[copies:]
+        test_atom = atoms[k]
         folded = _Atom(test_atom.start, n.IfExp(test, body, orelse), False, else_false,
                        orelse_atoms[-1].jump_index, jump.target)
         del atoms[k:]
@@ -756,15 +825,18 @@ class ControlRules:
     def _build_ternary(self, chain: List[_Atom], lo: int, hi: int) -> Optional[Tuple[n.Expr, int, int]]:
         """`x if test else y` as a test: `test` jumps past the `x` branch, which ends in a JUMP over
         the `y` branch; both branches leave for the same two places."""
-        a = chain[lo]
         for k in range(lo + 3, hi):
-            if chain[k].start != a.target or not chain[k - 1].always:
+            if not chain[k - 1].always:
                 continue
             jump = chain[k - 1]
-            try:
-                then, tt, tf = self._build(chain, lo + 1, k - 1)
-            except _BadChain:
-                return None
+            for test, test_end in self._ternary_tests(chain, lo, k):
+                try:
+                    then, tt, tf = self._build(_through_jump(chain, jump.start, jump.target), test_end, k - 1)
+                    break
+                except _BadChain:
+                    continue
+            else:
+                continue
             if tt == jump.start:
                 tt = jump.target
             # The second branch ends where both branches leave for the same two places; what
@@ -780,7 +852,6 @@ class ControlRules:
                 if (t1, f1) != (t2, f2):
                     del self.chain_copies[copies:]
                     continue
-                test = negate(a.expr) if a.jump_if_true else a.expr
                 value = n.IfExp(test, then, other)
                 if m == hi:
                     return value, t2, f2
@@ -791,6 +862,29 @@ class ControlRules:
                     return None
             return None
         return None
+
+    def _ternary_tests(self, chain: List[_Atom], lo: int, k: int) -> Iterator[Tuple[n.Expr, int]]:
+        """(test, end) for the atoms [lo, end) that may form the test of a conditional expression
+        whose second branch starts at atom `k`: one atom jumping there, or an and/or of atoms
+        (`x if (a or b) else y`) that goes on into atom `end` when true and to `k` when false."""
+        a, other = chain[lo], chain[k].start
+        if a.target == other:
+            yield (negate(a.expr) if a.jump_if_true else a.expr), lo + 1
+        for end in range(lo + 2, k - 1):
+            inside = {chain[m].start for m in range(lo + 1, end + 1)}
+            if not all(chain[m].target in inside or chain[m].target == other for m in range(lo, end)) \
+                    or chain[end - 1].target not in (other, chain[end].start) or chain[end - 1].always:
+                continue
+            copies = len(self.chain_copies)
+            try:
+                test, tt, tf = self._build(chain, lo, end)
+            except _BadChain:
+                del self.chain_copies[copies:]
+                continue
+            if tt == chain[end].start and tf == other:
+                yield test, end
+            else:
+                del self.chain_copies[copies:]
 
     def _threaded_through(self, target: int, x: int) -> bool:
         """Does a jump to `target` stand for a jump to `x`, an unconditional jump to `target`?
@@ -2942,7 +3036,16 @@ class ControlRules:
             return after.target  # value form: skip the cleanup
         if after is not None and after.opname in COND_JUMPS:
             nxt = instrs[k + 1] if k + 1 < len(instrs) else None
-            if nxt is not None and nxt.opname == "JUMP" and nxt.target > k + 1 and cleanup == k + 2:
+            cleanup_jump = instrs[cleanup + 1] if cleanup + 1 < len(instrs) else None
+            if nxt is not None and nxt.opname == "JUMP" and nxt.target > cleanup + 2 and cleanup == k + 2 \
+                    and cleanup_jump is not None and cleanup_jump.opname == "JUMP" \
+                    and cleanup_jump.target == nxt.target:
+                # The chain ends the first branch of a conditional expression used as a test
+                # (`if (0 < a < 2 if c else b) or d:`): the JUMP after it goes over the other
+                # branch, and so does the cleanup's own JUMP (its false way). The JUMP stays for
+                # the condition chain to read as that branch's end; the cleanup is skipped.
+                self.skip[cleanup] = cleanup + 2
+            elif nxt is not None and nxt.opname == "JUMP" and nxt.target > k + 1 and cleanup == k + 2:
                 self.fall_override[k] = nxt.target
                 self.skip[k + 1] = nxt.target
             else:
