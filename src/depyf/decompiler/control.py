@@ -613,9 +613,11 @@ class ControlRules:
                 break
         else:
             return None
-        if not any(a.target == f + length for a in atoms):
-            return None  # (the other branch starts right after the copy)
         end = f + length
+        if end in self.skip and instrs[end].opname == "POP_TOP":
+            end = self.skip[end]  # (a chained comparison's cleanup: `chained_compare`)
+        if not any(a.target == end for a in atoms):
+            return None  # (the other branch starts right after the copy)
         for t in range(end + 1, min(limit, end + 96)):
             if not (any(a.target == t for a in atoms) or instrs[t - 1].opname in COND_JUMPS):
                 continue
@@ -846,6 +848,9 @@ class ControlRules:
                     other, ot, of = self._build(chain, k, m)
                 except _BadChain:
                     continue
+                # (3.8/3.9 thread a nested conditional expression's JUMP through the outer one's:
+                # its second branch falls into that JUMP, its first jumps to where it goes)
+                ot = next((b.target for b in chain if b.always and b.start == ot), ot)
                 copies = len(self.chain_copies)
                 t1, t2 = self._same_exit(tt, ot)
                 f1, f2 = self._same_exit(tf, of)
@@ -3036,15 +3041,13 @@ class ControlRules:
             return after.target  # value form: skip the cleanup
         if after is not None and after.opname in COND_JUMPS:
             nxt = instrs[k + 1] if k + 1 < len(instrs) else None
-            cleanup_jump = instrs[cleanup + 1] if cleanup + 1 < len(instrs) else None
-            if nxt is not None and nxt.opname == "JUMP" and nxt.target > cleanup + 2 and cleanup == k + 2 \
-                    and cleanup_jump is not None and cleanup_jump.opname == "JUMP" \
-                    and cleanup_jump.target == nxt.target:
+            branch_end = self._compare_ends_branch(k, cleanup)
+            if branch_end is not None:
                 # The chain ends the first branch of a conditional expression used as a test
                 # (`if (0 < a < 2 if c else b) or d:`): the JUMP after it goes over the other
-                # branch, and so does the cleanup's own JUMP (its false way). The JUMP stays for
-                # the condition chain to read as that branch's end; the cleanup is skipped.
-                self.skip[cleanup] = cleanup + 2
+                # branch, and the cleanup leaves by its own JUMP (its false way). The JUMP stays
+                # for the condition chain to read as that branch's end; the cleanup is skipped.
+                self.skip[cleanup] = branch_end
             elif nxt is not None and nxt.opname == "JUMP" and nxt.target > k + 1 and cleanup == k + 2:
                 self.fall_override[k] = nxt.target
                 self.skip[k + 1] = nxt.target
@@ -3076,6 +3079,58 @@ class ControlRules:
             return k
         self.skip[cleanup] = cleanup + 2
         return k
+
+    def _compare_ends_branch(self, k: int, cleanup: int) -> Optional[int]:
+        """Where the code after the cleanup at `cleanup` starts, when the chained comparison
+        whose last jump is at `k` ends the first branch of a conditional expression used as a
+        test: right after the jump comes the branch's way on (a JUMP over the other branch, or
+        3.10+ a copy of the block it reached), then the cleanup, whose way out is a JUMP to where
+        a false comparison goes (or a copy of that block), then the other branch, which an
+        earlier test jumps to. 3.8/3.9 leave the JUMP they threaded to its target after it."""
+        instrs = self.instrs
+        after, on = instrs[k], k + 1
+        if cleanup <= on or after.opname not in COND_JUMPS or cleanup + 2 >= len(instrs):
+            return None
+        false_dest = on if after.opname == "POP_JUMP_IF_TRUE" else after.target
+        way_on = instrs[on]
+        if way_on.opname == "JUMP" and cleanup == on + 1:
+            branch_target = way_on.target
+            if false_dest == on:
+                false_dest = branch_target
+        elif self.version.copies_exit_blocks and after.opname == "POP_JUMP_IF_FALSE" \
+                and self._exit_block_length(on) and on + self._exit_block_length(on) == cleanup:
+            branch_target = None  # (`_copied_branch_exit` finds the block it copies)
+        else:
+            return None
+        if instrs[cleanup + 1].opname == "JUMP":
+            if instrs[cleanup + 1].target != false_dest:
+                return None
+            end = cleanup + 2
+        else:
+            length = self._exit_block_length(cleanup + 1) if self.version.copies_exit_blocks else 0
+            if not length or false_dest <= cleanup + 1 or not self._same_test(cleanup + 1, false_dest, length) \
+                    or instrs[false_dest + length - 1].opname not in TERMINAL:
+                return None
+            end = cleanup + 1 + length
+        if instrs[end].opname == "JUMP" and not self.jump_sources.get(end) and self.version.threads_jumps_once:
+            end += 1  # (the JUMP threaded through: dead)
+        sources = self.jump_sources.get(end, ())
+        if not sources or any(src >= k for src in sources):
+            return None
+        if branch_target is not None and branch_target <= end:
+            return None
+        return end
+
+    def _exit_block_length(self, start: int) -> int:
+        """The length of the small block at `start` that ends in a return or raise with no jump
+        on the way and no jump into it after its start (what 3.10+ copy), else 0."""
+        for length in range(1, MAX_COPY + 2):
+            k = start + length - 1
+            if k >= len(self.instrs) or self.instrs[k].is_jump or (length > 1 and self.jump_sources.get(k)):
+                return 0
+            if self.instrs[k].opname in TERMINAL:
+                return length
+        return 0
 
     def _copied_return_tail(self, start: int, cleanup: int) -> int:
         """The length of [start, cleanup) when it ends in a return and the chain's cleanup (two
