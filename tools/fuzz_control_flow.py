@@ -247,9 +247,7 @@ class ExpressionWriter:
             return f"{low} <= {name} {rng.choice(['<', '<='])} {high}"
         if shape < 0.87:
             return f"{name} {rng.choice(['==', '<'])} {rng.choice(names)} {rng.choice(['==', '!=', '<'])} {rng.choice(names)}"
-        if shape < 0.97:
-            return f"{name} in (0, None)"
-        return rng.choice(["True", "False", "None", "0", "1"])
+        return f"{name} in (0, None)"
 
     def expr(self, depth: int, extra: List[str] = ()) -> str:
         """An expression nested up to `depth` levels; compound parts are parenthesized."""

@@ -599,9 +599,12 @@ class ControlRules:
         expression used as a test falls out when true, is a copy of the small exit block at
         `target` that the JUMP over the other branch went to (`if a and (b if c else d):
         return 1`: the compiler copies `return 1` in place of that JUMP). The block at `target`
-        is entered by a jump of the chain or falls out of a conditional jump (the if body)."""
-        if not self.version.copies_exit_blocks or not atoms or self.jump_sources.get(f) or f in self.skip:
+        is entered by a jump of the chain or falls out of a conditional jump (the if body); only
+        atoms of the chain jump to the copy."""
+        if not self.version.copies_exit_blocks or not atoms or f in self.skip:
             return None
+        if not {a.jump_index for a in atoms}.issuperset(self.jump_sources.get(f, ())):
+            return None  # (an atom of the branch may jump to it: the same as falling into it)
         instrs = self.instrs
         length = 0
         while f + length < min(limit, len(instrs)) and length < 8:
@@ -864,8 +867,9 @@ class ControlRules:
                     return self._then_rest(value, t2, f2, chain, m, hi)
                 except _BadChain:
                     del self.chain_copies[copies:]
-                    return None
-            return None
+                    break
+            # (no reading with this JUMP as the end of the first branch: that of a conditional
+            # expression further on may be, with this one inside its test)
         return None
 
     def _ternary_tests(self, chain: List[_Atom], lo: int, k: int) -> Iterator[Tuple[n.Expr, int]]:
@@ -3103,8 +3107,9 @@ class ControlRules:
         else:
             return None
         if instrs[cleanup + 1].opname == "JUMP":
-            if instrs[cleanup + 1].target != false_dest:
-                return None
+            out = instrs[cleanup + 1].target
+            if out != false_dest and not (instrs[false_dest].opname == "JUMP" and instrs[false_dest].target == out):
+                return None  # (3.8/3.9 may thread the cleanup's JUMP one step further)
             end = cleanup + 2
         else:
             length = self._exit_block_length(cleanup + 1) if self.version.copies_exit_blocks else 0

@@ -128,3 +128,23 @@ def longer_chained_comparison_branch(a, b, c, d):
     if (0 < a < 2 < b) if c else d:
         return 1
     return 2
+
+
+@cases(*RANGES)
+def chained_comparison_in_nested_conditional_then_or(a, b, c, d):
+    if ((1 <= a <= 2 if b else c) if d else c) or b:
+        return 1
+    return 2
+
+
+@cases(*RANGES)
+def chained_comparison_in_nested_conditional_assert(a, b, c, d):
+    assert (1 <= a <= 2 if b else c) if d else b, "failed"
+    return "passed"
+
+
+@cases(*product((0, 1), repeat=4))
+def not_and_conditional_with_and_arm(a, b, c, d):
+    if not (d and (a and b if a else c)):
+        return 3
+    return 4
