@@ -176,6 +176,12 @@ def _through_jump(atoms: List[_Atom], jump: int, target: int) -> List[_Atom]:
             if a.target == target and not a.always else a for a in atoms]
 
 
+def _jump_alias(chain: List[_Atom], x: int) -> int:
+    """Where a jump to `x` goes: the target of the JUMP (or copied exit block) read as an atom
+    that starts there, else `x`."""
+    return next((a.target for a in chain if a.always and a.start == x), x)
+
+
 def _flatten(op: str, left: n.Expr, right: n.Expr) -> n.BoolOp:
     values: List[n.Expr] = []
     for part in (left, right):
@@ -778,6 +784,16 @@ class ControlRules:
                 t = rt
             elif self._threaded_through(t, rf):
                 t = rf
+            else:
+                # A jump to the JUMP that ends the first branch of a conditional expression used
+                # as a test goes where that JUMP goes (3.8/3.9 thread one into the other).
+                ta = _jump_alias(chain, t)
+                if ta in (rt, rf):
+                    t = ta
+                elif _jump_alias(chain, rt) == ta:
+                    t = rt = ta
+                elif _jump_alias(chain, rf) == ta:
+                    t = rf = ta
         if t in (rt, rf):
             if t == rt:
                 left = a.expr if a.jump_if_true else _negated_atom(a.expr)
@@ -853,7 +869,7 @@ class ControlRules:
                     continue
                 # (3.8/3.9 thread a nested conditional expression's JUMP through the outer one's:
                 # its second branch falls into that JUMP, its first jumps to where it goes)
-                ot = next((b.target for b in chain if b.always and b.start == ot), ot)
+                ot = _jump_alias(chain, ot)
                 copies = len(self.chain_copies)
                 t1, t2 = self._same_exit(tt, ot)
                 f1, f2 = self._same_exit(tf, of)
