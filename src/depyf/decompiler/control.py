@@ -179,7 +179,12 @@ def _through_jump(atoms: List[_Atom], jump: int, target: int) -> List[_Atom]:
 def _jump_alias(chain: List[_Atom], x: int) -> int:
     """Where a jump to `x` goes: the target of the JUMP (or copied exit block) read as an atom
     that starts there, else `x`."""
-    return next((a.target for a in chain if a.always and a.start == x), x)
+    for _ in range(len(chain)):  # (a copy may be matched to another copy: follow them all)
+        nxt = next((a.target for a in chain if a.always and a.start == x), x)
+        if nxt == x:
+            break
+        x = nxt
+    return x
 
 
 def _flatten(op: str, left: n.Expr, right: n.Expr) -> n.BoolOp:
@@ -596,7 +601,7 @@ class ControlRules:
                 self._skip_copy(copy, original)
             for a in chain:
                 if a.always and self.instrs[a.start].opname != "JUMP":
-                    self._skip_copy(a.start, a.target)
+                    self.skip[a.start] = a.fall  # (a copy of the block at a.target: `_copied_branch_exit`)
             return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
 
@@ -770,9 +775,11 @@ class ControlRules:
         if hi - lo == 1:
             return (_negated_atom(a.expr) if a.jump_if_true else a.expr), fall, a.target
         t = a.target
+        copies = len(self.chain_copies)
         ternary = self._build_ternary(chain, lo, hi)
         if ternary is not None:
             return ternary
+        del self.chain_copies[copies:]
         rest, rt, rf = self._build(chain, lo + 1, hi)
         if t not in (rt, rf):
             # 3.10+: `a` may leave through its own copy of the small exit block the rest leaves by.
@@ -805,6 +812,8 @@ class ControlRules:
             if chain[k].start == t:
                 g, gt, gf = self._build(chain, lo, k)
                 return self._then_rest(g, gt, gf, chain, k, hi)
+        # (copies taken for a reading that failed are no copies: the block may be real code)
+        del self.chain_copies[copies:]
         raise _BadChain()
 
     def _then_rest(self, g: n.Expr, gt: int, gf: int, chain: List[_Atom], k: int, hi: int) -> Tuple[n.Expr, int, int]:
@@ -859,7 +868,7 @@ class ControlRules:
             else:
                 continue
             if tt == jump.start:
-                tt = jump.target
+                tt = _jump_alias(chain, jump.target)
             # The second branch ends where both branches leave for the same two places; what
             # follows combines with the whole conditional expression (`(a if b else c) or d`).
             for m in range(k + 1, hi + 1):

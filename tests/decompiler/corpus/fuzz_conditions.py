@@ -148,3 +148,16 @@ def not_and_conditional_with_and_arm(a, b, c, d):
     if not (d and (a and b if a else c)):
         return 3
     return 4
+
+
+@cases(*product((0, 1), repeat=4))
+def nested_conditional_copied_body_after_or(a, b, c, d):
+    if d or ((b if c else a) if c else b):
+        return 1
+
+
+@cases(*product((0, 1), repeat=4))
+def nested_conditional_then_or_as_other_branch(a, b, c, d):
+    if (c if d else b) if a else d or b:
+        return 2
+    return 3
