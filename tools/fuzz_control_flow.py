@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Random structured control flow, decompiled and checked: a search for silent wrong results.
 
-    python tools/fuzz_control_flow.py [--seed S] [--count N] [--show K]
+    python tools/fuzz_control_flow.py [--seed S] [--count N] [--show K] [--wild | --expressions]
 
 Runs under whichever interpreter starts it (use each of 3.8-3.13 in turn) with the package from
 `src/`. Each program is one function `f(n, k)` built from random statements: ifs with elif/else,
@@ -15,6 +15,14 @@ flight) unless `--wild` asks for it. For each program the tool checks:
   exception) for a grid of inputs; a difference is a silent wrong result;
 * round trip: the decompiled source compiles to the same bytecode (`depyf.verify`);
 * decompilation: no `DecompilationError`.
+
+With `--expressions` the programs are `f(a, b, c, d, e)` built instead from random boolean
+expressions: names, comparisons (chained ones included), `and`, `or`, `not` and conditional
+expressions nested three or four deep, used where their compiled shape differs: `if`/`elif`/`else`
+tests, bounded `while` tests, `return <expr>`, `x = <expr>`, call arguments, `assert`,
+comprehension `if` clauses, and (inside the expressions) as conditional-expression conditions and
+arms. The names take bools, small ints and None over a grid of 48 inputs (every truth combination
+of 0/1 and mixed values), and the same three checks apply.
 
 Failures are printed with the program's source, smallest first. The programs depend only on the
 seed, so a failure can be reproduced with `--seed S --count 1` (S as printed). Loops are bounded,
@@ -48,6 +56,16 @@ class Tracker:
 '''
 
 INPUTS = [(n, k) for n in range(6) for k in range(3)]
+
+EXPRESSION_PRELUDE = '''
+def pair(x, key=None):
+    return (x, key)
+'''
+
+# every truth combination of 0/1 for a..e, then mixed values (None, bools, 2, -1)
+EXPRESSION_INPUTS = [tuple((bits >> i) & 1 for i in range(5)) for bits in range(32)]
+EXPRESSION_INPUTS += [tuple(random.Random(i).choice([None, True, False, 0, 1, 2, -1]) for _ in range(5))
+                      for i in range(16)]
 
 
 class _Timeout(Exception):
@@ -197,7 +215,127 @@ class ProgramWriter:
         return "\n".join(self.lines) + "\n"
 
 
-def program(seed: int, wild: bool = False) -> str:
+class ExpressionWriter:
+    """Writes one random function of a..e whose statements test random boolean expressions."""
+
+    NAMES = ["a", "b", "c", "d", "e"]
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.tags = 0
+        self.lines: List[str] = []
+
+    def tag(self) -> int:
+        self.tags += 1
+        return self.tags
+
+    def atom(self, extra: List[str]) -> str:
+        rng = self.rng
+        names = self.NAMES + extra
+        name = rng.choice(names)
+        shape = rng.random()
+        if shape < 0.45:
+            return name
+        if shape < 0.6:
+            op = rng.choice(["==", "!=", "<", ">=", "is", "is not"])
+            other = "None" if op.startswith("is") else str(rng.randrange(-1, 3))
+            return f"{name} {op} {other}"
+        if shape < 0.7:
+            return f"{name} {rng.choice(['==', '!=', '<', '<='])} {rng.choice(names)}"
+        if shape < 0.8:  # chained
+            low, high = rng.randrange(-1, 2), rng.randrange(1, 3)
+            return f"{low} <= {name} {rng.choice(['<', '<='])} {high}"
+        if shape < 0.87:
+            return f"{name} {rng.choice(['==', '<'])} {rng.choice(names)} {rng.choice(['==', '!=', '<'])} {rng.choice(names)}"
+        return f"{name} in (0, None)"
+
+    def expr(self, depth: int, extra: List[str] = ()) -> str:
+        """An expression nested up to `depth` levels; compound parts are parenthesized."""
+        rng = self.rng
+        extra = list(extra)
+        if depth <= 0 or rng.random() < 0.2:
+            return self.atom(extra)
+
+        def part() -> str:
+            text = self.expr(depth - 1, extra)
+            return f"({text})" if " " in text else text
+
+        shape = rng.random()
+        if shape < 0.55:
+            op = rng.choice(["and", "or"])
+            return f" {op} ".join(part() for _ in range(2 + (rng.random() < 0.3)))
+        if shape < 0.7:
+            return f"not {part()}"
+        return f"{part()} if {part()} else {part()}"
+
+    def body(self, pad: str, depth: int, ends: bool = True) -> None:
+        """A small statement list: a log entry, sometimes an inner if or a return."""
+        rng = self.rng
+        emit = self.lines.append
+        shape = rng.random()
+        if depth < 2 and shape < 0.25:
+            emit(f"{pad}if {self.expr(2)}:")
+            self.body(pad + "    ", depth + 1)
+            if rng.random() < 0.4:
+                emit(f"{pad}else:")
+                self.body(pad + "    ", depth + 1)
+        elif ends and shape < 0.45:
+            emit(f"{pad}return {self.tag()}")
+        else:
+            emit(f"{pad}log.append({self.tag()})")
+
+    def statement(self, pad: str) -> None:
+        rng = self.rng
+        emit = self.lines.append
+        depth = 3 + (rng.random() < 0.5)
+        kind = rng.choice(["if", "if", "if", "while", "assign", "call", "assert", "comprehension", "return_if"])
+        if kind == "if":
+            emit(f"{pad}if {self.expr(depth)}:")
+            self.body(pad + "    ", 0)
+            while rng.random() < 0.35:
+                emit(f"{pad}elif {self.expr(depth)}:")
+                self.body(pad + "    ", 0)
+            if rng.random() < 0.5:
+                emit(f"{pad}else:")
+                self.body(pad + "    ", 0)
+        elif kind == "while":
+            emit(f"{pad}w = 0")
+            emit(f"{pad}while {self.expr(depth, ['w'])}:")
+            emit(f"{pad}    w += 1")
+            emit(f"{pad}    log.append({self.tag()})")
+            emit(f"{pad}    if w > {rng.randrange(1, 4)}:")
+            emit(f"{pad}        break")
+            if rng.random() < 0.25:
+                emit(f"{pad}else:")
+                emit(f"{pad}    log.append({self.tag()})")
+        elif kind == "assign":
+            emit(f"{pad}x = {self.expr(depth)}")
+            emit(f"{pad}log.append(x)")
+        elif kind == "call":
+            emit(f"{pad}log.append(pair({self.expr(depth)}, key={self.expr(depth - 1)}))")
+        elif kind == "assert":
+            emit(f"{pad}assert {self.expr(depth)}, {self.tag()}")
+        elif kind == "comprehension":
+            test = self.expr(depth, ["v"])  # (a conditional expression needs parentheses there)
+            emit(f"{pad}log.append([v for v in range(3) if {test if ' if ' not in test else f'({test})'}])")
+        else:  # a test that returns, then the rest of the function
+            emit(f"{pad}if {self.expr(depth)}:")
+            emit(f"{pad}    return {self.tag()}")
+
+    def function(self) -> str:
+        self.lines = ["def f(a, b, c, d, e):", "    log = []"]
+        for _ in range(1 + self.rng.randrange(4)):
+            self.statement("    ")
+        if self.rng.random() < 0.5:
+            self.lines.append(f"    return {self.expr(3)}, log")
+        else:
+            self.lines.append("    return log")
+        return "\n".join(self.lines) + "\n"
+
+
+def program(seed: int, wild: bool = False, expressions: bool = False) -> str:
+    if expressions:
+        return ExpressionWriter(random.Random(seed)).function()
     rng = random.Random(seed)
     return ProgramWriter(rng, size=4 + rng.randrange(10), wild=wild).function()
 
@@ -214,11 +352,13 @@ def _outcome(func: Any, args: Tuple[int, int]) -> Any:
         signal.alarm(0)
 
 
-def check(seed: int, workdir: str, wild: bool = False) -> Optional[Tuple[str, str, str]]:
+def check(seed: int, workdir: str, wild: bool = False,
+          expressions: bool = False) -> Optional[Tuple[str, str, str]]:
     """(kind, detail, source) of the first problem with program `seed`, or None."""
-    source = program(seed, wild)
+    source = program(seed, wild, expressions)
+    prelude, inputs = (EXPRESSION_PRELUDE, EXPRESSION_INPUTS) if expressions else (PRELUDE, INPUTS)
     namespace: dict = {}
-    exec(compile(PRELUDE + source, f"<fuzz {seed}>", "exec"), namespace)
+    exec(compile(prelude + source, f"<fuzz {seed}>", "exec"), namespace)
     original = namespace["f"]
     try:
         text = depyf.decompile(original)
@@ -226,10 +366,10 @@ def check(seed: int, workdir: str, wild: bool = False) -> Optional[Tuple[str, st
         return ("decompile", f"{type(exc).__name__}: {exc}", source)
     rebuilt: dict = {}
     try:
-        exec(compile(PRELUDE + text, f"<decompiled {seed}>", "exec"), rebuilt)
+        exec(compile(prelude + text, f"<decompiled {seed}>", "exec"), rebuilt)
     except SyntaxError as exc:
         return ("syntax", str(exc), source)
-    for args in INPUTS:
+    for args in inputs:
         want, got = _outcome(original, args), _outcome(rebuilt["f"], args)
         if want != got:
             return ("execution", f"f{args}: {want!r} != {got!r}\n--- decompiled ---\n{text}", source)
@@ -250,18 +390,21 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=500, help="number of programs")
     parser.add_argument("--show", type=int, default=5, help="failures of each kind to print in full")
     parser.add_argument("--wild", action="store_true", help="also break, continue and return in finally bodies")
+    parser.add_argument("--expressions", action="store_true",
+                        help="programs built from random and/or/not/conditional expressions instead")
     args = parser.parse_args()
     signal.signal(signal.SIGALRM, _alarm)
     sys.setrecursionlimit(10000)
     found: dict = {}
     with tempfile.TemporaryDirectory() as workdir:
         for seed in range(args.seed, args.seed + args.count):
-            problem = check(seed, workdir, args.wild)
+            problem = check(seed, workdir, args.wild, args.expressions)
             if problem is not None:
                 found.setdefault(problem[0], []).append((seed, problem))
     version = "%d.%d" % sys.version_info[:2]
     summary = ", ".join(f"{kind} {len(items)}" for kind, items in sorted(found.items())) or "none"
-    print(f"Python {version}: {args.count} programs (seeds {args.seed}..{args.seed + args.count - 1}); problems: {summary}")
+    mode = " expression" if args.expressions else ""
+    print(f"Python {version}: {args.count}{mode} programs (seeds {args.seed}..{args.seed + args.count - 1}); problems: {summary}")
     for kind in ("execution", "decompile", "syntax", "roundtrip"):
         items = sorted(found.get(kind, []), key=lambda item: len(item[1][2]))
         for seed, (_, detail, source) in items[:args.show]:

@@ -9,7 +9,7 @@ Structures are recognised from jump targets, which are instruction indices:
   to it; 3.10+ repeats a while loop's test at the bottom, which is recognised and dropped;
 * a forward jump out of a loop is a `break`; a jump to a loop's header or test is a `continue`.
 """
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -165,6 +165,26 @@ def _inside_not(e: n.Expr) -> Optional[n.Expr]:
     if isinstance(e, n.Compare) and e.fused:
         return negated  # (`x is None` fused into its jump: either spelling makes the same jump)
     return negated if isinstance(negated, n.UnaryOp) and negated.op == "not" else None
+
+
+def _through_jump(atoms: List[_Atom], jump: int, target: int) -> List[_Atom]:
+    """The atoms with jumps to `target` sent to `jump` instead, a JUMP there: in the first
+    branch of a conditional expression used as a test, a jump to where the JUMP over the other
+    branch goes is the same as falling into that JUMP (`(a and b if c else d) or e`: `a` false
+    goes straight to `e`, `b` true falls into the JUMP to `e`)."""
+    return [_Atom(a.start, a.expr, a.jump_if_true, jump, a.jump_index, a.fall, a.always)
+            if a.target == target and not a.always else a for a in atoms]
+
+
+def _jump_alias(chain: List[_Atom], x: int) -> int:
+    """Where a jump to `x` goes: the target of the JUMP (or copied exit block) read as an atom
+    that starts there, else `x`."""
+    for _ in range(len(chain)):  # (a copy may be matched to another copy: follow them all)
+        nxt = next((a.target for a in chain if a.always and a.start == x), x)
+        if nxt == x:
+            break
+        x = nxt
+    return x
 
 
 def _flatten(op: str, left: n.Expr, right: n.Expr) -> n.BoolOp:
@@ -576,7 +596,15 @@ class ControlRules:
                 jump = self.instrs[nxt]
                 if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
                         and not atoms[-1].always:
-                    atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, nxt + 1, always=True))
+                    after = nxt + 1
+                    if after in self.skip and self.instrs[after].opname == "POP_TOP":
+                        after = self.skip[after]  # (a chained comparison's cleanup: `chained_compare`)
+                    atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, after, always=True))
+                    continue
+                copied = self._copied_branch_exit(atoms, nxt, limit)
+                if copied is not None and not atoms[-1].always:
+                    # (read as the JUMP it replaced; skipped with the chain: `_skip_copy`)
+                    atoms.append(_Atom(nxt, n.Const(True), True, copied[0], nxt, copied[1], always=True))
                     continue
                 break
             value, q = parsed
@@ -603,8 +631,47 @@ class ControlRules:
                 continue
             for copy, original in self.chain_copies:
                 self._skip_copy(copy, original)
+            for a in chain:
+                if a.always and self.instrs[a.start].opname != "JUMP":
+                    self.skip[a.start] = a.fall  # (a copy of the block at a.target: `_copied_branch_exit`)
             return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
+
+    def _copied_branch_exit(self, atoms: List[_Atom], f: int, limit: int) -> Optional[Tuple[int, int]]:
+        """3.10+: (target, end) when the code at `f`, where the first branch of a conditional
+        expression used as a test falls out when true, is a copy of the small exit block at
+        `target` that the JUMP over the other branch went to (`if a and (b if c else d):
+        return 1`: the compiler copies `return 1` in place of that JUMP). The block at `target`
+        is entered by a jump of the chain or falls out of a conditional jump (the if body); only
+        atoms of the chain jump to the copy."""
+        if not self.version.copies_exit_blocks or not atoms or f in self.skip:
+            return None
+        if not {a.jump_index for a in atoms}.issuperset(self.jump_sources.get(f, ())):
+            return None  # (an atom of the branch may jump to it: the same as falling into it)
+        instrs = self.instrs
+        length = 0
+        while f + length < min(limit, len(instrs)) and length < 8:
+            ins = instrs[f + length]
+            if ins.is_jump or (length and self.jump_sources.get(f + length)):
+                return None
+            length += 1
+            if ins.opname in TERMINAL:
+                break
+        else:
+            return None
+        end = f + length
+        if end in self.skip and instrs[end].opname == "POP_TOP":
+            end = self.skip[end]  # (a chained comparison's cleanup: `chained_compare`)
+        if not any(a.target == end for a in atoms):
+            return None  # (the other branch starts right after the copy)
+        for t in range(end + 1, min(limit, end + 96)):
+            if not (any(a.target == t for a in atoms) or instrs[t - 1].opname in COND_JUMPS):
+                continue
+            if t + length <= len(instrs) and all(
+                    instrs[t + k].opname == instrs[f + k].opname and instrs[t + k].argval == instrs[f + k].argval
+                    for k in range(length)):
+                return t, end
+        return None
 
     def _before_while_test(self, atoms: List[_Atom]) -> int:
         """How many atoms the chain may take: not the top test of a while loop that its last
@@ -630,7 +697,7 @@ class ControlRules:
         jump = self.instrs[f]
         if jump.opname != "JUMP" or jump.target <= f + 1 or jump.target > limit:
             return False
-        k = next((k for k, a in enumerate(atoms) if a.target == f + 1), None)
+        k = next((k for k in range(len(atoms) - 2, -1, -1) if atoms[k].target == f + 1), None)
         if k is None or k + 1 >= len(atoms):
             return False
         orelse_atoms: List[_Atom] = []
@@ -647,7 +714,7 @@ class ControlRules:
         if nxt != jump.target:
             return False
         try:
-            body, body_true, body_false = self._build(atoms, k + 1, len(atoms))
+            body, body_true, body_false = self._build(_through_jump(atoms, f, jump.target), k + 1, len(atoms))
             orelse, else_true, else_false = self._build(orelse_atoms, 0, len(orelse_atoms))
         except _BadChain:
             return False
@@ -655,6 +722,24 @@ class ControlRules:
             return False
         test_atom = atoms[k]
         test = negate(test_atom.expr) if test_atom.jump_if_true else test_atom.expr
+        # The test may be an and/or of the atoms before (`x if (a or b) else y`): those that
+        # jump only into the test or to the second branch belong to it.
+        j = k
+        while j > 0 and (atoms[j - 1].target == f + 1
+                         or any(atoms[j - 1].target == a.start for a in atoms[j:k + 2])):
+            j -= 1
+        for first in range(j, k):
+            copies = len(self.chain_copies)
+            try:
+                group, gt, gf = self._build(atoms, first, k + 1)
+            except _BadChain:
+                del self.chain_copies[copies:]
+                continue
+            if gt == atoms[k + 1].start and gf == f + 1:
+                test, k = group, first
+                break
+            del self.chain_copies[copies:]
+        test_atom = atoms[k]
         folded = _Atom(test_atom.start, n.IfExp(test, body, orelse), False, else_false,
                        orelse_atoms[-1].jump_index, jump.target)
         del atoms[k:]
@@ -722,9 +807,11 @@ class ControlRules:
         if hi - lo == 1:
             return (_negated_atom(a.expr) if a.jump_if_true else a.expr), fall, a.target
         t = a.target
+        copies = len(self.chain_copies)
         ternary = self._build_ternary(chain, lo, hi)
         if ternary is not None:
             return ternary
+        del self.chain_copies[copies:]
         rest, rt, rf = self._build(chain, lo + 1, hi)
         if t not in (rt, rf):
             # 3.10+: `a` may leave through its own copy of the small exit block the rest leaves by.
@@ -736,6 +823,16 @@ class ControlRules:
                 t = rt
             elif self._threaded_through(t, rf):
                 t = rf
+            else:
+                # A jump to the JUMP that ends the first branch of a conditional expression used
+                # as a test goes where that JUMP goes (3.8/3.9 thread one into the other).
+                ta = _jump_alias(chain, t)
+                if ta in (rt, rf):
+                    t = ta
+                elif _jump_alias(chain, rt) == ta:
+                    t = rt = ta
+                elif _jump_alias(chain, rf) == ta:
+                    t = rf = ta
         if t in (rt, rf):
             if t == rt:
                 left = a.expr if a.jump_if_true else _negated_atom(a.expr)
@@ -747,6 +844,8 @@ class ControlRules:
             if chain[k].start == t:
                 g, gt, gf = self._build(chain, lo, k)
                 return self._then_rest(g, gt, gf, chain, k, hi)
+        # (copies taken for a reading that failed are no copies: the block may be real code)
+        del self.chain_copies[copies:]
         raise _BadChain()
 
     def _then_rest(self, g: n.Expr, gt: int, gf: int, chain: List[_Atom], k: int, hi: int) -> Tuple[n.Expr, int, int]:
@@ -788,17 +887,20 @@ class ControlRules:
     def _build_ternary(self, chain: List[_Atom], lo: int, hi: int) -> Optional[Tuple[n.Expr, int, int]]:
         """`x if test else y` as a test: `test` jumps past the `x` branch, which ends in a JUMP over
         the `y` branch; both branches leave for the same two places."""
-        a = chain[lo]
         for k in range(lo + 3, hi):
-            if chain[k].start != a.target or not chain[k - 1].always:
+            if not chain[k - 1].always:
                 continue
             jump = chain[k - 1]
-            try:
-                then, tt, tf = self._build(chain, lo + 1, k - 1)
-            except _BadChain:
-                return None
+            for test, test_end in self._ternary_tests(chain, lo, k):
+                try:
+                    then, tt, tf = self._build(_through_jump(chain, jump.start, jump.target), test_end, k - 1)
+                    break
+                except _BadChain:
+                    continue
+            else:
+                continue
             if tt == jump.start:
-                tt = jump.target
+                tt = _jump_alias(chain, jump.target)
             # The second branch ends where both branches leave for the same two places; what
             # follows combines with the whole conditional expression (`(a if b else c) or d`).
             for m in range(k + 1, hi + 1):
@@ -806,13 +908,15 @@ class ControlRules:
                     other, ot, of = self._build(chain, k, m)
                 except _BadChain:
                     continue
+                # (3.8/3.9 thread a nested conditional expression's JUMP through the outer one's:
+                # its second branch falls into that JUMP, its first jumps to where it goes)
+                ot = _jump_alias(chain, ot)
                 copies = len(self.chain_copies)
                 t1, t2 = self._same_exit(tt, ot)
                 f1, f2 = self._same_exit(tf, of)
                 if (t1, f1) != (t2, f2):
                     del self.chain_copies[copies:]
                     continue
-                test = negate(a.expr) if a.jump_if_true else a.expr
                 value = n.IfExp(test, then, other)
                 if m == hi:
                     return value, t2, f2
@@ -820,9 +924,33 @@ class ControlRules:
                     return self._then_rest(value, t2, f2, chain, m, hi)
                 except _BadChain:
                     del self.chain_copies[copies:]
-                    return None
-            return None
+                    break
+            # (no reading with this JUMP as the end of the first branch: that of a conditional
+            # expression further on may be, with this one inside its test)
         return None
+
+    def _ternary_tests(self, chain: List[_Atom], lo: int, k: int) -> Iterator[Tuple[n.Expr, int]]:
+        """(test, end) for the atoms [lo, end) that may form the test of a conditional expression
+        whose second branch starts at atom `k`: one atom jumping there, or an and/or of atoms
+        (`x if (a or b) else y`) that goes on into atom `end` when true and to `k` when false."""
+        a, other = chain[lo], chain[k].start
+        if a.target == other:
+            yield (negate(a.expr) if a.jump_if_true else a.expr), lo + 1
+        for end in range(lo + 2, k - 1):
+            inside = {chain[m].start for m in range(lo + 1, end + 1)}
+            if not all(chain[m].target in inside or chain[m].target == other for m in range(lo, end)) \
+                    or chain[end - 1].target not in (other, chain[end].start) or chain[end - 1].always:
+                continue
+            copies = len(self.chain_copies)
+            try:
+                test, tt, tf = self._build(chain, lo, end)
+            except _BadChain:
+                del self.chain_copies[copies:]
+                continue
+            if tt == chain[end].start and tf == other:
+                yield test, end
+            else:
+                del self.chain_copies[copies:]
 
     def _threaded_through(self, target: int, x: int) -> bool:
         """Does a jump to `target` stand for a jump to `x`, an unconditional jump to `target`?
@@ -3023,7 +3151,14 @@ class ControlRules:
             return after.target  # value form: skip the cleanup
         if after is not None and after.opname in COND_JUMPS:
             nxt = instrs[k + 1] if k + 1 < len(instrs) else None
-            if nxt is not None and nxt.opname == "JUMP" and nxt.target > k + 1 and cleanup == k + 2:
+            branch_end = self._compare_ends_branch(k, cleanup)
+            if branch_end is not None:
+                # The chain ends the first branch of a conditional expression used as a test
+                # (`if (0 < a < 2 if c else b) or d:`): the JUMP after it goes over the other
+                # branch, and the cleanup leaves by its own JUMP (its false way). The JUMP stays
+                # for the condition chain to read as that branch's end; the cleanup is skipped.
+                self.skip[cleanup] = branch_end
+            elif nxt is not None and nxt.opname == "JUMP" and nxt.target > k + 1 and cleanup == k + 2:
                 self.fall_override[k] = nxt.target
                 self.skip[k + 1] = nxt.target
             else:
@@ -3054,6 +3189,59 @@ class ControlRules:
             return k
         self.skip[cleanup] = cleanup + 2
         return k
+
+    def _compare_ends_branch(self, k: int, cleanup: int) -> Optional[int]:
+        """Where the code after the cleanup at `cleanup` starts, when the chained comparison
+        whose last jump is at `k` ends the first branch of a conditional expression used as a
+        test: right after the jump comes the branch's way on (a JUMP over the other branch, or
+        3.10+ a copy of the block it reached), then the cleanup, whose way out is a JUMP to where
+        a false comparison goes (or a copy of that block), then the other branch, which an
+        earlier test jumps to. 3.8/3.9 leave the JUMP they threaded to its target after it."""
+        instrs = self.instrs
+        after, on = instrs[k], k + 1
+        if cleanup <= on or after.opname not in COND_JUMPS or cleanup + 2 >= len(instrs):
+            return None
+        false_dest = on if after.opname == "POP_JUMP_IF_TRUE" else after.target
+        way_on = instrs[on]
+        if way_on.opname == "JUMP" and cleanup == on + 1:
+            branch_target = way_on.target
+            if false_dest == on:
+                false_dest = branch_target
+        elif self.version.copies_exit_blocks and after.opname == "POP_JUMP_IF_FALSE" \
+                and self._exit_block_length(on) and on + self._exit_block_length(on) == cleanup:
+            branch_target = None  # (`_copied_branch_exit` finds the block it copies)
+        else:
+            return None
+        if instrs[cleanup + 1].opname == "JUMP":
+            out = instrs[cleanup + 1].target
+            if out != false_dest and not (instrs[false_dest].opname == "JUMP" and instrs[false_dest].target == out):
+                return None  # (3.8/3.9 may thread the cleanup's JUMP one step further)
+            end = cleanup + 2
+        else:
+            length = self._exit_block_length(cleanup + 1) if self.version.copies_exit_blocks else 0
+            if not length or false_dest <= cleanup + 1 or not self._same_test(cleanup + 1, false_dest, length) \
+                    or instrs[false_dest + length - 1].opname not in TERMINAL:
+                return None
+            end = cleanup + 1 + length
+        if instrs[end].opname == "JUMP" and not self.jump_sources.get(end) and self.version.threads_jumps_once:
+            end += 1  # (the JUMP threaded through: dead)
+        sources = self.jump_sources.get(end, ())
+        if not sources or any(src >= k for src in sources):
+            return None
+        if branch_target is not None and branch_target <= end:
+            return None
+        return end
+
+    def _exit_block_length(self, start: int) -> int:
+        """The length of the small block at `start` that ends in a return or raise with no jump
+        on the way and no jump into it after its start (what 3.10+ copy), else 0."""
+        for length in range(1, MAX_COPY + 2):
+            k = start + length - 1
+            if k >= len(self.instrs) or self.instrs[k].is_jump or (length > 1 and self.jump_sources.get(k)):
+                return 0
+            if self.instrs[k].opname in TERMINAL:
+                return length
+        return 0
 
     def _copied_return_tail(self, start: int, cleanup: int) -> int:
         """The length of [start, cleanup) when it ends in a return and the chain's cleanup (two

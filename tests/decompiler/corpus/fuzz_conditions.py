@@ -1,0 +1,163 @@
+"""Conditional expressions used as tests, combined with and/or/not (shapes found by the
+expression fuzzer, `tools/fuzz_control_flow.py --expressions`): the compiler lays the branches of
+`x if c else y` out as jumps into the enclosing test, threads or copies the JUMP that ends the
+first branch, and a chained comparison there brings its own cleanup."""
+from itertools import product
+
+from _cases import cases
+
+BITS = list(product((0, 1), repeat=4))
+
+
+@cases(*BITS)
+def chained_comparison_ends_first_branch(a, b, c, d):
+    if (0 <= a <= 1 if c else b) or d:
+        return 1
+    return 2
+
+
+@cases(*BITS, (2, 0, 1, 0), (-1, 1, 1, 0))
+def chained_comparison_under_not(a, b, c, d):
+    if not ((0 < a < 2 if c else b) or d):
+        return "neither"
+    return "some"
+
+
+@cases(*BITS)
+def and_with_conditional_in_or(a, b, c, d):
+    if a and (d or (b if c else c)):
+        return 1
+    return 2
+
+
+@cases(*BITS)
+def conditional_with_or_test(a, b, c, d):
+    if (a if (c or d) else b) or d:
+        return 1
+    return 2
+
+
+@cases(*BITS)
+def conditional_with_and_test(a, b, c, d):
+    if (a if (c and not d) else b) and d:
+        return 1
+    return 2
+
+
+@cases(*BITS)
+def conditional_with_and_arms(a, b, c, d):
+    if ((a and b) if (c or (d and a)) else (b or c)) or d:
+        return 1
+    return 2
+
+
+@cases(*BITS)
+def two_conditionals_in_or(a, b, c, d):
+    if (b if c else d) or (a if (b and d) else c):
+        return 1
+    return 2
+
+
+@cases(*BITS)
+def conditional_as_test_of_conditional(a, b, c, d):
+    if (a if c else d) if b else c:
+        return 1
+    return 2
+
+
+@cases(*BITS)
+def conditional_test_in_value(a, b, c, d):
+    x = "yes" if ((a if c else d) if (a or b) else c) else "no"
+    return x
+
+
+@cases(*BITS)
+def conditional_with_or_test_in_while(a, b, c, d):
+    n = 0
+    while (a if (c or d) else b) and n < 3:
+        n += 1
+    return n
+
+
+@cases(*BITS)
+def conditional_with_or_test_in_assert(a, b, c, d):
+    assert (a if (c or d) else b) or d, "failed"
+    return "passed"
+
+
+@cases(*BITS)
+def conditional_with_or_test_in_comprehension(a, b, c, d):
+    return [v for v in range(3) if (a if (c or v) else b) or d]
+
+
+RANGES = [(a, b, c, d) for a in (-1, 0, 1, 2, 3) for b in (0, 3) for c in (0, 1) for d in (0, 1)]
+
+
+@cases(*RANGES)
+def chained_comparison_branch_as_whole_test(a, b, c, d):
+    if (0 < a < 2) if c else d:
+        return 1
+    return 2
+
+
+@cases(*RANGES)
+def chained_comparison_branch_then_assignment(a, b, c, d):
+    if (0 < a < 2) if c else d:
+        b = 5
+    return b
+
+
+@cases(*RANGES)
+def chained_comparison_branch_in_while(a, b, c, d):
+    n = 0
+    while ((0 < a < 2) if c else d) and n < 5:
+        a += 1
+        n += 1
+    return a, n
+
+
+@cases(*RANGES)
+def chained_comparison_branch_after_and(a, b, c, d):
+    if b and ((0 < a < 2) if c else d):
+        return 1
+    return 2
+
+
+@cases(*RANGES)
+def longer_chained_comparison_branch(a, b, c, d):
+    if (0 < a < 2 < b) if c else d:
+        return 1
+    return 2
+
+
+@cases(*RANGES)
+def chained_comparison_in_nested_conditional_then_or(a, b, c, d):
+    if ((1 <= a <= 2 if b else c) if d else c) or b:
+        return 1
+    return 2
+
+
+@cases(*RANGES)
+def chained_comparison_in_nested_conditional_assert(a, b, c, d):
+    assert (1 <= a <= 2 if b else c) if d else b, "failed"
+    return "passed"
+
+
+@cases(*product((0, 1), repeat=4))
+def not_and_conditional_with_and_arm(a, b, c, d):
+    if not (d and (a and b if a else c)):
+        return 3
+    return 4
+
+
+@cases(*product((0, 1), repeat=4))
+def nested_conditional_copied_body_after_or(a, b, c, d):
+    if d or ((b if c else a) if c else b):
+        return 1
+
+
+@cases(*product((0, 1), repeat=4))
+def nested_conditional_then_or_as_other_branch(a, b, c, d):
+    if (c if d else b) if a else d or b:
+        return 2
+    return 3
