@@ -468,8 +468,14 @@ class ExceptionRegionAnalysis:
                 return end - 1
         return k
 
-    def _falls_into(self, s: int, be: int) -> bool:
-        """Does the code [s, be) reach `be` by itself (rather than only returning or leaving)?"""
+    def _falls_into(self, s: int, be: int, through_inner_handlers: bool = False) -> bool:
+        """Does the code [s, be) reach `be` by itself (rather than only returning or leaving)?
+
+        With `through_inner_handlers` (3.11, handler code inline), also through the except
+        clauses and with handlers of constructs inside it, laid before `be` (`try: (with a: (try:
+        raise E / except E: pass); more)`: only the inner except clause goes on, to `more`, then
+        out of the with to `be`)."""
+        st = self._xt() if through_inner_handlers else None
         seen: Set[int] = set()
         todo = [s]
         while todo:
@@ -481,6 +487,10 @@ class ExceptionRegionAnalysis:
             seen.add(k)
             k2 = self.skip.get(k)
             todo.extend((k2,) if k2 is not None and k2 > k else self._successors(k))
+            region = st.region_at[k] if st is not None else None
+            if region is not None and s <= region.handler < be \
+                    and st.kinds.get(region.handler) in ("except", "star", "with"):
+                todo.append(region.handler)
         return False
 
     def _after_with_swallow(self, j: int) -> bool:

@@ -602,7 +602,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = leaves_to_bottom = False
-        body_falls = self._falls_into(s, be) or self._falls_through_inner_handlers(s, be)
+        body_falls = self._falls_into(s, be) or not self.version.handler_code_at_end \
+            and self._falls_into(s, be, through_inner_handlers=True)
         else_break = False
         else_kept = False
         else_from = be
@@ -821,30 +822,6 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if any(k in warm for k in range(be, y)):
                 return None  # (code in between that the body reaches: no handler code)
         return y
-
-    def _falls_through_inner_handlers(self, s: int, be: int) -> bool:
-        """3.11: does the code [s, be) reach `be` through the handler code of constructs inside
-        it, laid inline before `be` (`try: (with a: (try: raise E / except E: pass); more)`:
-        only the inner except clause goes on, to `more`, then out of the with to `be`)?"""
-        if self.version.handler_code_at_end:
-            return False
-        st = self._xt_state
-        seen: Set[int] = set()
-        todo = [s]
-        while todo:
-            k = todo.pop()
-            if k == be:
-                return True
-            if k in seen or not s <= k < be:
-                continue
-            seen.add(k)
-            k2 = self.skip.get(k)
-            todo.extend((k2,) if k2 is not None and k2 > k else self._successors(k))
-            region = st.region_at[k]
-            if region is not None and s <= region.handler < be \
-                    and st.kinds.get(region.handler) in ("except", "star", "with"):
-                todo.append(region.handler)
-        return False
 
     def _copied_else_part(self, s: int, be: int, start: int, end: int) -> Optional[int]:
         """Where, inside [start, end), a copy of the else part [start, that point) begins: a small
