@@ -286,13 +286,31 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if not s < e < t or instrs[e - 1].opname in ENDS_FLOW or self.jump_sources.get(e):
             return e
         q = e
+        skipped: Set[int] = set()
         while q < t and instrs[q].opname not in ENDS_FLOW:
-            if instrs[q].opname in COND_JUMPS or (q > e and self.jump_sources.get(q)):
+            if q in self.skip and self.skip[q] > q:
+                # A copy of an enclosing finally body, already registered as dead, runs before
+                # the exit (`try: if c: return CONST / finally: for ...`): its own jumps (a loop
+                # in it, whose exit 3.11 points at the return after the copy) are no branching of
+                # the exit block.
+                skipped.update(range(q, self.skip[q]))
+                q = self.skip[q]
+                continue
+            if instrs[q].opname in COND_JUMPS or (q > e and self._jumped_into(q, skipped)):
                 return e
             q += 1
         target = q + 1
-        if q >= t or (q > e and self.jump_sources.get(q)):
+        if q >= t or (q > e and self._jumped_into(q, skipped)):
             return e
+        exit_start = max(skipped) + 1 if skipped else e
+        width = target - exit_start
+        while skipped and target + width <= t and self.jump_sources.get(target) \
+                and not self._jumped_into(target, skipped) \
+                and self._same_instructions(exit_start, target, width):
+            # (3.12+ give each exit of a loop in that copy its own copy of the exit block, which
+            # only the dead copy reaches: dead too)
+            self._mark_dead(target, target + width)
+            target += width
         # (or the jump of an if body over an else part that ends in that exit)
         if not any(s <= j < e and instrs[j].opname in _FORWARD_JUMPS for j in self.jump_sources.get(target, ())):
             return e
@@ -303,6 +321,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and instrs[q].target == instrs[q + length].target:
             return e  # the copy of the exit block after the try, on the body's way out
         return target
+
+    def _jumped_into(self, q: int, skipped: Set[int]) -> bool:
+        """Does a jump from outside the dead copies `skipped` land at `q`?"""
+        return any(src not in skipped for src in self.jump_sources.get(q, ()))
 
     def _past_with_return(self, s: int, be: int, t: int) -> int:
         """`try: with a: ...; return CONST`: the return leaves the try's protection after the
