@@ -56,7 +56,9 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.out: List[n.Stmt] = []
         self.end = len(self.instrs)
         self.kw_names: Optional[tuple] = None
-        self.chained: Set[int] = set()
+        # NamedExprs (by id) that stand for `a = b = value` when stored again; the dict keeps
+        # them alive, so that no later node can get the id of one that was dropped.
+        self.chained: Dict[int, n.Expr] = {}
         # Compiler-made locals whose names no source can spell (`.type_params`): values, no text.
         self.hidden_locals: Dict[str, n.Expr] = {}
         self.loops: List[LoopInfo] = []

@@ -39,7 +39,7 @@ class StatementRules:
         if self.stack and self.stack[-1] is value:
             # value; DUP; STORE a -> either `a = b = value` (when stored again) or a walrus.
             self.stack[-1] = n.NamedExpr(target, value)
-            self.chained.add(id(self.stack[-1]))
+            self.chained[id(self.stack[-1])] = self.stack[-1]
             return
         if isinstance(value, n.NamedExpr) and id(value) in self.chained:
             targets: List[n.Expr] = []
