@@ -66,6 +66,8 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'try_inner_handler_tails::with_inner_handler_then_if*', ('3.12', '3.13'), 'see the execution gap (the variant without an else part differs only in bytecode)'),
     Gap('execution', 'loop_exit_shapes::while_if_with_raising_else_raise', ('3.12', '3.13'), 'a while True whose if arm is a with that never ends normally (only a swallowing manager goes on, to the next iteration), the other arm raising: the loop read as ending after one pass, the swallowed exception falling into the other arm; silent wrong result'),
     Gap('roundtrip', 'loop_exit_shapes::while_if_with_raising_else_raise', ('3.12', '3.13'), 'see the execution gap'),
+    Gap('execution', 'nested_handler_returns::except_clause_returning_constant_in_outer_try', ('3.10',), 'an inner try\'s except clause ending in `return CONST` inside an outer try (POP_EXCEPT; POP_BLOCK; LOAD_CONST; RETURN_VALUE): the return is lost; silent wrong result'),
+    Gap('roundtrip', 'nested_handler_returns::except_clause_returning_constant_in_outer_try', ('3.10',), 'see the execution gap'),
     Gap('roundtrip', 'copied_returns::elif_arm_inner_ifs_leave_by_copied_returns', ('3.10', '3.11'), 'inner ifs of an elif arm that leave by copied returns: other bytecode (same behaviour)'),
     Gap('roundtrip', 'fuzz_shapes::while_returning_tail_with_breaks', ('3.10',), 'a `break` ending a try body (with except clauses only) read after the try: other bytecode (same behaviour)'),
     Gap('execution', 'fuzz_shapes::while_never_jumping_back_break_in_elif', ('3.8', '3.9'), 'a while loop that never jumps back, read as an if: its break in an elif arm, a jump from the middle of the body to where the if ends, fails loudly (break or continue of a loop that never jumps back)'),

@@ -108,3 +108,27 @@ def inner_try_returning_then_clause_returning_constant(stream, default):
             return 3
         return default
     return True
+
+
+def _check(value):
+    if value < 0:
+        raise ValueError(value)
+    if value == 0:
+        raise KeyError(value)
+    return value
+
+
+@cases((1, []), (-1, []), (0, []), (-2, [1]))
+def except_clause_returning_constant_in_outer_try(value, log):
+    # An except clause of an inner try that returns a constant: 3.10 unwinds the outer try
+    # (POP_EXCEPT, then POP_BLOCK) before loading the constant.
+    try:
+        try:
+            _check(value)
+        except ValueError:
+            log.append("inner")
+            return 6
+    except KeyError:
+        return "outer", log
+    log.append("after")
+    return log
