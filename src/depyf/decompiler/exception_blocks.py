@@ -223,11 +223,24 @@ class BlockExceptionRules:
         # unwinding (a with's __exit__ call) followed by a return is a `return` of a constant.
         if not unwound or end - start > _MAX_COPY - 1 or not self._is_copy(k, end):
             return None
+        if end - k == 2 and self._ops_at(k, ("LOAD_CONST", "RETURN_VALUE")) and not self._const_return_elsewhere(k):
+            # (a `return <constant>` loads its value after the unwinding: with no such return
+            # anywhere else to be a copy of, it is the part's own statement)
+            return None
         if any(b.info.get("loops", len(self.loops)) < len(self.loops) for b in unwound):
             # (a loop lies between: leaving a block opened outside it leaves the loop, a `break`
             # whose loop exit, the rest of that block, was copied here: ("break",) if asked)
             return ("break",) if loop_break else None
         return ("outer", unwound[-1], k, end)
+
+    def _const_return_elsewhere(self, k: int) -> bool:
+        """Does the `LOAD_CONST; RETURN_VALUE` at `k` stand elsewhere too, where no unwinding
+        comes before it (the code it could be a copy of)?"""
+        instrs = self.instrs
+        value = instrs[k].argval
+        return any(p != k and self._ops_at(p, ("LOAD_CONST", "RETURN_VALUE")) and repr(instrs[p].argval) == repr(value)
+                   and (p == 0 or self._op(p - 1) not in ("POP_BLOCK", "POP_EXCEPT", "POP_TOP"))
+                   for p in range(len(instrs) - 1))
 
     def _finally_end_block(self, block: _Block, k: int, end: int) -> Optional[int]:
         """3.10: is [k, end) a copy of the small block that closes the exceptional copy of a

@@ -132,3 +132,20 @@ def except_clause_returning_constant_in_outer_try(value, log):
         return "outer", log
     log.append("after")
     return log
+
+
+@cases((1, []), (-1, []), (0, []))
+def except_clause_bare_return_in_outer_try(value, log):
+    # The same with a bare `return`, where the function's end is a `return None` too (after a
+    # store, so it could be the copy 3.10 makes of the outer try's way out).
+    try:
+        try:
+            _check(value)
+        except ValueError:
+            log.append("inner")
+            return
+    except KeyError:
+        log.append("outer")
+    if "inner" in log:
+        raise LookupError("ran on after the return")
+    done = True
