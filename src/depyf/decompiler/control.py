@@ -1141,7 +1141,13 @@ class ControlRules:
         if false_target > end:
             # (an assert that ends an enclosing block jumps to where that block goes)
             body = self.run_range(fall, end, list(self.stack))
-            self.emit(self._if_or_assert(cond, body))
+            stmt = self._if_or_assert(cond, body)
+            if isinstance(stmt, n.Assert):
+                # That is the block's way on, not `end`: an enclosing if whose false target is
+                # `end` has an else part there (`assert (x if b else y)` read as `if b: assert x`
+                # `else: assert y`; 3.10+ lay no jump over it after the raise).
+                self.range_falls_to.setdefault(end, false_target)
+            self.emit(stmt)
             return end
         # The instruction before the false target may jump over an else part.
         last_at = self.last_normal_index(i, false_target)  # exception_table: skip inline handler code

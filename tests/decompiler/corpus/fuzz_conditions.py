@@ -178,3 +178,12 @@ def group_then_long_or_chain_of_pairs(a, b, c, d, e):
     if ((a or b) and (c or d) or (e and c) or (a and d) or (b and e) or (c and d)) and e:
         log.append(1)
     return log
+
+
+
+# An assert of a conditional expression read as if statements: the assert in the innermost first
+# branch jumps past the other branches when it holds, so each other branch is an else part.
+@cases(*product((0, 1), repeat=5), (1, 1, 1, 1, 3), (1, 1, 1, 1, -1))
+def assert_nested_conditional_with_chained_comparison(a, b, c, d, e):
+    assert (((0 <= e <= 2) if b else e) if c else a) if d else e, "bad"
+    return 0
