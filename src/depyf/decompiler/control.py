@@ -856,11 +856,16 @@ class ControlRules:
             return self._group_then(g, gt, gf, chain[k].start, rest, rt, rf)
         except _BadChain:
             del self.chain_copies[copies:]
-            if hi - k > 8:
-                raise
         # The group combines with the atoms [k, m) first, and that with the rest:
         # `(a or b) and c or d`, where `a or b` goes on to `c` or to `d`.
+        other = gf if gt == chain[k].start else gt
         for m in range(hi - 1, k, -1):
+            if hi - k > 8 and other != chain[m].start and not self._may_leave_by(chain[m - 1].target, other, chain):
+                # (a long rest: only where the part's exits, where its last atom falls and jumps,
+                # include the group's other exit, as they must for the two to combine; trying
+                # every split takes exponential time, and giving up misreads the chain's tail as
+                # an if statement's body)
+                continue
             try:
                 part, pt, pf = self._build(chain, k, m)
                 g2, g2t, g2f = self._group_then(g, gt, gf, chain[k].start, part, pt, pf)
@@ -868,6 +873,12 @@ class ControlRules:
             except _BadChain:
                 del self.chain_copies[copies:]
         raise _BadChain()
+
+    def _may_leave_by(self, target: int, exit_: int, chain: List[_Atom]) -> bool:
+        """May a jump to `target` stand for one to `exit_` (itself, a threaded or aliased jump, a
+        copy of the same exit block)?"""
+        return target == exit_ or self._threaded_through(target, exit_) or self._copied_exits(target, exit_) \
+            or _jump_alias(chain, target) == _jump_alias(chain, exit_)
 
     @staticmethod
     def _group_then(g: n.Expr, gt: int, gf: int, start: int, rest: n.Expr, rt: int, rf: int
@@ -1130,7 +1141,13 @@ class ControlRules:
         if false_target > end:
             # (an assert that ends an enclosing block jumps to where that block goes)
             body = self.run_range(fall, end, list(self.stack))
-            self.emit(self._if_or_assert(cond, body))
+            stmt = self._if_or_assert(cond, body)
+            if isinstance(stmt, n.Assert):
+                # That is the block's way on, not `end`: an enclosing if whose false target is
+                # `end` has an else part there (`assert (x if b else y)` read as `if b: assert x`
+                # `else: assert y`; 3.10+ lay no jump over it after the raise).
+                self.range_falls_to.setdefault(end, false_target)
+            self.emit(stmt)
             return end
         # The instruction before the false target may jump over an else part.
         last_at = self.last_normal_index(i, false_target)  # exception_table: skip inline handler code

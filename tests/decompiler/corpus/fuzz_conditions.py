@@ -161,3 +161,32 @@ def nested_conditional_then_or_as_other_branch(a, b, c, d):
     if (c if d else b) if a else d or b:
         return 2
     return 3
+
+
+# A group followed by more than eight atoms that it combines with part by part: the whole test is
+# one chain, not an if statement whose body tests the rest.
+@cases(*product((0, 1), repeat=5))
+def group_then_long_or_chain(a, b, c, d, e):
+    if ((a or b) and c or (d and e) or (a and d) or (b and e) or (c and d)) and not e:
+        return 2
+    return 0
+
+
+@cases(*product((0, 1), repeat=5))
+def group_then_long_or_chain_of_pairs(a, b, c, d, e):
+    log = []
+    if ((a or b) and (c or d) or (e and c) or (a and d) or (b and e) or (c and d)) and e:
+        log.append(1)
+    return log
+
+
+
+# An assert of a conditional expression read as if statements: the assert in the innermost first
+# branch jumps past the other branches when it holds, so each other branch is an else part.
+@cases(*product((0, 1), repeat=5), (1, 1, 1, 1, 3), (1, 1, 1, 1, -1))
+def assert_nested_conditional_with_chained_comparison(a, b, c, d, e):
+    try:
+        assert (((0 <= e <= 2) if b else e) if c else a) if d else e, "bad"
+    except AssertionError:
+        return "failed"
+    return 0
