@@ -2358,6 +2358,13 @@ class ControlRules:
             self.range_falls_to.setdefault(self.end, break_target)  # (see `if_statement`)
         if else_break:
             orelse = [n.Break()]
+        elif not orelse and cond is not None and after == real_exit and info.copied_exit is not None:
+            # 3.10+: the breaks ran a copy of the code after the loop; where that code stands,
+            # ending the range, the loop's exit block before it is the else part they skipped.
+            rest = self._copied_exit_original(info.copied_exit, real_exit)
+            if rest is not None:
+                orelse = self.run_range(real_exit, rest, list(self.stack))
+                after = rest
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
         if info.handler_break is not None and (cond is None or handler_break_after_else):
             self.read_handler_break_tail(info, after)  # exception_table
@@ -2601,6 +2608,24 @@ class ControlRules:
             self.skip.update(hidden)
         for stmt in stmts:
             self.emit(stmt)
+
+    def _copied_exit_original(self, copy: Tuple[int, int], exit: int) -> Optional[int]:
+        """Where the block copied to `copy` stands past the loop's `exit`, as the last code of
+        the range being read (the code after the loop, which ends the function); None if it is
+        not there, or starts at `exit` itself (then the loop has no else part)."""
+        start, end = copy
+        size = end - start
+        p = self.end - size
+        if p <= exit or start >= exit and start < self.end or size <= 0:
+            return None
+        instrs = self.instrs
+        if any(ins.is_jump for ins in instrs[start:end]) or any(instrs[p + d].opname != instrs[start + d].opname
+                                                                or repr(instrs[p + d].argval) != repr(instrs[start + d].argval)
+                                                                for d in range(size)):
+            return None
+        if instrs[p - 1].opname in ENDS_FLOW:
+            return None  # (the block before must fall into it: the else part's end)
+        return p
 
     def _skip_copy(self, copy: int, original: int) -> None:
         """Mark [copy, ...) as skipped if it repeats the block at `original` up to its return."""

@@ -43,3 +43,32 @@ def for_else_while_true_in_if_body(flag, names, taken):
                     break
         return found
     return n
+
+
+class _Quiet:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return False
+
+
+@cases((0,), (1,), (3,))
+def while_else_with_break_copying_the_return(n):
+    # 3.10: the `break` ending the with body runs the exit call, then a copy of the code after
+    # the loop (`return log`); the loop's exit block before that code is the else part.
+    log = []
+    i = 0
+    while i < n:
+        i += 1
+        with _Quiet(log):
+            log.append(i)
+            break
+    else:
+        log.append("else")
+        log.append(i)
+    return log
