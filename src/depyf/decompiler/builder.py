@@ -16,9 +16,10 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.exceptions import ExceptionRules
 from depyf.decompiler.expressions import ExpressionRules
 from depyf.decompiler.generics import GenericRules
-from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Bytecode, Instr
+from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
+from depyf.decompiler.relayout import reachable
 from depyf.decompiler.statements import StatementRules
 from depyf.decompiler.temporaries import TEMP_PREFIX
 
@@ -168,18 +169,7 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         if not self.version.removes_dead_code_to_label_only:
             return frozenset()
         instrs = self.instrs
-        seen: Set[int] = set()
-        todo = [0]
-        while todo:
-            k = todo.pop()
-            if k in seen or k >= len(instrs):
-                continue
-            seen.add(k)
-            ins = instrs[k]
-            if ins.target is not None:
-                todo.append(ins.target)
-            if ins.opname not in ENDS_FLOW:
-                todo.append(k + 1)
+        seen = reachable(instrs)
         return frozenset(k for k in range(len(instrs)) if k not in seen)
 
     # --- helpers shared by the rules ----------------------------------------------------------

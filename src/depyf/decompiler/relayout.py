@@ -28,7 +28,7 @@ def relayout(bytecode: Bytecode) -> Bytecode:
     bytecode = _peel_jump_into_loop(bytecode)
     instrs = bytecode.instrs
     handler_of = _handlers(bytecode)
-    live = _reachable(instrs, handler_of)
+    live = reachable(instrs, handler_of)
     if len(live) == len(instrs):
         return bytecode
     blocks = _blocks(instrs, live, handler_of, bytecode.regions)
@@ -70,7 +70,7 @@ def exits_after_loops(bytecode: Bytecode) -> Bytecode:
         moved = _unrun_segments(instrs, entries, h, j)
         falls_in: Dict[int, int] = {}
         if warm is None:
-            warm = _reachable(instrs, [None] * len(instrs))
+            warm = reachable(instrs)
         after = _exit_code_entered_by_breaks(instrs, warm, h, j, test.target)
         if test.target not in moved and not after:
             continue
@@ -255,7 +255,9 @@ def _handlers(bytecode: Bytecode) -> List[Optional[ExceptionRegion]]:
     return covering
 
 
-def _reachable(instrs: List[Instr], handler_of: List[Optional[ExceptionRegion]]) -> Set[int]:
+def reachable(instrs: List[Instr], handler_of: Optional[List[Optional[ExceptionRegion]]] = None) -> Set[int]:
+    """The instructions a path from the start reaches: falling through, jumping, and (with
+    `handler_of`, each instruction's exception region) entering a handler."""
     seen: Set[int] = set()
     work = [0] if instrs else []
     while work:
@@ -268,7 +270,7 @@ def _reachable(instrs: List[Instr], handler_of: List[Optional[ExceptionRegion]])
             work.append(k + 1)
         if ins.target is not None:
             work.append(ins.target)
-        region = handler_of[k]
+        region = handler_of[k] if handler_of is not None else None
         if region is not None:
             work.append(region.handler)
     return seen
