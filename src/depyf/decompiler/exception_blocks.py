@@ -223,15 +223,27 @@ class BlockExceptionRules:
         # unwinding (a with's __exit__ call) followed by a return is a `return` of a constant.
         if not unwound or end - start > _MAX_COPY - 1 or not self._is_copy(k, end):
             return None
-        if end - k == 2 and self._ops_at(k, ("LOAD_CONST", "RETURN_VALUE")) and not self._const_return_elsewhere(k):
+        if end - k == 2 and self._ops_at(k, ("LOAD_CONST", "RETURN_VALUE")) and (
+                not self._const_return_elsewhere(k) or not self._copies_way_out(unwound[-1], k, end)):
             # (a `return <constant>` loads its value after the unwinding: with no such return
-            # anywhere else to be a copy of, it is the part's own statement)
+            # anywhere else to be a copy of, or when the outermost block left goes on to other
+            # code, it is the part's own statement)
             return None
         if any(b.info.get("loops", len(self.loops)) < len(self.loops) for b in unwound):
             # (a loop lies between: leaving a block opened outside it leaves the loop, a `break`
             # whose loop exit, the rest of that block, was copied here: ("break",) if asked)
             return ("break",) if loop_break else None
         return ("outer", unwound[-1], k, end)
+
+    def _copies_way_out(self, block: _Block, k: int, end: int) -> bool:
+        """Can [k, end) be the copy of where `block`'s construct goes on? Unknown (the body never
+        finishes, or its way out was copied too) counts as yes."""
+        target = block.info.get("way_out")
+        seen = set()
+        while target is not None and self._op(target) == "JUMP" and target not in seen:
+            seen.add(target)
+            target = self.instrs[target].target
+        return target is None or self._same_code((k, end), (target, target + end - k))
 
     def _const_return_elsewhere(self, k: int) -> bool:
         """Does the `LOAD_CONST; RETURN_VALUE` at `k` stand elsewhere too, where no unwinding
@@ -665,7 +677,9 @@ class BlockExceptionRules:
         outer = list(self.stack)
         # The POP_BLOCK and the copied way out after it (duplicates of it before are not part).
         exit_span = (body_exit[1] - 1, h) if body_exit is not None and body_exit[0] == "tail" else None
-        block = _Block("except-body", exit_span=exit_span)
+        # Where the body goes on when it finishes: a copy of the try's way out is a copy of that.
+        way_out = body_exit[1] if body_exit is not None and body_exit[0] == "jump" else None
+        block = _Block("except-body", exit_span=exit_span, way_out=way_out)
         body = self._run_in(block, i + 1, body_end, list(outer))
         if exit_span is not None and self.version.copies_exit_blocks and m.has_end_copies(body):
             # A branch of the body's last statement ends in a copy of the body's way out.

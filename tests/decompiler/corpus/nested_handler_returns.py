@@ -149,3 +149,34 @@ def except_clause_bare_return_in_outer_try(value, log):
     if "inner" in log:
         raise LookupError("ran on after the return")
     done = True
+
+
+@cases((1, []), (-1, []), (0, []))
+def except_clause_const_return_in_outer_try_then_same_return(value, log):
+    # `return 0` in the inner clause, and the function ends in `return 0` after more code: the
+    # outer try goes on to that code (ending in a store, as a copied block could follow), so the
+    # clause's return is no copy of its way out.
+    try:
+        try:
+            _check(value)
+        except ValueError:
+            log.append("inner")
+            return 0
+    except KeyError:
+        log.append("outer")
+    log.append("after")
+    done = True
+    return 0
+
+
+@cases((1, []), (-1, []), (0, []))
+def except_clause_falls_off_nested_try_at_end(value, log):
+    # The inner clause falls off the end of both trys, the function's end: 3.10 copies the
+    # implicit `return None` into the clause (the outer try's way out, no return of its own).
+    try:
+        try:
+            _check(value)
+        except ValueError:
+            log.append("inner")
+    except KeyError:
+        log.append("outer")
