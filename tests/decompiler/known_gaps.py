@@ -54,8 +54,6 @@ GAPS: List[Gap] = [
     Gap('execution', 'fuzz_shapes::while_with_breaking_then_more', ('3.10',), 'a break ending a with body in a while loop, more of the loop body after the with: read as a break after the with; a swallowed exception then runs differently'),
     Gap('roundtrip', 'fuzz_shapes::while_with_breaking_then_more', ('3.10',), 'see the execution gap'),
     Gap('roundtrip', 'fuzz_shapes::while_try_with_breaking_finally', ('3.11',), 'the swallowed exception\'s way on to the loop\'s test is read as an explicit `continue` after the try (same behaviour)'),
-    Gap('execution', 'with_loop_exits::while_with_continue_then_code', ('3.12', '3.13'), 'a continue ending a with body in a while loop, code after the with that only a swallowing exit reaches: that code run on the normal way too; silent wrong result'),
-    Gap('roundtrip', 'with_loop_exits::while_with_continue_then_code', ('3.12', '3.13'), 'see the execution gap'),
     Gap('execution', 'with_swallow_tails::finally_with_raising_then_code', ('3.9', '3.10'), 'decompile error: a finally body whose with never ends normally, code after the with: re-raise outside an exception handler'),
     Gap('roundtrip', 'with_swallow_tails::finally_with_raising_then_code', ('3.9', '3.10'), 'see the execution gap'),
     Gap('execution', 'with_swallow_tails::if_finally_with_raising', ('3.12', '3.13'), 'decompile error: an if body ending in a try whose finally body is a with that never ends normally: re-raise outside an exception handler'),

@@ -254,8 +254,11 @@ class ControlRules:
             for h0 in list(merged):
                 j0 = merged[h0]
                 closed = h in self.handler_closed and self.version.handler_code_at_end
-                if h0 < h <= j0 < j and not (closed and not self._continue_nop_of(h0, h)):
-                    if not closed:  # (a handler's jump back, at the end, does not end the body)
+                bottom_test = closed and self._handler_bottom_test_of(h0, h, j)
+                if h0 < h <= j0 < j and not (closed and not self._continue_nop_of(h0, h) and not bottom_test):
+                    if not closed or bottom_test:
+                        # (a handler's jump back, at the end, does not end the body, unless it is
+                        # the body's own end, the copy of the test)
                         merged[h0] = j
                     extra_headers.setdefault(h0, set()).add(h)
                     break
@@ -315,6 +318,20 @@ class ControlRules:
         loop whose body began with this loop would jump back to this loop's own NOP (its body's
         start) after it, which then closes this loop by a normal jump too."""
         return h0 + 1 == h and self.instrs[h0].opname == "NOP" and self.instrs[h].opname != "NOP"
+
+    def _handler_bottom_test_of(self, h0: int, h: int, j: int) -> bool:
+        """Is the handler code's jump back `j` to `h` the copy of the test [h0, h) at the top of
+        the loop at `h0` (3.12+)? A while loop whose body's normal flow always `continue`s (to
+        the top test) reaches its end only from a handler (a with that swallows the exception):
+        the test copied at the bottom then lies in the handler code and jumps to the body."""
+        instrs = self.instrs
+        if not self.version.while_condition_duplicated or instrs[h - 1].opname not in COND_JUMPS \
+                or instrs[h - 1].target <= h:
+            return False
+        try:
+            return self._bottom_test(h0, h, j) is not None
+        except IndexError:
+            return False
 
     def _returning_tail_end(self, h: int, j: int, handler_code: Set[int]) -> int:
         """Where the loop [h, j] really ends when its last jump back `j` is a `continue` inside

@@ -61,3 +61,20 @@ def nested_for_with_return_const_then_code(items, k):
                 return None
             out.append(-1)
     return out
+
+
+@cases(({2: 5}, 1, 3, True), ({}, 1, 3, True), ({}, 1, 3, False), ({3: 1}, 0, 4, True))
+def while_compound_test_with_continue_then_code(d, k, n, go):
+    # The same with a test of two atoms: only the swallowing exit reaches the code after the
+    # with, which falls into the copy of the whole test at the loop's bottom.
+    out = []
+    i = 0
+    while i < n and go:
+        i += 1
+        with _Swallow():
+            out.append(d[k + i])
+            continue
+        out.append(-i)
+        if i == 2:
+            break
+    return out
