@@ -1688,7 +1688,14 @@ class ControlRules:
             return None
         loop = self.loops[-1] if self.loops else None
         if loop is not None and way_on in loop.continue_targets:
-            return end if end == loop.body_end else None
+            if end == loop.body_end:
+                return end
+            if self.instrs[false_target - 1].opname != "JUMP":
+                # (the if is no last statement of the loop body, and the with never ends
+                # normally: a suppressed exception goes to the next iteration, not on at the
+                # false target)
+                body.append(n.Continue(required=True))
+            return None
         handler_code = self.handler_only_code() if self.version.handler_code_at_end else frozenset()
         if false_target < way_on < end and way_on not in handler_code:
             return way_on

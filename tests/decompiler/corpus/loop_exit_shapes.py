@@ -73,3 +73,26 @@ def for_break_into_try_finally_raising(items):
         raise ValueError(3)
     finally:
         raise TypeError(7)
+
+
+
+@cases((0, KeyError), (1, KeyError), (1, ValueError), (2, KeyError), (2, OSError))
+def while_if_elif_with_raising_else_raise(n, kind):
+    # The same with the with in an elif arm, after an if arm that leaves the loop too.
+    log = []
+    w = 0
+    while True:
+        w += 1
+        if w > 2:
+            break
+        if n == 2:
+            log.append(w)
+            raise kind(w)
+        elif n:
+            with _Swallow(log):
+                log.append(-w)
+                raise kind(w)
+        else:
+            raise TypeError(8)
+    log.append('after')
+    return log
