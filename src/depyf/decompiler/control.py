@@ -1976,16 +1976,18 @@ class ControlRules:
         its exit, which only the code before the loop (an if's false branch) reaches?"""
         if not self.loops or self.end == self.loops[-1].body_end or self._jumps_to(start, end, exit):
             return False
+        return any(ins.opname == "JUMP" and ins.target is not None and self._goes_to_next_iteration(ins.target)
+                   for ins in self.instrs[start:end])
+
+    def _goes_to_next_iteration(self, target: int) -> bool:
+        """Is `target`, past the range being read (an if branch, not the end of the enclosing
+        loop's body), the enclosing loop's head or its closing jump there?"""
+        if not self.loops or self.end == self.loops[-1].body_end:
+            return False
         heads = self.loops[-1].continue_targets
         instrs = self.instrs
-
-        def to_next_iteration(t: int) -> bool:
-            # (to the head, or to the enclosing loop's closing jump there past the range)
-            return t in heads or (self.end <= t < len(instrs) and instrs[t].opname == "JUMP"
-                                  and instrs[t].target in heads)
-
-        return any(ins.opname == "JUMP" and ins.target is not None and to_next_iteration(ins.target)
-                   for ins in instrs[start:end])
+        return target in heads or (self.end <= target < len(instrs) and instrs[target].opname == "JUMP"
+                                   and instrs[target].target in heads)
 
     def _end_before_join(self, join: int) -> Optional[int]:
         """Where the statements of the range being read stop when its way out goes on to `join`
@@ -2374,6 +2376,11 @@ class ControlRules:
                 body_start, j + 1, real_exit):
             # `if c: while True: ... break` then `else: ...` as the enclosing loop's last
             # statement: the breaks go on to its next iteration, never to this range's end.
+            self.breaks_to_next_iteration.add(self.end)
+        elif cond is not None and real_exit == self.end and exit > self.end and self._goes_to_next_iteration(exit):
+            # `if c: while t: ...; continue` then `else: ...` as the enclosing loop's last
+            # statement: the body never falls into a copy of the test, and the test's exit went
+            # straight on to the enclosing loop's next iteration, past the else part.
             self.breaks_to_next_iteration.add(self.end)
         if cond is None and break_target is not None and break_target > self.end == real_exit:
             # A `while True:` that ends an if body is left only by its `break`s, which go

@@ -96,3 +96,43 @@ def while_if_elif_with_raising_else_raise(n, kind):
             raise TypeError(8)
     log.append('after')
     return log
+
+
+@cases((0,), (1,), (2,))
+def while_if_while_continue_else_raise(n):
+    # The inner loop, ending the if body, has no copy of its test at the bottom (its body
+    # ends in `continue`): its test's exit goes straight to the outer loop's next iteration,
+    # past the else part (3.10+).
+    log = []
+    w1 = 0
+    while True:
+        w1 += 1
+        if w1 > 2:
+            break
+        if n % 2:
+            w2 = 0
+            while w2 < 2:
+                w2 += 1
+                log.append(w2)
+                continue
+        else:
+            log.append(-w1)
+            if n:
+                raise ValueError(n)
+    return log
+
+
+@cases((0,), (1,), (3,))
+def for_if_while_continue_else(n):
+    # The same in a for loop, the else part falling out.
+    log = []
+    for i in range(3):
+        if n > i:
+            w = 0
+            while w < n:
+                w += 1
+                log.append(w)
+                continue
+        else:
+            log.append(-i)
+    return log
