@@ -2353,7 +2353,7 @@ class ControlRules:
             # Only the try's normal way out falls into the exit; its handlers go on to the test.
             last = body[-1]
             (last.orelse if last.orelse else last.body).append(n.Break())
-        elif (clipped or exit_inside) and self._falls_into(body_start, body_end):
+        elif (clipped or exit_inside) and self._falls_into(body_start, body_end) and _may_complete(body):
             body.append(n.Break())
         orelse: List[n.Stmt] = []
         after = real_exit

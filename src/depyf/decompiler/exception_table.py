@@ -14,7 +14,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS,
                                                 ExceptionRegionAnalysis)
 from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, ExceptionRegion, Instr
-from depyf.decompiler.control import COND_JUMPS, LoopInfo
+from depyf.decompiler.control import COND_JUMPS, LoopInfo, _may_complete
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _BREAK = -1  # a handler exit that leaves the enclosing loop
@@ -757,7 +757,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
         if else_break:
             orelse.append(n.Break())
-        if (loop_tail is not None or only_tail is not None and self._goes_back_at_once(end, loop)) \
+        if loop_tail is not None and loop_tail == x and loop is not None and loop.falls_off_to_exit \
+                and end == loop.body_end and self._falls_into(s, end):
+            # 3.12+: a `while True:` inside a with, closed only by this try's handlers: they go
+            # straight to the loop's jump back (nothing follows the try in the body), while the
+            # body's normal way out falls off the loop's end, which leaves the loop (the with's
+            # exit call follows). That way out is a `break`; falling out of a clause, read
+            # before a `break` that ends the loop body, is a `continue`.
+            (orelse if orelse else body).append(n.Break())
+            for clause in handlers:
+                if _may_complete(clause.body):
+                    clause.body.append(n.Continue(required=True))
+        elif (loop_tail is not None or only_tail is not None and self._goes_back_at_once(end, loop)) \
                 and self._falls_into(s, end):
             # The normal way out of the try runs into the loop's own jump back, but the rest of
             # the body follows the try: that way out is a `continue`. (`for a in d: try: g(a);

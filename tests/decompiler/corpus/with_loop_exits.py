@@ -78,3 +78,30 @@ def while_compound_test_with_continue_then_code(d, k, n, go):
         if i == 2:
             break
     return out
+
+
+def _fail_on(value, bad):
+    if value == bad:
+        raise ValueError(value)
+    return value
+
+
+@cases((0,), (1,), (2,), (5,))
+def with_while_true_try_break_except_falls_out(bad):
+    # Only the except clause's falling out closes the `while True:` (3.12+ lay its jump back
+    # with the handler code, past the with's range); the try body's `break` falls into the
+    # with's exit call.
+    out = []
+    with _Swallow():
+        w = 0
+        while True:
+            w += 1
+            if w > 4:
+                break
+            out.append(w)
+            try:
+                out.append(_fail_on(w, bad))
+                break
+            except ValueError:
+                out.append(-w)
+    return out
