@@ -13,7 +13,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS,
                                                 ExceptionRegionAnalysis)
-from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, ExceptionRegion, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, ExceptionRegion, Instr
 from depyf.decompiler.control import COND_JUMPS, LoopInfo, _may_complete
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
@@ -2378,7 +2378,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         past_break = self._break_after_exit_call(be, span_end, after) if be == protected_end else None
         if past_break is not None:
             body.append(n.Break())
-            self.with_break_jumps.add(past_break - 1)
+            if instrs[past_break - 1].opname == "JUMP":
+                self.with_break_jumps.add(past_break - 1)
         elif be == protected_end and self._break_into_exit_after_exit_call(be, span_end, after):
             body.append(n.Break())
         elif be == protected_end:
@@ -2388,6 +2389,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self.skip[past_continue - 1] = past_continue  # (its jump, read as that continue)
         self.emit(n.With(items, body, is_async))
         if past_break is not None:
+            if only_tail is not None and after is not None and after > t:
+                # (the code after the with, which only a swallowed exception reaches, laid past
+                # the range with the handler code: 3.12+)
+                for stmt in self.run_range(after, only_tail[0], list(base)):
+                    self.emit(stmt)
+                self._mark_dead(after, only_tail[1])
             return past_break
         if handler_tail:
             # Only the handler reaches the code after the with: it is read here, once. (Where
@@ -2458,10 +2465,30 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 return None
             k += 1
         jump = instrs[k]
+        if jump.opname != "JUMP" and loop.iterator is not None:
+            return self._copied_loop_exit_at(k, loop)
         if jump.opname != "JUMP" or jump.target is None \
                 or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
             return None
         return k + 1
+
+    def _copied_loop_exit_at(self, k: int, loop: LoopInfo) -> Optional[int]:
+        """3.12+: where the copy at `k` of the small block after the for loop (a `return x`,
+        after END_FOR) ends, when the `break` that leads there had it copied in place of its
+        jump; None when the code at `k` is no such copy."""
+        instrs = self.instrs
+        r = k
+        while r < len(instrs) and r < k + MAX_COPY and instrs[r].target is None and instrs[r].opname not in TERMINAL:
+            r += 1
+        if r >= len(instrs) or instrs[r].opname not in TERMINAL or instrs[r].opname == "RERAISE":
+            return None
+        exit_ = loop.exit
+        if exit_ < len(instrs) and instrs[exit_].opname == "END_FOR":
+            exit_ += 1
+        length = r + 1 - k
+        if exit_ == k or exit_ + length > len(instrs) or not self._same_instructions(k, exit_, length):
+            return None
+        return r + 1
 
     def _break_into_exit_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> bool:
         """A `break` that ends the with body of a `while` loop whose exit comes right after the

@@ -105,3 +105,56 @@ def with_while_true_try_break_except_falls_out(bad):
             except ValueError:
                 out.append(-w)
     return out
+
+
+class _Log:
+    """A context manager that logs and swallows KeyError."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return exc[0] is KeyError
+
+
+@cases((1, {}), (2, {}), (2, {4: 1}), (3, {}))
+def for_elif_with_break_then_raise(n, d):
+    # A with body ending in `break` in an elif arm, the code after the with (only a swallowed
+    # exception reaches it) raising; the loop's exit, a small return, copied in place of the
+    # break's jump (3.12+).
+    log = []
+    for i in range(2):
+        if n == 1:
+            log.append(i)
+        elif n == 2:
+            with _Log(log):
+                log.append(d[4])
+                break
+            raise ValueError(5)
+        else:
+            break
+    return log
+
+
+@cases((1, {}), (2, {}), (2, {4: 1}), (3, {}))
+def for_elif_with_break_then_raise_longer_exit(n, d):
+    # The same with a longer exit, which the break jumps to.
+    log = []
+    for i in range(2):
+        if n == 1:
+            log.append(i)
+        elif n == 2:
+            with _Log(log):
+                log.append(d[4])
+                break
+            raise ValueError(5)
+        else:
+            break
+    log.append(1)
+    log.append(2)
+    log.append(3)
+    return log
