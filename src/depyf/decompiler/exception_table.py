@@ -15,6 +15,7 @@ from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS,
                                                 ExceptionRegionAnalysis)
 from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, ExceptionRegion, Instr
 from depyf.decompiler.control import COND_JUMPS, LoopInfo
+from depyf.decompiler.mangling import CO_OPTIMIZED
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _BREAK = -1  # a handler exit that leaves the enclosing loop
@@ -1799,6 +1800,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         body = self.run_range(s, be, list(base))
+        left = self.last_stack
+        if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
+                and not isinstance(left[-1], m.MARKER_TYPES):
+            # The body ends in `return value` and the finally body never finishes: the value is
+            # computed before the copy, and the RETURN_VALUE after it was dropped as dead.
+            body.append(n.Return(left.pop()))
         after = self.carry_out(body, base, self.last_stack)
         finalbody = self.run_range(final_start, final_end,
                                    list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()])
@@ -1933,6 +1940,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._mark_dead(k, k + size)
                 if k < body_end and instrs[k + size - 1].opname not in ENDS_FLOW:
                     self._note_exit_break(k + size)  # (a copy that falls into what follows)
+                if k < body_end and self._never_finishes(k, k + size):
+                    # A way out from inside the body whose copy raises or returns on every path:
+                    # the compiler dropped what followed it (a RETURN_VALUE, a jump) as dead.
+                    # The builder emits that way out where the copy is skipped.
+                    self.dead_end_exits[k] = (list(self.stack), len(self.loops))
                 if exit is not None and instrs[k + size - 1].opname in ENDS_FLOW:
                     # The copy's only way on is a jump back inside it: that jump is the try
                     # body's own `continue`, the rest of the copy is the finally body.
@@ -1941,6 +1953,30 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size, through_clauses, span_end)
                 self._drop_copied_ways_on(k, k + size)
+
+    def _never_finishes(self, start: int, end: int) -> bool:
+        """Does the code [start, end) end in a return or raise and never jump out of itself?"""
+        instrs = self.instrs
+        return instrs[end - 1].opname in TERMINAL and not any(
+            ins.target is not None and not start <= ins.target < end for ins in instrs[start:end])
+
+    def exit_into_dead_end(self, i: int) -> None:
+        """Emit the way out of a try body that runs the copy at `i` of a finally body that never
+        finishes (`_register_copies`): `return value` with the value computed before the copy
+        (still on the stack above the try's own), else a bare `return`: a `break`, `continue` or
+        `return <constant>` compile alike here (the constant is loaded after the copy), and none
+        of them is ever completed. A class or module body, which cannot return, gets a `break`
+        of a loop around the whole try."""
+        base, loops = self.dead_end_exits[i]
+        value: Optional[n.Expr] = None
+        if self.stack and (len(self.stack) > len(base) or self.stack[-1] is not base[len(self.stack) - 1]):
+            value = self.pop()
+        if value is None and not self.code.co_flags & CO_OPTIMIZED:
+            if not self.loops or loops != len(self.loops):
+                raise self.fail(self.instrs[i], "way out of a try body whose finally body never finishes")
+            self.emit(n.Break())
+            return
+        self.emit(n.Return(value))
 
     def _return_inside_copy(self, start: int, end: int, outs: List[Tuple[int, int]]
                             ) -> Optional[Tuple[int, int]]:
