@@ -992,7 +992,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         ins = self.instrs[be] if be < len(self.instrs) else None
         return loop is not None and ins is not None and ins.opname == "JUMP" and ins.target in loop.continue_targets
 
-    def _handler_only_tail(self, x: Optional[int], end: int, t: int) -> Optional[Tuple[int, int]]:
+    def _handler_only_tail(self, x: Optional[int], end: int, t: int,
+                           own: Tuple[int, int] = (0, 0)) -> Optional[Tuple[int, int]]:
         """The code after a statement that only its handlers reach, when 3.12+ moved it out of
         the range [.., end) being read: (end of its statements, end of the code to mark read).
 
@@ -1013,7 +1014,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         that with: only a closing jump to `end` tells that it is the rest of the range (a copied
         return there may be the code after the with). The statement with the handler `t` and
         that code lie in the same enclosing try and with statements (the code after an enclosing
-        try, or its else part, lies outside it). None for anything else."""
+        try, or its else part, lies outside it). `own`: the range of the statement's body, whose
+        inner statements' clauses go on there too (`try: ... except E: ... finally:`, the except
+        clauses of the try inside). None for anything else."""
         if x is None or not self.version.handler_code_at_end or x <= end:
             return None
         handler_code = self.handler_only_code()
@@ -1022,7 +1025,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         first_protected = self._first_protected()
         if self._reached_from_handlers_past(x, end, first_protected):
             return None
-        if self._reached_from_earlier_handlers(x, t, first_protected):
+        if self._reached_from_earlier_handlers(x, t, first_protected, own):
             return None
         context = self._chain_of(t, 0)[1:]
         exits_with = bool(context) and self._xt_state.kinds.get(context[0]) == "with" and self._exit_call_at(x)
@@ -1075,7 +1078,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return last + 1, last + 1
         return None
 
-    def _reached_from_earlier_handlers(self, x: int, t: int, first_protected: Dict[int, int]) -> bool:
+    def _reached_from_earlier_handlers(self, x: int, t: int, first_protected: Dict[int, int],
+                                       own: Tuple[int, int] = (0, 0)) -> bool:
         """Does the except clause of a statement that starts before the one with handler `t` go
         to `x` too (`try: ... except E: pass else: <this statement>` then more, whose clause
         goes on after the outer statement)? Then `x` is the code after that statement."""
@@ -1085,6 +1089,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return False
         kinds = self._xt_state.kinds
         return any(kinds.get(h) in CONSTRUCTS and h != t and first < own_start
+                   and not own[0] <= first < own[1]
                    and any(src in self._reach(h) for src in sources)
                    for h, first in first_protected.items())
 
@@ -1797,7 +1802,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         while copy_end - 1 > final_start and instrs[copy_end - 1].opname == "RERAISE" \
                 and instrs[copy_end - 1].arg == 0:
             copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there
+        self._registered_copies: List[Tuple[int, int]] = []
         self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
+        copies = self._registered_copies
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         body = self.run_range(s, be, list(base))
         left = self.last_stack
@@ -1837,7 +1844,60 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self.emit(n.Try(inner.body, inner.handlers, inner.orelse, finalbody or [n.Pass()], inner.star))
         else:
             self.emit(n.Try(body, [], [], finalbody))
+        tail = self._after_clause_copies(s, be, copies, warm, t)
+        if tail is not None:
+            # 3.12+: the code after the statement, which only the except clauses reach (through
+            # their copies of the finally body), was moved past the range being read.
+            for stmt in self.run_range(tail[0], tail[1], list(base)):
+                self.emit(stmt)
+            self._mark_dead(tail[0], tail[2])
+            way_on = self.range_falls_to.get(tail[1])
+            if way_on is not None and way_on > tail[2]:
+                self.range_falls_to.setdefault(self.end, way_on)  # (as `_build_except` does)
+                self.tail_else_joins.add(self.end)
         return max(cont, s + 1)
+
+    def _after_clause_copies(self, s: int, be: int, copies: List[Tuple[int, int]], warm: Set[int],
+                             t: int) -> Optional[Tuple[int, int, int]]:
+        """3.12+ `try: ... return x / except E: ... / finally: ...` then more: the body never falls
+        out, so only the except clauses go on after the statement, each through its copy of the
+        finally body and a jump to the code after the statement (or falling into it). That code is handler-only code,
+        laid after the handler code past the range being read (an enclosing try body): the rest
+        of that range (`_handler_only_tail`). (start, end of its statements, end of the code to
+        mark read), or None."""
+        if not self.version.handler_code_at_end or self._falls_into(s, be):
+            return None
+        instrs = self.instrs
+        targets = set()
+        jumps = []
+        for start, end in copies:
+            if start in warm or end >= len(instrs):
+                continue
+            if end in self.skip or instrs[end - 1].opname in ENDS_FLOW:
+                return None
+            if instrs[end].opname == "JUMP":
+                targets.add(instrs[end].target)
+                jumps.append(end)
+            else:
+                targets.add(end)  # (the code after the statement laid right after the copy)
+        if len(targets) != 1:
+            return None
+        x = targets.pop()
+        if x <= self.end:
+            return None
+        # (the try inside fell out to its clauses' copy of the finally body, past the range: not
+        # the way on of the whole statement, which is that code's)
+        inner = self.range_falls_to.get(be)
+        if inner in {start for start, _ in copies}:
+            del self.range_falls_to[be]
+        only_tail = self._handler_only_tail(x, self.end, t, (s, be))
+        if only_tail is None:
+            if inner is not None:
+                self.range_falls_to[be] = inner
+            return None
+        for j in jumps:
+            self._mark_dead(j, j + 1)
+        return x, only_tail[0], only_tail[1]
 
     def _cleanup_of(self, k: int) -> Optional[int]:
         region = self._xt_state.region_at[k]
@@ -1938,6 +1998,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._drop_handlers_of(k, k + size)
                     continue
                 self._mark_dead(k, k + size)
+                self._registered_copies.append((k, k + size))
                 if k < body_end and instrs[k + size - 1].opname not in ENDS_FLOW:
                     self._note_exit_break(k + size)  # (a copy that falls into what follows)
                 if k < body_end and self._never_finishes(k, k + size):
