@@ -105,7 +105,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     and h not in self.active_loops and h not in moved:  # (an active loop encloses the try)
                 end = j + 1
         end = self._past_handler_break_tail(s, t, end, warm)
-        end = self._past_last_way_out(s, t, end)
+        past = self._past_last_way_out(s, t, end)
+        region = self._xt_state.region_at[past] if past != end and past < len(self.instrs) else None
+        if region is not None and region.handler == t and past not in warm:
+            # (3.11: that way out is an else part's, `if c: (try: raise / except E: pass); more`
+            # `else: return` then more, whose rest only the inner clauses reach, after it)
+            past = self._past_handler_break_tail(s, t, past, warm)
+        end = past
         inline = self._past_inline_handlers(s, end, warm)
         if inline != end:
             # (a for loop whose inline handlers end the body, then its else part's way out)
@@ -784,6 +790,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self.emit(stmt)
             self._mark_dead(x, only_tail[1])
             way_on = self.range_falls_to.get(only_tail[0])
+            closing = instrs[only_tail[0]] if only_tail[1] == only_tail[0] + 1 else None
+            if way_on is None and closing is not None and closing.opname == "JUMP" \
+                    and closing.target is not None and closing.target > only_tail[1] \
+                    and self._leaves_enclosing_finally(end, closing.target):
+                # (its closing jump goes on past it, out of an enclosing try/finally, through
+                # the finally body's copy: `try: if c: (try: raise / except E: pass); more`
+                # `else: return / finally: ...` then more; the rest of the range, inside that
+                # try, is not reached from there)
+                way_on = closing.target
             if way_on is not None and way_on > only_tail[1]:
                 # (that code's last statement goes on past it, to code only handlers reach
                 # too: so does this statement, past the range, as far as an enclosing if is
@@ -802,6 +817,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _leaves_enclosing_finally(self, k: int, target: int) -> bool:
+        """Is `target` outside a try/finally whose body holds `k`?"""
+        kinds = self._xt_state.kinds
+        outside = self._chain(target)
+        return any(kinds.get(h) == "finally" and h not in outside for h in self._chain(k))
 
     def _rest_of_enclosing_body(self, x: int, t: int) -> bool:
         """3.12+: is the code at `x`, past the range being read, where the clauses of the try

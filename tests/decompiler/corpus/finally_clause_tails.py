@@ -100,3 +100,24 @@ def clause_tail_then_elif(n, k):
     except ValueError:
         raise KeyError(14)
     return log
+
+
+@cases((0, 0), (0, 1), (0, 2), (0, 3))
+def if_clause_tail_else_returns_in_finally_try(n, k):
+    log = []
+    try:
+        if k == 1:
+            return log
+        elif k == 0:
+            try:
+                raise ValueError(5)
+            except ValueError:
+                log.append(6)
+            log.append(7)
+        else:
+            return log
+        log.append(8)
+    finally:
+        log.append(9)
+    log.append(11)
+    raise ValueError(log)
