@@ -2719,13 +2719,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         first = k
         iterators = sum(1 for loop in self.loops if loop.iterator is not None) if k > be else 0
         pops = 0
-        while pops < iterators and k < len(instrs) and instrs[k].opname == "POP_TOP" \
-                and not self.jump_sources.get(k):
+        # (an except clause around the with is left first too: a POP_EXCEPT apiece, 3.11+)
+        while k < len(instrs) and not self.jump_sources.get(k) and (
+                instrs[k].opname == "POP_TOP" and pops < iterators or instrs[k].opname == "POP_EXCEPT"):
             passed.add(k)
+            pops += instrs[k].opname == "POP_TOP"
             k += 1
-            pops += 1
+            while k in self.skip and self.skip[k] > k:
+                passed.add(k)
+                k = self.skip[k]  # (... and a try/finally around it: the finally body's copy)
         if pops not in (0, iterators):
             return be
+        unwound = k - first
         if k + 1 >= len(instrs) or instrs[k].opname != "LOAD_CONST" \
                 or instrs[k + 1].opname != "RETURN_VALUE" or after in passed or self.jump_sources.get(k):
             return be
@@ -2734,9 +2739,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             j += 1
         if j < len(instrs) and instrs[j].opname == "POP_JUMP_IF_TRUE":
             tail = instrs[j].target + 4
-            if self._same_instructions(tail, first, pops + 2):
+            if self._same_instructions(tail, first, unwound + 2):
                 return be
-        if pops:
+        if unwound:
             self.skip[first] = k  # (the iterators' POP_TOPs are the return's, not statements)
         return k + 2
 

@@ -121,3 +121,56 @@ def if_clause_tail_else_returns_in_finally_try(n, k):
         log.append(9)
     log.append(11)
     raise ValueError(log)
+
+
+class Tracker:
+    def __init__(self, log, tag):
+        self.log, self.tag = log, tag
+
+    def __enter__(self):
+        self.log.append(("enter", self.tag))
+
+    def __exit__(self, kind, value, tb):
+        self.log.append(("exit", self.tag, kind.__name__ if kind else None))
+        return self.tag % 3 == 0  # (some exits swallow the exception)
+
+
+@cases((0, 0))
+def clause_with_return_constant_in_finally_try(n, k):
+    log = []
+    try:
+        raise ValueError(4)
+    except ValueError:
+        with Tracker(log, 5):
+            log.append(6)
+            return 7
+    finally:
+        log.append(8)
+    return log
+
+
+@cases((0, 0))
+def clause_with_return_constant_swallowing(n, k):
+    log = []
+    try:
+        raise ValueError(4)
+    except ValueError:
+        with Tracker(log, 6):
+            log.append(6)
+            raise KeyError(7)
+        return 7
+    finally:
+        log.append(8)
+    return log
+
+
+@cases((0, 0))
+def clause_with_return_constant(n, k):
+    log = []
+    try:
+        raise ValueError(4)
+    except ValueError:
+        with Tracker(log, 5):
+            log.append(6)
+            return 7
+    return log
