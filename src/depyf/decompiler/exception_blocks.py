@@ -1316,6 +1316,15 @@ class BlockExceptionRules:
             # closing re-raise, which has no original after the loop (`while True: ... break`).
             self.finally_end_copies.update(ends)
             return max(seen) + 1, False
+        if ends and self.version.copies_exit_blocks and max(seen) > max(ends) \
+                and self._op(max(seen)) in ("RAISE_VARARGS", "RETURN_VALUE") \
+                and all(k in seen for k in range(max(ends) + 1, max(seen) + 1)) \
+                and not any(max(ends) < k <= max(seen) for k in nested_setups):
+            # 3.10: the finally body ends in an if whose last branch never finishes (it raises),
+            # laid after the other branch, into which the closing RERAISE was copied: there is
+            # no closing RERAISE after the body, each copy ends its branch.
+            self.finally_end_copies.update(ends)
+            return max(seen) + 1, False
         if ends:
             last = max(ends)
             if self.version.copies_exit_blocks:
