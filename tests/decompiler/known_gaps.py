@@ -78,6 +78,11 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'fuzz_shapes::try_break_in_while_in_try', ('3.10',), "an except clause's continue read as pass then continue after the try, the code after the loop as the outer try's else part: other bytecode (same behaviour)"),
     Gap('roundtrip', 'fuzz_shapes::dead_loop_after_return', ('3.8', '3.9'), 'what 3.8/3.9 keep of the statements after a return (from the next jump target on) is left out: no source compiles to that fragment alone (same behaviour)'),
     Gap('roundtrip', 'fuzz_conditions::conditional_test_in_value', ('3.13',), 'x = (value if <conditional expression> else other): read as an if statement with the assignment and return copied into it (same behaviour)'),
+    Gap('roundtrip', 'finally_never_finishes::while_true_return_finally_raises', ('3.8', '3.9'), 'a while loop that never jumps back, read as an if (same behaviour)'),
+    Gap('roundtrip', 'finally_never_finishes::elif_returns_finally_raises', ('3.9',), 'the `return value` ending a try body whose finally body raises, kept by 3.9 as dead code after the copy (POP_BLOCK; RETURN_VALUE), is left out (same behaviour)'),
+    Gap('roundtrip', 'finally_clause_tails::clause_with_return_constant', ('3.12', '3.13'), 'a try body that never falls out: the code after the try, copied into the with handler\'s swallowing way out, is read in the clause after the with, and the with\'s `return 7` once more after the try, unreachable (same behaviour)'),
+    Gap('execution', 'finally_last_branch_raises::*', ('3.12', '3.13'), 'decompile error: a finally body ending in an if whose last branch raises (the closing re-raise only copied into the other branch): finally handler does not end with a re-raise'),
+    Gap('roundtrip', 'finally_last_branch_raises::*', ('3.12', '3.13'), 'see the execution gap'),
     Gap('roundtrip', 'fuzz_conditions::chained_comparison_in_nested_conditional_assert', ('3.10', '3.12'), 'an assert of nested conditional expressions whose raise is copied into each branch: read as an assert per branch (same behaviour)'),
 ]
 

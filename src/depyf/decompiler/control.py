@@ -205,6 +205,9 @@ class ControlRules:
     def prepare_control(self) -> None:
         instrs = self.instrs
         self.skip: Dict[int, int] = {}
+        # 3.11+: copies of a finally body that never finishes on a way out of the try body, with
+        # the stack of the try: the way out is emitted there (`exit_into_dead_end`).
+        self.dead_end_exits: Dict[int, Tuple[List[n.Expr], int]] = {}
         self.fall_override: Dict[int, int] = {}
         # The end of an if body being read -> where the else part after it ends.
         self.else_joins: Dict[int, int] = {}
@@ -519,6 +522,8 @@ class ControlRules:
         """The index after the construct that starts at `i` (a loop, a try block, a match
         statement, or a range registered to be skipped), or None for a plain instruction."""
         if i in self.skip:
+            if i in self.dead_end_exits and not self.pure_mode:
+                self.exit_into_dead_end(i)  # exception_table
             return self.skip[i]
         if i in self.loop_end and i not in self.active_loops and not self.pure_mode:
             if self.version.has_exception_table and self.try_holds_loop(i, self.loop_end[i]):

@@ -26,6 +26,7 @@ from typing import Any, List, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
+from depyf.decompiler.mangling import CO_OPTIMIZED
 from depyf.decompiler.control import _drop_trailing_continue, fold_tail_into_else
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY as _MAX_COPY, TERMINAL, Instr
 
@@ -104,6 +105,7 @@ class BlockExceptionRules:
         if block is not None:
             block.info["loops"] = len(self.loops)
             block.info["span"] = (start, end)
+            block.info["stack"] = list(stack)
             blocks.append(block)
         try:
             return self.run_range(start, end, stack)
@@ -336,6 +338,8 @@ class BlockExceptionRules:
             raise self.fail(ins, "block exit that does not match an open block")
         self._unwind_from = (k, level + 1)
         unwound = blocks[level + 1:]
+        if self._unwinds_into_dead_end(i, k, unwound):
+            return k
         if self.loops and all(b.info["loops"] == len(self.loops) for b in unwound):
             j = k
             if self._op(j) == "POP_TOP" and self.stack and isinstance(self.stack[-1], m.Iterator):
@@ -358,6 +362,32 @@ class BlockExceptionRules:
                 self.note_copied_break(j, end)
                 return end
         return k
+
+    def _unwinds_into_dead_end(self, i: int, k: int, unwound: List[_Block]) -> bool:
+        """3.10: does the unwinding [i, k) run a copy of a finally body that never finishes (it
+        raises or returns on every path)? The compiler drops what would follow it as dead code:
+        the `return`'s RETURN_VALUE, the `break`'s or `continue`'s jump. So the statement, which
+        left the try body, is emitted here: `return value` with the value computed before the
+        unwinding (still on the stack), else a bare `return` (a `break`, `continue` or `return
+        <constant>` compile alike here, and none of them is ever completed); in a class or
+        module body, which cannot return, a `break` of a loop around the whole try."""
+        if self.version.keeps_code_after_raise or self.version.removes_dead_code_to_label_only:
+            return False  # (3.9 keeps that dead code after the copy, and reads it as written)
+        if not any(b.kind == "finally-body-copy" for b in unwound) or k <= i \
+                or self._op(k - 1) not in ("RAISE_VARARGS", "RERAISE", "RETURN_VALUE") \
+                or any(i <= src < k for src in self.jump_sources.get(k, ())):
+            return False
+        base = unwound[0].info.get("stack", [])
+        value: Optional[n.Expr] = None
+        if self.stack and (len(self.stack) > len(base) or self.stack[-1] is not base[len(self.stack) - 1]):
+            value = self.pop()
+        if value is None and not self.code.co_flags & CO_OPTIMIZED:
+            if not self.loops or unwound[0].info.get("loops", 0) != len(self.loops):
+                raise self.fail(self.instrs[i], "way out of a try body whose finally body never finishes")
+            self.emit(n.Break())
+            return True
+        self.emit(n.Return(value))
+        return True
 
     def _copy_end(self, j: int) -> Optional[int]:
         for e in range(j + 1, min(j + _MAX_COPY, len(self.instrs)) + 1):
@@ -1300,6 +1330,15 @@ class BlockExceptionRules:
             # closing re-raise, which has no original after the loop (`while True: ... break`).
             self.finally_end_copies.update(ends)
             return max(seen) + 1, False
+        if ends and self.version.copies_exit_blocks and max(seen) > max(ends) \
+                and self._op(max(seen)) in ("RAISE_VARARGS", "RETURN_VALUE") \
+                and all(k in seen for k in range(max(ends) + 1, max(seen) + 1)) \
+                and not any(max(ends) < k <= max(seen) for k in nested_setups):
+            # 3.10: the finally body ends in an if whose last branch never finishes (it raises),
+            # laid after the other branch, into which the closing RERAISE was copied: there is
+            # no closing RERAISE after the body, each copy ends its branch.
+            self.finally_end_copies.update(ends)
+            return max(seen) + 1, False
         if ends:
             last = max(ends)
             if self.version.copies_exit_blocks:
@@ -1592,6 +1631,13 @@ class BlockExceptionRules:
             break
         block = _Block("finally-body-copy", start=h, end=fin_end)
         body = self._run_in(block, i + 1, body_end, list(outer))
+        left = self.last_stack
+        if after_copy is not None and len(left) == len(outer) + 1 and body_end < h \
+                and self._op(body_end) == "POP_BLOCK" and self._op(after_copy - 1) in ("RAISE_VARARGS", "RETURN_VALUE") \
+                and not self.version.keeps_code_after_raise:
+            # The body ends in `return value` and the finally body never finishes: the value
+            # is computed before the copy, and the RETURN_VALUE after it was dropped as dead.
+            body.append(n.Return(left[-1]))
         after_stmts: List[n.Stmt] = []
         if after_copy is None and body_end >= h - 1 and "pending" in block.info:
             pending = block.info["pending"]

@@ -15,6 +15,7 @@ from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS,
                                                 ExceptionRegionAnalysis)
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, ExceptionRegion, Instr
 from depyf.decompiler.control import COND_JUMPS, LoopInfo, _may_complete
+from depyf.decompiler.mangling import CO_OPTIMIZED
 
 _NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _BREAK = -1  # a handler exit that leaves the enclosing loop
@@ -104,7 +105,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     and h not in self.active_loops and h not in moved:  # (an active loop encloses the try)
                 end = j + 1
         end = self._past_handler_break_tail(s, t, end, warm)
-        end = self._past_last_way_out(s, t, end)
+        past = self._past_last_way_out(s, t, end)
+        region = self._xt_state.region_at[past] if past != end and past < len(self.instrs) else None
+        if region is not None and region.handler == t and past not in warm:
+            # (3.11: that way out is an else part's, `if c: (try: raise / except E: pass); more`
+            # `else: return` then more, whose rest only the inner clauses reach, after it)
+            past = self._past_handler_break_tail(s, t, past, warm)
+        end = past
         inline = self._past_inline_handlers(s, end, warm)
         if inline != end:
             # (a for loop whose inline handlers end the body, then its else part's way out)
@@ -794,6 +801,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self.emit(stmt)
             self._mark_dead(x, only_tail[1])
             way_on = self.range_falls_to.get(only_tail[0])
+            closing = instrs[only_tail[0]] if only_tail[1] == only_tail[0] + 1 else None
+            if way_on is None and closing is not None and closing.opname == "JUMP" \
+                    and closing.target is not None and closing.target > only_tail[1] \
+                    and self._leaves_enclosing_finally(end, closing.target):
+                # (its closing jump goes on past it, out of an enclosing try/finally, through
+                # the finally body's copy: `try: if c: (try: raise / except E: pass); more`
+                # `else: return / finally: ...` then more; the rest of the range, inside that
+                # try, is not reached from there)
+                way_on = closing.target
             if way_on is not None and way_on > only_tail[1]:
                 # (that code's last statement goes on past it, to code only handlers reach
                 # too: so does this statement, past the range, as far as an enclosing if is
@@ -812,6 +828,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _leaves_enclosing_finally(self, k: int, target: int) -> bool:
+        """Is `target` outside a try/finally whose body holds `k`?"""
+        kinds = self._xt_state.kinds
+        outside = self._chain(target)
+        return any(kinds.get(h) == "finally" and h not in outside for h in self._chain(k))
 
     def _rest_of_enclosing_body(self, x: int, t: int) -> bool:
         """3.12+: is the code at `x`, past the range being read, where the clauses of the try
@@ -1002,7 +1024,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         ins = self.instrs[be] if be < len(self.instrs) else None
         return loop is not None and ins is not None and ins.opname == "JUMP" and ins.target in loop.continue_targets
 
-    def _handler_only_tail(self, x: Optional[int], end: int, t: int) -> Optional[Tuple[int, int]]:
+    def _handler_only_tail(self, x: Optional[int], end: int, t: int,
+                           own: Tuple[int, int] = (0, 0)) -> Optional[Tuple[int, int]]:
         """The code after a statement that only its handlers reach, when 3.12+ moved it out of
         the range [.., end) being read: (end of its statements, end of the code to mark read).
 
@@ -1023,7 +1046,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         that with: only a closing jump to `end` tells that it is the rest of the range (a copied
         return there may be the code after the with). The statement with the handler `t` and
         that code lie in the same enclosing try and with statements (the code after an enclosing
-        try, or its else part, lies outside it). None for anything else."""
+        try, or its else part, lies outside it). `own`: the range of the statement's body, whose
+        inner statements' clauses go on there too (`try: ... except E: ... finally:`, the except
+        clauses of the try inside). None for anything else."""
         if x is None or not self.version.handler_code_at_end or x <= end:
             return None
         handler_code = self.handler_only_code()
@@ -1032,7 +1057,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         first_protected = self._first_protected()
         if self._reached_from_handlers_past(x, end, first_protected):
             return None
-        if self._reached_from_earlier_handlers(x, t, first_protected):
+        if self._reached_from_earlier_handlers(x, t, first_protected, own):
             return None
         context = self._chain_of(t, 0)[1:]
         exits_with = bool(context) and self._xt_state.kinds.get(context[0]) == "with" and self._exit_call_at(x)
@@ -1085,7 +1110,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return last + 1, last + 1
         return None
 
-    def _reached_from_earlier_handlers(self, x: int, t: int, first_protected: Dict[int, int]) -> bool:
+    def _reached_from_earlier_handlers(self, x: int, t: int, first_protected: Dict[int, int],
+                                       own: Tuple[int, int] = (0, 0)) -> bool:
         """Does the except clause of a statement that starts before the one with handler `t` go
         to `x` too (`try: ... except E: pass else: <this statement>` then more, whose clause
         goes on after the outer statement)? Then `x` is the code after that statement."""
@@ -1095,6 +1121,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return False
         kinds = self._xt_state.kinds
         return any(kinds.get(h) in CONSTRUCTS and h != t and first < own_start
+                   and not own[0] <= first < own[1]
                    and any(src in self._reach(h) for src in sources)
                    for h, first in first_protected.items())
 
@@ -1807,9 +1834,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         while copy_end - 1 > final_start and instrs[copy_end - 1].opname == "RERAISE" \
                 and instrs[copy_end - 1].arg == 0:
             copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there
+        self._registered_copies: List[Tuple[int, int]] = []
         self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
+        copies = self._registered_copies
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         body = self.run_range(s, be, list(base))
+        left = self.last_stack
+        if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
+                and not isinstance(left[-1], m.MARKER_TYPES):
+            # The body ends in `return value` and the finally body never finishes: the value is
+            # computed before the copy, and the RETURN_VALUE after it was dropped as dead.
+            body.append(n.Return(left.pop()))
         after = self.carry_out(body, base, self.last_stack)
         finalbody = self.run_range(final_start, final_end,
                                    list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()])
@@ -1841,7 +1876,60 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self.emit(n.Try(inner.body, inner.handlers, inner.orelse, finalbody or [n.Pass()], inner.star))
         else:
             self.emit(n.Try(body, [], [], finalbody))
+        tail = self._after_clause_copies(s, be, copies, warm, t)
+        if tail is not None:
+            # 3.12+: the code after the statement, which only the except clauses reach (through
+            # their copies of the finally body), was moved past the range being read.
+            for stmt in self.run_range(tail[0], tail[1], list(base)):
+                self.emit(stmt)
+            self._mark_dead(tail[0], tail[2])
+            way_on = self.range_falls_to.get(tail[1])
+            if way_on is not None and way_on > tail[2]:
+                self.range_falls_to.setdefault(self.end, way_on)  # (as `_build_except` does)
+                self.tail_else_joins.add(self.end)
         return max(cont, s + 1)
+
+    def _after_clause_copies(self, s: int, be: int, copies: List[Tuple[int, int]], warm: Set[int],
+                             t: int) -> Optional[Tuple[int, int, int]]:
+        """3.12+ `try: ... return x / except E: ... / finally: ...` then more: the body never falls
+        out, so only the except clauses go on after the statement, each through its copy of the
+        finally body and a jump to the code after the statement (or falling into it). That code is handler-only code,
+        laid after the handler code past the range being read (an enclosing try body): the rest
+        of that range (`_handler_only_tail`). (start, end of its statements, end of the code to
+        mark read), or None."""
+        if not self.version.handler_code_at_end or self._falls_into(s, be):
+            return None
+        instrs = self.instrs
+        targets = set()
+        jumps = []
+        for start, end in copies:
+            if start in warm or end >= len(instrs):
+                continue
+            if end in self.skip or instrs[end - 1].opname in ENDS_FLOW:
+                return None
+            if instrs[end].opname == "JUMP":
+                targets.add(instrs[end].target)
+                jumps.append(end)
+            else:
+                targets.add(end)  # (the code after the statement laid right after the copy)
+        if len(targets) != 1:
+            return None
+        x = targets.pop()
+        if x <= self.end:
+            return None
+        # (the try inside fell out to its clauses' copy of the finally body, past the range: not
+        # the way on of the whole statement, which is that code's)
+        inner = self.range_falls_to.get(be)
+        if inner in {start for start, _ in copies}:
+            del self.range_falls_to[be]
+        only_tail = self._handler_only_tail(x, self.end, t, (s, be))
+        if only_tail is None:
+            if inner is not None:
+                self.range_falls_to[be] = inner
+            return None
+        for j in jumps:
+            self._mark_dead(j, j + 1)
+        return x, only_tail[0], only_tail[1]
 
     def _cleanup_of(self, k: int) -> Optional[int]:
         region = self._xt_state.region_at[k]
@@ -1942,8 +2030,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._drop_handlers_of(k, k + size)
                     continue
                 self._mark_dead(k, k + size)
+                self._registered_copies.append((k, k + size))
                 if k < body_end and instrs[k + size - 1].opname not in ENDS_FLOW:
                     self._note_exit_break(k + size)  # (a copy that falls into what follows)
+                if k < body_end and self._never_finishes(k, k + size):
+                    # A way out from inside the body whose copy raises or returns on every path:
+                    # the compiler dropped what followed it (a RETURN_VALUE, a jump) as dead.
+                    # The builder emits that way out where the copy is skipped.
+                    self.dead_end_exits[k] = (list(self.stack), len(self.loops))
                 if exit is not None and instrs[k + size - 1].opname in ENDS_FLOW:
                     # The copy's only way on is a jump back inside it: that jump is the try
                     # body's own `continue`, the rest of the copy is the finally body.
@@ -1952,6 +2046,30 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size, through_clauses, span_end)
                 self._drop_copied_ways_on(k, k + size)
+
+    def _never_finishes(self, start: int, end: int) -> bool:
+        """Does the code [start, end) end in a return or raise and never jump out of itself?"""
+        instrs = self.instrs
+        return instrs[end - 1].opname in TERMINAL and not any(
+            ins.target is not None and not start <= ins.target < end for ins in instrs[start:end])
+
+    def exit_into_dead_end(self, i: int) -> None:
+        """Emit the way out of a try body that runs the copy at `i` of a finally body that never
+        finishes (`_register_copies`): `return value` with the value computed before the copy
+        (still on the stack above the try's own), else a bare `return`: a `break`, `continue` or
+        `return <constant>` compile alike here (the constant is loaded after the copy), and none
+        of them is ever completed. A class or module body, which cannot return, gets a `break`
+        of a loop around the whole try."""
+        base, loops = self.dead_end_exits[i]
+        value: Optional[n.Expr] = None
+        if self.stack and (len(self.stack) > len(base) or self.stack[-1] is not base[len(self.stack) - 1]):
+            value = self.pop()
+        if value is None and not self.code.co_flags & CO_OPTIMIZED:
+            if not self.loops or loops != len(self.loops):
+                raise self.fail(self.instrs[i], "way out of a try body whose finally body never finishes")
+            self.emit(n.Break())
+            return
+        self.emit(n.Return(value))
 
     def _return_inside_copy(self, start: int, end: int, outs: List[Tuple[int, int]]
                             ) -> Optional[Tuple[int, int]]:
@@ -2639,13 +2757,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         first = k
         iterators = sum(1 for loop in self.loops if loop.iterator is not None) if k > be else 0
         pops = 0
-        while pops < iterators and k < len(instrs) and instrs[k].opname == "POP_TOP" \
-                and not self.jump_sources.get(k):
+        # (an except clause around the with is left first too: a POP_EXCEPT apiece, 3.11+)
+        while k < len(instrs) and not self.jump_sources.get(k) and (
+                instrs[k].opname == "POP_TOP" and pops < iterators or instrs[k].opname == "POP_EXCEPT"):
             passed.add(k)
+            pops += instrs[k].opname == "POP_TOP"
             k += 1
-            pops += 1
+            while k in self.skip and self.skip[k] > k:
+                passed.add(k)
+                k = self.skip[k]  # (... and a try/finally around it: the finally body's copy)
         if pops not in (0, iterators):
             return be
+        unwound = k - first
         if k + 1 >= len(instrs) or instrs[k].opname != "LOAD_CONST" \
                 or instrs[k + 1].opname != "RETURN_VALUE" or after in passed or self.jump_sources.get(k):
             return be
@@ -2654,9 +2777,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             j += 1
         if j < len(instrs) and instrs[j].opname == "POP_JUMP_IF_TRUE":
             tail = instrs[j].target + 4
-            if self._same_instructions(tail, first, pops + 2):
+            if self._same_instructions(tail, first, unwound + 2):
                 return be
-        if pops:
+        if unwound:
             self.skip[first] = k  # (the iterators' POP_TOPs are the return's, not statements)
         return k + 2
 

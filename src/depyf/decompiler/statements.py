@@ -285,6 +285,8 @@ class StatementRules:
             # 3.13 drops a store that a later target of the same unpacking overwrites.
             self._fill_slot(value, m.Sentinel("overwritten"))
             return
+        if isinstance(value, m.Iterator) and i + 1 in self.dead_end_exits:
+            return None  # a `return` leaving the loop, then the try (`exit_into_dead_end`)
         if isinstance(value, (m.Iterator, m.WithExit)):
             after = self.copied_loop_break(value, i)  # control
             if after is not None:

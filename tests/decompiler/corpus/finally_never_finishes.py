@@ -1,0 +1,117 @@
+"""Ways out of a try body whose finally body never finishes (it raises on every path). From 3.9
+the finally body is copied onto every way out; after a copy that raises, 3.10+ drop what the way
+out would do next as dead code (the RETURN_VALUE of a `return value`, the jump of a `break`), so
+the copy is the last thing of that branch: a `return` there must not read as a branch that falls
+on into the rest of the try body. A `return value` computes its value before the copy."""
+from _cases import cases
+
+
+@cases((0,), (3,))
+def if_else_return_finally_raises(n):
+    log = []
+    try:
+        try:
+            if n > 2:
+                log.append(1)
+            else:
+                return log
+            log.append(2)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def if_return_constant_finally_raises(n):
+    log = []
+    try:
+        try:
+            if n > 2:
+                return 5
+            log.append(2)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((1,), (2,), (3,), (4,))
+def elif_returns_finally_raises(n):
+    log = []
+    try:
+        try:
+            if n == 1:
+                raise KeyError(4)
+            elif n % 2:
+                return log
+            elif n > 2:
+                log.append(5)
+            return log
+        finally:
+            raise ValueError(6)
+    except ValueError:
+        log.append(7)
+    return log
+
+
+@cases((0,), (1,), (5,))
+def break_in_loop_finally_raises(n):
+    log = []
+    try:
+        for i in range(3):
+            try:
+                if i == n:
+                    break
+                log.append(i)
+            finally:
+                raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def while_true_return_finally_raises(n):
+    log = []
+    try:
+        try:
+            while True:
+                if n > 2:
+                    break
+                return log
+            log.append(2)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (1,), (5,))
+def for_return_finally_raises(n):
+    log = []
+    try:
+        try:
+            for i in range(3):
+                if i == n:
+                    return log
+                log.append(i)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (1,), (5,))
+def for_return_constant_finally_raises(n):
+    log = []
+    try:
+        try:
+            for i in range(3):
+                if i == n:
+                    return 3
+                log.append(i)
+            log.append(9)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
