@@ -208,6 +208,8 @@ class ControlRules:
         self.fall_override: Dict[int, int] = {}
         # The end of an if body being read -> where the else part after it ends.
         self.else_joins: Dict[int, int] = {}
+        # Ends of the else parts being read where their if statement goes on (`_run_else_part`).
+        self.exact_joins: Dict[int, int] = {}
         # The end of a range that a with statement ends -> where that with goes on when its
         # context manager suppresses an exception (exception_table).
         self.with_ways_on: Dict[int, int] = {}
@@ -1160,6 +1162,8 @@ class ControlRules:
             else_end = min(last.target, end)
             if self._jumps_to_return_in_view(last.target, false_target, end):
                 else_end = end - 1
+            elif not self.pure_mode and not self._goes_on_past(last.target):
+                raise self.fail(last, "jump over an else part past where the enclosing if statement goes on")
         elif last is not None and last.opname == "JUMP" and loop is not None \
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
                 and last.index > fall and all(src < fall for src in self.jump_sources.get(false_target, ())) \
@@ -1207,7 +1211,7 @@ class ControlRules:
                 # 3.8/3.9 keep the jump over the else part after a body that cannot fall through
                 # only when the body's last statement was compound: `if b: return x else: ...`.
                 fold_tail_into_else(body)
-            orelse = self.run_range(false_target, else_end, list(self.stack))
+            orelse = self._run_else_part(false_target, else_end, last_at if last is not None else -1)
             if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end \
                     and not continue_ends_body:
                 body.append(n.Continue())
@@ -1272,6 +1276,40 @@ class ControlRules:
             return end
         self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _run_else_part(self, start: int, end: int, over: int) -> List[n.Stmt]:
+        """Read the else part [start, end) of an if whose body jumps over it at `over`. When that
+        jump lands right at `end`, the if statement goes on there: so does the else part's last
+        statement, and a jump from inside it past `end` is no way out of it (`_goes_on_at`)."""
+        exact = over >= 0 and self.instrs[over].opname == "JUMP" and self.instrs[over].target == end
+        if exact:
+            self.exact_joins[end] = self.exact_joins.get(end, 0) + 1
+        try:
+            return self.run_range(start, end, list(self.stack))
+        finally:
+            if exact:
+                self.exact_joins[end] -= 1
+                if not self.exact_joins[end]:
+                    del self.exact_joins[end]
+
+    def _goes_on_past(self, target: int) -> bool:
+        """May a forward jump to `target`, at or past the end of the range being read, that no
+        statement of the range claims, stand for the range's way out? Not when the range is (the
+        tail of) an else part whose if statement goes on right at the range's end, since an
+        earlier branch jumps there, unless the code there is a jump to `target` (the compiler
+        threads a jump to a jump). Such a jump is a `break` or `continue` of a loop that was
+        not seen (one that never jumps back, 3.11+: no trace of it is left) or the way out of
+        a construct further out; read as the range's end, the code it skips would run."""
+        end = self.end
+        if target <= end or end not in self.exact_joins:
+            return True
+        instrs = self.instrs
+        k, seen = end, set()
+        while k != target and k < len(instrs) and k not in seen and instrs[k].opname == "JUMP" \
+                and instrs[k].target is not None:
+            seen.add(k)
+            k = instrs[k].target
+        return k == target
 
     def _jumps_to_return_in_view(self, target: int, false_target: int, end: int) -> bool:
         """3.8/3.9, reading a value whose view ends in a copied bare return (`_value_arms`): does a
@@ -1828,6 +1866,8 @@ class ControlRules:
         if target > i and target >= self.end:
             if self._stray_break(i, target):
                 raise self.fail(ins, "break or continue of a loop that never jumps back")
+            if not self._goes_on_past(target):
+                raise self.fail(ins, "jump past where the enclosing if statement goes on")
             return self.end
         if target > i and not any(src != i for t in range(i + 1, target) for src in self.jump_sources.get(t, ())):
             return target  # unreachable code the compiler left behind
@@ -2285,6 +2325,9 @@ class ControlRules:
         elif top_test is None and not clipped and not explicit_continue \
                 and (past := self._breaking_tail_end(h, j)) is not None:
             exit, body_runs_on, breaking_tail = past, True, True
+        elif top_test is None and not clipped and not explicit_continue \
+                and (past := self._break_past_inline_handler(h, j)) is not None:
+            exit, body_runs_on, breaking_tail = past, True, True
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
@@ -2374,6 +2417,33 @@ class ControlRules:
             self._skip_copy(exit, j + 1)
             after = j + 1
         return after
+
+    def _break_past_inline_handler(self, h: int, j: int) -> Optional[int]:
+        """Where the `while True:` loop [h, j] really ends when the jump right after its last
+        jump back `j` is the way out of a try body, followed by that try's handler code (3.11
+        lays it inline), which never falls out: a try that ends the loop body after a
+        `continue` in it (`try: if c: continue; break` then `except E: return`). Handler code
+        of a try in the loop is part of the loop's body, so the way out over it is too; it is
+        a `break` when another jump of the body before `j` goes there too, past that code (a
+        `break` of its own): then that is the loop's exit. None for any other loop."""
+        instrs = self.instrs
+        first = j + 1
+        if self.version.handler_code_at_end or not self.version.has_exception_table \
+                or first + 1 >= min(self.end, len(instrs)) or instrs[first].opname != "JUMP":
+            return None
+        handler_code = self.handler_only_code()
+        x = instrs[first].target
+        if x is None or x <= first + 1 or x > self.end \
+                or any(k not in handler_code for k in range(first + 1, x)):
+            return None
+        if not all(h <= src <= j for src in self.jump_sources.get(first, ())):
+            return None
+        if not any(h <= src < j and instrs[src].opname == "JUMP" for src in self.jump_sources.get(x, ())):
+            return None
+        if any(ins.target is not None and first < ins.target < x and ins.index in handler_code
+               and ins.opname == "JUMP" for ins in instrs[first + 1:x]):
+            return None  # (a handler that falls out, to code of its own)
+        return x
 
     def _exit_before_handler_closed_test(self, body_start: int, bottom: int, exit: int
                                           ) -> Tuple[Optional[int], bool]:

@@ -455,7 +455,7 @@ class ExceptionRegionAnalysis:
             for j in range(end - 1, k, -1):
                 ins = self.instrs[j]
                 if ins.opname == "JUMP" and ins.target is not None and ins.target > end \
-                        and self._before_unwinding(j, k) is not None:
+                        and self._before_unwinding(self._after_finally_copy(j, k), k) is not None:
                     return j
             last = self.instrs[end - 1]
             if last.opname == "JUMP" and last.target is not None and last.target > end \
@@ -499,6 +499,21 @@ class ExceptionRegionAnalysis:
         instrs = self.instrs
         return j >= 3 and instrs[j - 3].opname == "POP_EXCEPT" and instrs[j - 2].opname == "POP_TOP" \
             and instrs[j - 1].opname == "POP_TOP"
+
+    def _after_finally_copy(self, j: int, hs: int) -> int:
+        """Where the straight run of handler code that ends right before the jump at `j` starts
+        when it follows the handler's unwinding (`POP_EXCEPT [e = None; del e]`): the copy of
+        an enclosing finally body that a handler's way out runs before it jumps (3.11: `except
+        E: break` inside `try: ... finally: ...`). `j` when no such run comes before it."""
+        instrs = self.instrs
+        k = j - 1
+        while k > hs and instrs[k].target is None and instrs[k].opname not in TERMINAL \
+                and instrs[k].opname != "POP_EXCEPT" and not self.jump_sources.get(k) \
+                and not instrs[k].opname.startswith("DELETE_"):
+            k -= 1
+        if k == j - 1 or k <= hs or not (instrs[k].opname == "POP_EXCEPT" or instrs[k].opname.startswith("DELETE_")):
+            return j
+        return k + 1
 
     def _before_unwinding(self, j: int, hs: int) -> Optional[int]:
         """If `j` comes right after the handler's `POP_EXCEPT [e = None; del e]`, that POP_EXCEPT."""
