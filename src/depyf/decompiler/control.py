@@ -326,9 +326,17 @@ class ControlRules:
         out (its `break`s, or the test's exit), so the blocks before it, which only the loop
         reaches and which never fall into it, belong to the body. j when there are none."""
         instrs = self.instrs
-        if instrs[h].opname == "FOR_ITER" or instrs[j].opname != "JUMP" or instrs[j].target > j or j in handler_code \
-                or (j > 0 and instrs[j - 1].opname == "POP_EXCEPT"):
+        # (3.11: a `while True:` closed only by an except clause's `continue` runs to the end of
+        # that clause's inline handler code, `handler_loop_end`; blocks of its body that return
+        # may follow that code just the same)
+        closed_inline = h in self.handler_closed and not self.version.handler_code_at_end \
+            and instrs[j].opname in TERMINAL and j in handler_code
+        if not closed_inline and (instrs[h].opname == "FOR_ITER" or instrs[j].opname != "JUMP"
+                                  or instrs[j].target > j or j in handler_code
+                                  or (j > 0 and instrs[j - 1].opname == "POP_EXCEPT")):
             return j  # (a handler's `continue`: its own rules)
+        if closed_inline and instrs[h].opname == "FOR_ITER":
+            return j
         if h > 0 and instrs[h - 1].opname in COND_JUMPS or any(src < h for src in self.jump_sources.get(h, ())):
             return j  # (a test in front enters the loop: 3.12+ may test at the bottom by a jump over `j`)
         exits = {ins.target for ins in instrs[h:j + 1] if ins.target is not None and ins.target > j}
