@@ -329,8 +329,7 @@ class ControlRules:
         # (3.11: a `while True:` closed only by an except clause's `continue` runs to the end of
         # that clause's inline handler code, `handler_loop_end`; blocks of its body that return
         # may follow that code just the same)
-        closed_inline = h in self.handler_closed and not self.version.handler_code_at_end \
-            and instrs[j].opname in TERMINAL and j in handler_code
+        closed_inline = self._closed_by_inline_handler(h, j, handler_code)
         if not closed_inline and (instrs[h].opname == "FOR_ITER" or instrs[j].opname != "JUMP"
                                   or instrs[j].target > j or j in handler_code
                                   or (j > 0 and instrs[j - 1].opname == "POP_EXCEPT")):
@@ -352,6 +351,13 @@ class ControlRules:
                         and not (ins.target == last and self._tail_break(k, last))):
                 return j
         return last - 1
+
+    def _closed_by_inline_handler(self, h: int, j: int, handler_code: Set[int]) -> bool:
+        """Is the loop [h, j] a `while True:` closed only by an except clause's `continue`, which
+        3.11 runs to the end of that clause's inline handler code (`handler_loop_end`), its last
+        instruction `j`? Its body may go on after that code as after any last jump back."""
+        return h in self.handler_closed and not self.version.handler_code_at_end \
+            and self.instrs[h].opname != "FOR_ITER" and self.instrs[j].opname in TERMINAL and j in handler_code
 
     def _tail_break(self, k: int, last: int) -> bool:
         """Is the jump at `k`, in the blocks past a loop's last jump back, to `last` (the loop's
@@ -2488,7 +2494,8 @@ class ControlRules:
         reached only from the loop and jumping nowhere else, is the rest of the body. None when
         the loop ends at `j`."""
         instrs = self.instrs
-        if not self.version.while_condition_duplicated or instrs[j].opname != "JUMP" or instrs[j].target != h:
+        if not self.version.while_condition_duplicated or (instrs[j].opname != "JUMP" or instrs[j].target != h) \
+                and not self._closed_by_inline_handler(h, j, self.handler_only_code()):
             return None
         after = j + 1
         if after >= self.end or instrs[after].opname == "JUMP" \
