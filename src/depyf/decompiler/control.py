@@ -2445,7 +2445,7 @@ class ControlRules:
         if self.version.handler_code_at_end or not self.version.has_exception_table \
                 or first + 1 >= min(self.end, len(instrs)) or instrs[first].opname != "JUMP":
             return None
-        handler_code = self.handler_only_code()
+        handler_code = self.handler_only_code() - self._reach(h)  # (the loop's own handler code)
         x = instrs[first].target
         if x is None or x <= first + 1 or x > self.end \
                 or any(k not in handler_code for k in range(first + 1, x)):

@@ -425,7 +425,10 @@ class ExceptionRegionAnalysis:
                 # 3.11 lays the handler inline: a `while True:` that its handler's `continue`
                 # closes runs to the end of that handler code (its other ways out, `break`s,
                 # jump past it).
-                handler_code = self.handler_only_code()
+                # (not into code the loop's head reaches without exceptions: where the loop
+                # itself is reached only from a handler, the code after `try: raise E` / `except
+                # E: ...` say, all of it is handler-only code, the rest of its body included)
+                handler_code = self.handler_only_code() - self._reach(header)
                 while jump + 1 in handler_code:
                     jump += 1
             return jump
