@@ -13,6 +13,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
+from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import AssertionErrorName, folds_under_not, negate
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, Instr
 
@@ -1177,7 +1178,15 @@ class ControlRules:
             if self._jumps_to_return_in_view(last.target, false_target, end):
                 else_end = end - 1
             elif not self.pure_mode and not self._goes_on_past(last.target):
-                raise self.fail(last, "jump over an else part past where the enclosing if statement goes on")
+                copy = self._terminal_block_copy(last.index, last.target) if last.index == false_target - 1 else None
+                if copy is None:
+                    raise self.fail(last, "jump over an else part past where the enclosing if statement goes on")
+                # (the body's way out is that block: written out at the body's end, the if
+                # statement has no jump over its else part, which runs up to the range's end)
+                body = self.run_range(fall, last.index, list(self.stack)) + copy
+                orelse = self.run_range(false_target, end, list(self.stack))
+                self.emit(n.If(cond, body, orelse))
+                return end
         elif last is not None and last.opname == "JUMP" and loop is not None \
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
                 and last.index > fall and all(src < fall for src in self.jump_sources.get(false_target, ())) \
@@ -1324,6 +1333,39 @@ class ControlRules:
             seen.add(k)
             k = instrs[k].target
         return k == target
+
+    def _terminal_block_copy(self, k: int, target: int) -> Optional[List[n.Stmt]]:
+        """The statements of the block at `target` when the jump at `k`, past where the range
+        being read goes on (`_goes_on_past`), may be written as a copy of it: a straight block
+        that ends in a return or raise, under the same exception handler as the jump, with
+        nothing on the stack. Running that block is all the jump does (3.12 copies such blocks
+        itself, 3.11 and 3.13 jump to them: the `break` of a loop that never jumps back, whose
+        code after the loop returns or raises). None when the jump cannot be written so."""
+        instrs = self.instrs
+        if self.pure_mode or not self.version.has_exception_table or len(self.stack) != self.base_depth:
+            return None
+        e = target
+        while e < len(instrs) and e - target < 40 and instrs[e].target is None \
+                and instrs[e].opname not in TERMINAL:
+            e += 1
+        if e >= len(instrs) or instrs[e].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None
+        regions = self.bc.regions
+
+        def handler_at(q: int) -> Optional[int]:
+            inner = None
+            for r in regions:
+                if r.start <= q < r.end and (inner is None or r.start >= inner.start):
+                    inner = r
+            return inner.handler if inner is not None else None
+
+        at_jump = handler_at(k)
+        if any(handler_at(q) != at_jump for q in range(target, e + 1)):
+            return None
+        try:
+            return self.run_range(target, e + 1, list(self.stack))
+        except DecompilationError:
+            return None
 
     def _jumps_to_return_in_view(self, target: int, false_target: int, end: int) -> bool:
         """3.8/3.9, reading a value whose view ends in a copied bare return (`_value_arms`): does a
@@ -1881,7 +1923,11 @@ class ControlRules:
             if self._stray_break(i, target):
                 raise self.fail(ins, "break or continue of a loop that never jumps back")
             if not self._goes_on_past(target):
-                raise self.fail(ins, "jump past where the enclosing if statement goes on")
+                copy = self._terminal_block_copy(i, target)
+                if copy is None:
+                    raise self.fail(ins, "jump past where the enclosing if statement goes on")
+                for stmt in copy:
+                    self.emit(stmt)
             return self.end
         if target > i and not any(src != i for t in range(i + 1, target) for src in self.jump_sources.get(t, ())):
             return target  # unreachable code the compiler left behind

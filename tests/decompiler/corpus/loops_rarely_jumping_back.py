@@ -104,3 +104,21 @@ def while_test_handler_break_through_finally(k):
         log.append("exhausted")
     log.append("after")
     return log
+
+
+@cases((0,), (1,), (2,), (5,))
+def while_true_first_pass_decides(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        if tries > 2:
+            break
+        if n > 1:
+            log.append(n)
+        elif n:
+            break
+        else:
+            return log
+        raise ValueError(n)
+    raise KeyError(tries)
