@@ -2544,9 +2544,13 @@ class ControlRules:
                 and not self._closed_by_inline_handler(h, j, self.handler_only_code()):
             return None
         after = j + 1
+        # (3.11: the handler code of a try in the body, laid inline after its last `continue`,
+        # which only an exception enters: the rest of the body goes on from its except clauses)
+        own_handler = not self.version.handler_code_at_end and after < len(instrs) \
+            and after in self.handler_only_code() and after not in self._reach(h)
         if after >= self.end or instrs[after].opname == "JUMP" \
                 or not all(h <= src < j for src in self.jump_sources.get(after, ())) \
-                or not self.jump_sources.get(after):
+                or not (self.jump_sources.get(after) or own_handler):
             return None  # (a jump there is an exit: with a jump to thread through, no break stops short)
         further = [ins.target for ins in instrs[h:j] if ins.target is not None and ins.target > after]
         if further:

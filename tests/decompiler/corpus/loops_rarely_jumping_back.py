@@ -122,3 +122,22 @@ def while_true_first_pass_decides(n):
             return log
         raise ValueError(n)
     raise KeyError(tries)
+
+
+@cases(([1, "x", 2],), ([],), (["x"],), ([3, 4, 5, 6],))
+def parse_until_bad_item(items):
+    pending = list(items)
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        if tries > 3:
+            break
+        try:
+            log.append(int(pending.pop()))
+            continue
+        except (ValueError, IndexError):
+            log.append("bad")
+        log.append("stop")
+        break
+    return log
