@@ -1303,7 +1303,7 @@ class ControlRules:
     def _run_else_part(self, start: int, end: int, over: int) -> List[n.Stmt]:
         """Read the else part [start, end) of an if whose body jumps over it at `over`. When that
         jump lands right at `end`, the if statement goes on there: so does the else part's last
-        statement, and a jump from inside it past `end` is no way out of it (`_goes_on_at`)."""
+        statement, and a jump from inside it past `end` is no way out of it (`_goes_on_past`)."""
         exact = over >= 0 and self.instrs[over].opname == "JUMP" and self.instrs[over].target == end
         if exact:
             self.exact_joins[end] = self.exact_joins.get(end, 0) + 1

@@ -511,7 +511,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if self._falls_into(s, be):
             return None
         targets = {ins.target for ins in instrs[s:be] if ins.opname == "JUMP" and ins.target is not None
-                   and ins.target >= end}
+                   and ins.target > end}
         if len(targets) != 1:
             return None
         y = targets.pop()
