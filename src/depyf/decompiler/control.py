@@ -1332,7 +1332,23 @@ class ControlRules:
                 and instrs[k].target is not None:
             seen.add(k)
             k = instrs[k].target
-        return k == target
+        return k == target or self._same_exit_block(k, target)
+
+    def _same_exit_block(self, a: int, b: int) -> bool:
+        """Are the blocks at `a` and `b` the same straight code ending in a return or raise (3.10
+        and 3.12 copy a small exit block to each jump there: the with's exit and `return x`)?"""
+        if not self.version.copies_exit_blocks or a == b:
+            return False
+        instrs = self.instrs
+        k = 0
+        while a + k < len(instrs) and b + k < len(instrs):
+            x, y = instrs[a + k], instrs[b + k]
+            if x.opname != y.opname or x.argval != y.argval or x.is_jump:
+                return False
+            if x.opname in TERMINAL:
+                return x.opname != "RERAISE"
+            k += 1
+        return False
 
     def _terminal_block_copy(self, k: int, target: int) -> Optional[List[n.Stmt]]:
         """The statements of the block at `target` when the jump at `k`, past where the range

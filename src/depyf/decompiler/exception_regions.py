@@ -509,6 +509,8 @@ class ExceptionRegionAnalysis:
         an enclosing finally body that a handler's way out runs before it jumps (3.11: `except
         E: break` inside `try: ... finally: ...`). `j` when no such run comes before it."""
         instrs = self.instrs
+        if self.version.handler_code_at_end:
+            return j  # (3.12+ lay the clause's way out with the handler code: its own rules)
         k = j - 1
         while k > hs and instrs[k].target is None and instrs[k].opname not in TERMINAL \
                 and instrs[k].opname != "POP_EXCEPT" and not self.jump_sources.get(k) \

@@ -791,11 +791,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # rest, which only the handler reaches, lies after the handler code.)
             (orelse if orelse else body).append(n.Continue())
         tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
-        # (code that normal flow reaches from the code's start is no handler code, even where
+        # (3.11: code that normal flow reaches from the code's start is no handler code, even where
         # only the handlers reach it from the try: the code after an if statement whose body the
         # try ends, which its else part falls into, when a clause's `break` of a loop that never
         # jumps back, read as that if, goes there)
-        self._mark_dead_code(cold & self.handler_only_code() if self.version.has_exception_table else cold)
+        self._mark_dead_code(cold & self.handler_only_code() if not self.version.handler_code_at_end else cold)
         self.stack = base
         self.emit(n.Try(body, handlers, orelse, [], star, else_kept))
         for stmt in tail:
