@@ -13,6 +13,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
+from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import AssertionErrorName, folds_under_not, negate
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, Instr
 
@@ -211,6 +212,8 @@ class ControlRules:
         self.fall_override: Dict[int, int] = {}
         # The end of an if body being read -> where the else part after it ends.
         self.else_joins: Dict[int, int] = {}
+        # Ends of the else parts being read where their if statement goes on (`_run_else_part`).
+        self.exact_joins: Dict[int, int] = {}
         # The end of a range that a with statement ends -> where that with goes on when its
         # context manager suppresses an exception (exception_table).
         self.with_ways_on: Dict[int, int] = {}
@@ -344,9 +347,16 @@ class ControlRules:
         out (its `break`s, or the test's exit), so the blocks before it, which only the loop
         reaches and which never fall into it, belong to the body. j when there are none."""
         instrs = self.instrs
-        if instrs[h].opname == "FOR_ITER" or instrs[j].opname != "JUMP" or instrs[j].target > j or j in handler_code \
-                or (j > 0 and instrs[j - 1].opname == "POP_EXCEPT"):
+        # (3.11: a `while True:` closed only by an except clause's `continue` runs to the end of
+        # that clause's inline handler code, `handler_loop_end`; blocks of its body that return
+        # may follow that code just the same)
+        closed_inline = self._closed_by_inline_handler(h, j, handler_code)
+        if not closed_inline and (instrs[h].opname == "FOR_ITER" or instrs[j].opname != "JUMP"
+                                  or instrs[j].target > j or j in handler_code
+                                  or (j > 0 and instrs[j - 1].opname == "POP_EXCEPT")):
             return j  # (a handler's `continue`: its own rules)
+        if closed_inline and instrs[h].opname == "FOR_ITER":
+            return j
         if h > 0 and instrs[h - 1].opname in COND_JUMPS or any(src < h for src in self.jump_sources.get(h, ())):
             return j  # (a test in front enters the loop: 3.12+ may test at the bottom by a jump over `j`)
         exits = {ins.target for ins in instrs[h:j + 1] if ins.target is not None and ins.target > j}
@@ -362,6 +372,13 @@ class ControlRules:
                         and not (ins.target == last and self._tail_break(k, last))):
                 return j
         return last - 1
+
+    def _closed_by_inline_handler(self, h: int, j: int, handler_code: Set[int]) -> bool:
+        """Is the loop [h, j] a `while True:` closed only by an except clause's `continue`, which
+        3.11 runs to the end of that clause's inline handler code (`handler_loop_end`), its last
+        instruction `j`? Its body may go on after that code as after any last jump back."""
+        return h in self.handler_closed and not self.version.handler_code_at_end \
+            and self.instrs[h].opname != "FOR_ITER" and self.instrs[j].opname in TERMINAL and j in handler_code
 
     def _tail_break(self, k: int, last: int) -> bool:
         """Is the jump at `k`, in the blocks past a loop's last jump back, to `last` (the loop's
@@ -1182,6 +1199,16 @@ class ControlRules:
             else_end = min(last.target, end)
             if self._jumps_to_return_in_view(last.target, false_target, end):
                 else_end = end - 1
+            elif not self.pure_mode and not self._goes_on_past(last.target):
+                copy = self._terminal_block_copy(last.index, last.target) if last.index == false_target - 1 else None
+                if copy is None:
+                    raise self.fail(last, "jump over an else part past where the enclosing if statement goes on")
+                # (the body's way out is that block: written out at the body's end, the if
+                # statement has no jump over its else part, which runs up to the range's end)
+                body = self.run_range(fall, last.index, list(self.stack)) + copy
+                orelse = self.run_range(false_target, end, list(self.stack))
+                self.emit(n.If(cond, body, orelse))
+                return end
         elif last is not None and last.opname == "JUMP" and loop is not None \
                 and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
                 and last.index > fall and all(src < fall for src in self.jump_sources.get(false_target, ())) \
@@ -1229,7 +1256,7 @@ class ControlRules:
                 # 3.8/3.9 keep the jump over the else part after a body that cannot fall through
                 # only when the body's last statement was compound: `if b: return x else: ...`.
                 fold_tail_into_else(body)
-            orelse = self.run_range(false_target, else_end, list(self.stack))
+            orelse = self._run_else_part(false_target, else_end, last_at if last is not None else -1)
             if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end \
                     and not continue_ends_body:
                 body.append(n.Continue())
@@ -1294,6 +1321,89 @@ class ControlRules:
             return end
         self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _run_else_part(self, start: int, end: int, over: int) -> List[n.Stmt]:
+        """Read the else part [start, end) of an if whose body jumps over it at `over`. When that
+        jump lands right at `end`, the if statement goes on there: so does the else part's last
+        statement, and a jump from inside it past `end` is no way out of it (`_goes_on_past`)."""
+        exact = over >= 0 and self.instrs[over].opname == "JUMP" and self.instrs[over].target == end
+        if exact:
+            self.exact_joins[end] = self.exact_joins.get(end, 0) + 1
+        try:
+            return self.run_range(start, end, list(self.stack))
+        finally:
+            if exact:
+                self.exact_joins[end] -= 1
+                if not self.exact_joins[end]:
+                    del self.exact_joins[end]
+
+    def _goes_on_past(self, target: int) -> bool:
+        """May a forward jump to `target`, at or past the end of the range being read, that no
+        statement of the range claims, stand for the range's way out? Not when the range is (the
+        tail of) an else part whose if statement goes on right at the range's end, since an
+        earlier branch jumps there, unless the code there is a jump to `target` (the compiler
+        threads a jump to a jump). Such a jump is a `break` or `continue` of a loop that was
+        not seen (one that never jumps back, 3.11+: no trace of it is left) or the way out of
+        a construct further out; read as the range's end, the code it skips would run."""
+        end = self.end
+        if target <= end or end not in self.exact_joins:
+            return True
+        instrs = self.instrs
+        k, seen = end, set()
+        while k != target and k < len(instrs) and k not in seen and instrs[k].opname == "JUMP" \
+                and instrs[k].target is not None:
+            seen.add(k)
+            k = instrs[k].target
+        return k == target or self._same_exit_block(k, target)
+
+    def _same_exit_block(self, a: int, b: int) -> bool:
+        """Are the blocks at `a` and `b` the same straight code ending in a return or raise (3.10
+        and 3.12 copy a small exit block to each jump there: the with's exit and `return x`)?"""
+        if not self.version.copies_exit_blocks or a == b:
+            return False
+        instrs = self.instrs
+        k = 0
+        while a + k < len(instrs) and b + k < len(instrs):
+            x, y = instrs[a + k], instrs[b + k]
+            if x.opname != y.opname or x.argval != y.argval or x.is_jump:
+                return False
+            if x.opname in TERMINAL:
+                return x.opname != "RERAISE"
+            k += 1
+        return False
+
+    def _terminal_block_copy(self, k: int, target: int) -> Optional[List[n.Stmt]]:
+        """The statements of the block at `target` when the jump at `k`, past where the range
+        being read goes on (`_goes_on_past`), may be written as a copy of it: a straight block
+        that ends in a return or raise, under the same exception handler as the jump, with
+        nothing on the stack. Running that block is all the jump does (3.12 copies such blocks
+        itself, 3.11 and 3.13 jump to them: the `break` of a loop that never jumps back, whose
+        code after the loop returns or raises). None when the jump cannot be written so."""
+        instrs = self.instrs
+        if self.pure_mode or not self.version.has_exception_table or len(self.stack) != self.base_depth:
+            return None
+        e = target
+        while e < len(instrs) and e - target < 40 and instrs[e].target is None \
+                and instrs[e].opname not in TERMINAL:
+            e += 1
+        if e >= len(instrs) or instrs[e].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None
+        regions = self.bc.regions
+
+        def handler_at(q: int) -> Optional[int]:
+            inner = None
+            for r in regions:
+                if r.start <= q < r.end and (inner is None or r.start >= inner.start):
+                    inner = r
+            return inner.handler if inner is not None else None
+
+        at_jump = handler_at(k)
+        if any(handler_at(q) != at_jump for q in range(target, e + 1)):
+            return None
+        try:
+            return self.run_range(target, e + 1, list(self.stack))
+        except DecompilationError:
+            return None
 
     def _jumps_to_return_in_view(self, target: int, false_target: int, end: int) -> bool:
         """3.8/3.9, reading a value whose view ends in a copied bare return (`_value_arms`): does a
@@ -1857,6 +1967,12 @@ class ControlRules:
         if target > i and target >= self.end:
             if self._stray_break(i, target):
                 raise self.fail(ins, "break or continue of a loop that never jumps back")
+            if not self._goes_on_past(target):
+                copy = self._terminal_block_copy(i, target)
+                if copy is None:
+                    raise self.fail(ins, "jump past where the enclosing if statement goes on")
+                for stmt in copy:
+                    self.emit(stmt)
             return self.end
         if target > i and not any(src != i for t in range(i + 1, target) for src in self.jump_sources.get(t, ())):
             return target  # unreachable code the compiler left behind
@@ -2316,6 +2432,9 @@ class ControlRules:
         elif top_test is None and not clipped and not explicit_continue \
                 and (past := self._breaking_tail_end(h, j)) is not None:
             exit, body_runs_on, breaking_tail = past, True, True
+        elif top_test is None and not clipped and not explicit_continue \
+                and (past := self._break_past_inline_handler(h, j)) is not None:
+            exit, body_runs_on, breaking_tail = past, True, True
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
@@ -2411,6 +2530,33 @@ class ControlRules:
             after = j + 1
         return after
 
+    def _break_past_inline_handler(self, h: int, j: int) -> Optional[int]:
+        """Where the `while True:` loop [h, j] really ends when the jump right after its last
+        jump back `j` is the way out of a try body, followed by that try's handler code (3.11
+        lays it inline), which never falls out: a try that ends the loop body after a
+        `continue` in it (`try: if c: continue; break` then `except E: return`). Handler code
+        of a try in the loop is part of the loop's body, so the way out over it is too; it is
+        a `break` when another jump of the body before `j` goes there too, past that code (a
+        `break` of its own): then that is the loop's exit. None for any other loop."""
+        instrs = self.instrs
+        first = j + 1
+        if self.version.handler_code_at_end or not self.version.has_exception_table \
+                or first + 1 >= min(self.end, len(instrs)) or instrs[first].opname != "JUMP":
+            return None
+        handler_code = self.handler_only_code() - self._reach(h)  # (the loop's own handler code)
+        x = instrs[first].target
+        if x is None or x <= first + 1 or x > self.end \
+                or any(k not in handler_code for k in range(first + 1, x)):
+            return None
+        if not all(h <= src <= j for src in self.jump_sources.get(first, ())):
+            return None
+        if not any(h <= src < j and instrs[src].opname == "JUMP" for src in self.jump_sources.get(x, ())):
+            return None
+        if any(ins.target is not None and first < ins.target < x and ins.index in handler_code
+               and ins.opname == "JUMP" for ins in instrs[first + 1:x]):
+            return None  # (a handler that falls out, to code of its own)
+        return x
+
     def _exit_before_handler_closed_test(self, body_start: int, bottom: int, exit: int
                                           ) -> Tuple[Optional[int], bool]:
         """3.12+: a while loop whose body leaves only through a try's except clause (a `break` in
@@ -2446,12 +2592,17 @@ class ControlRules:
         reached only from the loop and jumping nowhere else, is the rest of the body. None when
         the loop ends at `j`."""
         instrs = self.instrs
-        if not self.version.while_condition_duplicated or instrs[j].opname != "JUMP" or instrs[j].target != h:
+        if not self.version.while_condition_duplicated or (instrs[j].opname != "JUMP" or instrs[j].target != h) \
+                and not self._closed_by_inline_handler(h, j, self.handler_only_code()):
             return None
         after = j + 1
+        # (3.11: the handler code of a try in the body, laid inline after its last `continue`,
+        # which only an exception enters: the rest of the body goes on from its except clauses)
+        own_handler = not self.version.handler_code_at_end and after < len(instrs) \
+            and after in self.handler_only_code() and after not in self._reach(h)
         if after >= self.end or instrs[after].opname == "JUMP" \
                 or not all(h <= src < j for src in self.jump_sources.get(after, ())) \
-                or not self.jump_sources.get(after):
+                or not (self.jump_sources.get(after) or own_handler):
             return None  # (a jump there is an exit: with a jump to thread through, no break stops short)
         further = [ins.target for ins in instrs[h:j] if ins.target is not None and ins.target > after]
         if further:

@@ -425,7 +425,10 @@ class ExceptionRegionAnalysis:
                 # 3.11 lays the handler inline: a `while True:` that its handler's `continue`
                 # closes runs to the end of that handler code (its other ways out, `break`s,
                 # jump past it).
-                handler_code = self.handler_only_code()
+                # (not into code the loop's head reaches without exceptions: where the loop
+                # itself is reached only from a handler, the code after `try: raise E` / `except
+                # E: ...` say, all of it is handler-only code, the rest of its body included)
+                handler_code = self.handler_only_code() - self._reach(header)
                 while jump + 1 in handler_code:
                     jump += 1
             return jump
@@ -455,7 +458,7 @@ class ExceptionRegionAnalysis:
             for j in range(end - 1, k, -1):
                 ins = self.instrs[j]
                 if ins.opname == "JUMP" and ins.target is not None and ins.target > end \
-                        and self._before_unwinding(j, k) is not None:
+                        and self._before_unwinding(self._after_finally_copy(j, k), k) is not None:
                     return j
             last = self.instrs[end - 1]
             if last.opname == "JUMP" and last.target is not None and last.target > end \
@@ -499,6 +502,23 @@ class ExceptionRegionAnalysis:
         instrs = self.instrs
         return j >= 3 and instrs[j - 3].opname == "POP_EXCEPT" and instrs[j - 2].opname == "POP_TOP" \
             and instrs[j - 1].opname == "POP_TOP"
+
+    def _after_finally_copy(self, j: int, hs: int) -> int:
+        """Where the straight run of handler code that ends right before the jump at `j` starts
+        when it follows the handler's unwinding (`POP_EXCEPT [e = None; del e]`): the copy of
+        an enclosing finally body that a handler's way out runs before it jumps (3.11: `except
+        E: break` inside `try: ... finally: ...`). `j` when no such run comes before it."""
+        instrs = self.instrs
+        if self.version.handler_code_at_end:
+            return j  # (3.12+ lay the clause's way out with the handler code: its own rules)
+        k = j - 1
+        while k > hs and instrs[k].target is None and instrs[k].opname not in TERMINAL \
+                and instrs[k].opname != "POP_EXCEPT" and not self.jump_sources.get(k) \
+                and not instrs[k].opname.startswith("DELETE_"):
+            k -= 1
+        if k == j - 1 or k <= hs or not (instrs[k].opname == "POP_EXCEPT" or instrs[k].opname.startswith("DELETE_")):
+            return j
+        return k + 1
 
     def _before_unwinding(self, j: int, hs: int) -> Optional[int]:
         """If `j` comes right after the handler's `POP_EXCEPT [e = None; del e]`, that POP_EXCEPT."""

@@ -504,6 +504,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         return any(src < j and instrs[src].opname in COND_JUMPS for src in self.jump_sources.get(j + 1, ()))
 
+    def _body_jump_past_range(self, s: int, be: int, end: int) -> Optional[int]:
+        """3.11: where the try whose body [s, be) ends the range being read goes on, when neither
+        its body nor its handlers fall out and only jumps in the body leave it, all to one
+        place past the range: there the range's way out goes too (the try ends an if body whose
+        else part, laid at the if's false target with no jump over it, lies between). A loop
+        that never jumps back, `while c: try: if d: break` then `raise E` / `except E: return`
+        and `else: ...`, reads as such an if, its `break` as that jump. None otherwise (a jump
+        to an enclosing loop's exit or head is a `break` or `continue`)."""
+        instrs = self.instrs
+        if be != end and not (be < end and all(k in self.handler_only_code() for k in range(be, end))):
+            return None
+        if self._falls_into(s, be):
+            return None
+        targets = {ins.target for ins in instrs[s:be] if ins.opname == "JUMP" and ins.target is not None
+                   and ins.target > end}
+        if len(targets) != 1:
+            return None
+        y = targets.pop()
+        for loop in self.loops:
+            if y in loop.continue_targets or y == loop.break_target or y >= loop.exit:
+                return None
+        return y
+
     def _build_except(self, s: int, t: int) -> int:
         st = self._xt_state
         instrs = self.instrs
@@ -706,6 +729,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     else_break = True
         if x is not None and falls_out and x > end and only_tail is None and self.version.handler_code_at_end:
             self.range_falls_to.setdefault(end, x)  # control: an enclosing if's else part ends there
+        elif x is None and not star and not self.version.handler_code_at_end \
+                and (way_on := self._body_jump_past_range(s, be, end)) is not None:
+            self.range_falls_to.setdefault(end, way_on)  # control: an enclosing if's else part ends there
         else_start = else_from
         if star_else and n_jump is not None and x_h is not None:
             else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
@@ -783,7 +809,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # rest, which only the handler reaches, lies after the handler code.)
             (orelse if orelse else body).append(n.Continue())
         tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
-        self._mark_dead_code(cold)
+        # (3.11: code that normal flow reaches from the code's start is no handler code, even where
+        # only the handlers reach it from the try: the code after an if statement whose body the
+        # try ends, which its else part falls into, when a clause's `break` of a loop that never
+        # jumps back, read as that if, goes there)
+        self._mark_dead_code(cold & self.handler_only_code() if not self.version.handler_code_at_end else cold)
         self.stack = base
         self.emit(n.Try(body, handlers, orelse, [], star, else_kept))
         for stmt in tail:

@@ -1,0 +1,143 @@
+"""Loops whose body almost never goes back to the head: a `while True:` closed only by a
+`continue` inside a try (3.11 lays the try's handler code inline, so the rest of the body, or
+the try body's own way out, lies past the last jump back), and a `while test:` that never jumps
+back at all (read as an if: its `break` jumps past the else part).
+"""
+from _cases import cases
+
+
+@cases((0, 0), (1, 0), (0, 1), (3, 1))
+def retry_until_ready_or_fail(n, k):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        if tries > 2:
+            break
+        try:
+            if n + k > 0:
+                log.append("ready")
+            else:
+                log.append("wait")
+                continue
+            break
+        except ValueError:
+            return log
+    log.append("done")
+    return log
+
+
+@cases((1, 0), (2, 0), (1, 1), (4, 2))
+def handler_continue_then_returning_branch(n, k):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        if tries > 3:
+            break
+        if (n + tries) % 3 == 2:
+            try:
+                log.append(n)
+                break
+            except ValueError:
+                continue
+        else:
+            log.append(k)
+        return log
+    return log
+
+
+@cases((0,), (1,), ("x",))
+def handler_continue_then_rest_and_break(n):
+    log = []
+    try:
+        log.append(int(n))
+    except ValueError:
+        log.append("bad")
+    tries = 0
+    while True:
+        tries += 1
+        if tries > 2:
+            break
+        try:
+            log.append(tries + 1)
+        except ValueError:
+            continue
+        else:
+            log.append("else")
+        log.append("rest")
+        break
+    return log
+
+
+@cases((0, 0), (1, 0), (0, 3))
+def while_test_try_break_or_raise(n, k):
+    log = []
+    count = k
+    while count < 2:
+        count += 1
+        try:
+            if n > 0:
+                break
+            raise ValueError(n)
+        except ValueError:
+            return "failed"
+    else:
+        log.append("exhausted")
+    return log
+
+
+@cases((0,), (3,))
+def while_test_handler_break_through_finally(k):
+    log = []
+    count = k
+    while count < 2:
+        count += 1
+        try:
+            raise ValueError(count)
+        except ValueError:
+            log.append("caught")
+            break
+        finally:
+            log.append("cleanup")
+    else:
+        log.append("exhausted")
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,), (2,), (5,))
+def while_true_first_pass_decides(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        if tries > 2:
+            break
+        if n > 1:
+            log.append(n)
+        elif n:
+            break
+        else:
+            return log
+        raise ValueError(n)
+    raise KeyError(tries)
+
+
+@cases(([1, "x", 2],), ([],), (["x"],), ([3, 4, 5, 6],))
+def parse_until_bad_item(items):
+    pending = list(items)
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        if tries > 3:
+            break
+        try:
+            log.append(int(pending.pop()))
+            continue
+        except (ValueError, IndexError):
+            log.append("bad")
+        log.append("stop")
+        break
+    return log
