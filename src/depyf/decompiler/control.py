@@ -187,6 +187,9 @@ def _jump_alias(chain: List[_Atom], x: int) -> int:
     return x
 
 
+_OR_POP = ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP")
+
+
 def _flatten(op: str, left: n.Expr, right: n.Expr) -> n.BoolOp:
     values: List[n.Expr] = []
     for part in (left, right):
@@ -594,6 +597,40 @@ class ControlRules:
                 if self._fold_conditional_test(atoms, nxt, limit):
                     continue  # `x if t else y` as a test, read as one
                 jump = self.instrs[nxt]
+                if jump.opname == "JUMP" and jump.target == nxt + 1 and nxt not in self.skip \
+                        and not self.jump_sources.get(nxt) and atoms[-1].target != nxt + 1 \
+                        and any(a.target == nxt + 1 for a in atoms) and not atoms[-1].always:
+                    # `if (a if b else 1):` (3.11+): the constant true arm leaves no code (a NOP,
+                    # dropped), so the other arm's JUMP over it goes to the next instruction, the
+                    # body, where the test's jump to that arm lands: the JUMP is falling through.
+                    atoms[-1].fall = nxt + 1
+                    continue
+                between = range(nxt + 1, jump.target if jump.opname == "JUMP" else nxt + 1)
+                if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
+                        and not self.jump_sources.get(nxt) and not atoms[-1].always \
+                        and all(self.instrs[k].opname == "JUMP" and self.instrs[k].target > jump.target
+                                and self.jump_sources.get(k)
+                                and set(self.jump_sources[k]) <= {a.jump_index for a in atoms} for k in between):
+                    # `if (a if b else 1) or c:` (3.11+): the constant true arm is a JUMP to the
+                    # body, which only the chain's jumps reach, laid between the other arm's JUMP
+                    # over it and the rest of the chain: a jump to it goes where it goes, and the
+                    # JUMP over it falls into the rest.
+                    for a in atoms:
+                        if a.target in between:
+                            a.target = self.instrs[a.target].target
+                    atoms[-1].fall = jump.target
+                    continue
+                copied = self._copied_branch_exit(atoms, nxt + 1, limit, other=jump.target) \
+                    if jump.opname == "JUMP" and jump.target > nxt + 1 and not self.jump_sources.get(nxt) \
+                    and not atoms[-1].always else None
+                if copied is not None and copied[1] == jump.target:
+                    # The same when that JUMP to the body became a copy of it (3.12+ copy a small
+                    # block that ends the function, `return 4`, in place of a jump to it).
+                    for a in atoms:
+                        if a.target == nxt + 1:
+                            a.target = copied[0]
+                    atoms[-1].fall = jump.target
+                    continue
                 if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
                         and not atoms[-1].always:
                     after = nxt + 1
@@ -637,7 +674,8 @@ class ControlRules:
             return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
 
-    def _copied_branch_exit(self, atoms: List[_Atom], f: int, limit: int) -> Optional[Tuple[int, int]]:
+    def _copied_branch_exit(self, atoms: List[_Atom], f: int, limit: int, other: Optional[int] = None
+                            ) -> Optional[Tuple[int, int]]:
         """3.10+: (target, end) when the code at `f`, where the first branch of a conditional
         expression used as a test falls out when true, is a copy of the small exit block at
         `target` that the JUMP over the other branch went to (`if a and (b if c else d):
@@ -662,8 +700,8 @@ class ControlRules:
         end = f + length
         if end in self.skip and instrs[end].opname == "POP_TOP":
             end = self.skip[end]  # (a chained comparison's cleanup: `chained_compare`)
-        if not any(a.target == end for a in atoms):
-            return None  # (the other branch starts right after the copy)
+        if not any(a.target == end for a in atoms) and end != other:
+            return None  # (the other branch starts right after the copy; `other`: where it starts)
         for t in range(end + 1, min(limit, end + 96)):
             if not (any(a.target == t for a in atoms) or instrs[t - 1].opname in COND_JUMPS):
                 continue
@@ -812,6 +850,18 @@ class ControlRules:
         if ternary is not None:
             return ternary
         del self.chain_copies[copies:]
+        over = chain[lo + 1].target if hi - lo > 2 else None
+        if over is not None and chain[lo + 1].always and a.target == chain[lo + 1].fall \
+                and self.instrs[chain[lo + 1].start].opname == "JUMP" \
+                and (over == chain[hi - 1].fall or any(chain[k].start == over for k in range(lo + 2, hi))):
+            # `a` jumps over a JUMP that follows it: together one test that jumps the other way
+            # to where the JUMP goes (`1 if c else b` as a test: a constant true arm leaves no
+            # code, its branch is the JUMP to the body, so the test reads as `c or b`). Only
+            # when the JUMP goes into the chain or to where it goes when true: one past the if
+            # body is `if c: pass` then `elif b:` (the same test, read as an if statement).
+            merged = _Atom(a.start, a.expr, not a.jump_if_true, chain[lo + 1].target, a.jump_index,
+                           chain[lo + 1].fall)
+            return self._build(chain[:lo] + [merged] + chain[lo + 2:], lo, hi - 1)
         rest, rt, rf = self._build(chain, lo + 1, hi)
         if t not in (rt, rf):
             # 3.10+: `a` may leave through its own copy of the small exit block the rest leaves by.
@@ -1221,6 +1271,11 @@ class ControlRules:
             return merged
         self.with_ways_on.pop(false_target, None)
         body = self.run_range(fall, false_target, list(self.stack))
+        if not self.spill_mode and len(self.last_stack) > len(self.stack) \
+                and any(not isinstance(v, m.MARKER_TYPES) for v in self.last_stack[len(self.stack):]):
+            # A body that leaves a value behind is no if statement (a value's short-circuit
+            # operand read as one would lose that value): fail rather than print wrong code.
+            raise self.fail(ins, "if body leaves a value on the stack")
         join = self.range_falls_to.get(false_target)
         if join is not None and false_target in self.tail_else_joins and join > end \
                 and self.instrs[fall - 1].opname in COND_JUMPS:
@@ -2023,6 +2078,12 @@ class ControlRules:
         if target > end and end < len(self.instrs) and self.instrs[end].opname == "JUMP" \
                 and self.instrs[end].target == target:
             target = end  # threaded through the jump that ends this branch (`(a or b) if c else d`)
+        elif target > end and end < len(self.instrs) and self.instrs[start - 1].opname in _OR_POP \
+                and self.instrs[end].opname == self.instrs[start - 1].opname and self.instrs[end].target == target:
+            # 3.8-3.11: the operand being read ends right before a jump that tests the same way to
+            # the same place (`(a or (b and c)) and d`: `b and c` is the left operand of that
+            # `and`); this jump was threaded through it. The operand ends there.
+            target = end
         right = self.pure_value(start, target)
         if right is not None:
             self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
@@ -3190,6 +3251,21 @@ class ControlRules:
         after = instrs[k] if k < len(instrs) else None
         assert cleanup is not None
         if after is not None and after.opname == "JUMP" and after.target > k and cleanup == k + 1:
+            nxt_jump = instrs[cleanup + 2] if cleanup + 2 < len(instrs) else None
+            if self.end == cleanup + 2 and nxt_jump is not None and nxt_jump.opname == "JUMP" \
+                    and nxt_jump.target == after.target:
+                # The chain ends the first arm of a conditional expression (`(a < b < c) if d
+                # else e`, 3.8/3.9/3.11): its jump over the cleanup went to the arm's own JUMP
+                # over the other arm, right after the cleanup, and was threaded on to where that
+                # one goes. The arm ends at that JUMP, the end of the range being read.
+                return self.end
+            length = self.end - (cleanup + 2)
+            if 0 < length <= 8 and after.target + length <= len(instrs) \
+                    and instrs[self.end - 1].opname == "RETURN_VALUE" \
+                    and self._same_test(cleanup + 2, after.target, length):
+                # ... or that JUMP became a copy of the block it went to, which ends the function
+                # (3.8/3.9 a bare return, `return b or (a < b < c if d else e)`).
+                return cleanup + 2
             return after.target  # value form: skip the cleanup
         if after is not None and after.opname in COND_JUMPS:
             nxt = instrs[k + 1] if k + 1 < len(instrs) else None
@@ -3225,6 +3301,17 @@ class ControlRules:
                     self.skip[copy] = false_dest  # (the copy right before the block it repeats)
             return k
         copied = self._copied_return_tail(k, cleanup)
+        if copied and self.jump_sources.get(cleanup + 2) and cleanup + 2 <= self.end:
+            # The chain ends a value whose other ways join at the block after the cleanup (`x = d
+            # and (a < b < c)`, `return b or (d if d else a < b < c)`): the jump over the cleanup
+            # to that join became a copy of it (3.10+; 3.8/3.9 a bare return). Going to the join
+            # is the same code; the value ends there, like the other ways into it.
+            return cleanup + 2
+        if copied and cleanup + 2 + copied == self.end:
+            # The same when the copy after the cleanup ends the range being read: the chain ends
+            # the first arm of a conditional expression whose way out (its jump to the join) was
+            # copied too (`return b or (a < b < c if d else e)`): the arm ends at that copy.
+            return cleanup + 2
         if copied:
             # 3.10+ copies a short tail that returns into the cleanup path: the text has it once.
             self.skip[cleanup] = cleanup + 2 + copied
