@@ -605,12 +605,10 @@ class ControlRules:
                     # body, where the test's jump to that arm lands: the JUMP is falling through.
                     atoms[-1].fall = nxt + 1
                     continue
-                between = range(nxt + 1, jump.target if jump.opname == "JUMP" else nxt + 1)
-                if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
-                        and not self.jump_sources.get(nxt) and not atoms[-1].always \
-                        and all(self.instrs[k].opname == "JUMP" and self.instrs[k].target > jump.target
-                                and self.jump_sources.get(k)
-                                and set(self.jump_sources[k]) <= {a.jump_index for a in atoms} for k in between):
+                between = self._alias_jumps(atoms, nxt, jump.target) \
+                    if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
+                    and not self.jump_sources.get(nxt) and not atoms[-1].always else None
+                if between:
                     # `if (a if b else 1) or c:` (3.11+): the constant true arm is a JUMP to the
                     # body, which only the chain's jumps reach, laid between the other arm's JUMP
                     # over it and the rest of the chain: a jump to it goes where it goes, and the
@@ -620,14 +618,17 @@ class ControlRules:
                             a.target = self.instrs[a.target].target
                     atoms[-1].fall = jump.target
                     continue
-                copied = self._copied_branch_exit(atoms, nxt + 1, limit, other=jump.target) \
-                    if jump.opname == "JUMP" and jump.target > nxt + 1 and not self.jump_sources.get(nxt) \
+                f = nxt + 1
+                if f in self.skip and self.instrs[f].opname == "POP_TOP" and f < self.skip[f] < limit:
+                    f = self.skip[f]  # (a chained comparison's cleanup: `chained_compare`)
+                copied = self._copied_branch_exit(atoms, f, limit, other=jump.target) \
+                    if jump.opname == "JUMP" and jump.target > f and not self.jump_sources.get(nxt) \
                     and not atoms[-1].always else None
                 if copied is not None and copied[1] == jump.target:
-                    # The same when that JUMP to the body became a copy of it (3.12+ copy a small
+                    # The same when that JUMP to the body became a copy of it (3.10+ copy a small
                     # block that ends the function, `return 4`, in place of a jump to it).
                     for a in atoms:
-                        if a.target == nxt + 1:
+                        if a.target == f:
                             a.target = copied[0]
                     atoms[-1].fall = jump.target
                     continue
@@ -673,6 +674,24 @@ class ControlRules:
                     self.skip[a.start] = a.fall  # (a copy of the block at a.target: `_copied_branch_exit`)
             return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
+
+    def _alias_jumps(self, atoms: List[_Atom], nxt: int, target: int) -> Optional[List[int]]:
+        """The JUMPs between the JUMP at `nxt` and its target, when that code is only JUMPs on
+        past the target that the chain's atoms alone reach, and code already read (a chained
+        comparison's cleanup, `chained_compare`); None otherwise."""
+        instrs, jumps = self.instrs, {a.jump_index for a in atoms}
+        found: List[int] = []
+        k = nxt + 1
+        while k < target:
+            if k in self.skip and k < self.skip[k] <= target and instrs[k].opname == "POP_TOP":
+                k = self.skip[k]
+                continue
+            if instrs[k].opname != "JUMP" or instrs[k].target <= target or not self.jump_sources.get(k) \
+                    or not set(self.jump_sources[k]) <= jumps:
+                return None
+            found.append(k)
+            k += 1
+        return found
 
     def _copied_branch_exit(self, atoms: List[_Atom], f: int, limit: int, other: Optional[int] = None
                             ) -> Optional[Tuple[int, int]]:
@@ -2121,6 +2140,21 @@ class ControlRules:
             if right is not None:
                 self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
                 return target
+            # The operand may fall into its own copy of that block before the target, with more
+            # code in between (3.10+: `x = ((c and d) if a else c) if b else 1`, where the arm
+            # `c and d` ends in a copy of the join, and the other arm `c` falls into the join
+            # the `and` jumps to): the operand ends where the copy starts.
+            length = tail - target
+            for own in range(start + 1, min(target - length, self.end - length) + 1):
+                if not self.version.copies_exit_blocks:
+                    break
+                if self._same_test(own, target, length) \
+                        and not any(self.jump_sources.get(q) for q in range(own, own + length)):
+                    right = self.pure_value(start, own)
+                    if right is not None:
+                        self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
+                        return own
+                    break
         raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
 
     def _function_end_block(self, k: int) -> Optional[int]:
