@@ -608,7 +608,7 @@ class ControlRules:
                 between = self._alias_jumps(atoms, nxt, jump.target) \
                     if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
                     and not self.jump_sources.get(nxt) and not atoms[-1].always else None
-                if between:
+                if between and all(self._exit_of_next_atom(jump.target, limit, self.instrs[k].target) for k in between):
                     # `if (a if b else 1) or c:` (3.11+): the constant true arm is a JUMP to the
                     # body, which only the chain's jumps reach, laid between the other arm's JUMP
                     # over it and the rest of the chain: a jump to it goes where it goes, and the
@@ -624,9 +624,10 @@ class ControlRules:
                 copied = self._copied_branch_exit(atoms, f, limit, other=jump.target) \
                     if jump.opname == "JUMP" and jump.target > f and not self.jump_sources.get(nxt) \
                     and not atoms[-1].always else None
-                if copied is not None and copied[1] == jump.target:
+                if copied is not None and copied[1] == jump.target and self._exit_of_next_atom(jump.target, limit, copied[0]):
                     # The same when that JUMP to the body became a copy of it (3.10+ copy a small
-                    # block that ends the function, `return 4`, in place of a jump to it).
+                    # block that ends the function, `return 4`, in place of a jump to it). (Both
+                    # only where the JUMP over it goes on to more of the chain: `c`.)
                     for a in atoms:
                         if a.target == f:
                             a.target = copied[0]
@@ -674,6 +675,11 @@ class ControlRules:
                     self.skip[a.start] = a.fall  # (a copy of the block at a.target: `_copied_branch_exit`)
             return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
+
+    def _exit_of_next_atom(self, start: int, limit: int, x: int) -> bool:
+        """Is `x` where the test at `start` goes, when it is true or when false?"""
+        parsed = self.parse_atom(start, limit)
+        return parsed is not None and x in (parsed[1] + 1, self.instrs[parsed[1]].target)
 
     def _alias_jumps(self, atoms: List[_Atom], nxt: int, target: int) -> Optional[List[int]]:
         """The JUMPs between the JUMP at `nxt` and its target, when that code is only JUMPs on
@@ -1290,11 +1296,6 @@ class ControlRules:
             return merged
         self.with_ways_on.pop(false_target, None)
         body = self.run_range(fall, false_target, list(self.stack))
-        if not self.spill_mode and len(self.last_stack) > len(self.stack) \
-                and any(not isinstance(v, m.MARKER_TYPES) for v in self.last_stack[len(self.stack):]):
-            # A body that leaves a value behind is no if statement (a value's short-circuit
-            # operand read as one would lose that value): fail rather than print wrong code.
-            raise self.fail(ins, "if body leaves a value on the stack")
         join = self.range_falls_to.get(false_target)
         if join is not None and false_target in self.tail_else_joins and join > end \
                 and self.instrs[fall - 1].opname in COND_JUMPS:
