@@ -188,6 +188,9 @@ def _jump_alias(chain: List[_Atom], x: int) -> int:
     return x
 
 
+_OR_POP = ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP")
+
+
 def _flatten(op: str, left: n.Expr, right: n.Expr) -> n.BoolOp:
     values: List[n.Expr] = []
     for part in (left, right):
@@ -633,6 +636,42 @@ class ControlRules:
                 if self._fold_conditional_test(atoms, nxt, limit):
                     continue  # `x if t else y` as a test, read as one
                 jump = self.instrs[nxt]
+                if jump.opname == "JUMP" and jump.target == nxt + 1 and nxt not in self.skip \
+                        and not self.jump_sources.get(nxt) and atoms[-1].target != nxt + 1 \
+                        and any(a.target == nxt + 1 for a in atoms) and not atoms[-1].always:
+                    # `if (a if b else 1):` (3.11+): the constant true arm leaves no code (a NOP,
+                    # dropped), so the other arm's JUMP over it goes to the next instruction, the
+                    # body, where the test's jump to that arm lands: the JUMP is falling through.
+                    atoms[-1].fall = nxt + 1
+                    continue
+                between = self._alias_jumps(atoms, nxt, jump.target) \
+                    if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
+                    and not self.jump_sources.get(nxt) and not atoms[-1].always else None
+                if between and all(self._exit_of_next_atom(jump.target, limit, self.instrs[k].target) for k in between):
+                    # `if (a if b else 1) or c:` (3.11+): the constant true arm is a JUMP to the
+                    # body, which only the chain's jumps reach, laid between the other arm's JUMP
+                    # over it and the rest of the chain: a jump to it goes where it goes, and the
+                    # JUMP over it falls into the rest.
+                    for a in atoms:
+                        if a.target in between:
+                            a.target = self.instrs[a.target].target
+                    atoms[-1].fall = jump.target
+                    continue
+                f = nxt + 1
+                if f in self.skip and self.instrs[f].opname == "POP_TOP" and f < self.skip[f] < limit:
+                    f = self.skip[f]  # (a chained comparison's cleanup: `chained_compare`)
+                copied = self._copied_branch_exit(atoms, f, limit, other=jump.target) \
+                    if jump.opname == "JUMP" and jump.target > f and not self.jump_sources.get(nxt) \
+                    and not atoms[-1].always else None
+                if copied is not None and copied[1] == jump.target and self._exit_of_next_atom(jump.target, limit, copied[0]):
+                    # The same when that JUMP to the body became a copy of it (3.10+ copy a small
+                    # block that ends the function, `return 4`, in place of a jump to it). (Both
+                    # only where the JUMP over it goes on to more of the chain: `c`.)
+                    for a in atoms:
+                        if a.target == f:
+                            a.target = copied[0]
+                    atoms[-1].fall = jump.target
+                    continue
                 if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
                         and not atoms[-1].always:
                     after = nxt + 1
@@ -676,7 +715,31 @@ class ControlRules:
             return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
 
-    def _copied_branch_exit(self, atoms: List[_Atom], f: int, limit: int) -> Optional[Tuple[int, int]]:
+    def _exit_of_next_atom(self, start: int, limit: int, x: int) -> bool:
+        """Is `x` where the test at `start` goes, when it is true or when false?"""
+        parsed = self.parse_atom(start, limit)
+        return parsed is not None and x in (parsed[1] + 1, self.instrs[parsed[1]].target)
+
+    def _alias_jumps(self, atoms: List[_Atom], nxt: int, target: int) -> Optional[List[int]]:
+        """The JUMPs between the JUMP at `nxt` and its target, when that code is only JUMPs on
+        past the target that the chain's atoms alone reach, and code already read (a chained
+        comparison's cleanup, `chained_compare`); None otherwise."""
+        instrs, jumps = self.instrs, {a.jump_index for a in atoms}
+        found: List[int] = []
+        k = nxt + 1
+        while k < target:
+            if k in self.skip and k < self.skip[k] <= target and instrs[k].opname == "POP_TOP":
+                k = self.skip[k]
+                continue
+            if instrs[k].opname != "JUMP" or instrs[k].target <= target or not self.jump_sources.get(k) \
+                    or not set(self.jump_sources[k]) <= jumps:
+                return None
+            found.append(k)
+            k += 1
+        return found
+
+    def _copied_branch_exit(self, atoms: List[_Atom], f: int, limit: int, other: Optional[int] = None
+                            ) -> Optional[Tuple[int, int]]:
         """3.10+: (target, end) when the code at `f`, where the first branch of a conditional
         expression used as a test falls out when true, is a copy of the small exit block at
         `target` that the JUMP over the other branch went to (`if a and (b if c else d):
@@ -701,8 +764,8 @@ class ControlRules:
         end = f + length
         if end in self.skip and instrs[end].opname == "POP_TOP":
             end = self.skip[end]  # (a chained comparison's cleanup: `chained_compare`)
-        if not any(a.target == end for a in atoms):
-            return None  # (the other branch starts right after the copy)
+        if not any(a.target == end for a in atoms) and end != other:
+            return None  # (the other branch starts right after the copy; `other`: where it starts)
         for t in range(end + 1, min(limit, end + 96)):
             if not (any(a.target == t for a in atoms) or instrs[t - 1].opname in COND_JUMPS):
                 continue
@@ -851,6 +914,18 @@ class ControlRules:
         if ternary is not None:
             return ternary
         del self.chain_copies[copies:]
+        over = chain[lo + 1].target if hi - lo > 2 else None
+        if over is not None and chain[lo + 1].always and a.target == chain[lo + 1].fall \
+                and self.instrs[chain[lo + 1].start].opname == "JUMP" \
+                and (over == chain[hi - 1].fall or any(chain[k].start == over for k in range(lo + 2, hi))):
+            # `a` jumps over a JUMP that follows it: together one test that jumps the other way
+            # to where the JUMP goes (`1 if c else b` as a test: a constant true arm leaves no
+            # code, its branch is the JUMP to the body, so the test reads as `c or b`). Only
+            # when the JUMP goes into the chain or to where it goes when true: one past the if
+            # body is `if c: pass` then `elif b:` (the same test, read as an if statement).
+            merged = _Atom(a.start, a.expr, not a.jump_if_true, chain[lo + 1].target, a.jump_index,
+                           chain[lo + 1].fall)
+            return self._build(chain[:lo] + [merged] + chain[lo + 2:], lo, hi - 1)
         rest, rt, rf = self._build(chain, lo + 1, hi)
         if t not in (rt, rf):
             # 3.10+: `a` may leave through its own copy of the small exit block the rest leaves by.
@@ -2170,6 +2245,12 @@ class ControlRules:
         if target > end and end < len(self.instrs) and self.instrs[end].opname == "JUMP" \
                 and self.instrs[end].target == target:
             target = end  # threaded through the jump that ends this branch (`(a or b) if c else d`)
+        elif target > end and end < len(self.instrs) and self.instrs[start - 1].opname in _OR_POP \
+                and self.instrs[end].opname == self.instrs[start - 1].opname and self.instrs[end].target == target:
+            # 3.8-3.11: the operand being read ends right before a jump that tests the same way to
+            # the same place (`(a or (b and c)) and d`: `b and c` is the left operand of that
+            # `and`); this jump was threaded through it. The operand ends there.
+            target = end
         right = self.pure_value(start, target)
         if right is not None:
             self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
@@ -2207,6 +2288,21 @@ class ControlRules:
             if right is not None:
                 self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
                 return target
+            # The operand may fall into its own copy of that block before the target, with more
+            # code in between (3.10+: `x = ((c and d) if a else c) if b else 1`, where the arm
+            # `c and d` ends in a copy of the join, and the other arm `c` falls into the join
+            # the `and` jumps to): the operand ends where the copy starts.
+            length = tail - target
+            for own in range(start + 1, min(target - length, self.end - length) + 1):
+                if not self.version.copies_exit_blocks:
+                    break
+                if self._same_test(own, target, length) \
+                        and not any(self.jump_sources.get(q) for q in range(own, own + length)):
+                    right = self.pure_value(start, own)
+                    if right is not None:
+                        self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
+                        return own
+                    break
         raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
 
     def _function_end_block(self, k: int) -> Optional[int]:
@@ -3377,6 +3473,21 @@ class ControlRules:
         after = instrs[k] if k < len(instrs) else None
         assert cleanup is not None
         if after is not None and after.opname == "JUMP" and after.target > k and cleanup == k + 1:
+            nxt_jump = instrs[cleanup + 2] if cleanup + 2 < len(instrs) else None
+            if self.end == cleanup + 2 and nxt_jump is not None and nxt_jump.opname == "JUMP" \
+                    and nxt_jump.target == after.target:
+                # The chain ends the first arm of a conditional expression (`(a < b < c) if d
+                # else e`, 3.8/3.9/3.11): its jump over the cleanup went to the arm's own JUMP
+                # over the other arm, right after the cleanup, and was threaded on to where that
+                # one goes. The arm ends at that JUMP, the end of the range being read.
+                return self.end
+            length = self.end - (cleanup + 2)
+            if 0 < length <= 8 and after.target + length <= len(instrs) \
+                    and instrs[self.end - 1].opname == "RETURN_VALUE" \
+                    and self._same_test(cleanup + 2, after.target, length):
+                # ... or that JUMP became a copy of the block it went to, which ends the function
+                # (3.8/3.9 a bare return, `return b or (a < b < c if d else e)`).
+                return cleanup + 2
             return after.target  # value form: skip the cleanup
         if after is not None and after.opname in COND_JUMPS:
             nxt = instrs[k + 1] if k + 1 < len(instrs) else None
@@ -3412,6 +3523,17 @@ class ControlRules:
                     self.skip[copy] = false_dest  # (the copy right before the block it repeats)
             return k
         copied = self._copied_return_tail(k, cleanup)
+        if copied and self.jump_sources.get(cleanup + 2) and cleanup + 2 <= self.end:
+            # The chain ends a value whose other ways join at the block after the cleanup (`x = d
+            # and (a < b < c)`, `return b or (d if d else a < b < c)`): the jump over the cleanup
+            # to that join became a copy of it (3.10+; 3.8/3.9 a bare return). Going to the join
+            # is the same code; the value ends there, like the other ways into it.
+            return cleanup + 2
+        if copied and cleanup + 2 + copied == self.end:
+            # The same when the copy after the cleanup ends the range being read: the chain ends
+            # the first arm of a conditional expression whose way out (its jump to the join) was
+            # copied too (`return b or (a < b < c if d else e)`): the arm ends at that copy.
+            return cleanup + 2
         if copied:
             # 3.10+ copies a short tail that returns into the cleanup path: the text has it once.
             self.skip[cleanup] = cleanup + 2 + copied
