@@ -1,0 +1,109 @@
+"""Try statements inside except clauses, whose body is itself a try/finally (3.11+: the
+exception goes through the inner finally body and its cleanup to the clauses), or that end one
+branch of an if in an `except E as e` clause (3.12+ lays that clause's name cleanup after the
+other branch's way out)."""
+from _cases import cases
+
+
+def _work(log, what, fail):
+    log.append(what)
+    if what == fail:
+        raise ValueError(what)
+
+
+@cases((None,), ("a",), ("b",), ("c",))
+def finally_body_raises_into_clause(fail):
+    # the code after the except clause, still in the outer try/finally's body
+    log = []
+    try:
+        try:
+            try:
+                raise ValueError("body")
+            finally:
+                _work(log, "a", fail)
+        except ValueError:
+            _work(log, "b", fail)
+        _work(log, "c", fail)
+    finally:
+        log.append("final")
+    return log
+
+
+@cases((None,), ("a",), ("b",), ("c",))
+def finally_body_raises_into_clause_as(fail):
+    log = []
+    try:
+        try:
+            try:
+                raise ValueError("body")
+            finally:
+                _work(log, "a", fail)
+        except ValueError as e:
+            log.append(e.args[0])
+        _work(log, "c", fail)
+    finally:
+        log.append("final")
+    return log
+
+
+@cases((0, None), (5, None), (0, "a"), (5, "b"))
+def finally_body_raises_then_loop(n, fail):
+    # the code after the clause is a loop that leaves by raising: it stays in the outer body
+    log = []
+    try:
+        try:
+            try:
+                raise ValueError("body")
+            finally:
+                _work(log, "a", fail)
+        except ValueError:
+            _work(log, "b", fail)
+        while n < 3:
+            n += 1
+            raise KeyError(n)
+    except KeyError:
+        log.append("key")
+    finally:
+        log.append("final")
+    return log
+
+
+@cases((0,), (5,))
+def clause_if_else_try_finally(n):
+    # the if body's way out (unwinding `e`, then the code after the try) lies between the
+    # else branch's finally handler and the clause's name cleanup
+    log = []
+    try:
+        raise ValueError(1)
+    except ValueError as e:
+        if n > 4:
+            log.append(e.args[0])
+        else:
+            try:
+                raise KeyError(2)
+            finally:
+                log.append("finally")
+    return log
+
+
+@cases((0,), (5,))
+def clause_if_try_except_finally_else_try_finally(n):
+    log = []
+    try:
+        raise ValueError(1)
+    except ValueError as e:
+        if n > 4:
+            try:
+                raise ValueError(4)
+            except ValueError:
+                log.append(5)
+                return log
+            finally:
+                log.append(6)
+        else:
+            log.append(e.args[0])
+            try:
+                raise KeyError(10)
+            finally:
+                log.append(11)
+    return log
