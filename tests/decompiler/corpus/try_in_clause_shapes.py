@@ -107,3 +107,44 @@ def clause_if_try_except_finally_else_try_finally(n):
             finally:
                 log.append(11)
     return log
+
+
+@cases((0,), (2,), (5,))
+def while_true_next_turn_through_clause(n):
+    # the loop goes on to its next turn only through the except clause: 3.12+ lay its jump
+    # back with the handler code, after the code that follows the loop
+    log = []
+    w = 0
+    while True:
+        w += 1
+        if w > n:
+            break
+        try:
+            raise ValueError(w)
+        except ValueError:
+            log.append(w)
+        log.append("rest")
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,))
+def while_true_continue_through_finally_with_clause(n):
+    # `try: continue / finally: <try/except>`: the finally body's copy on the way of the
+    # `continue` holds the try, whose clause goes on to the jump back
+    log = []
+    w = 0
+    while True:
+        w += 1
+        if w > n:
+            break
+        try:
+            continue
+        finally:
+            try:
+                raise ValueError(w)
+            except ValueError:
+                log.append(w)
+            log.append("finally")
+    log.append("after")
+    return log
