@@ -2482,7 +2482,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         k = be
         while k in self.skip and self.skip[k] > k and k < span_end:
-            k = self.skip[k]
+            nxt = self.skip[k]
+            if k > be and instrs[nxt - 1].opname == "JUMP" and instrs[nxt - 1].target is not None \
+                    and k <= instrs[nxt - 1].target < nxt and loop.iterator is None:
+                # A copy on the way out (the finally body's, after the exit call) that ends in a
+                # loop of its own, whose exits the compiler threaded to where the `break` goes
+                # (3.12+: the loop's exit; `finally: while c: ...`): nothing falls out of it.
+                outs = [instrs[q].target for q in range(k, nxt) if instrs[q].target is not None
+                        and not k <= instrs[q].target < nxt]
+                if outs and all(x == loop.exit or x == loop.break_target for x in outs):
+                    return nxt
+            k = nxt
         if k == after or k + 1 >= len(instrs):
             return None
         if loop.iterator is not None:

@@ -5,6 +5,18 @@ other branch's way out)."""
 from _cases import cases
 
 
+class _Swallow:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append(("exit", exc[0].__name__ if exc[0] else None))
+        return exc[0] is KeyError
+
+
 def _work(log, what, fail):
     log.append(what)
     if what == fail:
@@ -146,5 +158,51 @@ def while_true_continue_through_finally_with_clause(n):
             except ValueError:
                 log.append(w)
             log.append("finally")
+    log.append("after")
+    return log
+
+
+@cases((0, None), (3, None), (0, KeyError), (0, ValueError))
+def break_in_with_through_finally_holding_loop(n, kind):
+    # the break's copy of the finally body ends in a loop whose exits the compiler threads to
+    # the outer loop's exit (3.12+): nothing falls out of that copy, it is the break's way out
+    log = []
+    w = 0
+    while w < 2:
+        w += 1
+        try:
+            with _Swallow(log):
+                log.append(w)
+                if kind is not None:
+                    raise kind(w)
+                break
+        finally:
+            i = n
+            while i < 3:
+                i += 1
+                log.append(i)
+    log.append("after")
+    return log
+
+
+@cases((0, None), (0, KeyError))
+def break_in_with_through_finally_holding_while_true(n, kind):
+    log = []
+    w = 0
+    while w < 2:
+        w += 1
+        try:
+            with _Swallow(log):
+                log.append(w)
+                if kind is not None:
+                    raise kind(w)
+                break
+        finally:
+            i = n
+            while True:
+                i += 1
+                if i > 2:
+                    break
+                log.append(i)
     log.append("after")
     return log
