@@ -36,6 +36,7 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'try_in_clause_shapes::clause_if_else_try_finally', ('3.13',), 'the code after the try is read as a return ending the if body, the else branch after the if (the same behaviour: that branch always raises)'),
     Gap('roundtrip', 'try_in_clause_shapes::while_true_continue_through_finally_with_clause', ('3.10', '3.11', '3.12', '3.13'), '`try: continue / finally: B` at the end of a loop body is read as `B` alone (the same behaviour: the try body protects no instruction)'),
     Gap('roundtrip', 'try_in_clause_shapes::break_in_with_through_finally_holding_*', ('3.11',), 'the way on of the swallowing exit is written as an explicit `continue` after the try/finally (the same behaviour)'),
+    Gap('roundtrip', 'try_in_clause_shapes::while_true_if_rest_after_clause_continues', ('3.12', '3.13'), 'the `continue` ending the try bodies is read as an else part, and after the second try (the same behaviour)'),
     Gap('roundtrip', 'exceptions::raise_in_else', ('3.11', '3.12', '3.13'), "raise_in_else: instruction #8: original PUSH_EXC_INFO | decompiled <end> (after RETURN_CONST 'else-ok')"),
     Gap('roundtrip', 'finally_shapes::return_in_for_through_handler_and_finally_ending_in_if', ('3.13',), 'return_in_for_through_handler_and_finally_ending_in_if: instruction #44: original POP_JUMP_IF_FALSE to #51 | decompiled POP_JUMP_IF_TRUE to #46 (after TO_BOOL)'),
     Gap('roundtrip', 'generics_py312::first', ('3.12', '3.13'), 'first: code object: original <code first> | decompiled <missing>'),

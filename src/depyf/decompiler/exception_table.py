@@ -673,11 +673,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if loop_tail is None and not self._unwinds_enclosing_clause(x):
                 only_tail = self._handler_only_tail(x, end, t)
             # (a stretch that jumps back to the range's end inside the loop is the rest of the
-            # loop body, even where only breaks leave the loop)
+            # loop body, even where only breaks leave the loop; so is one whose own code jumps
+            # back to the loop's head, a `continue`: no code after the loop goes back into it)
             # (or over the else part of the if whose body it ends: `_handler_only_tail`)
             rejoins = only_tail is not None and loop is not None and end < loop.exit \
                 and (end in self.tail_else_joins
-                     or any(instrs[k].target == end for k in range(x, min(only_tail[1], len(instrs)))))
+                     or any(instrs[k].target == end or instrs[k].opname == "JUMP" and k in self._reach(x)
+                            and instrs[k].target in loop.continue_targets and instrs[k].target < x
+                            for k in range(x, min(only_tail[1], len(instrs)))))
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
                 and loop_tail is None and x not in loop.continue_targets \
                 and (only_tail is None or not rejoins and (

@@ -206,3 +206,46 @@ def break_in_with_through_finally_holding_while_true(n, kind):
                 log.append(i)
     log.append("after")
     return log
+
+
+class _Parser:
+    def __init__(self, fail):
+        self.fail = fail
+        self.log = []
+
+    def first(self):
+        self.log.append("first")
+        if "first" in self.fail:
+            raise KeyError("first")
+        return len(self.log) < 4
+
+    def second(self):
+        self.log.append("second")
+        if "second" in self.fail and len(self.log) > 2:
+            raise KeyError("second")
+
+    def step(self):
+        self.log.append("step")
+        if len(self.log) > 12:
+            raise IndexError(len(self.log))
+
+
+@cases(("", True), ("", False), ("first", True), ("second", True), ("first second", True))
+def while_true_if_rest_after_clause_continues(fail, state):
+    # the rest of the if body after the first try, which only its except clause reaches, holds
+    # a try whose body continues too (3.12+ lays it after the handler code): it ends with a jump
+    # back to the loop's head, so it is no code after the loop
+    p = _Parser(fail)
+    while True:
+        p.step()
+        if state:
+            try:
+                state = p.first()
+                continue
+            except KeyError:
+                pass
+            try:
+                p.second()
+                continue
+            except KeyError:
+                raise ValueError(p.log)
