@@ -192,14 +192,26 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         st = self._xt()
         seen: Set[int] = set()
         todo = [s]
+        # The exception of an inner try/finally's body runs that finally body, then goes on from
+        # its cleanup (`COPY 3; POP_EXCEPT; RERAISE 1`) to the handler around it: the clauses of
+        # `try: (try: raise E / finally: A) / except E: B` then the code after them are reached
+        # through the finally handler and its cleanup.
+        finally_cleanups: Set[int] = set()
         while todo:
             new = self._reach(todo.pop()) - seen
             seen |= new
             for k in new:
                 region = st.region_at[k]
-                if region is not None and region.handler != t and region.handler not in seen \
-                        and st.kinds.get(region.handler) in ("except", "star"):
+                if region is None or region.handler == t or region.handler in seen:
+                    continue
+                kind = st.kinds.get(region.handler)
+                if kind in ("except", "star") or kind == "cleanup" and region.handler in finally_cleanups:
                     todo.append(region.handler)
+                elif kind == "finally" and t != -1:
+                    own = st.region_at[region.handler]
+                    if own is not None and st.kinds.get(own.handler) == "cleanup":
+                        finally_cleanups.add(own.handler)
+                        todo.append(region.handler)
         return seen
 
     def _past_last_way_out(self, s: int, t: int, end: int) -> int:
@@ -691,11 +703,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if loop_tail is None and not self._unwinds_enclosing_clause(x):
                 only_tail = self._handler_only_tail(x, end, t)
             # (a stretch that jumps back to the range's end inside the loop is the rest of the
-            # loop body, even where only breaks leave the loop)
+            # loop body, even where only breaks leave the loop; so is one whose own code jumps
+            # back to the loop's head, a `continue`: no code after the loop goes back into it)
             # (or over the else part of the if whose body it ends: `_handler_only_tail`)
             rejoins = only_tail is not None and loop is not None and end < loop.exit \
                 and (end in self.tail_else_joins
-                     or any(instrs[k].target == end for k in range(x, min(only_tail[1], len(instrs)))))
+                     or any(instrs[k].target == end or instrs[k].opname == "JUMP" and k in self._reach(x)
+                            and instrs[k].target in loop.continue_targets and instrs[k].target < x
+                            for k in range(x, min(only_tail[1], len(instrs)))))
             leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
                 and loop_tail is None and x not in loop.continue_targets \
                 and (only_tail is None or not rejoins and (
@@ -1084,7 +1099,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         handler_code = self.handler_only_code()
         if x not in handler_code:
             return None
-        first_protected = self._first_protected()
+        first_protected = self._statement_starts()
         if self._reached_from_handlers_past(x, end, first_protected):
             return None
         if self._reached_from_earlier_handlers(x, t, first_protected, own):
@@ -1139,6 +1154,22 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if closing.opname in TERMINAL and not exits_with:
             return last + 1, last + 1
         return None
+
+    def _statement_starts(self) -> Dict[int, int]:
+        """Each handler's first protected instruction, or where its statement starts when that
+        comes first. A statement starts where the code it encloses starts: the except clauses of
+        `try: (try: raise E / finally: A) / except E: B` first protect the inner finally's
+        cleanup, in the handler code, and a finally around that statement first protects the
+        jump out of it, but both statements start before the inner try."""
+        found: Optional[Dict[int, int]] = getattr(self, "_statement_starts_at", None)
+        if found is None:
+            found = dict(self._first_protected())
+            for k, hs in self._xt().try_starts.items():
+                for h in hs:
+                    if h in found:
+                        found[h] = min(found[h], k)
+            self._statement_starts_at = found
+        return found
 
     def _reached_from_earlier_handlers(self, x: int, t: int, first_protected: Dict[int, int],
                                        own: Tuple[int, int] = (0, 0)) -> bool:
@@ -1879,7 +1910,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         finalbody = self.run_range(final_start, final_end,
                                    list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()])
         finalbody = self.fold_end_copies(finalbody, final_start)
-        self._mark_dead(t, span_end)
+        self._mark_dead_code(set(range(t, span_end)) - self._entered_from_before(s, t, span_end, warm))
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
@@ -1960,6 +1991,21 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         for j in jumps:
             self._mark_dead(j, j + 1)
         return x, only_tail[0], only_tail[1]
+
+    def _entered_from_before(self, s: int, t: int, span_end: int, warm: Set[int]) -> Set[int]:
+        """The code inside the handler span [t, span_end) of a try/finally starting at `s` that is
+        no handler code of it, but that a jump from before the statement enters: 3.12+ lays the cleanup of an
+        enclosing `except E as e` clause (`e = None; del e; RERAISE 1`) after the clause's way
+        out, so when the try/finally ends one branch of an if in that clause (`if c: A / else:
+        try: raise E / finally: B`), the other branch's way out (`POP_EXCEPT; e = None; del e`,
+        then the code after the try) lies between the finally's cleanup and that clause's."""
+        cold = self._cold_code(t, warm)
+        found: Set[int] = set()
+        for k in range(t, span_end):
+            if k not in cold and k not in found \
+                    and any(src < s for src in self.jump_sources.get(k, ())):
+                found |= {q for q in self._reach_with_inner_handlers(k) if t <= q < span_end and q not in cold}
+        return found
 
     def _cleanup_of(self, k: int) -> Optional[int]:
         region = self._xt_state.region_at[k]
@@ -2605,7 +2651,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         k = be
         while k in self.skip and self.skip[k] > k and k < span_end:
-            k = self.skip[k]
+            nxt = self.skip[k]
+            if k > be and instrs[nxt - 1].opname == "JUMP" and instrs[nxt - 1].target is not None \
+                    and k <= instrs[nxt - 1].target < nxt and loop.iterator is None:
+                # A copy on the way out (the finally body's, after the exit call) that ends in a
+                # loop of its own, whose exits the compiler threaded to where the `break` goes
+                # (3.12+: the loop's exit; `finally: while c: ...`): nothing falls out of it.
+                outs = [instrs[q].target for q in range(k, nxt) if instrs[q].target is not None
+                        and not k <= instrs[q].target < nxt]
+                if outs and all(x == loop.exit or x == loop.break_target for x in outs):
+                    return nxt
+            k = nxt
         if k == after or k + 1 >= len(instrs):
             return None
         if loop.iterator is not None:

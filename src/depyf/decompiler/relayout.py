@@ -56,7 +56,7 @@ def exits_after_loops(bytecode: Bytecode) -> Bytecode:
     loops = [(h, j) for h, j in sorted(last_back.items())
              if h and instrs[h - 1].opname in OPPOSITE_JUMPS and h < (instrs[h - 1].target or -1) < j]
     if not loops:
-        return bytecode
+        return _after_loop_closed_by_handlers(bytecode, last_back)
     handler_of = _handlers(bytecode)
     entries: Dict[int, List[int]] = {}  # instruction -> where control comes from other than by falling in
     for k, ins in enumerate(instrs):
@@ -91,6 +91,61 @@ def exits_after_loops(bytecode: Bytecode) -> Bytecode:
             alias[j + 1] = moved[0]
             rest = rest[1:]
         return exits_after_loops(_reordered(bytecode, order + moved + rest, alias, handler_of, falls_in))
+    return _after_loop_closed_by_handlers(bytecode, last_back)
+
+
+def _after_loop_closed_by_handlers(bytecode: Bytecode, last_back: Dict[int, int]) -> Bytecode:
+    """3.12+: the code after a `while True:` loop whose only jumps back are handler code
+    moves after the loop.
+
+    3.12+ lay the code that only handlers reach at the end of the code. When the loop body goes
+    on to its next turn only through an except clause (`try: raise E / except E: pass`, then the
+    rest of the body), the loop's closing jump lies in that handler code, and the code after the
+    loop, which the body's `break`s jump to, is laid before it, inside the loop's span. That code
+    is the last normal code of the span: one stretch entered only by jumps from the body before
+    it (not fallen into), that ends the flow with a return or raise, never jumps back into the
+    span, and is followed only by handler code up to the closing jump. It moves right after that
+    jump, where a loop's exit is read. (Not for a loop tested at the top, `exits_after_loops`,
+    nor a for loop, whose breaks leave through its exit.)"""
+    if not bytecode.version.handler_code_at_end:
+        return bytecode
+    instrs = bytecode.instrs
+    warm: Optional[Set[int]] = None
+    handler_of: Optional[List[Optional[ExceptionRegion]]] = None
+    for h, j in sorted(last_back.items()):
+        if instrs[h].opname in ("FOR_ITER", "END_SEND", "SEND") or h and instrs[h - 1].opname in OPPOSITE_JUMPS:
+            continue
+        if warm is None:
+            warm = reachable(instrs)
+            handler_of = _handlers(bytecode)
+        if h not in warm or any(k in warm for k in range(h, j + 1) if instrs[k].target == h):
+            continue  # (a jump back that normal code reaches: the span is the loop's)
+        assert handler_of is not None
+        last = max((k for k in range(h, j) if k in warm), default=None)
+        if last is None or instrs[last].opname not in ("RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS"):
+            continue
+        x = last
+        while x - 1 > h and x - 1 in warm and instrs[x - 2].opname not in ENDS_FLOW:
+            x -= 1
+        if x - 1 <= h or instrs[x - 2].opname not in ENDS_FLOW or x - 1 not in warm:
+            continue
+        x -= 1
+        # (a straight stretch [x, last]: entered only by the `break`s of the body before it, each a
+        # JUMP of its own; what a test jumps to is an else branch)
+        sources = [k for k, ins in enumerate(instrs) if ins.target is not None and x <= ins.target <= last]
+        if not sources or any(not h <= k < x or k not in warm or instrs[k].opname != "JUMP" for k in sources) \
+                or any(instrs[k].target is not None for k in range(x, last + 1)) \
+                or any(handler_of[k] is not handler_of[h] for k in range(x, last + 1)) \
+                or any(r.start <= k < r.end for r in bytecode.regions for k in range(x, last + 1)):
+            continue
+        if any(ins.opname in ("FOR_ITER", "END_FOR") or ins.target is not None and ins.target <= k
+               for k, ins in enumerate(instrs[h:last + 1], h)):
+            continue  # (a loop inside: the stretch may be the code after it, which its breaks reach)
+        if not _reached_from_handlers(instrs, handler_of, [r.handler for r in bytecode.regions if h <= r.start < x], j):
+            continue  # (a jump back from the handler of a try before `h`: its way on, no loop)
+        moved = list(range(x, last + 1))
+        order = [k for k in range(j + 1) if not x <= k <= last] + moved + list(range(j + 1, len(instrs)))
+        return _reordered(bytecode, order, {}, handler_of)
     return bytecode
 
 
@@ -120,6 +175,29 @@ def _exit_code_entered_by_breaks(instrs: List[Instr], warm: Set[int], h: int, j:
     if instrs[last].opname not in ENDS_FLOW:
         return []  # (the code after the loop must end there, not run on into code left in the span)
     return moved
+
+
+def _reached_from_handlers(instrs: List[Instr], handler_of: List[Optional[ExceptionRegion]],
+                           handlers: List[int], j: int) -> bool:
+    """Does the code of `handlers` (with the handlers of the code it reaches) reach `j`?"""
+    seen: Set[int] = set()
+    todo = list(handlers)
+    while todo:
+        k = todo.pop()
+        if k in seen or not 0 <= k < len(instrs):
+            continue
+        if k == j:
+            return True
+        seen.add(k)
+        ins = instrs[k]
+        if ins.target is not None:
+            todo.append(ins.target)
+        if ins.opname not in ENDS_FLOW:
+            todo.append(k + 1)
+        region = handler_of[k]
+        if region is not None:
+            todo.append(region.handler)
+    return False
 
 
 def _unrun_segments(instrs: List[Instr], entries: Dict[int, List[int]], h: int, j: int) -> List[int]:
