@@ -1256,6 +1256,10 @@ class ControlRules:
             # (an assert that ends an enclosing block jumps to where that block goes)
             body = self.run_range(fall, end, list(self.stack))
             stmt = self._if_or_assert(cond, body)
+            if not isinstance(stmt, n.Assert) and not body and self._end_before_join(false_target) is None:
+                # (an empty body whose false branch skips more than the rest of the range: the
+                # test's jump goes on past where the range goes, which `if t: pass` would lose)
+                raise self.fail(ins, "conditional jump past the end of the enclosing block")
             if isinstance(stmt, n.Assert):
                 # That is the block's way on, not `end`: an enclosing if whose false target is
                 # `end` has an else part there (`assert (x if b else y)` read as `if b: assert x`
