@@ -1433,7 +1433,11 @@ class ControlRules:
                 and instrs[k].target is not None:
             seen.add(k)
             k = instrs[k].target
-        return k == target or self._same_exit_block(k, target)
+        if k == target or self._same_exit_block(k, target):
+            return True
+        # (a copy of an enclosing loop's exit block, 3.10: the `break` of that loop)
+        return any(self._same_exit_block(exit, target) for loop in self.loops
+                   for exit in (loop.break_target, loop.exit) if exit is not None and exit < len(instrs))
 
     def _same_exit_block(self, a: int, b: int) -> bool:
         """Are the blocks at `a` and `b` the same straight code ending in a return or raise (3.10

@@ -141,3 +141,35 @@ def parse_until_bad_item(items):
         log.append("stop")
         break
     return log
+
+
+
+@cases(([0, 3, 1, 2, 2, 0],), ([3, 3],), ([],), ([1, 2, 4],), ([1, 5],), ([0, 0, 3, 1, 2],))
+def scan_until_stop_or_other(items):
+    # A while True in a try, an elif arm ending with a while loop, an else part that is a
+    # `break`: 3.10 copies the loop's exit block (POP_BLOCK, then the return) to that break.
+    it = iter(items)
+    seen = set()
+    header = False
+    try:
+        while True:
+            x = next(it)
+            if x == 0:
+                continue
+            elif x == 3:
+                if header:
+                    break
+                header = True
+            elif x == 1:
+                x = next(it)
+                while x == 2:
+                    seen.add(x)
+                    x = next(it)
+                    if x != 2:
+                        break
+                    x = next(it)
+            else:
+                break
+    except StopIteration:
+        pass
+    return frozenset(seen)
