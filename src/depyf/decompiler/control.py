@@ -337,10 +337,7 @@ class ControlRules:
         if not self.version.while_condition_duplicated or instrs[h - 1].opname not in COND_JUMPS \
                 or instrs[h - 1].target <= h:
             return False
-        try:
-            return self._bottom_test(h0, h, j) is not None
-        except IndexError:
-            return False
+        return self._bottom_test(h0, h, j) is not None
 
     def _returning_tail_end(self, h: int, j: int, handler_code: Set[int]) -> int:
         """Where the loop [h, j] really ends when its last jump back `j` is a `continue` inside

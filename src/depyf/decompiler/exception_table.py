@@ -13,7 +13,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS,
                                                 ExceptionRegionAnalysis)
-from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, ExceptionRegion, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, ExceptionRegion, Instr
 from depyf.decompiler.control import COND_JUMPS, LoopInfo, _may_complete
 from depyf.decompiler.mangling import CO_OPTIMIZED
 
@@ -2681,17 +2681,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         after END_FOR) ends, when the `break` that leads there had it copied in place of its
         jump; None when the code at `k` is no such copy."""
         instrs = self.instrs
-        r = k
-        while r < len(instrs) and r < k + MAX_COPY and instrs[r].target is None and instrs[r].opname not in TERMINAL:
-            r += 1
-        if r >= len(instrs) or instrs[r].opname not in TERMINAL or instrs[r].opname == "RERAISE":
-            return None
         exit_ = loop.exit
         if exit_ < len(instrs) and instrs[exit_].opname == "END_FOR":
             exit_ += 1
-        length = r + 1 - k
-        if exit_ == k or exit_ + length > len(instrs) or not self._same_instructions(k, exit_, length):
+        if not self._same_exit_block(k, exit_):  # control
             return None
+        r = k
+        while instrs[r].opname not in TERMINAL:
+            r += 1
         return r + 1
 
     def _break_into_exit_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> bool:

@@ -16,7 +16,7 @@ Only rewritten code (``decompile(..., rewritten=True)``) with exception tables g
 it: code a compiler made has no unreachable stretches of this kind. Compiler-made code gets one
 step, `exits_after_loops`, and the rest only when it cannot be read as laid out.
 """
-from typing import Callable, Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
 from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, Bytecode, ExceptionRegion, Instr
 
@@ -141,7 +141,7 @@ def _after_loop_closed_by_handlers(bytecode: Bytecode, last_back: Dict[int, int]
         if any(ins.opname in ("FOR_ITER", "END_FOR") or ins.target is not None and ins.target <= k
                for k, ins in enumerate(instrs[h:last + 1], h)):
             continue  # (a loop inside: the stretch may be the code after it, which its breaks reach)
-        if not _reached_from_handlers(instrs, handler_of, [r.handler for r in bytecode.regions if h <= r.start < x], j):
+        if j not in reachable(instrs, handler_of, [r.handler for r in bytecode.regions if h <= r.start < x]):
             continue  # (a jump back from the handler of a try before `h`: its way on, no loop)
         moved = list(range(x, last + 1))
         order = [k for k in range(j + 1) if not x <= k <= last] + moved + list(range(j + 1, len(instrs)))
@@ -175,29 +175,6 @@ def _exit_code_entered_by_breaks(instrs: List[Instr], warm: Set[int], h: int, j:
     if instrs[last].opname not in ENDS_FLOW:
         return []  # (the code after the loop must end there, not run on into code left in the span)
     return moved
-
-
-def _reached_from_handlers(instrs: List[Instr], handler_of: List[Optional[ExceptionRegion]],
-                           handlers: List[int], j: int) -> bool:
-    """Does the code of `handlers` (with the handlers of the code it reaches) reach `j`?"""
-    seen: Set[int] = set()
-    todo = list(handlers)
-    while todo:
-        k = todo.pop()
-        if k in seen or not 0 <= k < len(instrs):
-            continue
-        if k == j:
-            return True
-        seen.add(k)
-        ins = instrs[k]
-        if ins.target is not None:
-            todo.append(ins.target)
-        if ins.opname not in ENDS_FLOW:
-            todo.append(k + 1)
-        region = handler_of[k]
-        if region is not None:
-            todo.append(region.handler)
-    return False
 
 
 def _unrun_segments(instrs: List[Instr], entries: Dict[int, List[int]], h: int, j: int) -> List[int]:
@@ -333,11 +310,12 @@ def _handlers(bytecode: Bytecode) -> List[Optional[ExceptionRegion]]:
     return covering
 
 
-def reachable(instrs: List[Instr], handler_of: Optional[List[Optional[ExceptionRegion]]] = None) -> Set[int]:
-    """The instructions a path from the start reaches: falling through, jumping, and (with
-    `handler_of`, each instruction's exception region) entering a handler."""
+def reachable(instrs: List[Instr], handler_of: Optional[List[Optional[ExceptionRegion]]] = None,
+              starts: Sequence[int] = (0,)) -> Set[int]:
+    """The instructions a path from `starts` (the start) reaches: falling through, jumping, and
+    (with `handler_of`, each instruction's exception region) entering a handler."""
     seen: Set[int] = set()
-    work = [0] if instrs else []
+    work = [k for k in starts if k >= 0] if instrs else []
     while work:
         k = work.pop()
         if k in seen or k >= len(instrs):
