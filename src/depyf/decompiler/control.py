@@ -584,6 +584,8 @@ class ControlRules:
                     return None
                 if i != start and len(self.jump_sources.get(i, ())) and not self._inner_target(i, start):
                     return None
+                if i != start and self.version.has_exception_table and self.try_starts_at(i):
+                    return None  # (a test in a try body is the try's, not this atom's)
                 i = self.step(i)
             return None
         except Exception:
@@ -2381,7 +2383,9 @@ class ControlRules:
         j = self.loop_end[h]
         self.active_loops.add(h)
         try:
-            atom = self.parse_atom(h, j + 1)
+            # (a try that starts at the head protects the test: `while True: try: if not t: ...`)
+            tried = self.version.has_exception_table and self.try_starts_at(h)
+            atom = None if tried else self.parse_atom(h, j + 1)
         finally:
             self.active_loops.discard(h)
         if atom is not None:
@@ -2708,6 +2712,8 @@ class ControlRules:
         further = [ins.target for ins in instrs[h:j] if ins.target is not None and ins.target > after]
         if further:
             x = min(further)
+        elif (past_try := self._end_of_try_begun_in_loop(h, j)) is not None:
+            x = past_try
         elif self.version.copies_exit_blocks:
             found = self._copied_exit_after_tail(h, j)
             if found is None:
@@ -2723,6 +2729,31 @@ class ControlRules:
                     or (ins.target is not None and not h <= ins.target <= x):
                 return None
         return x
+
+    def _end_of_try_begun_in_loop(self, h: int, j: int) -> Optional[int]:
+        """3.11+: where the try protecting `j + 1` ends, when that try starts inside the loop
+        [h, j] (its body's `continue` is the loop's last jump back, and the rest of its body
+        follows): the target of the first jump in [j + 1, handler) over the handler code, the
+        try's way on. None for code no such try protects."""
+        if not self.version.has_exception_table or not self.bc.regions:
+            return None
+        self._xt()
+        after = j + 1
+        chain = self._chain(after)
+        if not chain or not h <= self._try_start_of(chain[0]) < after:
+            return None
+        t = chain[0]
+        for ins in self.instrs[after:t]:
+            if ins.opname == "JUMP" and ins.target is not None and ins.target > t:
+                return ins.target
+        return None
+
+    def _try_start_of(self, t: int) -> int:
+        """Where the try (or with) statement whose handler is `t` starts; -1 when none does."""
+        for s, ts in self._xt().try_starts.items():
+            if t in ts:
+                return s
+        return -1
 
     def _copied_exit_after_tail(self, h: int, j: int) -> Optional[int]:
         """`_breaking_tail_end` when the earlier `break`s left no jump: they went to a small block
