@@ -707,7 +707,8 @@ class ControlRules:
             if true_exit != fall:
                 continue
             for copy, original in self.chain_copies:
-                self._skip_copy(copy, original)
+                if copy not in (fall, false_exit):  # (where the chain goes is read, copy or not)
+                    self._skip_copy(copy, original)
             for a in chain:
                 if a.always and self.instrs[a.start].opname != "JUMP":
                     self.skip[a.start] = a.fall  # (a copy of the block at a.target: `_copied_branch_exit`)
@@ -3153,7 +3154,9 @@ class ControlRules:
             if ins.opname in COND_JUMPS:
                 out.append("jump")
             elif ins.opname == "JUMP":
-                if ins.target != body and (exit is None or ins.target != exit):
+                if start < ins.target < end:
+                    out.append("jump over")  # (over a conditional expression's other arm)
+                elif ins.target != body and (exit is None or ins.target != exit):
                     return None  # (a jump to the exit stands for a copy of the block there)
             elif ins.is_jump:
                 return None

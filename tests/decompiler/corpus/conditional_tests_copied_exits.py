@@ -1,0 +1,53 @@
+"""Tests made of conditional expressions whose way out is a small block that ends the function
+(`return 1`): 3.10+ copy that block to every branch that reaches it, so the chain's true exit,
+where the if body is read, may itself be one of the copies; and a while loop's test copied to
+the bottom of the body, with the exit block copied into it where a conditional expression's
+arm leaves."""
+from itertools import product
+
+from _cases import cases
+
+VALUES = list(product((0, 1), repeat=5))
+
+
+@cases(*VALUES)
+def or_conditional_with_nested_arms(a, b, c, d, e):
+    if d or ((b or (a if a else d)) if (c if e else b) else (not e)):
+        return 1
+    return 2
+
+
+@cases(*VALUES)
+def or_conditional_with_or_arm(a, b, c, d, e):
+    if d or ((b or (a if a else d)) if c else (not e)):
+        return 1
+    return 2
+
+
+@cases(*VALUES)
+def or_conditional_with_plain_arm(a, b, c, d, e):
+    if d or ((b or (a if a else d)) if c else e):
+        return 1
+    return 2
+
+
+@cases(*[v[:4] for v in VALUES[::2]])
+def while_or_conditional_with_conditional_test(a, b, d, e):
+    log = []
+    w = 0
+    while a or (e if (a if d else b) else d):
+        w += 1
+        log.append(w)
+        if w > 3:
+            break
+    return log
+
+
+@cases(*[v[:4] for v in VALUES[::2]])
+def while_or_conditional_with_conditional_test_no_break(a, b, d, e):
+    log = []
+    w = 0
+    while (a or (e if (a if d else b) else d)) and w < 4:
+        w += 1
+        log.append(w)
+    return log
