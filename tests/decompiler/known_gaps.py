@@ -44,6 +44,7 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'try_continue_then_break::retry_*', ('3.10', '3.12', '3.13'), 'see the execution entry'),
     Gap('roundtrip', 'try_continue_then_break::retry_finally_then_break', ('3.9',), 'the `break` after the try/finally is written twice (the same behaviour)'),
     Gap('roundtrip', 'try_continue_then_break::retry_in_*', ('3.9',), 'see retry_finally_then_break'),
+    Gap('roundtrip', 'conditional_tests_copied_exits::conditional_arm_or_chained_comparison', ('3.10', '3.12', '3.13'), 'read as `if c: (if b or lo <= e <= hi: return 3)` then `elif d: return 3` (the same behaviour: the copied `return 3` blocks make the two readings one)'),
     Gap('roundtrip', 'exceptions::raise_in_else', ('3.11', '3.12', '3.13'), "raise_in_else: instruction #8: original PUSH_EXC_INFO | decompiled <end> (after RETURN_CONST 'else-ok')"),
     Gap('roundtrip', 'finally_shapes::return_in_for_through_handler_and_finally_ending_in_if', ('3.13',), 'return_in_for_through_handler_and_finally_ending_in_if: instruction #44: original POP_JUMP_IF_FALSE to #51 | decompiled POP_JUMP_IF_TRUE to #46 (after TO_BOOL)'),
     Gap('roundtrip', 'generics_py312::first', ('3.12', '3.13'), 'first: code object: original <code first> | decompiled <missing>'),

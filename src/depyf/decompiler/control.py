@@ -635,6 +635,18 @@ class ControlRules:
                 if self._fold_conditional_test(atoms, nxt, limit):
                     continue  # `x if t else y` as a test, read as one
                 jump = self.instrs[nxt]
+                prev = self.instrs[atoms[-1].start]
+                if jump.opname == "JUMP" and atoms[-1].always and prev.opname == "JUMP" \
+                        and jump.target == prev.target and nxt not in self.skip \
+                        and all(any(a.jump_index == src for a in atoms) for src in self.jump_sources.get(nxt, ())):
+                    # `if (b or lo <= e <= hi) if c else d:` (3.11+): the comparison's jump over
+                    # its cleanup was threaded past the arm's own JUMP over the other arm, which
+                    # `b` still reaches: both JUMPs go to one place, the second is the same way on.
+                    for a in atoms:
+                        if a.target == nxt:
+                            a.target = jump.target
+                    atoms[-1].fall = nxt + 1
+                    continue
                 if jump.opname == "JUMP" and jump.target == nxt + 1 and nxt not in self.skip \
                         and not self.jump_sources.get(nxt) and atoms[-1].target != nxt + 1 \
                         and any(a.target == nxt + 1 for a in atoms) and not atoms[-1].always:
@@ -1416,7 +1428,7 @@ class ControlRules:
                 if not self.exact_joins[end]:
                     del self.exact_joins[end]
 
-    def _goes_on_past(self, target: int) -> bool:
+    def _goes_on_past(self, target: int, strict: bool = False) -> bool:
         """May a forward jump to `target`, at or past the end of the range being read, that no
         statement of the range claims, stand for the range's way out? Not when the range is (the
         tail of) an else part whose if statement goes on right at the range's end, since an
@@ -1425,9 +1437,12 @@ class ControlRules:
         not seen (one that never jumps back, 3.11+: no trace of it is left) or the way out of
         a construct further out; read as the range's end, the code it skips would run."""
         end = self.end
-        if target <= end or end not in self.exact_joins:
+        if target <= end or not strict and end not in self.exact_joins:
             return True
         instrs = self.instrs
+        last = instrs[end - 1] if 0 < end <= len(instrs) else None
+        if last is not None and last.opname == "JUMP" and last.target == target:
+            return True  # (the range's own last jump goes there: its way out)
         k, seen = end, set()
         while k != target and k < len(instrs) and k not in seen and instrs[k].opname == "JUMP" \
                 and instrs[k].target is not None:
@@ -2050,7 +2065,7 @@ class ControlRules:
         if target > i and target >= self.end:
             if self._stray_break(i, target):
                 raise self.fail(ins, "break or continue of a loop that never jumps back")
-            if not self._goes_on_past(target):
+            if not self._goes_on_past(target, strict=True):
                 copy = self._terminal_block_copy(i, target)
                 if copy is None:
                     raise self.fail(ins, "jump past where the enclosing if statement goes on")
@@ -2201,7 +2216,8 @@ class ControlRules:
         last = instrs[self.end - 1]
         if last.opname == "JUMP" and last.target == join:
             return self.end - 1
-        if last.opname in TERMINAL or (self.end < len(instrs) and instrs[self.end].opname == "JUMP"
+        skipped = any(s < self.end <= e for s, e in self.skip.items())
+        if last.opname in TERMINAL and not skipped or (self.end < len(instrs) and instrs[self.end].opname == "JUMP"
                                        and instrs[self.end].target == join):
             return self.end
         return None

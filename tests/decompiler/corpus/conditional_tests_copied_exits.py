@@ -51,3 +51,31 @@ def while_or_conditional_with_conditional_test_no_break(a, b, d, e):
         w += 1
         log.append(w)
     return log
+
+
+@cases(*[v[:4] for v in VALUES[::2]])
+def conditional_arm_or_chained_comparison_and_more(b, c, d, e):
+    if ((b or (-1 <= e <= 0)) if (c and d) else (c < d == b)) and d:
+        return 3
+    return 4
+
+
+@cases(*[v[:4] for v in VALUES[::2]])
+def conditional_arm_or_chained_comparison_then_and(b, c, d, e):
+    if ((b or (-1 <= e <= 0)) if c else d) and d:
+        return 3
+    return 4
+
+
+@cases(*[v[:4] for v in VALUES[::2]])
+def conditional_arm_or_chained_comparison(b, c, d, e):
+    if (b or (-1 <= e <= 0)) if c else d:
+        return 3
+    return 4
+
+
+@cases(*[v[:4] for v in VALUES[::2]])
+def conditional_arm_chained_comparison_then_and(b, c, d, e):
+    if ((-1 <= e <= 0) if c else d) and d:
+        return 3
+    return 4
