@@ -365,6 +365,12 @@ class ControlRules:
         last = max(exits)
         if instrs[last - 1].opname not in TERMINAL:
             return j
+        if self.version.copies_exit_blocks and not self.version.has_exception_table \
+                and any(ins.opname in _BLOCK_SETUPS and ins.target == last for ins in instrs[h:j]):
+            # 3.10: `last` is the handler of a try begun in the loop, whose body's way on, past
+            # `j`, is the copied exit block of a `break` after the try: the handler code is the
+            # loop body's too (`_breaking_tail_end`)
+            return j
         for k in range(j + 1, last):
             ins = instrs[k]
             if k in handler_code or not all(h <= src < last for src in self.jump_sources.get(k, ())) \
@@ -2710,7 +2716,13 @@ class ControlRules:
                 or not (self.jump_sources.get(after) or own_handler):
             return None  # (a jump there is an exit: with a jump to thread through, no break stops short)
         further = [ins.target for ins in instrs[h:j] if ins.target is not None and ins.target > after]
-        if further:
+        try_end = self._end_of_block_try_begun_in_loop(h, j)
+        if try_end is not None:
+            # (3.10: its handler code is the body's, no way out of the loop; the body goes on
+            # through the try to where an earlier `break` goes, else where the try goes on)
+            breaks = [t for t in further if t >= try_end]
+            x = min(breaks) if breaks else try_end
+        elif further:
             x = min(further)
         elif (past_try := self._end_of_try_begun_in_loop(h, j)) is not None:
             x = past_try
@@ -2747,6 +2759,64 @@ class ControlRules:
             if ins.opname == "JUMP" and ins.target is not None and ins.target > t:
                 return ins.target
         return None
+
+    def _end_of_block_try_begun_in_loop(self, h: int, j: int) -> Optional[int]:
+        """3.10: where the try that protects `j + 1` ends, when that try starts inside the loop
+        [h, j]: a `continue` in its body is the loop's last jump back, and the rest of its body,
+        its handler code (the block stack's handler lies after the body's ways on) and what
+        follows the try are the rest of the loop body. The try ends where its body's way on
+        jumps over the handler code (and past an else part, where its clauses jump), or, when
+        that way on is a copied return, after the handler code. None for code no such try
+        protects."""
+        instrs = self.instrs
+        if self.version.has_exception_table:
+            return None
+        after = j + 1
+        handlers = [ins.target for ins in instrs[h:j] if ins.opname in ("SETUP_FINALLY", "SETUP_WITH")
+                    and ins.target is not None and ins.target > after]
+        if not handlers:
+            return None
+        t = max(handlers)  # (the outermost such try)
+        if instrs[t].opname == "WITH_EXCEPT_START":
+            # A with: its cleanup's way on when the exception is swallowed (`POP_EXCEPT;
+            # POP_TOP` after a test that re-raises otherwise) goes where the with goes on.
+            test = instrs[t + 1]
+            if test.opname != "POP_JUMP_IF_TRUE" or test.target is None:
+                return None
+            k = test.target
+            while k < len(instrs) and instrs[k].opname not in ENDS_FLOW and not instrs[k].is_jump:
+                k += 1
+            if k == len(instrs):
+                return None
+            if instrs[k].opname == "JUMP":
+                return instrs[k].target if instrs[k].target > k else None
+            return k + 1 if instrs[k].opname in TERMINAL else None
+        way_on = instrs[t - 1]
+        if way_on.opname == "JUMP" and way_on.target is not None and way_on.target > t:
+            end = way_on.target
+            if instrs[t].opname in ("DUP_TOP", "POP_TOP"):
+                # (an else part at `end`: the clauses that finish jump past it)
+                later = [ins.target for ins in instrs[t:end] if ins.opname == "JUMP"
+                         and ins.target is not None and ins.target > end]
+                if later:
+                    end = max(later)
+            return end
+        if way_on.opname not in TERMINAL:
+            return None
+        if instrs[t].opname in ("DUP_TOP", "POP_TOP"):
+            end = self._except_chain_end(t)
+            if end is None:
+                return None
+            later = [ins.target for ins in instrs[t:end] if ins.opname == "JUMP"
+                     and ins.target is not None and ins.target > end]
+            return max(later) if later else end
+        # A finally body's exceptional copy: up to the re-raise it reaches.
+        k = t
+        while k < len(instrs) and instrs[k].opname != "RERAISE":
+            if instrs[k].opname in ("RETURN_VALUE", "RAISE_VARARGS") or instrs[k].opname in _BLOCK_SETUPS:
+                return None  # (a finally body with a construct or an exit of its own: not read here)
+            k += 1
+        return k + 1 if k < len(instrs) else None
 
     def _try_start_of(self, t: int) -> int:
         """Where the try (or with) statement whose handler is `t` starts; -1 when none does."""

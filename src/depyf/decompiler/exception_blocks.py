@@ -1647,7 +1647,10 @@ class BlockExceptionRules:
         self.emit(self._finally_statement(body, finalbody))
         if after_copy is not None and after_copy < h:
             jump = instrs[after_copy]
-            if not (after_copy + 1 == h and jump.opname == "JUMP" and jump.target == end):
+            # (3.8/3.9 thread a jump to a jump: the copy's way on to a statement at `end` that
+            # is a jump, a `break` after the try, went straight where that goes)
+            if not (after_copy + 1 == h and jump.opname == "JUMP"
+                    and (jump.target == end or self._threaded_through(jump.target, end))):
                 for stmt in self.run_range(after_copy, h, list(outer)):
                     self.emit(stmt)
         for stmt in after_stmts:
