@@ -359,6 +359,8 @@ class ControlRules:
             return j
         if h > 0 and instrs[h - 1].opname in COND_JUMPS or any(src < h for src in self.jump_sources.get(h, ())):
             return j  # (a test in front enters the loop: 3.12+ may test at the bottom by a jump over `j`)
+        if self.version.removes_dead_code_to_label_only and (end := self._returning_try_tail(h, j)) is not None:
+            return end
         exits = {ins.target for ins in instrs[h:j + 1] if ins.target is not None and ins.target > j}
         if len(exits) < 2 or self._else_part_of_top_test(h, j):
             return j
@@ -378,6 +380,26 @@ class ControlRules:
                         and not (ins.target == last and self._tail_break(k, last))):
                 return j
         return last - 1
+
+    def _returning_try_tail(self, h: int, j: int) -> Optional[int]:
+        """3.8/3.9: the last instruction of the `while True:` loop [h, j] when a try begun in it
+        protects `j + 1` (a `continue` in its body is the loop's last jump back) and straight code
+        after that try ends in a return or raise: the rest of the try, its handler code and that
+        code are the rest of the body, whose closing jump back, dead after the return, was
+        dropped. None for any other loop."""
+        instrs = self.instrs
+        end = self._end_of_block_try_begun_in_loop(h, j)
+        if end is None:
+            return None
+        k = end
+        while k < len(instrs) and not instrs[k].is_jump and instrs[k].opname not in ENDS_FLOW \
+                and instrs[k].opname not in _BLOCK_SETUPS:
+            k += 1
+        if k >= len(instrs) or instrs[k].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None
+        if not all(h <= src <= k for p in range(j + 1, k + 1) for src in self.jump_sources.get(p, ())):
+            return None
+        return k
 
     def _closed_by_inline_handler(self, h: int, j: int, handler_code: Set[int]) -> bool:
         """Is the loop [h, j] a `while True:` closed only by an except clause's `continue`, which
@@ -2593,6 +2615,7 @@ class ControlRules:
         orelse: List[n.Stmt] = []
         after = real_exit
         handler_break_after_else = False
+        copies_close_range = False  # the code after the loop exists only as the breaks' copies
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
@@ -2631,10 +2654,19 @@ class ControlRules:
             if rest is not None:
                 orelse = self.run_range(real_exit, rest, list(self.stack))
                 after = rest
+            elif break_target is None and self._else_ends_function(real_exit) \
+                    and not self._copy_stands_in(info.copied_exit, real_exit, self.end):
+                # Every `break` ran a copy of the code after the loop, which exists only as those
+                # copies (the compiler dropped it, only the breaks reaching it): the code at the
+                # loop's exit, which ends the range with a return or raise, is its else part
+                # (as for a for loop).
+                orelse = self.run_range(real_exit, self.end, list(self.stack))
+                after = self.end
+                copies_close_range = True
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
         if info.handler_break is not None and (cond is None or handler_break_after_else):
             self.read_handler_break_tail(info, after)  # exception_table
-        self._place_copied_exit(info, after)
+        self._place_copied_exit(info, after, copies_close_range)
         if exit > j + 1 and after == real_exit and not body_runs_on:
             # 3.10+ copies a small exit block for the test at the top; read it once.
             self._skip_copy(exit, j + 1)
@@ -2792,7 +2824,9 @@ class ControlRules:
                 return instrs[k].target if instrs[k].target > k else None
             return k + 1 if instrs[k].opname in TERMINAL else None
         way_on = instrs[t - 1]
-        if way_on.opname == "JUMP" and way_on.target is not None and way_on.target > t:
+        if way_on.opname == "BEGIN_FINALLY":
+            way_on = None  # (3.8: the body's way on falls into the finally body, to its END_FINALLY)
+        elif way_on.opname == "JUMP" and way_on.target is not None and way_on.target > t:
             end = way_on.target
             if instrs[t].opname in ("DUP_TOP", "POP_TOP"):
                 # (an else part at `end`: the clauses that finish jump past it)
@@ -2801,7 +2835,7 @@ class ControlRules:
                 if later:
                     end = max(later)
             return end
-        if way_on.opname not in TERMINAL:
+        if way_on is not None and way_on.opname not in TERMINAL:
             return None
         if instrs[t].opname in ("DUP_TOP", "POP_TOP"):
             end = self._except_chain_end(t)
@@ -2812,7 +2846,7 @@ class ControlRules:
             return max(later) if later else end
         # A finally body's exceptional copy: up to the re-raise it reaches.
         k = t
-        while k < len(instrs) and instrs[k].opname != "RERAISE":
+        while k < len(instrs) and instrs[k].opname not in ("RERAISE", "END_FINALLY"):
             if instrs[k].opname in ("RETURN_VALUE", "RAISE_VARARGS") or instrs[k].opname in _BLOCK_SETUPS:
                 return None  # (a finally body with a construct or an exit of its own: not read here)
             k += 1
@@ -2997,6 +3031,11 @@ class ControlRules:
             self.skip.update(hidden)
         for stmt in stmts:
             self.emit(stmt)
+
+    def _copy_stands_in(self, copy: Tuple[int, int], start: int, end: int) -> bool:
+        """Does the code copied to `copy` stand in [start, end) too?"""
+        size = copy[1] - copy[0]
+        return any(self._same_code(copy, (c, c + size)) for c in range(start, end - size + 1))
 
     def _copied_exit_original(self, copy: Tuple[int, int], exit: int) -> Optional[int]:
         """Where the block copied to `copy` stands past the loop's `exit`, as the last code of

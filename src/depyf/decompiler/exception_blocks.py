@@ -1758,6 +1758,14 @@ class BlockExceptionRules:
             # go back to the head too.
             body.append(n.Continue(required=True))
             tail = None
+        elif tail is not None and tail[0] + 1 == tail[1] and instrs[tail[0]].opname == "JUMP" and self.loops \
+                and instrs[tail[0]].target != end and self._past_loop(self.loops[-1], tail[0], instrs[tail[0]].target) \
+                and not self._same_code(tail, (end, end + 1)) and self._op(end - 1) == "POP_TOP" \
+                and not self._leaves_loop(end):
+            # Likewise a jump out of the loop that the handler's way on, more of the loop body,
+            # is not: a `break` that ends the body (`with m: ...; break` then more statements).
+            body.append(n.Break())
+            tail = None
         items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(manager, target)]
         if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:
             items += body[0].items
