@@ -2784,6 +2784,12 @@ class ControlRules:
         self._xt()
         after = j + 1
         chain = self._chain(after)
+        if (not chain or not h <= self._try_start_of(chain[0]) < after) and not self.version.handler_code_at_end:
+            # 3.11: the try's else part, unprotected, follows the body that ends in the
+            # `continue` at `j` and comes before the handler code inline
+            # (the nearest handler past `after` of a try started in the loop)
+            ts = [t for s, hs in self._xt().try_starts.items() if h <= s < after for t in hs if t > after]
+            chain = (min(ts),) if ts else ()
         if not chain or not h <= self._try_start_of(chain[0]) < after:
             return None
         t = chain[0]
@@ -2854,9 +2860,13 @@ class ControlRules:
 
     def _try_start_of(self, t: int) -> int:
         """Where the try (or with) statement whose handler is `t` starts; -1 when none does."""
-        for s, ts in self._xt().try_starts.items():
+        st = self._xt()
+        for s, ts in st.try_starts.items():
             if t in ts:
                 return s
+        if st.kinds.get(t) == "with" and not self.version.handler_code_at_end:
+            # (3.11: a with's body, the first instruction it protects)
+            return next((k for k in range(t) if t in self._chain(k)), -1)
         return -1
 
     def _copied_exit_after_tail(self, h: int, j: int) -> Optional[int]:
