@@ -2810,8 +2810,11 @@ class ControlRules:
         if self.version.has_exception_table:
             return None
         after = j + 1
+        # (3.10: or right after `j`, the try body's `continue` its only way on, the handler code
+        # ending the body after the copied exit of a `break` before the try)
+        first = after if self.version.copies_exit_blocks else after + 1
         handlers = [ins.target for ins in instrs[h:j] if ins.opname in ("SETUP_FINALLY", "SETUP_WITH")
-                    and ins.target is not None and ins.target > after]
+                    and ins.target is not None and ins.target >= first]
         if not handlers:
             return None
         t = max(handlers)  # (the outermost such try)
@@ -2829,8 +2832,10 @@ class ControlRules:
             if instrs[k].opname == "JUMP":
                 return instrs[k].target if instrs[k].target > k else None
             return k + 1 if instrs[k].opname in TERMINAL else None
-        way_on = instrs[t - 1]
-        if way_on.opname == "BEGIN_FINALLY":
+        way_on: Optional[Instr] = instrs[t - 1]
+        if t == after:
+            way_on = None  # (the body's way on is the `continue` at `j`)
+        elif way_on.opname == "BEGIN_FINALLY":
             way_on = None  # (3.8: the body's way on falls into the finally body, to its END_FINALLY)
         elif way_on.opname == "JUMP" and way_on.target is not None and way_on.target > t:
             end = way_on.target

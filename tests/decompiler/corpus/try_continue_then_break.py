@@ -280,3 +280,22 @@ def redo_with_then_break(n, bad, swallow):
             log.append("made")
         break
     return log
+
+
+@cases((0, None), (2, None), (3, 2))
+def redo_until_limit_or_failure(n, bad):
+    # The try body's `continue` is its only way on and the handler raises: the handler code is
+    # all that follows the loop's jump back (3.10: the `break` ran a copy of the return).
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        if tries > n:
+            break
+        try:
+            _busy(log, n, tries, bad)
+            continue
+        except ValueError:
+            log.append("failed")
+            raise
+    return log
