@@ -359,11 +359,19 @@ class ControlRules:
             return j
         if h > 0 and instrs[h - 1].opname in COND_JUMPS or any(src < h for src in self.jump_sources.get(h, ())):
             return j  # (a test in front enters the loop: 3.12+ may test at the bottom by a jump over `j`)
+        if self.version.removes_dead_code_to_label_only and (end := self._returning_try_tail(h, j)) is not None:
+            return end
         exits = {ins.target for ins in instrs[h:j + 1] if ins.target is not None and ins.target > j}
         if len(exits) < 2 or self._else_part_of_top_test(h, j):
             return j
         last = max(exits)
         if instrs[last - 1].opname not in TERMINAL:
+            return j
+        if self.version.copies_exit_blocks and not self.version.has_exception_table \
+                and any(ins.opname in _BLOCK_SETUPS and ins.target == last for ins in instrs[h:j]):
+            # 3.10: `last` is the handler of a try begun in the loop, whose body's way on, past
+            # `j`, is the copied exit block of a `break` after the try: the handler code is the
+            # loop body's too (`_breaking_tail_end`)
             return j
         for k in range(j + 1, last):
             ins = instrs[k]
@@ -372,6 +380,26 @@ class ControlRules:
                         and not (ins.target == last and self._tail_break(k, last))):
                 return j
         return last - 1
+
+    def _returning_try_tail(self, h: int, j: int) -> Optional[int]:
+        """3.8/3.9: the last instruction of the `while True:` loop [h, j] when a try begun in it
+        protects `j + 1` (a `continue` in its body is the loop's last jump back) and straight code
+        after that try ends in a return or raise: the rest of the try, its handler code and that
+        code are the rest of the body, whose closing jump back, dead after the return, was
+        dropped. None for any other loop."""
+        instrs = self.instrs
+        end = self._end_of_block_try_begun_in_loop(h, j)
+        if end is None:
+            return None
+        k = end
+        while k < len(instrs) and not instrs[k].is_jump and instrs[k].opname not in ENDS_FLOW \
+                and instrs[k].opname not in _BLOCK_SETUPS:
+            k += 1
+        if k >= len(instrs) or instrs[k].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return None
+        if not all(h <= src <= k for p in range(j + 1, k + 1) for src in self.jump_sources.get(p, ())):
+            return None
+        return k
 
     def _closed_by_inline_handler(self, h: int, j: int, handler_code: Set[int]) -> bool:
         """Is the loop [h, j] a `while True:` closed only by an except clause's `continue`, which
@@ -2604,6 +2632,7 @@ class ControlRules:
         orelse: List[n.Stmt] = []
         after = real_exit
         handler_break_after_else = False
+        copies_close_range = False  # the code after the loop exists only as the breaks' copies
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
@@ -2642,10 +2671,19 @@ class ControlRules:
             if rest is not None:
                 orelse = self.run_range(real_exit, rest, list(self.stack))
                 after = rest
+            elif break_target is None and self._else_ends_function(real_exit) \
+                    and not self._copy_stands_in(info.copied_exit, real_exit, self.end):
+                # Every `break` ran a copy of the code after the loop, which exists only as those
+                # copies (the compiler dropped it, only the breaks reaching it): the code at the
+                # loop's exit, which ends the range with a return or raise, is its else part
+                # (as for a for loop).
+                orelse = self.run_range(real_exit, self.end, list(self.stack))
+                after = self.end
+                copies_close_range = True
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
         if info.handler_break is not None and (cond is None or handler_break_after_else):
             self.read_handler_break_tail(info, after)  # exception_table
-        self._place_copied_exit(info, after)
+        self._place_copied_exit(info, after, copies_close_range)
         if exit > j + 1 and after == real_exit and not body_runs_on:
             # 3.10+ copies a small exit block for the test at the top; read it once.
             self._skip_copy(exit, j + 1)
@@ -2727,7 +2765,13 @@ class ControlRules:
                 or not (self.jump_sources.get(after) or own_handler):
             return None  # (a jump there is an exit: with a jump to thread through, no break stops short)
         further = [ins.target for ins in instrs[h:j] if ins.target is not None and ins.target > after]
-        if further:
+        try_end = self._end_of_block_try_begun_in_loop(h, j)
+        if try_end is not None:
+            # (3.10: its handler code is the body's, no way out of the loop; the body goes on
+            # through the try to where an earlier `break` goes, else where the try goes on)
+            breaks = [t for t in further if t >= try_end]
+            x = min(breaks) if breaks else try_end
+        elif further:
             x = min(further)
         elif (past_try := self._end_of_try_begun_in_loop(h, j)) is not None:
             x = past_try
@@ -2757,6 +2801,12 @@ class ControlRules:
         self._xt()
         after = j + 1
         chain = self._chain(after)
+        if (not chain or not h <= self._try_start_of(chain[0]) < after) and not self.version.handler_code_at_end:
+            # 3.11: the try's else part, unprotected, follows the body that ends in the
+            # `continue` at `j` and comes before the handler code inline
+            # (the nearest handler past `after` of a try started in the loop)
+            ts = [t for s, hs in self._xt().try_starts.items() if h <= s < after for t in hs if t > after]
+            chain = (min(ts),) if ts else ()
         if not chain or not h <= self._try_start_of(chain[0]) < after:
             return None
         t = chain[0]
@@ -2765,11 +2815,80 @@ class ControlRules:
                 return ins.target
         return None
 
+    def _end_of_block_try_begun_in_loop(self, h: int, j: int) -> Optional[int]:
+        """3.10: where the try that protects `j + 1` ends, when that try starts inside the loop
+        [h, j]: a `continue` in its body is the loop's last jump back, and the rest of its body,
+        its handler code (the block stack's handler lies after the body's ways on) and what
+        follows the try are the rest of the loop body. The try ends where its body's way on
+        jumps over the handler code (and past an else part, where its clauses jump), or, when
+        that way on is a copied return, after the handler code. None for code no such try
+        protects."""
+        instrs = self.instrs
+        if self.version.has_exception_table:
+            return None
+        after = j + 1
+        # (3.10: or right after `j`, the try body's `continue` its only way on, the handler code
+        # ending the body after the copied exit of a `break` before the try)
+        first = after if self.version.copies_exit_blocks else after + 1
+        handlers = [ins.target for ins in instrs[h:j] if ins.opname in ("SETUP_FINALLY", "SETUP_WITH")
+                    and ins.target is not None and ins.target >= first]
+        if not handlers:
+            return None
+        t = max(handlers)  # (the outermost such try)
+        if instrs[t].opname == "WITH_EXCEPT_START":
+            # A with: its cleanup's way on when the exception is swallowed (`POP_EXCEPT;
+            # POP_TOP` after a test that re-raises otherwise) goes where the with goes on.
+            test = instrs[t + 1]
+            if test.opname != "POP_JUMP_IF_TRUE" or test.target is None:
+                return None
+            k = test.target
+            while k < len(instrs) and instrs[k].opname not in ENDS_FLOW and not instrs[k].is_jump:
+                k += 1
+            if k == len(instrs):
+                return None
+            if instrs[k].opname == "JUMP":
+                return instrs[k].target if instrs[k].target > k else None
+            return k + 1 if instrs[k].opname in TERMINAL else None
+        way_on: Optional[Instr] = instrs[t - 1]
+        if t == after:
+            way_on = None  # (the body's way on is the `continue` at `j`)
+        elif way_on.opname == "BEGIN_FINALLY":
+            way_on = None  # (3.8: the body's way on falls into the finally body, to its END_FINALLY)
+        elif way_on.opname == "JUMP" and way_on.target is not None and way_on.target > t:
+            end = way_on.target
+            if instrs[t].opname in ("DUP_TOP", "POP_TOP"):
+                # (an else part at `end`: the clauses that finish jump past it)
+                later = [ins.target for ins in instrs[t:end] if ins.opname == "JUMP"
+                         and ins.target is not None and ins.target > end]
+                if later:
+                    end = max(later)
+            return end
+        if way_on is not None and way_on.opname not in TERMINAL:
+            return None
+        if instrs[t].opname in ("DUP_TOP", "POP_TOP"):
+            end = self._except_chain_end(t)
+            if end is None:
+                return None
+            later = [ins.target for ins in instrs[t:end] if ins.opname == "JUMP"
+                     and ins.target is not None and ins.target > end]
+            return max(later) if later else end
+        # A finally body's exceptional copy: up to the re-raise it reaches.
+        k = t
+        while k < len(instrs) and instrs[k].opname not in ("RERAISE", "END_FINALLY"):
+            if instrs[k].opname in ("RETURN_VALUE", "RAISE_VARARGS") or instrs[k].opname in _BLOCK_SETUPS:
+                return None  # (a finally body with a construct or an exit of its own: not read here)
+            k += 1
+        return k + 1 if k < len(instrs) else None
+
     def _try_start_of(self, t: int) -> int:
         """Where the try (or with) statement whose handler is `t` starts; -1 when none does."""
-        for s, ts in self._xt().try_starts.items():
+        st = self._xt()
+        for s, ts in st.try_starts.items():
             if t in ts:
                 return s
+        if st.kinds.get(t) == "with" and not self.version.handler_code_at_end:
+            # (3.11: a with's body, the first instruction it protects)
+            return next((k for k in range(t) if t in self._chain(k)), -1)
         return -1
 
     def _copied_exit_after_tail(self, h: int, j: int) -> Optional[int]:
@@ -2944,6 +3063,11 @@ class ControlRules:
             self.skip.update(hidden)
         for stmt in stmts:
             self.emit(stmt)
+
+    def _copy_stands_in(self, copy: Tuple[int, int], start: int, end: int) -> bool:
+        """Does the code copied to `copy` stand in [start, end) too?"""
+        size = copy[1] - copy[0]
+        return any(self._same_code(copy, (c, c + size)) for c in range(start, end - size + 1))
 
     def _copied_exit_original(self, copy: Tuple[int, int], exit: int) -> Optional[int]:
         """Where the block copied to `copy` stands past the loop's `exit`, as the last code of

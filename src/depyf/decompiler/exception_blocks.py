@@ -1647,7 +1647,10 @@ class BlockExceptionRules:
         self.emit(self._finally_statement(body, finalbody))
         if after_copy is not None and after_copy < h:
             jump = instrs[after_copy]
-            if not (after_copy + 1 == h and jump.opname == "JUMP" and jump.target == end):
+            # (3.8/3.9 thread a jump to a jump: the copy's way on to a statement at `end` that
+            # is a jump, a `break` after the try, went straight where that goes)
+            if not (after_copy + 1 == h and jump.opname == "JUMP"
+                    and (jump.target == end or self._threaded_through(jump.target, end))):
                 for stmt in self.run_range(after_copy, h, list(outer)):
                     self.emit(stmt)
         for stmt in after_stmts:
@@ -1754,6 +1757,14 @@ class BlockExceptionRules:
             # of the loop body after the with). Read after the with, a swallowed exception would
             # go back to the head too.
             body.append(n.Continue(required=True))
+            tail = None
+        elif tail is not None and tail[0] + 1 == tail[1] and instrs[tail[0]].opname == "JUMP" and self.loops \
+                and instrs[tail[0]].target != end and self._past_loop(self.loops[-1], tail[0], instrs[tail[0]].target) \
+                and not self._same_code(tail, (end, end + 1)) and self._op(end - 1) == "POP_TOP" \
+                and not self._leaves_loop(end):
+            # Likewise a jump out of the loop that the handler's way on, more of the loop body,
+            # is not: a `break` that ends the body (`with m: ...; break` then more statements).
+            body.append(n.Break())
             tail = None
         items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(manager, target)]
         if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:

@@ -72,3 +72,37 @@ def while_else_with_break_copying_the_return(n):
         log.append("else")
         log.append(i)
     return log
+
+
+@cases((0,), (1,), (3,))
+def while_else_returning_with_break_copying_the_raise(n):
+    # The else part returns, so only the `break` reaches the raise after the loop: 3.10 copies it
+    # into the break and drops the original; the loop's exit block is the else part.
+    log = []
+    i = 0
+    while i < n:
+        i += 1
+        with _Quiet(log):
+            log.append(i)
+            break
+    else:
+        log.append("else")
+        return log
+    raise ValueError(log)
+
+
+@cases((0,), (1,), (3,))
+def while_else_returning_in_with_body(n):
+    # The same loop ending a with body (the fuzzer's seed 1483, 3.10).
+    log = []
+    with _Quiet(log):
+        i = 0
+        while i < n:
+            i += 1
+            with _Quiet(log):
+                log.append(i)
+                break
+        else:
+            log.append("else")
+            return log
+        raise ValueError(i)
