@@ -2447,9 +2447,15 @@ class ControlRules:
             return None
         return tests[-2] + 1
 
-    def _break_target(self, start: int, end: int, exit: int, exclude: Set[int]) -> Optional[int]:
+    def _break_target(self, start: int, end: int, exit: int, exclude: Set[int],
+                      past_exit: Optional[Set[int]] = None) -> Optional[int]:
+        """The first place past the loop's `exit` that a jump of the body goes to. A jump
+        inside the body's code laid past the exit (`past_exit`, 3.12+: a with's handler going
+        on to the rest of the body) is no break."""
+        inside = past_exit or set()
         targets = [ins.target for ins in self.instrs[start:end]
-                   if ins.target is not None and ins.target >= exit and ins.index not in exclude]
+                   if ins.target is not None and ins.target >= exit and ins.index not in exclude
+                   and not (ins.index in inside and ins.target in inside)]
         return min(targets) if targets else None
 
     def while_loop(self, h: int, cond: Optional[n.Expr], exit: int, top_test: Optional[Tuple[int, int]]) -> int:
@@ -2796,6 +2802,16 @@ class ControlRules:
         loop = self.loops[-1] if self.loops else None
         if loop is None or self.pure_mode or not self._drops_iterator(loop, iterator):
             return None
+        end = self.copied_break_end(loop, i)
+        if end is None:
+            return None
+        self.emit(n.Break())
+        self.note_copied_break(i + 1, end)
+        return end
+
+    def copied_break_end(self, loop: LoopInfo, i: int) -> Optional[int]:
+        """Where the copy of the for loop's exit block that a `break` runs after dropping the
+        iterator at `i` ends; None when the code after `i` is no such copy."""
         if i + 1 == loop.exit:
             return None  # (the break falls into the loop's exit itself: no copy of it)
         end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
@@ -2817,8 +2833,6 @@ class ControlRules:
             # `return CONST` reads the same as a break past code after the loop to a copied
             # `return CONST`; as a break, that code would have to be the loop's else part.
             return None
-        self.emit(n.Break())
-        self.note_copied_break(i + 1, end)
         return end
 
     def _copy_of_vanished_exit(self, info: LoopInfo, start: int, end: int) -> bool:
@@ -3267,9 +3281,11 @@ class ControlRules:
             # The body runs past the loop's exit (3.12+: a jump back from handler code closes the
             # loop); the code in between that the body never reaches (the code after the loop,
             # an earlier try's handler code) holds no `break`.
-            past_exit = self.loop_body_reach(h, exit) & set(range(exit, body_end))  # exception_regions
+            # (a `break` jumps past END_FOR to `real_exit`: what it reaches from there is the
+            # code after the loop, not the body's)
+            past_exit = self.loop_body_reach(h, exit, real_exit) & set(range(exit, body_end))  # exception_regions
             exclude.update(set(range(exit, body_end)) - past_exit)
-        break_target = self._break_target(h + 1, body_end, real_exit, exclude)
+        break_target = self._break_target(h + 1, body_end, real_exit, exclude, past_exit)
         info = LoopInfo({h}, break_target, real_exit, body_end)
         info.iterator, info.outer_end = iterator, self.end
         self.loops.append(info)

@@ -1920,7 +1920,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             body += self.run_range(cont, cont + 2, list(after))
             cont += 2
         over = instrs[cont] if cont < len(instrs) else None
-        if over is not None and cont in self.with_break_jumps:
+        if over is not None and cont in self.with_break_ways:
+            # (the same, in a for loop: the iterator popped, then a jump or a copy of the code
+            # after the loop)
+            cont = self.with_break_ways[cont]
+        elif over is not None and cont in self.with_break_jumps:
             # The body's way out at `be` (the finally body's copy, then a jump out of the loop)
             # is the `break` ending a with body: only that with's handler, when the manager
             # swallowed the exception, goes on after the try, through its own copy.
@@ -2569,11 +2573,21 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             body = body[0].body
         self.stack = base
         # (not after a `return <constant>` that ends the body, read into it)
-        past_break = self._break_after_exit_call(be, span_end, after) if be == protected_end else None
-        if past_break is not None:
+        found_break = self._break_after_exit_call(be, span_end, after) if be == protected_end else None
+        past_break = found_break[1] if found_break is not None else None
+        if found_break is not None:
             body.append(n.Break())
-            if instrs[past_break - 1].opname == "JUMP":
-                self.with_break_jumps.add(past_break - 1)
+            way, past = found_break
+            if instrs[past - 1].opname == "JUMP":
+                self.with_break_jumps.add(past - 1)
+            if self.loops[-1].iterator is not None or instrs[past - 1].opname in TERMINAL:
+                # (a for loop's break pops the iterator first; then it jumps, or runs a copy of
+                # the code after the loop: all of it is the break's)
+                self.with_break_ways[way] = past
+                self.skip.setdefault(way, past)
+                if instrs[past - 1].opname in TERMINAL:
+                    copy = way + 1 if self.loops[-1].iterator is not None else way
+                    self.note_copied_break(copy, past)  # control
         elif be == protected_end and self._break_into_exit_after_exit_call(be, span_end, after):
             body.append(n.Break())
         elif be == protected_end:
@@ -2639,12 +2653,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(be, cont)
         return max(cont, i + 1)
 
-    def _break_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> Optional[int]:
+    def _break_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> Optional[Tuple[int, int]]:
         """A `break` that ends the with body: its way out runs the exit call, then leaves the loop
         (a for loop's iterator popped first), while an exit that swallows the exception goes on
         to `after`, somewhere else (the next iteration, or more of the loop body). Read as a
         `break` after the with statement, a swallowed exception would stop the loop. Where the
-        break's jump ends; None when the body's way out goes on where the handler does."""
+        break's own code starts, past the copies on the way out (the exit call, finally bodies),
+        and where it ends; None when the body's way out goes on where the handler does."""
         loop = self.loops[-1] if self.loops else None
         if loop is None or after is None:
             return None
@@ -2660,21 +2675,29 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 outs = [instrs[q].target for q in range(k, nxt) if instrs[q].target is not None
                         and not k <= instrs[q].target < nxt]
                 if outs and all(x == loop.exit or x == loop.break_target for x in outs):
-                    return nxt
+                    return k, nxt
             k = nxt
         if k == after or k + 1 >= len(instrs):
             return None
+        start = k
         if loop.iterator is not None:
             if instrs[k].opname != "POP_TOP" or k + 1 == after:
                 return None
             k += 1
         jump = instrs[k]
-        if jump.opname != "JUMP" and loop.iterator is not None:
-            return self._copied_loop_exit_at(k, loop)
+        if jump.opname != "JUMP" and (loop.iterator is not None or self.version.copies_exit_blocks):
+            # (3.12 copies a small exit block into the jump to it: the code after a while loop
+            # too, whose `break` has no iterator to pop)
+            copy_end = self._copied_loop_exit_at(k, loop)
+            if copy_end is None and loop.iterator is not None:
+                # (a copy of code after the loop that stands elsewhere, past its else part, or
+                # that exists only as the breaks' copies: as a plain `break` reads it)
+                copy_end = self.copied_break_end(loop, k - 1)  # control
+            return None if copy_end is None else (start, copy_end)
         if jump.opname != "JUMP" or jump.target is None \
                 or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
             return None
-        return k + 1
+        return start, k + 1
 
     def _copied_loop_exit_at(self, k: int, loop: LoopInfo) -> Optional[int]:
         """3.12+: where the copy at `k` of the small block after the for loop (a `return x`,
