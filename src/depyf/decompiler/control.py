@@ -38,7 +38,7 @@ class LoopInfo:
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
                  "iterator", "outer_end", "is_while", "top_test", "falls_off_to_exit", "handler_break",
-                 "only_breaks_leave")
+                 "only_breaks_leave", "break_tail")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -63,6 +63,9 @@ class LoopInfo:
         # `while True:`: only a `break` leaves it. Any other loop also ends by its test or its
         # exhausted iterator, which reaches the code after it: handlers never reach that alone.
         self.only_breaks_leave = False
+        # 3.12: [start, end) of the code after a while loop, laid in its body right after the
+        # exit call of a with body that `break`s (the loop's else part after the loop).
+        self.break_tail: Optional[Tuple[int, int]] = None
 
 
 class _Atom:
@@ -2607,6 +2610,14 @@ class ControlRules:
             orelse = self.run_range(real_exit, returning_end, list(self.stack))
             after = returning_end
             handler_break_after_else = True
+        elif info.break_tail is not None:
+            # The code after the loop lies in its body (`_exit_code_after_exit_call`): the block
+            # at the loop's exit, where the test goes, is its else part, which returns or raises.
+            returning_end = self._returning_block_end(real_exit) if cond is not None else None
+            if returning_end is None:
+                raise self.fail(self.instrs[h], "code after the loop laid in its body, with no else part before it")
+            orelse = self.run_range(real_exit, returning_end, list(self.stack))
+            after = returning_end
         elif cond is None and real_exit == self.end and self._ends_range_breaking_to_next_iteration(
                 body_start, j + 1, real_exit):
             # `if c: while True: ... break` then `else: ...` as the enclosing loop's last
@@ -2632,6 +2643,13 @@ class ControlRules:
                 orelse = self.run_range(real_exit, rest, list(self.stack))
                 after = rest
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
+        if info.break_tail is not None:
+            start, end = info.break_tail
+            hidden = self.skip.pop(start, None)  # (skipped as the break's, in the body)
+            for stmt in self.run_range(start, end, list(self.stack)):
+                self.emit(stmt)
+            if hidden is not None:
+                self.skip[start] = hidden
         if info.handler_break is not None and (cond is None or handler_break_after_else):
             self.read_handler_break_tail(info, after)  # exception_table
         self._place_copied_exit(info, after)

@@ -2585,7 +2585,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 # the code after the loop: all of it is the break's)
                 self.with_break_ways[way] = past
                 self.skip.setdefault(way, past)
-                if instrs[past - 1].opname in TERMINAL:
+                tail = self.loops[-1].break_tail
+                if instrs[past - 1].opname in TERMINAL and (tail is None or tail[1] != past):
                     copy = way + 1 if self.loops[-1].iterator is not None else way
                     self.note_copied_break(copy, past)  # control
         elif be == protected_end and self._break_into_exit_after_exit_call(be, span_end, after):
@@ -2603,6 +2604,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 for stmt in self.run_range(after, only_tail[0], list(base)):
                     self.emit(stmt)
                 self._mark_dead(after, only_tail[1])
+            if instrs[past_break - 1].opname in TERMINAL and not self.jump_sources.get(past_break):
+                # (the break ran the code after the loop, which returns or raises: what follows
+                # is reached only by jumps, as after any return read in a range)
+                return self._next_reachable(past_break, self.end)  # builder
             return past_break
         if handler_tail:
             # Only the handler reaches the code after the with: it is read here, once. (Where
@@ -2693,11 +2698,45 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 # (a copy of code after the loop that stands elsewhere, past its else part, or
                 # that exists only as the breaks' copies: as a plain `break` reads it)
                 copy_end = self.copied_break_end(loop, k - 1)  # control
+            elif copy_end is None and loop.break_tail is None and loop.is_while and not loop.only_breaks_leave:
+                copy_end = self._exit_code_after_exit_call(k, k - 1)
+                if copy_end is not None:
+                    loop.break_tail = (k, copy_end)  # (read after the loop: `while_loop`)
             return None if copy_end is None else (start, copy_end)
+        if jump.opname == "JUMP" and jump.target == k + 1 and loop.iterator is None and loop.break_tail is None \
+                and loop.is_while and not loop.only_breaks_leave and k + 1 < loop.exit:
+            # (3.13 keeps the jump, to the next instruction once the else part moved past the
+            # loop: `relayout.exits_after_loops`)
+            copy_end = self._exit_code_after_exit_call(k + 1, start - 1, k)
+            if copy_end is not None:
+                loop.break_tail = (k + 1, copy_end)
+                return start, copy_end
         if jump.opname != "JUMP" or jump.target is None \
                 or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
             return None
         return start, k + 1
+
+    def _exit_code_after_exit_call(self, k: int, call: int, jump: Optional[int] = None) -> Optional[int]:
+        """3.12+: where the code after a while loop ends when it stands right after the exit
+        call (ending at `call`) of a with body that `break`s, at `k`: the jump there was dropped
+        (3.12; 3.13 keeps it, at `jump`), and the loop's else part (which its tests reach) is laid
+        after it. It is a straight block that only that break enters, ending in a return or
+        raise; a swallowing exit goes on in the loop, elsewhere (the caller's check). Where it
+        ends, or None."""
+        instrs = self.instrs
+        if self.jump_sources.get(k, []) != ([] if jump is None else [jump]):
+            return None
+        e = k
+        while e < len(instrs) and instrs[e].target is None \
+                and instrs[e].opname not in TERMINAL and (e == k or not self.jump_sources.get(e)):
+            e += 1
+        if e >= len(instrs) or e > k and self.jump_sources.get(e) \
+                or instrs[e].opname not in ("RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS") \
+                or instrs[e].opname == "RAISE_VARARGS" and instrs[e].arg == 0:
+            return None
+        if any(self._line_of(q) == self._line_of(call) for q in range(k, e + 1)):
+            return None  # (a statement of the with's own line: its exit's)
+        return e + 1
 
     def _copied_loop_exit_at(self, k: int, loop: LoopInfo) -> Optional[int]:
         """3.12+: where the copy at `k` of the small block after the for loop (a `return x`,

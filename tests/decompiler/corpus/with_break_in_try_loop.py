@@ -21,7 +21,7 @@ class _Swallow:
         return exc[0] is KeyError
 
 
-@cases(({}, 1), ({1: 2}, 1), ({}, 0))
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0))
 def for_finally_with_break_then_code(d, n):
     log = []
     for i in range(3):
@@ -35,7 +35,7 @@ def for_finally_with_break_then_code(d, n):
     return log
 
 
-@cases(({}, 1), ({1: 2}, 1), ({}, 0))
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0))
 def for_finally_with_break_then_return(d, n):
     log = []
     for i in range(3):
@@ -48,7 +48,7 @@ def for_finally_with_break_then_return(d, n):
     return log
 
 
-@cases(({}, 1), ({1: 2}, 1), ({}, 0))
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0))
 def for_except_with_break_then_more(d, n):
     log = []
     for i in range(3):
@@ -63,7 +63,7 @@ def for_except_with_break_then_more(d, n):
     return log
 
 
-@cases(({}, 1), ({1: 2}, 1), ({}, 0))
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0))
 def for_with_break_then_return(d, n):
     log = []
     for i in range(3):
@@ -74,7 +74,7 @@ def for_with_break_then_return(d, n):
     return log
 
 
-@cases(({}, 1), ({1: 2}, 1), ({}, 0))
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0))
 def while_except_with_break_then_more(d, n):
     log = []
     i = 0
@@ -91,7 +91,7 @@ def while_except_with_break_then_more(d, n):
     return log
 
 
-@cases(({}, 1), ({1: 2}, 1), ({}, 0), ({}, 5))
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0), ({}, 5))
 def for_except_with_break_past_else(d, n):
     log = []
     for i in range(3):
@@ -110,7 +110,7 @@ def for_except_with_break_past_else(d, n):
     return log
 
 
-@cases(({}, 1), ({1: 2}, 1), ({}, 0))
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0))
 def for_except_with_break_to_copied_return(d, n):
     log = []
     for i in range(3):
@@ -125,3 +125,55 @@ def for_except_with_break_to_copied_return(d, n):
     else:
         raise ValueError(9)
     return log
+
+
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0))
+def while_with_break_past_else_then_raise(d, n):
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        with _Swallow(log):
+            log.append(d[i + n])
+            break
+    else:
+        log.append(5)
+        return log
+    raise ValueError(log)
+
+
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0))
+def with_while_with_break_past_else_then_raise(d, n):
+    log = []
+    with _Swallow(log):
+        i = 0
+        while i < 3:
+            i += 1
+            with _Swallow(log):
+                log.append(d[i + n])
+                break
+        else:
+            log.append(5)
+            return log
+        raise KeyError(6)
+    return log
+
+
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0), ({}, 5))
+def try_before_while_with_break_past_else(d, n):
+    log = []
+    if n > 4:
+        try:
+            log.append(d[n])
+        except KeyError:
+            log.append(3)
+    i = 0
+    while i < 3:
+        i += 1
+        with _Swallow(log):
+            log.append(d[i + n])
+            break
+    else:
+        log.append(5)
+        return log
+    raise ValueError(log)
