@@ -273,6 +273,35 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 end = over.target
         return end
 
+    def _past_const_return_through_copies(self, s: int, be: int, t: int) -> int:
+        """3.12+: `try: ...; return CONST` inside an enclosing try/finally. The body's way out
+        runs the copies of enclosing finally bodies (registered, skipped), then RETURN_CONST,
+        outside the protected range. Where nothing jumps to that way out and no copy of it
+        stands elsewhere (a `return CONST` after this try, which the except clauses go on to as
+        well, has them jump to it, or gives them a copy of their own), it is the body's own
+        return: the body ends after it. Read as code after the try, it would run after the
+        clauses too, or those would go on to code that their own way on only follows."""
+        instrs = self.instrs
+        if not self.version.handler_code_at_end or not s < be < t or instrs[be - 1].opname in ENDS_FLOW \
+                or self.jump_sources.get(be):
+            return be
+        k = be
+        while k in self.skip and self.skip[k] > k and k < t:
+            k = self.skip[k]
+        if k == be:
+            return be  # (with no copy in between, the enclosing try's else part may start there)
+        if not (k + 1 < t and instrs[k].opname == "LOAD_CONST" and instrs[k + 1].opname == "RETURN_VALUE"
+                and instrs[k + 1].raw_opname == "RETURN_CONST"
+                and not self.jump_sources.get(k) and not self.jump_sources.get(k + 1)):
+            return be
+        size = k + 2 - be
+        if any(p != be and all(instrs[p + d].opname == instrs[be + d].opname
+                               and repr(instrs[p + d].argval) == repr(instrs[be + d].argval) for d in range(size))
+               for p in range(len(instrs) - size + 1)):
+            return be  # (a copy elsewhere: the code after the try, copied onto the clauses' way on)
+        self.body_const_returns.add(k)  # (no code after an enclosing try/finally: `_build_finally`)
+        return k + 2
+
     def _extend_for_return(self, e: int) -> int:
         """A `return value` whose value the protected code computed ends the body."""
         instrs = self.instrs
@@ -546,6 +575,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         warm = self._reach(s)
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         be = self._past_swallowed_way_on(s, self._past_with_return(s, be, t), t)
+        be = self._past_const_return_through_copies(s, be, t)
         nested_exit = self._nested_handler_exit(s, be, t)
         if nested_exit is not None:
             warm = warm | self._reach(nested_exit)
@@ -1919,6 +1949,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # copy; a return after the statement would be reached by a jump over the handler.
             body += self.run_range(cont, cont + 2, list(after))
             cont += 2
+        if cont in self.body_const_returns:
+            cont += 2  # (read as the `return CONST` of a try body inside: `_past_const_return_through_copies`)
         over = instrs[cont] if cont < len(instrs) else None
         if over is not None and cont in self.with_break_ways:
             # (the same, in a for loop: the iterator popped, then a jump or a copy of the code
