@@ -78,6 +78,11 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         # Jumps read as the `break` that ends a with body, after the way out's exit call (and the
         # copies of enclosing finally bodies): that way out is the break's, not a statement's end.
         self.with_break_jumps: Set[int] = set()
+        # The same for a for loop's break (the iterator popped, then a jump or a copy of the code
+        # after the loop): where that way out starts -> where it ends.
+        self.with_break_ways: Dict[int, int] = {}
+        # `return CONST` after a copy of an enclosing finally body, read as a try body's own.
+        self.body_const_returns: Set[int] = set()
         self.read_last_return = False  # was the code's last instruction, a return, read as a statement?
         self.loaded_assertion_error = False  # did a LOAD_ASSERTION_ERROR (3.9+) run?
         self.printer = printer

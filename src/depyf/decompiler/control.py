@@ -38,7 +38,7 @@ class LoopInfo:
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
                  "iterator", "outer_end", "is_while", "top_test", "falls_off_to_exit", "handler_break",
-                 "only_breaks_leave")
+                 "only_breaks_leave", "break_tail")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -63,6 +63,9 @@ class LoopInfo:
         # `while True:`: only a `break` leaves it. Any other loop also ends by its test or its
         # exhausted iterator, which reaches the code after it: handlers never reach that alone.
         self.only_breaks_leave = False
+        # 3.12: [start, end) of the code after a while loop, laid in its body right after the
+        # exit call of a with body that `break`s (the loop's else part after the loop).
+        self.break_tail: Optional[Tuple[int, int]] = None
 
 
 class _Atom:
@@ -2492,9 +2495,15 @@ class ControlRules:
             return None
         return tests[-2] + 1
 
-    def _break_target(self, start: int, end: int, exit: int, exclude: Set[int]) -> Optional[int]:
+    def _break_target(self, start: int, end: int, exit: int, exclude: Set[int],
+                      past_exit: Optional[Set[int]] = None) -> Optional[int]:
+        """The first place past the loop's `exit` that a jump of the body goes to. A jump
+        inside the body's code laid past the exit (`past_exit`, 3.12+: a with's handler going
+        on to the rest of the body) is no break."""
+        inside = past_exit or set()
         targets = [ins.target for ins in self.instrs[start:end]
-                   if ins.target is not None and ins.target >= exit and ins.index not in exclude]
+                   if ins.target is not None and ins.target >= exit and ins.index not in exclude
+                   and not (ins.index in inside and ins.target in inside)]
         return min(targets) if targets else None
 
     def while_loop(self, h: int, cond: Optional[n.Expr], exit: int, top_test: Optional[Tuple[int, int]]) -> int:
@@ -2647,6 +2656,14 @@ class ControlRules:
             orelse = self.run_range(real_exit, returning_end, list(self.stack))
             after = returning_end
             handler_break_after_else = True
+        elif info.break_tail is not None:
+            # The code after the loop lies in its body (`_exit_code_after_exit_call`): the block
+            # at the loop's exit, where the test goes, is its else part, which returns or raises.
+            returning_end = self._returning_block_end(real_exit) if cond is not None else None
+            if returning_end is None:
+                raise self.fail(self.instrs[h], "code after the loop laid in its body, with no else part before it")
+            orelse = self.run_range(real_exit, returning_end, list(self.stack))
+            after = returning_end
         elif cond is None and real_exit == self.end and self._ends_range_breaking_to_next_iteration(
                 body_start, j + 1, real_exit):
             # `if c: while True: ... break` then `else: ...` as the enclosing loop's last
@@ -2681,6 +2698,13 @@ class ControlRules:
                 after = self.end
                 copies_close_range = True
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
+        if info.break_tail is not None:
+            start, end = info.break_tail
+            hidden = self.skip.pop(start, None)  # (skipped as the break's, in the body)
+            for stmt in self.run_range(start, end, list(self.stack)):
+                self.emit(stmt)
+            if hidden is not None:
+                self.skip[start] = hidden
         if info.handler_break is not None and (cond is None or handler_break_after_else):
             self.read_handler_break_tail(info, after)  # exception_table
         self._place_copied_exit(info, after, copies_close_range)
@@ -2932,6 +2956,16 @@ class ControlRules:
         loop = self.loops[-1] if self.loops else None
         if loop is None or self.pure_mode or not self._drops_iterator(loop, iterator):
             return None
+        end = self.copied_break_end(loop, i)
+        if end is None:
+            return None
+        self.emit(n.Break())
+        self.note_copied_break(i + 1, end)
+        return end
+
+    def copied_break_end(self, loop: LoopInfo, i: int) -> Optional[int]:
+        """Where the copy of the for loop's exit block that a `break` runs after dropping the
+        iterator at `i` ends; None when the code after `i` is no such copy."""
         if i + 1 == loop.exit:
             return None  # (the break falls into the loop's exit itself: no copy of it)
         end = self._copy_end(i + 1)  # exception_blocks: a small block ending the function
@@ -2953,8 +2987,6 @@ class ControlRules:
             # `return CONST` reads the same as a break past code after the loop to a copied
             # `return CONST`; as a break, that code would have to be the loop's else part.
             return None
-        self.emit(n.Break())
-        self.note_copied_break(i + 1, end)
         return end
 
     def _copy_of_vanished_exit(self, info: LoopInfo, start: int, end: int) -> bool:
@@ -3410,9 +3442,11 @@ class ControlRules:
             # The body runs past the loop's exit (3.12+: a jump back from handler code closes the
             # loop); the code in between that the body never reaches (the code after the loop,
             # an earlier try's handler code) holds no `break`.
-            past_exit = self.loop_body_reach(h, exit) & set(range(exit, body_end))  # exception_regions
+            # (a `break` jumps past END_FOR to `real_exit`: what it reaches from there is the
+            # code after the loop, not the body's)
+            past_exit = self.loop_body_reach(h, exit, real_exit) & set(range(exit, body_end))  # exception_regions
             exclude.update(set(range(exit, body_end)) - past_exit)
-        break_target = self._break_target(h + 1, body_end, real_exit, exclude)
+        break_target = self._break_target(h + 1, body_end, real_exit, exclude, past_exit)
         info = LoopInfo({h}, break_target, real_exit, body_end)
         info.iterator, info.outer_end = iterator, self.end
         self.loops.append(info)

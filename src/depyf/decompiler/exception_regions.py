@@ -359,19 +359,20 @@ class ExceptionRegionAnalysis:
             self._first_protected_at = found
         return found
 
-    def loop_body_reach(self, h: int, exit: int) -> Set[int]:
-        """The code that the body of the loop at `h` reaches without leaving through `exit`, the
-        handler code of the statements in it included (handlers whose protected code starts in
-        the loop)."""
+    def loop_body_reach(self, h: int, exit: int, after: Optional[int] = None) -> Set[int]:
+        """The code that the body of the loop at `h` reaches without leaving through `exit` (or
+        through `after`, the code after the loop, which a `break` jumps to), the handler code of
+        the statements in it included (handlers whose protected code starts in the loop)."""
         st = self._xt()
         first_protected = self._first_protected()
-        seen = self._reach(h + 1, {exit})
+        stop = {exit} if after is None else {exit, after}
+        seen = self._reach(h + 1, stop)
         todo = list(seen)
         while todo:
             region = st.region_at[todo.pop()]
             if region is None or region.handler in seen or first_protected[region.handler] <= h:
                 continue
-            found = self._reach(region.handler, {exit}) - seen
+            found = self._reach(region.handler, stop) - seen
             seen |= found
             todo.extend(found)
         return seen

@@ -273,6 +273,35 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 end = over.target
         return end
 
+    def _past_const_return_through_copies(self, s: int, be: int, t: int) -> int:
+        """3.12+: `try: ...; return CONST` inside an enclosing try/finally. The body's way out
+        runs the copies of enclosing finally bodies (registered, skipped), then RETURN_CONST,
+        outside the protected range. Where nothing jumps to that way out and no copy of it
+        stands elsewhere (a `return CONST` after this try, which the except clauses go on to as
+        well, has them jump to it, or gives them a copy of their own), it is the body's own
+        return: the body ends after it. Read as code after the try, it would run after the
+        clauses too, or those would go on to code that their own way on only follows."""
+        instrs = self.instrs
+        if not self.version.handler_code_at_end or not s < be < t or instrs[be - 1].opname in ENDS_FLOW \
+                or self.jump_sources.get(be):
+            return be
+        k = be
+        while k in self.skip and self.skip[k] > k and k < t:
+            k = self.skip[k]
+        if k == be:
+            return be  # (with no copy in between, the enclosing try's else part may start there)
+        if not (k + 1 < t and instrs[k].opname == "LOAD_CONST" and instrs[k + 1].opname == "RETURN_VALUE"
+                and instrs[k + 1].raw_opname == "RETURN_CONST"
+                and not self.jump_sources.get(k) and not self.jump_sources.get(k + 1)):
+            return be
+        size = k + 2 - be
+        if any(p != be and all(instrs[p + d].opname == instrs[be + d].opname
+                               and repr(instrs[p + d].argval) == repr(instrs[be + d].argval) for d in range(size))
+               for p in range(len(instrs) - size + 1)):
+            return be  # (a copy elsewhere: the code after the try, copied onto the clauses' way on)
+        self.body_const_returns.add(k)  # (no code after an enclosing try/finally: `_build_finally`)
+        return k + 2
+
     def _extend_for_return(self, e: int) -> int:
         """A `return value` whose value the protected code computed ends the body."""
         instrs = self.instrs
@@ -546,6 +575,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         warm = self._reach(s)
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         be = self._past_swallowed_way_on(s, self._past_with_return(s, be, t), t)
+        be = self._past_const_return_through_copies(s, be, t)
         nested_exit = self._nested_handler_exit(s, be, t)
         if nested_exit is not None:
             warm = warm | self._reach(nested_exit)
@@ -1919,8 +1949,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # copy; a return after the statement would be reached by a jump over the handler.
             body += self.run_range(cont, cont + 2, list(after))
             cont += 2
+        if cont in self.body_const_returns:
+            cont += 2  # (read as the `return CONST` of a try body inside: `_past_const_return_through_copies`)
         over = instrs[cont] if cont < len(instrs) else None
-        if over is not None and cont in self.with_break_jumps:
+        if over is not None and cont in self.with_break_ways:
+            # (the same, in a for loop: the iterator popped, then a jump or a copy of the code
+            # after the loop)
+            cont = self.with_break_ways[cont]
+        elif over is not None and cont in self.with_break_jumps:
             # The body's way out at `be` (the finally body's copy, then a jump out of the loop)
             # is the `break` ending a with body: only that with's handler, when the manager
             # swallowed the exception, goes on after the try, through its own copy.
@@ -2569,11 +2605,22 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             body = body[0].body
         self.stack = base
         # (not after a `return <constant>` that ends the body, read into it)
-        past_break = self._break_after_exit_call(be, span_end, after) if be == protected_end else None
-        if past_break is not None:
+        found_break = self._break_after_exit_call(be, span_end, after) if be == protected_end else None
+        past_break = found_break[1] if found_break is not None else None
+        if found_break is not None:
             body.append(n.Break())
-            if instrs[past_break - 1].opname == "JUMP":
-                self.with_break_jumps.add(past_break - 1)
+            way, past = found_break
+            if instrs[past - 1].opname == "JUMP":
+                self.with_break_jumps.add(past - 1)
+            if self.loops[-1].iterator is not None or instrs[past - 1].opname in TERMINAL:
+                # (a for loop's break pops the iterator first; then it jumps, or runs a copy of
+                # the code after the loop: all of it is the break's)
+                self.with_break_ways[way] = past
+                self.skip.setdefault(way, past)
+                tail = self.loops[-1].break_tail
+                if instrs[past - 1].opname in TERMINAL and (tail is None or tail[1] != past):
+                    copy = way + 1 if self.loops[-1].iterator is not None else way
+                    self.note_copied_break(copy, past)  # control
         elif be == protected_end and self._break_into_exit_after_exit_call(be, span_end, after):
             body.append(n.Break())
         elif be == protected_end:
@@ -2589,6 +2636,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 for stmt in self.run_range(after, only_tail[0], list(base)):
                     self.emit(stmt)
                 self._mark_dead(after, only_tail[1])
+            if instrs[past_break - 1].opname in TERMINAL and not self.jump_sources.get(past_break):
+                # (the break ran the code after the loop, which returns or raises: what follows
+                # is reached only by jumps, as after any return read in a range)
+                return self._next_reachable(past_break, self.end)  # builder
             return past_break
         if handler_tail:
             # Only the handler reaches the code after the with: it is read here, once. (Where
@@ -2639,12 +2690,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(be, cont)
         return max(cont, i + 1)
 
-    def _break_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> Optional[int]:
+    def _break_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> Optional[Tuple[int, int]]:
         """A `break` that ends the with body: its way out runs the exit call, then leaves the loop
         (a for loop's iterator popped first), while an exit that swallows the exception goes on
         to `after`, somewhere else (the next iteration, or more of the loop body). Read as a
         `break` after the with statement, a swallowed exception would stop the loop. Where the
-        break's jump ends; None when the body's way out goes on where the handler does."""
+        break's own code starts, past the copies on the way out (the exit call, finally bodies),
+        and where it ends; None when the body's way out goes on where the handler does."""
         loop = self.loops[-1] if self.loops else None
         if loop is None or after is None:
             return None
@@ -2660,21 +2712,63 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 outs = [instrs[q].target for q in range(k, nxt) if instrs[q].target is not None
                         and not k <= instrs[q].target < nxt]
                 if outs and all(x == loop.exit or x == loop.break_target for x in outs):
-                    return nxt
+                    return k, nxt
             k = nxt
         if k == after or k + 1 >= len(instrs):
             return None
+        start = k
         if loop.iterator is not None:
             if instrs[k].opname != "POP_TOP" or k + 1 == after:
                 return None
             k += 1
         jump = instrs[k]
-        if jump.opname != "JUMP" and loop.iterator is not None:
-            return self._copied_loop_exit_at(k, loop)
+        if jump.opname != "JUMP" and (loop.iterator is not None or self.version.copies_exit_blocks):
+            # (3.12 copies a small exit block into the jump to it: the code after a while loop
+            # too, whose `break` has no iterator to pop)
+            copy_end = self._copied_loop_exit_at(k, loop)
+            if copy_end is None and loop.iterator is not None:
+                # (a copy of code after the loop that stands elsewhere, past its else part, or
+                # that exists only as the breaks' copies: as a plain `break` reads it)
+                copy_end = self.copied_break_end(loop, k - 1)  # control
+            elif copy_end is None and loop.break_tail is None and loop.is_while and not loop.only_breaks_leave:
+                copy_end = self._exit_code_after_exit_call(k, k - 1)
+                if copy_end is not None:
+                    loop.break_tail = (k, copy_end)  # (read after the loop: `while_loop`)
+            return None if copy_end is None else (start, copy_end)
+        if jump.opname == "JUMP" and jump.target == k + 1 and loop.iterator is None and loop.break_tail is None \
+                and loop.is_while and not loop.only_breaks_leave and k + 1 < loop.exit:
+            # (3.13 keeps the jump, to the next instruction once the else part moved past the
+            # loop: `relayout.exits_after_loops`)
+            copy_end = self._exit_code_after_exit_call(k + 1, start - 1, k)
+            if copy_end is not None:
+                loop.break_tail = (k + 1, copy_end)
+                return start, copy_end
         if jump.opname != "JUMP" or jump.target is None \
                 or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
             return None
-        return k + 1
+        return start, k + 1
+
+    def _exit_code_after_exit_call(self, k: int, call: int, jump: Optional[int] = None) -> Optional[int]:
+        """3.12+: where the code after a while loop ends when it stands right after the exit
+        call (ending at `call`) of a with body that `break`s, at `k`: the jump there was dropped
+        (3.12; 3.13 keeps it, at `jump`), and the loop's else part (which its tests reach) is laid
+        after it. It is a straight block that only that break enters, ending in a return or
+        raise; a swallowing exit goes on in the loop, elsewhere (the caller's check). Where it
+        ends, or None."""
+        instrs = self.instrs
+        if self.jump_sources.get(k, []) != ([] if jump is None else [jump]):
+            return None
+        e = k
+        while e < len(instrs) and instrs[e].target is None \
+                and instrs[e].opname not in TERMINAL and (e == k or not self.jump_sources.get(e)):
+            e += 1
+        if e >= len(instrs) or e > k and self.jump_sources.get(e) \
+                or instrs[e].opname not in ("RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS") \
+                or instrs[e].opname == "RAISE_VARARGS" and instrs[e].arg == 0:
+            return None
+        if any(self._line_of(q) == self._line_of(call) for q in range(k, e + 1)):
+            return None  # (a statement of the with's own line: its exit's)
+        return e + 1
 
     def _copied_loop_exit_at(self, k: int, loop: LoopInfo) -> Optional[int]:
         """3.12+: where the copy at `k` of the small block after the for loop (a `return x`,
