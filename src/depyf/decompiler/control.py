@@ -2733,8 +2733,11 @@ class ControlRules:
     def _end_of_try_begun_in_loop(self, h: int, j: int) -> Optional[int]:
         """3.11+: where the try protecting `j + 1` ends, when that try starts inside the loop
         [h, j] (its body's `continue` is the loop's last jump back, and the rest of its body
-        follows): the target of the first jump in [j + 1, handler) over the handler code, the
-        try's way on. None for code no such try protects."""
+        follows): on 3.11 the target of the first jump in [j + 1, handler) over the handler
+        code, the try's way on; on 3.12+ past the finally body's copy, or where the except
+        clauses go on. None for code no such try protects. (A loop that ends only in a `break`
+        falling into the code after it ends anywhere from there on with the same bytecode:
+        right after the try is as good as later.)"""
         if not self.version.has_exception_table or not self.bc.regions:
             return None
         self._xt()
@@ -2743,6 +2746,11 @@ class ControlRules:
         if not chain or not h <= self._try_start_of(chain[0]) < after:
             return None
         t = chain[0]
+        if self.version.handler_code_at_end:
+            # (3.12+: no jump over the handler code, which lies at the end of the function; the
+            # rest of the body is reached from the try's start, never only through a handler)
+            s = self._try_start_of(t)
+            return self.try_end_past_protected(s, t) if after in self._reach(s) else None  # exception_table
         for ins in self.instrs[after:t]:
             if ins.opname == "JUMP" and ins.target is not None and ins.target > t:
                 return ins.target

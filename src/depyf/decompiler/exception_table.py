@@ -118,6 +118,59 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             inline = self._past_last_way_out(s, t, inline)
         return inline
 
+    def try_end_past_protected(self, s: int, t: int) -> Optional[int]:
+        """3.12+: where the try statement that starts at `s`, with the handler at `t`, goes on
+        (the code after it), told without reading it. The handler code lies at the end of the
+        function, so no jump of the body goes over it: past the protected body come, for a
+        try/finally, the copy of the finally body on the normal way out, and the code after the
+        statement right after that copy; for a try/except, the else part, then the code after
+        the statement, where the except clauses jump (or whose small block, ending in a
+        return, they copied). None when that cannot be told."""
+        st = self._xt()
+        instrs = self.instrs
+        region = st.region_at[t] if t < len(st.region_at) else None
+        if region is None:
+            return None
+        cleanup = region.handler
+        warm = self._reach(s)
+        be = self._protected_end(s, t, warm)
+        kind = st.kinds.get(t)
+        if kind == "finally":
+            flow = [k for k in self._reach(t + 1) if t < k < cleanup]
+            ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
+            if not ends or max(flow) > max(ends) or instrs[cleanup - 1].opname != "RERAISE":
+                return None  # (a finally body that never ends, or ends in a loop: not told here)
+            copy_end = max(ends)
+            while copy_end - 1 > t + 1 and instrs[copy_end - 1].opname == "RERAISE" \
+                    and instrs[copy_end - 1].arg == 0:
+                copy_end -= 1  # (a copied closing re-raise: see `_build_finally`)
+            if copy_end <= t + 1:
+                return be
+            matched = self._match_copy(t + 1, copy_end - (t + 1), be, returns=True)
+            if matched is None or matched[2] or instrs[be + matched[0] - 1].opname in ENDS_FLOW:
+                return None  # (no copy there, or one that leaves: the statement never goes on)
+            return be + matched[0]
+        if kind != "except":
+            return None
+        flow = sorted(k for k in self._reach(t) if t <= k < cleanup)
+        found = []
+        for k in flow:
+            ins = instrs[k]
+            if ins.opname == "JUMP" and ins.target is not None and be <= ins.target <= self.end \
+                    and self._before_unwinding(k, t) is not None:
+                found.append(ins.target)  # (a clause's way on; a `break` goes further)
+            elif ins.opname == "RETURN_VALUE":
+                start = k
+                while start > t and instrs[start - 1].target is None \
+                        and instrs[start - 1].opname not in ENDS_FLOW | {"POP_EXCEPT"} \
+                        and not self.jump_sources.get(start) and k - start < _MAX_COPIED_EXIT:
+                    start -= 1
+                if start < k and self._before_unwinding(start, t) is not None:
+                    x = self._find_copy(start, k + 1 - start, be, warm, closes_from_lo=True)
+                    if x is not None and x <= self.end:
+                        found.append(x)  # (the clause's copy of the small block there)
+        return min(found) if found else None
+
     def _async_for_ways_back(self) -> Set[int]:
         """3.12+: each END_ASYNC_FOR laid with the handler code at the end, with what follows it
         up to its jump back to the code after the loop (laid in place, after a `break` that
