@@ -2710,10 +2710,17 @@ class ControlRules:
                 or not (self.jump_sources.get(after) or own_handler):
             return None  # (a jump there is an exit: with a jump to thread through, no break stops short)
         further = [ins.target for ins in instrs[h:j] if ins.target is not None and ins.target > after]
+        # (3.12+: the clauses of tries in the rest of the body, laid at the end, jump back into it)
+        inner: Set[int] = set()
         if further:
             x = min(further)
         elif (past_try := self._end_of_try_begun_in_loop(h, j)) is not None:
             x = past_try
+            beyond = [ins.target for ins in instrs[after:x] if ins.target is not None and ins.target > x]
+            if beyond:
+                x = min(beyond)  # (a `break` in the rest of the try body: the loop's exit is further)
+            if self.version.handler_code_at_end:
+                inner = self.loop_body_reach(h, x) & self.handler_only_code()
         elif self.version.copies_exit_blocks:
             found = self._copied_exit_after_tail(h, j)
             if found is None:
@@ -2725,7 +2732,7 @@ class ControlRules:
             return None
         for k in range(after, x):
             ins = instrs[k]
-            if not all(h <= src < x for src in self.jump_sources.get(k, ())) \
+            if not all(h <= src < x or src in inner for src in self.jump_sources.get(k, ())) \
                     or (ins.target is not None and not h <= ins.target <= x):
                 return None
         return x
@@ -2743,9 +2750,20 @@ class ControlRules:
         self._xt()
         after = j + 1
         chain = self._chain(after)
-        if not chain or not h <= self._try_start_of(chain[0]) < after:
+        if not chain:
+            # (unprotected, it may be the try's else part, or its finally body's copy, where its
+            # body's test skipping the `continue` jumps: `try: if c: continue / except E: ...
+            # else: ...`)
+            chain = tuple({self._chain(src)[0] for src in self.jump_sources.get(after, ())
+                           if h <= src < j and self._chain(src)})
+            if len(chain) != 1:
+                return None
+        # (the outermost such try: `try: ... except E: ... finally: ...` ends past its finally;
+        # one that starts at `j + 1` or later lies in the rest of its body)
+        begun = [t for t in chain if h <= self._try_start_of(t) < after]
+        if not begun:
             return None
-        t = chain[0]
+        t = begun[-1]
         if self.version.handler_code_at_end:
             # (3.12+: no jump over the handler code, which lies at the end of the function; the
             # rest of the body is reached from the try's start, never only through a handler)
@@ -2758,9 +2776,12 @@ class ControlRules:
 
     def _try_start_of(self, t: int) -> int:
         """Where the try (or with) statement whose handler is `t` starts; -1 when none does."""
-        for s, ts in self._xt().try_starts.items():
+        st = self._xt()
+        for s, ts in st.try_starts.items():
             if t in ts:
                 return s
+        if st.kinds.get(t) == "with":
+            return self._first_protected().get(t, -1)  # (its body's first instruction)
         return -1
 
     def _copied_exit_after_tail(self, h: int, j: int) -> Optional[int]:

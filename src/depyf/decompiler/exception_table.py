@@ -123,7 +123,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         (the code after it), told without reading it. The handler code lies at the end of the
         function, so no jump of the body goes over it: past the protected body come, for a
         try/finally, the copy of the finally body on the normal way out, and the code after the
-        statement right after that copy; for a try/except, the else part, then the code after
+        statement right after that copy (for a with statement, the call of `__exit__`); for a
+        try/except, the else part, then the code after
         the statement, where the except clauses jump (or whose small block, ending in a
         return, they copied). None when that cannot be told."""
         st = self._xt()
@@ -150,6 +151,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if matched is None or matched[2] or instrs[be + matched[0] - 1].opname in ENDS_FLOW:
                 return None  # (no copy there, or one that leaves: the statement never goes on)
             return be + matched[0]
+        if kind == "with":
+            # (the normal exit: `__exit__(None, None, None)`, its value dropped, then what follows)
+            call = instrs[be:be + 5]
+            if len(call) == 5 and all(ins.opname == "LOAD_CONST" and ins.argval is None for ins in call[:3]) \
+                    and call[3].opname == "CALL" and call[3].arg == 2 and call[4].opname == "POP_TOP":
+                return be + 5
+            return None
         if kind != "except":
             return None
         flow = sorted(k for k in self._reach(t) if t <= k < cleanup)
