@@ -2566,7 +2566,12 @@ class ControlRules:
             _drop_trailing_continue(body)
         elif top_test is None and back.opname in COND_JUMPS:
             body.append(n.Break())
-        if body_runs_on and (self.instrs[exit - 1].opname not in ENDS_FLOW or breaking_tail and _may_complete(body)):
+        # (3.11 lays a try's handler code inline: when it ends the body, the try's ways out jump
+        # over it to the exit)
+        inline_last = body_runs_on and self.version.has_exception_table and not self.version.handler_code_at_end \
+            and exit - 1 in self.handler_only_code()
+        if body_runs_on and (self.instrs[exit - 1].opname not in ENDS_FLOW
+                             or (breaking_tail or inline_last) and _may_complete(body)):
             # The body's end falls into the loop's exit: a `break` there. (A try ending the body
             # may have its handler code last, 3.11: its ways out jump to the exit.)
             body.append(n.Break())
@@ -2768,7 +2773,8 @@ class ControlRules:
             # (3.12+: no jump over the handler code, which lies at the end of the function; the
             # rest of the body is reached from the try's start, never only through a handler)
             s = self._try_start_of(t)
-            return self.try_end_past_protected(s, t) if after in self._reach(s) else None  # exception_table
+            x = self.try_end_past_protected(s, t) if after in self._reach(s) else None  # exception_table
+            return x if x is not None and x > after else None
         for ins in self.instrs[after:t]:
             if ins.opname == "JUMP" and ins.target is not None and ins.target > t:
                 return ins.target

@@ -168,15 +168,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     and self._before_unwinding(k, t) is not None:
                 found.append(ins.target)  # (a clause's way on; a `break` goes further)
             elif ins.opname == "RETURN_VALUE":
-                start = k
-                while start > t and instrs[start - 1].target is None \
-                        and instrs[start - 1].opname not in ENDS_FLOW | {"POP_EXCEPT"} \
-                        and not self.jump_sources.get(start) and k - start < _MAX_COPIED_EXIT:
-                    start -= 1
-                if start < k and self._before_unwinding(start, t) is not None:
-                    x = self._find_copy(start, k + 1 - start, be, warm, closes_from_lo=True)
-                    if x is not None and x <= self.end:
-                        found.append(x)  # (the clause's copy of the small block there)
+                # (the clause's copy of the small block there, right after its unwinding)
+                # (a bare return there returns a value computed before: the clause's own)
+                for start in range(k, max(t, k - _MAX_COPIED_EXIT), -1):
+                    if self.jump_sources.get(start) or instrs[start - 1].target is not None \
+                            or instrs[start - 1].opname in ENDS_FLOW:
+                        break
+                    if self._before_unwinding(start, t) is not None:
+                        x = self._find_copy(start, k + 1 - start, be, warm, closes_from_lo=True) \
+                            if start < k else None
+                        if x is not None and x <= self.end:
+                            found.append(x)
+                        break
         return min(found) if found else None
 
     def _async_for_ways_back(self) -> Set[int]:

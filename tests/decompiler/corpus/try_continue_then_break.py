@@ -4,8 +4,8 @@ the loop's only jump back, so the rest of the try body, its handler code and the
 lie past it; 3.10 inlines the finally body before both ways on, the `break` landing on the
 code after the loop. (3.12+ lays the handler code at the end: past the `continue` come the
 rest of the try body, the finally body's copy, the `break` and the code after the loop.) The
-same with a with statement, an else part, more statements or a `break` after the try, nested
-tries.
+same with a with statement, an else part, an `as` name, more statements after the try, a
+`break` or `return` in or after it, nested tries, a loop with a test.
 """
 from _cases import cases
 
@@ -451,4 +451,140 @@ def retry_finally_return_in_body(n):
             log.append("closed")
         break
     log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_except_else_copied_exit(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError:
+            log.append("failed")
+        else:
+            log.append("else")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def while_test_retry_finally_then_break(n):
+    log = []
+    tries = 0
+    while tries < 8:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            log.append("closed")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def for_retry_finally_then_break(n):
+    log = []
+    for tries in range(1, 9):
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            log.append("closed")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_finally_return_after(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            log.append("closed")
+        return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_except_as_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError as e:
+            log.append(e.args)
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_two_continues_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if tries == 1:
+                continue
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            log.append("closed")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_clause_breaks_or_continues(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError:
+            log.append("failed")
+            if tries > 3:
+                break
+            continue
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_nested_while(n):
+    log = []
+    for k in range(2):
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                if _attempt(log, n, tries):
+                    continue
+                log.append("made")
+            except ValueError:
+                log.append("failed")
+            break
+        if k:
+            log.append("second")
     return log
