@@ -47,6 +47,7 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'try_continue_then_break::retry_elif_continue', ('3.9',), 'see retry_finally_then_break'),
     Gap('roundtrip', 'try_continue_then_break::retry_except_finally_then_break', ('3.9',), 'see retry_finally_then_break'),
     Gap('roundtrip', 'try_continue_then_break::retry_finally_in_for_then_more', ('3.9',), 'see retry_finally_then_break'),
+    Gap('roundtrip', 'try_continue_then_break::retry_finally_loop_in_finally', ('3.9',), 'see retry_finally_then_break'),
     Gap('roundtrip', 'try_continue_then_break::retry_finally_return_in_body', ('3.9',), 'see retry_finally_then_break'),
     Gap('roundtrip', 'try_continue_then_break::retry_finally_with_if_then_break', ('3.9',), 'see retry_finally_then_break'),
     Gap('roundtrip', 'try_continue_then_break::retry_in_*', ('3.9',), 'see retry_finally_then_break'),

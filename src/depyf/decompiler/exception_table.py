@@ -152,12 +152,19 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 return None  # (no copy there, or one that leaves: the statement never goes on)
             return be + matched[0]
         if kind == "with":
-            # (the normal exit: `__exit__(None, None, None)`, its value dropped, then what follows)
+            # (the normal exit: `__exit__(None, None, None)`, awaited in an async with, its value
+            # dropped, then what follows)
             call = instrs[be:be + 5]
-            if len(call) == 5 and all(ins.opname == "LOAD_CONST" and ins.argval is None for ins in call[:3]) \
-                    and call[3].opname == "CALL" and call[3].arg == 2 and call[4].opname == "POP_TOP":
-                return be + 5
-            return None
+            if len(call) < 5 or not all(ins.opname == "LOAD_CONST" and ins.argval is None for ins in call[:3]) \
+                    or call[3].opname != "CALL" or call[3].arg != 2:
+                return None
+            done = be + 4
+            if call[4].opname == "GET_AWAITABLE" and be + 6 < len(instrs) and instrs[be + 6].opname == "SEND":
+                done = instrs[be + 6].target
+                if done is None or instrs[done].opname != "END_SEND":
+                    return None
+                done += 1
+            return done + 1 if done < len(instrs) and instrs[done].opname == "POP_TOP" else None
         if kind != "except":
             return None
         flow = sorted(k for k in self._reach(t) if t <= k < cleanup)

@@ -4,8 +4,8 @@ the loop's only jump back, so the rest of the try body, its handler code and the
 lie past it; 3.10 inlines the finally body before both ways on, the `break` landing on the
 code after the loop. (3.12+ lays the handler code at the end: past the `continue` come the
 rest of the try body, the finally body's copy, the `break` and the code after the loop.) The
-same with a with statement, an else part, an `as` name, more statements after the try, a
-`break` or `return` in or after it, nested tries, a loop with a test.
+same with a with (or async with) statement, an else part, an `as` name, more statements after
+the try, a `break` or `return` in or after it, nested tries, a loop with a test.
 """
 from _cases import cases
 
@@ -22,6 +22,19 @@ class _Managed:
     def __exit__(self, *exc):
         self.log.append("exit")
         return self.swallow
+
+
+class _AsyncManaged:
+    def __init__(self, log):
+        self.log = log
+
+    async def __aenter__(self):
+        self.log.append("enter")
+        return self
+
+    async def __aexit__(self, *exc):
+        self.log.append("exit")
+        return False
 
 
 def _attempt(log, n, tries):
@@ -150,7 +163,7 @@ def retry_with_then_break(n):
     while True:
         tries += 1
         with _Managed(log):
-            if _attempt(log, n + 1, tries):
+            if _attempt(log, n, tries):
                 continue
             log.append("made")
         break
@@ -587,4 +600,57 @@ def retry_nested_while(n):
             break
         if k:
             log.append("second")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+async def retry_async_with_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        async with _AsyncManaged(log):
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_finally_loop_in_finally(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            for k in range(2):
+                log.append(k)
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_finally_if_in_finally_more(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            if tries > 1:
+                log.append("many")
+            else:
+                log.append("one")
+        log.append("more")
+        break
+    log.append("after")
     return log
