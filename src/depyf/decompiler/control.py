@@ -2620,7 +2620,12 @@ class ControlRules:
             _drop_trailing_continue(body)
         elif top_test is None and back.opname in COND_JUMPS:
             body.append(n.Break())
-        if body_runs_on and (self.instrs[exit - 1].opname not in ENDS_FLOW or breaking_tail and _may_complete(body)):
+        # (3.11 lays a try's handler code inline: when it ends the body, the try's ways out jump
+        # over it to the exit)
+        inline_last = body_runs_on and self.version.has_exception_table and not self.version.handler_code_at_end \
+            and exit - 1 in self.handler_only_code()
+        if body_runs_on and (self.instrs[exit - 1].opname not in ENDS_FLOW
+                             or (breaking_tail or inline_last) and _may_complete(body)):
             # The body's end falls into the loop's exit: a `break` there. (A try ending the body
             # may have its handler code last, 3.11: its ways out jump to the exit.)
             body.append(n.Break())
@@ -2789,6 +2794,8 @@ class ControlRules:
                 or not (self.jump_sources.get(after) or own_handler):
             return None  # (a jump there is an exit: with a jump to thread through, no break stops short)
         further = [ins.target for ins in instrs[h:j] if ins.target is not None and ins.target > after]
+        # (3.12+: the clauses of tries in the rest of the body, laid at the end, jump back into it)
+        inner: Set[int] = set()
         try_end = self._end_of_block_try_begun_in_loop(h, j)
         if try_end is not None:
             # (3.10: its handler code is the body's, no way out of the loop; the body goes on
@@ -2799,6 +2806,11 @@ class ControlRules:
             x = min(further)
         elif (past_try := self._end_of_try_begun_in_loop(h, j)) is not None:
             x = past_try
+            beyond = [ins.target for ins in instrs[after:x] if ins.target is not None and ins.target > x]
+            if beyond:
+                x = min(beyond)  # (a `break` in the rest of the try body: the loop's exit is further)
+            if self.version.handler_code_at_end:
+                inner = self.loop_body_reach(h, x) & self.handler_only_code()
         elif self.version.copies_exit_blocks:
             found = self._copied_exit_after_tail(h, j)
             if found is None:
@@ -2810,7 +2822,7 @@ class ControlRules:
             return None
         for k in range(after, x):
             ins = instrs[k]
-            if not all(h <= src < x for src in self.jump_sources.get(k, ())) \
+            if not all(h <= src < x or src in inner for src in self.jump_sources.get(k, ())) \
                     or (ins.target is not None and not h <= ins.target <= x):
                 return None
         return x
@@ -2818,22 +2830,42 @@ class ControlRules:
     def _end_of_try_begun_in_loop(self, h: int, j: int) -> Optional[int]:
         """3.11+: where the try protecting `j + 1` ends, when that try starts inside the loop
         [h, j] (its body's `continue` is the loop's last jump back, and the rest of its body
-        follows): the target of the first jump in [j + 1, handler) over the handler code, the
-        try's way on. None for code no such try protects."""
+        follows): on 3.11 the target of the first jump in [j + 1, handler) over the handler
+        code, the try's way on; on 3.12+ past the finally body's copy, or where the except
+        clauses go on. None for code no such try protects. (A loop that ends only in a `break`
+        falling into the code after it ends anywhere from there on with the same bytecode:
+        right after the try is as good as later.)"""
         if not self.version.has_exception_table or not self.bc.regions:
             return None
         self._xt()
         after = j + 1
         chain = self._chain(after)
-        if (not chain or not h <= self._try_start_of(chain[0]) < after) and not self.version.handler_code_at_end:
+        if not chain:
+            # (unprotected, it may be the try's else part, or its finally body's copy, where its
+            # body's test skipping the `continue` jumps: `try: if c: continue / except E: ...
+            # else: ...`)
+            chain = tuple({self._chain(src)[0] for src in self.jump_sources.get(after, ())
+                           if h <= src < j and self._chain(src)})
+            if len(chain) != 1:
+                chain = ()
+        # (the outermost such try: `try: ... except E: ... finally: ...` ends past its finally;
+        # one that starts at `j + 1` or later lies in the rest of its body)
+        begun = [t for t in chain if h <= self._try_start_of(t) < after]
+        if not begun and not self.version.handler_code_at_end:
             # 3.11: the try's else part, unprotected, follows the body that ends in the
             # `continue` at `j` and comes before the handler code inline
             # (the nearest handler past `after` of a try started in the loop)
             ts = [t for s, hs in self._xt().try_starts.items() if h <= s < after for t in hs if t > after]
-            chain = (min(ts),) if ts else ()
-        if not chain or not h <= self._try_start_of(chain[0]) < after:
+            begun = [min(ts)] if ts else []
+        if not begun:
             return None
-        t = chain[0]
+        t = begun[-1]
+        if self.version.handler_code_at_end:
+            # (3.12+: no jump over the handler code, which lies at the end of the function; the
+            # rest of the body is reached from the try's start, never only through a handler)
+            s = self._try_start_of(t)
+            x = self.try_end_past_protected(s, t) if after in self._reach(s) else None  # exception_table
+            return x if x is not None and x > after else None
         for ins in self.instrs[after:t]:
             if ins.opname == "JUMP" and ins.target is not None and ins.target > t:
                 return ins.target
@@ -2910,9 +2942,8 @@ class ControlRules:
         for s, ts in st.try_starts.items():
             if t in ts:
                 return s
-        if st.kinds.get(t) == "with" and not self.version.handler_code_at_end:
-            # (3.11: a with's body, the first instruction it protects)
-            return next((k for k in range(t) if t in self._chain(k)), -1)
+        if st.kinds.get(t) == "with":
+            return self._first_protected().get(t, -1)  # (its body's first instruction)
         return -1
 
     def _copied_exit_after_tail(self, h: int, j: int) -> Optional[int]:

@@ -118,6 +118,77 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             inline = self._past_last_way_out(s, t, inline)
         return inline
 
+    def try_end_past_protected(self, s: int, t: int) -> Optional[int]:
+        """3.12+: where the try statement that starts at `s`, with the handler at `t`, goes on
+        (the code after it), told without reading it. The handler code lies at the end of the
+        function, so no jump of the body goes over it: past the protected body come, for a
+        try/finally, the copy of the finally body on the normal way out, and the code after the
+        statement right after that copy (for a with statement, the call of `__exit__`); for a
+        try/except, the else part, then the code after
+        the statement, where the except clauses jump (or whose small block, ending in a
+        return, they copied). None when that cannot be told."""
+        st = self._xt()
+        instrs = self.instrs
+        region = st.region_at[t] if t < len(st.region_at) else None
+        if region is None:
+            return None
+        cleanup = region.handler
+        warm = self._reach(s)
+        be = self._protected_end(s, t, warm)
+        kind = st.kinds.get(t)
+        if kind == "finally":
+            flow = [k for k in self._reach(t + 1) if t < k < cleanup]
+            ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
+            if not ends or max(flow) > max(ends) or instrs[cleanup - 1].opname != "RERAISE":
+                return None  # (a finally body that never ends, or ends in a loop: not told here)
+            copy_end = max(ends)
+            while copy_end - 1 > t + 1 and instrs[copy_end - 1].opname == "RERAISE" \
+                    and instrs[copy_end - 1].arg == 0:
+                copy_end -= 1  # (a copied closing re-raise: see `_build_finally`)
+            if copy_end <= t + 1:
+                return be
+            matched = self._match_copy(t + 1, copy_end - (t + 1), be, returns=True)
+            if matched is None or matched[2] or instrs[be + matched[0] - 1].opname in ENDS_FLOW:
+                return None  # (no copy there, or one that leaves: the statement never goes on)
+            return be + matched[0]
+        if kind == "with":
+            # (the normal exit: `__exit__(None, None, None)`, awaited in an async with, its value
+            # dropped, then what follows)
+            call = instrs[be:be + 5]
+            if len(call) < 5 or not all(ins.opname == "LOAD_CONST" and ins.argval is None for ins in call[:3]) \
+                    or call[3].opname != "CALL" or call[3].arg != 2:
+                return None
+            done = be + 4
+            if call[4].opname == "GET_AWAITABLE" and be + 6 < len(instrs) and instrs[be + 6].opname == "SEND":
+                done = instrs[be + 6].target
+                if done is None or instrs[done].opname != "END_SEND":
+                    return None
+                done += 1
+            return done + 1 if done < len(instrs) and instrs[done].opname == "POP_TOP" else None
+        if kind != "except":
+            return None
+        flow = sorted(k for k in self._reach(t) if t <= k < cleanup)
+        found = []
+        for k in flow:
+            ins = instrs[k]
+            if ins.opname == "JUMP" and ins.target is not None and be <= ins.target <= self.end \
+                    and self._before_unwinding(k, t) is not None:
+                found.append(ins.target)  # (a clause's way on; a `break` goes further)
+            elif ins.opname == "RETURN_VALUE":
+                # (the clause's copy of the small block there, right after its unwinding)
+                # (a bare return there returns a value computed before: the clause's own)
+                for start in range(k, max(t, k - _MAX_COPIED_EXIT), -1):
+                    if self.jump_sources.get(start) or instrs[start - 1].target is not None \
+                            or instrs[start - 1].opname in ENDS_FLOW:
+                        break
+                    if self._before_unwinding(start, t) is not None:
+                        x = self._find_copy(start, k + 1 - start, be, warm, closes_from_lo=True) \
+                            if start < k else None
+                        if x is not None and x <= self.end:
+                            found.append(x)
+                        break
+        return min(found) if found else None
+
     def _async_for_ways_back(self) -> Set[int]:
         """3.12+: each END_ASYNC_FOR laid with the handler code at the end, with what follows it
         up to its jump back to the code after the loop (laid in place, after a `break` that

@@ -2,9 +2,11 @@
 loop (`multiprocessing.shared_memory` creates its segment this way). The try's `continue` is
 the loop's only jump back, so the rest of the try body, its handler code and the `break` all
 lie past it; 3.10 inlines the finally body before both ways on, the `break` landing on the
-code after the loop. The `redo_*` loops vary the shape (an else part, an earlier `break`, a
-nested loop, an except clause's `continue`, a return in place of the `break`, nested trys, a
-with) and go round a few times before they are done (`_busy`).
+code after the loop. (3.12+ lays the handler code at the end: past the `continue` come the
+rest of the try body, the finally body's copy, the `break` and the code after the loop.) The
+same with a with (or async with) statement, an else part, an `as` name, more statements after
+the try, a `break` or `return` in or after it, nested tries, a loop with a test. The `redo_*`
+loops vary the shape too and go round a few times before they are done (`_busy`).
 """
 from _cases import cases
 
@@ -298,4 +300,531 @@ def redo_until_limit_or_failure(n, bad):
         except ValueError:
             log.append("failed")
             raise
+    return log
+
+
+class _Managed:
+    def __init__(self, log, swallow=False):
+        self.log = log
+        self.swallow = swallow
+
+    def __enter__(self):
+        self.log.append("enter")
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+        return self.swallow
+
+
+class _AsyncManaged:
+    def __init__(self, log):
+        self.log = log
+
+    async def __aenter__(self):
+        self.log.append("enter")
+        return self
+
+    async def __aexit__(self, *exc):
+        self.log.append("exit")
+        return False
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_with_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        with _Managed(log):
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_with_then_more(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        with _Managed(log, True):
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        log.append(tries)
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_except_else_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+        except ValueError:
+            log.append("failed")
+        else:
+            log.append("made")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_except_then_more(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError as e:
+            log.append(str(e))
+        log.append(tries)
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_two_clauses_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except KeyError:
+            log.append("key")
+        except ValueError:
+            log.append("value")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_except_finally_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError:
+            log.append("failed")
+        finally:
+            log.append("closed")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_clause_continues_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n + 2, tries):
+                continue
+            log.append("made")
+        except ValueError:
+            log.append("again")
+            if tries < 6:
+                continue
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_finally_with_if_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            if tries % 2:
+                log.append("odd")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_finally_then_more_statements(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            log.append("closed")
+        if tries > 3:
+            log.append("late")
+        log.append(tries)
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_finally_break_in_body(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            if tries > 2:
+                break
+            log.append("made")
+        finally:
+            log.append("closed")
+        log.append("early")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_finally_in_for_then_more(n):
+    log = []
+    for k in range(2):
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                if _attempt(log, n + k, tries):
+                    continue
+                log.append(k)
+            finally:
+                log.append("closed")
+            break
+        log.append("next")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_try_after_statement_in_body(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        log.append("top")
+        try:
+            log.append("try")
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError:
+            log.append("failed")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_nested_try_in_body(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            try:
+                log.append(1 // (tries % 2))
+            except ZeroDivisionError:
+                log.append("zero")
+        finally:
+            log.append("closed")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_inside_outer_try(n):
+    log = []
+    try:
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                if _attempt(log, n, tries):
+                    continue
+                log.append("made")
+            finally:
+                log.append("closed")
+            break
+        log.append("done")
+    except ValueError:
+        log.append("outer")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_with_in_try_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            with _Managed(log):
+                if _attempt(log, n, tries):
+                    continue
+                log.append("made")
+        except ValueError:
+            log.append("failed")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_elif_continue(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if tries > 7:
+                log.append("late")
+            elif _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            log.append("closed")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_finally_return_in_body(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            if tries == 2:
+                return log
+            log.append("made")
+        finally:
+            log.append("closed")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_except_else_copied_exit(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError:
+            log.append("failed")
+        else:
+            log.append("else")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def while_test_retry_finally_then_break(n):
+    log = []
+    tries = 0
+    while tries < 8:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            log.append("closed")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def for_retry_finally_then_break(n):
+    log = []
+    for tries in range(1, 9):
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            log.append("closed")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_finally_return_after(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            log.append("closed")
+        return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_except_as_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError as e:
+            log.append(e.args)
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_two_continues_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if tries == 1:
+                continue
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            log.append("closed")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_clause_breaks_or_continues(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError:
+            log.append("failed")
+            if tries > 3:
+                break
+            continue
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_nested_while(n):
+    log = []
+    for k in range(2):
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                if _attempt(log, n, tries):
+                    continue
+                log.append("made")
+            except ValueError:
+                log.append("failed")
+            break
+        if k:
+            log.append("second")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+async def retry_async_with_then_break(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        async with _AsyncManaged(log):
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_finally_loop_in_finally(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            for k in range(2):
+                log.append(k)
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_finally_if_in_finally_more(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        finally:
+            if tries > 1:
+                log.append("many")
+            else:
+                log.append("one")
+        log.append("more")
+        break
+    log.append("after")
     return log
