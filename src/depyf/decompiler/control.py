@@ -1299,9 +1299,15 @@ class ControlRules:
             # (an assert that ends an enclosing block jumps to where that block goes)
             body = self.run_range(fall, end, list(self.stack))
             stmt = self._if_or_assert(cond, body)
-            if not isinstance(stmt, n.Assert) and not body and self._end_before_join(false_target) is None:
-                # (an empty body whose false branch skips more than the rest of the range: the
-                # test's jump goes on past where the range goes, which `if t: pass` would lose)
+            if not isinstance(stmt, n.Assert) and self._end_before_join(false_target, i) is None \
+                    and not (end < len(self.instrs) and self._same_exit_block(end, false_target)) \
+                    and (not body or not self.loops and not self._goes_on_past(false_target, strict=True)
+                         and not self._same_reraise(end - 1, false_target)):
+                # (a false branch that skips more than the rest of the range: the test's jump
+                # goes on past where the range goes, which `if t: ...` would lose; unless it goes
+                # to a copy of the block where the range goes on, 3.10+. With a body, only outside
+                # loops: inside one such a jump may be a `continue` or `break` spelled through
+                # the loop's own jumps, which the loop rules read)
                 raise self.fail(ins, "conditional jump past the end of the enclosing block")
             if isinstance(stmt, n.Assert):
                 # That is the block's way on, not `end`: an enclosing if whose false target is
@@ -1481,9 +1487,26 @@ class ControlRules:
             k = instrs[k].target
         if k == target or self._same_exit_block(k, target):
             return True
+        if strict and k == self._follow_jumps(target):
+            return True  # (both go on to one place through jumps: 3.8/3.9 thread them to a loop head)
         # (a copy of an enclosing loop's exit block, 3.10: the `break` of that loop)
         return any(self._same_exit_block(exit, target) for loop in self.loops
                    for exit in (loop.break_target, loop.exit) if exit is not None and exit < len(instrs))
+
+    def _same_reraise(self, a: int, b: int) -> bool:
+        """Are `a` and `b` both the closing re-raise of one finally body (3.11+ copy it into the
+        branches that reach it: a range that ends in one goes on where the other does)?"""
+        instrs = self.instrs
+        return a < len(instrs) and b < len(instrs) and instrs[a].opname == instrs[b].opname == "RERAISE" \
+            and instrs[a].arg == instrs[b].arg
+
+    def _follow_jumps(self, k: int) -> int:
+        """Where a jump to `k` ends up: `k`, or past the unconditional jumps that start there."""
+        instrs, seen = self.instrs, set()
+        while k < len(instrs) and k not in seen and instrs[k].opname == "JUMP" and instrs[k].target is not None:
+            seen.add(k)
+            k = instrs[k].target
+        return k
 
     def _same_exit_block(self, a: int, b: int) -> bool:
         """Are the blocks at `a` and `b` the same straight code ending in a return or raise (3.10
@@ -2239,14 +2262,18 @@ class ControlRules:
         return target in heads or (self.end <= target < len(instrs) and instrs[target].opname == "JUMP"
                                    and instrs[target].target in heads)
 
-    def _end_before_join(self, join: int) -> Optional[int]:
+    def _end_before_join(self, join: int, start: Optional[int] = None) -> Optional[int]:
         """Where the statements of the range being read stop when its way out goes on to `join`
         past it: the jump there that ends the range, the range's end when it ends in a return or
-        raise or when a jump there follows it. None when the range goes on elsewhere."""
+        raise or when a jump there follows it. None when the range goes on elsewhere. (With
+        `start`, 3.11: the range's last instruction that normal flow from there reaches, not the
+        handler code of a try laid inline after it.)"""
         instrs = self.instrs
         last = instrs[self.end - 1]
+        if start is not None and self.version.has_exception_table:
+            last = instrs[self.last_normal_index(start, self.end)]
         if last.opname == "JUMP" and last.target == join:
-            return self.end - 1
+            return last.index
         skipped = any(s < self.end <= e for s, e in self.skip.items())
         if last.opname in TERMINAL and not skipped or (self.end < len(instrs) and instrs[self.end].opname == "JUMP"
                                        and instrs[self.end].target == join):
