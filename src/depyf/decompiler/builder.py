@@ -126,7 +126,7 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             if construct is not None:
                 return construct
         ins = self.instrs[i]
-        handler = self.handlers.get(ins.opname)
+        handler = _HANDLERS.get(ins.opname)
         if handler is None:
             raise self.fail(ins, "unsupported instruction")
         try:
@@ -271,7 +271,10 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
 
     def finish_expr(self, value: n.Expr) -> n.Expr:
         """Turn a marker that reached an expression position into a real expression."""
-        if not isinstance(value, m.MARKER_TYPES):
+        marker = _IS_MARKER.get(type(value))
+        if marker is None:
+            marker = _IS_MARKER[type(value)] = isinstance(value, m.MARKER_TYPES)
+        if not marker:
             return value  # the common case, checked once (this runs for every value printed)
         if isinstance(value, m.MadeFunction):
             return self.function_expression(value)
@@ -283,6 +286,11 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             return n.Call(n.Name("__import__"), [n.Const(value.module)])
         raise DecompilationError(f"internal value {type(value).__name__} used as an expression",
                                  function=self.qualname, python_version=self.version.key)
+
+
+# Node class -> is it one of the markers (`m.MARKER_TYPES`)? `finish_expr` runs for every value
+# printed; one lookup by class is cheaper than the isinstance test against every marker class.
+_IS_MARKER: Dict[type, bool] = {}
 
 
 class NeedsTemporaries(Exception):
@@ -312,6 +320,9 @@ def _collect_handlers() -> None:
             if attr.startswith("op_") and callable(value):
                 table[attr[3:]] = value
     CodeBuilder.handlers = table
+    _HANDLERS.update(table)
 
 
+# The same table as a module global: `step` reads it once per instruction.
+_HANDLERS: Dict[str, Handler] = {}
 _collect_handlers()
