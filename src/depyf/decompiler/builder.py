@@ -103,8 +103,9 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         try:
             i = start
             instrs = self.instrs
+            step = self.step
             while i < end:
-                nxt = self.step(i)
+                nxt = step(i)
                 if nxt <= i:
                     raise self.fail(instrs[i], "no progress")
                 if nxt == i + 1 and nxt < end and instrs[i].opname in TERMINAL \
@@ -178,9 +179,10 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         return self.printer.expr(self.finish_expr(e))
 
     def pop(self) -> n.Expr:
-        if not self.stack:
-            raise _StackUnderflow()
-        return self.stack.pop()
+        try:
+            return self.stack.pop()
+        except IndexError:
+            raise _StackUnderflow() from None
 
     def popn(self, count: int) -> List[n.Expr]:
         if count == 0:
