@@ -266,18 +266,19 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     try:
         if t.no_caches and t.extended_ops.isdisjoint(ops):
             # The common case before 3.11: one code unit per instruction, no prefixes, no
-            # caches; the same instructions as the general loop below makes, made faster.
+            # caches (and no instruction that decodes to two): the same instructions as the
+            # general loop below makes, made faster. The instruction at offset 2k is the k-th.
             pos = size
-            offset = -2
+            index = -1
             for op, oparg in zip(ops, raw[1::2]):
-                offset += 2
+                index += 1
+                offset = index + index
                 entry = info[op]
                 if entry is None:
                     raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=offset,
                                              opname=f"<{op}>", python_version=version.key)
                 name, kind, _, alias, jump = entry
                 arg = oparg if op >= have_argument else None
-                index = index_at[offset] = len(decoded)
                 if kind == _PLAIN:
                     instr = Instr(offset, alias, name, arg, arg, False, None, index)
                     if jump:
@@ -301,6 +302,12 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
                     append(Instr(offset, name, name, arg, cmp_op[oparg >> cmp_shift], False, None, index))
                 else:
                     _special(decoded, t, name, oparg, offset, consts, names, local_names)
+            if len(decoded) == size // 2:
+                index_at = dict(zip(range(0, size, 2), range(len(decoded))))
+            else:  # (never: each unit made one instruction)
+                for k, instr in enumerate(decoded):
+                    instr.index = k
+                    index_at.setdefault(instr.offset, k)
         while pos < size:
             op = raw[pos]
             entry = info[op]
