@@ -270,6 +270,7 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             # general loop below makes, made faster. The instruction at offset 2k is the k-th.
             pos = size
             index = -1
+            new = object.__new__
             for op, oparg in zip(ops, raw[1::2]):
                 index += 1
                 offset = index + index
@@ -279,29 +280,39 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
                                              opname=f"<{op}>", python_version=version.key)
                 name, kind, _, alias, jump = entry
                 arg = oparg if op >= have_argument else None
-                if kind == _PLAIN:
-                    instr = Instr(offset, alias, name, arg, arg, False, None, index)
-                    if jump:
-                        if jump == _JUMP_ABSOLUTE:
-                            target = oparg * unit
-                        elif jump == _JUMP_BACKWARD:
-                            target = offset + 2 - oparg * unit
-                        else:
-                            target = offset + 2 + oparg * unit
-                        jumps.append((instr, target))
-                    append(instr)
-                elif kind == _LOCAL:
-                    append(Instr(offset, alias, name, arg, local_names[oparg], False, None, index))
+                if kind == _PLAIN or kind == _LOCAL:
+                    argval = arg if kind == _PLAIN else local_names[oparg]
                 elif kind == _CONST:
-                    append(Instr(offset, name, name, arg, consts[oparg], False, None, index))
+                    argval, alias = consts[oparg], name
                 elif kind == _NAME:
-                    append(Instr(offset, name, name, arg, names[oparg], False, None, index))
+                    argval, alias = names[oparg], name
                 elif kind == _FREE:
-                    append(Instr(offset, name, name, arg, free_names[oparg], False, None, index))
+                    argval, alias = free_names[oparg], name
                 elif kind == _COMPARE:
-                    append(Instr(offset, name, name, arg, cmp_op[oparg >> cmp_shift], False, None, index))
+                    argval, alias = cmp_op[oparg >> cmp_shift], name
                 else:
                     _special(decoded, t, name, oparg, offset, consts, names, local_names)
+                    continue
+                # `Instr(offset, alias, name, arg, argval, False, None, index)`, made without
+                # the call of its __init__ (a third of the time of this loop before 3.11)
+                instr = new(Instr)
+                instr.index = index
+                instr.offset = offset
+                instr.opname = alias
+                instr.raw_opname = name
+                instr.arg = arg
+                instr.argval = argval
+                instr.target = instr.target_offset = instr.line = None
+                instr.flag = False
+                if jump and kind == _PLAIN:
+                    if jump == _JUMP_ABSOLUTE:
+                        target = oparg * unit
+                    elif jump == _JUMP_BACKWARD:
+                        target = offset + 2 - oparg * unit
+                    else:
+                        target = offset + 2 + oparg * unit
+                    jumps.append((instr, target))
+                append(instr)
             if len(decoded) == size // 2:
                 index_at = dict(zip(range(0, size, 2), range(len(decoded))))
             else:  # (never: each unit made one instruction)
