@@ -108,8 +108,9 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         try:
             i = start
             instrs = self.instrs
+            step = self.step
             while i < end:
-                nxt = self.step(i)
+                nxt = step(i)
                 if nxt <= i:
                     raise self.fail(instrs[i], "no progress")
                 if nxt == i + 1 and nxt < end and instrs[i].opname in TERMINAL \
@@ -131,7 +132,7 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             if construct is not None:
                 return construct
         ins = self.instrs[i]
-        handler = self.handlers.get(ins.opname)
+        handler = _HANDLERS.get(ins.opname)
         if handler is None:
             raise self.fail(ins, "unsupported instruction")
         try:
@@ -183,9 +184,10 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         return self.printer.expr(self.finish_expr(e))
 
     def pop(self) -> n.Expr:
-        if not self.stack:
-            raise _StackUnderflow()
-        return self.stack.pop()
+        try:
+            return self.stack.pop()
+        except IndexError:
+            raise _StackUnderflow() from None
 
     def popn(self, count: int) -> List[n.Expr]:
         if count == 0:
@@ -276,7 +278,10 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
 
     def finish_expr(self, value: n.Expr) -> n.Expr:
         """Turn a marker that reached an expression position into a real expression."""
-        if not isinstance(value, m.MARKER_TYPES):
+        marker = _IS_MARKER.get(type(value))
+        if marker is None:
+            marker = _IS_MARKER[type(value)] = isinstance(value, m.MARKER_TYPES)
+        if not marker:
             return value  # the common case, checked once (this runs for every value printed)
         if isinstance(value, m.MadeFunction):
             return self.function_expression(value)
@@ -288,6 +293,11 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             return n.Call(n.Name("__import__"), [n.Const(value.module)])
         raise DecompilationError(f"internal value {type(value).__name__} used as an expression",
                                  function=self.qualname, python_version=self.version.key)
+
+
+# Node class -> is it one of the markers (`m.MARKER_TYPES`)? `finish_expr` runs for every value
+# printed; one lookup by class is cheaper than the isinstance test against every marker class.
+_IS_MARKER: Dict[type, bool] = {}
 
 
 class NeedsTemporaries(Exception):
@@ -317,6 +327,9 @@ def _collect_handlers() -> None:
             if attr.startswith("op_") and callable(value):
                 table[attr[3:]] = value
     CodeBuilder.handlers = table
+    _HANDLERS.update(table)
 
 
+# The same table as a module global: `step` reads it once per instruction.
+_HANDLERS: Dict[str, Handler] = {}
 _collect_handlers()

@@ -807,10 +807,11 @@ class ControlRules:
         end = f + length
         if end in self.skip and instrs[end].opname == "POP_TOP":
             end = self.skip[end]  # (a chained comparison's cleanup: `chained_compare`)
-        if not any(a.target == end for a in atoms) and end != other:
+        targets = {a.target for a in atoms}
+        if end not in targets and end != other:
             return None  # (the other branch starts right after the copy; `other`: where it starts)
         for t in range(end + 1, min(limit, end + 96)):
-            if not (any(a.target == t for a in atoms) or instrs[t - 1].opname in COND_JUMPS):
+            if not (t in targets or instrs[t - 1].opname in COND_JUMPS):
                 continue
             if t + length <= len(instrs) and all(
                     instrs[t + k].opname == instrs[f + k].opname and instrs[t + k].argval == instrs[f + k].argval

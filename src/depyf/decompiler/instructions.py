@@ -74,8 +74,8 @@ class Instr:
                  "line")
 
     def __init__(self, offset: int, opname: str, raw_opname: str, arg: Optional[int], argval: Any,
-                 flag: bool = False, line: Optional[int] = None) -> None:
-        self.index = -1
+                 flag: bool = False, line: Optional[int] = None, index: int = -1) -> None:
+        self.index = index
         self.offset = offset
         self.opname = opname
         self.raw_opname = raw_opname
@@ -199,6 +199,13 @@ class _Tables:
         self.have_argument = tables["have_argument"]
         self.unit = 2 if version.jump_args_in_instructions else 1
         self.cmp_shift = version.compare_op_shift
+        # Opcodes of the instructions `_finish` drops (EXTENDED_ARG is folded, never decoded):
+        # code with none of them keeps every instruction as decoded.
+        self.dropped_ops = frozenset(num for num, name in self.names.items()
+                                     if name in _DROPPED and name not in ("EXTENDED_ARG", "EXTENDED_ARG_QUICK"))
+        self.extended_ops = frozenset(num for num, name in self.names.items()
+                                      if name in ("EXTENDED_ARG", "EXTENDED_ARG_QUICK"))
+        self.no_caches = not any(self.cache.values())  # (before 3.11)
         # Everything the decoding loop needs about an opcode, in one lookup by its number:
         # (name, argument kind, cache bytes after it, normalized name, jump kind).
         self.info: List[Optional[Tuple[str, int, int, str, int]]] = [None] * 256
@@ -246,13 +253,72 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     decoded: List[Instr] = []
     append = decoded.append
     jumps: List[Tuple[Instr, int]] = []
+    # Raw offset -> index of the first instruction decoded there; with nothing to drop (the
+    # common case before 3.11) these are the final indices, set as the instructions are made.
+    index_at: Dict[int, int] = {}
     ext = 0
     pos = 0
     prefix_start = -1
     cmp_op, cmp_shift = t.cmp_op, t.cmp_shift
     offset, name = 0, ""  # (named by the error below)
+    ops = raw[::2]  # (every instruction's opcode is at an even position of the raw code)
     # One handler around the whole loop: an argument out of range is the only IndexError there.
     try:
+        if t.no_caches and t.extended_ops.isdisjoint(ops):
+            # The common case before 3.11: one code unit per instruction, no prefixes, no
+            # caches (and no instruction that decodes to two): the same instructions as the
+            # general loop below makes, made faster. The instruction at offset 2k is the k-th.
+            pos = size
+            index = -1
+            new = object.__new__
+            for op, oparg in zip(ops, raw[1::2]):
+                index += 1
+                offset = index + index
+                entry = info[op]
+                if entry is None:
+                    raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=offset,
+                                             opname=f"<{op}>", python_version=version.key)
+                name, kind, _, alias, jump = entry
+                arg = oparg if op >= have_argument else None
+                if kind == _PLAIN or kind == _LOCAL:
+                    argval = arg if kind == _PLAIN else local_names[oparg]
+                elif kind == _CONST:
+                    argval, alias = consts[oparg], name
+                elif kind == _NAME:
+                    argval, alias = names[oparg], name
+                elif kind == _FREE:
+                    argval, alias = free_names[oparg], name
+                elif kind == _COMPARE:
+                    argval, alias = cmp_op[oparg >> cmp_shift], name
+                else:
+                    _special(decoded, t, name, oparg, offset, consts, names, local_names)
+                    continue
+                # `Instr(offset, alias, name, arg, argval, False, None, index)`, made without
+                # the call of its __init__ (a third of the time of this loop before 3.11)
+                instr = new(Instr)
+                instr.index = index
+                instr.offset = offset
+                instr.opname = alias
+                instr.raw_opname = name
+                instr.arg = arg
+                instr.argval = argval
+                instr.target = instr.target_offset = instr.line = None
+                instr.flag = False
+                if jump and kind == _PLAIN:
+                    if jump == _JUMP_ABSOLUTE:
+                        target = oparg * unit
+                    elif jump == _JUMP_BACKWARD:
+                        target = offset + 2 - oparg * unit
+                    else:
+                        target = offset + 2 + oparg * unit
+                    jumps.append((instr, target))
+                append(instr)
+            if len(decoded) == size // 2:
+                index_at = dict(zip(range(0, size, 2), range(len(decoded))))
+            else:  # (never: each unit made one instruction)
+                for k, instr in enumerate(decoded):
+                    instr.index = k
+                    index_at.setdefault(instr.offset, k)
         while pos < size:
             op = raw[pos]
             entry = info[op]
@@ -277,8 +343,9 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             ext = 0
             pos += cache_bytes
             arg = oparg if op >= have_argument else None
+            index = index_at[instr_offset] = len(decoded)
             if kind == _PLAIN:
-                instr = Instr(instr_offset, alias, name, arg, arg)
+                instr = Instr(instr_offset, alias, name, arg, arg, False, None, index)
                 if jump:
                     if jump == _JUMP_ABSOLUTE:
                         target = oparg * unit
@@ -289,53 +356,55 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
                     jumps.append((instr, target))
                 append(instr)
             elif kind == _LOCAL:
-                append(Instr(instr_offset, alias, name, arg, local_names[oparg]))
+                append(Instr(instr_offset, alias, name, arg, local_names[oparg], False, None, index))
             elif kind == _CONST:
-                append(Instr(instr_offset, name, name, arg, consts[oparg]))
+                append(Instr(instr_offset, name, name, arg, consts[oparg], False, None, index))
             elif kind == _NAME:
-                append(Instr(instr_offset, name, name, arg, names[oparg]))
+                append(Instr(instr_offset, name, name, arg, names[oparg], False, None, index))
             elif kind == _FREE:
-                append(Instr(instr_offset, name, name, arg, free_names[oparg]))
+                append(Instr(instr_offset, name, name, arg, free_names[oparg], False, None, index))
             elif kind == _COMPARE:
-                append(Instr(instr_offset, name, name, arg, cmp_op[oparg >> cmp_shift]))
+                append(Instr(instr_offset, name, name, arg, cmp_op[oparg >> cmp_shift], False, None, index))
             else:
                 _special(decoded, t, name, oparg, instr_offset, consts, names, local_names)
     except IndexError:
         raise DecompilationError("argument out of range", function=code.co_name,
                                  offset=offset, opname=name, python_version=version.key) from None
-    return _finish(code, version, decoded, jumps)
+    keeps_all = t.dropped_ops.isdisjoint(ops)
+    return _finish(code, version, decoded, jumps, index_at if keeps_all else None)
 
 
 def _special(out: List[Instr], t: _Tables, name: str, arg: int, offset: int, consts: tuple,
              names: tuple, local_names: Sequence[str]) -> None:
     """Instructions whose argument packs more than an index, or that decode to two instructions."""
     version = t.version
+    index = len(out)
     if name in _SPLIT_FAST_PAIRS:
         first, second = _SPLIT_FAST_PAIRS[name]
-        out.append(Instr(offset, first, name, arg, local_names[arg >> 4]))
-        out.append(Instr(offset, second, name, arg, local_names[arg & 15]))
+        out.append(Instr(offset, first, name, arg, local_names[arg >> 4], False, None, index))
+        out.append(Instr(offset, second, name, arg, local_names[arg & 15], False, None, index + 1))
     elif name == "RETURN_CONST":
-        out.append(Instr(offset, "LOAD_CONST", name, arg, consts[arg]))
-        out.append(Instr(offset, "RETURN_VALUE", name, None, None))
+        out.append(Instr(offset, "LOAD_CONST", name, arg, consts[arg], False, None, index))
+        out.append(Instr(offset, "RETURN_VALUE", name, None, None, False, None, index + 1))
     elif name == "LOAD_GLOBAL" and version.load_global_pushes_null_bit:
-        out.append(Instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1)))
+        out.append(Instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1), None, index))
     elif name == "LOAD_ATTR" and version.load_attr_method_bit:
-        out.append(Instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1)))
+        out.append(Instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1), None, index))
     elif name == "LOAD_SUPER_ATTR":
-        out.append(Instr(offset, name, name, arg, names[arg >> 2], bool(arg & 1)))
+        out.append(Instr(offset, name, name, arg, names[arg >> 2], bool(arg & 1), None, index))
     elif name in ("LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD"):
         out.append(Instr(offset, "LOAD_ATTR" if name == "LOAD_METHOD" else name, name, arg, names[arg],
-                         name == "LOAD_METHOD"))
+                         name == "LOAD_METHOD", None, index))
     elif name in ("IS_OP", "CONTAINS_OP"):
-        out.append(Instr(offset, name, name, arg, arg, bool(arg)))
+        out.append(Instr(offset, name, name, arg, arg, bool(arg), None, index))
     elif name == "BINARY_OP":
-        out.append(Instr(offset, name, name, arg, t.nb_ops[arg][1]))
+        out.append(Instr(offset, name, name, arg, t.nb_ops[arg][1], False, None, index))
     elif name == "CALL_INTRINSIC_1":
-        out.append(Instr(offset, name, name, arg, version.tables["intrinsic1"][arg]))
+        out.append(Instr(offset, name, name, arg, version.tables["intrinsic1"][arg], False, None, index))
     elif name == "CALL_INTRINSIC_2":
-        out.append(Instr(offset, name, name, arg, version.tables["intrinsic2"][arg]))
+        out.append(Instr(offset, name, name, arg, version.tables["intrinsic2"][arg], False, None, index))
     else:
-        out.append(Instr(offset, name, name, arg, arg))
+        out.append(Instr(offset, name, name, arg, arg, False, None, index))
 
 
 def _nested_loop_heads(decoded: List[Instr], jumps: List[Tuple[Instr, int]],
@@ -391,21 +460,19 @@ def _continues_from_own_handler(decoded: List[Instr], table: List[Tuple[int, int
 
 
 def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
-            jumps: List[Tuple[Instr, int]]) -> Bytecode:
-    """Drop bookkeeping instructions, index what is left and resolve jump targets."""
+            jumps: List[Tuple[Instr, int]], decoded_index_at: Optional[Dict[int, int]] = None) -> Bytecode:
+    """Drop bookkeeping instructions, index what is left and resolve jump targets.
+    `decoded_index_at`: where nothing is to be dropped, the raw offsets' indices as decoded."""
     # Each raw offset maps to the index the instruction there (or the next kept one) gets.
     kept: List[Instr] = []
     index_at: Dict[int, int] = {}
     pending: List[int] = []
     skip_pop_after_gen = False
     to_filter = decoded
-    if _DROPPED.isdisjoint([instr.raw_opname for instr in decoded]):
-        # The common case before 3.11: nothing to drop, every instruction is kept.
-        kept, to_filter = list(decoded), []
-        for index, instr in enumerate(kept):
-            instr.index = index
-            if instr.offset not in index_at:  # (3.13's split pairs share their offset)
-                index_at[instr.offset] = index
+    if decoded_index_at is not None:
+        # The common case before 3.11: nothing to drop, every instruction is kept, with the
+        # index it was decoded with (3.13's split pairs share their offset: the first's).
+        kept, to_filter, index_at = decoded, [], decoded_index_at
     table = _parse_exception_table(code.co_exceptiontable) if version.has_exception_table else []
     kept_nops = _nested_loop_heads(to_filter, jumps, table)
     for instr in to_filter:
@@ -415,6 +482,7 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
         if instr.raw_opname == "RETURN_GENERATOR":
             skip_pop_after_gen = True
         if drop:
+            instr.index = -1  # (not kept: no index)
             pending.append(instr.offset)
             continue
         instr.index = len(kept)
@@ -447,9 +515,9 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
     for instr, target in jumps:
         if instr.index < 0:
             continue
-        instr.target = to_index(target, instr)
+        idx = index_at.get(target)
+        instr.target = instr.argval = idx if idx is not None else to_index(target, instr)
         instr.target_offset = target
-        instr.argval = instr.target
         raw_targets[instr.index] = target
     regions: List[ExceptionRegion] = []
     if version.has_exception_table:
