@@ -39,8 +39,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'try_in_clause_shapes::while_true_continue_through_finally_with_clause', ('3.10', '3.11', '3.12', '3.13'), '`try: continue / finally: B` at the end of a loop body is read as `B` alone (the same behaviour: the try body protects no instruction)'),
     Gap('roundtrip', 'try_in_clause_shapes::break_in_with_through_finally_holding_*', ('3.11',), 'the way on of the swallowing exit is written as an explicit `continue` after the try/finally (the same behaviour)'),
     Gap('roundtrip', 'try_in_clause_shapes::while_true_if_rest_after_clause_continues', ('3.12', '3.13'), 'the `continue` ending the try bodies is read as an else part, and after the second try (the same behaviour)'),
-    Gap('execution', 'try_continue_then_break::retry_finally_with_if_then_break', ('3.10',), 'the retry loop whose finally body ends in an if: the try body\'s `continue` is read as `pass` (silent wrong result)'),
-    Gap('roundtrip', 'try_continue_then_break::retry_finally_with_if_then_break', ('3.10',), 'see the execution entry'),
     Gap('execution', 'try_continue_then_break::retry_finally_break_in_body', ('3.10',), 'a `break` in the try body of the retry loop, before its finally: decompile error (block exit that does not match an open block)'),
     Gap('roundtrip', 'try_continue_then_break::retry_finally_break_in_body', ('3.10',), 'see the execution entry'),
     Gap('execution', 'try_continue_then_break::retry_async_with_then_break', ('3.10',), 'the retry loop with an async with in place of the try: decompile error (block exit that does not match an open block)'),
