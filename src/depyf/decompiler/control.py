@@ -2801,6 +2801,9 @@ class ControlRules:
             # (3.10: its handler code is the body's, no way out of the loop; the body goes on
             # through the try to where an earlier `break` goes, else where the try goes on)
             breaks = [t for t in further if t >= try_end]
+            # (a `break` in the rest of the try body, past the `continue`, goes there too: its
+            # jump, after the unwinding, leaves the try's end behind)
+            breaks += [ins.target for ins in instrs[after:try_end] if ins.target is not None and ins.target > try_end]
             x = min(breaks) if breaks else try_end
         elif further:
             x = min(further)

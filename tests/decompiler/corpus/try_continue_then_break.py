@@ -512,6 +512,48 @@ def retry_finally_break_in_body(n):
 
 
 @cases((0,), (2,), (3,), (5,))
+def retry_except_break_in_body(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            if tries > 2:
+                break
+            log.append("made")
+        except ValueError:
+            log.append("failed")
+        log.append("early")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0, True), (2, True), (3, True), (5, False), (5, True))
+def retry_finally_break_in_nested_if(n, flag):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            if flag:
+                if tries > 2:
+                    break
+                log.append("flag")
+            log.append("made")
+        finally:
+            log.append("closed")
+        log.append("early")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
 def retry_finally_in_for_then_more(n):
     log = []
     for k in range(2):
