@@ -41,8 +41,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'try_in_clause_shapes::while_true_if_rest_after_clause_continues', ('3.12', '3.13'), 'the `continue` ending the try bodies is read as an else part, and after the second try (the same behaviour)'),
     Gap('execution', 'try_continue_then_break::retry_except_break_in_body', ('3.12', '3.13'), 'a `break` in the retry loop\'s try body before its except clause: the statements after the try are read as the loop\'s else part (silent wrong result)'),
     Gap('roundtrip', 'try_continue_then_break::retry_except_break_in_body', ('3.12', '3.13'), 'see the execution entry'),
-    Gap('execution', 'try_continue_then_break::retry_async_with_then_break', ('3.10',), 'the retry loop with an async with in place of the try: decompile error (block exit that does not match an open block)'),
-    Gap('roundtrip', 'try_continue_then_break::retry_async_with_then_break', ('3.10',), 'see the execution entry'),
     Gap('roundtrip', 'try_continue_then_break::retry_except_else_copied_exit', ('3.10',), 'the else part\'s copy of the code after the loop is read differently (the same behaviour)'),
     Gap('roundtrip', 'try_continue_then_break::retry_clause_breaks_or_continues', ('3.11', '3.12'), 'the clause\'s `if c: break` then `continue` is read as `if c: pass / else: continue` (the same behaviour: the `break` goes where the try goes on, the `break` after it)'),
     Gap('roundtrip', 'conditional_tests_copied_exits::conditional_arm_or_chained_comparison', ('3.10', '3.12', '3.13'), 'read as `if c: (if b or lo <= e <= hi: return 3)` then `elif d: return 3` (the same behaviour: the copied `return 3` blocks make the two readings one)'),

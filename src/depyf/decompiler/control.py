@@ -2889,7 +2889,8 @@ class ControlRules:
         # (3.10: or right after `j`, the try body's `continue` its only way on, the handler code
         # ending the body after the copied exit of a `break` before the try)
         first = after if self.version.copies_exit_blocks else after + 1
-        handlers = [ins.target for ins in instrs[h:j] if ins.opname in ("SETUP_FINALLY", "SETUP_WITH")
+        handlers = [ins.target for ins in instrs[h:j] if ins.opname in ("SETUP_FINALLY", "SETUP_WITH",
+                                                                        "SETUP_ASYNC_WITH")
                     and ins.target is not None and ins.target >= first]
         if not handlers:
             return None
@@ -2898,16 +2899,20 @@ class ControlRules:
             # A with: its cleanup's way on when the exception is swallowed (`POP_EXCEPT;
             # POP_TOP` after a test that re-raises otherwise) goes where the with goes on.
             test = instrs[t + 1]
+            if [ins.opname for ins in instrs[t + 1:t + 4]] == ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"]:
+                test = instrs[t + 4]  # (an async with: the test follows the awaited __aexit__ call)
             if test.opname != "POP_JUMP_IF_TRUE" or test.target is None:
                 return None
             k = test.target
-            while k < len(instrs) and instrs[k].opname not in ENDS_FLOW and not instrs[k].is_jump:
-                k += 1
+            while k < len(instrs) and instrs[k].opname in ("POP_TOP", "POP_EXCEPT"):
+                k += 1  # (the unwinding of the swallowed exception)
             if k == len(instrs):
                 return None
             if instrs[k].opname == "JUMP":
                 return instrs[k].target if instrs[k].target > k else None
-            return k + 1 if instrs[k].opname in TERMINAL else None
+            # (no jump: the code after the with follows; the walk on to its end would take in
+            # the code after the loop too, past a `break` in the with body)
+            return k
         way_on: Optional[Instr] = instrs[t - 1]
         if t == after:
             way_on = None  # (the body's way on is the `continue` at `j`)

@@ -318,8 +318,9 @@ class _Managed:
 
 
 class _AsyncManaged:
-    def __init__(self, log):
+    def __init__(self, log, swallow=False):
         self.log = log
+        self.swallow = swallow
 
     async def __aenter__(self):
         self.log.append("enter")
@@ -327,7 +328,7 @@ class _AsyncManaged:
 
     async def __aexit__(self, *exc):
         self.log.append("exit")
-        return False
+        return self.swallow
 
 
 @cases((0,), (2,), (3,), (5,))
@@ -829,6 +830,58 @@ async def retry_async_with_then_break(n):
             if _attempt(log, n, tries):
                 continue
             log.append("made")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0, False), (2, True), (3, False), (3, True), (5, False))
+async def retry_async_with_then_more(n, swallow):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        async with _AsyncManaged(log, swallow):
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        log.append("more")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+async def retry_async_with_break_in_body(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        async with _AsyncManaged(log):
+            if _attempt(log, n, tries):
+                continue
+            if tries > 2:
+                break
+            log.append("made")
+        log.append("more")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_with_break_in_body(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        with _Managed(log):
+            if _attempt(log, n, tries):
+                continue
+            if tries > 2:
+                break
+            log.append("made")
+        log.append("more")
         break
     log.append("after")
     return log
