@@ -2926,6 +2926,10 @@ class ControlRules:
                          and ins.target is not None and ins.target > end]
                 if later:
                     end = max(later)
+                else:
+                    # (... or run a copy of the small block that ends the function, where the
+                    # else part falls (a `break` to it after the try): the try ends there)
+                    end = self._clause_copied_way_on(t, end)
             return end
         if way_on is not None and way_on.opname not in TERMINAL:
             return None
@@ -2943,6 +2947,34 @@ class ControlRules:
                 return None  # (a finally body with a construct or an exit of its own: not read here)
             k += 1
         return k + 1 if k < len(instrs) else None
+
+    def _clause_copied_way_on(self, t: int, end: int) -> int:
+        """3.10: where the else part at `end` of the try whose except clauses start at `t` goes
+        on, when a clause's way on, after its POP_EXCEPT, is a copy of the small block that ends
+        the function there (the code after the loop, reached by a `break` after the try): the
+        start of that block, which the else part falls into; `end` when there is none."""
+        instrs = self.instrs
+        p = end
+        while p < len(instrs) and not instrs[p].is_jump and instrs[p].opname not in ENDS_FLOW \
+                and instrs[p].opname not in _BLOCK_SETUPS \
+                and (p == end or not any(src < end for src in self.jump_sources.get(p, ()))):
+            p += 1
+        if p >= len(instrs) or instrs[p].opname not in TERMINAL:
+            return end
+        for q in range(t, end):
+            if instrs[q].opname != "POP_EXCEPT":
+                continue
+            c = q + 1
+            if c + 3 <= end and instrs[c].opname == "LOAD_CONST" and instrs[c].argval is None \
+                    and instrs[c + 1].opname.startswith("STORE_") and instrs[c + 2].opname.startswith("DELETE_") \
+                    and instrs[c + 1].argval == instrs[c + 2].argval:
+                c += 3  # (`except E as e:` drops its name first: `e = None; del e`)
+            for s in range(max(end + 1, p + 1 - MAX_COPY), p + 1):
+                length = p + 1 - s
+                if c + length <= end and self._same_code((c, c + length), (s, p + 1)) \
+                        and self._is_copy(c, c + length):
+                    return s
+        return end
 
     def _try_start_of(self, t: int) -> int:
         """Where the try (or with) statement whose handler is `t` starts; -1 when none does."""

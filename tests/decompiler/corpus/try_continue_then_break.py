@@ -703,6 +703,44 @@ def retry_except_else_copied_exit(n):
 
 
 @cases((0,), (2,), (3,), (5,))
+def retry_named_except_else_copied_exit(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError as e:
+            log.append(str(e))
+        else:
+            log.append("else")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_two_clauses_else_copied_exit(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except KeyError:
+            log.append("key")
+        except ValueError:
+            log.append("failed")
+        else:
+            log.append("else")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
 def while_test_retry_finally_then_break(n):
     log = []
     tries = 0
