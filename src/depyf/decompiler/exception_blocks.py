@@ -959,12 +959,21 @@ class BlockExceptionRules:
         the try's end through that `break` (and maybe the `break` itself through `t`:
         `while True: try: ... except: continue` then `break`, inside a for loop or an if). The
         way out is the end of the try."""
-        if exit is None or exit[0] != "tail" or exit[2] - exit[1] != 1 or not self.version.threads_jumps_once:
+        if exit is None or not self.version.threads_jumps_once:
             return exit
         instrs = self.instrs
-        jump = instrs[exit[1]]
-        t = jump.target
-        if jump.opname != "JUMP" or t is None or t <= hend:
+        if exit[0] == "jump" and exit[1] > self.end:
+            # (an `except E as e:` clause's jump after its name's cleanup, past the range: the
+            # same threaded jump, through the `break` after the else part)
+            t = exit[1]
+        elif exit[0] != "tail" or exit[2] - exit[1] != 1:
+            return exit
+        else:
+            jump = instrs[exit[1]]
+            t = jump.target
+            if jump.opname != "JUMP" or t is None:
+                return exit
+        if t <= hend:
             return exit
         for p in range(hend, t):
             ins = instrs[p]

@@ -720,6 +720,24 @@ def retry_named_except_else_copied_exit(n):
     return log
 
 
+@cases(([5, 0],), ([0, 5],), ([1, 5, 0],), ([],))
+def while_test_named_except_else_continue(xs):
+    log = []
+    i = 0
+    while i < len(xs):
+        i += 1
+        try:
+            r = 10 // xs[i - 1]
+        except ZeroDivisionError as e:
+            log.append(type(e).__name__)
+        else:
+            log.append(r)
+            if r > 3:
+                continue
+        break
+    return log
+
+
 @cases((0,), (2,), (3,), (5,))
 def retry_two_clauses_else_copied_exit(n):
     log = []
