@@ -2829,6 +2829,9 @@ class ControlRules:
             # (3.10: its handler code is the body's, no way out of the loop; the body goes on
             # through the try to where an earlier `break` goes, else where the try goes on)
             breaks = [t for t in further if t >= try_end]
+            # (a `break` in the rest of the try body, past the `continue`, goes there too: its
+            # jump, after the unwinding, leaves the try's end behind)
+            breaks += [ins.target for ins in instrs[after:try_end] if ins.target is not None and ins.target > try_end]
             x = min(breaks) if breaks else try_end
         elif further:
             x = min(further)
@@ -2914,7 +2917,8 @@ class ControlRules:
         # (3.10: or right after `j`, the try body's `continue` its only way on, the handler code
         # ending the body after the copied exit of a `break` before the try)
         first = after if self.version.copies_exit_blocks else after + 1
-        handlers = [ins.target for ins in instrs[h:j] if ins.opname in ("SETUP_FINALLY", "SETUP_WITH")
+        handlers = [ins.target for ins in instrs[h:j] if ins.opname in ("SETUP_FINALLY", "SETUP_WITH",
+                                                                        "SETUP_ASYNC_WITH")
                     and ins.target is not None and ins.target >= first]
         if not handlers:
             return None
@@ -2923,16 +2927,20 @@ class ControlRules:
             # A with: its cleanup's way on when the exception is swallowed (`POP_EXCEPT;
             # POP_TOP` after a test that re-raises otherwise) goes where the with goes on.
             test = instrs[t + 1]
+            if [ins.opname for ins in instrs[t + 1:t + 4]] == ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"]:
+                test = instrs[t + 4]  # (an async with: the test follows the awaited __aexit__ call)
             if test.opname != "POP_JUMP_IF_TRUE" or test.target is None:
                 return None
             k = test.target
-            while k < len(instrs) and instrs[k].opname not in ENDS_FLOW and not instrs[k].is_jump:
-                k += 1
+            while k < len(instrs) and instrs[k].opname in ("POP_TOP", "POP_EXCEPT"):
+                k += 1  # (the unwinding of the swallowed exception)
             if k == len(instrs):
                 return None
             if instrs[k].opname == "JUMP":
                 return instrs[k].target if instrs[k].target > k else None
-            return k + 1 if instrs[k].opname in TERMINAL else None
+            # (no jump: the code after the with follows; the walk on to its end would take in
+            # the code after the loop too, past a `break` in the with body)
+            return k
         way_on: Optional[Instr] = instrs[t - 1]
         if t == after:
             way_on = None  # (the body's way on is the `continue` at `j`)
@@ -2946,6 +2954,10 @@ class ControlRules:
                          and ins.target is not None and ins.target > end]
                 if later:
                     end = max(later)
+                else:
+                    # (... or run a copy of the small block that ends the function, where the
+                    # else part falls (a `break` to it after the try): the try ends there)
+                    end = self._clause_copied_way_on(t, end)
             return end
         if way_on is not None and way_on.opname not in TERMINAL:
             return None
@@ -2963,6 +2975,34 @@ class ControlRules:
                 return None  # (a finally body with a construct or an exit of its own: not read here)
             k += 1
         return k + 1 if k < len(instrs) else None
+
+    def _clause_copied_way_on(self, t: int, end: int) -> int:
+        """3.10: where the else part at `end` of the try whose except clauses start at `t` goes
+        on, when a clause's way on, after its POP_EXCEPT, is a copy of the small block that ends
+        the function there (the code after the loop, reached by a `break` after the try): the
+        start of that block, which the else part falls into; `end` when there is none."""
+        instrs = self.instrs
+        p = end
+        while p < len(instrs) and not instrs[p].is_jump and instrs[p].opname not in ENDS_FLOW \
+                and instrs[p].opname not in _BLOCK_SETUPS \
+                and (p == end or not any(src < end for src in self.jump_sources.get(p, ()))):
+            p += 1
+        if p >= len(instrs) or instrs[p].opname not in TERMINAL:
+            return end
+        for q in range(t, end):
+            if instrs[q].opname != "POP_EXCEPT":
+                continue
+            c = q + 1
+            if c + 3 <= end and instrs[c].opname == "LOAD_CONST" and instrs[c].argval is None \
+                    and instrs[c + 1].opname.startswith("STORE_") and instrs[c + 2].opname.startswith("DELETE_") \
+                    and instrs[c + 1].argval == instrs[c + 2].argval:
+                c += 3  # (`except E as e:` drops its name first: `e = None; del e`)
+            for s in range(max(end + 1, p + 1 - MAX_COPY), p + 1):
+                length = p + 1 - s
+                if c + length <= end and self._same_code((c, c + length), (s, p + 1)) \
+                        and self._is_copy(c, c + length):
+                    return s
+        return end
 
     def _try_start_of(self, t: int) -> int:
         """Where the try (or with) statement whose handler is `t` starts; -1 when none does."""

@@ -959,12 +959,21 @@ class BlockExceptionRules:
         the try's end through that `break` (and maybe the `break` itself through `t`:
         `while True: try: ... except: continue` then `break`, inside a for loop or an if). The
         way out is the end of the try."""
-        if exit is None or exit[0] != "tail" or exit[2] - exit[1] != 1 or not self.version.threads_jumps_once:
+        if exit is None or not self.version.threads_jumps_once:
             return exit
         instrs = self.instrs
-        jump = instrs[exit[1]]
-        t = jump.target
-        if jump.opname != "JUMP" or t is None or t <= hend:
+        if exit[0] == "jump" and exit[1] > self.end:
+            # (an `except E as e:` clause's jump after its name's cleanup, past the range: the
+            # same threaded jump, through the `break` after the else part)
+            t = exit[1]
+        elif exit[0] != "tail" or exit[2] - exit[1] != 1:
+            return exit
+        else:
+            jump = instrs[exit[1]]
+            t = jump.target
+            if jump.opname != "JUMP" or t is None:
+                return exit
+        if t <= hend:
             return exit
         for p in range(hend, t):
             ins = instrs[p]
@@ -1427,6 +1436,7 @@ class BlockExceptionRules:
         The exceptional copy also unwinds its own handler before a return/break inside the finally
         body (`POP_TOP` x3, `POP_EXCEPT`), which the other copies lack."""
         instrs = self.instrs
+        copy_start = k
         # Depth-first over (copy index, handler index); a bare `except: pass` inside the finally
         # body looks like such an unwinding too, so the plain match is tried first.
         todo = [(k, start)]
@@ -1454,7 +1464,10 @@ class BlockExceptionRules:
                 # the finally body; in this copy the branch falls into the code that follows,
                 # where the `if`'s other way goes too.
                 todo.append((a, b + 1))
-            if y.opname == "JUMP" and x.opname != "JUMP" and self.version.copies_exit_blocks:
+            if y.opname == "JUMP" and x.opname != "JUMP" and self.version.copies_exit_blocks \
+                    and y.target is not None and y.target > a:
+                # (A jump back, to a loop's head, is no jump to a version of the copy's own: it
+                # is the copy's way on, a `continue` through a finally body ending in an `if`.)
                 closing_copy = self._closing_block_copy(b, end)
                 if closing_copy is not None:
                     # The statements that close the finally body, copied (with its RERAISE) into
@@ -1510,9 +1523,15 @@ class BlockExceptionRules:
                         # try too: the value was computed before the copy.
                         self._copied_continuation = (a, k + tail)
                         todo.append((k + tail, b + 1))
-                    elif y.opname == "JUMP":
+                    elif y.opname == "JUMP" and not (y.target is not None and y.target < copy_start
+                                                     and any(copy_start <= src < a
+                                                             for src in self.jump_sources.get(a, ()))):
                         # The way on was not copied: the branch jumps where the statement ends
-                        # (or back to the head of the loop that it ends).
+                        # (or back to the head of the loop that it ends). (Not a jump back that
+                        # the copy's last `if` jumps to as well, where the template's jumps to
+                        # its closing re-raise: that jump follows the copy, the way on of the
+                        # whole unwinding, 3.10's `continue` through a finally body ending in
+                        # an `if`.)
                         todo.append((a + 1, b + 1))
                         if self._op(b - 1) == "POP_BLOCK" and a < y.target < len(instrs) \
                                 and self._op(y.target) == "JUMP" and self.jump_sources.get(y.target) == [a]:

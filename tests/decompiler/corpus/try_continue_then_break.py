@@ -318,8 +318,9 @@ class _Managed:
 
 
 class _AsyncManaged:
-    def __init__(self, log):
+    def __init__(self, log, swallow=False):
         self.log = log
+        self.swallow = swallow
 
     async def __aenter__(self):
         self.log.append("enter")
@@ -327,7 +328,7 @@ class _AsyncManaged:
 
     async def __aexit__(self, *exc):
         self.log.append("exit")
-        return False
+        return self.swallow
 
 
 @cases((0,), (2,), (3,), (5,))
@@ -512,6 +513,48 @@ def retry_finally_break_in_body(n):
 
 
 @cases((0,), (2,), (3,), (5,))
+def retry_except_break_in_body(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            if tries > 2:
+                break
+            log.append("made")
+        except ValueError:
+            log.append("failed")
+        log.append("early")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0, True), (2, True), (3, True), (5, False), (5, True))
+def retry_finally_break_in_nested_if(n, flag):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            if flag:
+                if tries > 2:
+                    break
+                log.append("flag")
+            log.append("made")
+        finally:
+            log.append("closed")
+        log.append("early")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
 def retry_finally_in_for_then_more(n):
     log = []
     for k in range(2):
@@ -660,6 +703,62 @@ def retry_except_else_copied_exit(n):
 
 
 @cases((0,), (2,), (3,), (5,))
+def retry_named_except_else_copied_exit(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError as e:
+            log.append(str(e))
+        else:
+            log.append("else")
+        break
+    return log
+
+
+@cases(([5, 0],), ([0, 5],), ([1, 5, 0],), ([],))
+def while_test_named_except_else_continue(xs):
+    log = []
+    i = 0
+    while i < len(xs):
+        i += 1
+        try:
+            r = 10 // xs[i - 1]
+        except ZeroDivisionError as e:
+            log.append(type(e).__name__)
+        else:
+            log.append(r)
+            if r > 3:
+                continue
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_two_clauses_else_copied_exit(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except KeyError:
+            log.append("key")
+        except ValueError:
+            log.append("failed")
+        else:
+            log.append("else")
+        break
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
 def while_test_retry_finally_then_break(n):
     log = []
     tries = 0
@@ -787,6 +886,58 @@ async def retry_async_with_then_break(n):
             if _attempt(log, n, tries):
                 continue
             log.append("made")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0, False), (2, True), (3, False), (3, True), (5, False))
+async def retry_async_with_then_more(n, swallow):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        async with _AsyncManaged(log, swallow):
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        log.append("more")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+async def retry_async_with_break_in_body(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        async with _AsyncManaged(log):
+            if _attempt(log, n, tries):
+                continue
+            if tries > 2:
+                break
+            log.append("made")
+        log.append("more")
+        break
+    log.append("after")
+    return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_with_break_in_body(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        with _Managed(log):
+            if _attempt(log, n, tries):
+                continue
+            if tries > 2:
+                break
+            log.append("made")
+        log.append("more")
         break
     log.append("after")
     return log
