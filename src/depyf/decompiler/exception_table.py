@@ -356,8 +356,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if not self.version.handler_code_at_end or not s < be < t or instrs[be - 1].opname in ENDS_FLOW \
                 or self.jump_sources.get(be):
             return be
-        if self._const_return_inside_body(be, t):
-            return be + 2  # (the body's own return, that of a try inside)
+        own_return = self._const_return_inside_body(be, t)
+        if own_return is not None:
+            return own_return  # (the body's own return, that of a try inside)
         k = be
         while k in self.skip and self.skip[k] > k and k < t:
             k = self.skip[k]
@@ -375,31 +376,41 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self.body_const_returns.add(k)  # (no code after an enclosing try/finally: `_build_finally`)
         return k + 2
 
-    def _const_return_inside_body(self, be: int, t: int) -> bool:
+    def _const_return_inside_body(self, be: int, t: int) -> Optional[int]:
         """3.12+: is the `return CONST` at `be` (right after the try body's protected code, at
         the start of the code before the handler `t`) still part of the try's body? It is where
         a jump from the handler code of a try nested in the body (an except clause's way on)
         goes on past it to code that the handler `t` protects directly: that code, more of the
         body, lies after the return, so the return ends the inner try's body, not an else part
-        (nothing after an else part is protected by the try)."""
+        (nothing after an else part is protected by the try). Inside for loops, the return
+        first drops each loop's iterator (a POP_TOP apiece). Where the body ends, past the
+        return; None for anything else."""
         instrs = self.instrs
         st = self._xt_state
-        if not (be + 2 < t and instrs[be].opname == "LOAD_CONST" and instrs[be + 1].opname == "RETURN_VALUE"
-                and instrs[be + 1].raw_opname == "RETURN_CONST"
-                and not self.jump_sources.get(be) and not self.jump_sources.get(be + 1)):
-            return False
+        r = be
+        iterators = sum(1 for loop in self.loops if loop.iterator is not None)
+        while r < t and r - be < iterators and instrs[r].opname == "POP_TOP" and not self.jump_sources.get(r):
+            r += 1
+        if r - be not in (0, iterators):
+            return None
+        if not (r + 2 < t and instrs[r].opname == "LOAD_CONST" and instrs[r + 1].opname == "RETURN_VALUE"
+                and instrs[r + 1].raw_opname == "RETURN_CONST"
+                and not self.jump_sources.get(r) and not self.jump_sources.get(r + 1)):
+            return None
         last = st.region_at[be - 1]
         if last is None or last.handler == t or t not in self._chain(be - 1):
-            return False  # (the body's last protected instruction is an inner try's)
-        for k in range(be + 2, t):
+            return None  # (the body's last protected instruction is an inner try's)
+        for k in range(r + 2, t):
             y = instrs[k].target
-            if instrs[k].opname != "JUMP" or y is None or not be + 2 <= y < t:
+            if instrs[k].opname != "JUMP" or y is None or not r + 2 <= y < t:
                 continue
             own = st.region_at[k]
             if own is not None and own.handler == t and st.region_at[y] is not None \
                     and st.region_at[y].handler == t:
-                return True
-        return False
+                if r > be:
+                    self.skip[be] = r  # (the iterators' POP_TOPs are the return's, not statements)
+                return r + 2
+        return None
 
     def _extend_for_return(self, e: int) -> int:
         """A `return value` whose value the protected code computed ends the body."""

@@ -90,3 +90,38 @@ def nested_in_loop(n):
         except KeyError:
             break
     return log
+
+
+@cases((0,), (1,), (2,))
+def in_for_loop(n):
+    # (the return first drops the loop's iterator)
+    log = []
+    for i in range(3):
+        try:
+            try:
+                log.append(10 // (n - i))
+                return 5
+            except ZeroDivisionError:
+                log.append(6)
+            log.append(100 // i)
+        except KeyError:
+            log.append(8)
+            continue
+    return log
+
+
+@cases((0,), (1,), (2,))
+def in_nested_for_loops(n):
+    log = []
+    for j in range(2):
+        for i in range(3):
+            try:
+                try:
+                    log.append(10 // (n - i - j))
+                    return None
+                except ZeroDivisionError:
+                    log.append(6)
+                log.append(i)
+            except KeyError:
+                break
+    return log
