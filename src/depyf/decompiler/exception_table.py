@@ -356,6 +356,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if not self.version.handler_code_at_end or not s < be < t or instrs[be - 1].opname in ENDS_FLOW \
                 or self.jump_sources.get(be):
             return be
+        own_return = self._const_return_inside_body(be, t)
+        if own_return is not None:
+            return own_return  # (the body's own return, that of a try inside)
         k = be
         while k in self.skip and self.skip[k] > k and k < t:
             k = self.skip[k]
@@ -372,6 +375,42 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return be  # (a copy elsewhere: the code after the try, copied onto the clauses' way on)
         self.body_const_returns.add(k)  # (no code after an enclosing try/finally: `_build_finally`)
         return k + 2
+
+    def _const_return_inside_body(self, be: int, t: int) -> Optional[int]:
+        """3.12+: is the `return CONST` at `be` (right after the try body's protected code, at
+        the start of the code before the handler `t`) still part of the try's body? It is where
+        a jump from the handler code of a try nested in the body (an except clause's way on)
+        goes on past it to code that the handler `t` protects directly: that code, more of the
+        body, lies after the return, so the return ends the inner try's body, not an else part
+        (nothing after an else part is protected by the try). Inside for loops, the return
+        first drops each loop's iterator (a POP_TOP apiece). Where the body ends, past the
+        return; None for anything else."""
+        instrs = self.instrs
+        st = self._xt_state
+        r = be
+        iterators = sum(1 for loop in self.loops if loop.iterator is not None)
+        while r < t and r - be < iterators and instrs[r].opname == "POP_TOP" and not self.jump_sources.get(r):
+            r += 1
+        if r - be not in (0, iterators):
+            return None
+        if not (r + 2 < t and instrs[r].opname == "LOAD_CONST" and instrs[r + 1].opname == "RETURN_VALUE"
+                and instrs[r + 1].raw_opname == "RETURN_CONST"
+                and not self.jump_sources.get(r) and not self.jump_sources.get(r + 1)):
+            return None
+        last = st.region_at[be - 1]
+        if last is None or last.handler == t or t not in self._chain(be - 1):
+            return None  # (the body's last protected instruction is an inner try's)
+        for k in range(r + 2, t):
+            y = instrs[k].target
+            if instrs[k].opname != "JUMP" or y is None or not r + 2 <= y < t:
+                continue
+            own = st.region_at[k]
+            if own is not None and own.handler == t and st.region_at[y] is not None \
+                    and st.region_at[y].handler == t:
+                if r > be:
+                    self.skip[be] = r  # (the iterators' POP_TOPs are the return's, not statements)
+                return r + 2
+        return None
 
     def _extend_for_return(self, e: int) -> int:
         """A `return value` whose value the protected code computed ends the body."""
@@ -1206,7 +1245,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if self._reached_from_earlier_handlers(x, t, first_protected, own):
             return None
         context = self._chain_of(t, 0)[1:]
-        exits_with = bool(context) and self._xt_state.kinds.get(context[0]) == "with" and self._exit_call_at(x)
+        at_exit = x
+        while at_exit < len(self.instrs) and self.instrs[at_exit].opname == "NOP" \
+                and not self.jump_sources.get(at_exit + 1):
+            at_exit += 1  # (the line of the statement that the exit call starts)
+        exits_with = bool(context) and self._xt_state.kinds.get(context[0]) == "with" and self._exit_call_at(at_exit)
+        with_handler = context[0] if exits_with else None
         if exits_with:
             context = context[1:]  # (the code begins with the normal exit of the with around `t`)
         if tuple(h for h in self._chain(x) if first_protected[h] < x) != context:
@@ -1253,6 +1297,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # when the statement's normal way out is a `continue`, to the `while` line's NOP)
             return last, last + 1
         if closing.opname in TERMINAL and not exits_with:
+            return last + 1, last + 1
+        if closing.opname in TERMINAL and with_handler is not None \
+                and self._with_const_return(self.skip[at_exit], with_handler, None, exit_call=True) == last + 1:
+            # 3.12+: the exit call, then `return CONST`, where the enclosing with's own handler
+            # goes on to other code (`_with_const_return`): the return ends that with's body
+            # (`with a: (if c: (with b: raise E); return 1); more`), it is no code after it.
             return last + 1, last + 1
         return None
 
@@ -2644,6 +2694,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         past = self._with_const_return(exit_at, t, after)
         be = past if past != exit_at else be
         be = self._past_handler_way_on(start, be, t, warm)
+        if past == exit_at:
+            be = self._swallowed_const_return(start, be, t, warm, after)
         self.for_targets.append(None)
         try:
             body = self.run_range(start, be, list(base) + [m.WithExit(), m.Sentinel("for-target")])
@@ -2906,6 +2958,37 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 or y + (y - after) > self.end or not self._same_instructions(after, y, y - after):
             return self.end
         return y
+
+    def _swallowed_const_return(self, start: int, be: int, t: int, warm: Set[int], after: Optional[int]) -> int:
+        """3.12+: `with a: (with b: <never ends normally>); return CONST`. Only the inner with's
+        handler, after `b` swallowed the exception, goes on to the return: the exit call of `a`,
+        then RETURN_CONST, laid past the handler code. Where `a`'s own handler goes on to other
+        code after the with (`_with_const_return`), that return is the body's own: the body
+        ends after it (read as the code after the with, it was lost, and the handler's way on
+        ran in its place)."""
+        instrs = self.instrs
+        if not self.version.handler_code_at_end or be in warm:
+            return be
+        handler_code = self.handler_only_code()
+        found = None
+        for h in range(start, t):
+            if self._xt_state.kinds.get(h) != "with" or h not in handler_code or t not in self._chain(h):
+                continue
+            y = self._swallowed_tail(h)
+            if y is not None and instrs[y].opname == "JUMP":
+                y = instrs[y].target  # (the jump over the handler's cleanup)
+            if y is None or not be <= y < t or y in warm:
+                continue
+            k = y
+            while k < t and instrs[k].opname == "NOP" and not self.jump_sources.get(k + 1):
+                k += 1  # (the return's line)
+            if not self._exit_call_at(k) or found is not None and found != k:
+                return be
+            found = k
+        if found is None:
+            return be
+        past = self._with_const_return(self.skip[found], t, after, exit_call=True)
+        return past if past != self.skip[found] else be
 
     def _past_handler_way_on(self, start: int, be: int, t: int, warm: Set[int]) -> int:
         """`with a: (try: ... except E: ... else: return x); more`: only the handler of the try
