@@ -1481,11 +1481,7 @@ class ControlRules:
         last = instrs[end - 1] if 0 < end <= len(instrs) else None
         if last is not None and last.opname == "JUMP" and last.target == target:
             return True  # (the range's own last jump goes there: its way out)
-        k, seen = end, set()
-        while k != target and k < len(instrs) and k not in seen and instrs[k].opname == "JUMP" \
-                and instrs[k].target is not None:
-            seen.add(k)
-            k = instrs[k].target
+        k = self._follow_jumps(end, stop=target)
         if k == target or self._same_exit_block(k, target):
             return True
         if strict and k == self._follow_jumps(target):
@@ -1501,10 +1497,12 @@ class ControlRules:
         return a < len(instrs) and b < len(instrs) and instrs[a].opname == instrs[b].opname == "RERAISE" \
             and instrs[a].arg == instrs[b].arg
 
-    def _follow_jumps(self, k: int) -> int:
-        """Where a jump to `k` ends up: `k`, or past the unconditional jumps that start there."""
+    def _follow_jumps(self, k: int, stop: Optional[int] = None) -> int:
+        """Where a jump to `k` ends up: `k`, or past the unconditional jumps that start there
+        (up to `stop`, when they reach it)."""
         instrs, seen = self.instrs, set()
-        while k < len(instrs) and k not in seen and instrs[k].opname == "JUMP" and instrs[k].target is not None:
+        while k != stop and k < len(instrs) and k not in seen and instrs[k].opname == "JUMP" \
+                and instrs[k].target is not None:
             seen.add(k)
             k = instrs[k].target
         return k
