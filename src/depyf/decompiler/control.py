@@ -2273,11 +2273,14 @@ class ControlRules:
             last = instrs[self.last_normal_index(start, self.end)]
         if last.opname == "JUMP" and last.target == join:
             return last.index
-        skipped = any(s < self.end <= e for s, e in self.skip.items())
-        if last.opname in TERMINAL and not skipped or (self.end < len(instrs) and instrs[self.end].opname == "JUMP"
+        if last.opname in TERMINAL and not self._ends_skipped_copy() or (self.end < len(instrs) and instrs[self.end].opname == "JUMP"
                                        and instrs[self.end].target == join):
             return self.end
         return None
+
+    def _ends_skipped_copy(self) -> bool:
+        """Does the range being read end inside code it steps over (a copy of an exit block)?"""
+        return any(s < self.end <= e for s, e in self.skip.items())
 
     def _end_before_next_iteration(self) -> Optional[int]:
         """Where the statements of the range being read, the last ones of the enclosing loop's
