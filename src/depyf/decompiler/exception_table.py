@@ -533,9 +533,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
     def _past_swallowed_way_on(self, s: int, be: int, t: int) -> int:
         """`try: with a: return f()` then more statements in the try body: only a with whose
         manager swallowed an exception reaches them. The compiler lays them after the with's
-        handler, still protected by the try: the body ends after them (the with reads them)."""
+        handler, still protected by the try: the body ends after them (the with reads them).
+        So with a with body that leaves by a `break` or `continue` (3.11: after the exit call,
+        an unprotected jump out at `be`): `try: with a: ...; break` then more of the try body,
+        which only the swallowing exit reaches (read as the try's else part, it would run
+        after the break's way out instead)."""
         instrs = self.instrs
-        if be < 1 or instrs[be - 1].opname not in TERMINAL:
+        if be < 1 or instrs[be - 1].opname not in TERMINAL and not self._jump_out_at(s, be, t):
             return be
         for region in self._with_regions(s, be):
             if not be <= region.handler < t:
@@ -549,6 +553,23 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if inside and max(inside) + 1 > be:
                 be = max(inside) + 1
         return be
+
+    def _jump_out_at(self, s: int, be: int, t: int) -> bool:
+        """3.11: is the code at the body's protected end `be` an unprotected jump that leaves the
+        try (a `break` or `continue`, laid after its with's exit call), so that the body never
+        goes on there normally?"""
+        instrs = self.instrs
+        if self.version.handler_code_at_end:
+            return False
+        k = be
+        while k < len(instrs) and instrs[k].opname == "POP_TOP" and t not in self._chain(k) \
+                and not self.jump_sources.get(k):
+            k += 1  # (a `break` first pops the iterators of the for loops it leaves)
+        if k >= len(instrs) or instrs[k].opname != "JUMP" or t in self._chain(k) or self.jump_sources.get(k):
+            return False
+        y = instrs[k].target
+        return y is not None and not s <= y <= t and any(
+            y in loop.continue_targets or y == loop.break_target or y >= loop.exit for loop in self.loops)
 
     def _with_regions(self, s: int, be: int) -> Iterator[ExceptionRegion]:
         """The protected regions of the with statements that start in [s, be) (their handler

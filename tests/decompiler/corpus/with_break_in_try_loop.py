@@ -177,3 +177,39 @@ def try_before_while_with_break_past_else(d, n):
         log.append(5)
         return log
     raise ValueError(log)
+
+
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0))
+def while_except_with_continue_then_more(d, n):
+    # (3.11: the swallowing exit goes on inline to the rest of the try body, past the with's
+    # handler code; the continue leaves after the exit call)
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        try:
+            with _Swallow(log):
+                log.append(d[i + n])
+                continue
+            log.append(4)
+        except ValueError:
+            return 5
+        log.append(7)
+    return log
+
+
+@cases(({}, 1), ({1: 2}, 1), ({2: 5}, 1), ({}, 0))
+def nested_for_except_with_break_then_more(d, n):
+    log = []
+    for j in range(2):
+        for i in range(3):
+            try:
+                with _Swallow(log):
+                    log.append(d[i + n + j])
+                    break
+                log.append(4)
+            except ValueError:
+                return 5
+            log.append(7)
+        log.append(j)
+    return log
