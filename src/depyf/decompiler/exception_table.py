@@ -230,13 +230,21 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             end += 1
         k, tail_end = end, end
         while k < min(t, len(instrs)):
+            if k in self.skip and self.skip[k] > k and t not in self._chain(k):
+                if not self._unwinding_return(self.skip[k]):
+                    break  # (the copy on the tail's way out: the normal exit of a try/finally)
+                k = self.skip[k]  # (a finally body's copy, registered, that a return runs first)
+                continue
             if t in self._chain(k):
                 if through is None:
                     through = self._reach_through_clauses(s, t)
                 if k in through:
                     tail_end = k + 1
-            elif instrs[k].opname != "RETURN_VALUE":
-                break  # (3.11 leaves only a return's last instruction unprotected in the body)
+            elif not self._unwinding_return(k):
+                # (3.11 leaves only a return's unwinding unprotected in the body: its last
+                # instruction, the pops of the for loops' iterators it leaves, and the load of a
+                # constant it returns: the compiler unwinds the blocks before that load)
+                break
             k += 1
         # (only a tail that ends the flow: code that goes on is an else part, say; or one whose
         # jump goes over this try's handler code, perhaps through the normal exit of a with
@@ -246,6 +254,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return tail_end
         if tail_end > end and last.opname not in ENDS_FLOW and tail_end < t and t not in self._chain(tail_end):
             return tail_end  # (... or one that falls out of the protection, into the else part)
+        if tail_end > end and last.opname == "RERAISE" and tail_end <= k < t and t not in self._chain(k) \
+                and through is not None and k in through \
+                and all(t in self._chain(q) and q not in through for q in range(tail_end, k)):
+            # (... the same where the tail ends in the handler code of a try inside, laid inline
+            # with its cleanup, whose clauses jump on to `k`, out of the protection: `try: (try:
+            # (try: A; return 1 / except E: B); C / except F: D)` then the normal exit's copy of
+            # an enclosing finally body)
+            return k
         if last.opname == "JUMP" and tail_end > end:
             y = last.target
             guard = 0
@@ -256,6 +272,24 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if y is not None and (t < y <= self.end or tail_end <= y < t and t not in self._chain(y)):
                 return tail_end  # (... or to its else part, which follows the protected code)
         return end
+
+    def _unwinding_return(self, k: int) -> bool:
+        """Is `k` part of what a return does after it left the try blocks: pops of for loops'
+        iterators (under the value, `SWAP 2; POP_TOP`, or before a constant's load), the load
+        of the constant it returns, its RETURN_VALUE (nothing jumping in between)?"""
+        instrs = self.instrs
+        q = k
+        while q < len(instrs) and (q == k or not self.jump_sources.get(q)):
+            op = instrs[q].opname
+            if op == "RETURN_VALUE":
+                return True
+            if op == "LOAD_CONST" and q + 1 < len(instrs) and instrs[q + 1].opname == "RETURN_VALUE":
+                q += 1
+            elif op == "POP_TOP" or op == "SWAP" and instrs[q].arg == 2:
+                q += 1
+            else:
+                return False
+        return False
 
     def _reach_through_clauses(self, s: int, t: int) -> Set[int]:
         """`_reach` from `s`, also into the except clauses (not with handlers) of the code
@@ -364,17 +398,26 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             k = self.skip[k]
         if k == be:
             return be  # (with no copy in between, the enclosing try's else part may start there)
-        if not (k + 1 < t and instrs[k].opname == "LOAD_CONST" and instrs[k + 1].opname == "RETURN_VALUE"
-                and instrs[k + 1].raw_opname == "RETURN_CONST"
-                and not self.jump_sources.get(k) and not self.jump_sources.get(k + 1)):
+        # (inside for loops, the return drops each loop's iterator first, after the copies)
+        r = k
+        iterators = sum(1 for loop in self.loops if loop.iterator is not None)
+        while r < t and r - k < iterators and instrs[r].opname == "POP_TOP" and not self.jump_sources.get(r):
+            r += 1
+        if r - k not in (0, iterators):
             return be
-        size = k + 2 - be
+        if not (r + 1 < t and instrs[r].opname == "LOAD_CONST" and instrs[r + 1].opname == "RETURN_VALUE"
+                and instrs[r + 1].raw_opname == "RETURN_CONST"
+                and not self.jump_sources.get(r) and not self.jump_sources.get(r + 1)):
+            return be
+        size = r + 2 - be
         if any(p != be and all(instrs[p + d].opname == instrs[be + d].opname
                                and repr(instrs[p + d].argval) == repr(instrs[be + d].argval) for d in range(size))
                for p in range(len(instrs) - size + 1)):
             return be  # (a copy elsewhere: the code after the try, copied onto the clauses' way on)
-        self.body_const_returns.add(k)  # (no code after an enclosing try/finally: `_build_finally`)
-        return k + 2
+        if r > k:
+            self.skip[k] = r  # (the iterators' POP_TOPs are the return's, not statements)
+        self.body_const_returns.add(r)  # (no code after an enclosing try/finally: `_build_finally`)
+        return r + 2
 
     def _const_return_inside_body(self, be: int, t: int) -> Optional[int]:
         """3.12+: is the `return CONST` at `be` (right after the try body's protected code, at
@@ -978,11 +1021,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 if _may_complete(clause.body):
                     clause.body.append(n.Continue(required=True))
         elif (loop_tail is not None or only_tail is not None and self._goes_back_at_once(end, loop)) \
-                and self._falls_into(s, end):
+                and self._falls_into(s, max(be, end)):
             # The normal way out of the try runs into the loop's own jump back, but the rest of
             # the body follows the try: that way out is a `continue`. (`for a in d: try: g(a);
             # continue / except E: pass` then more: the range ends at that jump back, and the
-            # rest, which only the handler reaches, lies after the handler code.)
+            # rest, which only the handler reaches, lies after the handler code.) Not where the
+            # body reaches past the range, to its own `return CONST` after the copy of an
+            # enclosing finally body (`_past_const_return_through_copies`).
             (orelse if orelse else body).append(n.Continue())
         tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
         # (3.11: code that normal flow reaches from the code's start is no handler code, even where
