@@ -52,8 +52,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'nested_try_const_return_then_more::load_*', ('3.12', '3.13'), 'the return after the enclosing try, which the rest of its body (reached only through the inner except clause) falls into, is read inside the try body, and the inner `return CONST` as the inner try\'s else part (the same behaviour)'),
     Gap('execution', 'nested_try_const_return_then_more::in_nested_for_loops', ('3.12', '3.13'), 'the `return log` after both loops, which the outer loop\'s exit reaches, is read at the end of the inner loop\'s body after the try (silent wrong result; on main the inner `return None` was lost as well)'),
     Gap('roundtrip', 'nested_try_const_return_then_more::in_nested_for_loops', ('3.12', '3.13'), 'see the execution entry'),
-    Gap('execution', 'with_swallow_const_return::nested_with_raise_then_return', ('3.11',), 'the `return CONST` after the inner with, which only its swallowing exit reaches, is lost and the two withs are joined (silent wrong result; 3.11 lays the handlers inline)'),
-    Gap('roundtrip', 'with_swallow_const_return::nested_with_raise_then_return', ('3.11',), 'see the execution entry'),
     Gap('roundtrip', 'exceptions::raise_in_else', ('3.11', '3.12', '3.13'), "raise_in_else: instruction #8: original PUSH_EXC_INFO | decompiled <end> (after RETURN_CONST 'else-ok')"),
     Gap('roundtrip', 'finally_shapes::return_in_for_through_handler_and_finally_ending_in_if', ('3.13',), 'return_in_for_through_handler_and_finally_ending_in_if: instruction #44: original POP_JUMP_IF_FALSE to #51 | decompiled POP_JUMP_IF_TRUE to #46 (after TO_BOOL)'),
     Gap('roundtrip', 'generics_py312::first', ('3.12', '3.13'), 'first: code object: original <code first> | decompiled <missing>'),

@@ -2759,7 +2759,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         exit_at = self._normal_exit_past_handlers(be, t, warm)
         past = self._with_const_return(exit_at, t, after)
         be = past if past != exit_at else be
-        be = self._past_handler_way_on(start, be, t, warm)
+        way_on_end = self._past_handler_way_on(start, be, t, warm)
+        if past == exit_at and way_on_end > be:
+            # (the code that only an inner handler goes on to may end in `return CONST`, after
+            # this with's exit call: `with a: (with b: raise E); more; return 1`)
+            way_on_end = self._with_const_return(way_on_end, t, after)
+        be = way_on_end
         if past == exit_at:
             be = self._swallowed_const_return(start, be, t, warm, after)
         self.for_targets.append(None)
@@ -3001,6 +3006,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         k = be
         if k in self.skip and k < self.skip[k] < span_end:
             k = self.skip[k]  # (this with's exit call; an enclosing with's comes next, if any)
+            while k != after and self._exit_call_at(k) and self.skip[k] < span_end:
+                k = self.skip[k]  # (the enclosing withs' exit calls, that the `continue` runs too)
         if k == after or k >= len(instrs):
             return None
         jump = instrs[k]
@@ -3026,14 +3033,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         return y
 
     def _swallowed_const_return(self, start: int, be: int, t: int, warm: Set[int], after: Optional[int]) -> int:
-        """3.12+: `with a: (with b: <never ends normally>); return CONST`. Only the inner with's
+        """`with a: (with b: <never ends normally>); return CONST`. Only the inner with's
         handler, after `b` swallowed the exception, goes on to the return: the exit call of `a`,
-        then RETURN_CONST, laid past the handler code. Where `a`'s own handler goes on to other
-        code after the with (`_with_const_return`), that return is the body's own: the body
-        ends after it (read as the code after the with, it was lost, and the handler's way on
-        ran in its place)."""
+        then the constant's return, laid past the handler code (3.12+: jumped to; 3.11: where
+        the inner handler falls, inline, after its pops). Where `a`'s own handler goes on to
+        other code after the with (`_with_const_return`), that return is the body's own: the
+        body ends after it (read as the code after the with, it was lost, and the handler's way
+        on ran in its place)."""
         instrs = self.instrs
-        if not self.version.handler_code_at_end or be in warm:
+        if be in warm and not self._exit_calls_then_loop_jump(be):
+            # (the body's normal exit, where the code after the with may follow: but the normal
+            # flow that only runs the exit calls to a `continue` or `break` never goes on there)
             return be
         handler_code = self.handler_only_code()
         found = None
@@ -3055,6 +3065,21 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return be
         past = self._with_const_return(self.skip[found], t, after, exit_call=True)
         return past if past != self.skip[found] else be
+
+    def _exit_calls_then_loop_jump(self, k: int) -> bool:
+        """Is `k` a with's exit call (then those of the withs around it, and the pops of the for
+        loops' iterators a `break` drops) followed by a jump to the innermost loop's head or
+        past its end: a `continue` or `break` that ends a with body?"""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or not self._exit_call_at(k):
+            return False
+        instrs = self.instrs
+        while self._exit_call_at(k):
+            k = self.skip[k]
+        while k < len(instrs) and instrs[k].opname == "POP_TOP" and not self.jump_sources.get(k):
+            k += 1
+        y = instrs[k].target if k < len(instrs) and instrs[k].opname == "JUMP" else None
+        return y is not None and (y in loop.continue_targets or y == loop.break_target or y >= loop.exit)
 
     def _past_handler_way_on(self, start: int, be: int, t: int, warm: Set[int]) -> int:
         """`with a: (try: ... except E: ... else: return x); more`: only the handler of the try
@@ -3152,7 +3177,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         # Inside for loops, the return first drops each loop's iterator (a POP_TOP apiece, between
         # the exit call and the constant, which the compiler loads last).
         first = k
-        iterators = sum(1 for loop in self.loops if loop.iterator is not None) if k > be else 0
+        iterators = sum(1 for loop in self.loops if loop.iterator is not None) if k > be or exit_call else 0
         pops = 0
         # (an except clause around the with is left first too: a POP_EXCEPT apiece, 3.11+)
         while k < len(instrs) and not self.jump_sources.get(k) and (
