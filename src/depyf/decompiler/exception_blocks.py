@@ -27,7 +27,7 @@ from typing import Any, List, Optional, Sequence, Set, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.mangling import CO_OPTIMIZED
-from depyf.decompiler.control import _drop_trailing_continue, fold_tail_into_else
+from depyf.decompiler.control import COND_JUMPS, _drop_trailing_continue, fold_tail_into_else
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY as _MAX_COPY, TERMINAL, Instr
 
 _SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})
@@ -975,10 +975,22 @@ class BlockExceptionRules:
                 return exit
         if t <= hend:
             return exit
+        loop = self.loops[-1] if self.loops else None
+        inside = hend  # (how far the else part's own forward jumps go)
         for p in range(hend, t):
             ins = instrs[p]
             if ins.target is not None and not hend <= ins.target <= p:
-                if ins.opname != "JUMP" or self.jump_sources.get(p):
+                if not self.jump_sources.get(p) and (
+                        ins.opname in COND_JUMPS and (ins.target == t or p < ins.target < t)
+                        or ins.opname == "JUMP" and loop is not None and ins.target in loop.continue_targets
+                        and ins.target < hend):
+                    # (an if in the else part, whose false branch may go where the `break` after
+                    # the try goes, threaded through it too, or a `continue` in the else part:
+                    # `else: f(); if c: continue` then `break`)
+                    if ins.target < t:
+                        inside = max(inside, ins.target)
+                    continue
+                if ins.opname != "JUMP" or self.jump_sources.get(p) or inside > p:
                     return exit  # (the else part jumps elsewhere: not a plain statement list)
                 if ins.target == t or instrs[t].opname == "JUMP" and instrs[t].target == ins.target:
                     return ("jump", p)

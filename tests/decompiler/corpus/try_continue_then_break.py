@@ -979,3 +979,37 @@ def retry_finally_if_in_finally_more(n):
         break
     log.append("after")
     return log
+
+
+@cases(([5, 0],), ([0, 5],), ([1, 5, 0],), ([],))
+def for_except_else_continue_then_break(xs):
+    log = []
+    for x in xs:
+        try:
+            r = 10 // x
+        except ZeroDivisionError:
+            log.append(0)
+        else:
+            log.append(r)
+            if r > 3:
+                continue
+        break
+    return log
+
+
+@cases(([5, 0],), ([0, 5],), ([1, 5, 0],), ([],))
+def while_test_except_else_continue_more(xs):
+    log = []
+    i = 0
+    while i < len(xs):
+        i += 1
+        try:
+            r = 10 // xs[i - 1]
+        except ZeroDivisionError as e:
+            log.append(type(e).__name__)
+        else:
+            if r > 3:
+                continue
+            log.append(r)
+        break
+    return log
