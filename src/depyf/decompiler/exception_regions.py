@@ -19,7 +19,7 @@ comprehensions, async for) never start a statement; their handler code is dead f
 """
 from typing import Dict, List, Optional, Set, Tuple
 
-from depyf.decompiler.instructions import TERMINAL, ExceptionRegion
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion
 
 # Instructions that may appear in the type expression of an `except` clause.
 EXPRESSION_OPS = frozenset({
@@ -344,6 +344,12 @@ class ExceptionRegionAnalysis:
         if not any(h <= src <= j for src in self.jump_sources.get(j + 1, ())):
             return None
         owners = [t for t, kind in st.kinds.items() if kind == "except" and h < first_protected[t] <= j]
+        # (3.12+: a try body that falls into `x`, its clause jumping back there too, goes on at
+        # `x` after the statement: the rest of the loop body, not the loop's exit; `try: ...
+        # except E: ...` then `more; break`)
+        if self.version.handler_code_at_end and self.instrs[x - 1].opname not in ENDS_FLOW \
+                and (region := st.region_at[x - 1]) is not None and region.handler in owners and x - 1 in self._reach(h):
+            return None
         for src in self.jump_sources.get(x, ()):
             if src in handler_code and any(src in self._reach(t, None, t) for t in owners):
                 return x

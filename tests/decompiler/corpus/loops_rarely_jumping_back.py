@@ -173,3 +173,40 @@ def scan_until_stop_or_other(items):
     except StopIteration:
         pass
     return frozenset(seen)
+
+
+class _Swallow:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append(exc[0].__name__ if exc[0] else None)
+        return exc[0] is KeyError
+
+
+@cases((0, 0), (1, 0), (4, 0), (4, 1), (2, 1))
+def while_test_with_swallowing_after_continue(n, k):
+    # The body never falls through (every branch leaves), so past its `continue` comes the rest
+    # of the body up to the loop's exit; 3.12+ lay the with's handler code at the end, and its
+    # way on (the manager swallowed the exception) jumps back into that rest of the body.
+    log = []
+    tries = 0
+    while tries < 3:
+        tries += 1
+        if n > 3:
+            if k:
+                continue
+            log.append("big")
+            break
+        elif n > 0:
+            with _Swallow(log):
+                log.append(n)
+                if n == 2:
+                    raise KeyError(n)
+            log.append("after with")
+            break
+        return log
+    return log
