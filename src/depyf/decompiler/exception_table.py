@@ -2254,6 +2254,19 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             matched = self._match_copy(fs, length, k, returns=k >= body_end)
             if matched is not None:
                 size, exit, outs = matched
+                pieces = self._copy_pieces(k, size)
+                if len(pieces) > 1 and k < body_end:
+                    # (a way out from inside the body: the copy in place never finishes; its
+                    # handler code, with the way on, goes with the constructs inside it)
+                    size = pieces[0][1] - k
+                elif len(pieces) > 1:
+                    # (the normal way out: its way on ends the last run)
+                    for start, end in pieces:
+                        self._mark_dead(start, end)
+                    self._registered_copies.append((k, k + size))
+                    for start, end in pieces:
+                        self._drop_handlers_of(start, end, through_clauses, span_end)
+                    continue
                 kept = self._return_inside_copy(k, k + size, outs)
                 if kept is not None:
                     # The copy's only way on is a return inside it (a loop in the finally body
@@ -2279,6 +2292,35 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size, through_clauses, span_end)
                 self._drop_copied_ways_on(k, k + size)
+
+    def _copy_pieces(self, k: int, size: int) -> List[Tuple[int, int]]:
+        """The runs [start, end) of the copy at `k` matched over [k, k + size). 3.12+: a copy whose
+        with never ends normally (`finally: (with a: raise E); more`) goes on only through that
+        with's handler code, laid at the end, past other code: the rest of the try body after a
+        way out (`if c: return x` then more), other copies and their handler code, the except
+        clauses' code. The match steps over that code. Runs start where the code before ends
+        its flow: a run is the copy's when the copy reaches its start (through the handlers of
+        the constructs in it) or it is the cleanup of handler code of the copy's; else foreign
+        code, up to the next such start."""
+        if not self.version.handler_code_at_end:
+            return [(k, k + size)]
+        instrs = self.instrs
+        st = self._xt_state
+        own = self._reach_through_handlers(k, floor=k)
+        pieces: List[Tuple[int, int]] = []
+        start: Optional[int] = k
+        for g in range(k + 1, k + size):
+            if instrs[g - 1].opname not in ENDS_FLOW:
+                continue
+            ours = g in own or any(r.handler == g and r.start in own for r in self.bc.regions)
+            if ours and start is None:
+                start = g
+            elif not ours and start is not None:
+                pieces.append((start, g))
+                start = None
+        if start is not None:
+            pieces.append((start, k + size))
+        return pieces
 
     def _never_finishes(self, start: int, end: int) -> bool:
         """Does the code [start, end) end in a return or raise and never jump out of itself?"""

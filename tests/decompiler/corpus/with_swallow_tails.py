@@ -102,3 +102,41 @@ def return_through_finally_with_raising(n, kind):
             log.append('after with')
         log.append('next')
     return log
+
+
+@cases((0, KeyError), (1, KeyError), (1, ValueError), (0, ValueError))
+def return_through_finally_with_raising_no_loop(n, kind):
+    # The same without the loop: 3.12+ lay the code after the return (`log.append(1)`) between
+    # the return's copy of the finally body and that copy's handler code.
+    log = []
+    try:
+        if n:
+            return log
+        log.append(1)
+    finally:
+        with _Swallow(log):
+            raise kind()
+        log.append('after with')
+    log.append('next')
+    return log
+
+
+@cases((0, KeyError), (1, KeyError), (2, KeyError), (1, ValueError))
+def return_through_except_finally_with_raising(n, kind):
+    # With an except clause: its way on, the normal copy of the finally body, lies before the
+    # clause's code; that copy's handler code comes after it.
+    log = []
+    try:
+        if n:
+            return log
+        if n == 0:
+            raise KeyError(n)
+        log.append(1)
+    except KeyError:
+        log.append('caught')
+    finally:
+        with _Swallow(log):
+            raise kind()
+        log.append('after with')
+    log.append('next')
+    return log
