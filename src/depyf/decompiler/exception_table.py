@@ -2260,9 +2260,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     # handler code, with the way on, goes with the constructs inside it)
                     size = pieces[0][1] - k
                 elif len(pieces) > 1:
-                    # (the normal way out: its way on ends the last run)
+                    # (the normal way out: its way on ends the last run; entering the copy steps
+                    # over all of it, the foreign code in between keeps its own reading)
                     for start, end in pieces:
                         self._mark_dead(start, end)
+                    self.skip[k] = k + size
                     self._registered_copies.append((k, k + size))
                     for start, end in pieces:
                         self._drop_handlers_of(start, end, through_clauses, span_end)

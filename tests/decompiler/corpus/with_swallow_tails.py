@@ -140,3 +140,26 @@ def return_through_except_finally_with_raising(n, kind):
         log.append('after with')
     log.append('next')
     return log
+
+
+@cases((0, KeyError), (3, KeyError), (1, ValueError), (3, ValueError))
+def return_through_except_finally_with_raising_in_loop(n, kind):
+    # In a loop whose except clause breaks: the code after the statement is where the normal
+    # copy's handler code (the manager swallowed the exception) goes on, not the clause's break.
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        try:
+            if n > 2:
+                return log
+            log.append(i)
+        except KeyError:
+            break
+        finally:
+            with _Swallow(log):
+                raise kind()
+            log.append('after with')
+        log.append('next')
+    log.append('done')
+    return log
