@@ -56,8 +56,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'nested_try_const_return_then_more::nested_in_loop', ('3.11',), 'see the execution entry of load_*'),
     Gap('execution', 'nested_try_const_return_then_more::in_for_loop', ('3.11',), 'see the execution entry of load_*'),
     Gap('roundtrip', 'nested_try_const_return_then_more::in_*', ('3.11',), 'see the execution entry of load_*'),
-    Gap('execution', 'nested_try_const_return_then_more::in_nested_for_loops', ('3.12', '3.13'), 'the `return log` after both loops, which the outer loop\'s exit reaches, is read at the end of the inner loop\'s body after the try (silent wrong result; on main the inner `return None` was lost as well)'),
-    Gap('roundtrip', 'nested_try_const_return_then_more::in_nested_for_loops', ('3.12', '3.13'), 'see the execution entry'),
     Gap('execution', 'with_swallow_const_return::nested_with_raise_then_return', ('3.11',), 'the `return CONST` after the inner with, which only its swallowing exit reaches, is lost and the two withs are joined (silent wrong result; 3.11 lays the handlers inline)'),
     Gap('roundtrip', 'with_swallow_const_return::nested_with_raise_then_return', ('3.11',), 'see the execution entry'),
     Gap('roundtrip', 'exceptions::raise_in_else', ('3.11', '3.12', '3.13'), "raise_in_else: instruction #8: original PUSH_EXC_INFO | decompiled <end> (after RETURN_CONST 'else-ok')"),

@@ -367,18 +367,21 @@ class ExceptionRegionAnalysis:
 
     def loop_body_reach(self, h: int, exit: int, after: Optional[int] = None) -> Set[int]:
         """The code that the body of the loop at `h` reaches without leaving through `exit` (or
-        through `after`, the code after the loop, which a `break` jumps to), the handler code of
+        through `after`, the code after the loop, which a `break` jumps to, or by a jump to
+        before `h`), the handler code of
         the statements in it included (handlers whose protected code starts in the loop)."""
         st = self._xt()
         first_protected = self._first_protected()
         stop = {exit} if after is None else {exit, after}
-        seen = self._reach(h + 1, stop)
+        # (a jump to before the loop's head leaves it: the `break` of a loop ending an enclosing
+        # loop's body goes straight to that loop's head, and on from there)
+        seen = self._reach(h + 1, stop, h)
         todo = list(seen)
         while todo:
             region = st.region_at[todo.pop()]
             if region is None or region.handler in seen or first_protected[region.handler] <= h:
                 continue
-            found = self._reach(region.handler, stop) - seen
+            found = self._reach(region.handler, stop, h) - seen
             seen |= found
             todo.extend(found)
         return seen

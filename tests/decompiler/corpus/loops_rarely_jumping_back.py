@@ -210,3 +210,23 @@ def while_test_with_swallowing_after_continue(n, k):
             break
         return log
     return log
+
+
+@cases((0,), (1,), (2,), (5,))
+def inner_for_break_to_outer_head_rest_past_exit(n):
+    # The inner loop ends the outer one's body, so its `break` (in an except clause, laid at the
+    # end) jumps straight to the outer loop's head; the rest of its body (after the try, which
+    # never falls out) lies past its exit too, after the code after both loops (3.12+). That
+    # code is not the inner body's.
+    log = []
+    for j in range(2):
+        for i in range(3):
+            try:
+                log.append(10 // (i >= n))
+                return None
+            except ZeroDivisionError:
+                log.append(6)
+            except KeyError:
+                break
+            log.append(i)
+    return log
