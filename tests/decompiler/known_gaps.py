@@ -91,8 +91,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'with_swallow_tails::if_finally_with_raising', ('3.12', '3.13'), 'see the execution gap'),
     Gap('execution', 'with_swallow_tails::return_through_*finally_with_raising*', ('3.9', '3.10'), 'decompile error: a return through a finally body whose with never ends normally: re-raise outside an exception handler'),
     Gap('roundtrip', 'with_swallow_tails::return_through_*finally_with_raising*', ('3.9', '3.10'), 'see the execution gap'),
-    Gap('execution', 'try_inner_handler_tails::with_inner_handler_then_if_else_return', ('3.12', '3.13'), 'a try body whose with goes on only through an inner except clause, then the try has an else part: the else part read inside the with (runs before __exit__, and also after a swallowed exception); silent wrong result'),
-    Gap('roundtrip', 'try_inner_handler_tails::with_inner_handler_then_if*', ('3.12', '3.13'), 'see the execution gap (the variant without an else part differs only in bytecode)'),
     Gap('roundtrip', 'with_loop_exits::with_while_true_try_break_except_falls_out', ('3.12', '3.13'), 'a while True inside a with that only the except clause closes: the clause ends in an explicit `continue` (the loop body read as falling off into the with exit call); same behaviour'),
     Gap('roundtrip', 'with_loop_exits::with_while_true_try_break_except_falls_out', ('3.10',), 'the code after the loop (the with\'s return, a copy of the return after it) read inside the loop body behind `if w > 4: pass else: ...`; same behaviour'),
     Gap('roundtrip', 'loops_rarely_jumping_back::scan_until_stop_or_other', ('3.8', '3.9'), 'the inner while loop\'s test after its break read as part of the enclosing if chain (other jumps, same behaviour)'),

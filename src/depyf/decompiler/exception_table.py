@@ -550,6 +550,36 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 be = max(inside) + 1
         return be
 
+    def _past_inner_clause_way_on(self, s: int, be: int, t: int, warm: Set[int]) -> int:
+        """3.12+: a with in the try body whose body goes on only through the except clause of a
+        try inside it (`with a: (try: raise E / except E: ...); more`) has the rest of its body,
+        and its normal exit (still protected by the try `t`), laid with that clause, past the
+        handler code: the try body ends after that exit call, and the code after it (the try's
+        else part, say) is not the body's."""
+        instrs = self.instrs
+        if not self.version.handler_code_at_end or be < 1 or be >= t or instrs[be - 1].opname not in TERMINAL:
+            return be
+        st = self._xt_state
+        first_protected = self._first_protected()
+        seen = set(self._reach(s))
+        todo = list(seen)
+        while todo:
+            region = st.region_at[todo.pop()]
+            if region is None or region.handler in seen or first_protected[region.handler] < s \
+                    or st.kinds.get(region.handler) != "except":
+                continue
+            found = self._reach(region.handler) - seen
+            seen |= found
+            todo.extend(found)
+        for region in self._with_regions(s, be):
+            for k in sorted(seen - warm):
+                if k > be and k + 4 < len(instrs) and self._cleanup_of(k) == t \
+                        and self._cleanup_of(k - 1) == region.handler \
+                        and instrs[k].opname == "LOAD_CONST" and instrs[k].argval is None \
+                        and instrs[k + 3].opname == "CALL" and instrs[k + 4].opname == "POP_TOP":
+                    be = max(be, k + 5)  # (the exit call's end)
+        return be
+
     def _with_regions(self, s: int, be: int) -> Iterator[ExceptionRegion]:
         """The protected regions of the with statements that start in [s, be) (their handler
         is the with's exit on an exception)."""
@@ -686,6 +716,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         be = self._past_swallowed_way_on(s, self._past_with_return(s, be, t), t)
         be = self._past_const_return_through_copies(s, be, t)
+        before_inner = be
+        be = self._past_inner_clause_way_on(s, be, t, warm)
         nested_exit = self._nested_handler_exit(s, be, t)
         if nested_exit is not None:
             warm = warm | self._reach(nested_exit)
@@ -806,7 +838,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = leaves_to_bottom = False
-        body_falls = self._falls_into(s, be) or not self.version.handler_code_at_end \
+        body_falls = self._falls_into(s, be) or (not self.version.handler_code_at_end or be != before_inner) \
             and self._falls_into(s, be, through_inner_handlers=True)
         else_break = False
         else_kept = False
@@ -1259,6 +1291,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         last = x
         while last + 1 in flow:
             last += 1
+        if context and self._xt_state.kinds.get(context[0]) == "with" and not exits_with:
+            exit_at = next((k for k in range(x + 1, last + 1) if k in flow and self._exit_call_at(k)
+                            and self._cleanup_of(k - 1) == context[0]), None)
+            if exit_at is not None:
+                return exit_at, exit_at
         onward = False  # does the stretch jump on to moved code past it?
         closing = self.instrs[last]
         # (an if body's rest, whose jump over the if's else part closes it: that part, from the
