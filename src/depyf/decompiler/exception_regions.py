@@ -534,6 +534,13 @@ class ExceptionRegionAnalysis:
         """If `j` comes right after the handler's `POP_EXCEPT [e = None; del e]`, that POP_EXCEPT."""
         instrs = self.instrs
         k = j - 1
+        if self.version.handler_code_at_end:
+            # (3.12+: the copy of an enclosing finally body on the way out, already marked read,
+            # may stand between: `except E: ...; break` in a try/except/finally)
+            while k > hs and self.skip.get(k) == j and k - 1 in self.skip and self.skip[k - 1] == j:
+                k -= 1
+            if k > hs and self.skip.get(k) == j and instrs[k - 1].opname == "POP_EXCEPT":
+                k -= 1
         if k >= hs and instrs[k].opname.startswith("DELETE_") and k - 2 >= hs:
             k -= 3
         if k >= hs and instrs[k].opname == "POP_EXCEPT":

@@ -2037,6 +2037,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         ins = self.instrs[last]
         return ins.opname == "JUMP" and t < ins.target < closing
 
+    def _raising_last_branch(self, t: int, closing: int, last: int) -> bool:
+        """3.12+: is (closing, last] a branch of the finally body at `t + 1` that raises: one
+        straight stretch ending in a raise, entered only by jumps from the body before the
+        closing re-raise at `closing` (`if c: A / else: raise E` last)?"""
+        instrs = self.instrs
+        if not self.version.handler_code_at_end or instrs[last].opname != "RAISE_VARARGS":
+            return False
+        start = closing + 1
+        sources = self.jump_sources.get(start, ())
+        if not sources or not all(t < src < closing for src in sources):
+            return False
+        return all(ins.target is None and ins.opname not in TERMINAL and not self.jump_sources.get(ins.index)
+                   for ins in instrs[start + 1:last])
+
     def _build_finally(self, s: int, t: int) -> int:
         st = self._xt_state
         instrs = self.instrs
@@ -2050,10 +2064,26 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         # inside it may follow).
         flow = [k for k in self._reach(t + 1) if t < k < cleanup]
         ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
+        if not ends and self.version.handler_code_at_end:
+            # 3.12+: a finally body whose last statement is a with that never ends normally
+            # (`finally: (with a: raise E)`) reaches its closing re-raise only through that
+            # with's handler (the manager swallowed the exception), laid inline before it.
+            through = [k for k in self._reach_through_handlers(t + 1, floor=t + 1)
+                       if t < k < cleanup and self._cleanup_of(k) == cleanup]
+            ends = [k for k in through if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
+            if ends:
+                flow = sorted(set(flow) | set(through))
         closing = max(ends) if ends else None
+        raising_last = False  # the body's last branch raises, laid after the closing re-raise
         if instrs[reraise].opname != "RERAISE":
             if closing is not None and max(flow) > closing and self._loop_closes_finally_body(t, closing, max(flow)):
                 closing = None  # (the re-raises are the breaks' copies: read as `break`)
+            elif closing is not None and max(flow) > closing and self._raising_last_branch(t, closing, max(flow)):
+                # 3.12+: a finally body ending in an if whose last branch raises: the closing
+                # re-raise is only copied into the other branch, and the raising branch follows
+                # it. The body runs to that branch's end; the copy is one of its ends.
+                reraise = max(flow) + 1
+                raising_last = True
             elif not flow or closing is not None and max(flow) > closing:
                 raise self.fail(instrs[t], "finally handler does not end with a re-raise")
             # A finally body that never ends (`finally: raise`); or one whose last statement is
@@ -2079,7 +2109,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         span_end = self._cold_span(t, warm)
         # (the copies on the ways out end where the closing re-raise stands: after that come
         # the code after the statement, then the copy's handler code)
-        copy_end = final_end if closing is None or final_end <= closing else closing
+        copy_end = final_end if closing is None or final_end <= closing or raising_last else closing
         while copy_end - 1 > final_start and instrs[copy_end - 1].opname == "RERAISE" \
                 and instrs[copy_end - 1].arg == 0:
             copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there

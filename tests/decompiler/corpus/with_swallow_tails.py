@@ -163,3 +163,17 @@ def return_through_except_finally_with_raising_in_loop(n, kind):
         log.append('next')
     log.append('done')
     return log
+
+
+@cases((KeyError, 0), (ValueError, 1), (KeyError, 1))
+def finally_with_raising_then_return(kind, n):
+    # The finally body's only statement is a with that never ends normally: its closing
+    # re-raise follows the with's handler code (the manager swallowed the exception).
+    log = []
+    try:
+        log.append(n)
+    finally:
+        with _Swallow(log):
+            raise kind()
+    log.append('after')
+    return log
