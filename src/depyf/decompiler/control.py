@@ -3047,7 +3047,17 @@ class ControlRules:
         if not self.version.while_condition_duplicated or not j + 1 < exit <= self.end:
             return False
         sources = [src for k in range(j + 1, exit) for src in self.jump_sources.get(k, ())]
-        return bool(sources) and all(h <= src < exit for src in sources)
+        return bool(sources) and all(h <= src < exit or self._own_handler_jump(h, exit, src) for src in sources)
+
+    def _own_handler_jump(self, h: int, exit: int, src: int) -> bool:
+        """3.12+: is `src` handler code, laid at the end, of a construct whose protected code
+        starts inside [h, exit) (a with whose manager swallowed the exception jumps back to the
+        code after the with statement)? Such a jump comes from inside that code."""
+        if not self.version.handler_code_at_end or src < exit or src not in self.handler_only_code():
+            return False
+        first_protected = self._first_protected()
+        return any(h <= first_protected[t] < exit and src in self._reach(t, None, t)
+                   for t in self._xt().kinds)
 
     def copied_loop_break(self, iterator: n.Expr, i: int) -> Optional[int]:
         """A for loop's iterator dropped at `i`, then a small block that returns: a `break` whose

@@ -19,7 +19,7 @@ comprehensions, async for) never start a statement; their handler code is dead f
 """
 from typing import Dict, List, Optional, Set, Tuple
 
-from depyf.decompiler.instructions import TERMINAL, ExceptionRegion
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion
 
 # Instructions that may appear in the type expression of an `except` clause.
 EXPRESSION_OPS = frozenset({
@@ -344,6 +344,12 @@ class ExceptionRegionAnalysis:
         if not any(h <= src <= j for src in self.jump_sources.get(j + 1, ())):
             return None
         owners = [t for t, kind in st.kinds.items() if kind == "except" and h < first_protected[t] <= j]
+        # (3.12+: a try body that falls into `x`, its clause jumping back there too, goes on at
+        # `x` after the statement: the rest of the loop body, not the loop's exit; `try: ...
+        # except E: ...` then `more; break`)
+        if self.version.handler_code_at_end and self.instrs[x - 1].opname not in ENDS_FLOW \
+                and (region := st.region_at[x - 1]) is not None and region.handler in owners and x - 1 in self._reach(h):
+            return None
         for src in self.jump_sources.get(x, ()):
             if src in handler_code and any(src in self._reach(t, None, t) for t in owners):
                 return x
@@ -361,18 +367,21 @@ class ExceptionRegionAnalysis:
 
     def loop_body_reach(self, h: int, exit: int, after: Optional[int] = None) -> Set[int]:
         """The code that the body of the loop at `h` reaches without leaving through `exit` (or
-        through `after`, the code after the loop, which a `break` jumps to), the handler code of
+        through `after`, the code after the loop, which a `break` jumps to, or by a jump to
+        before `h`), the handler code of
         the statements in it included (handlers whose protected code starts in the loop)."""
         st = self._xt()
         first_protected = self._first_protected()
         stop = {exit} if after is None else {exit, after}
-        seen = self._reach(h + 1, stop)
+        # (a jump to before the loop's head leaves it: the `break` of a loop ending an enclosing
+        # loop's body goes straight to that loop's head, and on from there)
+        seen = self._reach(h + 1, stop, h)
         todo = list(seen)
         while todo:
             region = st.region_at[todo.pop()]
             if region is None or region.handler in seen or first_protected[region.handler] <= h:
                 continue
-            found = self._reach(region.handler, stop) - seen
+            found = self._reach(region.handler, stop, h) - seen
             seen |= found
             todo.extend(found)
         return seen
@@ -525,6 +534,13 @@ class ExceptionRegionAnalysis:
         """If `j` comes right after the handler's `POP_EXCEPT [e = None; del e]`, that POP_EXCEPT."""
         instrs = self.instrs
         k = j - 1
+        if self.version.handler_code_at_end:
+            # (3.12+: the copy of an enclosing finally body on the way out, already marked read,
+            # may stand between: `except E: ...; break` in a try/except/finally)
+            while k > hs and self.skip.get(k) == j and k - 1 in self.skip and self.skip[k - 1] == j:
+                k -= 1
+            if k > hs and self.skip.get(k) == j and instrs[k - 1].opname == "POP_EXCEPT":
+                k -= 1
         if k >= hs and instrs[k].opname.startswith("DELETE_") and k - 2 >= hs:
             k -= 3
         if k >= hs and instrs[k].opname == "POP_EXCEPT":

@@ -614,6 +614,36 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         return y is not None and not s <= y <= t and any(
             y in loop.continue_targets or y == loop.break_target or y >= loop.exit for loop in self.loops)
 
+    def _past_inner_clause_way_on(self, s: int, be: int, t: int, warm: Set[int]) -> int:
+        """3.12+: a with in the try body whose body goes on only through the except clause of a
+        try inside it (`with a: (try: raise E / except E: ...); more`) has the rest of its body,
+        and its normal exit (still protected by the try `t`), laid with that clause, past the
+        handler code: the try body ends after that exit call, and the code after it (the try's
+        else part, say) is not the body's."""
+        instrs = self.instrs
+        if not self.version.handler_code_at_end or be < 1 or be >= t or instrs[be - 1].opname not in TERMINAL:
+            return be
+        st = self._xt_state
+        first_protected = self._first_protected()
+        seen = set(self._reach(s))
+        todo = list(seen)
+        while todo:
+            region = st.region_at[todo.pop()]
+            if region is None or region.handler in seen or first_protected[region.handler] < s \
+                    or st.kinds.get(region.handler) != "except":
+                continue
+            found = self._reach(region.handler) - seen
+            seen |= found
+            todo.extend(found)
+        for region in self._with_regions(s, be):
+            for k in sorted(seen - warm):
+                if k > be and k + 4 < len(instrs) and self._cleanup_of(k) == t \
+                        and self._cleanup_of(k - 1) == region.handler \
+                        and instrs[k].opname == "LOAD_CONST" and instrs[k].argval is None \
+                        and instrs[k + 3].opname == "CALL" and instrs[k + 4].opname == "POP_TOP":
+                    be = max(be, k + 5)  # (the exit call's end)
+        return be
+
     def _with_regions(self, s: int, be: int) -> Iterator[ExceptionRegion]:
         """The protected regions of the with statements that start in [s, be) (their handler
         is the with's exit on an exception)."""
@@ -750,6 +780,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         be = self._past_swallowed_way_on(s, self._past_with_return(s, be, t), t)
         be = self._past_const_return_through_copies(s, be, t)
+        before_inner = be
+        be = self._past_inner_clause_way_on(s, be, t, warm)
         nested_exit = self._nested_handler_exit(s, be, t)
         if nested_exit is not None:
             warm = warm | self._reach(nested_exit)
@@ -870,7 +902,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         span_end = max(cold) + 1 if cold else t + 1
         end = self.end
         falls_out = leaves_to_bottom = False
-        body_falls = self._falls_into(s, be) or not self.version.handler_code_at_end \
+        body_falls = self._falls_into(s, be) or (not self.version.handler_code_at_end or be != before_inner) \
             and self._falls_into(s, be, through_inner_handlers=True)
         else_break = False
         else_kept = False
@@ -1325,6 +1357,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         last = x
         while last + 1 in flow:
             last += 1
+        if context and self._xt_state.kinds.get(context[0]) == "with" and not exits_with:
+            exit_at = next((k for k in range(x + 1, last + 1) if k in flow and self._exit_call_at(k)
+                            and self._cleanup_of(k - 1) == context[0]), None)
+            if exit_at is not None:
+                return exit_at, exit_at
         onward = False  # does the stretch jump on to moved code past it?
         closing = self.instrs[last]
         # (an if body's rest, whose jump over the if's else part closes it: that part, from the
@@ -2066,6 +2103,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         ins = self.instrs[last]
         return ins.opname == "JUMP" and t < ins.target < closing
 
+    def _raising_last_branch(self, t: int, closing: int, last: int) -> bool:
+        """3.12+: is (closing, last] a branch of the finally body at `t + 1` that raises: one
+        straight stretch ending in a raise, entered only by jumps from the body before the
+        closing re-raise at `closing` (`if c: A / else: raise E` last)?"""
+        instrs = self.instrs
+        if not self.version.handler_code_at_end or instrs[last].opname != "RAISE_VARARGS":
+            return False
+        start = closing + 1
+        sources = self.jump_sources.get(start, ())
+        if not sources or not all(t < src < closing for src in sources):
+            return False
+        return all(ins.target is None and ins.opname not in TERMINAL and not self.jump_sources.get(ins.index)
+                   for ins in instrs[start + 1:last])
+
     def _build_finally(self, s: int, t: int) -> int:
         st = self._xt_state
         instrs = self.instrs
@@ -2079,10 +2130,26 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         # inside it may follow).
         flow = [k for k in self._reach(t + 1) if t < k < cleanup]
         ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
+        if not ends and self.version.handler_code_at_end:
+            # 3.12+: a finally body whose last statement is a with that never ends normally
+            # (`finally: (with a: raise E)`) reaches its closing re-raise only through that
+            # with's handler (the manager swallowed the exception), laid inline before it.
+            through = [k for k in self._reach_through_handlers(t + 1, floor=t + 1)
+                       if t < k < cleanup and self._cleanup_of(k) == cleanup]
+            ends = [k for k in through if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
+            if ends:
+                flow = sorted(set(flow) | set(through))
         closing = max(ends) if ends else None
+        raising_last = False  # the body's last branch raises, laid after the closing re-raise
         if instrs[reraise].opname != "RERAISE":
             if closing is not None and max(flow) > closing and self._loop_closes_finally_body(t, closing, max(flow)):
                 closing = None  # (the re-raises are the breaks' copies: read as `break`)
+            elif closing is not None and max(flow) > closing and self._raising_last_branch(t, closing, max(flow)):
+                # 3.12+: a finally body ending in an if whose last branch raises: the closing
+                # re-raise is only copied into the other branch, and the raising branch follows
+                # it. The body runs to that branch's end; the copy is one of its ends.
+                reraise = max(flow) + 1
+                raising_last = True
             elif not flow or closing is not None and max(flow) > closing:
                 raise self.fail(instrs[t], "finally handler does not end with a re-raise")
             # A finally body that never ends (`finally: raise`); or one whose last statement is
@@ -2108,7 +2175,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         span_end = self._cold_span(t, warm)
         # (the copies on the ways out end where the closing re-raise stands: after that come
         # the code after the statement, then the copy's handler code)
-        copy_end = final_end if closing is None or final_end <= closing else closing
+        copy_end = final_end if closing is None or final_end <= closing or raising_last else closing
         while copy_end - 1 > final_start and instrs[copy_end - 1].opname == "RERAISE" \
                 and instrs[copy_end - 1].arg == 0:
             copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there
@@ -2320,6 +2387,21 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             matched = self._match_copy(fs, length, k, returns=k >= body_end)
             if matched is not None:
                 size, exit, outs = matched
+                pieces = self._copy_pieces(k, size)
+                if len(pieces) > 1 and k < body_end:
+                    # (a way out from inside the body: the copy in place never finishes; its
+                    # handler code, with the way on, goes with the constructs inside it)
+                    size = pieces[0][1] - k
+                elif len(pieces) > 1:
+                    # (the normal way out: its way on ends the last run; entering the copy steps
+                    # over all of it, the foreign code in between keeps its own reading)
+                    for start, end in pieces:
+                        self._mark_dead(start, end)
+                    self.skip[k] = k + size
+                    self._registered_copies.append((k, k + size))
+                    for start, end in pieces:
+                        self._drop_handlers_of(start, end, through_clauses, span_end)
+                    continue
                 kept = self._return_inside_copy(k, k + size, outs)
                 if kept is not None:
                     # The copy's only way on is a return inside it (a loop in the finally body
@@ -2345,6 +2427,35 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size, through_clauses, span_end)
                 self._drop_copied_ways_on(k, k + size)
+
+    def _copy_pieces(self, k: int, size: int) -> List[Tuple[int, int]]:
+        """The runs [start, end) of the copy at `k` matched over [k, k + size). 3.12+: a copy whose
+        with never ends normally (`finally: (with a: raise E); more`) goes on only through that
+        with's handler code, laid at the end, past other code: the rest of the try body after a
+        way out (`if c: return x` then more), other copies and their handler code, the except
+        clauses' code. The match steps over that code. Runs start where the code before ends
+        its flow: a run is the copy's when the copy reaches its start (through the handlers of
+        the constructs in it) or it is the cleanup of handler code of the copy's; else foreign
+        code, up to the next such start."""
+        if not self.version.handler_code_at_end:
+            return [(k, k + size)]
+        instrs = self.instrs
+        st = self._xt_state
+        own = self._reach_through_handlers(k, floor=k)
+        pieces: List[Tuple[int, int]] = []
+        start: Optional[int] = k
+        for g in range(k + 1, k + size):
+            if instrs[g - 1].opname not in ENDS_FLOW:
+                continue
+            ours = g in own or any(r.handler == g and r.start in own for r in self.bc.regions)
+            if ours and start is None:
+                start = g
+            elif not ours and start is not None:
+                pieces.append((start, g))
+                start = None
+        if start is not None:
+            pieces.append((start, k + size))
+        return pieces
 
     def _never_finishes(self, start: int, end: int) -> bool:
         """Does the code [start, end) end in a return or raise and never jump out of itself?"""

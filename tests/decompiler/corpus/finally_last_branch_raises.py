@@ -34,3 +34,20 @@ def finally_elif_else_raise_after_handler_raise(n, k):
         else:
             raise ValueError(log)
     return log
+
+
+@cases((0, 0), (2, 0), (0, 1))
+def finally_if_raise_else_after_return(n, k):
+    # The raising branch last, after a try body that returns: its copy on the way out is the
+    # if, the return block where the closing re-raise stands, then the raising branch.
+    log = []
+    try:
+        if k:
+            return log
+        log.append(1)
+    finally:
+        if n > 1:
+            log.append(6)
+        else:
+            raise ValueError(len(log))
+    return log

@@ -173,3 +173,60 @@ def scan_until_stop_or_other(items):
     except StopIteration:
         pass
     return frozenset(seen)
+
+
+class _Swallow:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.log.append(exc[0].__name__ if exc[0] else None)
+        return exc[0] is KeyError
+
+
+@cases((0, 0), (1, 0), (4, 0), (4, 1), (2, 1))
+def while_test_with_swallowing_after_continue(n, k):
+    # The body never falls through (every branch leaves), so past its `continue` comes the rest
+    # of the body up to the loop's exit; 3.12+ lay the with's handler code at the end, and its
+    # way on (the manager swallowed the exception) jumps back into that rest of the body.
+    log = []
+    tries = 0
+    while tries < 3:
+        tries += 1
+        if n > 3:
+            if k:
+                continue
+            log.append("big")
+            break
+        elif n > 0:
+            with _Swallow(log):
+                log.append(n)
+                if n == 2:
+                    raise KeyError(n)
+            log.append("after with")
+            break
+        return log
+    return log
+
+
+@cases((0,), (1,), (2,), (5,))
+def inner_for_break_to_outer_head_rest_past_exit(n):
+    # The inner loop ends the outer one's body, so its `break` (in an except clause, laid at the
+    # end) jumps straight to the outer loop's head; the rest of its body (after the try, which
+    # never falls out) lies past its exit too, after the code after both loops (3.12+). That
+    # code is not the inner body's.
+    log = []
+    for j in range(2):
+        for i in range(3):
+            try:
+                log.append(10 // (i >= n))
+                return None
+            except ZeroDivisionError:
+                log.append(6)
+            except KeyError:
+                break
+            log.append(i)
+    return log

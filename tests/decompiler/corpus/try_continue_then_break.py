@@ -1013,3 +1013,23 @@ def while_test_except_else_continue_more(xs):
             log.append(r)
         break
     return log
+
+
+@cases((0,), (2,), (3,), (5,))
+def retry_except_then_more_break(n):
+    # 3.12+: the except clause jumps back to the code after the try, where the try body falls
+    # too: the rest of the loop body (then a `break` that falls into the exit), not the exit.
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            if _attempt(log, n, tries):
+                continue
+            log.append("made")
+        except ValueError:
+            log.append("failed")
+        log.append("early")
+        break
+    log.append("after")
+    return log

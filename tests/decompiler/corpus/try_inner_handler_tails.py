@@ -92,3 +92,26 @@ def if_try_finally_raising_handled_then_else(log, n):
         return log
     log.append(6)
     return log
+
+
+@cases((0,), (1,), (2,))
+def with_inner_handler_then_else_part(k):
+    # The with's body goes on only through the inner except clause (3.12+: laid with the handler
+    # code, the with's normal exit too, still in the try body); the try's else part follows the
+    # with's exit, and the swallowing manager's way on is a copy of it.
+    log = []
+    try:
+        with _Swallow(log):
+            try:
+                raise ValueError(k)
+            except ValueError:
+                log.append('inner')
+            if k == 1:
+                raise KeyError(k)
+    except ValueError:
+        log.append('outer')
+    else:
+        log.append('else')
+        return log
+    log.append('after')
+    return None

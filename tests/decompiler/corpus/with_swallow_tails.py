@@ -102,3 +102,78 @@ def return_through_finally_with_raising(n, kind):
             log.append('after with')
         log.append('next')
     return log
+
+
+@cases((0, KeyError), (1, KeyError), (1, ValueError), (0, ValueError))
+def return_through_finally_with_raising_no_loop(n, kind):
+    # The same without the loop: 3.12+ lay the code after the return (`log.append(1)`) between
+    # the return's copy of the finally body and that copy's handler code.
+    log = []
+    try:
+        if n:
+            return log
+        log.append(1)
+    finally:
+        with _Swallow(log):
+            raise kind()
+        log.append('after with')
+    log.append('next')
+    return log
+
+
+@cases((0, KeyError), (1, KeyError), (2, KeyError), (1, ValueError))
+def return_through_except_finally_with_raising(n, kind):
+    # With an except clause: its way on, the normal copy of the finally body, lies before the
+    # clause's code; that copy's handler code comes after it.
+    log = []
+    try:
+        if n:
+            return log
+        if n == 0:
+            raise KeyError(n)
+        log.append(1)
+    except KeyError:
+        log.append('caught')
+    finally:
+        with _Swallow(log):
+            raise kind()
+        log.append('after with')
+    log.append('next')
+    return log
+
+
+@cases((0, KeyError), (3, KeyError), (1, ValueError), (3, ValueError))
+def return_through_except_finally_with_raising_in_loop(n, kind):
+    # In a loop whose except clause breaks: the code after the statement is where the normal
+    # copy's handler code (the manager swallowed the exception) goes on, not the clause's break.
+    log = []
+    i = 0
+    while i < 3:
+        i += 1
+        try:
+            if n > 2:
+                return log
+            log.append(i)
+        except KeyError:
+            break
+        finally:
+            with _Swallow(log):
+                raise kind()
+            log.append('after with')
+        log.append('next')
+    log.append('done')
+    return log
+
+
+@cases((KeyError, 0), (ValueError, 1), (KeyError, 1))
+def finally_with_raising_then_return(kind, n):
+    # The finally body's only statement is a with that never ends normally: its closing
+    # re-raise follows the with's handler code (the manager swallowed the exception).
+    log = []
+    try:
+        log.append(n)
+    finally:
+        with _Swallow(log):
+            raise kind()
+    log.append('after')
+    return log
