@@ -30,10 +30,8 @@ GAPS: List[Gap] = [
     # the reason from its failure on the newest failing version.
     Gap('golden', 'comprehensions::list_comprehensions', ALL, 'differs from golden/comprehensions.list_comprehensions.py'),
     Gap('roundtrip', 'copied_exits::else_part_inside_last_statement', ('3.12',), 'else_part_inside_last_statement: instruction #43: original RETURN_CONST None | decompiled LOAD_FAST kind (after RETURN_VALUE)'),
-    Gap('execution', 'fuzz_conditions::assert_nested_conditional_with_chained_comparison', ('3.8', '3.9'), 'silent wrong result: the nested conditional expression of the assert is read as if statements with empty bodies and the raise after them runs unconditionally'),
-    Gap('roundtrip', 'fuzz_conditions::assert_nested_conditional_with_chained_comparison', ('3.8', '3.9', '3.10', '3.12', '3.13'), 'read as if statements with asserts in their branches (right on 3.10+), not one assert of a conditional expression'),
     Gap('roundtrip', 'fuzz_values::conditional_with_true_arm_or', ALL, 'the constant true arm leaves no code: the test is printed as the or-chain it behaves as (`not b or a or c`), which compiles to other jumps'),
-    Gap('roundtrip', 'fuzz_values::conditional_with_chained_arm_and_true_arm_or', ALL, 'see conditional_with_true_arm_or'),
+    Gap('roundtrip', 'fuzz_values::conditional_with_chained_arm_and_true_arm_or', ('3.10', '3.11', '3.12', '3.13'), 'see conditional_with_true_arm_or'),
     Gap('roundtrip', 'try_in_clause_shapes::finally_body_raises_into_clause*', ('3.12', '3.13'), 'the return after the outer try/finally is read into its body (the same behaviour: the code after the except clause is reached only from it, and 3.12+ copies the finally body onto that way out)'),
     Gap('roundtrip', 'try_in_clause_shapes::clause_if_else_try_finally', ('3.13',), 'the code after the try is read as a return ending the if body, the else branch after the if (the same behaviour: that branch always raises)'),
     Gap('roundtrip', 'try_in_clause_shapes::while_true_continue_through_finally_with_clause', ('3.10', '3.11', '3.12', '3.13'), '`try: continue / finally: B` at the end of a loop body is read as `B` alone (the same behaviour: the try body protects no instruction)'),
@@ -44,10 +42,6 @@ GAPS: List[Gap] = [
     Gap('execution', 'try_continue_then_break::while_test_named_except_else_continue', ('3.9',), '`except E as e:` then an else part ending in `if c: continue`, then `break`: the clause\'s jump and the if\'s false branch are threaded through the `break`; the else part is read after the whole try (silent wrong result)'),
     Gap('roundtrip', 'try_continue_then_break::while_test_named_except_else_continue', ('3.8', '3.9'), '3.9: see the execution entry; 3.8: the clause ends in `break`, the else part after the try (the same behaviour)'),
     Gap('roundtrip', 'try_continue_then_break::retry_clause_breaks_or_continues', ('3.11', '3.12'), 'the clause\'s `if c: break` then `continue` is read as `if c: pass / else: continue` (the same behaviour: the `break` goes where the try goes on, the `break` after it)'),
-    Gap('execution', 'conditional_tests_copied_exits::and_or_conditional_with_chained_comparisons', ('3.10', '3.12', '3.13'), 'decompile error (it was a silent wrong result): the chain is cut after `a and c`, and the if read for the rest jumps past where that branch goes on'),
-    Gap('roundtrip', 'conditional_tests_copied_exits::and_or_conditional_with_chained_comparisons', ('3.10', '3.12', '3.13'), 'see the execution entry'),
-    Gap('execution', 'conditional_tests_copied_exits::conditional_arm_or_chained_comparison', ('3.10', '3.12', '3.13'), 'decompile error: read as `if c: (if b or lo <= e <= hi: return 3)`, the inner test\'s false jump goes past where the if body goes on (to a copy of `return 4` after the comparison\'s cleanup), which the loud rule for such jumps refuses'),
-    Gap('roundtrip', 'conditional_tests_copied_exits::conditional_arm_or_chained_comparison', ('3.10', '3.12', '3.13'), 'see the execution entry'),
     Gap('execution', 'with_break_in_try_loop::while_except_with_break_then_more', ('3.11',), 'the code after the with, which only a swallowing exit reaches, is read as the try\'s else part after a `break` (silent wrong result; 3.11 lays the handlers inline)'),
     Gap('roundtrip', 'with_break_in_try_loop::*_except_with_break_*', ('3.11',), 'the code after the with is read as the try\'s else part (the same behaviour for the for loops; see the execution entry)'),
     Gap('execution', 'nested_try_const_return_through_finally::*', ('3.11',), 'the `return CONST` ending the inner try body is read after the inner try, and the except clause\'s way on after the try/finally (silent wrong result; 3.11 lays the handlers inline)'),
@@ -119,7 +113,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'finally_clause_tails::clause_with_return_constant', ('3.12', '3.13'), 'a try body that never falls out: the code after the try, copied into the with handler\'s swallowing way out, is read in the clause after the with, and the with\'s `return 7` once more after the try, unreachable (same behaviour)'),
     Gap('execution', 'finally_last_branch_raises::*', ('3.12', '3.13'), 'decompile error: a finally body ending in an if whose last branch raises (the closing re-raise only copied into the other branch): finally handler does not end with a re-raise'),
     Gap('roundtrip', 'finally_last_branch_raises::*', ('3.12', '3.13'), 'see the execution gap'),
-    Gap('roundtrip', 'fuzz_conditions::chained_comparison_in_nested_conditional_assert', ('3.10', '3.12'), 'an assert of nested conditional expressions whose raise is copied into each branch: read as an assert per branch (same behaviour)'),
 ]
 
 
