@@ -3582,11 +3582,12 @@ class ControlRules:
             p, q = p + 1, q + 1
             if x.opname == "JUMP" and x.target == body and p < a_end and q < j and exits \
                     and (instrs[p].opname != instrs[q].opname or instrs[p].argval != instrs[q].argval) \
-                    and any(self._same_exit_block(q, e) for e in exits):
+                    and (any(self._same_exit_block(q, e) for e in exits)
+                         or instrs[q].opname == "JUMP" and self._follow_jumps(q) in exits):
                 # The JUMP into the body that ends a conditional expression's first arm, then in
-                # the bottom copy a copy of the block after the loop: the way out of that arm
-                # (3.12+ copy the block in place of the JUMP to it).
-                q += self._exit_block_length(q)
+                # the bottom copy the JUMP out of the loop that ends that arm there, or a copy of
+                # the block after the loop in its place (3.12+ copy small exit blocks).
+                q += self._exit_block_length(q) if instrs[q].opname != "JUMP" else 1
             if x.is_jump and x.target > body:
                 exits.add(x.target)
         return q == j and instrs[j].opname == "JUMP" and instrs[j].target == body
