@@ -3491,15 +3491,17 @@ class ControlRules:
         """The instructions of a loop test in [start, end) as compared by
         `_bottom_test_with_copied_exits`: conditional jumps as one token whatever their target,
         unconditional jumps into the body left out, and (with `exit`) copies of the block at
-        `exit` that follow a jump, and jumps to `exit`, left out. With `cleanup_exit` (the top
-        test), a chained comparison's cleanup and the copy of the block at `cleanup_exit` after
-        it are left out: the bottom copy lays its cleanup after the loop, the block after that."""
+        `exit` that follow a jump, and jumps to `exit`, left out. A chained comparison's cleanup
+        and the copy of the block at `cleanup_exit` (the top test) or `exit` after it are left
+        out: where the comparison ends the test, the bottom copy lays its cleanup after the loop
+        and the block after that."""
         out: List[object] = []
         k = start
         while k < end:
             ins = self.instrs[k]
-            if cleanup_exit is not None and self._test_cleanup_pop(k, start):
-                copy = self._exit_copy_length(k + 1, cleanup_exit, end)
+            cleanup_copy_of = cleanup_exit if cleanup_exit is not None else exit
+            if cleanup_copy_of is not None and self._test_cleanup_pop(k, start):
+                copy = self._exit_copy_length(k + 1, cleanup_copy_of, end)
                 if copy:
                     k += 1 + copy
                     continue
