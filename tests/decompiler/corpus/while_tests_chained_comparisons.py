@@ -72,3 +72,16 @@ def assert_nested_conditional_chained_arm_in_try(a, b, c, d, e):
     except AssertionError:
         return 1
     return 0
+
+
+@cases(*INPUTS)
+def while_or_chained_comparison_and_conditional_else(a, w, b):
+    log = []
+    while a or (0 <= w < 2 and (b if a else w)):
+        w += 1
+        log.append(w)
+        if len(log) > 3:
+            break
+    else:
+        log.append(-1)
+    return log
