@@ -30,10 +30,8 @@ GAPS: List[Gap] = [
     # the reason from its failure on the newest failing version.
     Gap('golden', 'comprehensions::list_comprehensions', ALL, 'differs from golden/comprehensions.list_comprehensions.py'),
     Gap('roundtrip', 'copied_exits::else_part_inside_last_statement', ('3.12',), 'else_part_inside_last_statement: instruction #43: original RETURN_CONST None | decompiled LOAD_FAST kind (after RETURN_VALUE)'),
-    Gap('execution', 'fuzz_conditions::assert_nested_conditional_with_chained_comparison', ('3.8', '3.9'), 'silent wrong result: the nested conditional expression of the assert is read as if statements with empty bodies and the raise after them runs unconditionally'),
-    Gap('roundtrip', 'fuzz_conditions::assert_nested_conditional_with_chained_comparison', ('3.8', '3.9', '3.10', '3.12', '3.13'), 'read as if statements with asserts in their branches (right on 3.10+), not one assert of a conditional expression'),
     Gap('roundtrip', 'fuzz_values::conditional_with_true_arm_or', ALL, 'the constant true arm leaves no code: the test is printed as the or-chain it behaves as (`not b or a or c`), which compiles to other jumps'),
-    Gap('roundtrip', 'fuzz_values::conditional_with_chained_arm_and_true_arm_or', ALL, 'see conditional_with_true_arm_or'),
+    Gap('roundtrip', 'fuzz_values::conditional_with_chained_arm_and_true_arm_or', ('3.10', '3.11', '3.12', '3.13'), 'see conditional_with_true_arm_or'),
     Gap('roundtrip', 'try_in_clause_shapes::finally_body_raises_into_clause*', ('3.12', '3.13'), 'the return after the outer try/finally is read into its body (the same behaviour: the code after the except clause is reached only from it, and 3.12+ copies the finally body onto that way out)'),
     Gap('roundtrip', 'try_in_clause_shapes::clause_if_else_try_finally', ('3.13',), 'the code after the try is read as a return ending the if body, the else branch after the if (the same behaviour: that branch always raises)'),
     Gap('roundtrip', 'try_in_clause_shapes::while_true_continue_through_finally_with_clause', ('3.10', '3.11', '3.12', '3.13'), '`try: continue / finally: B` at the end of a loop body is read as `B` alone (the same behaviour: the try body protects no instruction)'),

@@ -111,7 +111,23 @@ def demorgan_not(e: n.Expr) -> n.Expr:
         if any(folds_under_not(v) for v in e.values):
             return n.UnaryOp("not", e)
         return n.BoolOp(_OTHER_BOOL_OP[e.op], [demorgan_not(v) for v in e.values])
+    plain = _un_negated_arms(e) if isinstance(e, n.IfExp) else None
+    if plain is not None:
+        return plain
     return negate(e)
+
+
+def _un_negated_arms(e: n.Expr) -> Optional[n.Expr]:
+    """`x` where `e` is `not x`, or a conditional expression whose arms are all such (`not a if
+    t else not b` is `a if t else b` under a `not`: in a jump context the compiler sends `not`
+    into each arm, so both make the same jumps), else None."""
+    if isinstance(e, n.UnaryOp) and e.op == "not":
+        return e.operand
+    if isinstance(e, n.IfExp):
+        body, orelse = _un_negated_arms(e.body), _un_negated_arms(e.orelse)
+        if body is not None and orelse is not None:
+            return n.IfExp(e.test, body, orelse)
+    return None
 
 
 # The instructions that open a protected block up to their handler (3.8-3.10).
@@ -653,6 +669,7 @@ class ControlRules:
         after the last jump of the chain).
         """
         ins = self.instrs[i]
+        value_start = self.expr_start  # (parsing the atoms after it moves `expr_start`)
         expr, on_true = _jump_condition(ins, first)
         atoms = [self._normalised_atom(_Atom(i, expr, on_true, ins.target, i, self.fall_override.get(i, i + 1)))]
         limit = self.end
@@ -677,6 +694,17 @@ class ControlRules:
                         if a.target == nxt:
                             a.target = jump.target
                     atoms[-1].fall = nxt + 1
+                    continue
+                again = self._copied_branch_exit(atoms, nxt, limit) \
+                    if atoms[-1].always and self.instrs[atoms[-1].start].opname != "JUMP" else None
+                if again is not None and again[0] == atoms[-1].target:
+                    # The same on 3.10/3.12+, where both JUMPs became copies of the block they go
+                    # to (`return 3`): the second copy, which only atoms of the chain reach, is the
+                    # same way on as the first.
+                    for a in atoms:
+                        if a.target == nxt:
+                            a.target = again[0]
+                    atoms[-1].fall = again[1]
                     continue
                 if jump.opname == "JUMP" and jump.target == nxt + 1 and nxt not in self.skip \
                         and not self.jump_sources.get(nxt) and atoms[-1].target != nxt + 1 \
@@ -731,7 +759,7 @@ class ControlRules:
             jins = self.instrs[q]
             e, t = _jump_condition(jins, value)
             atoms.append(self._normalised_atom(_Atom(nxt, e, t, jins.target, q, self.fall_override.get(q, q + 1))))
-        for count in range(self._before_while_test(atoms), 0, -1):
+        for count in range(self._before_while_test(atoms, value_start), 0, -1):
             chain = atoms[:count]
             if chain[-1].always:
                 continue
@@ -791,8 +819,12 @@ class ControlRules:
         atoms of the chain jump to the copy."""
         if not self.version.copies_exit_blocks or not atoms or f in self.skip:
             return None
-        if not {a.jump_index for a in atoms}.issuperset(self.jump_sources.get(f, ())):
-            return None  # (an atom of the branch may jump to it: the same as falling into it)
+        jumps = {a.jump_index for a in atoms}
+        if not all(src in jumps or self._in_chain_cleanup(src, atoms[0].start, f)
+                   for src in self.jump_sources.get(f, ())):
+            # (an atom of the branch may jump to it: the same as falling into it; so may the
+            # way out of a chained comparison's cleanup in the chain, where it goes when false)
+            return None
         instrs = self.instrs
         length = 0
         while f + length < min(limit, len(instrs)) and length < 8:
@@ -810,16 +842,31 @@ class ControlRules:
         targets = {a.target for a in atoms}
         if end not in targets and end != other:
             return None  # (the other branch starts right after the copy; `other`: where it starts)
+        found = None
         for t in range(end + 1, min(limit, end + 96)):
             if not (t in targets or instrs[t - 1].opname in COND_JUMPS):
                 continue
             if t + length <= len(instrs) and all(
                     instrs[t + k].opname == instrs[f + k].opname and instrs[t + k].argval == instrs[f + k].argval
                     for k in range(length)):
-                return t, end
-        return None
+                if t in targets:
+                    return t, end
+                # (a block after a conditional jump may itself be a copy, of the jump over a
+                # later chained comparison's cleanup: one an atom jumps to is the block itself)
+                found = found or (t, end)
+        return found
 
-    def _before_while_test(self, atoms: List[_Atom]) -> int:
+    def _in_chain_cleanup(self, src: int, start: int, end: int) -> bool:
+        """Is `src` in [start, end) the way out of a chained comparison's cleanup, code skipped
+        from its POP_TOP (`chained_compare`)?"""
+        if not start <= src < end:
+            return False
+        for c in range(src, max(start, src - 2) - 1, -1):
+            if c in self.skip and self.instrs[c].opname == "POP_TOP" and c < src < self.skip[c]:
+                return True
+        return False
+
+    def _before_while_test(self, atoms: List[_Atom], value_start: int) -> int:
         """How many atoms the chain may take: not the top test of a while loop that its last
         atoms run into (3.10+ copy that test to the loop's bottom). `if a: while b: ...` reads
         `a` and `b` as one chain to one false target; the loop's own test is only `b`."""
@@ -828,10 +875,14 @@ class ControlRules:
                 or not self.version.while_condition_duplicated:
             return len(atoms)
         j = self.loop_end[fall]
-        first_start = min(self.expr_start, atoms[0].start)  # (the first atom's value was read before)
+        first_start = min(value_start, atoms[0].start)  # (the first atom's value was read before)
         if self._bottom_test(first_start, fall, j) is not None:
             return len(atoms)
         for count in range(1, len(atoms)):
+            if any(a.target == fall for a in atoms[:count]):
+                # (a test that jumps into the loop's body is part of the loop's test: one before
+                # the loop jumps to its top test or past the loop. Only the whole test is.)
+                break
             if self._bottom_test(atoms[count].start, fall, j) is not None:
                 return count
         return len(atoms)
@@ -3243,13 +3294,14 @@ class ControlRules:
 
     def _bottom_test(self, test_start: int, test_end: int, j: int) -> Optional[int]:
         """Where the copy of the test [test_start, test_end) that closes the loop at `j` starts."""
+        body = test_end
         test_end = self._chain_test_end(test_start, test_end)
         length = test_end - test_start
         back = self.instrs[j]
         bottom = j - length + 1 if back.opname in COND_JUMPS else j - length
         if bottom >= test_end and self._same_test(test_start, bottom, length):
             return bottom  # (right at the test's end when the body is empty)
-        inverted = self._inverted_bottom_test(test_start, test_end, j)
+        inverted = self._inverted_bottom_test(test_start, test_end, j, body)
         if inverted is not None:
             return inverted
         chained = self._chained_compare_bottom_test(test_start, test_end, j)
@@ -3408,31 +3460,61 @@ class ControlRules:
         longer than the test. Compared without those copies and without the jumps into the body,
         the two read the same instructions with the same number of conditional jumps.
         """
-        if not self.version.copies_exit_blocks or self.instrs[test_end - 1].opname not in COND_JUMPS:
+        if not self.version.copies_exit_blocks:
             return None
         exits = {ins.target for ins in self.instrs[test_start:test_end]
                  if ins.target is not None and ins.target > test_end}
         if len(exits) != 1:
             return None
         exit = exits.pop()
-        wanted = self._test_tokens(test_start, test_end, test_end, None)
+        if self.instrs[test_end - 1].opname not in COND_JUMPS and not self._ends_in_cleanup_copy(test_start, test_end, exit):
+            return None
+        wanted = self._test_tokens(test_start, test_end, test_end, None, cleanup_exit=exit)
         if wanted is None:
             return None
         lowest = max(test_end, j - 4 * (test_end - test_start) - 16)
-        for b in range(j - (test_end - test_start) + 1, lowest - 1, -1):
+        # (each token is one instruction or more, and the top test may be the longer: its
+        # chained comparisons' cleanups are laid after the loop at the bottom)
+        for b in range(j + 1 - len(wanted), lowest - 1, -1):
             if self._test_tokens(b, j + 1, test_end, exit) == wanted:
                 return b
         return None
 
-    def _test_tokens(self, start: int, end: int, body: int, exit: Optional[int]) -> Optional[List[object]]:
+    def _ends_in_cleanup_copy(self, start: int, end: int, exit: int) -> bool:
+        """Does the loop test [start, end) end in a chained comparison's cleanup (a POP_TOP that
+        only the test's jumps reach) followed by a copy of the exit block at `exit` (3.10+: the
+        cleanup's JUMP to the exit, when the comparison is false, became that copy)?"""
+        for c in range(end - 2, max(start, end - 2 - MAX_COPY) - 1, -1):
+            if self._test_cleanup_pop(c, start) and self._exit_copy_length(c + 1, exit, end) == end - c - 1:
+                return True
+        return False
+
+    def _test_cleanup_pop(self, k: int, start: int) -> bool:
+        """Is the POP_TOP at `k` a chained comparison's cleanup in a test starting at `start`:
+        reached only by jumps from the test, never by falling into it?"""
+        sources = self.jump_sources.get(k)
+        return self.instrs[k].opname == "POP_TOP" and k > start and bool(sources) \
+            and all(start <= src < k for src in sources) and self.instrs[k - 1].opname in ENDS_FLOW
+
+    def _test_tokens(self, start: int, end: int, body: int, exit: Optional[int],
+                     cleanup_exit: Optional[int] = None) -> Optional[List[object]]:
         """The instructions of a loop test in [start, end) as compared by
         `_bottom_test_with_copied_exits`: conditional jumps as one token whatever their target,
         unconditional jumps into the body left out, and (with `exit`) copies of the block at
-        `exit` that follow a jump, and jumps to `exit`, left out."""
+        `exit` that follow a jump, and jumps to `exit`, left out. A chained comparison's cleanup
+        and the copy of the block at `cleanup_exit` (the top test) or `exit` after it are left
+        out: where the comparison ends the test, the bottom copy lays its cleanup after the loop
+        and the block after that."""
         out: List[object] = []
         k = start
         while k < end:
             ins = self.instrs[k]
+            cleanup_copy_of = cleanup_exit if cleanup_exit is not None else exit
+            if cleanup_copy_of is not None and self._test_cleanup_pop(k, start):
+                copy = self._exit_copy_length(k + 1, cleanup_copy_of, end)
+                if copy:
+                    k += 1 + copy
+                    continue
             if ins.opname in COND_JUMPS:
                 out.append("jump")
             elif ins.opname == "JUMP":
@@ -3462,7 +3544,7 @@ class ControlRules:
                 return length
         return 0
 
-    def _inverted_bottom_test(self, test_start: int, test_end: int, j: int) -> Optional[int]:
+    def _inverted_bottom_test(self, test_start: int, test_end: int, j: int, body: int) -> Optional[int]:
         """3.12+: where the bottom copy of the test [test_start, test_end) ending at `j` starts.
 
         With no backward conditional jump, each jump of the test into the body becomes the
@@ -3471,35 +3553,63 @@ class ControlRules:
         if not self.version.conditional_jumps_forward_only:
             return None
         for b in range(j - 1, test_end, -1):
-            if self._matches_inverted_test(test_start, test_end, b, j):
+            if self._matches_inverted_test(test_start, test_end, b, j, body):
                 return b
         return None
 
-    def _matches_inverted_test(self, a: int, a_end: int, b: int, j: int) -> bool:
+    def _matches_inverted_test(self, a: int, a_end: int, b: int, j: int, body: int) -> bool:
+        """Is [b, j] the bottom copy of the top test [a, a_end) of the loop whose body starts at
+        `body`? (`body` is after `a_end` when the top test ends in a chained comparison's
+        `JUMP body; POP_TOP; JUMP exit`: `_chain_test_end`.)"""
         instrs = self.instrs
         p, q = a, b
+        exits: Set[int] = set()  # (where the top test's jumps leave the loop)
         while p < a_end:
             if p == a_end - 1 and q == j + 1 and self._threaded_exit_of_test(instrs[p], instrs[q]):
                 return instrs[j].opname == "JUMP" and instrs[j].target == a_end
             if q >= j:
                 return False
             x, y = instrs[p], instrs[q]
-            if x.opname in COND_JUMPS and x.target == a_end:
+            if x.opname in COND_JUMPS and x.target == body:
                 back = instrs[q + 1]
                 if OPPOSITE_JUMPS.get(x.opname) != y.opname or y.target != q + 2 or back.opname != "JUMP" \
-                        or back.target != a_end:
+                        or back.target != body:
                     return False
                 p, q = p + 1, q + 2
                 continue
             if x.is_jump != y.is_jump or x.opname != y.opname:
                 return False
             if x.is_jump:
-                if (x.target > a_end or y.target > j) and x.target != y.target:
-                    return False  # a way out of the loop goes to the same place
+                if (x.target > a_end or y.target > j) and x.target != y.target \
+                        and self._follow_jumps(x.target) != self._follow_jumps(y.target) \
+                        and not self._same_exit_block(x.target, y.target) \
+                        and not (a_end <= x.target < body and self._bottom_cleanup_pop(y.target, b, j)):
+                    # A way out of the loop goes to the same place (or through the JUMP over the
+                    # bottom's chained comparison cleanup, right after the loop, to it, or to a
+                    # copy of the block there that replaced that JUMP: 3.12+); a jump
+                    # to the top's cleanup of a chained comparison goes to the bottom's.
+                    return False
             elif x.argval != y.argval:
                 return False
             p, q = p + 1, q + 1
-        return q == j and instrs[j].opname == "JUMP" and instrs[j].target == a_end
+            if x.opname == "JUMP" and x.target == body and p < a_end and q < j and exits \
+                    and (instrs[p].opname != instrs[q].opname or instrs[p].argval != instrs[q].argval) \
+                    and (any(self._same_exit_block(q, e) for e in exits)
+                         or instrs[q].opname == "JUMP" and self._follow_jumps(q) in exits):
+                # The JUMP into the body that ends a conditional expression's first arm, then in
+                # the bottom copy the JUMP out of the loop that ends that arm there, or a copy of
+                # the block after the loop in its place (3.12+ copy small exit blocks).
+                q += self._exit_block_length(q) if instrs[q].opname != "JUMP" else 1
+            if x.is_jump and x.target > body:
+                exits.add(x.target)
+        return q == j and instrs[j].opname == "JUMP" and instrs[j].target == body
+
+    def _bottom_cleanup_pop(self, k: int, b: int, j: int) -> bool:
+        """Is `k`, after the loop's closing jump at `j`, a chained comparison's cleanup in the
+        bottom test [b, j]: a POP_TOP that only that test's jumps reach?"""
+        sources = self.jump_sources.get(k)
+        return j < k < len(self.instrs) and self.instrs[k].opname == "POP_TOP" and bool(sources) \
+            and all(b <= src < j for src in sources)
 
     @staticmethod
     def _threaded_exit_of_test(top: Instr, exit: Instr) -> bool:
@@ -3824,6 +3934,13 @@ class ControlRules:
             elif nxt is not None and nxt.opname == "JUMP" and nxt.target > k + 1 and cleanup == k + 2:
                 self.fall_override[k] = nxt.target
                 self.skip[k + 1] = nxt.target
+            elif after.opname == "POP_JUMP_IF_TRUE" and after.target > k and self._copied_jump_over_cleanup(k, cleanup):
+                # The same when that JUMP over the cleanup (a lone POP_TOP: a test that jumps when
+                # true falls from its cleanup into where the chain goes on) became a copy of the
+                # small exit block it went to (3.10, 3.12+), right before the cleanup and the block.
+                # (Not a loop's bottom test, which jumps back: `_bottom_chain_copied_exit`.)
+                self.fall_override[k] = cleanup + 1
+                self.skip[k + 1] = cleanup + 1
             else:
                 over = instrs[k + 2] if k + 2 < len(instrs) else None
                 if after.opname == "POP_JUMP_IF_TRUE" and after.target == k + 2 and nxt is not None \
@@ -3881,15 +3998,23 @@ class ControlRules:
             branch_target = way_on.target
             if false_dest == on:
                 false_dest = branch_target
-        elif self.version.copies_exit_blocks and after.opname == "POP_JUMP_IF_FALSE" \
+        elif self.version.copies_exit_blocks and after.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") \
                 and self._exit_block_length(on) and on + self._exit_block_length(on) == cleanup:
-            branch_target = None  # (`_copied_branch_exit` finds the block it copies)
+            # (`_copied_branch_exit` finds the block it copies. A test that jumps when true, as an
+            # assert's, falls when false into the JUMP over its cleanup: a copy of where the
+            # branch goes when false, a small exit block, the `raise`, which the cleanup reaches
+            # through the branch's own JUMP after it, to another copy of that block: 3.13)
+            branch_target = None
         else:
             return None
         if instrs[cleanup + 1].opname == "JUMP":
             out = instrs[cleanup + 1].target
-            if out != false_dest and not (instrs[false_dest].opname == "JUMP" and instrs[false_dest].target == out):
-                return None  # (3.8/3.9 may thread the cleanup's JUMP one step further)
+            if out != false_dest and self._follow_jumps(out) != self._follow_jumps(false_dest) \
+                    and not (after.opname == "POP_JUMP_IF_TRUE" and self._same_exit_block(out, false_dest)):
+                # (3.8/3.9 may thread the cleanup's JUMP one step further, or each of the two
+                # one step through a different JUMP of the chain of JUMPs out of nested
+                # conditional expressions: where they end up is the same)
+                return None
             end = cleanup + 2
         else:
             length = self._exit_block_length(cleanup + 1) if self.version.copies_exit_blocks else 0
@@ -3905,6 +4030,16 @@ class ControlRules:
         if branch_target is not None and branch_target <= end:
             return None
         return end
+
+    def _copied_jump_over_cleanup(self, k: int, cleanup: int) -> bool:
+        """3.10/3.12+: is the code between the chained comparison's last jump at `k` and its
+        cleanup (a lone POP_TOP at `cleanup`) a copy of the small exit block the cleanup falls
+        into, standing for the JUMP over the cleanup to it?"""
+        length = cleanup - (k + 1)
+        if not self.version.copies_exit_blocks or length <= 0 or self.jump_sources.get(k + 1) \
+                or self._exit_block_length(k + 1) != length or cleanup + 1 + length > len(self.instrs):
+            return False
+        return self._exit_block_length(cleanup + 1) == length and self._same_test(k + 1, cleanup + 1, length)
 
     def _exit_block_length(self, start: int) -> int:
         """The length of the small block at `start` that ends in a return or raise with no jump
