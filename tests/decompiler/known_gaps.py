@@ -38,10 +38,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'try_in_clause_shapes::break_in_with_through_finally_holding_*', ('3.11',), 'the way on of the swallowing exit is written as an explicit `continue` after the try/finally (the same behaviour)'),
     Gap('roundtrip', 'try_in_clause_shapes::while_true_if_rest_after_clause_continues', ('3.12', '3.13'), 'the `continue` ending the try bodies is read as an else part, and after the second try (the same behaviour)'),
     Gap('roundtrip', 'try_continue_then_break::retry_clause_breaks_or_continues', ('3.11', '3.12'), 'the clause\'s `if c: break` then `continue` is read as `if c: pass / else: continue` (the same behaviour: the `break` goes where the try goes on, the `break` after it)'),
-    Gap('execution', 'conditional_tests_copied_exits::and_or_conditional_with_chained_comparisons', ('3.10', '3.12', '3.13'), 'decompile error (it was a silent wrong result): the chain is cut after `a and c`, and the if read for the rest jumps past where that branch goes on'),
-    Gap('roundtrip', 'conditional_tests_copied_exits::and_or_conditional_with_chained_comparisons', ('3.10', '3.12', '3.13'), 'see the execution entry'),
-    Gap('execution', 'conditional_tests_copied_exits::conditional_arm_or_chained_comparison', ('3.10', '3.12', '3.13'), 'decompile error: read as `if c: (if b or lo <= e <= hi: return 3)`, the inner test\'s false jump goes past where the if body goes on (to a copy of `return 4` after the comparison\'s cleanup), which the loud rule for such jumps refuses'),
-    Gap('roundtrip', 'conditional_tests_copied_exits::conditional_arm_or_chained_comparison', ('3.10', '3.12', '3.13'), 'see the execution entry'),
     Gap('roundtrip', 'nested_try_const_return_through_finally::try_return_const_in_try_finally', ('3.12', '3.13'), 'the `return log` after the try/finally, which only the except clause reaches through its copy of the finally body, is read inside the try body (the same behaviour)'),
     Gap('roundtrip', 'nested_try_const_return_then_more::load_*', ('3.12', '3.13'), 'the return after the enclosing try, which the rest of its body (reached only through the inner except clause) falls into, is read inside the try body, and the inner `return CONST` as the inner try\'s else part (the same behaviour)'),
     Gap('roundtrip', 'exceptions::raise_in_else', ('3.11', '3.12', '3.13'), "raise_in_else: instruction #8: original PUSH_EXC_INFO | decompiled <end> (after RETURN_CONST 'else-ok')"),
@@ -93,7 +89,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'finally_never_finishes::while_true_return_finally_raises', ('3.8', '3.9'), 'a while loop that never jumps back, read as an if (same behaviour)'),
     Gap('roundtrip', 'finally_never_finishes::elif_returns_finally_raises', ('3.9',), 'the `return value` ending a try body whose finally body raises, kept by 3.9 as dead code after the copy (POP_BLOCK; RETURN_VALUE), is left out (same behaviour)'),
     Gap('roundtrip', 'finally_clause_tails::clause_with_return_constant', ('3.12', '3.13'), 'a try body that never falls out: the code after the try, copied into the with handler\'s swallowing way out, is read in the clause after the with, and the with\'s `return 7` once more after the try, unreachable (same behaviour)'),
-    Gap('roundtrip', 'fuzz_conditions::chained_comparison_in_nested_conditional_assert', ('3.10', '3.12'), 'an assert of nested conditional expressions whose raise is copied into each branch: read as an assert per branch (same behaviour)'),
 ]
 
 
