@@ -637,13 +637,14 @@ class ControlRules:
         starts there. Condition chains try every if body's first statement as one more test;
         this look ahead answers most of those tries without running the instructions."""
         instrs, jump_sources = self.instrs, self.jump_sources
-        if start in self.skip or start in self.construct_starts:
+        skip, construct_starts, fall_override = self.skip, self.construct_starts, self.fall_override
+        if start in skip or start in construct_starts:
             return False
         for k in range(start, min(limit, start + 48)):
             ins = instrs[k]
-            if ins.target is not None or k in self.fall_override:
+            if ins.target is not None or k in fall_override:
                 return False  # a jump of some kind: only running it tells
-            if k != start and (jump_sources.get(k) or k in self.skip or k in self.construct_starts):
+            if k != start and (jump_sources.get(k) or k in skip or k in construct_starts):
                 return False
             if ins.opname in _NOT_IN_ATOM:
                 return k == start or instrs[k - 1].opname not in _WALRUS_COPIES

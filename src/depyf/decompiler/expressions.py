@@ -55,7 +55,7 @@ class ExpressionRules:
     # --- loads ----------------------------------------------------------------------------
 
     # The loads are a third of all instructions: their nodes are made without the call of
-    # their __init__ (`n.Const(ins.argval)`, `n.Name(ins.argval)`).
+    # their __init__ (`n.Const(ins.argval)`, `n.Name(ins.argval)`, `n.Attribute(obj, name)`).
 
     def op_LOAD_CONST(self, ins: Instr, i: int) -> None:
         const = _new(n.Const)
@@ -89,7 +89,9 @@ class ExpressionRules:
 
     def op_LOAD_ATTR(self, ins: Instr, i: int) -> None:
         obj = self.pop()
-        attr = n.Attribute(obj, ins.argval)
+        attr = _new(n.Attribute)  # `n.Attribute(obj, ins.argval)`, as the loads above
+        attr.value = obj
+        attr.attr = ins.argval
         if ins.flag:  # method load: a callable and its self (or NULL), consumed together by CALL
             self.stack.append(attr)
             self.stack.append(m.NULL)
