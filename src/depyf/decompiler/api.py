@@ -8,6 +8,7 @@ import builtins
 import functools
 import sys
 import types
+from operator import attrgetter
 from types import CodeType
 from typing import Any, Dict, List, Optional, Tuple, Union
 
@@ -342,6 +343,8 @@ def _yields(bytecode: Bytecode) -> bool:
 
 
 _SCOPE_OPS = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_DEREF"})
+_OPNAME = attrgetter("opname")
+_ARGVAL = attrgetter("argval")
 # Instructions that name a free variable. 3.13 reads a cell to pass on to a closure with LOAD_FAST.
 _FREE_USES = frozenset({"LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE", "LOAD_CLASSDEREF",
                         "LOAD_FROM_DICT_OR_DEREF", "LOAD_FAST"})
@@ -358,7 +361,9 @@ def _scope_declarations(code: CodeType, bytecode: Bytecode, nested: bool) -> Lis
         return []
     globals_: List[str] = []
     nonlocals: List[str] = []
-    for ins in bytecode.instrs:
+    # (most code stores no global or free variable: one pass in C answers that)
+    scoped = () if _SCOPE_OPS.isdisjoint(map(_OPNAME, bytecode.instrs)) else bytecode.instrs
+    for ins in scoped:
         if ins.opname not in _SCOPE_OPS:
             continue  # (most instructions: one set lookup)
         if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") and ins.argval not in globals_:
@@ -394,6 +399,8 @@ def _docstring(code: CodeType, bytecode: Bytecode) -> Optional[str]:
     # Without a docstring the first constant is whatever the body used first; a docstring is never
     # loaded by the body, so a string constant that an instruction loads is not one.
     first = consts[0]
+    if first not in map(_ARGVAL, bytecode.instrs):
+        return first  # (no argument is even equal to it: one pass in C answers most cases)
     for ins in bytecode.instrs:
         if ins.opname == "LOAD_CONST" and ins.argval is first and ins.arg == 0:
             return None

@@ -108,12 +108,35 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         try:
             i = start
             instrs = self.instrs
-            step = self.step
+            # `step`, inlined: this loop runs once per instruction of the code, and the call was
+            # a tenth of the time of decompiling. Keep the two alike.
+            # (`self.skip` is read each time: a match statement's failed reading puts back an
+            # earlier one)
+            construct_starts, anywhere = self.construct_starts, self.constructs_anywhere
+            handlers = _HANDLERS
             while i < end:
-                nxt = step(i)
+                if len(self.stack) <= self.base_depth:
+                    self.expr_start = i  # where the value now being computed began
+                nxt = self.control_at(i) if anywhere or i in self.skip or i in construct_starts else None
+                if nxt is None:
+                    ins = instrs[i]
+                    handler = handlers.get(ins.opname)
+                    if handler is None:
+                        raise self.fail(ins, "unsupported instruction")
+                    try:
+                        nxt = handler(self, ins, i)
+                    except (IndexError, _StackUnderflow):
+                        raise self.fail(ins, "stack does not match any source construct") from None
+                    except (AssertionError, AttributeError, TypeError, KeyError):
+                        raise self.fail(ins, "unexpected operands") from None
+                    if nxt is None:
+                        if ins.opname not in TERMINAL:
+                            i += 1  # (the common case: on to the next instruction, as below)
+                            continue
+                        nxt = i + 1
                 if nxt <= i:
                     raise self.fail(instrs[i], "no progress")
-                if nxt == i + 1 and nxt < end and instrs[i].opname in TERMINAL \
+                if instrs[i].opname in TERMINAL and nxt == i + 1 and nxt < end \
                         and (not self.jump_sources.get(nxt) or nxt in self.dead_code) \
                         and not self._statements_after_raise(i, nxt):
                     nxt = self._next_reachable(nxt, end)
@@ -124,7 +147,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             self.out, self.stack, self.end, self.base_depth = saved
 
     def step(self, i: int) -> int:
-        """Run the instruction (or the construct starting) at index `i`; return the next index."""
+        """Run the instruction (or the construct starting) at index `i`; return the next index.
+        (`run_range` has its own copy of this, inlined.)"""
         if len(self.stack) <= self.base_depth:
             self.expr_start = i  # where the value now being computed began
         if self.constructs_anywhere or i in self.skip or i in self.construct_starts:

@@ -9,6 +9,7 @@ Structures are recognised from jump targets, which are instruction indices:
   to it; 3.10+ repeats a while loop's test at the bottom, which is recognised and dropped;
 * a forward jump out of a loop is a `break`; a jump to a loop's header or test is a `continue`.
 """
+from bisect import bisect_left
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
@@ -245,10 +246,16 @@ class ControlRules:
         handler_back: Dict[int, int] = {}
         for_iters: List[Instr] = []
         jump_sources = self.jump_sources
+        # The indices of the conditional jumps, in order (a fused jump may change from one to
+        # another, `chained_compare`, but stays one).
+        self.cond_jump_indices: List[int] = []
+        cond_jumps = self.cond_jump_indices
         for ins in instrs:
             t = ins.target
             if t is None:
                 continue
+            if ins.opname in COND_JUMPS:
+                cond_jumps.append(ins.index)
             if t in jump_sources:
                 jump_sources[t].append(ins.index)
             else:
@@ -646,13 +653,14 @@ class ControlRules:
         starts there. Condition chains try every if body's first statement as one more test;
         this look ahead answers most of those tries without running the instructions."""
         instrs, jump_sources = self.instrs, self.jump_sources
-        if start in self.skip or start in self.construct_starts:
+        skip, construct_starts, fall_override = self.skip, self.construct_starts, self.fall_override
+        if start in skip or start in construct_starts:
             return False
         for k in range(start, min(limit, start + 48)):
             ins = instrs[k]
-            if ins.target is not None or k in self.fall_override:
+            if ins.target is not None or k in fall_override:
                 return False  # a jump of some kind: only running it tells
-            if k != start and (jump_sources.get(k) or k in self.skip or k in self.construct_starts):
+            if k != start and (jump_sources.get(k) or k in skip or k in construct_starts):
                 return False
             if ins.opname in _NOT_IN_ATOM:
                 return k == start or instrs[k - 1].opname not in _WALRUS_COPIES
@@ -829,7 +837,7 @@ class ControlRules:
         length = 0
         while f + length < min(limit, len(instrs)) and length < 8:
             ins = instrs[f + length]
-            if ins.is_jump or (length and self.jump_sources.get(f + length)):
+            if ins.target is not None or (length and self.jump_sources.get(f + length)):
                 return None
             length += 1
             if ins.opname in TERMINAL:
@@ -842,10 +850,15 @@ class ControlRules:
         targets = {a.target for a in atoms}
         if end not in targets and end != other:
             return None  # (the other branch starts right after the copy; `other`: where it starts)
+        # Where the block may lie in (end, stop): a target of the chain, or right after a
+        # conditional jump (the if body). Taken from the list of those jumps, in order, rather
+        # than by looking at every instruction in between.
+        stop = min(limit, end + 96)
+        cond_jumps = self.cond_jump_indices
+        after_tests = cond_jumps[bisect_left(cond_jumps, end):bisect_left(cond_jumps, stop - 1)]
+        candidates = sorted({t for t in targets if end < t < stop}.union(k + 1 for k in after_tests))
         found = None
-        for t in range(end + 1, min(limit, end + 96)):
-            if not (t in targets or instrs[t - 1].opname in COND_JUMPS):
-                continue
+        for t in candidates:
             if t + length <= len(instrs) and all(
                     instrs[t + k].opname == instrs[f + k].opname and instrs[t + k].argval == instrs[f + k].argval
                     for k in range(length)):
@@ -1901,7 +1914,7 @@ class ControlRules:
         pending = self.pure_mode or any(not isinstance(v, m.MARKER_TYPES) for v in self.stack)
         for other in range(false_target, self.end):
             ins = instrs[other]
-            if ins.is_jump and not pending:
+            if not pending and ins.target is not None:  # (a jump: `is_jump`, without the call)
                 return None
             if ins.opname != last.opname:
                 continue  # (a value's else part may be `x if d else y`, its own copies inside)
@@ -3476,7 +3489,7 @@ class ControlRules:
         # (each token is one instruction or more, and the top test may be the longer: its
         # chained comparisons' cleanups are laid after the loop at the bottom)
         for b in range(j + 1 - len(wanted), lowest - 1, -1):
-            if self._test_tokens(b, j + 1, test_end, exit) == wanted:
+            if self._test_tokens(b, j + 1, test_end, exit, wanted=wanted) == wanted:
                 return b
         return None
 
@@ -3497,14 +3510,16 @@ class ControlRules:
             and all(start <= src < k for src in sources) and self.instrs[k - 1].opname in ENDS_FLOW
 
     def _test_tokens(self, start: int, end: int, body: int, exit: Optional[int],
-                     cleanup_exit: Optional[int] = None) -> Optional[List[object]]:
+                     cleanup_exit: Optional[int] = None, wanted: Optional[List[object]] = None
+                     ) -> Optional[List[object]]:
         """The instructions of a loop test in [start, end) as compared by
         `_bottom_test_with_copied_exits`: conditional jumps as one token whatever their target,
         unconditional jumps into the body left out, and (with `exit`) copies of the block at
         `exit` that follow a jump, and jumps to `exit`, left out. A chained comparison's cleanup
         and the copy of the block at `cleanup_exit` (the top test) or `exit` after it are left
         out: where the comparison ends the test, the bottom copy lays its cleanup after the loop
-        and the block after that."""
+        and the block after that. With `wanted`, None as soon as the tokens differ from those
+        (the caller compares with them: most tries fail at once)."""
         out: List[object] = []
         k = start
         while k < end:
@@ -3526,6 +3541,8 @@ class ControlRules:
                 return None
             else:
                 out.append((ins.opname, ins.argval))
+            if wanted is not None and out and (len(out) > len(wanted) or out[-1] != wanted[len(out) - 1]):
+                return None
             k += 1
             if exit is not None and ins.is_jump:
                 k += self._exit_copy_length(k, exit, end)
@@ -3624,8 +3641,9 @@ class ControlRules:
     def _same_test(self, a: int, b: int, length: int) -> bool:
         for k in range(length):
             x, y = self.instrs[a + k], self.instrs[b + k]
-            if x.is_jump or y.is_jump:
-                if x.is_jump != y.is_jump:
+            x_jumps, y_jumps = x.target is not None, y.target is not None  # (`is_jump`, without the call)
+            if x_jumps or y_jumps:
+                if x_jumps != y_jumps:
                     return False
                 continue
             if x.opname != y.opname or x.argval != y.argval:

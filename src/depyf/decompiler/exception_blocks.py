@@ -185,7 +185,7 @@ class BlockExceptionRules:
                 seen.add(k)
                 furthest = max(furthest, k)
                 ins = instrs[k]
-                if ins.is_jump and start <= ins.target < end:
+                if ins.target is not None and start <= ins.target < end:
                     todo.append(ins.target)
                 if ins.opname in ENDS_FLOW:
                     break

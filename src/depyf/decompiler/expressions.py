@@ -20,6 +20,7 @@ INPLACE_OPS = {name.replace("BINARY_", "INPLACE_"): op for name, op in BINARY_OP
 _TRUTH_CONSUMERS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "UNARY_NOT"})
 UNARY_OPS = {"UNARY_NEGATIVE": "-", "UNARY_POSITIVE": "+", "UNARY_INVERT": "~", "UNARY_NOT": "not"}
 CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
+_new = object.__new__
 
 
 def folds_under_not(e: n.Expr) -> bool:
@@ -53,11 +54,18 @@ class ExpressionRules:
 
     # --- loads ----------------------------------------------------------------------------
 
+    # The loads are a third of all instructions: their nodes are made without the call of
+    # their __init__ (`n.Const(ins.argval)`, `n.Name(ins.argval)`, `n.Attribute(obj, name)`).
+
     def op_LOAD_CONST(self, ins: Instr, i: int) -> None:
-        self.stack.append(n.Const(ins.argval))
+        const = _new(n.Const)
+        const.value = ins.argval
+        self.stack.append(const)
 
     def op_LOAD_FAST(self, ins: Instr, i: int) -> None:
-        self.stack.append(n.Name(ins.argval))
+        name = _new(n.Name)
+        name.id = ins.argval
+        self.stack.append(name)
 
     op_LOAD_NAME = op_LOAD_DEREF = op_LOAD_CLASSDEREF = op_LOAD_CLOSURE = op_LOAD_FAST
 
@@ -65,7 +73,9 @@ class ExpressionRules:
         self.stack.append(m.ClearedLocal(ins.argval))
 
     def op_LOAD_GLOBAL(self, ins: Instr, i: int) -> None:
-        self._push_callable(n.Name(ins.argval), ins.flag)
+        name = _new(n.Name)
+        name.id = ins.argval
+        self._push_callable(name, ins.flag)
 
     def _push_callable(self, value: n.Expr, with_null: bool) -> None:
         if not with_null:
@@ -79,7 +89,9 @@ class ExpressionRules:
 
     def op_LOAD_ATTR(self, ins: Instr, i: int) -> None:
         obj = self.pop()
-        attr = n.Attribute(obj, ins.argval)
+        attr = _new(n.Attribute)  # `n.Attribute(obj, ins.argval)`, as the loads above
+        attr.value = obj
+        attr.attr = ins.argval
         if ins.flag:  # method load: a callable and its self (or NULL), consumed together by CALL
             self.stack.append(attr)
             self.stack.append(m.NULL)

@@ -12,6 +12,7 @@ reading source are normalised away here, so that the structuring passes see one 
   RETURN_GENERATOR and its POP_TOP) are dropped, and jumps to them move to the next kept instruction;
 * 3.11+ exception-table entries become `ExceptionRegion`s over instruction indices.
 """
+import itertools
 from types import CodeType
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
@@ -261,6 +262,7 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     prefix_start = -1
     cmp_op, cmp_shift = t.cmp_op, t.cmp_shift
     offset, name = 0, ""  # (named by the error below)
+    new = object.__new__
     ops = raw[::2]  # (every instruction's opcode is at an even position of the raw code)
     # One handler around the whole loop: an argument out of range is the only IndexError there.
     try:
@@ -269,11 +271,7 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             # caches (and no instruction that decodes to two): the same instructions as the
             # general loop below makes, made faster. The instruction at offset 2k is the k-th.
             pos = size
-            index = -1
-            new = object.__new__
-            for op, oparg in zip(ops, raw[1::2]):
-                index += 1
-                offset = index + index
+            for index, offset, op, oparg in zip(itertools.count(), range(0, size, 2), ops, raw[1::2]):
                 entry = info[op]
                 if entry is None:
                     raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=offset,
@@ -344,29 +342,39 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             pos += cache_bytes
             arg = oparg if op >= have_argument else None
             index = index_at[instr_offset] = len(decoded)
-            if kind == _PLAIN:
-                instr = Instr(instr_offset, alias, name, arg, arg, False, None, index)
-                if jump:
-                    if jump == _JUMP_ABSOLUTE:
-                        target = oparg * unit
-                    elif jump == _JUMP_BACKWARD:
-                        target = pos - oparg * unit
-                    else:
-                        target = pos + oparg * unit
-                    jumps.append((instr, target))
-                append(instr)
-            elif kind == _LOCAL:
-                append(Instr(instr_offset, alias, name, arg, local_names[oparg], False, None, index))
+            if kind == _PLAIN or kind == _LOCAL:
+                argval = arg if kind == _PLAIN else local_names[oparg]
             elif kind == _CONST:
-                append(Instr(instr_offset, name, name, arg, consts[oparg], False, None, index))
+                argval, alias = consts[oparg], name
             elif kind == _NAME:
-                append(Instr(instr_offset, name, name, arg, names[oparg], False, None, index))
+                argval, alias = names[oparg], name
             elif kind == _FREE:
-                append(Instr(instr_offset, name, name, arg, free_names[oparg], False, None, index))
+                argval, alias = free_names[oparg], name
             elif kind == _COMPARE:
-                append(Instr(instr_offset, name, name, arg, cmp_op[oparg >> cmp_shift], False, None, index))
+                argval, alias = cmp_op[oparg >> cmp_shift], name
             else:
                 _special(decoded, t, name, oparg, instr_offset, consts, names, local_names)
+                continue
+            # `Instr(instr_offset, alias, name, arg, argval, False, None, index)`, made without
+            # the call of its __init__, as in the loop above
+            instr = new(Instr)
+            instr.index = index
+            instr.offset = instr_offset
+            instr.opname = alias
+            instr.raw_opname = name
+            instr.arg = arg
+            instr.argval = argval
+            instr.target = instr.target_offset = instr.line = None
+            instr.flag = False
+            if jump and kind == _PLAIN:
+                if jump == _JUMP_ABSOLUTE:
+                    target = oparg * unit
+                elif jump == _JUMP_BACKWARD:
+                    target = pos - oparg * unit
+                else:
+                    target = pos + oparg * unit
+                jumps.append((instr, target))
+            append(instr)
     except IndexError:
         raise DecompilationError("argument out of range", function=code.co_name,
                                  offset=offset, opname=name, python_version=version.key) from None
@@ -379,7 +387,9 @@ def _special(out: List[Instr], t: _Tables, name: str, arg: int, offset: int, con
     """Instructions whose argument packs more than an index, or that decode to two instructions."""
     version = t.version
     index = len(out)
-    if name in _SPLIT_FAST_PAIRS:
+    if name == "LOAD_METHOD":  # (first: the most common of these before 3.12)
+        out.append(Instr(offset, "LOAD_ATTR", name, arg, names[arg], True, None, index))
+    elif name in _SPLIT_FAST_PAIRS:
         first, second = _SPLIT_FAST_PAIRS[name]
         out.append(Instr(offset, first, name, arg, local_names[arg >> 4], False, None, index))
         out.append(Instr(offset, second, name, arg, local_names[arg & 15], False, None, index + 1))

@@ -15,6 +15,7 @@ subject and ends with a jump to the code after the last alternative.
 
 A finished node tree prints as pattern text (`nodes.MatchCase.pattern` is a string).
 """
+from operator import attrgetter
 from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
@@ -25,6 +26,7 @@ from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
 _ROTATIONS = frozenset({"SWAP", "ROT_TWO", "ROT_THREE", "ROT_FOUR", "ROT_N"})
 _COPIES = frozenset({"COPY", "DUP_TOP"})
+_OPNAME = attrgetter("opname")
 # Instructions that compute a value pattern, a class or mapping keys.
 _VALUE_OPS = frozenset({
     "LOAD_CONST", "LOAD_NAME", "LOAD_GLOBAL", "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF",
@@ -279,7 +281,8 @@ class PatternRules:
         """Where a match statement may start: a copy of the subject followed by a pattern's
         first instruction. Computed once, so that `control_at` asks only at these indices."""
         starts: Set[int] = set()
-        if self.version.has_match_statement:
+        # (most code has no copy of a value at all: one pass in C answers that)
+        if self.version.has_match_statement and not _COPIES.isdisjoint(map(_OPNAME, self.instrs)):
             instrs = self.instrs
             for k, ins in enumerate(instrs[:-1]):
                 if ins.opname in _COPIES and not (ins.opname == "COPY" and ins.arg != 1) \

@@ -85,20 +85,22 @@ class Printer:
         return ATOM
 
     def expr(self, e: n.Expr, need: int = TEST) -> str:
-        if type(e) is n.Name:
+        kind = type(e)
+        if kind is n.Name:
             return e.id  # the most common node: an atom, never in parentheses
-        render = _EXPR.get(type(e))
+        render = _EXPR.get(kind)
         if render is None and isinstance(e, n.Name):
             render = _EXPR[n.Name]
         if render is None:
             if self.resolve is None:
                 raise _unprintable(e)
             e = self.resolve(e)
-            render = _EXPR.get(type(e))
+            kind = type(e)
+            render = _EXPR.get(kind)
             if render is None:
                 raise _unprintable(e)
         text = render(self, e)
-        prec = _FIXED_PRECEDENCE.get(type(e))  # (most nodes: no call to `precedence`)
+        prec = _FIXED_PRECEDENCE.get(kind)  # (most nodes: no call to `precedence`)
         if prec is None:
             prec = self.precedence(e)
         if prec < need:
