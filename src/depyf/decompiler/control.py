@@ -1062,6 +1062,7 @@ class ControlRules:
         copies = len(self.chain_copies)
         try:
             rest, rt, rf = self._build(chain, k, hi)
+            gt, gf, rt, rf = self._aliased_exits(chain, chain[k].start, gt, gf, rt, rf)
             return self._group_then(g, gt, gf, chain[k].start, rest, rt, rf)
         except _BadChain:
             del self.chain_copies[copies:]
@@ -1077,11 +1078,34 @@ class ControlRules:
                 continue
             try:
                 part, pt, pf = self._build(chain, k, m)
-                g2, g2t, g2f = self._group_then(g, gt, gf, chain[k].start, part, pt, pf)
+                g1t, g1f, pt, pf = self._aliased_exits(chain, chain[k].start, gt, gf, pt, pf)
+                g2, g2t, g2f = self._group_then(g, g1t, g1f, chain[k].start, part, pt, pf)
                 return self._then_rest(g2, g2t, g2f, chain, m, hi)
             except _BadChain:
                 del self.chain_copies[copies:]
         raise _BadChain()
+
+    @staticmethod
+    def _aliased_exits(chain: List[_Atom], start: int, gt: int, gf: int, rt: int, rf: int
+                       ) -> Tuple[int, int, int, int]:
+        """(gt, gf, rt, rf) with the group's exit that is not `start` and the rest's exit it
+        stands for both read as where they go (`_jump_alias`): in the first branch of a
+        conditional expression used as a test, a jump to the JUMP (or copied exit block) that
+        ends the branch is the same way out as a jump to where that goes, as in `_build`
+        (`(a and b or (a or e)) if t else d`: `b` jumps to that JUMP, `a or e` to where it goes)."""
+        other = gf if gt == start else gt
+        if other in (rt, rf):
+            return gt, gf, rt, rf
+        to = _jump_alias(chain, other)
+        if to == other:
+            return gt, gf, rt, rf
+        if _jump_alias(chain, rt) == to:
+            rt = to
+        elif _jump_alias(chain, rf) == to:
+            rf = to
+        else:
+            return gt, gf, rt, rf
+        return (gt, to, rt, rf) if gt == start else (to, gf, rt, rf)
 
     def _may_leave_by(self, target: int, exit_: int, chain: List[_Atom]) -> bool:
         """May a jump to `target` stand for one to `exit_` (itself, a threaded or aliased jump, a
@@ -1377,6 +1401,14 @@ class ControlRules:
                 and not (loop is not None and last.target == loop.break_target
                          and not self._jump_to_last_break_line(last, loop)):
             else_end = min(last.target, end)
+            if loop is not None and last.target > end and end == loop.body_end \
+                    and last.target != loop.break_target and self._past_loop(loop, last.index, last.target) \
+                    and not self.version.threads_jumps_once:
+                # A jump out of the loop's body past its exit that is no `break` (to the exit this
+                # reading of the loop found): read as the jump over an else part up to the body's
+                # end, the if body would fall into the next iteration instead of leaving (a
+                # `while True` read where the loop's test at the bottom was not, 3.10+).
+                raise self.fail(last, "jump out of the loop past its exit")
             if self._jumps_to_return_in_view(last.target, false_target, end):
                 else_end = end - 1
             elif not self.pure_mode and not self._goes_on_past(last.target):
