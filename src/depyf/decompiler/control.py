@@ -821,9 +821,12 @@ class ControlRules:
             return None
         jumps = {a.jump_index for a in atoms}
         if not all(src in jumps or self._in_chain_cleanup(src, atoms[0].start, f)
+                   or any(a.start <= src < a.jump_index and a.target == f for a in atoms)
                    for src in self.jump_sources.get(f, ())):
             # (an atom of the branch may jump to it: the same as falling into it; so may the
-            # way out of a chained comparison's cleanup in the chain, where it goes when false)
+            # way out of a chained comparison's cleanup in the chain, where it goes when false,
+            # and a jump inside an atom that goes where the atom goes, one of a conditional
+            # expression folded into one atom: `_fold_conditional_test`)
             return None
         instrs = self.instrs
         length = 0
