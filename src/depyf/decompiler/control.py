@@ -196,6 +196,12 @@ def _through_jump(atoms: List[_Atom], jump: int, target: int) -> List[_Atom]:
             if a.target == target and not a.always else a for a in atoms]
 
 
+def _inside_atom_to(atoms: List[_Atom], src: int, x: int) -> bool:
+    """Is `src` a jump inside one of the atoms, before its own jump, that goes where that atom
+    jumps, `x`? (a jump of a conditional expression folded into one atom: `_fold_conditional_test`)"""
+    return any(a.start <= src < a.jump_index and a.target == x for a in atoms)
+
+
 def _jump_alias(chain: List[_Atom], x: int) -> int:
     """Where a jump to `x` goes: the target of the JUMP (or copied exit block) read as an atom
     that starts there, else `x`."""
@@ -686,7 +692,8 @@ class ControlRules:
                 prev = self.instrs[atoms[-1].start]
                 if jump.opname == "JUMP" and atoms[-1].always and prev.opname == "JUMP" \
                         and jump.target == prev.target and nxt not in self.skip \
-                        and all(any(a.jump_index == src for a in atoms) for src in self.jump_sources.get(nxt, ())):
+                        and all(any(a.jump_index == src for a in atoms) or _inside_atom_to(atoms, src, nxt)
+                                for src in self.jump_sources.get(nxt, ())):
                     # `if (b or lo <= e <= hi) if c else d:` (3.11+): the comparison's jump over
                     # its cleanup was threaded past the arm's own JUMP over the other arm, which
                     # `b` still reaches: both JUMPs go to one place, the second is the same way on.
@@ -821,7 +828,7 @@ class ControlRules:
             return None
         jumps = {a.jump_index for a in atoms}
         if not all(src in jumps or self._in_chain_cleanup(src, atoms[0].start, f)
-                   or any(a.start <= src < a.jump_index and a.target == f for a in atoms)
+                   or _inside_atom_to(atoms, src, f)
                    for src in self.jump_sources.get(f, ())):
             # (an atom of the branch may jump to it: the same as falling into it; so may the
             # way out of a chained comparison's cleanup in the chain, where it goes when false,
