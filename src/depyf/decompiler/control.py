@@ -3612,7 +3612,10 @@ class ControlRules:
             if q >= j:
                 return False
             x, y = instrs[p], instrs[q]
-            if x.opname in COND_JUMPS and x.target == body:
+            if x.opname in COND_JUMPS and (x.target == body or instrs[x.target].opname == "JUMP"
+                                           and instrs[x.target].target == body and x.target < a_end):
+                # (3.13 sends a jump of the top test into the body to the JUMP there that ends a
+                # conditional expression's first arm: the same way into the body)
                 back = instrs[q + 1]
                 if OPPOSITE_JUMPS.get(x.opname) != y.opname or y.target != q + 2 or back.opname != "JUMP" \
                         or back.target != body:
