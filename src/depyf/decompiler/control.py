@@ -197,6 +197,12 @@ def _through_jump(atoms: List[_Atom], jump: int, target: int) -> List[_Atom]:
             if a.target == target and not a.always else a for a in atoms]
 
 
+def _inside_atom_to(atoms: List[_Atom], src: int, x: int) -> bool:
+    """Is `src` a jump inside one of the atoms, before its own jump, that goes where that atom
+    jumps, `x`? (a jump of a conditional expression folded into one atom: `_fold_conditional_test`)"""
+    return any(a.start <= src < a.jump_index and a.target == x for a in atoms)
+
+
 def _jump_alias(chain: List[_Atom], x: int) -> int:
     """Where a jump to `x` goes: the target of the JUMP (or copied exit block) read as an atom
     that starts there, else `x`."""
@@ -694,7 +700,8 @@ class ControlRules:
                 prev = self.instrs[atoms[-1].start]
                 if jump.opname == "JUMP" and atoms[-1].always and prev.opname == "JUMP" \
                         and jump.target == prev.target and nxt not in self.skip \
-                        and all(any(a.jump_index == src for a in atoms) for src in self.jump_sources.get(nxt, ())):
+                        and all(any(a.jump_index == src for a in atoms) or _inside_atom_to(atoms, src, nxt)
+                                for src in self.jump_sources.get(nxt, ())):
                     # `if (b or lo <= e <= hi) if c else d:` (3.11+): the comparison's jump over
                     # its cleanup was threaded past the arm's own JUMP over the other arm, which
                     # `b` still reaches: both JUMPs go to one place, the second is the same way on.
@@ -829,9 +836,12 @@ class ControlRules:
             return None
         jumps = {a.jump_index for a in atoms}
         if not all(src in jumps or self._in_chain_cleanup(src, atoms[0].start, f)
+                   or _inside_atom_to(atoms, src, f)
                    for src in self.jump_sources.get(f, ())):
             # (an atom of the branch may jump to it: the same as falling into it; so may the
-            # way out of a chained comparison's cleanup in the chain, where it goes when false)
+            # way out of a chained comparison's cleanup in the chain, where it goes when false,
+            # and a jump inside an atom that goes where the atom goes, one of a conditional
+            # expression folded into one atom: `_fold_conditional_test`)
             return None
         instrs = self.instrs
         length = 0
@@ -1075,6 +1085,7 @@ class ControlRules:
         copies = len(self.chain_copies)
         try:
             rest, rt, rf = self._build(chain, k, hi)
+            gt, gf, rt, rf = self._aliased_exits(chain, chain[k].start, gt, gf, rt, rf)
             return self._group_then(g, gt, gf, chain[k].start, rest, rt, rf)
         except _BadChain:
             del self.chain_copies[copies:]
@@ -1090,11 +1101,34 @@ class ControlRules:
                 continue
             try:
                 part, pt, pf = self._build(chain, k, m)
-                g2, g2t, g2f = self._group_then(g, gt, gf, chain[k].start, part, pt, pf)
+                g1t, g1f, pt, pf = self._aliased_exits(chain, chain[k].start, gt, gf, pt, pf)
+                g2, g2t, g2f = self._group_then(g, g1t, g1f, chain[k].start, part, pt, pf)
                 return self._then_rest(g2, g2t, g2f, chain, m, hi)
             except _BadChain:
                 del self.chain_copies[copies:]
         raise _BadChain()
+
+    @staticmethod
+    def _aliased_exits(chain: List[_Atom], start: int, gt: int, gf: int, rt: int, rf: int
+                       ) -> Tuple[int, int, int, int]:
+        """(gt, gf, rt, rf) with the group's exit that is not `start` and the rest's exit it
+        stands for both read as where they go (`_jump_alias`): in the first branch of a
+        conditional expression used as a test, a jump to the JUMP (or copied exit block) that
+        ends the branch is the same way out as a jump to where that goes, as in `_build`
+        (`(a and b or (a or e)) if t else d`: `b` jumps to that JUMP, `a or e` to where it goes)."""
+        other = gf if gt == start else gt
+        if other in (rt, rf):
+            return gt, gf, rt, rf
+        to = _jump_alias(chain, other)
+        if to == other:
+            return gt, gf, rt, rf
+        if _jump_alias(chain, rt) == to:
+            rt = to
+        elif _jump_alias(chain, rf) == to:
+            rf = to
+        else:
+            return gt, gf, rt, rf
+        return (gt, to, rt, rf) if gt == start else (to, gf, rt, rf)
 
     def _may_leave_by(self, target: int, exit_: int, chain: List[_Atom]) -> bool:
         """May a jump to `target` stand for one to `exit_` (itself, a threaded or aliased jump, a
@@ -1390,6 +1424,14 @@ class ControlRules:
                 and not (loop is not None and last.target == loop.break_target
                          and not self._jump_to_last_break_line(last, loop)):
             else_end = min(last.target, end)
+            if loop is not None and last.target > end and end == loop.body_end \
+                    and last.target != loop.break_target and self._past_loop(loop, last.index, last.target) \
+                    and not self.version.threads_jumps_once:
+                # A jump out of the loop's body past its exit that is no `break` (to the exit this
+                # reading of the loop found): read as the jump over an else part up to the body's
+                # end, the if body would fall into the next iteration instead of leaving (a
+                # `while True` read where the loop's test at the bottom was not, 3.10+).
+                raise self.fail(last, "jump out of the loop past its exit")
             if self._jumps_to_return_in_view(last.target, false_target, end):
                 else_end = end - 1
             elif not self.pure_mode and not self._goes_on_past(last.target):
@@ -3587,7 +3629,10 @@ class ControlRules:
             if q >= j:
                 return False
             x, y = instrs[p], instrs[q]
-            if x.opname in COND_JUMPS and x.target == body:
+            if x.opname in COND_JUMPS and (x.target == body or instrs[x.target].opname == "JUMP"
+                                           and instrs[x.target].target == body and x.target < a_end):
+                # (3.13 sends a jump of the top test into the body to the JUMP there that ends a
+                # conditional expression's first arm: the same way into the body)
                 back = instrs[q + 1]
                 if OPPOSITE_JUMPS.get(x.opname) != y.opname or y.target != q + 2 or back.opname != "JUMP" \
                         or back.target != body:

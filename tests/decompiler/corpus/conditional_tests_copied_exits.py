@@ -88,3 +88,43 @@ def and_or_conditional_with_chained_comparisons(a, b, c, d, e):
     if (a and c) or ((d or c) if (c < a == d) else (not (b == a < e))):
         return 1
     return 2
+
+
+@cases(*[v[:4] for v in VALUES[::2]])
+def conditional_arm_and_or_group_then_or(a, b, d, e):
+    # (3.10+: `b` and `a` jump to one copy of `return 1` laid after the other arm, `e` falls
+    # into another; the group `a and b` leaves by where the JUMP ending the arm goes)
+    if ((a and b or (a or e)) if e else (1 <= d < 2)) if a else a:
+        return 1
+    return 2
+
+
+@cases(*VALUES)
+def conditional_arm_conditional_or_then_chained_comparison(a, b, c, d, e):
+    # (3.12: the inner conditional expression's jumps to the copy of `return 1` are inside one
+    # atom of the chain)
+    if (((a if d else b) or e) if d else (1 <= d < 2)) if a else c:
+        return 1
+    return 2
+
+
+@cases(*VALUES)
+def conditional_arm_conditional_or_group_or(a, b, c, d, e):
+    if ((((a if d else b) or (c and b) or (a or e)) if (d and b) else (c and (1 <= d < 2)))
+            if (not (c and a and d) or c) else (b < d < b and c)):
+        return 1
+    return 2
+
+
+@cases(*[v for v in VALUES[::2]])
+def while_conditional_test_with_nested_conditional_arms_and_break(a, b, c, d, e):
+    log = []
+    w = 0
+    while (e and (a or d)) if e else (((w if w else a) or (a if c else a)) if (w if b else w)
+                                      else (c or d) and (e < a != w)):
+        w += 1
+        log.append(w)
+        if w > 2:
+            break
+    log.append(b)
+    return w, log
