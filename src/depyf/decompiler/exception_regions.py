@@ -386,9 +386,10 @@ class ExceptionRegionAnalysis:
             todo.extend(found)
         return seen
 
-    def _reach_through_handlers(self, start: int, floor: int = 0) -> Set[int]:
+    def _reach_through_handlers(self, start: int, floor: int = 0,
+                                kinds: Tuple[str, ...] = ("except", "star", "with")) -> Set[int]:
         """`_reach` (from `floor` on), also into the except clauses (and with handlers) of the
-        code reached.
+        code reached; `kinds` names the handlers followed.
 
         A `while True:` inside handler code (a finally body's exceptional copy) whose try's body
         breaks out and whose clause goes on: only that clause's jump closes the loop."""
@@ -402,7 +403,7 @@ class ExceptionRegionAnalysis:
             for k in new:
                 region = st.region_at[k]
                 if region is not None and region.handler not in seen and region.handler >= floor \
-                        and st.kinds.get(region.handler) in ("except", "star", "with"):
+                        and st.kinds.get(region.handler) in kinds:
                     todo.append(region.handler)
         return seen
 

@@ -2134,7 +2134,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # 3.12+: a finally body whose last statement is a with that never ends normally
             # (`finally: (with a: raise E)`) reaches its closing re-raise only through that
             # with's handler (the manager swallowed the exception), laid inline before it.
-            through = [k for k in self._reach_through_handlers(t + 1, floor=t + 1)
+            # Only with handlers: when an except clause is what reaches it (`finally: (try:
+            # raise E / except E: ...)`), the code after the statement lies past the copy's
+            # handler code on the normal way out, which this reading would lose.
+            through = [k for k in self._reach_through_handlers(t + 1, floor=t + 1, kinds=("with",))
                        if t < k < cleanup and self._cleanup_of(k) == cleanup]
             ends = [k for k in through if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
             if ends:
