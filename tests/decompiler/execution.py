@@ -24,6 +24,15 @@ def _fresh_original(fn: types.FunctionType, globals_: Dict[str, Any]) -> types.F
     return copy
 
 
+
+class DecompileFailed(Exception):
+    """The decompiler refused a corpus definition (loudly), so nothing could be executed.
+
+    Known gaps of the execution check expect this exception unless their reason says the gap is
+    a silent wrong result: a reading that changes from a loud error into wrong code then fails
+    the run instead of passing as the same expected failure."""
+
+
 def execution_mismatches(path: Path, index: int, to_text: Callable[[Any], str]) -> List[str]:
     """Every way the rebuilt definition behaves differently from the original (empty: none)."""
     module = support.load_corpus_module(path)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from . import support
-from .execution import execution_mismatches, params
+from .execution import DecompileFailed, execution_mismatches, params
 
 def _decompile(obj: Any) -> str:
     text = support.cached_decompile(obj)
@@ -22,7 +22,7 @@ def test_execution(path: Path, index: int) -> None:
     try:
         problems = execution_mismatches(path, index, _decompile)
     except Exception as exc:  # from the decompiler: the round trip test shows the details
-        pytest.fail(f"decompile failed: {type(exc).__name__}: {exc}", pytrace=False)
+        raise DecompileFailed(f"decompile failed: {type(exc).__name__}: {exc}") from None
     if problems:
         text = getattr(_decompile, "last", "<none>")
         pytest.fail("\n".join(problems) + f"\n--- decompiled ---\n{text}", pytrace=False)
