@@ -834,27 +834,31 @@ class ControlRules:
         atoms of the chain jump to the copy."""
         if not self.version.copies_exit_blocks or not atoms or f in self.skip:
             return None
-        jumps = {a.jump_index for a in atoms}
-        if not all(src in jumps or self._in_chain_cleanup(src, atoms[0].start, f)
-                   or _inside_atom_to(atoms, src, f)
-                   for src in self.jump_sources.get(f, ())):
-            # (an atom of the branch may jump to it: the same as falling into it; so may the
-            # way out of a chained comparison's cleanup in the chain, where it goes when false,
-            # and a jump inside an atom that goes where the atom goes, one of a conditional
-            # expression folded into one atom: `_fold_conditional_test`)
-            return None
-        instrs = self.instrs
-        length = 0
-        while f + length < min(limit, len(instrs)) and length < 8:
-            ins = instrs[f + length]
-            if ins.target is not None or (length and self.jump_sources.get(f + length)):
+        jump_sources = self.jump_sources
+        sources = jump_sources.get(f)
+        if sources:
+            jumps = {a.jump_index for a in atoms}
+            if not all(src in jumps or self._in_chain_cleanup(src, atoms[0].start, f)
+                       or _inside_atom_to(atoms, src, f) for src in sources):
+                # (an atom of the branch may jump to it: the same as falling into it; so may the
+                # way out of a chained comparison's cleanup in the chain, where it goes when false,
+                # and a jump inside an atom that goes where the atom goes, one of a conditional
+                # expression folded into one atom: `_fold_conditional_test`)
                 return None
-            length += 1
+        instrs = self.instrs
+        # The block: up to 8 instructions, no jump in it or into it after its start, ending in a
+        # return or raise. (This runs for nearly every if statement: its body's first statement
+        # is tried as one more test of the chain; the bounds are taken once.)
+        for end in range(f, min(limit, len(instrs), f + 8)):
+            ins = instrs[end]
+            if ins.target is not None or (end != f and jump_sources.get(end)):
+                return None
             if ins.opname in TERMINAL:
                 break
         else:
             return None
-        end = f + length
+        end += 1
+        length = end - f
         if end in self.skip and instrs[end].opname == "POP_TOP":
             end = self.skip[end]  # (a chained comparison's cleanup: `chained_compare`)
         targets = {a.target for a in atoms}

@@ -71,8 +71,18 @@ class Instr:
     instructions pack with their argument (push NULL, method load, negation for IS_OP/CONTAINS_OP).
     """
 
-    __slots__ = ("index", "offset", "opname", "raw_opname", "arg", "argval", "target", "target_offset", "flag",
-                 "line")
+    # `target`, `target_offset`, `flag` and `line` keep their usual value (None, None, False,
+    # None) as class attributes: an instruction gets its own, in `__dict__`, only where it
+    # differs (a jump, a flagged argument). Setting all four on every decoded instruction cost
+    # more than those few dicts do (2% of the instructions the interpreter runs to decompile,
+    # on 3.10). The six set on every instruction stay slots.
+    __slots__ = ("index", "offset", "opname", "raw_opname", "arg", "argval", "__dict__")
+    target: Optional[int] = None
+    # The raw offset a jump goes to: two jumps to the same `target` may differ there when one
+    # goes to a dropped instruction in front of it (a NOP that carries a line).
+    target_offset: Optional[int] = None
+    flag: bool = False
+    line: Optional[int] = None
 
     def __init__(self, offset: int, opname: str, raw_opname: str, arg: Optional[int], argval: Any,
                  flag: bool = False, line: Optional[int] = None, index: int = -1) -> None:
@@ -82,12 +92,10 @@ class Instr:
         self.raw_opname = raw_opname
         self.arg = arg
         self.argval = argval
-        self.target: Optional[int] = None
-        # The raw offset a jump goes to: two jumps to the same `target` may differ there when one
-        # goes to a dropped instruction in front of it (a NOP that carries a line).
-        self.target_offset: Optional[int] = None
-        self.flag = flag
-        self.line = line
+        if flag is not False:
+            self.flag = flag
+        if line is not None:
+            self.line = line
 
     @property
     def is_jump(self) -> bool:
@@ -292,7 +300,8 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
                     _special(decoded, t, name, oparg, offset, consts, names, local_names)
                     continue
                 # `Instr(offset, alias, name, arg, argval, False, None, index)`, made without
-                # the call of its __init__ (a third of the time of this loop before 3.11)
+                # the call of its __init__ (a third of the time of this loop before 3.11); the
+                # other attributes keep their class-level values
                 instr = new(Instr)
                 instr.index = index
                 instr.offset = offset
@@ -300,8 +309,6 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
                 instr.raw_opname = name
                 instr.arg = arg
                 instr.argval = argval
-                instr.target = instr.target_offset = instr.line = None
-                instr.flag = False
                 if jump and kind == _PLAIN:
                     if jump == _JUMP_ABSOLUTE:
                         target = oparg * unit
@@ -364,8 +371,6 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             instr.raw_opname = name
             instr.arg = arg
             instr.argval = argval
-            instr.target = instr.target_offset = instr.line = None
-            instr.flag = False
             if jump and kind == _PLAIN:
                 if jump == _JUMP_ABSOLUTE:
                     target = oparg * unit
