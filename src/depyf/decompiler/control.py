@@ -1403,7 +1403,7 @@ class ControlRules:
             body = self.run_range(fall, end, list(self.stack))
             stmt = self._if_or_assert(cond, body)
             if not isinstance(stmt, n.Assert) and self._end_before_join(false_target, i) is None \
-                    and not (end < len(self.instrs) and self._same_exit_block(end, false_target)) \
+                    and not (end < len(self.instrs) and self._same_exit_block(end, false_target, reraise=True)) \
                     and (not body or not self.loops and not self._goes_on_past(false_target, strict=True)
                          and not self._same_reraise(end - 1, false_target)):
                 # (a false branch that skips more than the rest of the range: the test's jump
@@ -1617,9 +1617,15 @@ class ControlRules:
             k = instrs[k].target
         return k
 
-    def _same_exit_block(self, a: int, b: int) -> bool:
+    def _same_exit_block(self, a: int, b: int, reraise: bool = False) -> bool:
         """Are the blocks at `a` and `b` the same straight code ending in a return or raise (3.10
-        and 3.12 copy a small exit block to each jump there: the with's exit and `return x`)?"""
+        and 3.12 copy a small exit block to each jump there: the with's exit and `return x`)?
+
+        With `reraise`, before 3.11 a block ending in the re-raise of a finally body counts too
+        (`finally: (try: if c: A / finally: B)`: the exceptional copy of the outer finally body
+        copies `B; RERAISE` to the if's jump and to where its body falls): entered from the same
+        range, both run under the same block stack, so the same code re-raises the same
+        exception. (With an exception table, the copies may lie under different handlers.)"""
         if not self.version.copies_exit_blocks or a == b:
             return False
         instrs = self.instrs
@@ -1629,7 +1635,7 @@ class ControlRules:
             if x.opname != y.opname or x.argval != y.argval or x.is_jump:
                 return False
             if x.opname in TERMINAL:
-                return x.opname != "RERAISE"
+                return x.opname != "RERAISE" or reraise and not self.version.has_exception_table
             k += 1
         return False
 

@@ -696,3 +696,23 @@ def finally_if_branch_reraise_before_nested_try(fail, pause_fails, pending):
             except ValueError:
                 pass
     return p.log
+
+
+@cases((0, True), (1, False), (1, True), (2, True))
+def finally_body_try_if_then_finally(mode, closefp):
+    # 3.10: in the exceptional copy of the outer finally body, the if's false jump goes to a
+    # second copy of the inner finally body ending in the re-raise (as `bz2.BZ2File.close`).
+    log = []
+    try:
+        if mode == 1:
+            log.append("read")
+        elif mode == 2:
+            raise ValueError(mode)
+    finally:
+        try:
+            if closefp:
+                log.append("close")
+        finally:
+            log.append("done")
+            log.append(mode)
+    return log
