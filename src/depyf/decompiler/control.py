@@ -3557,9 +3557,14 @@ class ControlRules:
     def _test_cleanup_pop(self, k: int, start: int) -> bool:
         """Is the POP_TOP at `k` a chained comparison's cleanup in a test starting at `start`:
         reached only by jumps from the test, never by falling into it?"""
+        return k > start and self._pop_reached_only_from(k, start, k) and self.instrs[k - 1].opname in ENDS_FLOW
+
+    def _pop_reached_only_from(self, k: int, low: int, high: int) -> bool:
+        """Is `k` a POP_TOP that jumps reach, all of them from [low, high)? (The shape of a
+        chained comparison's cleanup: the comparison's early exits jump to it with the left-over
+        operand on the stack.)"""
         sources = self.jump_sources.get(k)
-        return self.instrs[k].opname == "POP_TOP" and k > start and bool(sources) \
-            and all(start <= src < k for src in sources) and self.instrs[k - 1].opname in ENDS_FLOW
+        return bool(sources) and self.instrs[k].opname == "POP_TOP" and all(low <= src < high for src in sources)
 
     def _test_tokens(self, start: int, end: int, body: int, exit: Optional[int],
                      cleanup_exit: Optional[int] = None, wanted: Optional[List[object]] = None
@@ -3679,9 +3684,7 @@ class ControlRules:
     def _bottom_cleanup_pop(self, k: int, b: int, j: int) -> bool:
         """Is `k`, after the loop's closing jump at `j`, a chained comparison's cleanup in the
         bottom test [b, j]: a POP_TOP that only that test's jumps reach?"""
-        sources = self.jump_sources.get(k)
-        return j < k < len(self.instrs) and self.instrs[k].opname == "POP_TOP" and bool(sources) \
-            and all(b <= src < j for src in sources)
+        return j < k < len(self.instrs) and self._pop_reached_only_from(k, b, j)
 
     @staticmethod
     def _threaded_exit_of_test(top: Instr, exit: Instr) -> bool:
