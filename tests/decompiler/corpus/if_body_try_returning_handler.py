@@ -1,0 +1,36 @@
+"""An if body that holds a try whose except clause returns, then `if test: return`, with an else
+part: 3.12+ thread the inner test's jump past the else part, and the clause's `return None` reads
+the same as the inner if's body (pdb's `Pdb.do_until`)."""
+from _cases import cases
+
+
+@cases(("3",), ("x",), ("",), ("-1",))
+def parse_then_check(arg):
+    if arg:
+        try:
+            number = int(arg)
+        except ValueError:
+            return
+        if number <= 0:
+            return
+    else:
+        number = None
+    return [number]
+
+
+@cases(("3", 2), ("x", 2), ("", 2), ("1", 2))
+def parse_then_check_logged(arg, current):
+    log = []
+    if arg:
+        try:
+            number = int(arg)
+        except ValueError:
+            log.append("bad")
+            return
+        if number <= current:
+            log.append("small")
+            return
+    else:
+        number = None
+    log.append(number)
+    return log
