@@ -2295,7 +2295,9 @@ class ControlRules:
         break ... if b: break ... else: ...` jumps to two copies; the same code, entered under
         the same block stack, does the same)."""
         b = loop.break_target
-        return b is not None and (target == b or self._same_exit_block(b, target))
+        # (a copy inside the loop's own region, which a `while True:` may stretch over, is code
+        # of the body: only one past the loop's exit is where a `break` goes)
+        return b is not None and (target == b or target >= loop.exit and self._same_exit_block(b, target))
 
     def _past_loop(self, loop: LoopInfo, i: int, target: int) -> bool:
         """Does a jump at `i` to `target` leave the loop by going past its end?

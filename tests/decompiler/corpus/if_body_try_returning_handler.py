@@ -34,3 +34,17 @@ def parse_then_check_logged(arg, current):
         number = None
     log.append(number)
     return log
+
+
+@cases(([1],), (["a"],), ([1, 2],), (None,))
+def else_part_if_returns_before_implicit_return(items):
+    # wsgiref's BaseHandler.set_content_length: the else part's `return` reads the same as the
+    # implicit `return None` after the try, which the if's test jumps to (3.8/3.9).
+    try:
+        size = len(items)
+    except TypeError:
+        pass
+    else:
+        if size == 1:
+            size = items[0] + size
+            return
