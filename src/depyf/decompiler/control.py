@@ -1320,7 +1320,7 @@ class ControlRules:
             if self._bottom_test(test_start, fall, self.loop_end[fall]) is not None:
                 return self.while_loop(fall, cond, false_target, top_test=(test_start, fall))
         # A test that leaves the loop or goes back to its head: `if ...: break/continue`.
-        leaves = loop is not None and (false_target in loop.continue_targets or self._breaks_to(loop, false_target)
+        leaves = loop is not None and (false_target in loop.continue_targets or self._is_break_target(loop, false_target)
                                        or self._past_loop(loop, i, false_target)
                                        or self._continues_outer_loop(false_target))
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
@@ -1425,7 +1425,7 @@ class ControlRules:
         else_end: Optional[int] = None
         continue_ends_body = False
         if last is not None and last.opname == "JUMP" and last.target > false_target \
-                and not (loop is not None and self._breaks_to(loop, last.target)
+                and not (loop is not None and self._is_break_target(loop, last.target)
                          and not self._jump_to_last_break_line(last, loop)):
             else_end = min(last.target, end)
             if loop is not None and last.target > end and end == loop.body_end \
@@ -2223,7 +2223,7 @@ class ControlRules:
                 elif self._lands_apart(i, loop.body_end):
                     self.emit(n.Continue(required=True))
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
-            if self._breaks_to(loop, target) or (loop.break_target is None and target >= loop.exit) \
+            if self._is_break_target(loop, target) or (loop.break_target is None and target >= loop.exit) \
                     or self._continues_outer_loop(target) \
                     or loop.break_target is not None and self._threaded_through(target, loop.break_target):
                 # (a break whose loop ends the enclosing loop's body jumps straight to its head;
@@ -2288,7 +2288,7 @@ class ControlRules:
         breaks that jump there skip the rest of the range, which is the loop's else part."""
         return self.end < target and self.end < len(self.instrs) and self._same_exit_block(self.end, target)
 
-    def _breaks_to(self, loop: LoopInfo, target: int) -> bool:
+    def _is_break_target(self, loop: LoopInfo, target: int) -> bool:
         """Is a jump to `target` from the loop's body one of its `break`s by where it goes: the
         loop's break target, or another copy of the block there (3.10 copies the small block
         after a loop, a with's exit and `return x`, to each `break`: `with c: while t: if a:
