@@ -1320,7 +1320,7 @@ class ControlRules:
             if self._bottom_test(test_start, fall, self.loop_end[fall]) is not None:
                 return self.while_loop(fall, cond, false_target, top_test=(test_start, fall))
         # A test that leaves the loop or goes back to its head: `if ...: break/continue`.
-        leaves = loop is not None and (false_target in loop.continue_targets or false_target == loop.break_target
+        leaves = loop is not None and (false_target in loop.continue_targets or self._is_break_target(loop, false_target)
                                        or self._past_loop(loop, i, false_target)
                                        or self._continues_outer_loop(false_target))
         if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
@@ -1425,7 +1425,7 @@ class ControlRules:
         else_end: Optional[int] = None
         continue_ends_body = False
         if last is not None and last.opname == "JUMP" and last.target > false_target \
-                and not (loop is not None and last.target == loop.break_target
+                and not (loop is not None and self._is_break_target(loop, last.target)
                          and not self._jump_to_last_break_line(last, loop)):
             else_end = min(last.target, end)
             if loop is not None and last.target > end and end == loop.body_end \
@@ -2223,7 +2223,7 @@ class ControlRules:
                 elif self._lands_apart(i, loop.body_end):
                     self.emit(n.Continue(required=True))
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
-            if target == loop.break_target or (loop.break_target is None and target >= loop.exit) \
+            if self._is_break_target(loop, target) or (loop.break_target is None and target >= loop.exit) \
                     or self._continues_outer_loop(target) \
                     or loop.break_target is not None and self._threaded_through(target, loop.break_target):
                 # (a break whose loop ends the enclosing loop's body jumps straight to its head;
@@ -2280,6 +2280,24 @@ class ControlRules:
     def _same_jump(self, k: int, other: int) -> bool:
         a, b = self.instrs[k], self.instrs[other]
         return a.opname == b.opname == "JUMP" and a.target == b.target
+
+    def _copy_of_range_end(self, target: int) -> bool:
+        """Is the block at `target`, past the range being read, a copy of the block where the
+        range goes on (3.10 copies a with's exit and the `return x` after it to each `break` of
+        a loop that ends the with body: `with c: for ...: break ... else: ...`)? Then a loop's
+        breaks that jump there skip the rest of the range, which is the loop's else part."""
+        return self.end < target and self.end < len(self.instrs) and self._same_exit_block(self.end, target)
+
+    def _is_break_target(self, loop: LoopInfo, target: int) -> bool:
+        """Is a jump to `target` from the loop's body one of its `break`s by where it goes: the
+        loop's break target, or another copy of the block there (3.10 copies the small block
+        after a loop, a with's exit and `return x`, to each `break`: `with c: while t: if a:
+        break ... if b: break ... else: ...` jumps to two copies; the same code, entered under
+        the same block stack, does the same)."""
+        b = loop.break_target
+        # (a copy inside the loop's own region, which a `while True:` may stretch over, is code
+        # of the body: only one past the loop's exit is where a `break` goes)
+        return b is not None and (target == b or target >= loop.exit and self._same_exit_block(b, target))
 
     def _past_loop(self, loop: LoopInfo, i: int, target: int) -> bool:
         """Does a jump at `i` to `target` leave the loop by going past its end?
@@ -2795,6 +2813,10 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
+        elif break_target is not None and real_exit < self.end and self._copy_of_range_end(break_target):
+            # (the breaks skip the rest of the range: the else part)
+            orelse = self.run_range(real_exit, self.end, list(self.stack))
+            after = self.end
         elif cond is not None and real_exit < self.end and (else_end := self._else_end_before_enclosing_continue(
                 body_start, body_end, break_target)) is not None:
             orelse = self.run_range(real_exit, else_end, list(self.stack))
@@ -3779,6 +3801,10 @@ class ControlRules:
         if break_target is not None and break_target > real_exit and break_target <= self.end:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
+        elif break_target is not None and real_exit < self.end and self._copy_of_range_end(break_target):
+            # (the breaks skip the rest of the range: the else part)
+            orelse = self.run_range(real_exit, self.end, list(self.stack))
+            after = self.end
         elif real_exit < self.end and (else_end := self._else_end_before_enclosing_continue(
                 h + 1, body_end, break_target)) is not None:
             orelse = self.run_range(real_exit, else_end, list(self.stack))

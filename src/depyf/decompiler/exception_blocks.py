@@ -1042,6 +1042,10 @@ class BlockExceptionRules:
                     and self._same_code((end - length, end), original):
                 end -= length
             return end
+        if not self.version.copies_exit_blocks:
+            # (before 3.10 such code is written twice in the source: `else: if c: f(); return`
+            # before the implicit `return None` is the if's body, which the test's jump skips)
+            return end
         for length in range(end - start, 0, -1):
             if end + length <= len(self.instrs) and self._same_code((end - length, end), (end, end + length)) \
                     and self.instrs[end + length - 1].opname in TERMINAL:

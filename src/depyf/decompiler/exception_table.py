@@ -1966,12 +1966,17 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
 
         With `closes_from_lo`, the copy must be where the code from `lo` ends: a recurrence with a
         jump from [lo, k) past it lies inside a statement there (the last branch of an if whose
-        elif comes after it), not after the statement that the copy's code follows."""
+        elif comes after it), not after the statement that the copy's code follows. Outside
+        loops, a jump from there past the range's end skips the recurrence too: no `break` or
+        `continue`, it is an if's test threaded to where the enclosing statement goes on
+        (`if a: try: ... except E: return` then `if b: return` / `else: ...`, 3.12+), and the
+        recurrence is that if's body."""
         instrs = self.instrs
         for k in sorted(x for x in warm if x >= lo):
             if k + length > len(instrs) or k == start:
                 continue
-            if closes_from_lo and any(k < (instrs[q].target or -1) <= self.end for q in range(lo, k)):
+            if closes_from_lo and any(k < (instrs[q].target or -1) and (instrs[q].target <= self.end or not self.loops)
+                                      for q in range(lo, k)):
                 continue
             if all(instrs[k + d].opname == instrs[start + d].opname and instrs[k + d].target is None
                    and instrs[start + d].target is None
