@@ -1398,6 +1398,15 @@ class BlockExceptionRules:
             # with whose body never ends normally: the rest is reached only after its exit
             # swallowed the exception (3.9/3.10).
             return furthest, True
+        if self.version.copies_exit_blocks:
+            _, reraises = reach(True)
+            copies = [k for k in reraises if self._op(k - 1) == "POP_EXCEPT"
+                      and not any(s < k < t for s, t in zip(nested_setups, nested_handlers))]
+            if copies and not ends:
+                # 3.10: a try in the finally body whose body never falls out, its except clauses
+                # ending the finally body: each of their ways out (after POP_EXCEPT) holds a copy
+                # of the closing re-raise, which has no original after them.
+                self.finally_end_copies.update(copies)
         return furthest + 1, False
 
     def _with_swallow_exit(self, k: int) -> bool:
