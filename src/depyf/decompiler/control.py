@@ -537,6 +537,21 @@ class ControlRules:
         if not ends:
             return None
         x, t = min(ends)
+        if instrs[x - 1].opname not in ENDS_FLOW and self._reached_from(h, j + 1, x):
+            # The try's way on is joined by code falling into it (the else part of an if whose
+            # body the try is) and goes straight on to a return or raise: the rest of the body,
+            # when the loop's exit, where a `break` in it jumps, lies right after that
+            # (`while True: if c: (try: ...; break / except E: continue) / else: g()` then
+            # `return x`).
+            k = x
+            while k < len(instrs) and not instrs[k].is_jump and instrs[k].opname not in ENDS_FLOW \
+                    and instrs[k].opname not in _BLOCK_SETUPS:
+                k += 1
+            if k + 1 < len(instrs) and instrs[k].opname in ("RETURN_VALUE", "RAISE_VARARGS") \
+                    and any(h <= src < j and instrs[src].opname == "JUMP" for src in self.jump_sources.get(k + 1, ())) \
+                    and all(h <= src <= k for p in range(j + 1, k + 1) for src in self.jump_sources.get(p, ())):
+                return k + 1
+            return None
         if instrs[x - 1].opname not in ENDS_FLOW or not self._reached_from(h, j + 1, x):
             return None
         # With an else part the body's way out goes to it, and the clauses that finish jump past

@@ -1391,15 +1391,36 @@ class BlockExceptionRules:
         if self._op(furthest) == "RERAISE" and self._op(furthest - 1) not in ("POP_BLOCK", "POP_EXCEPT") \
                 and not any(s < furthest < t for s, t in zip(nested_setups, nested_handlers)) \
                 and not any(self._runs_straight_into(t, furthest) for t in nested_handlers) \
-                and any(self._ops_at(k - 1, ("POP_EXCEPT", "JUMP")) and instrs[k].target is not None
-                        and self._flows_to(instrs[k].target, furthest) for k in seen):
+                and any((self._ops_at(k - 1, ("POP_EXCEPT", "JUMP")) and instrs[k].target is not None
+                         and self._flows_to(instrs[k].target, furthest))
+                        or (self._with_swallow_exit(k) and self._flows_to(k + 1, furthest)) for k in seen):
             # A try in the finally body whose body never falls out (it raises or returns): the
             # rest of the finally body is reached only through that try's except clauses (their
             # jump on, after POP_EXCEPT), and ends in the closing re-raise, the last code that
             # they reach. (Not the re-raise of a nested finally or with handler, which that
-            # handler runs straight into, nor a 3.10 copy after an unwinding.)
+            # handler runs straight into, nor a 3.10 copy after an unwinding.) The same for a
+            # with whose body never ends normally: the rest is reached only after its exit
+            # swallowed the exception (3.9/3.10).
             return furthest, True
+        if self.version.copies_exit_blocks:
+            _, reraises = reach(True)
+            copies = [k for k in reraises if self._op(k - 1) == "POP_EXCEPT"
+                      and not any(s < k < t for s, t in zip(nested_setups, nested_handlers))]
+            if copies and not ends:
+                # 3.10: a try in the finally body whose body never falls out, its except clauses
+                # ending the finally body: each of their ways out (after POP_EXCEPT) holds a copy
+                # of the closing re-raise, which has no original after them.
+                self.finally_end_copies.update(copies)
         return furthest + 1, False
+
+    def _with_swallow_exit(self, k: int) -> bool:
+        """Is `k` the last instruction of a with handler's way on after its `__exit__` swallowed
+        the exception (3.9/3.10: `WITH_EXCEPT_START; POP_JUMP_IF_TRUE s; RERAISE; s: POP_TOP x3;
+        POP_EXCEPT; POP_TOP`)?"""
+        s = k - 4
+        return s >= 3 and self._ops_at(s, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")) \
+            and self._ops_at(s - 3, ("WITH_EXCEPT_START", "POP_JUMP_IF_TRUE", "RERAISE")) \
+            and self.instrs[s - 2].target == s
 
     def _flows_to(self, start: int, k: int) -> bool:
         """Does ordinary control flow from `start` (jumps, not handlers) reach `k`?"""

@@ -2176,6 +2176,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 reraise = cleanup
         final_start = t + 1
         final_end = closing if closing is not None and instrs[reraise].opname == "RERAISE" else reraise
+        clause_ends: List[int] = []
+        if closing is None and not ends and not self.version.handler_code_at_end:
+            # 3.11: a try in the finally body whose body never falls out, its except clauses
+            # ending the finally body: each of their ways out (after POP_EXCEPT, under the
+            # finally's cleanup) holds a copy of the closing re-raise, which has no original
+            # after them (`finally: (try: raise E / except E: while c: ...)`). The body is still
+            # read to `final_end`; the copies only end the clauses. (Not 3.12+, where the code
+            # after the statement lies inside the normal copy's handler code, between its
+            # clauses' way out and their handler code: this reading would lose it.)
+            clause_ends = sorted(
+                k for k in self._reach_through_handlers(t + 1, floor=t + 1, kinds=("except", "star"))
+                if t < k < final_end and instrs[k].opname == "RERAISE" and instrs[k].arg == 0
+                and instrs[k - 1].opname == "POP_EXCEPT" and self._cleanup_of(k) == cleanup)
+            self.finally_end_copies.update(clause_ends)
         ends = self._merge_jumped_end_copies(ends, final_end)
         # 3.11+ copies the closing re-raise into the branches that reach it (`if c: A` last).
         self.finally_end_copies.update(k for k in ends if k < final_end)
@@ -2190,6 +2204,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self._registered_copies: List[Tuple[int, int]] = []
         self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
         copies = self._registered_copies
+        if clause_ends and any(start < self._protected_end(s, t, warm) for start, _ in copies):
+            # (a way out from inside the body, `break` or `continue`, goes on through its copy's
+            # clauses: not read here)
+            raise self.fail(instrs[t], "a way out through a finally body whose except clauses end it")
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         body = self.run_range(s, be, list(base))
         left = self.last_stack
@@ -2197,6 +2215,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and not isinstance(left[-1], m.MARKER_TYPES):
             # The body ends in `return value` and the finally body never finishes: the value is
             # computed before the copy, and the RETURN_VALUE after it was dropped as dead.
+            body.append(n.Return(left.pop()))
+        elif clause_ends and len(left) == len(base) + 1 and not isinstance(left[-1], m.MARKER_TYPES):
+            # `try: return value / finally: (try: raise E / except E: ...)` (3.11): the value is
+            # computed before the copy, whose except clauses' ways out (after POP_EXCEPT) are
+            # the RETURN_VALUE; the try body is that return.
+            outs = [k for k in range(be, t) if instrs[k].opname == "POP_EXCEPT"
+                    and instrs[k + 1].opname != "RERAISE"]
+            if not outs or any(instrs[k + 1].opname != "RETURN_VALUE" for k in outs):
+                raise self.fail(instrs[t], "a value left before a finally body whose except clauses end it")
             body.append(n.Return(left.pop()))
         after = self.carry_out(body, base, self.last_stack)
         finalbody = self.run_range(final_start, final_end,

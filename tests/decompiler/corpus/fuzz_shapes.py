@@ -462,6 +462,37 @@ def finally_try_except_with_loop_then_end(n):
     return log
 
 
+@cases((0,), (1,))
+def finally_try_except_if_then_end(n):
+    # The same with an if ending the except clause: 3.10/3.11 copy the finally body's closing
+    # re-raise into the clause's way out; there is no original after it.
+    log = []
+    try:
+        log.append(n)
+    finally:
+        try:
+            raise ValueError(n)
+        except ValueError:
+            if n:
+                log.append(2)
+    return log
+
+
+@cases((0,), (1,))
+def finally_try_except_if_then_end_return_in_body(n):
+    # The same, the try body a return: 3.11 computes the value before the finally body's copy,
+    # whose except clause's ways out are the RETURN_VALUE.
+    log = []
+    try:
+        return log
+    finally:
+        try:
+            raise ValueError(n)
+        except ValueError:
+            if n:
+                log.append(2)
+
+
 @cases((0,), (2,))
 def try_break_in_while_in_try(n):
     # 3.10 copies the code after the loop (the outer try's unwinding and the return) into the

@@ -230,3 +230,42 @@ def inner_for_break_to_outer_head_rest_past_exit(n):
                 break
             log.append(i)
     return log
+
+
+@cases((0,), (1,))
+def while_test_handler_if_break_then_rest(k):
+    # The loop never jumps back (its body returns), so it reads as an if; the except clause's
+    # `break` jumps past the rest of the body, which the clause's other way reaches.
+    log = []
+    w = 0
+    while w < 1:
+        w += 1
+        try:
+            raise ValueError(w)
+        except ValueError:
+            if k:
+                break
+        log.append("rest")
+        return log
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,))
+def while_test_handler_if_break_through_finally_then_return(k):
+    # The same, the try with a finally body and the rest of the body a return.
+    log = []
+    w = 0
+    while w < 1:
+        w += 1
+        try:
+            raise ValueError(w)
+        except ValueError:
+            if k:
+                break
+            log.append("x")
+        finally:
+            log.append("fin")
+        return log
+    log.append("after")
+    return log
