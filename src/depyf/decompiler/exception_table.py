@@ -460,13 +460,22 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         k = e
         guard = 0
+        swapped = False
         while k < len(instrs) and guard < 64:
             guard += 1
             if k in self.skip and self.skip[k] > k:
+                if k in self.dead_end_exits and swapped:
+                    # The copy of an enclosing finally body that never finishes, after the
+                    # unwinding of an except clause that keeps a return's value: the compiler
+                    # dropped the RETURN_VALUE after it as dead (`except E: try: return x` in a
+                    # try whose finally body raises). The return, emitted where the copy is
+                    # skipped (`exit_into_dead_end`), still ends the body, with its unwinding.
+                    return self.skip[k]
                 k = self.skip[k]
                 continue
             ins = instrs[k]
             if ins.opname in ("POP_TOP", "POP_EXCEPT") or (ins.opname == "SWAP" and ins.arg == 2):
+                swapped = swapped or ins.opname == "SWAP"
                 k += 1
                 continue
             break
@@ -1020,6 +1029,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # its handler as read).
             swallowed_tail = self.run_range(swallowed[0], swallowed[1], list(base))
         body = self.run_range(s, be, list(base))
+        left = self.last_stack
+        if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
+                and not isinstance(left[-1], m.MARKER_TYPES):
+            # The body ends in `return value` and the copy of an enclosing finally body that
+            # follows never finishes: the value is computed before the copy, and the compiler
+            # dropped the RETURN_VALUE after it as dead (as in `_build_finally`; left on the
+            # stack, the value and its side effects would be lost).
+            body.append(n.Return(left.pop()))
         handlers: List[n.ExceptHandler] = []
         for typ, name, hs, he in clauses:
             if name is not None and not star:
@@ -2417,10 +2434,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._registered_copies.append((k, k + size))
                 if k < body_end and instrs[k + size - 1].opname not in ENDS_FLOW:
                     self._note_exit_break(k + size)  # (a copy that falls into what follows)
-                if k < body_end and self._never_finishes(k, k + size):
+                if k < body_end and self._never_finishes(k, k + size) \
+                        or self._after_handler_return_unwinding(k) and self._never_finishes(fs, fe):
                     # A way out from inside the body whose copy raises or returns on every path:
                     # the compiler dropped what followed it (a RETURN_VALUE, a jump) as dead.
-                    # The builder emits that way out where the copy is skipped.
+                    # The builder emits that way out where the copy is skipped. (Also one from an
+                    # except clause inside the body, which `body_end`, the end of the code the
+                    # body's normal flow reaches, leaves out: `return x` there unwinds the clause
+                    # first.)
                     self.dead_end_exits[k] = (list(self.stack), len(self.loops))
                 if exit is not None and instrs[k + size - 1].opname in ENDS_FLOW:
                     # The copy's only way on is a jump back inside it: that jump is the try
@@ -2430,6 +2451,19 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size, through_clauses, span_end)
                 self._drop_copied_ways_on(k, k + size)
+
+    def _after_handler_return_unwinding(self, k: int) -> bool:
+        """Does the code at `k` follow the unwinding of an except clause by `return value`:
+        `SWAP 2; POP_EXCEPT` (the value is kept above the handler's exception, which POP_EXCEPT
+        restores), then the clear of the clause's name (`except E as e`)? The compiler emits
+        that SWAP only to keep a return's value over the unwinding."""
+        instrs = self.instrs
+        j = k - 1
+        if j >= 2 and instrs[j].opname.startswith("DELETE_") and instrs[j - 1].opname.startswith("STORE_") \
+                and instrs[j - 2].opname == "LOAD_CONST" and instrs[j - 2].argval is None:
+            j -= 3
+        return j >= 1 and instrs[j].opname == "POP_EXCEPT" and instrs[j - 1].opname == "SWAP" \
+            and instrs[j - 1].arg == 2 and not self.jump_sources.get(j) and not self.jump_sources.get(k)
 
     def _copy_pieces(self, k: int, size: int) -> List[Tuple[int, int]]:
         """The runs [start, end) of the copy at `k` matched over [k, k + size). 3.12+: a copy whose
