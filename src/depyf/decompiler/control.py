@@ -762,6 +762,14 @@ class ControlRules:
                     after = nxt + 1
                     if after in self.skip and self.instrs[after].opname == "POP_TOP":
                         after = self.skip[after]  # (a chained comparison's cleanup: `chained_compare`)
+                        closing = self.instrs[after - 1]
+                        if closing.opname == "JUMP" and closing.target == jump.target:
+                            # (3.10+: the cleanup ends in a JUMP where this one goes, which a test
+                            # of the branch before the comparison jumps to when false,
+                            # `(a and lo < b < hi) if c else (d if e else f)`: the same way on)
+                            for a in atoms:
+                                if a.target == after - 1 and not a.always:
+                                    a.target = jump.target
                     atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, after, always=True))
                     continue
                 copied = self._copied_branch_exit(atoms, nxt, limit)
@@ -921,22 +929,11 @@ class ControlRules:
         jump = self.instrs[f]
         if jump.opname != "JUMP" or jump.target <= f + 1 or jump.target > limit:
             return False
-        y = f + 1  # where the other branch starts
-        aliases: Tuple[int, ...] = ()
-        if y in self.skip and self.instrs[y].opname == "POP_TOP" and y < self.skip[y] < jump.target \
-                and self.instrs[self.skip[y] - 1].opname == "JUMP" and self.instrs[self.skip[y] - 1].target == jump.target \
-                and any(a.target == self.skip[y] - 1 for a in atoms):
-            # (`(a and b < c < d) if t else y` then more, 3.10+: the first branch ends in a
-            # chained comparison, whose cleanup lies between the JUMP and the other branch and
-            # ends in a JUMP of its own to where the JUMP goes; a test before the comparison that
-            # goes there when false jumps to that second JUMP: the same way on)
-            aliases = (self.skip[y] - 1,)
-            y = self.skip[y]
-        k = next((k for k in range(len(atoms) - 2, -1, -1) if atoms[k].target == y), None)
+        k = next((k for k in range(len(atoms) - 2, -1, -1) if atoms[k].target == f + 1), None)
         if k is None or k + 1 >= len(atoms):
             return False
         orelse_atoms: List[_Atom] = []
-        nxt = y
+        nxt = f + 1
         while nxt < jump.target and len(orelse_atoms) < 32:
             parsed = self.parse_atom(nxt, limit)
             if parsed is None:
@@ -948,10 +945,8 @@ class ControlRules:
             nxt = orelse_atoms[-1].fall
         if nxt != jump.target:
             return False
-        through = [_Atom(a.start, a.expr, a.jump_if_true, f, a.jump_index, a.fall, a.always)
-                   if a.target in aliases and not a.always else a for a in _through_jump(atoms, f, jump.target)]
         try:
-            body, body_true, body_false = self._build(through, k + 1, len(atoms))
+            body, body_true, body_false = self._build(_through_jump(atoms, f, jump.target), k + 1, len(atoms))
             orelse, else_true, else_false = self._build(orelse_atoms, 0, len(orelse_atoms))
         except _BadChain:
             return False
@@ -962,7 +957,7 @@ class ControlRules:
         # The test may be an and/or of the atoms before (`x if (a or b) else y`): those that
         # jump only into the test or to the second branch belong to it.
         j = k
-        while j > 0 and (atoms[j - 1].target == y
+        while j > 0 and (atoms[j - 1].target == f + 1
                          or any(atoms[j - 1].target == a.start for a in atoms[j:k + 2])):
             j -= 1
         for first in range(j, k):
@@ -972,7 +967,7 @@ class ControlRules:
             except _BadChain:
                 del self.chain_copies[copies:]
                 continue
-            if gt == atoms[k + 1].start and gf == y:
+            if gt == atoms[k + 1].start and gf == f + 1:
                 test, k = group, first
                 break
             del self.chain_copies[copies:]

@@ -209,3 +209,10 @@ def and_then_chained_comparison_branch_then_or_in_while(a, b, c, d, e):
         if n > 2:
             break
     return n
+
+
+@cases(*product((0, 1), repeat=5), (1, 0, 1, 3, 1), (1, 2, 0, 3, 1))
+def and_then_chained_comparison_branch_nested_conditional_then_or(a, b, c, d, e):
+    if ((a and 0 < b < d) if e else (b if c else d)) or a:
+        return 1
+    return 2
