@@ -484,6 +484,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return k + 1
         return e
 
+    def _past_dead_end_return(self, s: int, e: int, t: int) -> int:
+        """`try: if c: return x` then the end of the body, in a try whose finally body never
+        finishes: the protected code ends with the value of the return, the copy of the finally
+        body follows unprotected (the compiler dropped the RETURN_VALUE after it as dead), and
+        the if's test jumps past that copy to the body's way out. The copy, where the return is
+        emitted (`exit_into_dead_end`), is the end of the if body, in the try body."""
+        if e not in self.dead_end_exits or e not in self.skip:
+            return e
+        end = self.skip[e]
+        if not e < end <= t or not any(s <= src < e and self.instrs[src].opname in COND_JUMPS
+                                       for src in self.jump_sources.get(end, ())):
+            return e
+        return end
+
     def _past_unwound_exit(self, s: int, e: int, t: int) -> int:
         """`try: ... if c: f(); return CONST` (or `break`, `continue`): such an exit leaves the
         try's block before it runs (before it loads a constant value, pops a for loop's iterator,
@@ -789,6 +803,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         be = self._past_swallowed_way_on(s, self._past_with_return(s, be, t), t)
         be = self._past_const_return_through_copies(s, be, t)
+        be = self._past_dead_end_return(s, be, t)
         before_inner = be
         be = self._past_inner_clause_way_on(s, be, t, warm)
         nested_exit = self._nested_handler_exit(s, be, t)
@@ -2203,6 +2218,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
         copies = self._registered_copies
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
+        be = self._past_dead_end_return(s, be, t)
         body = self.run_range(s, be, list(base))
         left = self.last_stack
         if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
@@ -2434,7 +2450,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._registered_copies.append((k, k + size))
                 if k < body_end and instrs[k + size - 1].opname not in ENDS_FLOW:
                     self._note_exit_break(k + size)  # (a copy that falls into what follows)
-                if k < body_end and self._never_finishes(k, k + size) \
+                if (k < body_end or self._if_body_ends_in_copy(s, k, size)) and self._never_finishes(k, k + size) \
                         or self._after_handler_return_unwinding(k) and self._never_finishes(fs, fe):
                     # A way out from inside the body whose copy raises or returns on every path:
                     # the compiler dropped what followed it (a RETURN_VALUE, a jump) as dead.
@@ -2451,6 +2467,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size, through_clauses, span_end)
                 self._drop_copied_ways_on(k, k + size)
+
+    def _if_body_ends_in_copy(self, s: int, k: int, size: int) -> bool:
+        """Is the copy [k, k + size) the end of an if body in the try body, whose test jumps
+        past it, to the copy on the body's normal way out right after it (3.12+, where no JUMP
+        is left between them: `try: if c: return x` as the body's last statement)?"""
+        end = k + size
+        return any(s <= src < k and self.instrs[src].opname in COND_JUMPS for src in self.jump_sources.get(end, ())) \
+            and not self.jump_sources.get(k)
 
     def _after_handler_return_unwinding(self, k: int) -> bool:
         """Does the code at `k` follow the unwinding of an except clause by `return value`:

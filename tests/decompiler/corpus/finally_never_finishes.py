@@ -168,3 +168,32 @@ def except_as_try_return_finally_raises(n):
             raise ValueError(4)
     except ValueError:
         return log
+
+
+@cases((0,), (3,))
+def if_return_call_last_finally_raises(n):
+    # (3.12+: the test jumps straight to the copy on the normal way out, after the if body's)
+    log = []
+    try:
+        try:
+            if n > 2:
+                return log.append(n)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def try_except_if_return_call_finally_raises(n):
+    log = []
+    try:
+        try:
+            if n > 2:
+                return log.append(n)
+        except KeyError:
+            log.append(1)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
