@@ -2468,6 +2468,21 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._drop_handlers_of(k, k + size, through_clauses, span_end)
                 self._drop_copied_ways_on(k, k + size)
 
+    def _return_into_dead_end_copy(self, k: int) -> bool:
+        """Is `k` the exit call of a with on the way out of `return value` (`SWAP 2` keeps the
+        value above the manager's exit; the call is skipped, `_register_exit_calls`), followed
+        by a registered copy of a finally body that raises on every path?"""
+        instrs = self.instrs
+        if k not in self.skip or instrs[k].opname != "SWAP" or instrs[k].arg != 2:
+            return False
+        c = self.skip[k]
+        if c not in self.skip or self.skip[c] <= c:
+            return False
+        q = c
+        while q < self.skip[c] and instrs[q].opname not in TERMINAL:
+            q += 1
+        return q < self.skip[c] and instrs[q].opname in ("RAISE_VARARGS", "RERAISE") and self._never_finishes(c, q + 1)
+
     def _if_body_ends_in_copy(self, s: int, k: int, size: int) -> bool:
         """Is the copy [k, k + size) the end of an if body in the try body, whose test jumps
         past it, to the copy on the body's normal way out right after it (3.12+, where no JUMP
@@ -2945,6 +2960,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             target = self.for_targets[-1]
         finally:
             self.for_targets.pop()
+        left = self.last_stack
+        if len(left) > len(base) + 1 and not isinstance(left[-1], m.MARKER_TYPES) \
+                and self._return_into_dead_end_copy(be):
+            # The body ends in `return value` and the copy of an enclosing finally body after
+            # the exit call never finishes: the compiler dropped the RETURN_VALUE after it as
+            # dead (left on the stack, the value and its side effects would be lost).
+            body.append(n.Return(left.pop()))
         handler_tail = after is not None and after not in warm and t < after < self.end
         # (3.12+: past the range, an if body say, when the with body never ends normally)
         only_tail = self._handler_only_tail(after, self.end, t) if after not in warm else None

@@ -197,3 +197,28 @@ def try_except_if_return_call_finally_raises(n):
             raise ValueError(4)
     except ValueError:
         return log
+
+
+class _Manager:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+
+
+@cases((0,), (3,))
+def with_return_call_finally_raises(n):
+    # (3.11+: `SWAP 2` keeps the value above the manager's exit, the exit call, then the copy)
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                return log.append(n)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
