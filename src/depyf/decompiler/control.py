@@ -777,6 +777,14 @@ class ControlRules:
                     after = nxt + 1
                     if after in self.skip and self.instrs[after].opname == "POP_TOP":
                         after = self.skip[after]  # (a chained comparison's cleanup: `chained_compare`)
+                        closing = self.instrs[after - 1]
+                        if closing.opname == "JUMP" and closing.target == jump.target:
+                            # (3.10+: the cleanup ends in a JUMP where this one goes, which a test
+                            # of the branch before the comparison jumps to when false,
+                            # `(a and lo < b < hi) if c else (d if e else f)`: the same way on)
+                            for a in atoms:
+                                if a.target == after - 1 and not a.always:
+                                    a.target = jump.target
                     atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, after, always=True))
                     continue
                 copied = self._copied_branch_exit(atoms, nxt, limit)

@@ -711,6 +711,22 @@ class BlockExceptionRules:
         way_out = body_exit[1] if body_exit is not None and body_exit[0] == "jump" else None
         block = _Block("except-body", exit_span=exit_span, way_out=way_out)
         body = self._run_in(block, i + 1, body_end, list(outer))
+        left = self.last_stack
+        ret = body_end
+        while ret < h and self._op(ret) == "POP_BLOCK" and not self.jump_sources.get(ret):
+            ret += 1  # (the unwinding of enclosing blocks, kept after the raise too)
+        # (the value is the one thing left above the try's stack; a clause's unwinding inside
+        # the body, `ROT_FOUR; POP_EXCEPT` of `except E: try: return x`, took the handler's
+        # values from under it)
+        if left and not isinstance(left[-1], m.MARKER_TYPES) and all(v is not left[-1] for v in outer) \
+                and len(left) <= len(outer) + 1 and ret < h \
+                and self.version.keeps_code_after_raise and self._op(ret) == "RETURN_VALUE" \
+                and not self.jump_sources.get(ret) and self._op(body_end - 1) in ("RAISE_VARARGS", "RERAISE"):
+            # 3.8/3.9: the body ends in `return value` through the copy of an enclosing finally
+            # body that never finishes; the body stops before the RETURN_VALUE kept after that
+            # copy's raise, which nothing reaches. The value was computed before the copy (left
+            # on the stack, it and its side effects would be lost).
+            body.append(n.Return(left.pop()))
         if exit_span is not None and self.version.copies_exit_blocks and m.has_end_copies(body):
             # A branch of the body's last statement ends in a copy of the body's way out.
             folded = m.fold_end_copies(body)

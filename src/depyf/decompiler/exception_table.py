@@ -460,13 +460,22 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         instrs = self.instrs
         k = e
         guard = 0
+        swapped = False
         while k < len(instrs) and guard < 64:
             guard += 1
             if k in self.skip and self.skip[k] > k:
+                if k in self.dead_end_exits and swapped:
+                    # The copy of an enclosing finally body that never finishes, after the
+                    # unwinding of an except clause that keeps a return's value: the compiler
+                    # dropped the RETURN_VALUE after it as dead (`except E: try: return x` in a
+                    # try whose finally body raises). The return, emitted where the copy is
+                    # skipped (`exit_into_dead_end`), still ends the body, with its unwinding.
+                    return self.skip[k]
                 k = self.skip[k]
                 continue
             ins = instrs[k]
             if ins.opname in ("POP_TOP", "POP_EXCEPT") or (ins.opname == "SWAP" and ins.arg == 2):
+                swapped = swapped or ins.opname == "SWAP"
                 k += 1
                 continue
             break
@@ -474,6 +483,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and not (k == e and not self._value_jump_sources_only(k, e)):
             return k + 1
         return e
+
+    def _past_dead_end_return(self, s: int, e: int, t: int) -> int:
+        """`try: if c: return x` then the end of the body, in a try whose finally body never
+        finishes: the protected code ends with the value of the return, the copy of the finally
+        body follows unprotected (the compiler dropped the RETURN_VALUE after it as dead), and
+        the if's test jumps past that copy to the body's way out. The copy, where the return is
+        emitted (`exit_into_dead_end`), is the end of the if body, in the try body."""
+        if e not in self.dead_end_exits or e not in self.skip:
+            return e
+        end = self.skip[e]
+        if not e < end <= t or not any(s <= src < e and self.instrs[src].opname in COND_JUMPS
+                                       for src in self.jump_sources.get(end, ())):
+            return e
+        return end
 
     def _past_unwound_exit(self, s: int, e: int, t: int) -> int:
         """`try: ... if c: f(); return CONST` (or `break`, `continue`): such an exit leaves the
@@ -780,6 +803,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         be = self._past_swallowed_way_on(s, self._past_with_return(s, be, t), t)
         be = self._past_const_return_through_copies(s, be, t)
+        be = self._past_dead_end_return(s, be, t)
         before_inner = be
         be = self._past_inner_clause_way_on(s, be, t, warm)
         nested_exit = self._nested_handler_exit(s, be, t)
@@ -1020,6 +1044,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # its handler as read).
             swallowed_tail = self.run_range(swallowed[0], swallowed[1], list(base))
         body = self.run_range(s, be, list(base))
+        left = self.last_stack
+        if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
+                and not isinstance(left[-1], m.MARKER_TYPES):
+            # The body ends in `return value` and the copy of an enclosing finally body that
+            # follows never finishes: the value is computed before the copy, and the compiler
+            # dropped the RETURN_VALUE after it as dead (as in `_build_finally`; left on the
+            # stack, the value and its side effects would be lost).
+            body.append(n.Return(left.pop()))
         handlers: List[n.ExceptHandler] = []
         for typ, name, hs, he in clauses:
             if name is not None and not star:
@@ -2209,6 +2241,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # clauses: not read here)
             raise self.fail(instrs[t], "a way out through a finally body whose except clauses end it")
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
+        be = self._past_dead_end_return(s, be, t)
         body = self.run_range(s, be, list(base))
         left = self.last_stack
         if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
@@ -2449,10 +2482,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._registered_copies.append((k, k + size))
                 if k < body_end and instrs[k + size - 1].opname not in ENDS_FLOW:
                     self._note_exit_break(k + size)  # (a copy that falls into what follows)
-                if k < body_end and self._never_finishes(k, k + size):
+                if (k < body_end or self._if_body_ends_in_copy(s, k, size)) and self._never_finishes(k, k + size) \
+                        or self._after_handler_return_unwinding(k) and self._never_finishes(fs, fe):
                     # A way out from inside the body whose copy raises or returns on every path:
                     # the compiler dropped what followed it (a RETURN_VALUE, a jump) as dead.
-                    # The builder emits that way out where the copy is skipped.
+                    # The builder emits that way out where the copy is skipped. (Also one from an
+                    # except clause inside the body, which `body_end`, the end of the code the
+                    # body's normal flow reaches, leaves out: `return x` there unwinds the clause
+                    # first.)
                     self.dead_end_exits[k] = (list(self.stack), len(self.loops))
                 if exit is not None and instrs[k + size - 1].opname in ENDS_FLOW:
                     # The copy's only way on is a jump back inside it: that jump is the try
@@ -2462,6 +2499,42 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     self._mark_dead(exit + 1, k + size)
                 self._drop_handlers_of(k, k + size, through_clauses, span_end)
                 self._drop_copied_ways_on(k, k + size)
+
+    def _return_into_dead_end_copy(self, k: int) -> bool:
+        """Is `k` the exit call of a with on the way out of `return value` (`SWAP 2` keeps the
+        value above the manager's exit; the call is skipped, `_register_exit_calls`), followed
+        by a registered copy of a finally body that raises on every path?"""
+        instrs = self.instrs
+        if k not in self.skip or instrs[k].opname != "SWAP" or instrs[k].arg != 2:
+            return False
+        c = self.skip[k]
+        if c not in self.skip or self.skip[c] <= c:
+            return False
+        q = c
+        while q < self.skip[c] and instrs[q].opname not in TERMINAL:
+            q += 1
+        return q < self.skip[c] and instrs[q].opname in ("RAISE_VARARGS", "RERAISE") and self._never_finishes(c, q + 1)
+
+    def _if_body_ends_in_copy(self, s: int, k: int, size: int) -> bool:
+        """Is the copy [k, k + size) the end of an if body in the try body, whose test jumps
+        past it, to the copy on the body's normal way out right after it (3.12+, where no JUMP
+        is left between them: `try: if c: return x` as the body's last statement)?"""
+        end = k + size
+        return any(s <= src < k and self.instrs[src].opname in COND_JUMPS for src in self.jump_sources.get(end, ())) \
+            and not self.jump_sources.get(k)
+
+    def _after_handler_return_unwinding(self, k: int) -> bool:
+        """Does the code at `k` follow the unwinding of an except clause by `return value`:
+        `SWAP 2; POP_EXCEPT` (the value is kept above the handler's exception, which POP_EXCEPT
+        restores), then the clear of the clause's name (`except E as e`)? The compiler emits
+        that SWAP only to keep a return's value over the unwinding."""
+        instrs = self.instrs
+        j = k - 1
+        if j >= 2 and instrs[j].opname.startswith("DELETE_") and instrs[j - 1].opname.startswith("STORE_") \
+                and instrs[j - 2].opname == "LOAD_CONST" and instrs[j - 2].argval is None:
+            j -= 3
+        return j >= 1 and instrs[j].opname == "POP_EXCEPT" and instrs[j - 1].opname == "SWAP" \
+            and instrs[j - 1].arg == 2 and not self.jump_sources.get(j) and not self.jump_sources.get(k)
 
     def _copy_pieces(self, k: int, size: int) -> List[Tuple[int, int]]:
         """The runs [start, end) of the copy at `k` matched over [k, k + size). 3.12+: a copy whose
@@ -2919,6 +2992,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             target = self.for_targets[-1]
         finally:
             self.for_targets.pop()
+        left = self.last_stack
+        if len(left) > len(base) + 1 and not isinstance(left[-1], m.MARKER_TYPES) \
+                and self._return_into_dead_end_copy(be):
+            # The body ends in `return value` and the copy of an enclosing finally body after
+            # the exit call never finishes: the compiler dropped the RETURN_VALUE after it as
+            # dead (left on the stack, the value and its side effects would be lost).
+            body.append(n.Return(left.pop()))
         handler_tail = after is not None and after not in warm and t < after < self.end
         # (3.12+: past the range, an if body say, when the with body never ends normally)
         only_tail = self._handler_only_tail(after, self.end, t) if after not in warm else None

@@ -115,3 +115,110 @@ def for_return_constant_finally_raises(n):
             raise ValueError(4)
     except ValueError:
         return log
+
+
+@cases((0,), (3,))
+def try_except_return_call_finally_raises(n):
+    # (3.11+: the try/except inside the try/finally leaves the value, computed before the copy
+    # of the finally body, as its body's last word)
+    log = []
+    try:
+        try:
+            return log.append(n)
+        except KeyError:
+            log.append(1)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def except_return_call_finally_raises(n):
+    log = []
+    try:
+        try:
+            if n > 2:
+                raise KeyError(n)
+            log.append(1)
+        except KeyError:
+            return log.append(2)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def except_as_try_return_finally_raises(n):
+    # (3.11+: the return unwinds the clause, `SWAP 2; POP_EXCEPT` and the clear of `e`, before
+    # the copy of the finally body)
+    log = []
+    try:
+        try:
+            if n > 2:
+                raise KeyError(n)
+            log.append(1)
+        except KeyError as e:
+            try:
+                return log.append(e.args[0])
+            except TypeError:
+                log.append(2)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def if_return_call_last_finally_raises(n):
+    # (3.12+: the test jumps straight to the copy on the normal way out, after the if body's)
+    log = []
+    try:
+        try:
+            if n > 2:
+                return log.append(n)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def try_except_if_return_call_finally_raises(n):
+    log = []
+    try:
+        try:
+            if n > 2:
+                return log.append(n)
+        except KeyError:
+            log.append(1)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+class _Manager:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+
+
+@cases((0,), (3,))
+def with_return_call_finally_raises(n):
+    # (3.11+: `SWAP 2` keeps the value above the manager's exit, the exit call, then the copy)
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                return log.append(n)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log

@@ -190,3 +190,29 @@ def assert_nested_conditional_with_chained_comparison(a, b, c, d, e):
     except AssertionError:
         return "failed"
     return 0
+
+
+@cases(*product((0, 1), repeat=5), (1, 0, 1, 3, 1), (1, 2, 1, 3, 1))
+def and_then_chained_comparison_branch_then_or(a, b, c, d, e):
+    # (the first branch's test before the comparison jumps, when false, to the JUMP that ends
+    # the comparison's cleanup, past the JUMP that ends the branch: both go to `e`)
+    if (a and 0 < b < d if c else b) or e:
+        return 1
+    return 2
+
+
+@cases(*product((0, 1), repeat=5), (1, 0, 1, 3, 0), (0, 2, 1, 3, 1))
+def and_then_chained_comparison_branch_then_or_in_while(a, b, c, d, e):
+    n = 0
+    while ((a and 0 < b < d) if c else b) or e:
+        n += 1
+        if n > 2:
+            break
+    return n
+
+
+@cases(*product((0, 1), repeat=5), (1, 0, 1, 3, 1), (1, 2, 0, 3, 1))
+def and_then_chained_comparison_branch_nested_conditional_then_or(a, b, c, d, e):
+    if ((a and 0 < b < d) if e else (b if c else d)) or a:
+        return 1
+    return 2
