@@ -4016,17 +4016,23 @@ class ControlRules:
                 self.skip[k + 1] = cleanup + 1
             else:
                 over = instrs[k + 2] if k + 2 < len(instrs) else None
-                if after.opname == "POP_JUMP_IF_TRUE" and after.target == k + 2 and nxt is not None \
-                        and nxt.opname == "JUMP" and nxt.target < k and over is not None \
-                        and over.opname == "JUMP" and over.target > cleanup and cleanup == k + 3:
+                false_dest = k + 1 if after.opname == "POP_JUMP_IF_TRUE" else after.target
+                if after.opname in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE") and after.target == k + 2 \
+                        and nxt is not None and nxt.opname == "JUMP" and nxt.target < k and over is not None \
+                        and over.opname == "JUMP" and cleanup == k + 3 \
+                        and (over.target > cleanup if after.opname == "POP_JUMP_IF_TRUE" else over.target == cleanup + 1):
                     # 3.12+ spell a backward jump-if-false as a jump over a JUMP back; the jump
-                    # over the cleanup then follows that pair.
+                    # over the cleanup then follows that pair. A jump-if-false over the JUMP back
+                    # (the chain's true way goes back: `not (a < b < c)` as a comprehension's
+                    # filter) is a backward jump-if-true: the JUMP after the pair goes where a
+                    # false chain goes, where the cleanup falls into.
                     self.skip[k + 2] = over.target
                     self.fall_override[k + 1] = over.target  # (read by `_normalised_atom`)
+                    if after.opname == "POP_JUMP_IF_FALSE":
+                        false_dest = over.target
                 self.skip[cleanup] = cleanup + 1
                 # 3.10+ may follow the cleanup with a copy of where a false comparison goes
                 # (a `raise` or `return` block) instead of a jump there: the text has it once.
-                false_dest = k + 1 if after.opname == "POP_JUMP_IF_TRUE" else after.target
                 copy = cleanup + 1
                 if false_dest is not None and not self.jump_sources.get(copy) and false_dest < copy:
                     self._skip_copy(copy, false_dest)
@@ -4066,6 +4072,14 @@ class ControlRules:
         if cleanup <= on or after.opname not in COND_JUMPS or cleanup + 2 >= len(instrs):
             return None
         false_dest = on if after.opname == "POP_JUMP_IF_TRUE" else after.target
+        back = instrs[on]
+        if self.version.conditional_jumps_forward_only and after.opname == "POP_JUMP_IF_TRUE" \
+                and after.target == on + 1 and back.opname == "JUMP" and back.target < k \
+                and not self.jump_sources.get(on) and cleanup == on + 2:
+            # 3.12+ spell a backward jump-if-false (the chain's false way in a loop, a
+            # comprehension's filter: back to the loop's head) as a jump-if-true over a JUMP back;
+            # the branch's way on follows that pair (`_normalised_atom` reads the pair as one).
+            false_dest, on = back.target, on + 1
         way_on = instrs[on]
         if way_on.opname == "JUMP" and cleanup == on + 1:
             branch_target = way_on.target

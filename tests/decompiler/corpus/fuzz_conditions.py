@@ -190,3 +190,16 @@ def assert_nested_conditional_with_chained_comparison(a, b, c, d, e):
     except AssertionError:
         return "failed"
     return 0
+
+
+# A chained comparison ending a branch of a conditional expression that is a comprehension's
+# filter: its jumps go back to the loop's head, which 3.12+ spell as a conditional jump over a
+# JUMP back, then the branch's way on after that pair.
+@cases(*product((0, 1, 2), (0, 1), (0, 1, 2)))
+def comprehension_filter_chain_first_branch(a, b, c):
+    return [v for v in range(3) if ((a < c != b) if v else c)]
+
+
+@cases(*product((0, 1, 2), (0, 1), (0, 1)))
+def comprehension_filter_not_chain_last_branch(a, c, d):
+    return [v for v in range(3) if not (d if c else (0 <= a < 1))]
