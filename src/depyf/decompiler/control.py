@@ -761,7 +761,16 @@ class ControlRules:
                         and not atoms[-1].always:
                     after = nxt + 1
                     if after in self.skip and self.instrs[after].opname == "POP_TOP":
+                        way_out = after + 1
                         after = self.skip[after]  # (a chained comparison's cleanup: `chained_compare`)
+                        if way_out < after and self.instrs[way_out].opname == "JUMP" \
+                                and self.instrs[way_out].target == jump.target:
+                            # (the cleanup's way out is a JUMP where this one goes, the branch's
+                            # way on, which an earlier atom of the branch that goes there too
+                            # jumps to, unthreaded: `(d or not a == b == c) if e else x`)
+                            for a in atoms:
+                                if a.target == way_out:
+                                    a.target = jump.target
                     atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, after, always=True))
                     continue
                 copied = self._copied_branch_exit(atoms, nxt, limit)

@@ -203,3 +203,16 @@ def comprehension_filter_chain_first_branch(a, b, c):
 @cases(*product((0, 1, 2), (0, 1), (0, 1)))
 def comprehension_filter_not_chain_last_branch(a, c, d):
     return [v for v in range(3) if not (d if c else (0 <= a < 1))]
+
+
+# An or ending in a negated chained comparison as the first branch of a conditional expression
+# used as a test: the or's first operand jumps to the chain's cleanup's way out (3.10, 3.11,
+# 3.13), a JUMP to where the branch's own JUMP goes, not threaded on as 3.12 does.
+@cases(*product((0, 1), (0, 1), (0, 1), (0, 1), (0, 1, 2)))
+def or_then_not_chain_in_first_branch(a, b, c, d, e):
+    if (d or not (e == b == c)) if a else a:
+        if c:
+            return 2
+    else:
+        return 3
+    return 1
