@@ -1963,10 +1963,16 @@ class ControlRules:
         and continues at the second copy of the tail.
         """
         instrs = self.instrs
-        last = instrs[false_target - 1]
+        a_end = false_target
+        if instrs[false_target - 1].opname == "POP_TOP" and self.skip.get(false_target - 1) == false_target \
+                and false_target - 1 in self.jump_sources:
+            # (the test is a chained comparison whose cleanup, read, falls into the else part:
+            # the first arm's copy of the tail ends before it, `x = a and (e if 1 <= b < 2 else c)`)
+            a_end = false_target - 1
+        last = instrs[a_end - 1]
         if last.opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
-        longest = false_target - fall
+        longest = a_end - fall
         if not self.version.copies_exit_blocks:
             if last.opname != "RETURN_VALUE":
                 return None
@@ -1981,7 +1987,7 @@ class ControlRules:
                 continue  # (a value's else part may be `x if d else y`, its own copies inside)
             if ins.argval != last.argval:
                 return None
-            merged = self._value_arms(cond, fall, false_target, other, longest, pending)
+            merged = self._value_arms(cond, fall, false_target, other, longest, pending, a_end)
             if merged is not None or not pending:
                 return merged
         return None
@@ -2013,15 +2019,19 @@ class ControlRules:
         return tail
 
     def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,
-                    pending: bool) -> Optional[int]:
-        """`_value_before_copied_exit` with the else part's copy of the tail ending at `other`."""
+                    pending: bool, a_end: Optional[int] = None) -> Optional[int]:
+        """`_value_before_copied_exit` with the else part's copy of the tail ending at `other`
+        (the first arm ending at `a_end`, before a chained comparison's cleanup, else at
+        `false_target`)."""
         instrs = self.instrs
-        needs_value = pending or self._unfused_constant_return(false_target - 1) \
+        if a_end is None:
+            a_end = false_target
+        needs_value = pending or self._unfused_constant_return(a_end - 1) \
             or self._unfused_constant_return(other)
         common = 1
         while common < min(longest, other + 1 - false_target) and \
-                not instrs[false_target - 1 - common].is_jump and \
-                self._same_test(false_target - 1 - common, other - common, 1):
+                not instrs[a_end - 1 - common].is_jump and \
+                self._same_test(a_end - 1 - common, other - common, 1):
             common += 1
         # The arms may end alike too (`d + 1 if e else a + 1`): the tail is the longest common
         # end that leaves one value in each arm. Outside a value being read, only the whole
@@ -2029,12 +2039,12 @@ class ControlRules:
         for length in range(common, 0 if pending else common - 1, -1):
             # (An expression statement `a if cond else b` drops its value first; a constant dropped
             # as a statement of its own is no code at all, so that value is the statement's.)
-            dropped = instrs[false_target - length].opname == "POP_TOP"
+            dropped = instrs[a_end - length].opname == "POP_TOP"
             needs = needs_value or self._unfused_local_pair(other + 1 - length)
             if not needs and not dropped:
                 return None
             # (an arm that is itself `x if d else y` reads its own copies of the tail in view)
-            a = self.pure_value(fall, false_target - length, view_end=false_target)
+            a = self.pure_value(fall, a_end - length, view_end=a_end)
             b = self.pure_value(false_target, other + 1 - length, view_end=self.end) if a is not None else None
             if b is None or not needs and not (isinstance(a, n.Const) or isinstance(b, n.Const)):
                 continue

@@ -216,3 +216,12 @@ def or_then_not_chain_in_first_branch(a, b, c, d, e):
     else:
         return 3
     return 1
+
+
+# A conditional expression tested by a chained comparison as the right operand of `and` before
+# the end of the function: 3.10 and 3.12 copy the assignment and return into the first arm, and
+# the chain's cleanup lies between that copy and the else arm.
+@cases(*product((0, 1), (0, 1, 2), (0, 1), (0, 1)))
+def and_conditional_chain_test_copied_tail(a, b, c, e):
+    x = a and (e if 1 <= b < 2 else c)
+    return x
