@@ -2186,6 +2186,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
         copies = self._registered_copies
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
+        for copy_start, copy_stop in copies:
+            back = instrs[copy_stop] if copy_stop < len(instrs) else None
+            if back is not None and back.opname == "JUMP" and back.target == be and be < copy_start \
+                    and copy_stop not in self.skip and not self.jump_sources.get(copy_stop) \
+                    and self.version.handler_code_at_end:
+                # 3.12+: a try body that never falls out (`with a: raise E`, the manager may
+                # swallow it) reaches its copy of the finally body only through that with's
+                # handler, laid after the code the statement goes on to (an if body the try ends:
+                # the code after the if): the copy's jump back there is the way on, read with it.
+                self.skip[copy_stop] = copy_stop + 1
         body = self.run_range(s, be, list(base))
         left = self.last_stack
         if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
