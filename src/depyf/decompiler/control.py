@@ -238,6 +238,7 @@ class ControlRules:
         # 3.11+: copies of a finally body that never finishes on a way out of the try body, with
         # the stack of the try: the way out is emitted there (`exit_into_dead_end`).
         self.dead_end_exits: Dict[int, Tuple[List[n.Expr], int]] = {}
+        self.value_only_dead_ends: Set[int] = set()  # (of those, the ones past the protected code)
         self.fall_override: Dict[int, int] = {}
         # The end of an if body being read -> where the else part after it ends.
         self.else_joins: Dict[int, int] = {}
@@ -1410,6 +1411,13 @@ class ControlRules:
         if false_target > end:
             # (an assert that ends an enclosing block jumps to where that block goes)
             body = self.run_range(fall, end, list(self.stack))
+            left = self.last_stack
+            if len(left) == len(self.stack) + 1 and not isinstance(left[-1], m.MARKER_TYPES) \
+                    and not self.pure_mode and (end in self.value_only_dead_ends or self._popped_block_dead_end(end)):
+                # The body is `return value` through a finally body that never finishes, whose
+                # copy at `end` the try body's reading stops before (`exit_into_dead_end`): the
+                # RETURN_VALUE after the copy was dropped as dead, the value is the return's.
+                body.append(n.Return(left[-1]))
             stmt = self._if_or_assert(cond, body)
             if not isinstance(stmt, n.Assert) and self._end_before_join(false_target, i) is None \
                     and not (end < len(self.instrs) and self._same_exit_block(end, false_target, reraise=True)) \
@@ -2265,6 +2273,18 @@ class ControlRules:
         if target > i and self._read_until(i + 1, target):
             return target
         raise self.fail(ins, "jump that does not belong to any construct")
+
+    def _popped_block_dead_end(self, k: int) -> bool:
+        """3.10: is `k` the POP_BLOCK of a `return value` leaving a try whose finally body's copy
+        after it never finishes (its RETURN_VALUE dropped as dead; 3.8/3.9 keep it)?"""
+        instrs = self.instrs
+        if self.version.has_exception_table or self.version.keeps_code_after_raise \
+                or k >= len(instrs) or instrs[k].opname != "POP_BLOCK":
+            return False
+        r = k + 1
+        while r < len(instrs) and r - k < 64 and instrs[r].opname not in TERMINAL:
+            r += 1
+        return r < len(instrs) and instrs[r].opname in TERMINAL and self._never_finishes(k + 1, r + 1)
 
     def _stray_break(self, i: int, target: int) -> bool:
         """Is the jump at `i` past the range being read, which no loop claimed, sure to be a

@@ -2186,15 +2186,22 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
         copies = self._registered_copies
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
+        swallows: Optional[Set[int]] = None
         for copy_start, copy_stop in copies:
             back = instrs[copy_stop] if copy_stop < len(instrs) else None
-            if back is not None and back.opname == "JUMP" and back.target == be and be < copy_start \
-                    and copy_stop not in self.skip and not self.jump_sources.get(copy_stop) \
-                    and self.version.handler_code_at_end:
+            if back is None or back.opname != "JUMP" or back.target != be or be >= copy_start \
+                    or copy_stop in self.skip or self.jump_sources.get(copy_stop) \
+                    or not self.version.handler_code_at_end or instrs[copy_start - 1].opname not in ENDS_FLOW:
+                continue
+            if swallows is None:
+                swallows = {self._swallowed_tail(r.handler) for r in self._with_regions(s, be)} - {None}
+            sources = self.jump_sources.get(copy_start, ())
+            if sources and all(src in swallows for src in sources):
                 # 3.12+: a try body that never falls out (`with a: raise E`, the manager may
                 # swallow it) reaches its copy of the finally body only through that with's
                 # handler, laid after the code the statement goes on to (an if body the try ends:
                 # the code after the if): the copy's jump back there is the way on, read with it.
+                # (Not where an except clause reaches the copy: its way on is read elsewhere.)
                 self.skip[copy_stop] = copy_stop + 1
         body = self.run_range(s, be, list(base))
         left = self.last_stack
@@ -2432,6 +2439,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     # the compiler dropped what followed it (a RETURN_VALUE, a jump) as dead.
                     # The builder emits that way out where the copy is skipped.
                     self.dead_end_exits[k] = (list(self.stack), len(self.loops))
+                elif k >= body_end and k not in self.dead_end_exits and self._never_finishes(k, k + size):
+                    # The same past the protected code (`try: if c: return f()` / `finally:
+                    # raise E`, or a clause's `return f()`): a value computed for a return, left
+                    # above the try's own stack where the copy is skipped, is that return's; with
+                    # none left, it is where the body falls out (`value_only`).
+                    self.dead_end_exits[k] = (list(self.stack), len(self.loops))
+                    self.value_only_dead_ends.add(k)
                 if exit is not None and instrs[k + size - 1].opname in ENDS_FLOW:
                     # The copy's only way on is a jump back inside it: that jump is the try
                     # body's own `continue`, the rest of the copy is the finally body.
@@ -2485,6 +2499,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         of a loop around the whole try."""
         base, loops = self.dead_end_exits[i]
         value: Optional[n.Expr] = None
+        if i in self.value_only_dead_ends:
+            if len(self.stack) > len(base) and not isinstance(self.stack[-1], m.MARKER_TYPES) \
+                    and all(a is b for a, b in zip(self.stack, base)):
+                self.emit(n.Return(self.pop()))
+            return
         if self.stack and (len(self.stack) > len(base) or self.stack[-1] is not base[len(self.stack) - 1]):
             value = self.pop()
         if value is None and not self.code.co_flags & CO_OPTIMIZED:

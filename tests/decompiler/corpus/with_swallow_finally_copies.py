@@ -44,3 +44,18 @@ def loop_if_try_with_raising_finally(kind, n):
                 log.append('finally')
         log.append('end of body')
     return log
+
+
+@cases((KeyError, 0), (KeyError, 1), (ValueError, 1), (TypeError, 1))
+def if_try_with_raising_except_finally(kind, n):
+    log = []
+    if n:
+        try:
+            with _Swallow(log):
+                raise kind()
+        except ValueError:
+            log.append('except')
+        finally:
+            log.append('finally')
+    log.append('after if')
+    return log
