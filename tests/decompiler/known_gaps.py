@@ -93,8 +93,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'finally_never_finishes::elif_returns_finally_raises', ('3.9',), 'the `return value` ending a try body whose finally body raises, kept by 3.9 as dead code after the copy (POP_BLOCK; RETURN_VALUE), is left out (same behaviour)'),
     Gap('execution', 'finally_raises_return_values::if_return_and_except_return_finally_raises', ('3.11',), 'decompile error: a try body ending in `if c: return value`, with an except clause, whose finally body raises: the if\'s jump over the value and the copy goes past the protected code (conditional jump past the end of the enclosing block)'),
     Gap('roundtrip', 'finally_raises_return_values::if_return_and_except_return_finally_raises', ('3.11',), 'see the execution gap'),
-    Gap('execution', 'with_swallow_finally_copies::if_try_with_raising_except_finally', ('3.12', '3.13'), 'decompile error: a try/except/finally ending an if body whose try body never falls out: the except clause\'s copy of the finally body, laid past the code after the if, jumps back to it (jump that does not belong to any construct)'),
-    Gap('roundtrip', 'with_swallow_finally_copies::if_try_with_raising_except_finally', ('3.12', '3.13'), 'see the execution gap'),
     Gap('roundtrip', 'finally_clause_tails::clause_with_return_constant', ('3.12', '3.13'), 'a try body that never falls out: the code after the try, copied into the with handler\'s swallowing way out, is read in the clause after the with, and the with\'s `return 7` once more after the try, unreachable (same behaviour)'),
 ]
 

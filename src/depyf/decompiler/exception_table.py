@@ -978,7 +978,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
-        if x is not None and falls_out and x > end and only_tail is None and self.version.handler_code_at_end:
+        back = self.skip.get(x, -1) if x is not None and x > end and self.version.handler_code_at_end else -1
+        if 0 <= back < len(instrs) and instrs[back].opname == "JUMP" and instrs[back].target == end \
+                and back not in self.skip and not self.jump_sources.get(back):
+            # 3.12+: the clauses go on through a copy of an enclosing finally body (already
+            # registered), laid past the range, whose jump goes back to where the range ends
+            # (the try/finally ends an if body: to the code after the if). They fall out of the
+            # range, as the statement does; no else part of an enclosing if ends at the copy.
+            self._mark_dead(back, back + 1)
+        elif x is not None and falls_out and x > end and only_tail is None and self.version.handler_code_at_end:
             self.range_falls_to.setdefault(end, x)  # control: an enclosing if's else part ends there
         elif x is None and not star and not self.version.handler_code_at_end \
                 and (way_on := self._body_jump_past_range(s, be, end)) is not None:

@@ -59,3 +59,36 @@ def if_try_with_raising_except_finally(kind, n):
             log.append('finally')
     log.append('after if')
     return log
+
+
+@cases((0,), (1,), (2,))
+def if_try_raising_except_finally(n):
+    log = []
+    if n:
+        try:
+            raise ValueError(n)
+        except ValueError:
+            log.append('except')
+        finally:
+            log.append('finally')
+    log.append('after if')
+    return log
+
+
+@cases((0,), (1,), (2,))
+def elif_try_raising_except_loop_finally(n):
+    log = []
+    if n == 2:
+        raise KeyError(n)
+    elif n:
+        try:
+            raise ValueError(n)
+        except ValueError:
+            i = 0
+            while i < 2:
+                i += 1
+                log.append(i)
+        finally:
+            log.append('finally')
+    log.append('after if')
+    return log
