@@ -239,6 +239,8 @@ class ControlRules:
         # the stack of the try: the way out is emitted there (`exit_into_dead_end`).
         self.dead_end_exits: Dict[int, Tuple[List[n.Expr], int]] = {}
         self.value_only_dead_ends: Set[int] = set()  # (of those, the ones past the protected code)
+        # The end of code only handlers reach, moved past the range it ends -> where that range goes on.
+        self.tail_ways_on: Dict[int, int] = {}
         self.fall_override: Dict[int, int] = {}
         # The end of an if body being read -> where the else part after it ends.
         self.else_joins: Dict[int, int] = {}
@@ -1406,6 +1408,11 @@ class ControlRules:
                 return closing
             self.emit(n.If(demorgan_not(cond), [stmt], []))
             return fall
+        if false_target <= i and self.tail_ways_on.get(self.end) == false_target and end == self.end:
+            # 3.12+: code that only handlers reach, moved past the range it ends (`_handler_only_tail`),
+            # leaves by jumps back to where that range goes on: such a test's false branch falls
+            # out of the code being read, as the rest of the range
+            false_target = end
         if false_target <= i:
             raise self.fail(ins, "backward conditional jump outside a loop")
         if false_target > end:

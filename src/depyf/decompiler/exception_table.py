@@ -1088,6 +1088,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if only_tail is not None and x is not None:
             # 3.12+: the code after the try, reached only from its handlers, was moved past the
             # range that the try does not end (an if body whose try body returns).
+            self.tail_ways_on.setdefault(only_tail[0], end)
             for stmt in self.run_range(x, only_tail[0], list(base)):
                 self.emit(stmt)
             self._mark_dead(x, only_tail[1])
