@@ -1418,13 +1418,6 @@ class ControlRules:
         if false_target > end:
             # (an assert that ends an enclosing block jumps to where that block goes)
             body = self.run_range(fall, end, list(self.stack))
-            left = self.last_stack
-            if len(left) == len(self.stack) + 1 and not isinstance(left[-1], m.MARKER_TYPES) \
-                    and not self.pure_mode and (end in self.value_only_dead_ends or self._popped_block_dead_end(end)):
-                # The body is `return value` through a finally body that never finishes, whose
-                # copy at `end` the try body's reading stops before (`exit_into_dead_end`): the
-                # RETURN_VALUE after the copy was dropped as dead, the value is the return's.
-                body.append(n.Return(left[-1]))
             stmt = self._if_or_assert(cond, body)
             if not isinstance(stmt, n.Assert) and self._end_before_join(false_target, i) is None \
                     and not (end < len(self.instrs) and self._same_exit_block(end, false_target, reraise=True)) \
@@ -2280,6 +2273,19 @@ class ControlRules:
         if target > i and self._read_until(i + 1, target):
             return target
         raise self.fail(ins, "jump that does not belong to any construct")
+
+    def return_into_dead_end(self, end: int) -> None:
+        """At the end of a range [.., end) being read: when `end` is where a `return value` leaves
+        a try whose finally body never finishes (3.11+: that body's copy past the protected code,
+        `exit_into_dead_end`; 3.10: the POP_BLOCK before it), the compiler dropped the
+        RETURN_VALUE after the copy as dead; a value the range left above its own stack is that
+        return's (`if c: return f()`, `else: return f()` ending the try body). Dropped, its
+        computation (a call's side effects) would be lost."""
+        if self.pure_mode or len(self.stack) != self.base_depth + 1 \
+                or isinstance(self.stack[-1], m.MARKER_TYPES):
+            return
+        if end in self.value_only_dead_ends or self._popped_block_dead_end(end):
+            self.emit(n.Return(self.pop()))
 
     def _popped_block_dead_end(self, k: int) -> bool:
         """3.10: is `k` the POP_BLOCK of a `return value` leaving a try whose finally body's copy

@@ -49,3 +49,15 @@ def if_return_then_more_finally_raises(k):
         log.append(6)
     finally:
         raise KeyError(log)
+
+
+@cases((0,), (1,))
+def else_return_call_finally_raises(k):
+    log = []
+    try:
+        if k:
+            log.append(1)
+        else:
+            return log.append(2)
+    finally:
+        raise KeyError(log)
