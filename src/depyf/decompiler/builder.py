@@ -141,6 +141,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
                         and not self._statements_after_raise(i, nxt):
                     nxt = self._next_reachable(nxt, end)
                 i = nxt
+            if i == end:
+                self.return_into_dead_end(end)  # control
             return self.out
         finally:
             self.last_stack = self.stack

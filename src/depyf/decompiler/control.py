@@ -238,6 +238,9 @@ class ControlRules:
         # 3.11+: copies of a finally body that never finishes on a way out of the try body, with
         # the stack of the try: the way out is emitted there (`exit_into_dead_end`).
         self.dead_end_exits: Dict[int, Tuple[List[n.Expr], int]] = {}
+        self.value_only_dead_ends: Set[int] = set()  # (of those, the ones past the protected code)
+        # The end of code only handlers reach, moved past the range it ends -> where that range goes on.
+        self.tail_ways_on: Dict[int, int] = {}
         self.fall_override: Dict[int, int] = {}
         # The end of an if body being read -> where the else part after it ends.
         self.else_joins: Dict[int, int] = {}
@@ -781,7 +784,8 @@ class ControlRules:
                         if closing.opname == "JUMP" and closing.target == jump.target:
                             # (3.10+: the cleanup ends in a JUMP where this one goes, which a test
                             # of the branch before the comparison jumps to when false,
-                            # `(a and lo < b < hi) if c else (d if e else f)`: the same way on)
+                            # `(a and lo < b < hi) if c else (d if e else f)`, or an or before the
+                            # comparison, `(d or not a == b == c) if e else x`: the same way on)
                             for a in atoms:
                                 if a.target == after - 1 and not a.always:
                                     a.target = jump.target
@@ -1419,6 +1423,11 @@ class ControlRules:
                 return closing
             self.emit(n.If(demorgan_not(cond), [stmt], []))
             return fall
+        if false_target <= i and self.tail_ways_on.get(self.end) == false_target and end == self.end:
+            # 3.12+: code that only handlers reach, moved past the range it ends (`_handler_only_tail`),
+            # leaves by jumps back to where that range goes on: such a test's false branch falls
+            # out of the code being read, as the rest of the range
+            false_target = end
         if false_target <= i:
             raise self.fail(ins, "backward conditional jump outside a loop")
         if false_target > end:
@@ -1977,10 +1986,16 @@ class ControlRules:
         and continues at the second copy of the tail.
         """
         instrs = self.instrs
-        last = instrs[false_target - 1]
+        a_end = false_target
+        if instrs[false_target - 1].opname == "POP_TOP" and self.skip.get(false_target - 1) == false_target \
+                and false_target - 1 in self.jump_sources:
+            # (the test is a chained comparison whose cleanup, read, falls into the else part:
+            # the first arm's copy of the tail ends before it, `x = a and (e if 1 <= b < 2 else c)`)
+            a_end = false_target - 1
+        last = instrs[a_end - 1]
         if last.opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
-        longest = false_target - fall
+        longest = a_end - fall
         if not self.version.copies_exit_blocks:
             if last.opname != "RETURN_VALUE":
                 return None
@@ -1995,7 +2010,7 @@ class ControlRules:
                 continue  # (a value's else part may be `x if d else y`, its own copies inside)
             if ins.argval != last.argval:
                 return None
-            merged = self._value_arms(cond, fall, false_target, other, longest, pending)
+            merged = self._value_arms(cond, fall, false_target, other, longest, pending, a_end)
             if merged is not None or not pending:
                 return merged
         return None
@@ -2027,15 +2042,19 @@ class ControlRules:
         return tail
 
     def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,
-                    pending: bool) -> Optional[int]:
-        """`_value_before_copied_exit` with the else part's copy of the tail ending at `other`."""
+                    pending: bool, a_end: Optional[int] = None) -> Optional[int]:
+        """`_value_before_copied_exit` with the else part's copy of the tail ending at `other`
+        (the first arm ending at `a_end`, before a chained comparison's cleanup, else at
+        `false_target`)."""
         instrs = self.instrs
-        needs_value = pending or self._unfused_constant_return(false_target - 1) \
+        if a_end is None:
+            a_end = false_target
+        needs_value = pending or self._unfused_constant_return(a_end - 1) \
             or self._unfused_constant_return(other)
         common = 1
         while common < min(longest, other + 1 - false_target) and \
-                not instrs[false_target - 1 - common].is_jump and \
-                self._same_test(false_target - 1 - common, other - common, 1):
+                not instrs[a_end - 1 - common].is_jump and \
+                self._same_test(a_end - 1 - common, other - common, 1):
             common += 1
         # The arms may end alike too (`d + 1 if e else a + 1`): the tail is the longest common
         # end that leaves one value in each arm. Outside a value being read, only the whole
@@ -2043,12 +2062,12 @@ class ControlRules:
         for length in range(common, 0 if pending else common - 1, -1):
             # (An expression statement `a if cond else b` drops its value first; a constant dropped
             # as a statement of its own is no code at all, so that value is the statement's.)
-            dropped = instrs[false_target - length].opname == "POP_TOP"
+            dropped = instrs[a_end - length].opname == "POP_TOP"
             needs = needs_value or self._unfused_local_pair(other + 1 - length)
             if not needs and not dropped:
                 return None
             # (an arm that is itself `x if d else y` reads its own copies of the tail in view)
-            a = self.pure_value(fall, false_target - length, view_end=false_target)
+            a = self.pure_value(fall, a_end - length, view_end=a_end)
             b = self.pure_value(false_target, other + 1 - length, view_end=self.end) if a is not None else None
             if b is None or not needs and not (isinstance(a, n.Const) or isinstance(b, n.Const)):
                 continue
@@ -2269,6 +2288,31 @@ class ControlRules:
         if target > i and self._read_until(i + 1, target):
             return target
         raise self.fail(ins, "jump that does not belong to any construct")
+
+    def return_into_dead_end(self, end: int) -> None:
+        """At the end of a range [.., end) being read: when `end` is where a `return value` leaves
+        a try whose finally body never finishes (3.11+: that body's copy past the protected code,
+        `exit_into_dead_end`; 3.10: the POP_BLOCK before it), the compiler dropped the
+        RETURN_VALUE after the copy as dead; a value the range left above its own stack is that
+        return's (`if c: return f()`, `else: return f()` ending the try body). Dropped, its
+        computation (a call's side effects) would be lost."""
+        if self.pure_mode or len(self.stack) != self.base_depth + 1 \
+                or isinstance(self.stack[-1], m.MARKER_TYPES):
+            return
+        if end in self.value_only_dead_ends or self._popped_block_dead_end(end):
+            self.emit(n.Return(self.pop()))
+
+    def _popped_block_dead_end(self, k: int) -> bool:
+        """3.10: is `k` the POP_BLOCK of a `return value` leaving a try whose finally body's copy
+        after it never finishes (its RETURN_VALUE dropped as dead; 3.8/3.9 keep it)?"""
+        instrs = self.instrs
+        if self.version.has_exception_table or self.version.keeps_code_after_raise \
+                or k >= len(instrs) or instrs[k].opname != "POP_BLOCK":
+            return False
+        r = k + 1
+        while r < len(instrs) and r - k < 64 and instrs[r].opname not in TERMINAL:
+            r += 1
+        return r < len(instrs) and instrs[r].opname in TERMINAL and self._never_finishes(k + 1, r + 1)
 
     def _stray_break(self, i: int, target: int) -> bool:
         """Is the jump at `i` past the range being read, which no loop claimed, sure to be a
@@ -4068,17 +4112,23 @@ class ControlRules:
                 self.skip[k + 1] = cleanup + 1
             else:
                 over = instrs[k + 2] if k + 2 < len(instrs) else None
-                if after.opname == "POP_JUMP_IF_TRUE" and after.target == k + 2 and nxt is not None \
-                        and nxt.opname == "JUMP" and nxt.target < k and over is not None \
-                        and over.opname == "JUMP" and over.target > cleanup and cleanup == k + 3:
+                false_dest = k + 1 if after.opname == "POP_JUMP_IF_TRUE" else after.target
+                if after.opname in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE") and after.target == k + 2 \
+                        and nxt is not None and nxt.opname == "JUMP" and nxt.target < k and over is not None \
+                        and over.opname == "JUMP" and cleanup == k + 3 \
+                        and (over.target > cleanup if after.opname == "POP_JUMP_IF_TRUE" else over.target == cleanup + 1):
                     # 3.12+ spell a backward jump-if-false as a jump over a JUMP back; the jump
-                    # over the cleanup then follows that pair.
+                    # over the cleanup then follows that pair. A jump-if-false over the JUMP back
+                    # (the chain's true way goes back: `not (a < b < c)` as a comprehension's
+                    # filter) is a backward jump-if-true: the JUMP after the pair goes where a
+                    # false chain goes, where the cleanup falls into.
                     self.skip[k + 2] = over.target
                     self.fall_override[k + 1] = over.target  # (read by `_normalised_atom`)
+                    if after.opname == "POP_JUMP_IF_FALSE":
+                        false_dest = over.target
                 self.skip[cleanup] = cleanup + 1
                 # 3.10+ may follow the cleanup with a copy of where a false comparison goes
                 # (a `raise` or `return` block) instead of a jump there: the text has it once.
-                false_dest = k + 1 if after.opname == "POP_JUMP_IF_TRUE" else after.target
                 copy = cleanup + 1
                 if false_dest is not None and not self.jump_sources.get(copy) and false_dest < copy:
                     self._skip_copy(copy, false_dest)
@@ -4118,6 +4168,14 @@ class ControlRules:
         if cleanup <= on or after.opname not in COND_JUMPS or cleanup + 2 >= len(instrs):
             return None
         false_dest = on if after.opname == "POP_JUMP_IF_TRUE" else after.target
+        back = instrs[on]
+        if self.version.conditional_jumps_forward_only and after.opname == "POP_JUMP_IF_TRUE" \
+                and after.target == on + 1 and back.opname == "JUMP" and back.target < k \
+                and not self.jump_sources.get(on) and cleanup == on + 2:
+            # 3.12+ spell a backward jump-if-false (the chain's false way in a loop, a
+            # comprehension's filter: back to the loop's head) as a jump-if-true over a JUMP back;
+            # the branch's way on follows that pair (`_normalised_atom` reads the pair as one).
+            false_dest, on = back.target, on + 1
         way_on = instrs[on]
         if way_on.opname == "JUMP" and cleanup == on + 1:
             branch_target = way_on.target

@@ -1002,7 +1002,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
-        if x is not None and falls_out and x > end and only_tail is None and self.version.handler_code_at_end:
+        back = self.skip.get(x, -1) if x is not None and x > end and self.version.handler_code_at_end else -1
+        if 0 <= back < len(instrs) and instrs[back].opname == "JUMP" and instrs[back].target == end \
+                and back not in self.skip and not self.jump_sources.get(back):
+            # 3.12+: the clauses go on through a copy of an enclosing finally body (already
+            # registered), laid past the range, whose jump goes back to where the range ends
+            # (the try/finally ends an if body: to the code after the if). They fall out of the
+            # range, as the statement does; no else part of an enclosing if ends at the copy.
+            self._mark_dead(back, back + 1)
+        elif x is not None and falls_out and x > end and only_tail is None and self.version.handler_code_at_end:
             self.range_falls_to.setdefault(end, x)  # control: an enclosing if's else part ends there
         elif x is None and not star and not self.version.handler_code_at_end \
                 and (way_on := self._body_jump_past_range(s, be, end)) is not None:
@@ -1112,6 +1120,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if only_tail is not None and x is not None:
             # 3.12+: the code after the try, reached only from its handlers, was moved past the
             # range that the try does not end (an if body whose try body returns).
+            self.tail_ways_on.setdefault(only_tail[0], end)
             for stmt in self.run_range(x, only_tail[0], list(base)):
                 self.emit(stmt)
             self._mark_dead(x, only_tail[1])
@@ -2242,6 +2251,23 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             raise self.fail(instrs[t], "a way out through a finally body whose except clauses end it")
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         be = self._past_dead_end_return(s, be, t)
+        swallows: Optional[Set[int]] = None
+        for copy_start, copy_stop in copies:
+            back = instrs[copy_stop] if copy_stop < len(instrs) else None
+            if back is None or back.opname != "JUMP" or back.target != be or be >= copy_start \
+                    or copy_stop in self.skip or self.jump_sources.get(copy_stop) \
+                    or not self.version.handler_code_at_end or instrs[copy_start - 1].opname not in ENDS_FLOW:
+                continue
+            if swallows is None:
+                swallows = {self._swallowed_tail(r.handler) for r in self._with_regions(s, be)} - {None}
+            sources = self.jump_sources.get(copy_start, ())
+            if sources and all(src in swallows for src in sources):
+                # 3.12+: a try body that never falls out (`with a: raise E`, the manager may
+                # swallow it) reaches its copy of the finally body only through that with's
+                # handler, laid after the code the statement goes on to (an if body the try ends:
+                # the code after the if): the copy's jump back there is the way on, read with it.
+                # (Not where an except clause reaches the copy: its way on is read elsewhere.)
+                self.skip[copy_stop] = copy_stop + 1
         body = self.run_range(s, be, list(base))
         left = self.last_stack
         if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
@@ -2491,6 +2517,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                     # body's normal flow reaches, leaves out: `return x` there unwinds the clause
                     # first.)
                     self.dead_end_exits[k] = (list(self.stack), len(self.loops))
+                elif k >= body_end and k not in self.dead_end_exits and self._never_finishes(k, k + size):
+                    # The same past the protected code (`try: if c: return f()` / `finally:
+                    # raise E`, or a clause's `return f()`): a value computed for a return, left
+                    # above the try's own stack where the copy is skipped, is that return's; with
+                    # none left, it is where the body falls out (`value_only`).
+                    self.dead_end_exits[k] = (list(self.stack), len(self.loops))
+                    self.value_only_dead_ends.add(k)
                 if exit is not None and instrs[k + size - 1].opname in ENDS_FLOW:
                     # The copy's only way on is a jump back inside it: that jump is the try
                     # body's own `continue`, the rest of the copy is the finally body.
@@ -2580,6 +2613,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         of a loop around the whole try."""
         base, loops = self.dead_end_exits[i]
         value: Optional[n.Expr] = None
+        if i in self.value_only_dead_ends:
+            if len(self.stack) > len(base) and not isinstance(self.stack[-1], m.MARKER_TYPES) \
+                    and all(a is b for a, b in zip(self.stack, base)):
+                self.emit(n.Return(self.pop()))
+            return
         if self.stack and (len(self.stack) > len(base) or self.stack[-1] is not base[len(self.stack) - 1]):
             value = self.pop()
         if value is None and not self.code.co_flags & CO_OPTIMIZED:

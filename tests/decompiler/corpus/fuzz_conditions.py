@@ -216,3 +216,38 @@ def and_then_chained_comparison_branch_nested_conditional_then_or(a, b, c, d, e)
     if ((a and 0 < b < d) if e else (b if c else d)) or a:
         return 1
     return 2
+
+
+# A chained comparison ending a branch of a conditional expression that is a comprehension's
+# filter: its jumps go back to the loop's head, which 3.12+ spell as a conditional jump over a
+# JUMP back, then the branch's way on after that pair.
+@cases(*product((0, 1, 2), (0, 1), (0, 1, 2)))
+def comprehension_filter_chain_first_branch(a, b, c):
+    return [v for v in range(3) if ((a < c != b) if v else c)]
+
+
+@cases(*product((0, 1, 2), (0, 1), (0, 1)))
+def comprehension_filter_not_chain_last_branch(a, c, d):
+    return [v for v in range(3) if not (d if c else (0 <= a < 1))]
+
+
+# An or ending in a negated chained comparison as the first branch of a conditional expression
+# used as a test: the or's first operand jumps to the chain's cleanup's way out (3.10, 3.11,
+# 3.13), a JUMP to where the branch's own JUMP goes, not threaded on as 3.12 does.
+@cases(*product((0, 1), (0, 1), (0, 1), (0, 1), (0, 1, 2)))
+def or_then_not_chain_in_first_branch(a, b, c, d, e):
+    if (d or not (e == b == c)) if a else a:
+        if c:
+            return 2
+    else:
+        return 3
+    return 1
+
+
+# A conditional expression tested by a chained comparison as the right operand of `and` before
+# the end of the function: 3.10 and 3.12 copy the assignment and return into the first arm, and
+# the chain's cleanup lies between that copy and the else arm.
+@cases(*product((0, 1), (0, 1, 2), (0, 1), (0, 1)))
+def and_conditional_chain_test_copied_tail(a, b, c, e):
+    x = a and (e if 1 <= b < 2 else c)
+    return x
