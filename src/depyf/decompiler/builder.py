@@ -210,6 +210,9 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         return self.printer.expr(self.finish_expr(e))
 
     def pop(self) -> n.Expr:
+        # Every caller treats `_StackUnderflow` and the IndexError of an empty stack alike (the
+        # instruction loops turn both into the same error; the others catch any exception): the
+        # most common instructions call `self.stack.pop()` directly, without this call.
         try:
             return self.stack.pop()
         except IndexError:

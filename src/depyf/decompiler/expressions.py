@@ -88,7 +88,7 @@ class ExpressionRules:
             self.stack.append(value)
 
     def op_LOAD_ATTR(self, ins: Instr, i: int) -> None:
-        obj = self.pop()
+        obj = self.stack.pop()  # (`self.pop()` without the call: see `CodeBuilder.pop`)
         attr = _new(n.Attribute)  # `n.Attribute(obj, ins.argval)`, as the loads above
         attr.value = obj
         attr.attr = ins.argval
@@ -169,8 +169,10 @@ class ExpressionRules:
     # --- operators --------------------------------------------------------------------------
 
     def _binary(self, op: str) -> None:
-        right = self.pop()
-        left = self.pop()
+        # (here and in the other common instructions below: `self.pop()` without the call, see
+        # `CodeBuilder.pop`)
+        right = self.stack.pop()
+        left = self.stack.pop()
         self.stack.append(n.BinOp(op, left, right))
 
     def _inplace(self, op: str) -> None:
@@ -186,8 +188,8 @@ class ExpressionRules:
             self._binary(op)
 
     def op_BINARY_SUBSCR(self, ins: Instr, i: int) -> None:
-        index = self.pop()
-        value = self.pop()
+        index = self.stack.pop()
+        value = self.stack.pop()
         self.stack.append(n.Subscript(value, index))
 
     def op_BINARY_SLICE(self, ins: Instr, i: int) -> None:
@@ -203,18 +205,18 @@ class ExpressionRules:
                                   _none_to_missing(step) if step is not None else None))
 
     def op_COMPARE_OP(self, ins: Instr, i: int) -> None:
-        right = self.pop()
-        left = self.pop()
+        right = self.stack.pop()
+        left = self.stack.pop()
         self.stack.append(n.Compare(left, [ins.argval], [right]))
 
     def op_IS_OP(self, ins: Instr, i: int) -> None:
-        right = self.pop()
-        left = self.pop()
+        right = self.stack.pop()
+        left = self.stack.pop()
         self.stack.append(n.Compare(left, ["is not" if ins.flag else "is"], [right]))
 
     def op_CONTAINS_OP(self, ins: Instr, i: int) -> None:
-        right = self.pop()
-        left = self.pop()
+        right = self.stack.pop()
+        left = self.stack.pop()
         self.stack.append(n.Compare(left, ["not in" if ins.flag else "in"], [right]))
 
     def op_TO_BOOL(self, ins: Instr, i: int) -> None:

@@ -217,7 +217,9 @@ class _Tables:
         self.no_caches = not any(self.cache.values())  # (before 3.11)
         # Everything the decoding loop needs about an opcode, in one lookup by its number:
         # (name, argument kind, cache bytes after it, normalized name, jump kind).
-        self.info: List[Optional[Tuple[str, int, int, str, int]]] = [None] * 256
+        # An opcode no table names gets `_UNKNOWN`, which the loops report as an error.
+        self.info: List[Tuple[str, int, int, str, int]] = [
+            (f"<{num}>", _UNKNOWN, 0, f"<{num}>", _NO_JUMP) for num in range(256)]
         for num, name in self.names.items():
             if num > 255:
                 continue  # a pseudo-instruction of the compiler (3.12+): never in co_code
@@ -231,10 +233,18 @@ class _Tables:
                 jump = _JUMP_BACKWARD if name in self.backward else _JUMP_FORWARD
             else:
                 jump = _NO_JUMP
+            if kind != _PLAIN:
+                jump = _NO_JUMP  # (only a plain argument is a jump's distance or target)
+            if num < self.have_argument:
+                # Below HAVE_ARGUMENT the argument byte means nothing: `arg` and `argval` are None.
+                # Every such instruction is a plain one (the loops rely on it: no check there).
+                if kind != _PLAIN or jump:
+                    raise AssertionError(f"{name}: an instruction without argument that is not plain")
+                kind = _NO_ARG
             self.info[num] = (name, kind, self.cache.get(name, 0), _JUMP_ALIASES.get(name, name), jump)
 
 
-_PLAIN, _CONST, _NAME, _LOCAL, _FREE, _COMPARE, _SPECIAL, _EXTENDED = range(8)
+_PLAIN, _CONST, _NAME, _LOCAL, _FREE, _COMPARE, _SPECIAL, _EXTENDED, _NO_ARG, _UNKNOWN = range(10)
 _NO_JUMP, _JUMP_ABSOLUTE, _JUMP_FORWARD, _JUMP_BACKWARD = range(4)
 _TABLE_CACHE: Dict[Tuple[int, int], _Tables] = {}
 
@@ -280,22 +290,26 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             # general loop below makes, made faster. The instruction at offset 2k is the k-th.
             pos = size
             for index, offset, op, oparg in zip(itertools.count(), range(0, size, 2), ops, raw[1::2]):
-                entry = info[op]
-                if entry is None:
+                name, kind, _, alias, jump = info[op]
+                # (the kinds by how common they are; `_NO_ARG`, `_PLAIN` and `_LOCAL` are most
+                # instructions)
+                if kind == _NO_ARG:
+                    arg = argval = None
+                elif kind == _LOCAL:
+                    arg, argval = oparg, local_names[oparg]
+                elif kind == _PLAIN:
+                    arg = argval = oparg
+                elif kind == _CONST:
+                    arg, argval, alias = oparg, consts[oparg], name
+                elif kind == _NAME:
+                    arg, argval, alias = oparg, names[oparg], name
+                elif kind == _FREE:
+                    arg, argval, alias = oparg, free_names[oparg], name
+                elif kind == _COMPARE:
+                    arg, argval, alias = oparg, cmp_op[oparg >> cmp_shift], name
+                elif kind == _UNKNOWN:
                     raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=offset,
                                              opname=f"<{op}>", python_version=version.key)
-                name, kind, _, alias, jump = entry
-                arg = oparg if op >= have_argument else None
-                if kind == _PLAIN or kind == _LOCAL:
-                    argval = arg if kind == _PLAIN else local_names[oparg]
-                elif kind == _CONST:
-                    argval, alias = consts[oparg], name
-                elif kind == _NAME:
-                    argval, alias = names[oparg], name
-                elif kind == _FREE:
-                    argval, alias = free_names[oparg], name
-                elif kind == _COMPARE:
-                    argval, alias = cmp_op[oparg >> cmp_shift], name
                 else:
                     _special(decoded, t, name, oparg, offset, consts, names, local_names)
                     continue
@@ -309,7 +323,7 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
                 instr.raw_opname = name
                 instr.arg = arg
                 instr.argval = argval
-                if jump and kind == _PLAIN:
+                if jump:
                     if jump == _JUMP_ABSOLUTE:
                         target = oparg * unit
                     elif jump == _JUMP_BACKWARD:
@@ -326,11 +340,10 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
                     index_at.setdefault(instr.offset, k)
         while pos < size:
             op = raw[pos]
-            entry = info[op]
-            if entry is None:
+            name, kind, cache_bytes, alias, jump = info[op]
+            if kind == _UNKNOWN:
                 raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=pos,
                                          opname=f"<{op}>", python_version=version.key)
-            name, kind, cache_bytes, alias, jump = entry
             oparg = raw[pos + 1] | ext
             offset = pos
             pos += 2
@@ -349,8 +362,8 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             pos += cache_bytes
             arg = oparg if op >= have_argument else None
             index = index_at[instr_offset] = len(decoded)
-            if kind == _PLAIN or kind == _LOCAL:
-                argval = arg if kind == _PLAIN else local_names[oparg]
+            if kind == _PLAIN or kind == _LOCAL or kind == _NO_ARG:
+                argval = local_names[oparg] if kind == _LOCAL else arg
             elif kind == _CONST:
                 argval, alias = consts[oparg], name
             elif kind == _NAME:
@@ -371,7 +384,7 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             instr.raw_opname = name
             instr.arg = arg
             instr.argval = argval
-            if jump and kind == _PLAIN:
+            if jump:
                 if jump == _JUMP_ABSOLUTE:
                     target = oparg * unit
                 elif jump == _JUMP_BACKWARD:

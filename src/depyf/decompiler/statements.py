@@ -172,7 +172,8 @@ class StatementRules:
             targets = [n.Name(self.instrs[k].argval) for k in range(i + count - 1, i - 1, -1)]
             self.emit(n.Assign([n.Tuple_(targets)], n.Tuple_([self.finish_expr(v) for v in values])))
             return i + count
-        self.store(n.Name(ins.argval), self.pop())
+        # (`self.pop()` without the call: see `CodeBuilder.pop`)
+        self.store(n.Name(ins.argval), self.stack.pop())
         return None
 
     def _reordered_stores(self, i: int) -> int:
@@ -280,7 +281,7 @@ class StatementRules:
         return None  # kept only where a loop starts (instructions._nested_loop_heads)
 
     def op_POP_TOP(self, ins: Instr, i: int) -> Optional[int]:
-        value = self.pop()
+        value = self.stack.pop()  # (`self.pop()` without the call: see `CodeBuilder.pop`)
         if isinstance(value, m.UnpackSlot):
             # 3.13 drops a store that a later target of the same unpacking overwrites.
             self._fill_slot(value, m.Sentinel("overwritten"))
@@ -316,7 +317,7 @@ class StatementRules:
         return all(self.instrs[src].opname == "JUMP" for src in self.jump_sources.get(k, ()))
 
     def op_RETURN_VALUE(self, ins: Instr, i: int) -> None:
-        value = self.pop()
+        value = self.stack.pop()  # (`self.pop()` without the call: see `CodeBuilder.pop`)
         # Reached by two ways (jumps, or a jump and falling into it): one shared block, as only a
         # `return` written out stays (3.10+ gives each way to an implicit one its own copy).
         sources = len(self.jump_sources.get(i - 1, ())) if i > 1 else 0
