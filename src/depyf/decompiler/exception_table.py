@@ -758,13 +758,26 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             return False
         return True
 
-    def _written_jump_out(self, j: int, be: int) -> bool:
+    def _written_jump_out(self, j: int, be: int, hs: int) -> bool:
         """3.13: is the clause's jump at `j`, back to code at or after the try body's end `be` (the
         code after a loop, laid before the handler code), a `break` written in the clause rather
         than its falling out (`handler_exit_skips_interrupt_check`)?"""
         ins = self.instrs[j]
         return self.version.handler_exit_skips_interrupt_check and ins.raw_opname == "JUMP_BACKWARD" \
-            and ins.target is not None and be <= ins.target < j
+            and ins.target is not None and be <= ins.target < j and not self._breaks_loop_ending_clause(j, hs)
+
+    def _breaks_loop_ending_clause(self, j: int, hs: int) -> bool:
+        """Is the clause's jump at `j` (after POP_TOP, POP_EXCEPT) the `break` of a for loop that
+        the clause (starting at `hs`) begins and that ends it? It drops that loop's iterator, then
+        unwinds the clause: it goes where the clause falls out to (3.13 copies the clause's way out
+        onto the `break` and keeps a plain JUMP_BACKWARD for it). A `break` written in the clause
+        of an enclosing for loop unwinds the clause first and then drops that loop's iterator; a
+        jump inside a loop of the clause can be no `break` of a loop outside it."""
+        instrs = self.instrs
+        if j < 2 or instrs[j - 1].opname != "POP_EXCEPT" or instrs[j - 2].opname != "POP_TOP":
+            return False
+        return any(instrs[h].opname == "FOR_ITER" and instrs[h].target is not None and instrs[h].target > j
+                   for h in range(hs, j - 2))
 
     def _jumps_over_else_value(self, j: int) -> bool:
         """Is the JUMP at `j` the end of a conditional expression's first branch: its test jumps
@@ -830,7 +843,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._mark_dead(y, self._block_end(y))
             exits = [(hs, he, j, be if x in copies else x) for hs, he, j, x in exits]
         # Where the handlers fall out to, and where the normal path jumps over them (3.11).
-        targets = [x for _, _, j, x in exits if x != _BREAK and not self._written_jump_out(j, be)]
+        targets = [x for hs, _, j, x in exits if x != _BREAK and not self._written_jump_out(j, be, hs)]
         # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
         targets = [x for x in targets if x >= be] or targets
         # A handler's jump goes where the try ends; a handler whose last block only looks like a
