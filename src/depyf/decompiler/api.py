@@ -343,7 +343,6 @@ def _yields(bytecode: Bytecode) -> bool:
 
 
 _SCOPE_OPS = frozenset({"STORE_GLOBAL", "DELETE_GLOBAL", "STORE_DEREF", "DELETE_DEREF"})
-_OPNAME = attrgetter("opname")
 _ARGVAL = attrgetter("argval")
 # Instructions that name a free variable. 3.13 reads a cell to pass on to a closure with LOAD_FAST.
 _FREE_USES = frozenset({"LOAD_DEREF", "STORE_DEREF", "DELETE_DEREF", "LOAD_CLOSURE", "LOAD_CLASSDEREF",
@@ -361,8 +360,8 @@ def _scope_declarations(code: CodeType, bytecode: Bytecode, nested: bool) -> Lis
         return []
     globals_: List[str] = []
     nonlocals: List[str] = []
-    # (most code stores no global or free variable: one pass in C answers that)
-    scoped = () if _SCOPE_OPS.isdisjoint(map(_OPNAME, bytecode.instrs)) else bytecode.instrs
+    # (most code stores no global or free variable)
+    scoped = () if _SCOPE_OPS.isdisjoint(bytecode.opnames()) else bytecode.instrs
     for ins in scoped:
         if ins.opname not in _SCOPE_OPS:
             continue  # (most instructions: one set lookup)

@@ -44,6 +44,15 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
     """Decompiles the body of one code object into a list of statements."""
 
     handlers: Dict[str, Handler] = {}
+    # The state that starts as a plain value, as class attributes: an instance gets its own on
+    # the first assignment (setting them all for every code object cost more than that).
+    kw_names: Optional[tuple] = None
+    pure_mode = 0
+    temp_count = 0
+    base_depth = 0
+    expr_start = 0
+    read_last_return = False  # was the code's last instruction, a return, read as a statement?
+    loaded_assertion_error = False  # did a LOAD_ASSERTION_ERROR (3.9+) run?
 
     def __init__(self, bytecode: Bytecode, decompile_nested: Callable, qualname: str, printer: Printer,
                  spill_mode: bool = False) -> None:
@@ -56,7 +65,6 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.stack: List[n.Expr] = []
         self.out: List[n.Stmt] = []
         self.end = len(self.instrs)
-        self.kw_names: Optional[tuple] = None
         # NamedExprs (by id) that stand for `a = b = value` when stored again; the dict keeps
         # them alive, so that no later node can get the id of one that was dropped.
         self.chained: Dict[int, n.Expr] = {}
@@ -64,11 +72,7 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.hidden_locals: Dict[str, n.Expr] = {}
         self.loops: List[LoopInfo] = []
         self.handled_regions: Set[int] = set()
-        self.pure_mode = 0
         self.spill_mode = spill_mode
-        self.temp_count = 0
-        self.base_depth = 0
-        self.expr_start = 0
         self.for_targets: List[Optional[n.Expr]] = []
         self.chain_compare_jumps: Set[int] = set()
         # Copies of a finally body's closing RERAISE (3.10+): each ends its branch of that body.
@@ -83,8 +87,6 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.with_break_ways: Dict[int, int] = {}
         # `return CONST` after a copy of an enclosing finally body, read as a try body's own.
         self.body_const_returns: Set[int] = set()
-        self.read_last_return = False  # was the code's last instruction, a return, read as a statement?
-        self.loaded_assertion_error = False  # did a LOAD_ASSERTION_ERROR (3.9+) run?
         self.printer = printer
         printer.resolve = self.finish_expr
         self.prepare_control()

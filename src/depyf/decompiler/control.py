@@ -259,10 +259,12 @@ class ControlRules:
         # another, `chained_compare`, but stays one).
         self.cond_jump_indices: List[int] = []
         cond_jumps = self.cond_jump_indices
-        # Only the jumps matter here, a few in ten instructions: picked out by one comprehension
-        # first, the loop's body runs for them alone (a loop over every instruction cost 2% of
-        # decompiling, on 3.10).
-        jumping = [ins for ins in instrs if ins.target is not None]
+        # Only the jumps matter here, a few in ten instructions: the loop's body runs for them
+        # alone (a loop over every instruction cost 2% of decompiling, on 3.10). The decoder
+        # lists them; code a later pass laid out again has them picked out here.
+        jumping = self.bc.jumps
+        if jumping is None:
+            jumping = [ins for ins in instrs if ins.target is not None]
         # Their indices, in order, for `jumps_in` (no instruction becomes a jump or stops being
         # one later; a jump may be pointed elsewhere).
         self.jump_indices: List[int] = [ins.index for ins in jumping]

@@ -13,8 +13,9 @@ reading source are normalised away here, so that the structuring passes see one 
 * 3.11+ exception-table entries become `ExceptionRegion`s over instruction indices.
 """
 import itertools
+from operator import attrgetter
 from types import CodeType
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.versions import BytecodeVersion
@@ -42,6 +43,8 @@ _JUMP_ALIASES = {
     "LOAD_METHOD": "LOAD_ATTR",
     "CALL_METHOD": "CALL_FUNCTION",
 }
+
+_OPNAME = attrgetter("opname")
 
 _SPLIT_FAST_PAIRS = {
     "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
@@ -84,19 +87,6 @@ class Instr:
     flag: bool = False
     line: Optional[int] = None
 
-    def __init__(self, offset: int, opname: str, raw_opname: str, arg: Optional[int], argval: Any,
-                 flag: bool = False, line: Optional[int] = None, index: int = -1) -> None:
-        self.index = index
-        self.offset = offset
-        self.opname = opname
-        self.raw_opname = raw_opname
-        self.arg = arg
-        self.argval = argval
-        if flag is not False:
-            self.flag = flag
-        if line is not None:
-            self.line = line
-
     @property
     def is_jump(self) -> bool:
         return self.target is not None
@@ -104,6 +94,24 @@ class Instr:
     def __repr__(self) -> str:
         extra = f" ->{self.target}" if self.target is not None else ""
         return f"<{self.index}@{self.offset} {self.opname} {self.argval!r}{extra}>"
+
+
+def make_instr(offset: int, opname: str, raw_opname: str, arg: Optional[int], argval: Any,
+               flag: bool = False, line: Optional[int] = None, index: int = -1) -> Instr:
+    """A new instruction. (`Instr` has no `__init__`: the decoding loops call `Instr()` and set
+    the six fields themselves, which costs half of what a call of `object.__new__` does.)"""
+    instr = Instr()
+    instr.index = index
+    instr.offset = offset
+    instr.opname = opname
+    instr.raw_opname = raw_opname
+    instr.arg = arg
+    instr.argval = argval
+    if flag is not False:
+        instr.flag = flag
+    if line is not None:
+        instr.line = line
+    return instr
 
 
 class ExceptionRegion:
@@ -126,7 +134,8 @@ class Bytecode:
     """The decoded instructions of one code object, plus its exception regions."""
 
     def __init__(self, code: CodeType, version: BytecodeVersion, instrs: List[Instr],
-                 regions: List[ExceptionRegion], raw_targets: Optional[Dict[int, int]] = None) -> None:
+                 regions: List[ExceptionRegion], raw_targets: Optional[Dict[int, int]] = None,
+                 jumps: Optional[List[Instr]] = None) -> None:
         self.code = code
         self.version = version
         self.instrs = instrs
@@ -134,9 +143,22 @@ class Bytecode:
         # Jump index -> the byte offset it jumps to. Two jumps to one index may still differ
         # there: one lands on a dropped NOP (a `while` line's), the other on what follows.
         self.raw_targets: Dict[int, int] = raw_targets if raw_targets is not None else {}
+        # The jumps among `instrs`, in order, where the decoder lists them (code kept as decoded,
+        # before 3.11); None: to be picked out of `instrs` (the passes of 3.11+ that lay code out
+        # again may turn an instruction into a jump).
+        self.jumps = jumps
+        self._opnames: Optional[FrozenSet[str]] = None
 
     def __len__(self) -> int:
         return len(self.instrs)
+
+    def opnames(self) -> FrozenSet[str]:
+        """The opnames the instructions have (taken once: the passes that look for a rare
+        instruction ask this first, instead of each scanning every instruction)."""
+        found = self._opnames
+        if found is None:
+            found = self._opnames = frozenset(map(_OPNAME, self.instrs))
+        return found
 
 
 def _local_names(code: CodeType, version: BytecodeVersion) -> Tuple[Sequence[str], Sequence[str]]:
@@ -280,7 +302,7 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     prefix_start = -1
     cmp_op, cmp_shift = t.cmp_op, t.cmp_shift
     offset, name = 0, ""  # (named by the error below)
-    new = object.__new__
+    new = Instr  # (no __init__: a bare instance, its fields set below)
     ops = raw[::2]  # (every instruction's opcode is at an even position of the raw code)
     # One handler around the whole loop: an argument out of range is the only IndexError there.
     try:
@@ -313,10 +335,10 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
                 else:
                     _special(decoded, t, name, oparg, offset, consts, names, local_names)
                     continue
-                # `Instr(offset, alias, name, arg, argval, False, None, index)`, made without
-                # the call of its __init__ (a third of the time of this loop before 3.11); the
-                # other attributes keep their class-level values
-                instr = new(Instr)
+                # `make_instr(offset, alias, name, arg, argval, False, None, index)`, inlined (the
+                # call was a third of the time of this loop before 3.11); the other attributes
+                # keep their class-level values
+                instr = new()
                 instr.index = index
                 instr.offset = offset
                 instr.opname = alias
@@ -332,12 +354,12 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
                         target = offset + 2 + oparg * unit
                     jumps.append((instr, target))
                 append(instr)
-            if len(decoded) == size // 2:
-                index_at = dict(zip(range(0, size, 2), range(len(decoded))))
-            else:  # (never: each unit made one instruction)
+            if len(decoded) != size // 2:  # (never: each unit made one instruction)
                 for k, instr in enumerate(decoded):
                     instr.index = k
                     index_at.setdefault(instr.offset, k)
+            elif t.dropped_ops.isdisjoint(ops):
+                return _finish_in_place(code, version, decoded, jumps)
         while pos < size:
             op = raw[pos]
             name, kind, cache_bytes, alias, jump = info[op]
@@ -375,9 +397,9 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             else:
                 _special(decoded, t, name, oparg, instr_offset, consts, names, local_names)
                 continue
-            # `Instr(instr_offset, alias, name, arg, argval, False, None, index)`, made without
+            # `make_instr(instr_offset, alias, name, arg, argval, False, None, index)`, made without
             # the call of its __init__, as in the loop above
-            instr = new(Instr)
+            instr = new()
             instr.index = index
             instr.offset = instr_offset
             instr.opname = alias
@@ -406,33 +428,33 @@ def _special(out: List[Instr], t: _Tables, name: str, arg: int, offset: int, con
     version = t.version
     index = len(out)
     if name == "LOAD_METHOD":  # (first: the most common of these before 3.12)
-        out.append(Instr(offset, "LOAD_ATTR", name, arg, names[arg], True, None, index))
+        out.append(make_instr(offset, "LOAD_ATTR", name, arg, names[arg], True, None, index))
     elif name in _SPLIT_FAST_PAIRS:
         first, second = _SPLIT_FAST_PAIRS[name]
-        out.append(Instr(offset, first, name, arg, local_names[arg >> 4], False, None, index))
-        out.append(Instr(offset, second, name, arg, local_names[arg & 15], False, None, index + 1))
+        out.append(make_instr(offset, first, name, arg, local_names[arg >> 4], False, None, index))
+        out.append(make_instr(offset, second, name, arg, local_names[arg & 15], False, None, index + 1))
     elif name == "RETURN_CONST":
-        out.append(Instr(offset, "LOAD_CONST", name, arg, consts[arg], False, None, index))
-        out.append(Instr(offset, "RETURN_VALUE", name, None, None, False, None, index + 1))
+        out.append(make_instr(offset, "LOAD_CONST", name, arg, consts[arg], False, None, index))
+        out.append(make_instr(offset, "RETURN_VALUE", name, None, None, False, None, index + 1))
     elif name == "LOAD_GLOBAL" and version.load_global_pushes_null_bit:
-        out.append(Instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1), None, index))
+        out.append(make_instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1), None, index))
     elif name == "LOAD_ATTR" and version.load_attr_method_bit:
-        out.append(Instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1), None, index))
+        out.append(make_instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1), None, index))
     elif name == "LOAD_SUPER_ATTR":
-        out.append(Instr(offset, name, name, arg, names[arg >> 2], bool(arg & 1), None, index))
+        out.append(make_instr(offset, name, name, arg, names[arg >> 2], bool(arg & 1), None, index))
     elif name in ("LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD"):
-        out.append(Instr(offset, "LOAD_ATTR" if name == "LOAD_METHOD" else name, name, arg, names[arg],
+        out.append(make_instr(offset, "LOAD_ATTR" if name == "LOAD_METHOD" else name, name, arg, names[arg],
                          name == "LOAD_METHOD", None, index))
     elif name in ("IS_OP", "CONTAINS_OP"):
-        out.append(Instr(offset, name, name, arg, arg, bool(arg), None, index))
+        out.append(make_instr(offset, name, name, arg, arg, bool(arg), None, index))
     elif name == "BINARY_OP":
-        out.append(Instr(offset, name, name, arg, t.nb_ops[arg][1], False, None, index))
+        out.append(make_instr(offset, name, name, arg, t.nb_ops[arg][1], False, None, index))
     elif name == "CALL_INTRINSIC_1":
-        out.append(Instr(offset, name, name, arg, version.tables["intrinsic1"][arg], False, None, index))
+        out.append(make_instr(offset, name, name, arg, version.tables["intrinsic1"][arg], False, None, index))
     elif name == "CALL_INTRINSIC_2":
-        out.append(Instr(offset, name, name, arg, version.tables["intrinsic2"][arg], False, None, index))
+        out.append(make_instr(offset, name, name, arg, version.tables["intrinsic2"][arg], False, None, index))
     else:
-        out.append(Instr(offset, name, name, arg, arg, False, None, index))
+        out.append(make_instr(offset, name, name, arg, arg, False, None, index))
 
 
 def _nested_loop_heads(decoded: List[Instr], jumps: List[Tuple[Instr, int]],
@@ -485,6 +507,23 @@ def _continues_from_own_handler(decoded: List[Instr], table: List[Tuple[int, int
         if not starts or not head <= min(starts) < closing:
             return False
     return True
+
+
+def _finish_in_place(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
+                     jumps: List[Tuple[Instr, int]]) -> Bytecode:
+    """`_finish` for code that keeps every instruction as decoded, one code unit each (the common
+    case before 3.11): the instruction at offset 2k is the k-th, so a jump's target offset gives
+    its index without a table."""
+    last = len(code.co_code)
+    raw_targets: Dict[int, int] = {}
+    for instr, target in jumps:
+        if not 0 <= target <= last:
+            raise DecompilationError("jump target outside the code", function=code.co_name,
+                                     offset=instr.offset, opname=instr.raw_opname, python_version=version.key)
+        instr.target = instr.argval = target >> 1
+        instr.target_offset = target
+        raw_targets[instr.index] = target
+    return Bytecode(code, version, decoded, [], raw_targets, [instr for instr, _ in jumps])
 
 
 def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],

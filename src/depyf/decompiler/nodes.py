@@ -501,7 +501,9 @@ def nested_blocks(stmt: Stmt) -> List[List[Stmt]]:
     kind = type(stmt)
     fields = _BLOCK_FIELDS.get(kind)
     if fields is None:
-        fields = _BLOCK_FIELDS[kind] = _block_fields(kind)
+        fields = block_fields(kind)
+    if not fields:
+        return _NO_BLOCKS  # (most statements: simple ones)
     found = []
     for field in fields:
         inner = getattr(stmt, field, None)
@@ -513,11 +515,21 @@ def nested_blocks(stmt: Stmt) -> List[List[Stmt]]:
     return found
 
 
+_NO_BLOCKS: List[List[Stmt]] = []  # (shared: the callers only read it)
 _BLOCK_FIELD_NAMES = ("body", "orelse", "finalbody", "handlers", "cases")
 _CLAUSE_FIELDS = frozenset({"handlers", "cases"})  # lists of clauses, each with a body
 # Per statement class, the fields `nested_blocks` looks at (this runs for every statement of
 # every tidy pass, so the class's slots are read once).
 _BLOCK_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def block_fields(kind: type) -> Tuple[str, ...]:
+    """The fields of the statement class `kind` that may hold statement lists (none: a simple
+    statement)."""
+    fields = _BLOCK_FIELDS.get(kind)
+    if fields is None:
+        fields = _BLOCK_FIELDS[kind] = _block_fields(kind)
+    return fields
 
 
 def _block_fields(kind: type) -> Tuple[str, ...]:

@@ -281,13 +281,21 @@ class PatternRules:
         """Where a match statement may start: a copy of the subject followed by a pattern's
         first instruction. Computed once, so that `control_at` asks only at these indices."""
         starts: Set[int] = set()
-        # (most code has no copy of a value at all: one pass in C answers that)
-        if self.version.has_match_statement and not _COPIES.isdisjoint(map(_OPNAME, self.instrs)):
+        present = self.bc.opnames() if self.version.has_match_statement else ()
+        if not _COPIES.isdisjoint(present):
             instrs = self.instrs
-            for k, ins in enumerate(instrs[:-1]):
-                if ins.opname in _COPIES and not (ins.opname == "COPY" and ins.arg != 1) \
-                        and instrs[k + 1].opname in _PATTERN_STARTS:
-                    starts.add(k)
+            # (most code has no copy of a value; the rest a few, found by scans in C)
+            names = list(map(_OPNAME, instrs))
+            for copy in _COPIES.intersection(present):
+                k = names.index(copy)
+                while True:
+                    if k + 1 < len(instrs) and not (copy == "COPY" and instrs[k].arg != 1) \
+                            and names[k + 1] in _PATTERN_STARTS:
+                        starts.add(k)
+                    try:
+                        k = names.index(copy, k + 1)
+                    except ValueError:
+                        break
         self.match_starts: FrozenSet[int] = frozenset(starts)
 
     def match_at(self, i: int) -> Optional[int]:

@@ -18,7 +18,7 @@ step, `exits_after_loops`, and the rest only when it cannot be read as laid out.
 """
 from typing import Callable, Dict, List, Optional, Sequence, Set
 
-from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, Bytecode, ExceptionRegion, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, Bytecode, ExceptionRegion, Instr, make_instr
 
 
 
@@ -234,7 +234,7 @@ def _reordered(bytecode: Bytecode, order: List[int], alias: Dict[int, int],
         if k is None:
             src = old[layout[i - 1]]
             goes_to = jumps_after[layout[i - 1]]
-            jump = Instr(src.offset, "JUMP", "JUMP_FORWARD", 0, new_index[goes_to], False, None)
+            jump = make_instr(src.offset, "JUMP", "JUMP_FORWARD", 0, new_index[goes_to], False, None)
             jump.index, jump.target = i, new_index[goes_to]
             instrs.append(jump)
             raw_targets[i] = old[goes_to].offset
@@ -294,7 +294,7 @@ def _with_copy(bytecode: Bytecode, j: int, t: int, e: int) -> Bytecode:
 
 
 def _clone(src: Instr, index: int, target: Optional[int]) -> Instr:
-    ins = Instr(src.offset, src.opname, src.raw_opname, src.arg, src.argval, src.flag, src.line)
+    ins = make_instr(src.offset, src.opname, src.raw_opname, src.arg, src.argval, src.flag, src.line)
     ins.index = index
     if target is not None:
         ins.target = ins.argval = target
@@ -452,7 +452,7 @@ def _join_impossible_paths(instrs: List[Instr]) -> None:
         if after is None:
             continue
         ins = instrs[k]
-        jump = Instr(ins.offset, "JUMP", "JUMP_FORWARD", 0, after, False, ins.line)
+        jump = make_instr(ins.offset, "JUMP", "JUMP_FORWARD", 0, after, False, ins.line)
         jump.index, jump.target = k, after
         instrs[k] = jump
 

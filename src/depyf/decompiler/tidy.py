@@ -2,7 +2,7 @@
 
 They run on a function's (or class or module's) statements after the builder is done.
 """
-from typing import List
+from typing import Dict, List
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import AssertionErrorName
@@ -78,10 +78,28 @@ def _own_returns(stmts: List[n.Stmt]) -> List[n.Return]:
     """The return statements of this function, not of the functions and classes defined in it."""
     found: List[n.Return] = []
     pending = [stmts]
+    # (this visits every statement of every function: what to do with one is looked up by its
+    # class, and only statements with blocks are asked for them)
+    steps = _RETURN_WALK
     while pending:
         for stmt in pending.pop():
-            if isinstance(stmt, n.Return):
+            step = steps.get(type(stmt))
+            if step is None:
+                step = steps[type(stmt)] = _return_walk_step(type(stmt))
+            if step is _FOUND:
                 found.append(stmt)
-            elif not isinstance(stmt, (n.FunctionDef, n.ClassDef)):
+            elif step is _DESCEND:
                 pending.extend(n.nested_blocks(stmt))
     return found
+
+
+_FOUND, _DESCEND, _PASS = "found", "descend", "pass"
+_RETURN_WALK: Dict[type, str] = {}  # statement class -> what `_own_returns` does with one
+
+
+def _return_walk_step(kind: type) -> str:
+    if issubclass(kind, n.Return):
+        return _FOUND
+    if issubclass(kind, (n.FunctionDef, n.ClassDef)) or not n.block_fields(kind):
+        return _PASS
+    return _DESCEND
