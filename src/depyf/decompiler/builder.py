@@ -122,15 +122,12 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
                 nxt = self.control_at(i) if anywhere or i in self.skip or i in construct_starts else None
                 if nxt is None:
                     ins = instrs[i]
-                    handler = handlers.get(ins.opname)
-                    if handler is None:
-                        raise self.fail(ins, "unsupported instruction")
                     try:
-                        nxt = handler(self, ins, i)
+                        nxt = handlers[ins.opname](self, ins, i)
                     except (IndexError, _StackUnderflow):
                         raise self.fail(ins, "stack does not match any source construct") from None
                     except (AssertionError, AttributeError, TypeError, KeyError):
-                        raise self.fail(ins, "unexpected operands") from None
+                        raise self.fail(ins, _operands_or_unsupported(ins)) from None
                     if nxt is None:
                         if ins.opname not in TERMINAL:
                             i += 1  # (the common case: on to the next instruction, as below)
@@ -160,15 +157,12 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             if construct is not None:
                 return construct
         ins = self.instrs[i]
-        handler = _HANDLERS.get(ins.opname)
-        if handler is None:
-            raise self.fail(ins, "unsupported instruction")
         try:
-            nxt = handler(self, ins, i)
+            nxt = _HANDLERS[ins.opname](self, ins, i)
         except (IndexError, _StackUnderflow):
             raise self.fail(ins, "stack does not match any source construct") from None
         except (AssertionError, AttributeError, TypeError, KeyError):
-            raise self.fail(ins, "unexpected operands") from None
+            raise self.fail(ins, _operands_or_unsupported(ins)) from None
         return i + 1 if nxt is None else nxt
 
     def _statements_after_raise(self, i: int, k: int) -> bool:
@@ -324,6 +318,12 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             return n.Call(n.Name("__import__"), [n.Const(value.module)])
         raise DecompilationError(f"internal value {type(value).__name__} used as an expression",
                                  function=self.qualname, python_version=self.version.key)
+
+
+def _operands_or_unsupported(ins: Instr) -> str:
+    """Why the handler of `ins` failed (or why there was none: the loops look handlers up inside
+    their try, which saves a test per instruction)."""
+    return "unexpected operands" if ins.opname in _HANDLERS else "unsupported instruction"
 
 
 # Node class -> is it one of the markers (`m.MARKER_TYPES`)? `finish_expr` runs for every value

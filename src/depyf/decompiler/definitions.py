@@ -13,6 +13,11 @@ from depyf.decompiler.generics import is_generic_wrapper
 from depyf.decompiler.markers import ClassValue
 from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, parameters, postponed_annotation
 
+# Callees whose call is a definition or comprehension, not a call (`make_call`).
+_SPECIAL_CALLEES = (m.MadeFunction, m.BuildClass)
+# Arguments passed on as they are: a function or class stays a marker until it is stored.
+_PASSED_ON = (m.MadeFunction, ClassValue)
+
 COMPREHENSION_NAMES = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict", "<genexpr>": "gen"}
 CO_COROUTINE = 0x80
 CO_ASYNC_GENERATOR = 0x200
@@ -140,20 +145,21 @@ class DefinitionRules:
     # --- calls that are really definitions or comprehensions --------------------------------
 
     def make_call(self, callee: n.Expr, args: List[n.Expr]) -> n.Expr:
-        if is_generic_wrapper(callee):
-            return self.generic_definition(callee, args)
-        if isinstance(callee, m.BuildClass):
-            body, name = args[0], args[1]
-            assert isinstance(body, m.MadeFunction) and isinstance(name, n.Const)
-            return ClassValue(body, name.value, args[2:])
-        if isinstance(callee, m.MadeFunction) and callee.code.co_name in COMPREHENSION_NAMES and len(args) == 1:
-            iterable = args[0]
-            if isinstance(iterable, m.Iterator):
-                iterable = iterable.value
-            return self.comprehension_call(callee, iterable)
+        if isinstance(callee, _SPECIAL_CALLEES):  # (rare: most calls are of a name or attribute)
+            if is_generic_wrapper(callee):
+                return self.generic_definition(callee, args)
+            if isinstance(callee, m.BuildClass):
+                body, name = args[0], args[1]
+                assert isinstance(body, m.MadeFunction) and isinstance(name, n.Const)
+                return ClassValue(body, name.value, args[2:])
+            if isinstance(callee, m.MadeFunction) and callee.code.co_name in COMPREHENSION_NAMES and len(args) == 1:
+                iterable = args[0]
+                if isinstance(iterable, m.Iterator):
+                    iterable = iterable.value
+                return self.comprehension_call(callee, iterable)
         # A function or class passed on (a decorator call) stays a marker until it is stored.
-        return n.Call(self.finish_expr(callee),
-                      [a if isinstance(a, (m.MadeFunction, ClassValue)) else self.finish_expr(a) for a in args])
+        finish = self.finish_expr
+        return n.Call(finish(callee), [a if isinstance(a, _PASSED_ON) else finish(a) for a in args])
 
     def comprehension_call(self, fn: m.MadeFunction, iterable: n.Expr) -> n.Expr:
         expr = self.decompile_nested(fn.code, comprehension=True)

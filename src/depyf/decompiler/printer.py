@@ -26,6 +26,9 @@ _FIXED_PRECEDENCE: Dict[type, int] = {
     n.YieldFrom: YIELD, n.Await: AWAIT, n.Starred: EXPR,
 }
 
+# Constants whose literal is an atom whatever its value (a number may be negative).
+_ATOM_CONSTANTS = frozenset({str, bytes, bool, type(None), type(Ellipsis)})
+
 
 def _escape(text: str, quote: str) -> str:
     """Escape `text` for a single-line literal delimited by `quote`."""
@@ -102,6 +105,8 @@ class Printer:
         text = render(self, e)
         prec = _FIXED_PRECEDENCE.get(kind)  # (most nodes: no call to `precedence`)
         if prec is None:
+            if kind is n.Const and type(e.value) in _ATOM_CONSTANTS:
+                return text  # (most constants: an atom)
             prec = self.precedence(e)
         if prec < need:
             return "(" + text + ")"

@@ -183,6 +183,8 @@ class StatementRules:
         this is not such an assignment).
         """
         instrs = self.instrs
+        if i + 1 >= len(instrs) or instrs[i + 1].opname not in _SIMPLE_STORES:
+            return 0  # (most stores: one on its own)
         count = 0
         while i + count < len(instrs) and instrs[i + count].opname in _SIMPLE_STORES and \
                 (count == 0 or not self.jump_sources.get(i + count)):
