@@ -38,6 +38,8 @@ def parameters(code: CodeType, render: Callable[[n.Expr], str],
     flags = code.co_flags
 
     def param(name: str, default: "Optional[n.Expr]" = None) -> str:  # (a string: not evaluated per call)
+        if default is None and name not in annotations:
+            return name  # (most parameters)
         text = name
         if name in annotations:
             text += ": " + render(annotations[name])
@@ -49,11 +51,16 @@ def parameters(code: CodeType, render: Callable[[n.Expr], str],
 
     parts: List[str] = []
     first_default = argcount - len(defaults)
-    for k in range(argcount):
-        default = defaults[k - first_default] if k >= first_default else None
-        parts.append(param(names[k], default))
-        if k == posonly - 1:
-            parts.append("/")
+    if first_default >= argcount and not annotations:
+        parts += names[:argcount]  # (no default, no annotation: the names as they are)
+        if 0 < posonly <= argcount:
+            parts.insert(posonly, "/")
+    else:
+        for k in range(argcount):
+            default = defaults[k - first_default] if k >= first_default else None
+            parts.append(param(names[k], default))
+            if k == posonly - 1:
+                parts.append("/")
     index = argcount + kwonly
     if flags & CO_VARARGS:
         vararg = names[index]
