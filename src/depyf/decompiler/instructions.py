@@ -263,10 +263,14 @@ class _Tables:
                 if kind != _PLAIN or jump:
                     raise AssertionError(f"{name}: an instruction without argument that is not plain")
                 kind = _NO_ARG
-            self.info[num] = (name, kind, self.cache.get(name, 0), _JUMP_ALIASES.get(name, name), jump)
+            # (an instruction whose argument is a constant, a name or a comparison keeps its name)
+            alias = name if kind in (_CONST, _NAME, _FREE, _COMPARE) else _JUMP_ALIASES.get(name, name)
+            self.info[num] = (name, kind, self.cache.get(name, 0), alias, jump)
 
 
 _PLAIN, _CONST, _NAME, _LOCAL, _FREE, _COMPARE, _SPECIAL, _EXTENDED, _NO_ARG, _UNKNOWN = range(10)
+_TABLE_KINDS = _COMPARE  # (the kinds below it take their value from a table indexed by the argument)
+_NUMBERS = range(1 << 32)  # (the "table" of `_PLAIN`: each argument is its own value)
 _NO_JUMP, _JUMP_ABSOLUTE, _JUMP_FORWARD, _JUMP_BACKWARD = range(4)
 _TABLE_CACHE: Dict[Tuple[int, int], _Tables] = {}
 
@@ -294,8 +298,8 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     decoded: List[Instr] = []
     append = decoded.append
     jumps: List[Tuple[Instr, int]] = []
-    # Raw offset -> index of the first instruction decoded there; with nothing to drop (the
-    # common case before 3.11) these are the final indices, set as the instructions are made.
+    # Raw offset -> index of the first instruction decoded there (by the general loop); where
+    # nothing is dropped these are the final indices.
     index_at: Dict[int, int] = {}
     ext = 0
     pos = 0
@@ -311,22 +315,17 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
             # caches (and no instruction that decodes to two): the same instructions as the
             # general loop below makes, made faster. The instruction at offset 2k is the k-th.
             pos = size
+            # The argument's value, for the kinds that index a table by it (`_PLAIN`: the number
+            # itself): one lookup instead of a test per kind.
+            by_kind: List[Any] = [None] * _TABLE_KINDS
+            by_kind[_PLAIN], by_kind[_CONST], by_kind[_NAME] = _NUMBERS, consts, names
+            by_kind[_LOCAL], by_kind[_FREE] = local_names, free_names
             for index, offset, op, oparg in zip(itertools.count(), range(0, size, 2), ops, raw[1::2]):
                 name, kind, _, alias, jump = info[op]
-                # (the kinds by how common they are; `_NO_ARG`, `_PLAIN` and `_LOCAL` are most
-                # instructions)
-                if kind == _NO_ARG:
+                if kind < _TABLE_KINDS:  # (most instructions)
+                    arg, argval = oparg, by_kind[kind][oparg]
+                elif kind == _NO_ARG:
                     arg = argval = None
-                elif kind == _LOCAL:
-                    arg, argval = oparg, local_names[oparg]
-                elif kind == _PLAIN:
-                    arg = argval = oparg
-                elif kind == _CONST:
-                    arg, argval, alias = oparg, consts[oparg], name
-                elif kind == _NAME:
-                    arg, argval, alias = oparg, names[oparg], name
-                elif kind == _FREE:
-                    arg, argval, alias = oparg, free_names[oparg], name
                 elif kind == _COMPARE:
                     arg, argval, alias = oparg, cmp_op[oparg >> cmp_shift], name
                 elif kind == _UNKNOWN:
