@@ -542,21 +542,23 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
     table = _parse_exception_table(code.co_exceptiontable) if version.has_exception_table else []
     kept_nops = _nested_loop_heads(to_filter, jumps, table)
     for instr in to_filter:
-        drop = instr.raw_opname in _DROPPED and instr.offset not in kept_nops
-        if skip_pop_after_gen and instr.opname == "POP_TOP":
-            drop, skip_pop_after_gen = True, False
-        if instr.raw_opname == "RETURN_GENERATOR":
-            skip_pop_after_gen = True
-        if drop:
-            instr.index = -1  # (not kept: no index)
-            pending.append(instr.offset)
-            continue
-        instr.index = len(kept)
+        name = instr.raw_opname
+        if name in _DROPPED or skip_pop_after_gen:  # (most instructions: neither)
+            drop = name in _DROPPED and instr.offset not in kept_nops
+            if skip_pop_after_gen and instr.opname == "POP_TOP":
+                drop, skip_pop_after_gen = True, False
+            if name == "RETURN_GENERATOR":
+                skip_pop_after_gen = True  # (and the POP_TOP after it)
+            if drop:
+                instr.index = -1  # (not kept: no index)
+                pending.append(instr.offset)
+                continue
+        index = instr.index = len(kept)
         if instr.offset not in index_at:
-            index_at[instr.offset] = instr.index
+            index_at[instr.offset] = index
         if pending:
             for off in pending:
-                index_at[off] = instr.index
+                index_at[off] = index
             pending.clear()
         kept.append(instr)
     end = len(kept)
