@@ -34,6 +34,11 @@ _WALRUS_COPIES = frozenset({"DUP_TOP", "COPY"})
 _MAX_VALUE_TAIL = 6
 
 
+# Builder attributes made once before reading, never changed as containers after (the state a
+# reading that is tried and then undone need not copy: `_state_before_loop_guess`).
+_MADE_ONCE = frozenset({"instrs", "jump_indices", "cond_jump_indices"})
+
+
 class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
@@ -1466,7 +1471,7 @@ class ControlRules:
         # The instruction before the false target may jump over an else part.
         last_at = self.last_normal_index(i, false_target)  # exception_table: skip inline handler code
         last = self.instrs[last_at] if last_at > i else None
-        if last is not None and self._stray_handler_exit(last, false_target):
+        if last is not None and not self.loops and last.opname == "JUMP" and self._stray_handler_exit(last, false_target):
             raise self.fail(last, "break or continue of a loop that never jumps back")
         else_end: Optional[int] = None
         continue_ends_body = False
@@ -1554,7 +1559,11 @@ class ControlRules:
         if merged is not None:
             return merged
         self.with_ways_on.pop(false_target, None)
-        state = self._state_before_loop_guess(fall, false_target)
+        # (the common case, a body that may run off its end, is no loop's: no copy to take)
+        # (and a false target that only the test jumps to)
+        state = self._state_before_loop_guess(fall, false_target) \
+            if self.instrs[false_target - 1].opname in ENDS_FLOW and not self.pure_mode \
+            and len(self.jump_sources.get(false_target, ())) > 1 else None
         try:
             body = self.run_range(fall, false_target, list(self.stack))
         except DecompilationError as e:
@@ -1649,18 +1658,20 @@ class ControlRules:
         """Before reading the body [fall, false_target) of `if test:` with no else part: when it
         may be the body of a loop that never jumps back (`_never_back_while`), what reading it
         changes, to put back if it must be read again as that loop. Such a body never runs off
-        its end (no jump back: its last instruction leaves) and an unconditional jump goes to
-        `false_target` from past the test (a `break`). Else None (the common case: no copy)."""
+        its end (no jump back: its last instruction leaves, which the caller has seen) and an
+        unconditional jump goes to `false_target` from past the test (a `break`). Else None."""
         instrs = self.instrs
-        if self.pure_mode or false_target >= len(instrs) or instrs[false_target - 1].opname not in ENDS_FLOW \
-                or not any(src >= fall and instrs[src].opname == "JUMP" for src in self.jump_sources.get(false_target, ())):
+        if not any(src >= fall and instrs[src].opname == "JUMP" for src in self.jump_sources.get(false_target, ())):
             return None
 
         def copy(obj: object) -> Dict[str, Tuple[object, object]]:
-            return {k: (v, v.copy() if isinstance(v, (dict, set, list)) else None) for k, v in vars(obj).items()}
+            # (the instructions and the lists of their jumps, made once, are never changed as
+            # lists: not copied; a jump's target may be, and is saved below)
+            return {k: (v, v.copy() if isinstance(v, (dict, set, list)) and k not in _MADE_ONCE else None)
+                    for k, v in vars(obj).items()}
 
         xt = getattr(self, "_xt_state", None)
-        jumps = [(ins, ins.target, ins.argval) for ins in instrs if ins.target is not None]
+        jumps = [(instrs[k], instrs[k].target, instrs[k].argval) for k in self.jump_indices]
         return copy(self), (xt, copy(xt) if xt is not None else None), jumps
 
     def _restore_state(self, state: Tuple) -> None:
@@ -1671,6 +1682,8 @@ class ControlRules:
         def put_back(obj: object, saved: Dict[str, Tuple[object, object]]) -> None:
             for k, (v, contents) in saved.items():
                 setattr(obj, k, v)
+                if contents is None:
+                    continue
                 if isinstance(v, list):
                     v[:] = contents
                 elif isinstance(v, (dict, set)):
