@@ -1471,7 +1471,8 @@ class ControlRules:
         # The instruction before the false target may jump over an else part.
         last_at = self.last_normal_index(i, false_target)  # exception_table: skip inline handler code
         last = self.instrs[last_at] if last_at > i else None
-        if last is not None and not self.loops and last.opname == "JUMP" and self._stray_handler_exit(last, false_target):
+        if last is not None and last.opname == "JUMP" and not self.end >= last.target >= false_target \
+                and self._stray_handler_exit(last, false_target):
             raise self.fail(last, "break or continue of a loop that never jumps back")
         else_end: Optional[int] = None
         continue_ends_body = False
@@ -1629,11 +1630,12 @@ class ControlRules:
         being read, a `break` or `continue` of a loop that was not seen (one that never jumps
         back, read as an if)? An if body that leaves the clause by a jump is no if/else: the
         jump is the clause's way out (copied into the body, it goes where the clause's own way
-        out after `false_target` goes) or a loop's. With no loop around, one
-        going elsewhere, read as a jump over an else part, would drop the `break` and run the
-        rest of the try's way on: fail instead (`_never_back_while` reads the loop)."""
+        out after `false_target` goes) or a loop's. One that no loop around claims going
+        elsewhere, read as a jump over an else part, would drop the `break` and run the rest of
+        the try's way on: fail instead (`_never_back_while` reads the loop)."""
         instrs = self.instrs
-        if self.loops or self.pure_mode or last.opname != "JUMP" or self.end >= last.target >= false_target:
+        if self.pure_mode or last.opname != "JUMP" or self.end >= last.target >= false_target \
+                or self.loop_claims(last.target):
             return False
         # The clause's unwinding, then straight on to the jump (3.8: leaving an enclosing finally
         # block by its call, 3.9+: through its copied body), nothing else entering on the way.
@@ -2639,6 +2641,14 @@ class ControlRules:
         if last.opname in TERMINAL:
             return self.end
         return None
+
+    def loop_claims(self, target: int) -> bool:
+        """Does a loop being read take a jump to `target` for its own: a `continue` (to a head),
+        a `break` (to its break target), or a jump past its exit? Code of a body laid past the
+        exit (3.12+) counts too: only a jump inside the loops' bodies, to none of those, is
+        surely none of their statements."""
+        return any(target in loop.continue_targets or target >= loop.exit or self._is_break_target(loop, target)
+                   for loop in self.loops)
 
     def _continues_outer_loop(self, target: int) -> bool:
         return any(target in outer.continue_targets for outer in self.loops[:-1])

@@ -1814,14 +1814,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         return k
 
     def _stray_clause_break(self, s: int, exits: List[Tuple[int, int, int, int]]) -> Optional[int]:
-        """3.12+, with no loop around: the except clauses' jumps out of the try whose body starts
-        at `s` all go where the try ends, unless one is a `break` or `continue` of a loop that
-        was not seen (one that never jumps back, read as an if). The jump that goes to code a
-        jump from before the try reaches too (where the enclosing if's test goes), while another
+        """3.12+: the except clauses' jumps out of the try whose body starts at `s` all go where
+        the try ends, but for the `break`s and `continue`s of loops: of those being read
+        (`control.loop_claims`), or of a loop that was not seen (one that never jumps back, read
+        as an if). A jump that no loop being read claims, to code the normal flow reaches
+        (where the enclosing if's test goes, or the code after its else part), while another
         goes to code only the handlers reach (the rest of the body after the try, laid with the
         handler code), is that `break`: taken as the try's end, the rest would be lost. Its
         index, to fail at (`control._never_back_while` reads the loop), or None."""
-        if self.loops or self.pure_mode or not self.version.handler_code_at_end:
+        if self.pure_mode or not self.version.handler_code_at_end:
             return None
         instrs = self.instrs
         jumps = [j for _, _, j, x in exits if x != _BREAK and instrs[j].opname == "JUMP"]
@@ -1829,11 +1830,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if len(set(ends.values())) < 2:
             return None
 
-        def shared(y: int) -> bool:
-            return any(src < s for src in self.jump_sources.get(y, ()))
-
+        handler_code = self.handler_only_code()
         for j in jumps:
-            if shared(instrs[j].target) and any(ends[k] != ends[j] and not shared(instrs[k].target) for k in jumps):
+            if ends[j] not in handler_code and not self.loop_claims(instrs[j].target) \
+                    and any(ends[k] != ends[j] and ends[k] in handler_code for k in jumps):
                 return j
         return None
 
