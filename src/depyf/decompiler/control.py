@@ -1707,10 +1707,10 @@ class ControlRules:
         branch goes. Read as `if test:`, such a jump from inside a construct of the body that
         goes on elsewhere (an except clause's `if k: break`, with more of the body after the
         try) belongs to no construct: the body's reading failed there. Read again as the loop,
-        the jump is its `break`; a body that may still run off its end gets a `break` there too
-        (the test's false branch and the end of the body both go on at `false_target`), so the
-        loop runs its body at most once, as the if would. Where the body's reading failed at
-        a jump to another place, or fails as the loop too, None (the first error stands)."""
+        the jump is its `break`. The reading is taken only when the body cannot run off its end
+        (no jump back: it would go on at `false_target`, not at the test), so the loop runs its
+        body at most once, as the if would. Where the body's reading failed at a jump to another
+        place, or fails as the loop too, None (the first error stands)."""
         if self.pure_mode or error.function != self.qualname or error.opname is None:
             return None
         bad = next((ins for ins in self.instrs if ins.offset == error.offset), None)
