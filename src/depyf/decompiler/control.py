@@ -34,6 +34,11 @@ _WALRUS_COPIES = frozenset({"DUP_TOP", "COPY"})
 _MAX_VALUE_TAIL = 6
 
 
+# Builder attributes made once before reading, never changed as containers after (the state a
+# reading that is tried and then undone need not copy: `_state_before_loop_guess`).
+_MADE_ONCE = frozenset({"instrs", "jump_indices", "cond_jump_indices"})
+
+
 class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
@@ -1468,6 +1473,9 @@ class ControlRules:
         # The instruction before the false target may jump over an else part.
         last_at = self.last_normal_index(i, false_target)  # exception_table: skip inline handler code
         last = self.instrs[last_at] if last_at > i else None
+        if last is not None and last.opname == "JUMP" and not self.end >= last.target >= false_target \
+                and self._stray_handler_exit(last, false_target):
+            raise self.fail(last, "break or continue of a loop that never jumps back")
         else_end: Optional[int] = None
         continue_ends_body = False
         if last is not None and last.opname == "JUMP" and last.target > false_target \
@@ -1554,7 +1562,18 @@ class ControlRules:
         if merged is not None:
             return merged
         self.with_ways_on.pop(false_target, None)
-        body = self.run_range(fall, false_target, list(self.stack))
+        # (the common case, a body that may run off its end, is no loop's: no copy to take)
+        # (and a false target that only the test jumps to)
+        state = self._state_before_loop_guess(fall, false_target) \
+            if self.instrs[false_target - 1].opname in ENDS_FLOW and not self.pure_mode \
+            and len(self.jump_sources.get(false_target, ())) > 1 else None
+        try:
+            body = self.run_range(fall, false_target, list(self.stack))
+        except DecompilationError as e:
+            read = None if state is None else self._never_back_while(e, state, cond, test_start, fall, false_target)
+            if read is None:
+                raise
+            return read
         join = self.range_falls_to.get(false_target)
         if join is not None and false_target in self.tail_else_joins and join > end \
                 and self.instrs[fall - 1].opname in COND_JUMPS:
@@ -1605,6 +1624,116 @@ class ControlRules:
             self.emit(n.If(cond, body, orelse))
             return end
         self.emit(self._if_or_assert(cond, body))
+        return false_target
+
+    def _stray_handler_exit(self, last: Instr, false_target: int) -> bool:
+        """Is `last`, the jump that ends the body of an if in an except clause after the clause's
+        unwinding (POP_EXCEPT, then maybe leaving an enclosing finally block), out of the range
+        being read, a `break` or `continue` of a loop that was not seen (one that never jumps
+        back, read as an if)? An if body that leaves the clause by a jump is no if/else: the
+        jump is the clause's way out (copied into the body, it goes where the clause's own way
+        out after `false_target` goes) or a loop's. One that no loop around claims going
+        elsewhere, read as a jump over an else part, would drop the `break` and run the rest of
+        the try's way on: fail instead (`_never_back_while` reads the loop)."""
+        instrs = self.instrs
+        if self.pure_mode or last.opname != "JUMP" or self.end >= last.target >= false_target \
+                or self.loop_claims(last.target):
+            return False
+        # The clause's unwinding, then straight on to the jump (3.8: leaving an enclosing finally
+        # block by its call, 3.9+: through its copied body), nothing else entering on the way.
+        p = last.index - 1
+        while p >= false_target - 1 - 64 and p > 0 and instrs[p].opname != "POP_EXCEPT":
+            if instrs[p].target is not None and instrs[p].opname != "CALL_FINALLY" or self.jump_sources.get(p + 1) \
+                    or instrs[p].opname in ("PUSH_EXC_INFO", "SETUP_FINALLY", "SETUP_WITH", "RERAISE"):
+                return False
+            p -= 1
+        if instrs[p].opname != "POP_EXCEPT" or self.jump_sources.get(p + 1):
+            return False
+        k = false_target
+        while k + 1 < len(instrs) and not (instrs[k].opname == "POP_EXCEPT" and instrs[k + 1].opname == "JUMP"):
+            if instrs[k].opname in ("PUSH_EXC_INFO", "SETUP_FINALLY", "END_FINALLY") or k - false_target > 64:
+                return False
+            k += 1
+        if k + 1 >= len(instrs):
+            return False
+        return self._follow_jumps(instrs[k + 1].target) != self._follow_jumps(last.target)
+
+    def _state_before_loop_guess(self, fall: int, false_target: int) -> Optional[Tuple]:
+        """Before reading the body [fall, false_target) of `if test:` with no else part: when it
+        may be the body of a loop that never jumps back (`_never_back_while`), what reading it
+        changes, to put back if it must be read again as that loop. Such a body never runs off
+        its end (no jump back: its last instruction leaves, which the caller has seen) and an
+        unconditional jump goes to `false_target` from past the test (a `break`). Else None."""
+        instrs = self.instrs
+        if not any(src >= fall and instrs[src].opname == "JUMP" for src in self.jump_sources.get(false_target, ())):
+            return None
+
+        def copy(obj: object) -> Dict[str, Tuple[object, object]]:
+            # (the instructions and the lists of their jumps, made once, are never changed as
+            # lists: not copied; a jump's target may be, and is saved below)
+            return {k: (v, v.copy() if isinstance(v, (dict, set, list)) and k not in _MADE_ONCE else None)
+                    for k, v in vars(obj).items()}
+
+        xt = getattr(self, "_xt_state", None)
+        jumps = [(instrs[k], instrs[k].target, instrs[k].argval) for k in self.jump_indices]
+        return copy(self), (xt, copy(xt) if xt is not None else None), jumps
+
+    def _restore_state(self, state: Tuple) -> None:
+        """Put back what `_state_before_loop_guess` saved (containers refilled in place: frames
+        of the reading hold them)."""
+        mine, (xt, theirs), jumps = state
+
+        def put_back(obj: object, saved: Dict[str, Tuple[object, object]]) -> None:
+            for k, (v, contents) in saved.items():
+                setattr(obj, k, v)
+                if contents is None:
+                    continue
+                if isinstance(v, list):
+                    v[:] = contents
+                elif isinstance(v, (dict, set)):
+                    v.clear()
+                    v.update(contents)
+
+        put_back(self, mine)
+        if xt is not None:
+            put_back(xt, theirs)
+        elif getattr(self, "_xt_state", None) is not None:
+            self._xt_state = None
+        for ins, target, argval in jumps:
+            ins.target, ins.argval = target, argval
+
+    def _never_back_while(self, error: DecompilationError, state: Tuple, cond: n.Expr, test_start: int,
+                          fall: int, false_target: int) -> Optional[int]:
+        """`while test:` whose body never jumps back (it always returns, raises or breaks): the
+        compiler leaves no trace of the loop but its `break`s, jumps to where the test's false
+        branch goes. Read as `if test:`, such a jump from inside a construct of the body that
+        goes on elsewhere (an except clause's `if k: break`, with more of the body after the
+        try) belongs to no construct: the body's reading failed there. Read again as the loop,
+        the jump is its `break`. The reading is taken only when the body cannot run off its end
+        (no jump back: it would go on at `false_target`, not at the test), so the loop runs its
+        body at most once, as the if would. Where the body's reading failed at a jump to another
+        place, or fails as the loop too, None (the first error stands)."""
+        if self.pure_mode or error.function != self.qualname or error.opname is None:
+            return None
+        bad = next((ins for ins in self.instrs if ins.offset == error.offset), None)
+        if bad is None or bad.opname != "JUMP" or bad.target != false_target:
+            return None
+        self._restore_state(state)
+        info = LoopInfo({test_start}, false_target, false_target, false_target, natural_end=-1)
+        info.is_while = True
+        info.falls_off_to_exit = True
+        self.loops.append(info)
+        try:
+            body = self.run_range(fall, false_target, list(self.stack))
+        except DecompilationError:
+            return None
+        finally:
+            self.loops.pop()
+        if _may_complete(body):
+            # (the body of a loop that never jumps back never runs off its end: a reading that
+            # may, 3.12+, has left out the rest of it, laid with the handler code)
+            return None
+        self.emit(n.While(cond, body, []))
         return false_target
 
     def _run_else_part(self, start: int, end: int, over: int) -> List[n.Stmt]:
@@ -2514,6 +2643,14 @@ class ControlRules:
         if last.opname in TERMINAL:
             return self.end
         return None
+
+    def loop_claims(self, target: int) -> bool:
+        """Does a loop being read take a jump to `target` for its own: a `continue` (to a head),
+        a `break` (to its break target), or a jump past its exit? Code of a body laid past the
+        exit (3.12+) counts too: only a jump inside the loops' bodies, to none of those, is
+        surely none of their statements."""
+        return any(target in loop.continue_targets or target >= loop.exit or self._is_break_target(loop, target)
+                   for loop in self.loops)
 
     def _continues_outer_loop(self, target: int) -> bool:
         return any(target in outer.continue_targets for outer in self.loops[:-1])

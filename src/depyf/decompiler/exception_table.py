@@ -835,6 +835,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             clauses = self._parse_clauses(t, cleanup, base)
             for _, _, hs, he in clauses:
                 exits.extend((hs, he, j, x) for j, x in self._clause_exits(hs, he, be, warm))
+        stray = self._stray_clause_break(s, exits) if not star else None
+        if stray is not None:
+            raise self.fail(instrs[stray], "break or continue of a loop that never jumps back")
         if exits and self._falls_into(s, be):
             # (a handler going on to its own copy of the small block the body falls into goes
             # where the body does)
@@ -851,6 +854,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         # returns on its own.
         jumped = {x for _, _, j, x in exits if instrs[j].opname == "JUMP" and instrs[j].target == x}
         targets = [x for x in targets if x in jumped] or targets
+        inner = self.loops[-1] if self.loops else None
+        if inner is not None and inner.break_target is not None and self.version.handler_code_at_end:
+            # (a clause's jump to the loop's break target, the code after the loop, while
+            # another clause goes on elsewhere, is a `break`: the other place is the try's end)
+            targets = [x for x in targets if x != inner.break_target] or targets
         x_h = max(sorted(set(targets)), key=targets.count) if targets else None
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
@@ -1804,6 +1812,30 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         while k < len(self.instrs) and not (self.instrs[k].opname == "COPY" and self.instrs[k].arg == 3):
             k += 1
         return k
+
+    def _stray_clause_break(self, s: int, exits: List[Tuple[int, int, int, int]]) -> Optional[int]:
+        """3.12+: the except clauses' jumps out of the try whose body starts at `s` all go where
+        the try ends, but for the `break`s and `continue`s of loops: of those being read
+        (`control.loop_claims`), or of a loop that was not seen (one that never jumps back, read
+        as an if). A jump that no loop being read claims, to code the normal flow reaches
+        (where the enclosing if's test goes, or the code after its else part), while another
+        goes to code only the handlers reach (the rest of the body after the try, laid with the
+        handler code), is that `break`: taken as the try's end, the rest would be lost. Its
+        index, to fail at (`control._never_back_while` reads the loop), or None."""
+        if self.pure_mode or not self.version.handler_code_at_end:
+            return None
+        instrs = self.instrs
+        jumps = [j for _, _, j, x in exits if x != _BREAK and instrs[j].opname == "JUMP"]
+        ends = {j: self._follow_jumps(instrs[j].target) for j in jumps}
+        if len(set(ends.values())) < 2:
+            return None
+
+        handler_code = self.handler_only_code()
+        for j in jumps:
+            if ends[j] not in handler_code and not self.loop_claims(instrs[j].target) \
+                    and any(ends[k] != ends[j] and ends[k] in handler_code for k in jumps):
+                return j
+        return None
 
     def _clause_exits(self, hs: int, he: int, be: int, warm: Set[int]) -> List[Tuple[int, int]]:
         """How a handler body leaves normally: (index, where to).

@@ -415,7 +415,7 @@ def dead_loop_after_return(n):
 @cases((0,), (3,), (5,))
 def while_never_jumping_back_break_in_elif(n):
     # No jump back (the body always leaves): 3.8/3.9 read the loop as an if; its `break`
-    # jumps where the if ends, from the middle of its body (a known gap: it fails loudly).
+    # jumps where the if ends, from the middle of its body: read again as the loop.
     log = []
     i = 0
     while i < 1:

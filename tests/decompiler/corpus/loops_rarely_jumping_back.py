@@ -269,3 +269,83 @@ def while_test_handler_if_break_through_finally_then_return(k):
         return log
     log.append("after")
     return log
+
+
+@cases((0,), (1,))
+def while_test_handler_if_break_in_for(k):
+    # The same loop inside a for loop's body: the `break` goes to the code after the inner
+    # loop, inside the for body.
+    log = []
+    for i in range(2):
+        w = 0
+        while w < 1:
+            w += 1
+            try:
+                raise ValueError(w)
+            except ValueError:
+                if k:
+                    break
+            log.append("rest")
+            return log
+        log.append(i)
+    return log
+
+
+@cases((0, 1), (1, 1), (0, 0))
+def while_test_handler_if_break_in_if_branch(k, c):
+    log = []
+    if c:
+        w = 0
+        while w < 1:
+            w += 1
+            try:
+                raise ValueError(w)
+            except ValueError:
+                if k:
+                    break
+            log.append("rest")
+            return log
+        log.append("after")
+    else:
+        log.append("else")
+    return log
+
+
+@cases((0,), (1,), (2,))
+def while_test_two_clauses_one_breaks(k):
+    log = []
+    w = 0
+    while w < 1:
+        w += 1
+        try:
+            raise ValueError(w) if k < 2 else KeyError(w)
+        except ValueError:
+            if k:
+                break
+            log.append("v")
+        except KeyError:
+            log.append("k")
+        log.append("rest")
+        return log
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,))
+def while_test_handler_if_break_with_else(k):
+    # With an else part the loop's `break` jumps past it.
+    log = []
+    w = 0
+    while w < 1:
+        w += 1
+        try:
+            raise ValueError(w)
+        except ValueError:
+            if k:
+                break
+        log.append("rest")
+        return log
+    else:
+        log.append("else")
+    log.append("after")
+    return log
