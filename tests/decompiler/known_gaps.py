@@ -98,10 +98,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'finally_never_finishes::elif_returns_finally_raises', ('3.9',), 'the `return value` ending a try body whose finally body raises, kept by 3.9 as dead code after the copy (POP_BLOCK; RETURN_VALUE), is left out (same behaviour)'),
     Gap('execution', 'finally_never_finishes::except_as_try_return_finally_raises', ('3.13',), 'decompile error: an except clause whose inner try returns, under a finally body that raises: 3.13 sends the clause\'s way out back to the finally copy on the try body\'s normal way out (re-raise outside an exception handler)'),
     Gap('roundtrip', 'finally_never_finishes::except_as_try_return_finally_raises', ('3.13',), 'see the execution gap'),
-    Gap('execution', 'finally_never_finishes::try_except_if_return_call_finally_raises', ('3.10',), 'silent wrong result: `if c: return g()` ending a try body with an except clause, in a try whose finally body raises: 3.10 lays the if body\'s POP_BLOCK and copy of the finally body like the normal way out, read as a duplicate of it, and `g()` is lost (3.11+ read it)'),
-    Gap('roundtrip', 'finally_never_finishes::try_except_if_return_call_finally_raises', ('3.10',), 'see the execution gap'),
-    Gap('execution', 'finally_never_finishes::with_return_call_finally_raises', ('3.9',), 'silent wrong result: `with m: return g()` in a try whose finally body raises: 3.9 keeps the dead RETURN_VALUE after the copy, past the with\'s exit, and the with body loses `g()` (pre-existing)'),
-    Gap('roundtrip', 'finally_never_finishes::with_return_call_finally_raises', ('3.9',), 'see the execution gap'),
     Gap('roundtrip', 'finally_clause_tails::clause_with_return_constant', ('3.12', '3.13'), 'a try body that never falls out: the code after the try, copied into the with handler\'s swallowing way out, is read in the clause after the with, and the with\'s `return 7` once more after the try, unreachable (same behaviour)'),
 ]
 

@@ -2549,11 +2549,14 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
     def _return_into_dead_end_copy(self, k: int) -> bool:
         """Is `k` the exit call of a with on the way out of `return value` (`SWAP 2` keeps the
         value above the manager's exit; the call is skipped, `_register_exit_calls`), followed
-        by a registered copy of a finally body that raises on every path?"""
+        by a registered copy of a finally body that raises on every path? (The exit calls of
+        enclosing withs left by the same return, `with a, b: return g()`, may come between.)"""
         instrs = self.instrs
         if k not in self.skip or instrs[k].opname != "SWAP" or instrs[k].arg != 2:
             return False
         c = self.skip[k]
+        while c in self.skip and self.skip[c] > c and instrs[c].opname == "SWAP" and instrs[c].arg == 2:
+            c = self.skip[c]
         if c not in self.skip or self.skip[c] <= c:
             return False
         q = c

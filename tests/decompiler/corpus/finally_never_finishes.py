@@ -222,3 +222,98 @@ def with_return_call_finally_raises(n):
             raise ValueError(4)
     except ValueError:
         return log
+
+
+@cases((0,), (3,))
+def with_if_return_call_finally_raises(n):
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                if n > 2:
+                    return log.append(n)
+                log.append(5)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def with_return_call_in_except_finally_raises(n):
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                return log.append(n)
+        except KeyError:
+            log.append(1)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def nested_with_return_call_finally_raises(n):
+    log = []
+    try:
+        try:
+            with _Manager(log), _Manager(log):
+                return log.append(n)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def try_except_if_else_return_call_finally_raises(n):
+    log = []
+    try:
+        try:
+            if n > 2:
+                return log.append(n)
+            else:
+                log.append(6)
+        except KeyError:
+            log.append(1)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def try_except_if_return_call_then_more_finally_raises(n):
+    log = []
+    try:
+        try:
+            log.append(7)
+            if n > 2:
+                return log.append(n)
+        except KeyError:
+            log.append(1)
+        else:
+            log.append(8)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def loop_try_except_if_return_call_finally_raises(n):
+    log = []
+    for k in range(2):
+        try:
+            try:
+                if n > k:
+                    return log.append(n)
+            except KeyError:
+                log.append(1)
+            finally:
+                raise ValueError(4)
+        except ValueError:
+            log.append(k)
+    return log
