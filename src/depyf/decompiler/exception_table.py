@@ -2700,8 +2700,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         dead: Set[int] = set(range(start, end))
         # (`through_clauses`: a try in the copy whose body never falls out goes on through its
         # except clauses, then out of the copy: the way on after it is no handler code)
+        # (3.11: a copy whose match takes in the first instruction of the handler code laid
+        # after it, a try's in it that its flow never enters, does not fall out there)
         way_on = {k for k in self._reach(end) if k >= end} if through_clauses and end < len(self.instrs) \
-            and self.instrs[end - 1].opname not in ENDS_FLOW else set()
+            and self.instrs[end - 1].opname not in ENDS_FLOW \
+            and end - 1 in self._reach_through_handlers(start, floor=start) else set()
         found = True
         while found:
             found = False
@@ -2735,6 +2738,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         jumps: List[Tuple[int, int]] = []
         flow = self._reach(a, floor=a)  # handler code inside either copy may lie elsewhere
         flow_b = self._reach(b, floor=b)
+        plain, plain_b = flow, flow_b
         if self._goes_on_through_clauses(a, length, flow):
             # The rest of the finally body is reached only through the clauses of a try in it
             # whose body never falls out (`try: raise E` / `except E: ...` then more): in both
@@ -2747,7 +2751,34 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         returns_at: Dict[int, int] = {}  # a re-raise matched with a copied return block -> that block
         outs: List[Tuple[int, int]] = []  # the returns matched where the handler's copy re-raises
         merged = self.merged_end_copies
-        while p < a + length:
+        stop = a + length
+        # 3.12+ with the handler code inline in the handler's copy, reached through the clauses
+        # of a try in it (`_goes_on_through_clauses`): the normal copy has that code at the end,
+        # past its way out. Runs of it the handler's copy reaches only through clauses where the
+        # normal copy goes on are matched after the rest, at the counterpart try's handler.
+        defer = plain is not flow and self.version.handler_code_at_end
+        deferred: List[Tuple[int, int]] = []
+        runs: List[Tuple[int, int]] = []  # where the normal copy has them
+        main_end: Optional[int] = None
+        while p < stop or deferred:
+            if p >= stop:
+                if main_end is None:
+                    main_end = q
+                else:
+                    runs.append((resumed, q))
+                p, stop = deferred.pop(0)
+                q = self._handler_counterpart(p, where)
+                if q is None:
+                    return None
+                resumed = q
+                continue
+            if defer and p in flow and p not in plain and q in plain_b and q < size:
+                r = p
+                while r < stop and r not in plain:
+                    r += 1
+                deferred.append((p, r))
+                p = r
+                continue
             if p not in flow:
                 width = self._return_width(q) if p in merged and q < size and self.jump_sources.get(q) else 0
                 if width:
@@ -2807,8 +2838,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         instrs[r].opname == "POP_EXCEPT" for r in range(p + 1, min(p + 4, a + length)))):
                     p += 1  # a return inside the handler's copy drops the exception first
                     continue
-                if self._jumps_over_handlers(x, p, flow):
-                    p += 1  # the normal copy goes straight on where the handler's copy jumps
+                if self._jumps_over_handlers(x, p, plain):
+                    # The normal copy goes straight on where the handler's copy jumps (over
+                    # handler code; with `defer`, code reached only through clauses: a `while
+                    # True:` loop's `break` over its except clause and the jump back only that
+                    # clause reaches, matched later).
+                    p += 1
                     continue
                 width = self._inlined_exit_size(p, flow) if y.opname == "JUMP" and y.target > q else 0
                 if width:
@@ -2823,7 +2858,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             elif x.argval != y.argval and repr(x.argval) != repr(y.argval) and x.opname != "YIELD_VALUE":
                 return None  # (3.12+ YIELD_VALUE carries the stack depth, deeper in the handler)
             p, q = p + 1, q + 1
-        end = q
+        if main_end is not None:
+            runs.append((resumed, q))
+            end = main_end
+        else:
+            end = q
         while end < size and end not in flow_b and self.instrs[end - 1].opname in TERMINAL \
                 and not self.jump_sources.get(end):
             end += 1  # handler code of the copy that follows its last exit (no jump goes there)
@@ -2837,12 +2876,22 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             while a <= xt < a + length and xt not in flow:
                 xt += 1  # (a target before the copy, e.g. a loop's head, stays where it is)
             inside_x = a <= xt < a + length
-            inside_y = b <= yt < end
+            inside_y = b <= yt < end or any(r0 <= yt < r1 for r0, r1 in runs)
             if not inside_x and inside_y and yt in ways_out:
                 continue  # (a jump to a merged copy of the closing re-raise: see above)
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
         return end - b, inner_exit, outs
+
+    def _handler_counterpart(self, h: int, where: Dict[int, int]) -> Optional[int]:
+        """The handler in the normal copy matching the handler at `h` in the handler's copy: that
+        of the region protecting the match (`where`) of code that `h` protects, if one."""
+        st = self._xt_state
+        for k, q in where.items():
+            region, other = st.region_at[k], st.region_at[q]
+            if region is not None and region.handler == h and other is not None:
+                return other.handler
+        return None
 
     def _goes_on_through_clauses(self, a: int, length: int, flow: Set[int]) -> bool:
         """Does the finally body's handler copy [a, a + length) go on past a try inside it only
