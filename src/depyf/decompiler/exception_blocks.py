@@ -711,14 +711,31 @@ class BlockExceptionRules:
         effects would be lost): append the return to `body`. (The value is the one thing left
         above the block's stack; a clause's unwinding inside the body, `ROT_FOUR; POP_EXCEPT`
         of `except E: try: return x`, took the handler's values from under it.)"""
-        ret = body_end
-        while ret < limit and self._op(ret) == "POP_BLOCK" and not self.jump_sources.get(ret):
-            ret += 1  # (the unwinding of enclosing blocks, kept after the raise too)
+        ret = self._dead_unwinding_end(body_end, limit)
         if left and not isinstance(left[-1], m.MARKER_TYPES) and all(v is not left[-1] for v in outer) \
                 and len(left) <= len(outer) + 1 and ret < limit \
                 and self.version.keeps_code_after_raise and self._op(ret) == "RETURN_VALUE" \
                 and not self.jump_sources.get(ret) and self._op(body_end - 1) in ("RAISE_VARARGS", "RERAISE"):
             body.append(n.Return(left.pop()))
+
+    def _dead_unwinding_end(self, k: int, limit: int) -> int:
+        """Past the rest of a `return value`'s unwinding of enclosing blocks at `k`, kept after
+        the raise of a finally body's copy (`_dead_return_after_copy`), which nothing jumps into:
+        POP_BLOCKs, a for loop's iterator dropped under the value (`ROT_TWO; POP_TOP`), a with's
+        exit call (`ROT_TWO`, `__exit__(None, None, None)`, awaited in an async with, `POP_TOP`)."""
+        while k < limit and not self.jump_sources.get(k):
+            if self._op(k) == "POP_BLOCK":
+                k += 1
+            elif self._ops_at(k, ("ROT_TWO", "POP_TOP")):
+                k += 2
+            elif self._op(k) == "ROT_TWO" and self._ops_at(k + 1, _EXIT_CALL) and self.instrs[k + 1].argval is None:
+                j = k + 5 + (3 if self._ops_at(k + 5, _AWAIT) else 0)
+                if self._op(j) != "POP_TOP" or any(self.jump_sources.get(r) for r in range(k + 1, j + 1)):
+                    break
+                k = j + 1
+            else:
+                break
+        return k
 
     def _try_except(self, i: int, h: int) -> int:
         handlers, exits, hend = self._handler_chain(h)

@@ -489,10 +489,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         finishes: the protected code ends with the value of the return, the copy of the finally
         body follows unprotected (the compiler dropped the RETURN_VALUE after it as dead), and
         the if's test jumps past that copy to the body's way out. The copy, where the return is
-        emitted (`exit_into_dead_end`), is the end of the if body, in the try body."""
-        if e not in self.dead_end_exits or e not in self.skip:
+        emitted (`exit_into_dead_end`), is the end of the if body, in the try body. (Copies of
+        inner finally bodies that finish may come first: `try: try: if c: return x` / `finally:
+        f()` / `finally: raise E`, each run on the way out.)"""
+        q = e
+        while q in self.skip and q not in self.dead_end_exits and q < self.skip[q] < t \
+                and self.instrs[self.skip[q] - 1].opname not in ENDS_FLOW and not self.jump_sources.get(self.skip[q]):
+            q = self.skip[q]
+        if q not in self.dead_end_exits or q not in self.skip:
             return e
-        end = self.skip[e]
+        end = self.skip[q]
         if not e < end <= t or not any(s <= src < e and self.instrs[src].opname in COND_JUMPS
                                        for src in self.jump_sources.get(end, ())):
             return e
@@ -2557,6 +2563,13 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         c = self.skip[k]
         while c in self.skip and self.skip[c] > c and instrs[c].opname == "SWAP" and instrs[c].arg == 2:
             c = self.skip[c]
+        # (and an except clause's unwinding, `SWAP 2; POP_EXCEPT` and the clear of its name:
+        # `except E: with m: return g()`)
+        for q in range(min(c + 6, len(instrs) - 1), c, -1):
+            named = instrs[q - 1].opname.startswith("DELETE_")
+            if c - 1 <= q - (5 if named else 2) <= c + 1 and self._after_handler_return_unwinding(q):
+                c = q  # (the SWAP may be part of the skipped exit call, or follow its POP_TOP)
+                break
         if c not in self.skip or self.skip[c] <= c:
             return False
         q = c
