@@ -2553,13 +2553,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._drop_copied_ways_on(k, k + size)
 
     def _return_into_dead_end_copy(self, k: int) -> bool:
-        """Is `k` the exit call of a with on the way out of `return value` (`SWAP 2` keeps the
+        return self._dead_end_copy_after_exit(k) is not None
+
+    def _dead_end_copy_after_exit(self, k: int) -> Optional[int]:
+        """Where the copy starts, if `k` is the exit call of a with on the way out of `return value` (`SWAP 2` keeps the
         value above the manager's exit; the call is skipped, `_register_exit_calls`), followed
         by a registered copy of a finally body that raises on every path? (The exit calls of
         enclosing withs left by the same return, `with a, b: return g()`, may come between.)"""
         instrs = self.instrs
         if k not in self.skip or instrs[k].opname != "SWAP" or instrs[k].arg != 2:
-            return False
+            return None
         c = self.skip[k]
         while c in self.skip and self.skip[c] > c and instrs[c].opname == "SWAP" and instrs[c].arg == 2:
             c = self.skip[c]
@@ -2571,11 +2574,28 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 c = q  # (the SWAP may be part of the skipped exit call, or follow its POP_TOP)
                 break
         if c not in self.skip or self.skip[c] <= c:
-            return False
+            return None
         q = c
         while q < self.skip[c] and instrs[q].opname not in TERMINAL:
             q += 1
-        return q < self.skip[c] and instrs[q].opname in ("RAISE_VARARGS", "RERAISE") and self._never_finishes(c, q + 1)
+        if q < self.skip[c] and instrs[q].opname in ("RAISE_VARARGS", "RERAISE") and self._never_finishes(c, q + 1):
+            return c
+        return None
+
+    def _past_with_dead_end_return(self, start: int, be: int, t: int) -> int:
+        """`with m: if c: return x` as the last statement of a with body in a try whose finally
+        body never finishes: the protected code ends with the value, the exit call and the
+        copy follow (the RETURN_VALUE after it dropped as dead), and the if's test jumps past
+        them to the with's normal exit. They end the if body, in the with body (the copy, where
+        the return is emitted, is a registered `dead_end_exits` one)."""
+        c = self._dead_end_copy_after_exit(be)
+        if c is None or c not in self.dead_end_exits:
+            return be
+        end = self.skip[c]
+        if not be < end <= t or not any(start <= src < be and self.instrs[src].opname in COND_JUMPS
+                                        for src in self.jump_sources.get(end, ())):
+            return be
+        return end
 
     def _if_body_ends_in_copy(self, s: int, k: int, size: int) -> bool:
         """Is the copy [k, k + size) the end of an if body in the try body, whose test jumps
@@ -3102,6 +3122,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         be = way_on_end
         if past == exit_at:
             be = self._swallowed_const_return(start, be, t, warm, after)
+        be = self._past_with_dead_end_return(start, be, t)
         self.for_targets.append(None)
         try:
             body = self.run_range(start, be, list(base) + [m.WithExit(), m.Sentinel("for-target")])

@@ -429,3 +429,65 @@ def if_elif_return_calls_try_except_finally_raises(n):
             raise ValueError(4)
     except ValueError:
         return log
+
+
+@cases((0,), (3,))
+def with_try_except_return_call_finally_raises(n):
+    # (3.11+: the try's body ends at the with's exit call, before the copy)
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                try:
+                    return log.append(n)
+                except KeyError:
+                    log.append(1)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def with_last_if_return_call_finally_raises(n):
+    # (3.11+: the if's test jumps past the exit call and the copy to the with's normal exit)
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                if n:
+                    return log.append(n)
+        finally:
+            raise ValueError(1)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def with_if_bare_return_last_finally_raises(n):
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                if n:
+                    log.append(n)
+                    return
+        finally:
+            raise ValueError(1)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def with_if_return_constant_last_finally_raises(n):
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                if n:
+                    log.append(n)
+                    return 5
+        finally:
+            raise ValueError(1)
+    except ValueError:
+        return log
