@@ -2441,7 +2441,10 @@ class ControlRules:
         if self.pure_mode or len(self.stack) != self.base_depth + 1 \
                 or isinstance(self.stack[-1], m.MARKER_TYPES):
             return
-        if end in self.value_only_dead_ends or self._popped_block_dead_end(end):
+        if end in self.value_only_dead_ends or self._popped_block_dead_end(end) \
+                or (self.version.has_exception_table and self._return_into_dead_end_copy(end)):
+            # (3.11+: also the exit call of a with around the range, `with m: try: return f()`,
+            # on the way to such a copy)
             self.emit(n.Return(self.pop()))
 
     def _popped_block_dead_end(self, k: int) -> bool:

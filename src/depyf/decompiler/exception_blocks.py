@@ -328,6 +328,13 @@ class BlockExceptionRules:
                 # 3.10: the blocks inside the loop are left; the rest, unwinding blocks outside
                 # it, is the loop's way out copied here (a `break`, `_copied_try_exit`)
                 break
+            if matched and self._op(k - 1) in ("RAISE_VARARGS", "RERAISE", "RETURN_VALUE") \
+                    and any(not i <= src < k for src in self.jump_sources.get(k, ())):
+                # The unwinding ran a copy of a finally body that never finishes; what follows,
+                # reached by a jump from elsewhere, is that code's own (3.10 drops the dead rest
+                # of this unwinding: `if c: return g()` ending a try body, whose test jumps to
+                # the body's normal way out, POP_BLOCK and its own copy, right after it).
+                break
             nk = self._match_unwind(blocks[level], k)
             if nk is None:
                 break
@@ -695,6 +702,41 @@ class BlockExceptionRules:
         return self.version.removes_dead_code_to_label_only and start < pb == h - 2 and self._op(pb) == "POP_BLOCK" \
             and self._op(pb - 1) == "RETURN_VALUE" and not self.jump_sources.get(pb)
 
+    def _dead_return_after_copy(self, body: List[n.Stmt], left: List[n.Expr], outer: List[n.Expr],
+                                body_end: int, limit: int) -> None:
+        """3.8/3.9: a block's body [.., body_end) ends in `return value` through the copy of an
+        enclosing finally body that never finishes; the body stops before the RETURN_VALUE kept
+        after that copy's raise (behind the POP_BLOCKs of the blocks further out), which nothing
+        reaches. The value was computed before the copy (left on the stack, it and its side
+        effects would be lost): append the return to `body`. (The value is the one thing left
+        above the block's stack; a clause's unwinding inside the body, `ROT_FOUR; POP_EXCEPT`
+        of `except E: try: return x`, took the handler's values from under it.)"""
+        ret = self._dead_unwinding_end(body_end, limit)
+        if left and not isinstance(left[-1], m.MARKER_TYPES) and all(v is not left[-1] for v in outer) \
+                and len(left) <= len(outer) + 1 and ret < limit \
+                and self.version.keeps_code_after_raise and self._op(ret) == "RETURN_VALUE" \
+                and not self.jump_sources.get(ret) and self._op(body_end - 1) in ("RAISE_VARARGS", "RERAISE"):
+            body.append(n.Return(left.pop()))
+
+    def _dead_unwinding_end(self, k: int, limit: int) -> int:
+        """Past the rest of a `return value`'s unwinding of enclosing blocks at `k`, kept after
+        the raise of a finally body's copy (`_dead_return_after_copy`), which nothing jumps into:
+        POP_BLOCKs, a for loop's iterator dropped under the value (`ROT_TWO; POP_TOP`), a with's
+        exit call (`ROT_TWO`, `__exit__(None, None, None)`, awaited in an async with, `POP_TOP`)."""
+        while k < limit and not self.jump_sources.get(k):
+            if self._op(k) == "POP_BLOCK":
+                k += 1
+            elif self._ops_at(k, ("ROT_TWO", "POP_TOP")):
+                k += 2
+            elif self._op(k) == "ROT_TWO" and self._ops_at(k + 1, _EXIT_CALL) and self.instrs[k + 1].argval is None:
+                j = k + 5 + (3 if self._ops_at(k + 5, _AWAIT) else 0)
+                if self._op(j) != "POP_TOP" or any(self.jump_sources.get(r) for r in range(k + 1, j + 1)):
+                    break
+                k = j + 1
+            else:
+                break
+        return k
+
     def _try_except(self, i: int, h: int) -> int:
         handlers, exits, hend = self._handler_chain(h)
         body_end, body_exit = self._body_exit(i + 1, h)
@@ -711,22 +753,7 @@ class BlockExceptionRules:
         way_out = body_exit[1] if body_exit is not None and body_exit[0] == "jump" else None
         block = _Block("except-body", exit_span=exit_span, way_out=way_out)
         body = self._run_in(block, i + 1, body_end, list(outer))
-        left = self.last_stack
-        ret = body_end
-        while ret < h and self._op(ret) == "POP_BLOCK" and not self.jump_sources.get(ret):
-            ret += 1  # (the unwinding of enclosing blocks, kept after the raise too)
-        # (the value is the one thing left above the try's stack; a clause's unwinding inside
-        # the body, `ROT_FOUR; POP_EXCEPT` of `except E: try: return x`, took the handler's
-        # values from under it)
-        if left and not isinstance(left[-1], m.MARKER_TYPES) and all(v is not left[-1] for v in outer) \
-                and len(left) <= len(outer) + 1 and ret < h \
-                and self.version.keeps_code_after_raise and self._op(ret) == "RETURN_VALUE" \
-                and not self.jump_sources.get(ret) and self._op(body_end - 1) in ("RAISE_VARARGS", "RERAISE"):
-            # 3.8/3.9: the body ends in `return value` through the copy of an enclosing finally
-            # body that never finishes; the body stops before the RETURN_VALUE kept after that
-            # copy's raise, which nothing reaches. The value was computed before the copy (left
-            # on the stack, it and its side effects would be lost).
-            body.append(n.Return(left.pop()))
+        self._dead_return_after_copy(body, self.last_stack, outer, body_end, h)
         if exit_span is not None and self.version.copies_exit_blocks and m.has_end_copies(body):
             # A branch of the body's last statement ends in a copy of the body's way out.
             folded = m.fold_end_copies(body)
@@ -1816,6 +1843,8 @@ class BlockExceptionRules:
             block = _Block("with", [exit_slot])
             body = self._run_in(block, i + 1, body_end, outer + [exit_slot, m.Sentinel("for-target")])
             target = self.for_targets[-1]
+            # (`with m: return g()` through such a copy: the with's exit call, then the copy)
+            self._dead_return_after_copy(body, self.last_stack, outer, body_end, h)
             if tail is None and body_end == h and "pending" in block.info:
                 tail = block.info["pending"]
         finally:

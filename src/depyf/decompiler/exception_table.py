@@ -489,10 +489,16 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         finishes: the protected code ends with the value of the return, the copy of the finally
         body follows unprotected (the compiler dropped the RETURN_VALUE after it as dead), and
         the if's test jumps past that copy to the body's way out. The copy, where the return is
-        emitted (`exit_into_dead_end`), is the end of the if body, in the try body."""
-        if e not in self.dead_end_exits or e not in self.skip:
+        emitted (`exit_into_dead_end`), is the end of the if body, in the try body. (Copies of
+        inner finally bodies that finish may come first: `try: try: if c: return x` / `finally:
+        f()` / `finally: raise E`, each run on the way out.)"""
+        q = e
+        while q in self.skip and q not in self.dead_end_exits and q < self.skip[q] < t \
+                and self.instrs[self.skip[q] - 1].opname not in ENDS_FLOW and not self.jump_sources.get(self.skip[q]):
+            q = self.skip[q]
+        if q not in self.dead_end_exits or q not in self.skip:
             return e
-        end = self.skip[e]
+        end = self.skip[q]
         if not e < end <= t or not any(s <= src < e and self.instrs[src].opname in COND_JUMPS
                                        for src in self.jump_sources.get(end, ())):
             return e
@@ -2579,19 +2585,49 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._drop_copied_ways_on(k, k + size)
 
     def _return_into_dead_end_copy(self, k: int) -> bool:
-        """Is `k` the exit call of a with on the way out of `return value` (`SWAP 2` keeps the
+        return self._dead_end_copy_after_exit(k) is not None
+
+    def _dead_end_copy_after_exit(self, k: int) -> Optional[int]:
+        """Where the copy starts, if `k` is the exit call of a with on the way out of `return value` (`SWAP 2` keeps the
         value above the manager's exit; the call is skipped, `_register_exit_calls`), followed
-        by a registered copy of a finally body that raises on every path?"""
+        by a registered copy of a finally body that raises on every path? (The exit calls of
+        enclosing withs left by the same return, `with a, b: return g()`, may come between.)"""
         instrs = self.instrs
         if k not in self.skip or instrs[k].opname != "SWAP" or instrs[k].arg != 2:
-            return False
+            return None
         c = self.skip[k]
+        while c in self.skip and self.skip[c] > c and instrs[c].opname == "SWAP" and instrs[c].arg == 2:
+            c = self.skip[c]
+        # (and an except clause's unwinding, `SWAP 2; POP_EXCEPT` and the clear of its name:
+        # `except E: with m: return g()`)
+        for q in range(min(c + 6, len(instrs) - 1), c, -1):
+            named = instrs[q - 1].opname.startswith("DELETE_")
+            if c - 1 <= q - (5 if named else 2) <= c + 1 and self._after_handler_return_unwinding(q):
+                c = q  # (the SWAP may be part of the skipped exit call, or follow its POP_TOP)
+                break
         if c not in self.skip or self.skip[c] <= c:
-            return False
+            return None
         q = c
         while q < self.skip[c] and instrs[q].opname not in TERMINAL:
             q += 1
-        return q < self.skip[c] and instrs[q].opname in ("RAISE_VARARGS", "RERAISE") and self._never_finishes(c, q + 1)
+        if q < self.skip[c] and instrs[q].opname in ("RAISE_VARARGS", "RERAISE") and self._never_finishes(c, q + 1):
+            return c
+        return None
+
+    def _past_with_dead_end_return(self, start: int, be: int, t: int) -> int:
+        """`with m: if c: return x` as the last statement of a with body in a try whose finally
+        body never finishes: the protected code ends with the value, the exit call and the
+        copy follow (the RETURN_VALUE after it dropped as dead), and the if's test jumps past
+        them to the with's normal exit. They end the if body, in the with body (the copy, where
+        the return is emitted, is a registered `dead_end_exits` one)."""
+        c = self._dead_end_copy_after_exit(be)
+        if c is None or c not in self.dead_end_exits:
+            return be
+        end = self.skip[c]
+        if not be < end <= t or not any(start <= src < be and self.instrs[src].opname in COND_JUMPS
+                                        for src in self.jump_sources.get(end, ())):
+            return be
+        return end
 
     def _if_body_ends_in_copy(self, s: int, k: int, size: int) -> bool:
         """Is the copy [k, k + size) the end of an if body in the try body, whose test jumps
@@ -2729,8 +2765,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         dead: Set[int] = set(range(start, end))
         # (`through_clauses`: a try in the copy whose body never falls out goes on through its
         # except clauses, then out of the copy: the way on after it is no handler code)
+        # (3.11: a copy whose match takes in the first instruction of the handler code laid
+        # after it, a try's in it that its flow never enters, does not fall out there)
         way_on = {k for k in self._reach(end) if k >= end} if through_clauses and end < len(self.instrs) \
-            and self.instrs[end - 1].opname not in ENDS_FLOW else set()
+            and self.instrs[end - 1].opname not in ENDS_FLOW \
+            and end - 1 in self._reach_through_handlers(start, floor=start) else set()
         found = True
         while found:
             found = False
@@ -2764,6 +2803,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         jumps: List[Tuple[int, int]] = []
         flow = self._reach(a, floor=a)  # handler code inside either copy may lie elsewhere
         flow_b = self._reach(b, floor=b)
+        plain, plain_b = flow, flow_b
         if self._goes_on_through_clauses(a, length, flow):
             # The rest of the finally body is reached only through the clauses of a try in it
             # whose body never falls out (`try: raise E` / `except E: ...` then more): in both
@@ -2776,7 +2816,34 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         returns_at: Dict[int, int] = {}  # a re-raise matched with a copied return block -> that block
         outs: List[Tuple[int, int]] = []  # the returns matched where the handler's copy re-raises
         merged = self.merged_end_copies
-        while p < a + length:
+        stop = a + length
+        # 3.12+ with the handler code inline in the handler's copy, reached through the clauses
+        # of a try in it (`_goes_on_through_clauses`): the normal copy has that code at the end,
+        # past its way out. Runs of it the handler's copy reaches only through clauses where the
+        # normal copy goes on are matched after the rest, at the counterpart try's handler.
+        defer = plain is not flow and self.version.handler_code_at_end
+        deferred: List[Tuple[int, int]] = []
+        runs: List[Tuple[int, int]] = []  # where the normal copy has them
+        main_end: Optional[int] = None
+        while p < stop or deferred:
+            if p >= stop:
+                if main_end is None:
+                    main_end = q
+                else:
+                    runs.append((resumed, q))
+                p, stop = deferred.pop(0)
+                q = self._handler_counterpart(p, where)
+                if q is None:
+                    return None
+                resumed = q
+                continue
+            if defer and p in flow and p not in plain and q in plain_b and q < size:
+                r = p
+                while r < stop and r not in plain:
+                    r += 1
+                deferred.append((p, r))
+                p = r
+                continue
             if p not in flow:
                 width = self._return_width(q) if p in merged and q < size and self.jump_sources.get(q) else 0
                 if width:
@@ -2836,8 +2903,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         instrs[r].opname == "POP_EXCEPT" for r in range(p + 1, min(p + 4, a + length)))):
                     p += 1  # a return inside the handler's copy drops the exception first
                     continue
-                if self._jumps_over_handlers(x, p, flow):
-                    p += 1  # the normal copy goes straight on where the handler's copy jumps
+                if self._jumps_over_handlers(x, p, plain):
+                    # The normal copy goes straight on where the handler's copy jumps (over
+                    # handler code; with `defer`, code reached only through clauses: a `while
+                    # True:` loop's `break` over its except clause and the jump back only that
+                    # clause reaches, matched later).
+                    p += 1
                     continue
                 width = self._inlined_exit_size(p, flow) if y.opname == "JUMP" and y.target > q else 0
                 if width:
@@ -2852,7 +2923,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             elif x.argval != y.argval and repr(x.argval) != repr(y.argval) and x.opname != "YIELD_VALUE":
                 return None  # (3.12+ YIELD_VALUE carries the stack depth, deeper in the handler)
             p, q = p + 1, q + 1
-        end = q
+        if main_end is not None:
+            runs.append((resumed, q))
+            end = main_end
+        else:
+            end = q
         while end < size and end not in flow_b and self.instrs[end - 1].opname in TERMINAL \
                 and not self.jump_sources.get(end):
             end += 1  # handler code of the copy that follows its last exit (no jump goes there)
@@ -2866,12 +2941,22 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             while a <= xt < a + length and xt not in flow:
                 xt += 1  # (a target before the copy, e.g. a loop's head, stays where it is)
             inside_x = a <= xt < a + length
-            inside_y = b <= yt < end
+            inside_y = b <= yt < end or any(r0 <= yt < r1 for r0, r1 in runs)
             if not inside_x and inside_y and yt in ways_out:
                 continue  # (a jump to a merged copy of the closing re-raise: see above)
             if inside_x != inside_y or (inside_x and where.get(xt) != yt):
                 return None
         return end - b, inner_exit, outs
+
+    def _handler_counterpart(self, h: int, where: Dict[int, int]) -> Optional[int]:
+        """The handler in the normal copy matching the handler at `h` in the handler's copy: that
+        of the region protecting the match (`where`) of code that `h` protects, if one."""
+        st = self._xt_state
+        for k, q in where.items():
+            region, other = st.region_at[k], st.region_at[q]
+            if region is not None and region.handler == h and other is not None:
+                return other.handler
+        return None
 
     def _goes_on_through_clauses(self, a: int, length: int, flow: Set[int]) -> bool:
         """Does the finally body's handler copy [a, a + length) go on past a try inside it only
@@ -3069,6 +3154,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         be = way_on_end
         if past == exit_at:
             be = self._swallowed_const_return(start, be, t, warm, after)
+        be = self._past_with_dead_end_return(start, be, t)
         self.for_targets.append(None)
         try:
             body = self.run_range(start, be, list(base) + [m.WithExit(), m.Sentinel("for-target")])

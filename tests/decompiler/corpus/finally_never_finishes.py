@@ -222,3 +222,272 @@ def with_return_call_finally_raises(n):
             raise ValueError(4)
     except ValueError:
         return log
+
+
+@cases((0,), (3,))
+def with_if_return_call_finally_raises(n):
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                if n > 2:
+                    return log.append(n)
+                log.append(5)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def with_return_call_in_except_finally_raises(n):
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                return log.append(n)
+        except KeyError:
+            log.append(1)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def nested_with_return_call_finally_raises(n):
+    log = []
+    try:
+        try:
+            with _Manager(log), _Manager(log):
+                return log.append(n)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def try_except_if_else_return_call_finally_raises(n):
+    log = []
+    try:
+        try:
+            if n > 2:
+                return log.append(n)
+            else:
+                log.append(6)
+        except KeyError:
+            log.append(1)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def try_except_if_return_call_then_more_finally_raises(n):
+    log = []
+    try:
+        try:
+            log.append(7)
+            if n > 2:
+                return log.append(n)
+        except KeyError:
+            log.append(1)
+        else:
+            log.append(8)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def loop_try_except_if_return_call_finally_raises(n):
+    log = []
+    for k in range(2):
+        try:
+            try:
+                if n > k:
+                    return log.append(n)
+            except KeyError:
+                log.append(1)
+            finally:
+                raise ValueError(4)
+        except ValueError:
+            log.append(k)
+    return log
+
+
+@cases((0,), (1,))
+def for_with_return_call_finally_raises(n):
+    # (3.9: the dead rest of the return after the copy drops the loop's iterator first)
+    log = []
+    for k in range(2):
+        try:
+            try:
+                with _Manager(log):
+                    return log.append(k)
+            finally:
+                raise ValueError(k)
+        except ValueError:
+            log.append(n)
+    return log
+
+
+@cases((0,), (3,))
+def with_around_with_return_call_finally_raises(n):
+    # (3.9: the dead rest of the return after the copy calls the outer manager's exit)
+    log = []
+    try:
+        with _Manager(log):
+            try:
+                with _Manager(log):
+                    return log.append(n)
+            finally:
+                raise ValueError(n)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def except_with_return_call_finally_raises(n):
+    log = []
+    try:
+        try:
+            raise KeyError(n)
+        except KeyError:
+            with _Manager(log):
+                return log.append(n)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def except_as_with_return_call_finally_raises(n):
+    log = []
+    try:
+        try:
+            raise KeyError(n)
+        except KeyError as e:
+            with _Manager(log):
+                return log.append(e.args)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def for_except_with_return_call_finally_raises(n):
+    log = []
+    for k in range(2):
+        try:
+            try:
+                raise KeyError(n)
+            except KeyError:
+                with _Manager(log):
+                    return log.append(k)
+            finally:
+                raise ValueError(4)
+        except ValueError:
+            log.append(k)
+    return log
+
+
+@cases((0,), (3,))
+def if_return_call_through_finally_then_raising_finally(n):
+    # (the inner finally body's copy finishes, the outer one's raises)
+    log = []
+    try:
+        try:
+            try:
+                if n:
+                    return log.append(n)
+            finally:
+                log.append(2)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (1,), (3,))
+def if_elif_return_calls_try_except_finally_raises(n):
+    log = []
+    try:
+        try:
+            if n > 2:
+                return log.append(n)
+            elif n > 0:
+                return log.append(-n)
+        except KeyError:
+            log.append(1)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def with_try_except_return_call_finally_raises(n):
+    # (3.11+: the try's body ends at the with's exit call, before the copy)
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                try:
+                    return log.append(n)
+                except KeyError:
+                    log.append(1)
+        finally:
+            raise ValueError(4)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def with_last_if_return_call_finally_raises(n):
+    # (3.11+: the if's test jumps past the exit call and the copy to the with's normal exit)
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                if n:
+                    return log.append(n)
+        finally:
+            raise ValueError(1)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def with_if_bare_return_last_finally_raises(n):
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                if n:
+                    log.append(n)
+                    return
+        finally:
+            raise ValueError(1)
+    except ValueError:
+        return log
+
+
+@cases((0,), (3,))
+def with_if_return_constant_last_finally_raises(n):
+    log = []
+    try:
+        try:
+            with _Manager(log):
+                if n:
+                    log.append(n)
+                    return 5
+        finally:
+            raise ValueError(1)
+    except ValueError:
+        return log

@@ -75,3 +75,53 @@ def if_nested_try_else_in_try(n, log):
                 log.append("key")
     except ValueError:
         log.append("value")
+
+
+@cases((0, False), (2, False), (1, True), (0, True))
+def finally_retry_loop_then_try_except(fails, bad):
+    # (the try after the loop has an except clause instead of a finally body)
+    lock = _Lock(fails)
+    try:
+        lock.release()
+        return lock.log
+    finally:
+        tries = 0
+        while True:
+            tries += 1
+            if tries > 10:
+                raise RuntimeError("too many")
+            try:
+                lock.acquire()
+                break
+            except ValueError:
+                lock.log.append("retry")
+        if bad:
+            try:
+                raise KeyError(tries)
+            except KeyError:
+                lock.log.append("key")
+
+
+@cases((0, False), (2, False), (1, True), (3, True))
+def finally_retry_loop_then_try_no_return(fails, bad):
+    # (the try body falls out: the normal way out of the finally body is its last copy)
+    lock = _Lock(fails)
+    try:
+        lock.release()
+    finally:
+        tries = 0
+        while True:
+            tries += 1
+            if tries > 3:
+                break
+            try:
+                lock.acquire()
+                break
+            except ValueError:
+                pass
+        if bad:
+            try:
+                lock.log.append(tries)
+            finally:
+                lock.log.append("cleanup")
+    return lock.log
