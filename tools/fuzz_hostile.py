@@ -277,11 +277,26 @@ def _decompile_outcome(target: Any, on_error: str) -> Tuple[str, str]:
     return "text", ""
 
 
+def _unsafe_to_read(code: types.CodeType) -> bool:
+    """Would reading `co_code` of `code` (or of a code object in it) crash CPython (3.11+)?"""
+    from depyf.decompiler.code_check import check_code
+    from depyf.decompiler.errors import DecompilationError
+    from depyf.decompiler.versions import host
+
+    try:
+        check_code(code, host())
+    except DecompilationError:
+        return True
+    return any(_unsafe_to_read(c) for c in code.co_consts if isinstance(c, types.CodeType))
+
+
 def _code_case(rng: random.Random, corpus: List[types.CodeType]) -> Dict[str, Any]:
     code = _pick(rng, corpus)
     try:
         for _ in range(rng.randint(1, 3)):
             code = mutate_code(code, rng, corpus)
+            if _unsafe_to_read(code):
+                break  # (reading it again for the next change would crash CPython itself)
     except (ValueError, TypeError, SystemError, OverflowError, MemoryError):
         return {"outcomes": ["rejected"]}  # CPython refused the object: nothing to decompile
     print("built", flush=True)

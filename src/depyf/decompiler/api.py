@@ -17,7 +17,8 @@ from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
 from depyf.decompiler.control import fold_tail_into_else
 from depyf.decompiler.exception_table import drop_copied_returns, fold_falling_tail_into_else
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
-from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.code_check import check_code, comment_text, safe_identifier
+from depyf.decompiler.errors import DecompilationError, internal_error
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.relayout import exits_after_loops, relayout
 from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, private_prefix
@@ -48,14 +49,14 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
     if on_error not in ("raise", "comment"):
         raise ValueError("on_error must be 'raise' or 'comment'")
     try:
-        target = _unwrap(obj)
-        if isinstance(target, type):
-            return _decompile_class_object(target, indent, name, on_error)
-        code, fn = target
-        owner = _owner_class_name(fn) if not rewritten else None
-        if owner is not None:
-            code = demangled_code(code, owner)  # `self.__x` as written, not `self._C__x`
-        return Decompiler(code, host(), indent, rewritten).definition_text(fn, name)
+        text = _decompile(obj, name, indent, rewritten, on_error)
+        if on_error == "comment":
+            problem = _compile_problem(text, deep_is_fine=True)
+            if problem is not None:
+                # (a bug of the reading: the text is wrong, so it is shown as failed)
+                raise DecompilationError(f"internal error: the decompiled text does not compile ({problem})",
+                                         function=_describe(obj), python_version=host().key)
+        return text
     except DecompilationError as error:
         if on_error == "raise":
             raise
@@ -66,6 +67,38 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
         if on_error == "raise":
             raise error from None
         return _fallback_text(obj, error, name, indent)
+    except (Exception, MemoryError) as exc:
+        # Nothing but DecompilationError leaves `decompile`: an exception from inside is a bug of
+        # the decompiler on this input, reported as such (`error.internal`, the cause kept).
+        error = internal_error(exc, _describe(obj), host().key)
+        if on_error == "raise":
+            raise error from exc
+        return _fallback_text(obj, error, name, indent)
+
+
+def _decompile(obj: Any, name: Optional[str], indent: int, rewritten: bool, on_error: str) -> str:
+    target = _unwrap(obj)
+    if isinstance(target, type):
+        return _decompile_class_object(target, indent, name, on_error)
+    code, fn = target
+    check_code(code, host())  # (before `code.replace`, which reads co_code)
+    owner = _owner_class_name(fn) if not rewritten else None
+    if owner is not None:
+        code = demangled_code(code, owner)  # `self.__x` as written, not `self._C__x`
+    return Decompiler(code, host(), indent, rewritten).definition_text(fn, name)
+
+
+def _compile_problem(text: str, deep_is_fine: bool = False) -> Optional[str]:
+    """Why `text` does not compile, or None. (Compiling runs nothing.) `deep_is_fine`: text too
+    deep for the compiler from this far down the stack is not counted (it came from code that
+    compiled)."""
+    try:
+        compile(text, "<decompiled>", "exec", dont_inherit=True)
+    except (RecursionError, MemoryError) as exc:
+        return None if deep_is_fine else f"{type(exc).__name__}: {exc}"
+    except (SyntaxError, ValueError, OverflowError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 class Decompiler:
@@ -83,8 +116,11 @@ class Decompiler:
              comprehension: bool = False) -> Union[List[n.Stmt], n.Expr]:
         qualname = getattr(code, "co_qualname", code.co_name)
         if class_body:
+            check_code(code, self.version)  # (before `code.replace`, which reads co_code)
             code = demangled_code(code, code.co_name)  # the body of `class C` is named C
         bytecode = decode(code, self.version)
+        if code.co_flags & CO_ASYNC_GENERATOR:
+            _check_async_generator_returns(bytecode, qualname)
         if self.rewritten and self.version.has_exception_table:
             bytecode = relayout(bytecode)
         elif self.version.has_exception_table:
@@ -228,11 +264,7 @@ class Decompiler:
             if "return" in ann:
                 returns = postponed_annotation(_value_expr(ann["return"], fn.__globals__), _postponed(code))
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
-        def_name = name or code.co_name
-        if not def_name.isidentifier():
-            def_name = "".join(c if c.isalnum() or c == "_" else "_" for c in def_name).strip("_") or "_"
-            if def_name[0].isdigit():
-                def_name = "_" + def_name
+        def_name = safe_identifier(name or code.co_name)
         type_params = _runtime_type_params(fn, self.printer) if fn is not None else ""
         node = n.FunctionDef(def_name, self._params(code, fn), stmts, (), is_async, returns, type_params)
         lines: List[str] = []
@@ -251,6 +283,18 @@ class Decompiler:
 
 
 # --- helpers ------------------------------------------------------------------------------------
+
+def _check_async_generator_returns(bytecode: Bytecode, qualname: str) -> None:
+    """An async generator returns nothing (`return x` there does not compile): flags that say
+    async generator over code that returns a value are not the compiler's."""
+    instrs = bytecode.instrs
+    for k, ins in enumerate(instrs):
+        if ins.opname == "RETURN_VALUE" and not (k and instrs[k - 1].opname == "LOAD_CONST"
+                                                 and instrs[k - 1].argval is None):
+            raise DecompilationError("an async generator that returns a value", function=qualname,
+                                     offset=ins.offset, opname=ins.raw_opname,
+                                     python_version=bytecode.version.key)
+
 
 def _is_none(e: Optional[n.Expr]) -> bool:
     return e is None or (isinstance(e, n.Const) and e.value is None)
@@ -607,6 +651,7 @@ def _decompile_member(fn: types.FunctionType, class_name: str, name: Optional[st
     """A function of a class, printed inside it: private names as written (`self.__x`)."""
     try:
         code, fn = _unwrap(fn)
+        check_code(code, host())  # (before `code.replace`, which reads co_code)
         code = demangled_code(code, class_name)
         return Decompiler(code, host(), indent).definition_text(fn, name)
     except DecompilationError as error:
@@ -641,30 +686,46 @@ def _literal_expr(value: Any) -> Optional[n.Expr]:
 
 
 def _fallback_text(obj: Any, error: DecompilationError, name: Optional[str], indent: int) -> str:
-    """Valid source that shows why and where decompilation failed, with the disassembly."""
+    """Valid source that shows why and where decompilation failed, with the disassembly.
+
+    Everything taken from the code object is checked or escaped: its names may be anything
+    (`<lambda>`, a keyword, a line break that would end a comment and start a line of code)."""
+    comment = "# depyf could not decompile this code: " + comment_text(str(error))
+    try:
+        text = _fallback_definition(obj, error, name, indent, comment)
+    except (Exception, RecursionError, MemoryError):  # (the fallback of the fallback: a comment)
+        return comment + "\n"
+    return text if _compile_problem(text) is None else comment + "\n"
+
+
+def _fallback_definition(obj: Any, error: DecompilationError, name: Optional[str], indent: int,
+                         comment: str) -> str:
     unit = " " * indent
-    code: Optional[CodeType] = None
     try:
         target = _unwrap(obj)
-        if not isinstance(target, type):
-            code = target[0]
     except DecompilationError:
-        code = None
-    comment = [f"depyf could not decompile this code: {error}"]
-    if code is None:
-        return "\n".join("# " + line for line in comment) + "\n"
-    def_name = name or code.co_name
-    if not def_name.isidentifier():
-        def_name = "".join(c if c.isalnum() or c == "_" else "_" for c in def_name).strip("_") or "_"
-    printer = Printer(indent)
-    header = f"def {def_name}({parameters(code, printer.expr)}):"
-    lines = [header] + [unit + "# " + line for line in comment]
-    lines.append(unit + "# disassembly:")
+        return comment + "\n"
+    if isinstance(target, type):
+        return comment + "\n"
+    code = target[0]
+    def_name = safe_identifier(name or (code.co_name if isinstance(code.co_name, str) else "_"))
+    lines = [f"def {def_name}({_fallback_parameters(code)}):", unit + comment, unit + "# disassembly:"]
     try:
         for ins in decode(code, host()).instrs:
             arg = "" if ins.arg is None else " " + (f"-> {ins.target}" if ins.target is not None else repr(ins.argval))
-            lines.append(f"{unit}#   {ins.index:4d} {ins.raw_opname}{arg}".replace("\n", "\\n")[:200])
+            lines.append(unit + "#   " + comment_text(f"{ins.index:4d} {ins.raw_opname}{arg}"[:200]))
     except DecompilationError as decode_error:
-        lines.append(f"{unit}#   (the bytecode cannot be decoded: {decode_error})")
+        lines.append(unit + "#   " + comment_text(f"(the bytecode cannot be decoded: {decode_error})"))
     lines.append(f"{unit}raise NotImplementedError({str(error)!r})")
     return "\n".join(lines) + "\n"
+
+
+def _fallback_parameters(code: CodeType) -> str:
+    """The parameters as the code declares them, where they are names source can spell (a
+    comprehension's `.0`, a duplicate or a keyword are not): else `*args, **kwargs`."""
+    try:
+        text = parameters(code, Printer().expr)
+        compile(f"def _({text}): pass", "<parameters>", "exec", dont_inherit=True)
+        return text
+    except (Exception, RecursionError, MemoryError):
+        return "*args, **kwargs"

@@ -100,7 +100,12 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
     # --- running ranges ---------------------------------------------------------------------
 
     def run(self) -> List[n.Stmt]:
-        return self.run_range(0, len(self.instrs), [])
+        try:
+            return self.run_range(0, len(self.instrs), [])
+        except _StackUnderflow:
+            # (a construct's reader popped an empty stack: `FOR_ITER` with nothing to iterate)
+            raise DecompilationError("stack does not match any source construct", function=self.qualname,
+                                     python_version=self.version.key) from None
 
     def run_range(self, start: int, end: int, stack: Optional[List[n.Expr]] = None) -> List[n.Stmt]:
         """Run [start, end) with `stack` and return the statements it produced."""

@@ -12,6 +12,7 @@ does, and a code object that fails it is refused with a `DecompilationError`.
 only the version's base instructions may appear, since building the object runs the same walk
 (3.12+) and an instrumented opcode there makes CPython read monitoring data that does not exist.
 """
+import keyword
 from types import CodeType
 from typing import Dict, Optional, Tuple
 
@@ -129,3 +130,87 @@ def raw_code_problem(raw: bytes, version: BytecodeVersion) -> Optional[str]:
     if layout.executor >= 0 and layout.executor in ops:
         return "an ENTER_EXECUTOR instruction"
     return None
+
+
+_KEYWORDS = frozenset(keyword.kwlist)
+
+
+def is_source_name(name: object) -> bool:
+    """Can `name` be written as an identifier in source (not a keyword, no line break, ...)?"""
+    return isinstance(name, str) and name.isidentifier() and name not in _KEYWORDS
+
+
+def _is_internal_name(name: str) -> bool:
+    """A name only the compiler makes: `.0` (a comprehension's iterator), `.type_params`."""
+    return name[:1] == "." and name[1:].replace("_", "a").isalnum() and name[1:].isascii()
+
+
+def _bad_name(names: Tuple[str, ...], dotted: bool = False, internal: bool = False) -> Optional[str]:
+    """The first name that no source could have made, or None (the common case: one C loop)."""
+    if all(map(str.isidentifier, names)) and _KEYWORDS.isdisjoint(names):
+        return None
+    for name in names:
+        if is_source_name(name):
+            continue
+        if dotted and (not name or all(map(is_source_name, name.split(".")))):
+            continue  # (a module's name in an import; `from . import a` imports '')
+        if internal and _is_internal_name(name):
+            continue
+        return name
+    return None
+
+
+def check_names(code: CodeType, version: BytecodeVersion) -> None:
+    """Raise `DecompilationError` where a name the code uses could not have been written in
+    source: printed, it would not compile, or a line break in it would start a line of code."""
+    name = code.co_name
+    # (`<listcomp>` takes `.0`, `<generic parameters of f>` `.type_params`; a lambda nothing)
+    compiler_made = isinstance(name, str) and name[:1] == "<" and name not in ("<lambda>", "<module>")
+    bad = _bad_name(code.co_names, dotted=True)
+    for table in (code.co_varnames, code.co_cellvars, code.co_freevars):
+        if bad is None:
+            bad = _bad_name(table, internal=compiler_made)
+    if bad is None and not is_source_name(name) and not (
+            name[:1] == "<" and name[-1:] == ">" and name.isprintable()):  # (`<lambda>`, `<genexpr>`)
+        bad = name
+    if bad is None and len(set(code.co_varnames)) != len(code.co_varnames):
+        bad = next(v for k, v in enumerate(code.co_varnames) if v in code.co_varnames[:k])
+    if bad is not None:
+        raise DecompilationError(f"the name {bad!r} cannot be written in source",
+                                 function=name if is_source_name(name) else repr(name),
+                                 python_version=version.key)
+
+
+def safe_identifier(text: str) -> str:
+    """An identifier made from `text`: other characters become `_`, a keyword or a leading digit
+    gets one more `_` (`<lambda>` -> `lambda_`, `9abc` -> `_9abc`)."""
+    if is_source_name(text):
+        return text
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in text).strip("_") or "_"
+    if not name.isidentifier():  # (a leading digit, or a character valid only inside a name)
+        name = "_" + name
+    if not name.isidentifier():
+        name = "_" + "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in name)
+    return name + "_" if name in _KEYWORDS else name
+
+
+def comment_text(text: str) -> str:
+    """`text` fit for one comment line: a line break or NUL in it would end the comment (and
+    start a line of code), so every unprintable character is written escaped."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+# The flags that say what kind of function the code is: the compiler sets one at most.
+# (generator, coroutine, async generator; `types.coroutine` adds 0x100 to a generator's)
+_KIND_FLAGS = (0x20, 0x80, 0x200)
+
+
+def check_flags(code: CodeType, version: BytecodeVersion) -> None:
+    """Raise `DecompilationError` where the flags say two kinds of function at once."""
+    flags = code.co_flags
+    if sum(1 for flag in _KIND_FLAGS if flags & flag) > 1:
+        raise DecompilationError(f"the flags {flags:#x} make it two kinds of function at once",
+                                 function=code.co_name if is_source_name(code.co_name) else repr(code.co_name),
+                                 python_version=version.key)

@@ -17,7 +17,7 @@ from operator import attrgetter
 from types import CodeType
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from depyf.decompiler.code_check import check_code
+from depyf.decompiler.code_check import check_code, check_flags, check_names
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.versions import BytecodeVersion
 
@@ -290,6 +290,8 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     unit = t.unit
     have_argument = t.have_argument
     check_code(code, version)  # (before anything reads co_code: CPython may crash reading it)
+    check_names(code, version)
+    check_flags(code, version)
     local_names, free_names = _local_names(code, version)
     consts, names = code.co_consts, code.co_names
     raw = code.co_code
