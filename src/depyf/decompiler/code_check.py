@@ -14,7 +14,7 @@ only the version's base instructions may appear, since building the object runs 
 """
 import keyword
 from types import CodeType
-from typing import Dict, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.versions import BytecodeVersion
@@ -145,28 +145,32 @@ def _is_internal_name(name: str) -> bool:
     return name[:1] == "." and name[1:].replace("_", "a").isalnum() and name[1:].isascii()
 
 
-def _bad_name(names: Tuple[str, ...], dotted: bool = False, internal: bool = False) -> Optional[str]:
-    """The first name that no source could have made, or None (the common case: one C loop)."""
+def _bad_name(names: Tuple[str, ...], internal: bool = False, modules: Optional[Set[str]] = None) -> Optional[str]:
+    """The first name that no source could have made, or None (the common case: one C loop).
+    `modules`: where given, module names (`a.b`, '') are accepted and added to it."""
     if all(map(str.isidentifier, names)) and _KEYWORDS.isdisjoint(names):
         return None
     for name in names:
         if is_source_name(name):
             continue
-        if dotted and (not name or all(map(is_source_name, name.split(".")))):
-            continue  # (a module's name in an import; `from . import a` imports '')
+        if modules is not None and (not name or all(map(is_source_name, name.split(".")))):
+            modules.add(name)  # (a module's name in an import; `from . import a` imports '')
+            continue
         if internal and _is_internal_name(name):
             continue
         return name
     return None
 
 
-def check_names(code: CodeType, version: BytecodeVersion) -> None:
+def check_names(code: CodeType, version: BytecodeVersion) -> FrozenSet[str]:
     """Raise `DecompilationError` where a name the code uses could not have been written in
-    source: printed, it would not compile, or a line break in it would start a line of code."""
+    source: printed, it would not compile, or a line break in it would start a line of code.
+    Returns the names that only an import may use (`os.path`, ''): mostly none."""
     name = code.co_name
     # (`<listcomp>` takes `.0`, `<generic parameters of f>` `.type_params`; a lambda nothing)
     compiler_made = isinstance(name, str) and name[:1] == "<" and name not in ("<lambda>", "<module>")
-    bad = _bad_name(code.co_names, dotted=True)
+    modules: Set[str] = set()
+    bad = _bad_name(code.co_names, modules=modules)
     for table in (code.co_varnames, code.co_cellvars, code.co_freevars):
         if bad is None:
             bad = _bad_name(table, internal=compiler_made)
@@ -179,6 +183,17 @@ def check_names(code: CodeType, version: BytecodeVersion) -> None:
         raise DecompilationError(f"the name {bad!r} cannot be written in source",
                                  function=name if is_source_name(name) else repr(name),
                                  python_version=version.key)
+    return frozenset(modules)
+
+
+def check_module_names(instrs: List[Any], modules: FrozenSet[str], version: BytecodeVersion,
+                       function: str) -> None:
+    """Raise where an instruction other than IMPORT_NAME uses a name that only a module has."""
+    by_name = frozenset(version.tables["hasname"]) - {"IMPORT_NAME"}
+    for ins in instrs:
+        if ins.raw_opname in by_name and ins.argval in modules:
+            raise DecompilationError(f"the name {ins.argval!r} cannot be written in source", function=function,
+                                     offset=ins.offset, opname=ins.raw_opname, python_version=version.key)
 
 
 def safe_identifier(text: str) -> str:
