@@ -187,12 +187,13 @@ def _crafted(rng: random.Random) -> bytes:
         return header + b"(" + (2 ** 31 - 1).to_bytes(4, "little") + b"N" * rng.randrange(4)
     if kind == 1:  # a string declaring more bytes than there are
         return header + b"s" + rng.randrange(2 ** 20, 2 ** 31).to_bytes(4, "little") + b"x" * 8
-    if kind == 2:  # nested tuples sharing each level twice: exponential once expanded
-        levels = rng.randrange(20, 40)
-        body = b"\xa9\x02N" + b"N"  # a flagged small tuple (None, None), reference 0
+    if kind == 2:  # tuples holding the one before twice, by reference: exponential once expanded
+        levels = rng.randrange(20, 60)
+        items = b"\xa9\x02NN"  # a flagged small tuple (None, None): reference 0
         for level in range(1, levels):
-            body = b"\xa9\x02" + body + b"r" + (level - 1).to_bytes(4, "little")
-        return header + body
+            ref = b"r" + (level - 1).to_bytes(4, "little")
+            items += b"\xa9\x02" + ref + ref
+        return header + b")" + bytes([levels]) + items
     if kind == 3:  # deep nesting
         depth = rng.randrange(1000, 100000)
         return header + b")\x01" * depth + b"N"
