@@ -213,3 +213,13 @@ def test_raw_bytecode_check() -> None:
     if host_is((3, 12)):  # (an instrumented opcode makes CPython read monitoring data)
         instrumented = bytes([dis.opmap["INSTRUMENTED_LINE"] if "INSTRUMENTED_LINE" in dis.opmap else 254, 0])
         assert "unknown opcode" in raw_code_problem(instrumented + code.co_code[2:], host())
+
+
+def test_class_objects_with_names_no_source_makes() -> None:
+    """A class object's names are whatever `setattr` or `type()` was given."""
+    cls = type("C", (), {"x\rimport " + INJECTED: 1, "y": 2, "m": lambda self: 1})
+    text = depyf.decompile(cls)
+    compile(text, "<class>", "exec", dont_inherit=True)
+    assert not _injected(text) and "y = 2" in text and "def m(self):" in text
+    for bad in ("9C", "x\nimport " + INJECTED, "class"):
+        _refused(type(bad, (), {}), "cannot be written in source")

@@ -17,7 +17,7 @@ from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
 from depyf.decompiler.control import fold_tail_into_else
 from depyf.decompiler.exception_table import drop_copied_returns, fold_falling_tail_into_else
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
-from depyf.decompiler.code_check import check_code, comment_text, safe_identifier
+from depyf.decompiler.code_check import check_code, comment_text, is_source_name, safe_identifier
 from depyf.decompiler.errors import DecompilationError, internal_error
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.relayout import exits_after_loops, relayout
@@ -532,10 +532,16 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
     type_params = _runtime_type_params(cls, printer)
     # `class C[T]` adds typing.Generic to the bases itself.
     bases = [b for b in cls.__bases__ if b is not object and not (type_params and _is_typing_generic(b))]
-    base_text = "(" + ", ".join(b.__qualname__ if b.__module__ == "builtins" else b.__name__ for b in bases) + ")" \
-        if bases else ""
+    base_names = [b.__qualname__ if b.__module__ == "builtins" else b.__name__ for b in bases]
+    class_name = name or cls.__name__
+    # (a class object's names are whatever was set: none may reach the text unless source spells it)
+    for written in [class_name] + base_names:
+        if not all(is_source_name(part) for part in str(written).split(".")):
+            raise DecompilationError(f"the name {written!r} cannot be written in source",
+                                     function=_describe(cls), python_version=host().key)
+    base_text = "(" + ", ".join(base_names) + ")" if bases else ""
     generic = f"[{type_params}]" if type_params else ""
-    lines.append(f"class {name or cls.__name__}{generic}{base_text}:")
+    lines.append(f"class {class_name}{generic}{base_text}:")
     unit = " " * indent
     if cls.__doc__ and "__doc__" in cls.__dict__:
         lines.extend(printer.docstring(cls.__doc__, unit))
@@ -548,12 +554,18 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
         lines.append(f"{unit}{demangle(key, prefix) if prefix else key}: {annotation}{value_text}")
         body += 1
     for key, value in cls.__dict__.items():
+        if not is_source_name(key):
+            # (set with setattr: no statement of a class body makes it)
+            lines.append(f"{unit}# a member named {comment_text(repr(key))} cannot be written in source")
+            continue
         member = demangle(key, prefix) if prefix else key
         if key in annotated and _literal_expr(value) is not None:
             continue  # printed with its annotation
         decorated = _member_functions(member, value)
         for decorator, fn in decorated:
-            text = _decompile_member(fn, cls.__name__, member if decorator else None, on_error, indent)
+            # (a lambda stored as a member is printed as the def of that name, not a bare expression)
+            named = decorator or fn.__code__.co_name == "<lambda>"
+            text = _decompile_member(fn, cls.__name__, member if named else None, on_error, indent)
             if decorator:
                 lines.append(unit + "@" + decorator)
             lines.extend(unit + line if line else line for line in text.rstrip("\n").split("\n"))
@@ -578,7 +590,7 @@ def _class_annotations(cls: type, printer: Printer) -> Dict[str, str]:
     # (the class body's own code is gone; its module's `annotations` name tells PEP 563 apart)
     postponed = env.get("annotations") is getattr(__future__, "annotations", None)
     return {k: printer.expr(postponed_annotation(_value_expr(v, env), postponed))
-            for k, v in own.items() if isinstance(k, str) and k.isidentifier()}
+            for k, v in own.items() if is_source_name(k)}
 
 
 def _postponed(code: CodeType) -> bool:
