@@ -145,13 +145,24 @@ def _is_internal_name(name: str) -> bool:
     return name[:1] == "." and name[1:].replace("_", "a").isalnum() and name[1:].isascii()
 
 
+# Names already found to be identifiers (`str.isidentifier` scans every character, and the same
+# names come back in every code object); cleared when it grows past the limit.
+_SEEN_GOOD: Set[str] = set()
+_SEEN_GOOD_LIMIT = 1 << 16
+
+
 def _bad_name(names: Tuple[str, ...], internal: bool = False, modules: Optional[Set[str]] = None) -> Optional[str]:
     """The first name that no source could have made, or None (the common case: one C loop).
     `modules`: where given, module names (`a.b`, '') are accepted and added to it."""
-    if all(map(str.isidentifier, names)) and _KEYWORDS.isdisjoint(names):
-        return None
+    if _SEEN_GOOD.issuperset(names):
+        return None  # (names repeat across code objects: set lookups, no character scans)
     for name in names:
+        if name in _SEEN_GOOD:
+            continue
         if is_source_name(name):
+            if len(_SEEN_GOOD) >= _SEEN_GOOD_LIMIT:
+                _SEEN_GOOD.clear()
+            _SEEN_GOOD.add(name)
             continue
         if modules is not None and (not name or all(map(is_source_name, name.split(".")))):
             modules.add(name)  # (a module's name in an import; `from . import a` imports '')
@@ -167,23 +178,37 @@ def check_names(code: CodeType, version: BytecodeVersion) -> FrozenSet[str]:
     source: printed, it would not compile, or a line break in it would start a line of code.
     Returns the names that only an import may use (`os.path`, ''): mostly none."""
     name = code.co_name
+    varnames = code.co_varnames
+    # The parameters (only they cannot repeat: `def f(a, a)`), as many as the flags declare.
+    params = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+    seen = _SEEN_GOOD
+    if seen.issuperset(code.co_names) and seen.issuperset(varnames) and seen.issuperset(code.co_cellvars) \
+            and seen.issuperset(code.co_freevars) and (name in seen or name in _COMPILER_NAMES) \
+            and (params < 2 or len(set(varnames[:params])) == min(params, len(varnames))):
+        return _NO_NAMES  # (nearly all code: every name seen before)
     # (`<listcomp>` takes `.0`, `<generic parameters of f>` `.type_params`; a lambda nothing)
     compiler_made = isinstance(name, str) and name[:1] == "<" and name not in ("<lambda>", "<module>")
     modules: Set[str] = set()
     bad = _bad_name(code.co_names, modules=modules)
-    for table in (code.co_varnames, code.co_cellvars, code.co_freevars):
+    for table in (varnames, code.co_cellvars, code.co_freevars):
         if bad is None:
             bad = _bad_name(table, internal=compiler_made)
-    if bad is None and not is_source_name(name) and not (
+    if bad is None and is_source_name(name):
+        seen.add(name)
+    elif bad is None and not (
             name[:1] == "<" and name[-1:] == ">" and name.isprintable()):  # (`<lambda>`, `<genexpr>`)
         bad = name
-    if bad is None and len(set(code.co_varnames)) != len(code.co_varnames):
-        bad = next(v for k, v in enumerate(code.co_varnames) if v in code.co_varnames[:k])
+    if bad is None and len(set(varnames[:params])) != len(varnames[:params]):
+        bad = next(v for k, v in enumerate(varnames) if v in varnames[:k])
     if bad is not None:
         raise DecompilationError(f"the name {bad!r} cannot be written in source",
                                  function=name if is_source_name(name) else repr(name),
                                  python_version=version.key)
-    return frozenset(modules)
+    return frozenset(modules) if modules else _NO_NAMES
+
+
+_NO_NAMES: FrozenSet[str] = frozenset()
+_COMPILER_NAMES = frozenset({"<module>", "<lambda>", "<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
 
 
 def check_module_names(instrs: List[Any], modules: FrozenSet[str], version: BytecodeVersion,
@@ -217,15 +242,16 @@ def comment_text(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-# The flags that say what kind of function the code is: the compiler sets one at most.
-# (generator, coroutine, async generator; `types.coroutine` adds 0x100 to a generator's)
-_KIND_FLAGS = (0x20, 0x80, 0x200)
+# The flags that say what kind of function the code is (generator, coroutine, async generator):
+# the compiler sets one at most. (`types.coroutine` adds 0x100 to a generator's: not one of them.)
+_KIND_FLAGS = 0x20 | 0x80 | 0x200
 
 
 def check_flags(code: CodeType, version: BytecodeVersion) -> None:
     """Raise `DecompilationError` where the flags say two kinds of function at once."""
     flags = code.co_flags
-    if sum(1 for flag in _KIND_FLAGS if flags & flag) > 1:
+    kinds = flags & _KIND_FLAGS
+    if kinds & (kinds - 1):  # (more than one bit)
         raise DecompilationError(f"the flags {flags:#x} make it two kinds of function at once",
                                  function=code.co_name if is_source_name(code.co_name) else repr(code.co_name),
                                  python_version=version.key)
