@@ -18,7 +18,7 @@ from depyf.decompiler.control import fold_tail_into_else
 from depyf.decompiler.exception_table import drop_copied_returns, fold_falling_tail_into_else
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.code_check import check_code, comment_text, is_source_name, safe_identifier
-from depyf.decompiler.errors import DecompilationError, internal_error
+from depyf.decompiler.errors import DecompilationError, internal_error, naming_function
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.relayout import exits_after_loops, relayout
 from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, private_prefix
@@ -57,9 +57,12 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
                 raise DecompilationError(f"internal error: the decompiled text does not compile ({problem})",
                                          function=_describe(obj), python_version=host().key)
         return text
-    except DecompilationError as error:
+    except DecompilationError as raised:
+        error = naming_function(raised, _describe(obj), host().key)
         if on_error == "raise":
-            raise
+            if error is raised:
+                raise
+            raise error from raised.__cause__
         return _fallback_text(obj, error, name, indent)
     except RecursionError:
         error = DecompilationError("nested too deeply", function=_describe(obj),

@@ -49,3 +49,16 @@ def internal_error(exc: BaseException, function: Optional[str],
     error.internal = True
     error.__cause__ = exc
     return error
+
+
+def naming_function(error: DecompilationError, function: str,
+                    python_version: Optional[Tuple[int, int]]) -> DecompilationError:
+    """`error`, or where it names no function (raised by the printer, which sees no code), a copy
+    that names `function`."""
+    if error.function:
+        return error
+    named = DecompilationError(error.reason, function=function, offset=error.offset, opname=error.opname,
+                               python_version=error.python_version or python_version)
+    named.internal = error.internal
+    named.__cause__ = error.__cause__
+    return named
