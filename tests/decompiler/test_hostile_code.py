@@ -223,3 +223,26 @@ def test_class_objects_with_names_no_source_makes() -> None:
     assert not _injected(text) and "y = 2" in text and "def m(self):" in text
     for bad in ("9C", "x\nimport " + INJECTED, "class"):
         _refused(type(bad, (), {}), "cannot be written in source")
+
+
+def test_free_variable_its_definer_lacks() -> None:
+    """(from the .pyc fuzzer: a flipped bit in `co_localspluskinds` made a local free, and the
+    module-level function was printed with `nonlocal b`, which does not compile)"""
+    module = compile("def outer():\n    b = 1\n    def f():\n        return b\n    return f\n", "<m>", "exec")
+    outer = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    f = next(c for c in outer.co_consts if isinstance(c, types.CodeType))
+    renamed = f.replace(co_freevars=("zz",), co_names=f.co_names)
+    consts = tuple(renamed if c is f else c for c in outer.co_consts)
+    _refused(outer.replace(co_consts=consts), "free variables its definer does not have")
+
+
+def test_comprehension_that_uses_its_iterator_twice() -> None:
+    """(from the code fuzzer: a listcomp calling `.0` printed `.0(...)` as if source had it)"""
+    module = compile("f = lambda a: [x for x in a]\n", "<m>", "exec")
+    lam = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    comp = next(c for c in lam.co_consts if isinstance(c, types.CodeType) and c.co_name.startswith("<"))
+    loads = [i for i in dis.get_instructions(comp) if i.opname == "LOAD_FAST" and i.argval == "x"]
+    if not loads:
+        pytest.skip("comprehensions are inlined on this Python")
+    bad = _with_instruction(comp, "LOAD_FAST", "x", "LOAD_FAST", comp.co_varnames.index(".0"))
+    _refused(bad, "iterator twice")

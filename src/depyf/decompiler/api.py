@@ -180,6 +180,11 @@ class Decompiler:
 
     def _comprehension(self, code: CodeType, stmts: List[n.Stmt], builder: CodeBuilder) -> n.Expr:
         kind = COMPREHENSION_NAMES[code.co_name]
+        if sum(1 for ins in builder.instrs if ins.argval == ".0" and ins.opname == "LOAD_FAST") > 1:
+            # (the compiler loads its iterator once, to start the loop: `.0` anywhere else
+            # would be printed as if source could name it)
+            raise DecompilationError("a comprehension that uses its iterator twice", function=code.co_name,
+                                     python_version=self.version.key)
         if kind == "gen":
             loops = [s for s in stmts if isinstance(s, n.For)]
             if loops:

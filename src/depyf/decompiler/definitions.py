@@ -48,7 +48,11 @@ class DefinitionRules:
         code = self.pop()
         if not (isinstance(code, n.Const) and isinstance(code.value, CodeType)):
             raise self.fail(ins, "a function made of something that is not code")
-        fn = m.MadeFunction(code.value)
+        inner, outer = code.value, self.bc.code
+        if inner.co_freevars and not set(inner.co_freevars) <= set(outer.co_cellvars + outer.co_freevars):
+            # (a function's free variables are its definer's cells: else `nonlocal x` with no x)
+            raise self.fail(ins, "a function whose free variables its definer does not have")
+        fn = m.MadeFunction(inner)
         flags = ins.arg or 0
         if flags & 0x08:
             fn.closure = self.pop()
