@@ -98,6 +98,32 @@ def _flip(rng: random.Random, data: bytes) -> bytes:
     return bytes(out)
 
 
+class CPythonUnsafe(Exception):
+    """Bytecode that CPython itself corrupts memory on while building the code object."""
+
+
+def _built_unsafely(raw: bytes) -> bool:
+    """Would building a code object of `raw` make CPython write past its buffer (3.12+ prepare
+    each instruction's caches on creation) or read monitoring data that does not exist? Such
+    objects cannot be given to depyf: the damage is done before depyf sees them."""
+    from depyf.decompiler.code_check import _layout, _overrun
+    from depyf.decompiler.versions import host, host_is
+
+    if not host_is((3, 12)) or len(raw) % 2:
+        return False
+    layout = _layout(host())
+    ops = raw[::2]
+    opmap = host().tables["opmap"]
+    external = {opmap.get(name, -1) for name in ("INSTRUMENTED_LINE", "INSTRUMENTED_INSTRUCTION", "ENTER_EXECUTOR")}
+    return _overrun(ops, layout.adaptive, layout.longest) is not None or any(op in external for op in ops)
+
+
+def _replace(code: types.CodeType, **changes: Any) -> types.CodeType:
+    if "co_code" in changes and _built_unsafely(changes["co_code"]):
+        raise CPythonUnsafe()
+    return code.replace(**changes)
+
+
 def mutate_code(code: types.CodeType, rng: random.Random, corpus: List[types.CodeType],
                 depth: int = 0) -> types.CodeType:
     """`code` with one random change, made through `code.replace` (which CPython may refuse)."""
@@ -106,17 +132,17 @@ def mutate_code(code: types.CodeType, rng: random.Random, corpus: List[types.Cod
     raw = code.co_code
     kind = rng.randrange(14)
     if kind == 0:
-        return code.replace(co_code=_flip(rng, raw))
+        return _replace(code, co_code=_flip(rng, raw))
     if kind in (1, 2):  # an opcode, or an argument
         out = bytearray(raw)
         pos = 2 * rng.randrange(max(1, len(raw) // 2)) + (kind - 1)
         if pos < len(out):
             out[pos] = _pick(rng, sorted(dis.opmap.values())) if kind == 1 else rng.randrange(256)
-        return code.replace(co_code=bytes(out))
+        return _replace(code, co_code=bytes(out))
     if kind == 3:  # cut, or a last instruction without its caches
         cut = 2 * rng.randrange(1, max(2, len(raw) // 2))
         tail = bytes([_pick(rng, sorted(dis.opmap.values())), rng.randrange(256)]) if rng.random() < 0.5 else b""
-        return code.replace(co_code=raw[:cut] + tail)
+        return _replace(code, co_code=raw[:cut] + tail)
     if kind == 4:
         return code.replace(co_consts=_replace_item(rng, code.co_consts, HOSTILE_CONSTS + [_pick(rng, corpus)]))
     if kind == 5:
@@ -147,7 +173,7 @@ def mutate_code(code: types.CodeType, rng: random.Random, corpus: List[types.Cod
     if kind == 13 and code.co_cellvars + code.co_freevars:
         field = "co_cellvars" if code.co_cellvars else "co_freevars"
         return code.replace(**{field: _replace_item(rng, getattr(code, field), HOSTILE_NAMES)})
-    return code.replace(co_code=raw[:-2] if len(raw) > 2 else raw)  # (the last unit: its caches, from 3.11)
+    return _replace(code, co_code=raw[:-2] if len(raw) > 2 else raw)  # (the last unit: its caches, from 3.11)
 
 
 SAMPLE_MODULE = '''
@@ -300,6 +326,8 @@ def _code_case(rng: random.Random, corpus: List[types.CodeType]) -> Dict[str, An
                 break  # (reading it again for the next change would crash CPython itself)
     except (ValueError, TypeError, SystemError, OverflowError, MemoryError):
         return {"outcomes": ["rejected"]}  # CPython refused the object: nothing to decompile
+    except CPythonUnsafe:
+        return {"outcomes": ["cpython_unsafe"]}  # (CPython would corrupt its own memory building it)
     print("built", flush=True)
     outcomes, details = [], []
     for mode in ("raise", "comment"):
