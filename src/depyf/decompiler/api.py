@@ -33,6 +33,10 @@ _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static
 _CLASS_OBJECT_BOOKKEEPING = _CLASS_BOOKKEEPING | {"__doc__", "__dict__", "__weakref__", "__type_params__",
                                                   "__annotations__"}
 _MAX_WRAPPERS = 100
+# Flags of code that may suspend (generator, coroutine, iterable coroutine, async generator), and
+# the instructions that suspend it.
+_SUSPENDING = 0x20 | 0x80 | 0x100 | 0x200
+_YIELDS = frozenset({"YIELD_VALUE", "YIELD_FROM"})
 
 
 def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, indent: int = 4,
@@ -124,6 +128,10 @@ class Decompiler:
         bytecode = decode(code, self.version)
         if code.co_flags & CO_ASYNC_GENERATOR:
             _check_async_generator_returns(bytecode, qualname)
+        elif not code.co_flags & _SUSPENDING and not _YIELDS.isdisjoint(bytecode.opnames()):
+            # (a yield makes a generator: code whose flags say otherwise is no compiler's)
+            raise DecompilationError("a yield in code that is not a generator", function=qualname,
+                                     python_version=self.version.key)
         if self.rewritten and self.version.has_exception_table:
             bytecode = relayout(bytecode)
         elif self.version.has_exception_table:
@@ -202,6 +210,9 @@ class Decompiler:
                             read_last_return: bool) -> List[n.Stmt]:
         if code.co_name == "<module>":
             _strip_returns(stmts)  # copies of the module's implicit return; `return` is invalid there
+            if _has_return(stmts):  # (one that returns a value: no module's source has it)
+                raise DecompilationError("module code that returns a value", function=code.co_name,
+                                         python_version=self.version.key)
         if self.version.copies_exit_blocks:
             fold_falling_tail_into_else(stmts)
             drop_copied_returns(stmts)  # copies of the implicit return in branches that fall off the end
@@ -229,6 +240,8 @@ class Decompiler:
 
     def _tidy_class_body(self, stmts: List[n.Stmt]) -> List[n.Stmt]:
         _strip_returns(stmts, class_body=True)  # copies of the body's implicit return; `return` is invalid there
+        if _has_return(stmts):
+            raise DecompilationError("a class body that returns a value", python_version=self.version.key)
         tidy: List[n.Stmt] = []
         for s in stmts:
             if isinstance(s, n.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], n.Name):
@@ -371,6 +384,24 @@ def _strip_returns(stmts: List[n.Stmt], class_body: bool = False, nested: bool =
             _strip_returns(handler.body, class_body, True)
         for case in getattr(s, "cases", ()) or ():
             _strip_returns(case.body, class_body, True)
+
+
+def _has_return(stmts: List[n.Stmt]) -> bool:
+    """Is there a return statement in `stmts`, outside nested definitions?"""
+    for s in stmts:
+        if isinstance(s, n.Return):
+            return True
+        if isinstance(s, (n.FunctionDef, n.ClassDef)):
+            continue
+        for attr in ("body", "orelse", "finalbody"):
+            inner = getattr(s, attr, None)
+            if isinstance(inner, list) and _has_return(inner):
+                return True
+        if any(_has_return(h.body) for h in getattr(s, "handlers", ()) or ()):
+            return True
+        if any(_has_return(c.body) for c in getattr(s, "cases", ()) or ()):
+            return True
+    return False
 
 
 def _is_class_end_bookkeeping(s: n.Stmt) -> bool:
