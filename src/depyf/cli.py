@@ -97,12 +97,15 @@ def load_pyc(path: str) -> types.CodeType:
         raise CliError("%s: truncated .pyc file (%d bytes, no code after the header)" % (path, len(data)))
     # Our own reader, not marshal.loads: the file may be built to exhaust memory or time, or to
     # hold code objects that crash CPython when read (see depyf/decompiler/marshal_reader.py).
+    from depyf.decompiler.errors import DecompilationError
     from depyf.decompiler.marshal_reader import MarshalError, read_code
 
     try:
         return read_code(data[PYC_HEADER_SIZE:])
     except MarshalError as exc:
         raise CliError("%s: corrupt .pyc file (%s)" % (path, exc)) from None
+    except DecompilationError as exc:  # (the running Python's bytecode is not one depyf reads)
+        raise CliError("%s: %s" % (path, exc.reason)) from None
 
 
 def load_source(path: str) -> types.CodeType:

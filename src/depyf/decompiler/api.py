@@ -33,6 +33,7 @@ _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static
 _CLASS_OBJECT_BOOKKEEPING = _CLASS_BOOKKEEPING | {"__doc__", "__dict__", "__weakref__", "__type_params__",
                                                   "__annotations__"}
 _MAX_WRAPPERS = 100
+_RUNNING = tuple(sys.version_info[:2])  # (for errors: `host()` itself refuses an unknown version)
 # Flags of code that may suspend (generator, coroutine, iterable coroutine, async generator), and
 # the instructions that suspend it.
 _SUSPENDING = 0x20 | 0x80 | 0x100 | 0x200
@@ -59,10 +60,10 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
             if problem is not None:
                 # (a bug of the reading: the text is wrong, so it is shown as failed)
                 raise DecompilationError(f"internal error: the decompiled text does not compile ({problem})",
-                                         function=_describe(obj), python_version=host().key)
+                                         function=_describe(obj), python_version=_RUNNING)
         return text
     except DecompilationError as raised:
-        error = naming_function(raised, _describe(obj), host().key)
+        error = naming_function(raised, _describe(obj), _RUNNING)
         if on_error == "raise":
             if error is raised:
                 raise
@@ -70,14 +71,14 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
         return _fallback_text(obj, error, name, indent)
     except RecursionError:
         error = DecompilationError("nested too deeply", function=_describe(obj),
-                                   python_version=host().key)
+                                   python_version=_RUNNING)
         if on_error == "raise":
             raise error from None
         return _fallback_text(obj, error, name, indent)
     except (Exception, MemoryError) as exc:
         # Nothing but DecompilationError leaves `decompile`: an exception from inside is a bug of
         # the decompiler on this input, reported as such (`error.internal`, the cause kept).
-        error = internal_error(exc, _describe(obj), host().key)
+        error = internal_error(exc, _describe(obj), _RUNNING)
         if on_error == "raise":
             raise error from exc
         return _fallback_text(obj, error, name, indent)
