@@ -254,9 +254,10 @@ def test_await_outside_a_coroutine() -> None:
     _refused(code.replace(co_flags=code.co_flags & ~0x80), "outside a coroutine", "not a generator")
 
 
-def test_yield_in_code_that_is_not_a_generator() -> None:
+@pytest.mark.parametrize("body", ["yield x", "yield from x"])
+def test_yield_in_code_that_is_not_a_generator(body: str) -> None:
     """(from the .pyc fuzzer, 3.13: module code with a yield printed `yield from` at top level)"""
-    code = _function("def f(x):\n    yield x\n")
+    code = _function(f"def f(x):\n    {body}\n")
     _refused(code.replace(co_flags=code.co_flags & ~0x20), "not a generator")
 
 

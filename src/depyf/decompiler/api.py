@@ -37,7 +37,7 @@ _RUNNING = tuple(sys.version_info[:2])  # (for errors: `host()` itself refuses a
 # Flags of code that may suspend (generator, coroutine, iterable coroutine, async generator), and
 # the instructions that suspend it.
 _SUSPENDING = 0x20 | 0x80 | 0x100 | 0x200
-_YIELDS = frozenset({"YIELD_VALUE", "YIELD_FROM"})
+_YIELDS = frozenset({"YIELD_VALUE", "YIELD_FROM", "SEND", "GET_YIELD_FROM_ITER"})
 
 
 def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, indent: int = 4,
