@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dis
 import io
+import keyword
 import linecache
 import os
 import re
@@ -231,10 +232,11 @@ def _one_line(text: str, limit: int = 200) -> str:
 
 
 def _identifier(name: str) -> str:
-    if name.isidentifier():
+    """``name`` if it can be a function's name, else one made of its letters (``<lambda>``: ``_lambda``)."""
+    if name.isidentifier() and not keyword.iskeyword(name):
         return name
     ident = "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "_"
-    return "_" + ident if ident[0].isdigit() else ident
+    return "_" + ident if ident[0].isdigit() or keyword.iskeyword(ident) else ident
 
 
 def _arg_count(code: types.CodeType) -> int:
@@ -279,6 +281,10 @@ def _fit_layout(text: str, reference: types.CodeType, indentation: int) -> str:
             nonlocal_fixed = changed = True
         missing_cells = [v for v in reference.co_cellvars if v not in candidate.co_cellvars]
         if missing_cells and not cells_fixed:
+            params = reference.co_varnames[:_arg_count(reference)]
+            unbound = [v for v in missing_cells if v not in params]
+            if unbound:  # (a name the function never binds would be a global of the helper)
+                lines.insert(body_at, unit + " = ".join(unbound) + " = None  # the reference's cell variables")
             lines.append(unit + "def __depyf_cell_variables():  # makes the reference's cell variables cells here too")
             lines.append(unit * 2 + "return (" + ", ".join(missing_cells) + ",)")
             cells_fixed = changed = True

@@ -19,11 +19,6 @@ __all__ = ["get_function_signature", "collect_all_code_objects", "safe_create_di
 _MAX_UNWRAP = 100
 
 
-def _identifier(name: str) -> str:
-    ident = "".join(c if c.isalnum() or c == "_" else "_" for c in name).strip("_") or "_"
-    return "_" + ident if ident[0].isdigit() else ident
-
-
 def _comprehension_argument(param: str) -> str:
     stars = len(param) - len(param.lstrip("*"))
     name = param[stars:]
@@ -40,7 +35,7 @@ def get_function_signature(code_obj: types.CodeType, overwite_fn_name: Optional[
     so the line means what the code does, and a name that is not an identifier (``<lambda>``,
     ``<resume in f>``) is made one.
     """
-    from depyf.compat import _resolve_name
+    from depyf.compat import _identifier, _resolve_name
     from depyf.decompiler.signature import parameters
 
     params = ", ".join(_comprehension_argument(p) for p in parameters(code_obj, str).split(", ") if p)
@@ -93,7 +88,7 @@ def decompile_ensure(fn: Any, overwite_fn_name: Optional[str] = None, *,
                      overwrite_fn_name: Optional[str] = None) -> str:
     """``Decompiler(fn).decompile(...)``, or, when that fails, the ``def`` line with the body
     ``'Failed to decompile.'`` (never raises)."""
-    from depyf.compat import Decompiler, _resolve_name
+    from depyf.compat import Decompiler, _identifier, _resolve_name
 
     name = _resolve_name(overwite_fn_name, overwrite_fn_name)
     try:
