@@ -25,9 +25,15 @@ _LAZY = {
 }
 
 
+# submodules reachable as attributes after `import depyf` (as in 0.20: `depyf.utils.get_code_owner`)
+_SUBMODULES = ("utils", "optimization", "explain", "compat")
+
+
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
+    if name in _LAZY or name in _SUBMODULES:
         import importlib
 
+        if name in _SUBMODULES:
+            return importlib.import_module(f"depyf.{name}")
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'depyf' has no attribute {name!r}")

@@ -149,7 +149,14 @@ class Decompiler:
         name = _resolve_name(overwite_fn_name, overwrite_fn_name)
         key = (indentation, temp_prefix, name)
         if key not in self._results:
-            text = decompile(self.target, name=name, indent=indentation)
+            try:
+                text = decompile(self.target, name=name, indent=indentation)
+            except DecompilationError:
+                if name is not None or getattr(self.code, "co_name", None) != "<lambda>":
+                    raise
+                # 0.20 always wrote a `def`: a lambda whose body is not one expression (Dynamo's
+                # code for a lambda) is one, named `_lambda`
+                text = decompile(self.target, name="_lambda", indent=indentation)
             self._results[key] = rename_temporaries(text, temp_prefix)
         return self._results[key]
 

@@ -27,9 +27,11 @@ def _log_source(code: types.CodeType, new_code: types.CodeType) -> None:
         if not log.isEnabledFor(logging.DEBUG):
             return None
         import depyf
+        from depyf.compat import _identifier
 
         try:
-            source = depyf.decompile(new_code, rewritten=True)
+            # always a `def` (a transformed lambda's body is statements), named as it can be
+            source = depyf.decompile(new_code, rewritten=True, name=_identifier(new_code.co_name))
         except depyf.DecompilationError as e:
             log.debug("Decompilation fails due to: %s", e)
             return None
