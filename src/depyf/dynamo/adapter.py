@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import importlib.util
 import linecache
 import os
 import re
@@ -23,6 +24,41 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 class TorchFeatureMissing(RuntimeError):
     """A torch internal that depyf relies on is not present in the installed torch."""
+
+
+class TorchNotInstalled(ModuleNotFoundError):
+    """torch is not installed (or too old): said in one line, before anything is written."""
+
+
+# Oldest torch with what depyf needs (the bytecode hook of Dynamo).
+MIN_TORCH = (2, 2)
+
+
+def require_torch(feature: str) -> None:
+    """Raise :class:`TorchNotInstalled` when ``feature`` cannot work with the installed torch.
+
+    Checked from the package metadata and the import system, without importing torch, so the
+    message comes before a torch feature does anything (creates its dump folder, say)."""
+    try:
+        found = importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise TorchNotInstalled(
+            f"{feature} needs torch, which is not installed (pip install torch); "
+            "depyf.decompile works without it"
+        )
+    try:
+        from importlib import metadata
+
+        version = metadata.version("torch")
+    except Exception:  # an unusual install (a source tree on sys.path): let the import decide
+        return
+    numbers = tuple(int(n) for n in re.findall(r"\d+", version)[:2])
+    if len(numbers) == 2 and numbers < MIN_TORCH:
+        raise TorchNotInstalled(
+            f"{feature} needs torch >= {MIN_TORCH[0]}.{MIN_TORCH[1]}, but torch {version} is installed"
+        )
 
 
 def _torch() -> Any:
@@ -78,6 +114,64 @@ def unwrap_compiled(obj: Any) -> Tuple[Callable[..., Any], Optional[Any]]:
     if not hasattr(obj, "__code__"):
         raise TypeError(f"depyf cannot find the code of {obj!r}: expected a function, method or module")
     return obj, bound_self
+
+
+def is_compile_wrapper(obj: Any) -> bool:
+    """Whether ``obj`` is what ``torch.compile`` returned (a wrapper function or an OptimizedModule)."""
+    return hasattr(obj, "_torchdynamo_orig_callable") or (hasattr(obj, "_orig_mod") and hasattr(obj, "dynamo_ctx"))
+
+
+def compiled_wrappers(obj: Any) -> List[Callable[..., Any]]:
+    """Functions of torch's own that ``torch.compile(obj)`` may have compiled instead of the
+    user's code, which has no cache entries then: for a module, torch 2.5+ compiles a small
+    wrapper that calls its ``forward`` (``torch/_dynamo/external_utils.py``'s ``inner``) and
+    inlines the forward into the graphs. Found by following the wrappers torch installed; the
+    ones that hold cache entries are returned, outermost first."""
+    found: List[Callable[..., Any]] = []
+    seen = set()
+    stack = [obj]
+    while stack and len(seen) < 32:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        code = getattr(current, "__code__", None)
+        if isinstance(code, types.CodeType) and cache_entries(code):
+            found.append(current)
+        own = getattr(current, "__dict__", None)
+        nexts = [own.get("forward")] if isinstance(own, dict) else []  # OptimizedModule.forward
+        nexts += [getattr(current, "_torchdynamo_orig_callable", None), getattr(current, "__wrapped__", None)]
+        stack.extend(reversed([n for n in nexts if n is not None]))
+    if not found and _is_module_or_method(obj):
+        # The original module (or its forward) keeps no link to the wrapper torch made for it,
+        # but every wrapper shares one code object, and the cache entries hang off the code.
+        wrapper = module_call_wrapper()
+        if wrapper is not None and cache_entries(wrapper.__code__):
+            found.append(wrapper)
+    return found
+
+
+def _is_module_or_method(obj: Any) -> bool:
+    nn = _module("torch.nn")
+    module_type = getattr(nn, "Module", None)
+    if module_type is None:
+        return False
+    return isinstance(obj, module_type) or isinstance(getattr(obj, "__self__", None), module_type)
+
+
+def module_call_wrapper() -> Optional[Callable[..., Any]]:
+    """A function on the code of the wrapper ``torch.compile(module)`` compiles (torch 2.5+:
+    ``external_utils.wrap_inline``'s ``inner``, which calls the module), or None. Its cache
+    entries serve every module compiled this way: the guards tell them apart by the type of
+    ``L['fn']``, the module."""
+    external_utils = _module("torch._dynamo.external_utils")
+    wrap_inline = getattr(external_utils, "wrap_inline", None)
+    if wrap_inline is None:
+        return None
+    try:
+        return wrap_inline(lambda *args, **kwargs: None)  # a fresh wrapper: the same code object
+    except Exception:
+        return None
 
 
 def cache_entries(code: types.CodeType) -> List[Any]:
