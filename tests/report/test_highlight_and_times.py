@@ -113,6 +113,14 @@ def test_compile_time_table(dump: str) -> None:
     assert entry_times[0] == "Compiled in 2.50 s (Dynamo 500 ms, AOTAutograd 500 ms, Inductor 1.50 s)."
 
 
+def test_overview_has_each_function_s_compile_time(dump: str) -> None:
+    page = parse(render_report(dump))
+    head = [e.text for e in page.elements if e.tag == "th"][:8]
+    assert head[-1] == "compile time"
+    cells = [e.full_text for e in page.elements if e.tag == "td"][:8]
+    assert cells[-1] == "4.38 s"  # toy's two entries and its resume function's
+
+
 def test_no_recorded_times_is_said(tmp_path: Path) -> None:
     folder = Path(write_dump(str(tmp_path / "dump")))
     path = folder / "depyf_manifest.json"
@@ -121,6 +129,8 @@ def test_no_recorded_times_is_said(tmp_path: Path) -> None:
     path.write_text(json.dumps(data))
     html = render_report(str(folder))
     assert "torch recorded no compile times" in html and 'class="compile-times"' not in html
+    cells = [e.full_text for e in parse(html).elements if e.tag == "td"][:8]
+    assert cells[-1] == "\u2013"
 
 
 def _strip(fn, key):

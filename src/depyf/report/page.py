@@ -184,11 +184,13 @@ class PageWriter:
             rows.append(
                 f'<tr><td><a href="#{anchor_of("fn", fn["name"])}"><code>{escape(fn["name"])}</code></a>{badge}</td>'
                 f"<td>{escape(str(fn.get('source', '')))}</td><td>{entries}</td><td>{graphs}</td>"
-                f"<td>{len(funcs) - 1}</td><td>{len(list(_graph_breaks(fn)))}</td><td>{len(list(_recompiles(fn)))}</td></tr>"
+                f"<td>{len(funcs) - 1}</td><td>{len(list(_graph_breaks(fn)))}</td><td>{len(list(_recompiles(fn)))}</td>"
+                f'<td class="num">{_compile_time_of(funcs)}</td></tr>'
             )
         return (
             '<table class="overview"><tr><th>function</th><th>defined at</th><th>cache entries</th><th>graphs</th>'
-            "<th>resume functions</th><th>graph breaks</th><th>recompiles</th></tr>" + "".join(rows) + "</table>"
+            "<th>resume functions</th><th>graph breaks</th><th>recompiles</th><th>compile time</th></tr>"
+            + "".join(rows) + "</table>"
         )
 
     def function_section(self, dump: Dump, fn: Dict[str, Any]) -> str:
@@ -403,6 +405,13 @@ def _graph_breaks(fn: Dict[str, Any]) -> Iterator[Tuple[str, str, Optional[str],
             elif entry.get("resume_functions"):
                 names = ", ".join(str(r.get("name")) for r in entry["resume_functions"])
                 yield each["name"], cid, None, f"graph break before any graph was captured; continues in {names}"
+
+
+def _compile_time_of(funcs: List[Dict[str, Any]]) -> str:
+    """The compile time of a function and its resume functions, all entries together."""
+    times = [StageTimes(e.get("compile_time")) for f in funcs for e in f.get("entries", [])]
+    recorded = [t.total for t in times if t.recorded]
+    return seconds(sum(recorded)) if recorded else seconds(None)
 
 
 def _recompiles(fn: Dict[str, Any]) -> Iterator[Tuple[str, str, str]]:
