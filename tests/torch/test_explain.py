@@ -113,9 +113,9 @@ def test_dump_src_before_the_first_call() -> None:
         return x + 1
 
     compiled = torch.compile(not_run_yet, backend="eager")
-    with pytest.warns(NothingCompiledWarning, match="has not run since torch.compile wrapped it"):
+    with pytest.warns(NothingCompiledWarning, match="it has not run yet"):
         src = dump_src(compiled)
-    assert "torch compiles on the first call" in src
+    assert "torch compiles on the first call: call it, then dump_src" in src
     compiled(torch.ones(2))
     import warnings
 

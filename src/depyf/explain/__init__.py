@@ -70,7 +70,11 @@ def _wrapper_note(user_func: Any, wrapper: Any) -> str:
 def _nothing_compiled(fn: Any, func: Any) -> str:
     what = f"{func.__qualname__} ({_where(func)})"
     if adapter.is_compile_wrapper(fn):
-        why = "it has not run since torch.compile wrapped it: torch compiles on the first call, so call it, then dump_src"
+        why = (
+            "it has not run yet (torch compiles on the first call: call it, then dump_src), "
+            "or Dynamo ran it without compiling (see prepare_debug's skipped_*.py), "
+            "or torch._dynamo.reset() cleared its cache"
+        )
     else:
         why = (
             "it has no cache entry (never compiled, not run yet, or torch._dynamo.reset() cleared it): "
