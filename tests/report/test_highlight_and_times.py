@@ -174,3 +174,19 @@ def test_graph_break_count_is_one_per_entry(dump: str) -> None:
     cells = [e.full_text for e in page.elements if e.tag == "td"]
     head = [e.text for e in page.elements if e.tag == "th"][:7]
     assert cells[head.index("graph breaks")] == "2"
+
+
+def test_odd_times_and_stack_frames_do_not_break_the_page(tmp_path: Path) -> None:
+    """Shapes a hand-edited or future manifest may hold: shown where they make sense, else left out."""
+    folder = Path(write_dump(str(tmp_path / "dump")))
+    path = folder / "depyf_manifest.json"
+    data = json.loads(path.read_text())
+    entry = data["functions"][0]["entries"][0]
+    entry["compile_time"] = {"forward": {"total_s": -1, "backend_s": "soon", "inductor_s": True}, "backward": 3}
+    entry["user_stack"] = ["not a frame", {"file": "/work/prog.py"}]
+    path.write_text(json.dumps(data))
+    page = parse(render_report(str(folder)))
+    stack = by_class(page, "user-stack")[0].full_text
+    assert "/work/prog.py:? in ?" in stack and "not a frame" not in stack
+    totals = [e.full_text for e in page.elements if e.tag == "td" and "total" in e.classes]
+    assert totals[0] == "\u2013"  # nothing usable recorded for that entry
