@@ -42,6 +42,7 @@ class TorchCompileWrapperWithCustomDispatcher:
     """
 
     def __init__(self, compiled_callable: Callable[..., Any], use_custom_dispatcher: bool = True) -> None:
+        adapter.require_torch("TorchCompileWrapperWithCustomDispatcher")
         self.compiled_callable = compiled_callable
         self.original_code_object: types.CodeType = self.__class__.forward.__code__
         self.compiled_codes: List[types.CodeType] = []

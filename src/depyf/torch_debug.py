@@ -48,6 +48,7 @@ def prepare_debug(dump_src_dir: str, clean_wild_fx_code: bool = True, log_byteco
     dump_dir = dump_src_dir
     if not isinstance(dump_dir, (str, os.PathLike)):
         raise TypeError("prepare_debug(dump_src_dir) takes the folder to write to")
+    adapter.require_torch("depyf.prepare_debug")  # before the folder is made
     if _State.active is not None:
         raise RuntimeError("depyf.prepare_debug blocks cannot be nested")
     del clean_wild_fx_code  # (see the docstring)
@@ -86,6 +87,7 @@ def debug(breakpoint_on_entry: Optional[bool] = None) -> Iterator[str]:
     the keyword is not given) stops in ``breakpoint()`` on entering the block, as depyf 0.20's
     ``debug()`` always did, so breakpoints can be set before the code runs.
     """
+    adapter.require_torch("depyf.debug")
     if breakpoint_on_entry is None:
         breakpoint_on_entry = os.environ.get("DEPYF_DEBUG_BREAKPOINT", "0").strip() not in ("", "0")
     if _State.active is not None:

@@ -48,6 +48,7 @@ def install() -> None:
     Calling it again while installed does nothing; :func:`uninstall` removes the hook.
     """
     global _handle
+    adapter.require_torch("depyf.install")
     with _lock:
         if _handle is None:
             _handle = adapter.register_bytecode_hook(_log_source)
