@@ -461,6 +461,35 @@ def compiling_frame_globals() -> Optional[Dict[str, Any]]:
     return None
 
 
+def compiling_frame_locals(code: types.CodeType) -> Optional[Dict[str, Any]]:
+    """The local variables of the frame Dynamo is compiling ``code`` for (its arguments, at the
+    start of a function), read from torch's ``_compile`` call; None when not found."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "_compile" and frame.f_code.co_filename.endswith("convert_frame.py"):
+            f_locals = frame.f_locals
+            if f_locals.get("code") is not code:
+                return None
+            found = f_locals.get("locals")
+            if isinstance(found, dict):
+                return found  # (torch 2.6+ passes the frame's locals as a dict)
+            target = f_locals.get("frame")
+            if target is not None and getattr(target, "f_code", None) is code:
+                return dict(target.f_locals)
+            return None
+        frame = frame.f_back
+    return None
+
+
+def bytecode_artifact_logger() -> Any:
+    """torch's ``bytecode`` artifact logger (what ``TORCH_LOGS="+bytecode"`` turns on)."""
+    torch_logging = _module("torch._logging")
+    get = getattr(torch_logging, "getArtifactLogger", None)
+    if get is None:
+        raise TorchFeatureMissing("torch._logging.getArtifactLogger is missing (torch < 2.1)")
+    return get("torch._dynamo.convert_frame", "bytecode")
+
+
 def current_compile_id() -> Optional[str]:
     guards = _module("torch._guards")
     ctx = getattr(guards, "CompileContext", None)
