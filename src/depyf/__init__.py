@@ -9,7 +9,7 @@ from typing import Any
 
 from depyf.decompiler import DecompilationError, decompile
 
-__version__ = "0.1.0"
+__version__ = "0.21.0"
 
 __all__ = ["decompile", "DecompilationError", "Decompiler", "decompile_and_compile_like", "prepare_debug", "debug",
            "install", "uninstall", "__version__"]
