@@ -186,13 +186,17 @@ def check_names(code: CodeType, version: BytecodeVersion) -> FrozenSet[str]:
             and seen.issuperset(code.co_freevars) and (name in seen or name in _COMPILER_NAMES) \
             and (params < 2 or len(set(varnames[:params])) == min(params, len(varnames))):
         return _NO_NAMES  # (nearly all code: every name seen before)
-    # (`<listcomp>` takes `.0`, `<generic parameters of f>` `.type_params`; a lambda nothing)
+    # The compiler's own names (`.0`, `.type_params`) appear in comprehensions, and from 3.12 in
+    # class bodies and generic definitions too; as a parameter only in code the compiler names
+    # (`<listcomp>`'s `.0`), never in a lambda's or a def's.
     compiler_made = isinstance(name, str) and name[:1] == "<" and name not in ("<lambda>", "<module>")
     modules: Set[str] = set()
     bad = _bad_name(code.co_names, modules=modules)
     for table in (varnames, code.co_cellvars, code.co_freevars):
         if bad is None:
-            bad = _bad_name(table, internal=compiler_made)
+            bad = _bad_name(table, internal=True)
+    if bad is None and not compiler_made:
+        bad = next((p for p in varnames[:params] if not is_source_name(p)), None)
     if bad is None and is_source_name(name):
         seen.add(name)
     elif bad is None and not (
