@@ -66,7 +66,7 @@ class ReadableSwap:
     def __call__(self, code: types.CodeType, new_code: types.CodeType) -> Optional[types.CodeType]:
         try:
             frame_globals = adapter.compiling_frame_globals()
-            view = readable_view(new_code, new_code.co_name)
+            view = readable_view(new_code, new_code.co_name, frame_globals=frame_globals)
             if view is None:
                 self.errors.append(f"{new_code.co_name}: no readable view")
                 return None
@@ -127,7 +127,8 @@ def test_seed_example_reads_like_the_blog() -> None:
     # continues with: `[]` and `[]` are the (empty) lists of nested frames' functions and values.
     assert len(body) == 6, top
     assert body[0].startswith("graph_out_0 = __compiled_fn_") and body[0].endswith("(a, b)")
-    assert body[1] == "__temp_4 = graph_out_0[0]"
-    assert body[3] == "if __temp_4:"
-    assert body[4].startswith("return __resume_at_") and body[4].endswith("([], [], b, " + body[2].split(" = ")[0] + ")")
+    # The graph's second output goes on to the resume functions: named after their parameter.
+    assert body[1:4] == ["__temp_4 = graph_out_0[0]", "x = graph_out_0[1]", "if __temp_4:"], top
+    assert body[4].startswith("return __resume_at_") and body[4].endswith("([], [], b, x)")
+    assert body[5].startswith("return __resume_at_") and body[5].endswith("([], [], b, x)")
     assert "record_pregraph_bytecode_enter/exit" in top and "tmp_" not in top

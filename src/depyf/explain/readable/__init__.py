@@ -78,12 +78,15 @@ def private_locals(code: types.CodeType, func: n.FunctionDef) -> Set[str]:
 
 
 def readable_view(code: types.CodeType, name: str, graph_names: Optional[Dict[str, str]] = None,
-                  exact_file: Optional[str] = None) -> Optional[ReadableCode]:
+                  exact_file: Optional[str] = None,
+                  frame_globals: Optional[Dict[str, object]] = None) -> Optional[ReadableCode]:
     """The readable view of Dynamo's transformed code `code`, as `def name(...)`, or None where
     the decompiler cannot read it (the caller shows the exact text then).
 
-    `graph_names`: Dynamo's global names (`__compiled_fn_9_<uuid>`) -> the names to show
-    (`__compiled_fn_0`). `exact_file`: where the exact text is, named in the view's first comment.
+    `graph_names`: Dynamo's global names (`__compiled_fn_9_<uuid>`, `__resume_at_102_10`) -> the
+    names to show (`__compiled_fn_0`). `exact_file`: where the exact text is, named in the view's
+    first comment. `frame_globals`: the frame's globals, where the resume functions are (values
+    handed to one are named after its parameters).
     """
     try:
         from depyf.decompiler.api import decompile_function
@@ -97,6 +100,8 @@ def readable_view(code: types.CodeType, name: str, graph_names: Optional[Dict[st
         for label, run in PASSES:
             if run(func, private):
                 applied.append(label)
+        if passes.name_values_after_parameters(func, private, _resume_parameters(code, frame_globals)):
+            applied.append("name values after resume parameters")
         aliases: Dict[str, str] = {}
         if graph_names:
             shown = {old: new for old, new in graph_names.items() if old in code.co_names}
@@ -112,9 +117,21 @@ def readable_view(code: types.CodeType, name: str, graph_names: Optional[Dict[st
         return None
 
 
+def _resume_parameters(code: types.CodeType, frame_globals: Optional[Dict[str, object]]) -> Dict[str, List[str]]:
+    """The positional parameters of each resume function `code` calls (a plain function: one
+    made from cells by a factory is left out)."""
+    out: Dict[str, List[str]] = {}
+    for global_name in code.co_names:
+        fn = (frame_globals or {}).get(global_name) if global_name.startswith("__resume_at_") else None
+        resume = getattr(fn, "__code__", None)
+        if isinstance(resume, types.CodeType) and not resume.co_freevars:
+            out[global_name] = list(resume.co_varnames[:resume.co_argcount])
+    return out
+
+
 def _header(exact_file: Optional[str], aliases: Dict[str, str], constants: Dict[str, object]) -> List[n.Stmt]:
-    lines = ["Readable view of Dynamo's transformed code: same effects, bookkeeping in words"
-             + (f"; exact decompiled text: {exact_file}" if exact_file else " (the exact text: depyf.prepare_debug's __transformed_code_* files)")]
+    lines = ["Readable view of Dynamo's transformed code (same effects; its bookkeeping said in words).",
+             "Exact decompiled text: " + (exact_file or "the __transformed_code_* files depyf.prepare_debug writes.")]
     for alias, original in sorted(aliases.items()):
         lines.append(f"{alias} is the global {original}")
     for name, value in constants.items():

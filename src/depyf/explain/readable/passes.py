@@ -439,3 +439,52 @@ def name_unwritable_constants(func: n.FunctionDef, has_literal: "callable") -> D
         for stmt in block:
             rewrite_loads(stmt, rewrite)
     return named
+
+
+def name_values_after_parameters(func: n.FunctionDef, private: Set[str],
+                                 parameters: Dict[str, List[str]]) -> bool:
+    """A temporary only ever passed, by position, to functions whose parameters there have one
+    name (`__resume_at_102_0(..., b, __temp_f0)` with parameters `(..., b, x)`): named so, when
+    nothing else in the function uses that name (`x = graph_out_0[1]`). Renaming a local that
+    no other code sees changes nothing."""
+    if not parameters:
+        return False
+    stores = stored_names(func.body)
+    reads = read_names(func.body)
+    hidden = _hidden_names(func)
+    wanted: Dict[str, Set[str]] = {}
+    for node in walk(func.body):
+        if not (isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.func.id in parameters):
+            continue
+        names = parameters[node.func.id]
+        for k, arg in enumerate(node.args):
+            if isinstance(arg, (n.Starred, n.Keyword, n.DoubleStarred)):
+                break
+            if isinstance(arg, n.Name) and is_temporary(arg.id) and k < len(names):
+                wanted.setdefault(arg.id, set()).add(names[k])
+    renames: Dict[str, str] = {}
+    for temp, names in wanted.items():
+        if len(names) != 1 or temp not in private or stores.get(temp) != 1 or temp in hidden:
+            continue
+        (name,) = names
+        passed = sum(1 for node in walk(func.body) if isinstance(node, n.Call) and isinstance(node.func, n.Name)
+                     and node.func.id in parameters and any(isinstance(a, n.Name) and a.id == temp for a in node.args))
+        if not name.isidentifier() or name.startswith("__") or name in reads or name in stores \
+                or name in renames.values() or reads.get(temp) != passed:
+            continue
+        renames[temp] = name
+    if not renames:
+        return False
+
+    def rewrite(e: n.Expr) -> Optional[n.Expr]:
+        if isinstance(e, n.Name) and e.id in renames:
+            return n.Name(renames[e.id])
+        return None
+
+    for block in blocks_of(func.body):
+        for stmt in block:
+            for target in getattr(stmt, "targets", None) or []:
+                if isinstance(stmt, n.Assign) and isinstance(target, n.Name) and target.id in renames:
+                    target.id = renames[target.id]
+            rewrite_loads(stmt, rewrite)
+    return True
