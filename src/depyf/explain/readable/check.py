@@ -87,9 +87,15 @@ def _reads_only(e: ast.expr, local: Set[str]) -> bool:
     if isinstance(e, (ast.List, ast.Tuple)):
         return all(_reads_only(x, local) for x in e.elts)
     if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and e.value.id in local \
-            and isinstance(e.slice, ast.Constant):
+            and isinstance(_index(e.slice), ast.Constant):
         return True  # (a local list of Dynamo's bookkeeping read by index)
     return False
+
+
+def _index(node: ast.AST) -> ast.AST:
+    """A subscript's index (`ast` wraps a plain one in `Index` before Python 3.9)."""
+    index_type = getattr(ast, "Index", None)
+    return node.value if index_type is not None and isinstance(node, index_type) else node  # type: ignore[attr-defined]
 
 
 def _read_later(name: str, later: List[ast.stmt]) -> bool:

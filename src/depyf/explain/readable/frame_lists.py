@@ -344,10 +344,13 @@ def fold_frame_value_lists(func: n.FunctionDef, private: Set[str]) -> Optional[s
 
     `private`: the function's local variables that no other code can see (not cells or free
     variables)."""
-    folder = _Folder(private, set(read_names(func.body)) | set(stored_names(func.body)) | private)
+    folder = _Folder(set(private), set(read_names(func.body)) | set(stored_names(func.body)) | private)
     try:
-        body = folder.block(func.body, _State({}))
+        # (on a copy: writing values out changes statements in place, and giving up must leave
+        # the function as it was)
+        body = folder.block(copy_expr(func.body), _State({}))
     except _GiveUp as why:
         return str(why)
     func.body = body or [n.Pass()]
+    private.update(folder.private)  # the new temporaries are locals of the view too
     return None

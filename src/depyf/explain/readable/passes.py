@@ -80,8 +80,8 @@ def _rewrite_expr_fully(e: n.Expr, rewrite) -> n.Expr:
 
 
 def merge_walrus_aliases(func: n.FunctionDef, private: Set[str]) -> bool:
-    """`a = (b := v)`, each name bound only there: `a = v`, and `a` read wherever `b` was (both
-    hold the same object for the rest of the call)."""
+    """`a = (b := v)` or `a = b = v`, each name bound only there: `a = v`, and `a` read wherever
+    `b` was (both hold the same object for the rest of the call)."""
     if _has_loop(func):
         return False
     stores = stored_names(func.body)
@@ -89,14 +89,19 @@ def merge_walrus_aliases(func: n.FunctionDef, private: Set[str]) -> bool:
     renames: Dict[str, str] = {}
     for block in blocks_of(func.body):
         for stmt in block:
-            if not (isinstance(stmt, n.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], n.Name)):
+            if not (isinstance(stmt, n.Assign) and all(isinstance(t, n.Name) for t in stmt.targets)):
                 continue
             value = stmt.value
-            if not (isinstance(value, n.NamedExpr) and isinstance(value.target, n.Name)):
+            if len(stmt.targets) == 2:  # `a = b = v`, the same from source
+                a, b = stmt.targets[0].id, stmt.targets[1].id  # type: ignore[attr-defined]
+            elif len(stmt.targets) == 1 and isinstance(value, n.NamedExpr) and isinstance(value.target, n.Name):
+                a, b = stmt.targets[0].id, value.target.id  # type: ignore[attr-defined]
+                value = value.value
+            else:
                 continue
-            a, b = stmt.targets[0].id, value.target.id
             if {a, b} <= private and stores.get(a) == 1 and stores.get(b) == 1 and b not in hidden and a != b:
-                stmt.value = value.value
+                stmt.targets = [n.Name(a)]
+                stmt.value = value
                 renames[b] = a
     if renames:
         for block in blocks_of(func.body):
@@ -265,6 +270,9 @@ def splice_starred_displays(func: n.FunctionDef, private: Set[str]) -> bool:
                 if isinstance(item, n.Starred) and isinstance(item.value, (n.List_, n.Tuple_)) \
                         and not any(isinstance(e, n.Starred) for e in item.value.elts):
                     spliced.extend(item.value.elts)
+                    changed = True
+                elif isinstance(item, n.Starred) and isinstance(item.value, n.Const) and type(item.value.value) is tuple:
+                    spliced.extend(n.Const(v) for v in item.value.value)  # (a folded tuple display)
                     changed = True
                 else:
                     spliced.append(item)
