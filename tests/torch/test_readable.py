@@ -132,3 +132,27 @@ def test_seed_example_reads_like_the_blog() -> None:
     assert body[4].startswith("return __resume_at_") and body[4].endswith("([], [], b, x)")
     assert body[5].startswith("return __resume_at_") and body[5].endswith("([], [], b, x)")
     assert "record_pregraph_bytecode_enter/exit" in top and "tmp_" not in top
+
+
+def test_both_views_name_each_other(tmp_path) -> None:
+    import json
+    import os
+
+    program = PROGRAMS["toy"]
+    torch._dynamo.reset()
+    fn = program.make()
+    compiled = torch.compile(fn, backend="eager")
+    with depyf.prepare_debug(str(tmp_path / "dump")) as folder:
+        run(fn, program, compiled)
+    exact_file = "__transformed_code_0_for_toy_example.py"
+    exact = (tmp_path / "dump" / exact_file).read_text()
+    assert "A readable view of it: compiled_code_* for cache entry 0/0 in full_code_for_toy_example.py" in exact
+    explained = (tmp_path / "dump" / "full_code_for_toy_example.py").read_text()
+    readable = explained[explained.index("def compiled_code_0("):]
+    readable = readable[: readable.index("\n\n")]
+    assert f"# Exact decompiled text: {exact_file}" in readable
+    assert "del tmp_1" in exact and "del tmp_1" not in readable  # the exact text is untouched
+    manifest = json.loads((tmp_path / "dump" / "depyf_manifest.json").read_text())
+    entry = manifest["functions"][0]["entries"][0]
+    assert entry["transformed_code_file"] == exact_file and os.path.exists(os.path.join(folder, exact_file))
+    assert entry["readable_code"].rstrip("\n") == readable

@@ -70,7 +70,7 @@ class DumpLayout:
         text, problem = safe_decompile(record.new_code, stem, transformed=True)
         header = _comment_block(
             [f"Dynamo's transformed code for {record.code.co_name} (cache entry {record.compile_id})."]
-            + [f"A readable view of it: compiled_code_* under '# cache entry {record.compile_id}' in "
+            + [f"A readable view of it: compiled_code_* for cache entry {record.compile_id} in "
                f"full_code_for_{self._explained_in(record)}.py."]
             + [f"recompiled because: {r}" for r in record.recompile_reasons]
             + self._graph_lines(record)
