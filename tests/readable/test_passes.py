@@ -358,3 +358,15 @@ def test_statements_without_effect_are_found() -> None:
     # every statement but the two that call or store something read later, and the return
     assert [int(f.split(":")[0][len("line "):]) for f in found] == [4, 5, 6, 7, 8, 9], found
     assert statements_without_effect("def f(a, g):\n    x = g()\n    g(x)\n    return [x][0]\n") == []
+
+
+def _augmented(a):
+    __temp_1 = [a]
+    __temp_1 += [a]
+    return __temp_1
+
+
+def test_fold_gives_up_on_an_augmented_assignment() -> None:
+    view = Rewritten(_augmented, fold_frame_value_lists)
+    assert isinstance(view.results[0], str)
+    _same_results(_augmented, view.fn, (1,))

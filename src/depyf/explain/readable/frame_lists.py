@@ -215,7 +215,11 @@ class _Folder:
             return
         if n.nested_blocks(stmt) and set(read_names(stmt)) & set(state.env):
             raise _GiveUp("a tracked name inside a compound statement")
+        if isinstance(stmt, n.AugAssign) and isinstance(stmt.target, n.Name) and stmt.target.id in state.env:
+            raise _GiveUp("an augmented assignment to a tracked name")
         self.write_loads(stmt, state)
+        if set(read_names(stmt)) & set(state.env):
+            raise _GiveUp("a tracked name read where this pass cannot write its value")
         self.rebinds(stmt, state)
         out.append(stmt)
 
@@ -313,6 +317,7 @@ class _Folder:
     def if_statement(self, stmt: n.If, state: _State, out: List[n.Stmt]) -> None:
         holder = n.ExprStmt(stmt.test)
         self.write_loads(holder, state)
+        self.rebinds(holder, state)
         body_state, else_state = state.clone(), state.clone()
         body = self.block(stmt.body, body_state) or [n.Pass()]
         orelse = self.block(stmt.orelse, else_state)
