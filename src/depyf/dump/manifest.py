@@ -6,7 +6,7 @@ The report (:mod:`depyf.report`) reads it on any machine, without torch. Layout,
 function::
 
     {"name", "code_name", "kind": "function" | "resume", "source", "full_code_file", "code_file",
-     "entries": [{"compile_id", "transformed_code_file", "recompile_reasons",
+     "entries": [{"compile_id", "transformed_code_file", "readable_code", "recompile_reasons",
                   "user_stack": [{"file", "line", "function", "code"}],   # the calls that led here
                   "compile_time": {"forward": {...}, "backward": {...}},  # as torch recorded it
                   "guard": {"function", "file", "lines": [{"expr", "comment", "stand_in"}]},
@@ -133,6 +133,8 @@ class _ManifestBuilder:
         return {
             "compile_id": record.compile_id,
             "transformed_code_file": _base(record.transformed_file),
+            # the same code as the explanation shows it: Dynamo's bookkeeping in words (or None)
+            "readable_code": self.explainer.readable_by_entry.get(record.compile_id),
             "debuggable": record.debuggable,
             "recompile_reasons": list(record.recompile_reasons),
             "user_stack": [
