@@ -12,17 +12,10 @@ Protocol (one JSON object per line):
           {"event": "done", "file"}
           {"event": "fatal", "reason"}                 the decompiler cannot even be imported
 ``--list`` prints the corpus (this interpreter's paths) as a JSON list and exits.
-
-With ``--text`` (what the gate, ``tools/gate.py``, asks for) each result also carries ``key``
-(the qualname, ``#n`` from its second occurrence in the file on), ``sha`` (a digest of the
-decompiled text) and ``text``; a request may then say ``"known": {key: sha}``, and a definition
-whose text has the known digest is not spliced and compiled again: its result says
-``"status": "reused"`` (the oracle's verdict is a function of the file and the text).
 """
 import argparse
 import dis
 import gc
-import hashlib
 import importlib.util
 import json
 import os
@@ -44,27 +37,6 @@ _SKIPPED_DIRECTORIES = {"test", "tests", "idle_test", "site-packages", "dist-pac
 
 class _Timeout(BaseException):
     """Raised by the alarm; a BaseException so that a decompiler's `except Exception` can't eat it."""
-
-
-class _Reused(BaseException):
-    """Raised out of the oracle's `check` when the decompiled text is one whose verdict is known
-    (a BaseException: the oracle records an `Exception` as a decompile error)."""
-
-
-def text_digest(text: str) -> str:
-    """The digest by which the gate knows a decompiled text (and its verdict) again."""
-    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
-
-
-def definition_keys(definitions) -> List[str]:
-    """One stable key per definition of a file: its qualname, `#n` for the n-th repeat."""
-    keys = []
-    seen: Dict[str, int] = {}
-    for definition in definitions:
-        n = seen.get(definition.qualname, 0) + 1
-        seen[definition.qualname] = n
-        keys.append(definition.qualname if n == 1 else "%s#%d" % (definition.qualname, n))
-    return keys
 
 
 def _load_verify(path: str):
@@ -185,7 +157,7 @@ def _best_time(repeat: int, fn: Callable, *args) -> float:
 
 
 def run_file(path: str, skip: List[int], kind: str, verify, decompile, guard: _Guard, memory: bool,
-             repeat: int, with_text: bool = False, known: Optional[Dict[str, str]] = None) -> None:
+             repeat: int) -> None:
     try:
         with tokenize.open(path) as f:
             source = f.read()
@@ -199,23 +171,18 @@ def run_file(path: str, skip: List[int], kind: str, verify, decompile, guard: _G
     if kind == "control":
         decompile = verify.control_decompiler(source, path)
     _emit({"event": "file", "file": path, "definitions": len(trip.definitions)})
-    keys = definition_keys(trip.definitions)
-    known = known or {}
     for index, definition in enumerate(trip.definitions):
         if index in skip:
             continue
-        key = keys[index]
-        _emit({"event": "start", "index": index, "qualname": definition.qualname, "lineno": definition.lineno,
-               "key": key})
+        _emit({"event": "start", "index": index, "qualname": definition.qualname, "lineno": definition.lineno})
         error: Dict[str, Any] = {}
-        reusable = known.get(key)
 
         def guarded(code):
             # The collector is paused as in `_best_time`: every timing of both sides, the first
             # one included, then measures the same thing (a single run with `--repeat 1` too).
             gc.disable()
             try:
-                text = guard.call(decompile, code)
+                return guard.call(decompile, code)
             except _Timeout:
                 error.update(type="Timeout")
                 raise TimeoutError(f"decompiling took more than {guard.seconds:g} s") from None
@@ -225,16 +192,8 @@ def run_file(path: str, skip: List[int], kind: str, verify, decompile, guard: _G
                 raise
             finally:
                 gc.enable()
-            if reusable is not None and isinstance(text, str) and text_digest(text) == reusable:
-                raise _Reused()
-            return text
 
-        try:
-            result = trip.check(definition, guarded)
-        except _Reused:
-            _emit({"event": "result", "index": index, "qualname": definition.qualname, "lineno": definition.lineno,
-                   "key": key, "status": "reused", "sha": reusable})
-            continue
+        result = trip.check(definition, guarded)
         code = trip.code(definition)
         decompile_seconds = result.decompile_seconds
         if result.status != "decompile_error" and decompile_seconds < 1.0:
@@ -250,9 +209,6 @@ def run_file(path: str, skip: List[int], kind: str, verify, decompile, guard: _G
             "group": _group(result.status, result.detail, result.difference, error),
             "decompile_s": decompile_seconds, "dis_s": _best_time(repeat, _disassemble_all, verify, code),
         }
-        if with_text:
-            event.update(key=key, text=result.decompiled,
-                         sha=text_digest(result.decompiled) if result.decompiled is not None else None)
         if memory:
             other = verify.find_code(copies[-1], definition.key)
             try:
@@ -271,7 +227,6 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per definition")
     parser.add_argument("--memory", action="store_true")
     parser.add_argument("--repeat", type=int, default=3, help="timing runs per definition (best kept)")
-    parser.add_argument("--text", action="store_true", help="results carry key, digest and decompiled text")
     parser.add_argument("--list", choices=["default", "stdlib-all"])
     parser.add_argument("--modules", default=",".join(DEFAULT_MODULES))
     args = parser.parse_args()
@@ -293,7 +248,7 @@ def main() -> int:
             continue
         request = json.loads(line)
         run_file(request["file"], set(request.get("skip", [])), args.decompiler, verify, decompile, guard,
-                 args.memory, max(1, args.repeat), args.text, request.get("known"))
+                 args.memory, max(1, args.repeat))
     return 0
 
 

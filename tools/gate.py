@@ -57,6 +57,10 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--expr-seeds", default="", help="expression fuzzer seeds, e.g. 0-299 (default; quick 0-99)")
     parser.add_argument("--jobs", type=int, default=2, help="workers at a time (default 2)")
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds per definition before it counts as hung")
+    parser.add_argument("--exact", action="store_true",
+                        help="compile each definition's splice alone (slow; confirms the batched oracle)")
+    parser.add_argument("--python", action="append", default=[], metavar="PATH",
+                        help="run this interpreter (repeatable) instead of the ones tools/pythons.py finds")
     parser.add_argument("--nice", type=int, default=10, help="niceness of the run (default 10: the machine is shared)")
 
 
@@ -79,12 +83,12 @@ def _run(args, reuse: Optional[Recording]):
     names = corpora.resolve(args.corpus, args.quick)
     versions = [v.strip() for v in args.versions.split(",") if v.strip()] or None
     started = time.monotonic()
-    the_plan = runner.plan(names, versions, _seeds(args), reuse, log)
+    the_plan = runner.plan(names, versions, _seeds(args), reuse, log, args.python)
     reusable = sum(len(k) for k in the_plan.known.values())
     log(f"gate: {len(the_plan.slices)} slice(s) ({', '.join(names)}) on "
         f"{', '.join(sorted({v for _, v in the_plan.slices}, key=lambda v: int(v.split('.')[1])))}"
         + (f"; {reusable} recorded verdicts reusable from {reuse.name}" if reuse is not None else ""))
-    slices = runner.execute(the_plan, args.jobs, args.timeout, log)
+    slices = runner.execute(the_plan, args.jobs, args.timeout, log, args.exact)
     return slices, time.monotonic() - started, names, versions
 
 
@@ -202,7 +206,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     _add_run_options(record)
     check = sub.add_parser("check", help="measure and compare with a recording; exit 1 on a regression")
     check.add_argument("--against", required=True)
-    check.add_argument("--save", default="last-check", help="save this run as a recording (default last-check)")
+    check.add_argument("--save", default=f"check-{REPO.name}",
+                       help=f"save this run as a recording (default check-<worktree folder>: check-{REPO.name})")
     check.add_argument("--full", action="store_true", help="reuse no recorded verdict: check every text anew")
     _add_run_options(check)
     comp = sub.add_parser("compare", help="compare two recordings")

@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).resolve().parent / "worker.py"
 TESTS = REPO / "tests" / "decompiler"
 DYNAMO_SAMPLES = TESTS / "dynamo_samples"
-FUZZ_BLOCK = 50  # seeds per unit: fuzz labels are blocks aligned to this, whatever range is run
+FUZZ_BLOCK = 50  # seeds per worker request
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 sys.path.insert(0, str(TESTS))
@@ -65,10 +65,18 @@ DESCRIPTIONS = {
 @dataclass(frozen=True)
 class Unit:
     corpus: str
-    label: str  # how keys name it
+    label: str  # how keys name it: "<label>::<definition>"; "" for fuzz blocks, whose keys are seeds
     request: str  # what the worker is asked (a path or a "kind:..." name)
     digest: str  # of its content: a recorded verdict is reused only for the same content
     weight: float  # rough cost, to balance parallel workers
+    members: Tuple[str, ...] = ()  # the unit labels it stands for in a slice, if not (label,)
+
+    def labels(self) -> Tuple[str, ...]:
+        return self.members or (self.label,)
+
+    def key(self, name: str) -> str:
+        """The record key of the worker's item `name` (a definition key, or a seed)."""
+        return f"{self.label}::{name}" if self.label else name
 
 
 def file_digest(path: Path) -> str:
@@ -95,15 +103,15 @@ def parse_seeds(text: str) -> Tuple[int, int]:
 
 
 def fuzz_units(corpus: str, seeds: Tuple[int, int], digest: str) -> List[Unit]:
+    """Blocks of FUZZ_BLOCK seeds, one request each; every seed is a unit of its own (its key is
+    the seed), so that runs of other seed ranges compare on the seeds they share."""
     mode = "expressions" if corpus == "fuzz-expr" else "control"
     units = []
     start, end = seeds
-    block = (start // FUZZ_BLOCK) * FUZZ_BLOCK
-    while block < end:
-        lo, hi = max(block, start), min(block + FUZZ_BLOCK, end)
-        label = f"{block}-{block + FUZZ_BLOCK - 1}" if (lo, hi) == (block, block + FUZZ_BLOCK) else f"{lo}-{hi - 1}"
-        units.append(Unit(corpus, label, f"fuzz:{mode}:{lo}:{hi - lo}", digest, 1500.0 * (hi - lo)))
-        block += FUZZ_BLOCK
+    for lo in range(start, end, FUZZ_BLOCK):
+        hi = min(lo + FUZZ_BLOCK, end)
+        units.append(Unit(corpus, "", f"fuzz:{mode}:{lo}:{hi - lo}", digest, 1500.0 * (hi - lo),
+                          tuple(str(seed) for seed in range(lo, hi))))
     return units
 
 

@@ -40,10 +40,15 @@ class Target:
         return run_all.Interpreter(self.python, tuple(int(p) for p in self.full.split(".")))  # type: ignore[arg-type]
 
 
-def base_targets(versions: Optional[Sequence[str]]) -> List[Target]:
-    found = pythons.discover().chosen
-    minors = [m for m in pythons.SUPPORTED_MINORS if m in found and (not versions or m in versions)]
-    return [Target(m, found[m].full_version, found[m].path) for m in minors]
+def base_targets(versions: Optional[Sequence[str]], explicit: Sequence[str] = ()) -> List[Target]:
+    """The interpreters to run: `explicit` paths, else tools/pythons.py's discovery."""
+    if explicit:
+        probed = [run_all._probe(path) for path in explicit]
+        chosen = {p.minor: Target(p.minor, p.full, p.path) for p in probed if p is not None}
+    else:
+        found = pythons.discover().chosen
+        chosen = {m: Target(m, i.full_version, i.path) for m, i in found.items()}
+    return [chosen[m] for m in pythons.SUPPORTED_MINORS if m in chosen and (not versions or m in versions)]
 
 
 def torch_targets(versions: Optional[Sequence[str]]) -> List[Target]:
@@ -69,12 +74,12 @@ class Plan:
 
 
 def plan(corpus_names: Sequence[str], versions: Optional[Sequence[str]], seeds: Dict[str, Tuple[int, int]],
-         reuse: Optional[Recording], log: Callable[[str], None]) -> Plan:
+         reuse: Optional[Recording], log: Callable[[str], None], explicit: Sequence[str] = ()) -> Plan:
     result = Plan()
     base = [c for c in corpus_names if c != "torch"]
     groups: List[Tuple[Target, List[str]]] = []
     if base:
-        groups += [(t, base) for t in base_targets(versions)]
+        groups += [(t, base) for t in base_targets(versions, explicit)]
     if "torch" in corpus_names:
         torch = torch_targets(versions)
         if not torch:
@@ -85,7 +90,7 @@ def plan(corpus_names: Sequence[str], versions: Optional[Sequence[str]], seeds: 
         for corpus, units in listing.items():
             piece = Slice(corpus, target.minor, target.full, target.python,
                           corpora.fingerprint(corpus, target.full, target.python),
-                          units={u.label: u.digest for u in units})
+                          units={label: u.digest for u in units for label in u.labels()})
             result.slices[(corpus, target.minor)] = piece
             old = reuse.load_slice(corpus, target.minor) if reuse is not None else None
             usable = old is not None and old.fingerprint == piece.fingerprint
@@ -93,11 +98,20 @@ def plan(corpus_names: Sequence[str], versions: Optional[Sequence[str]], seeds: 
                 result.reuse_from[(corpus, target.minor)] = old  # type: ignore[assignment]
             for unit in units:
                 result.requests.setdefault(target, {}).setdefault(unit.request, []).append(unit)
-                if usable and old.units.get(unit.label) == unit.digest and (target, unit.request) not in result.known:
-                    prefix = unit.label + "::"
-                    result.known[(target, unit.request)] = {
-                        k[len(prefix):]: r.sha for k, r in old.records.items() if k.startswith(prefix) and r.sha}
+                if usable and (target, unit.request) not in result.known:
+                    result.known[(target, unit.request)] = _known_texts(old, unit)  # type: ignore[arg-type]
     return result
+
+
+def _known_texts(old: Slice, unit: Unit) -> Dict[str, str]:
+    """Worker item name -> recorded text digest, for the unit's items of unchanged content."""
+    if unit.label:
+        if old.units.get(unit.label) != unit.digest:
+            return {}
+        prefix = unit.label + "::"
+        return {k[len(prefix):]: r.sha for k, r in old.records.items() if k.startswith(prefix) and r.sha}
+    return {m: old.records[m].sha for m in unit.members  # type: ignore[misc]
+            if old.units.get(m) == unit.digest and m in old.records and old.records[m].sha}
 
 
 def _tasks(the_plan: Plan, jobs: int) -> List[Tuple[Target, List[str]]]:
@@ -105,7 +119,8 @@ def _tasks(the_plan: Plan, jobs: int) -> List[Tuple[Target, List[str]]]:
     weights = {(t, r): units[0].weight for t, requests in the_plan.requests.items() for r, units in requests.items()}
     total = sum(weights.values()) or 1.0
     # several tasks per job keep every worker busy to the end; one per interpreter when serial
-    target_weight = total / (jobs * 4) if jobs > 1 else float("inf")
+    # (a task costs a worker start, a fraction of a second: small tasks also show progress)
+    target_weight = total / max(jobs * 4, 8 * len(the_plan.requests)) if jobs > 1 else float("inf")
     tasks: List[Tuple[Target, List[str]]] = []
     for target, requests in the_plan.requests.items():
         ordered = sorted(requests, key=lambda r: -weights[(target, r)])
@@ -122,7 +137,7 @@ def _tasks(the_plan: Plan, jobs: int) -> List[Tuple[Target, List[str]]]:
     return sorted(tasks, key=lambda task: -sum(weights[(task[0], r)] for r in task[1]))
 
 
-def execute(the_plan: Plan, jobs: int, timeout: float, log: Callable[[str], None]) -> List[Slice]:
+def execute(the_plan: Plan, jobs: int, timeout: float, log: Callable[[str], None], exact: bool = False) -> List[Slice]:
     """Run every task; fill and return the plan's slices."""
     tasks = _tasks(the_plan, max(1, jobs))
     args = argparse.Namespace(timeout=timeout, no_memory=True, repeat=1, time_limit=1e9)
@@ -138,7 +153,8 @@ def execute(the_plan: Plan, jobs: int, timeout: float, log: Callable[[str], None
             return {"known": the_plan.known.get((target, request), {})}
 
         outcome = run_all.run_pair(target.interpreter(), "ours", target.python, requests, args, lambda m: None,
-                                   worker_script=corpora.WORKER, request_extra=extra)
+                                   worker_script=corpora.WORKER, worker_flags=["--exact"] if exact else [],
+                                   request_extra=extra)
         with lock:
             _collect(the_plan, target, requests, outcome)
             elapsed = time.monotonic() - began
@@ -163,15 +179,15 @@ def _collect(the_plan: Plan, target: Target, requests: List[str], outcome: "run_
         for request in requests:
             for unit in the_plan.requests[target][request]:
                 the_plan.slices[(unit.corpus, target.minor)].problems.append(
-                    f"{unit.label}: worker unavailable: {outcome.unavailable}")
+                    f"{unit.label or unit.request}: worker unavailable: {outcome.unavailable}")
     for skipped in outcome.files_skipped:
         request = skipped.split(": ", 1)[0]
         for unit in the_plan.requests[target].get(request, []):
-            the_plan.slices[(unit.corpus, target.minor)].problems.append(f"{unit.label}: skipped: {skipped}")
+            the_plan.slices[(unit.corpus, target.minor)].problems.append(f"{unit.label or unit.request}: skipped: {skipped}")
     if outcome.stopped:
         for request in requests:
             for unit in the_plan.requests[target][request]:
-                the_plan.slices[(unit.corpus, target.minor)].problems.append(f"{unit.label}: {outcome.stopped}")
+                the_plan.slices[(unit.corpus, target.minor)].problems.append(f"{unit.label or unit.request}: {outcome.stopped}")
     for event in outcome.results:
         units = the_plan.requests[target].get(event["file"], [])
         name = event.get("key") or f"{event.get('qualname', '?')}#crashed{event.get('index', -1)}"
@@ -180,7 +196,7 @@ def _collect(the_plan: Plan, target: Target, requests: List[str], outcome: "run_
             record, text = _recorded(the_plan, target, units, name)
         for unit in units:
             piece = the_plan.slices[(unit.corpus, target.minor)]
-            piece.records[f"{unit.label}::{name}"] = record
+            piece.records[unit.key(name)] = record
             if record.sha and text is not None:
                 piece.texts[record.sha] = text
 
@@ -189,7 +205,7 @@ def _recorded(the_plan: Plan, target: Target, units: List[Unit], name: str) -> T
     """The record (and text) a "reused" result stands for, from the recording being reused."""
     for unit in units:
         old = the_plan.reuse_from.get((unit.corpus, target.minor))
-        found = old.records.get(f"{unit.label}::{name}") if old is not None else None
+        found = old.records.get(unit.key(name)) if old is not None else None
         if found is not None:
             return Record(found.outcome, found.detail, found.sha), old.texts.get(found.sha or "")
     raise KeyError(f"a reused verdict that the recording does not have: {name}")

@@ -1,8 +1,15 @@
 """The gate's worker: runs under the interpreter being measured (started by run_all.run_pair).
 
 It speaks the protocol of ``benchmarks/_roundtrip_worker.py`` (one JSON request per line in, one
-JSON event per line out) and hands source files to that worker's ``run_file`` unchanged, asking
-for texts and digests (``--text``).  The other corpora are named by units that are not paths:
+JSON event per line out) and uses its pieces (the alarm, the corpus listing, the oracle loader).
+A source file's definitions are all decompiled first, then judged by the oracle's
+``SourceRoundTrip.check_texts`` (many definitions per compile, same verdicts as one by one).
+Each result carries ``key`` (the qualname, ``#n`` from its second occurrence on), ``sha`` (a
+digest of the text) and ``text``.  A request may say ``"known": {key: sha}``: an item whose text
+has the known digest is not judged again, its result says ``"status": "reused"`` (a verdict is a
+function of the text, given the same source, oracle and interpreter, which the gate checks).
+
+The other corpora are named by units that are not paths:
 
   fuzz:control:START:COUNT      the control-flow fuzzer's programs, seeds START..START+COUNT-1
   fuzz:expressions:START:COUNT  the expression fuzzer's programs
@@ -15,6 +22,7 @@ Each of those is judged with the project's own checks: ``tools/fuzz_control_flow
 ``--list-modules A,B`` and ``--list-corpus`` print a unit listing as JSON and exit.
 """
 import argparse
+import hashlib
 import importlib.util
 import json
 import marshal
@@ -22,11 +30,14 @@ import os
 import signal
 import sys
 import tempfile
+import tokenize
 from typing import Any, Callable, Dict, List, Optional
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUNS_DIFFERENTLY = "runs_differently"
 RUNS_SAME = "runs_same"
+JUDGED_TOGETHER = 40  # definitions per `check_texts` call
+EXACT = False  # --exact: one compile per definition (`check_text`), to confirm `check_texts`
 
 
 def _load(name: str, path: str):
@@ -74,6 +85,68 @@ def list_corpus() -> List[List[str]]:
 # Units that are not source files
 
 
+def text_digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def definition_keys(definitions) -> List[str]:
+    """One stable key per definition of a file: its qualname, `#n` for the n-th repeat."""
+    keys = []
+    seen: Dict[str, int] = {}
+    for definition in definitions:
+        n = seen.get(definition.qualname, 0) + 1
+        seen[definition.qualname] = n
+        keys.append(definition.qualname if n == 1 else "%s#%d" % (definition.qualname, n))
+    return keys
+
+
+def _fields(result) -> Dict[str, Any]:
+    return {"status": result.status, "detail": result.detail, "text": result.decompiled}
+
+
+def run_source_file(path: str, skip: List[int], known: Dict[str, str], verify, guard) -> None:
+    import depyf
+
+    try:
+        with tokenize.open(path) as handle:
+            source = handle.read()
+        trip = verify.SourceRoundTrip(source, path)
+    except (SyntaxError, ValueError, UnicodeDecodeError, OSError, RecursionError, MemoryError) as exc:
+        _emit({"event": "skip_file", "file": path, "reason": ("%s: %s" % (type(exc).__name__, exc))[:200]})
+        return
+    keys = definition_keys(trip.definitions)
+    unit = _Unit(path, skip, known)
+    pending: List[int] = []
+    texts: Dict[int, str] = {}
+
+    def decompile(index: int, key: str, known_sha: Optional[str]) -> Optional[Dict[str, Any]]:
+        try:
+            text = guard.call(depyf.decompile, trip.code(trip.definitions[index]))
+            if not isinstance(text, str):
+                raise TypeError("decompiler returned %s, not str" % type(text).__name__)
+        except rt._Timeout:
+            return {"status": "decompile_error", "detail": "TimeoutError: decompiling took more than %g s" % guard.seconds}
+        except Exception as exc:  # what the oracle's own `check` records for a failing decompiler
+            return {"status": "decompile_error", "detail": verify._describe_exception(exc)}
+        if known_sha is not None and text_digest(text) == known_sha:
+            return {"status": "reused", "sha": known_sha}
+        texts[index] = text
+        pending.append(index)
+        return None
+
+    def judge_pending(emit: Callable[[int, Dict[str, Any]], None]) -> None:
+        # In blocks, each answered at once: run_pair takes a long silence for a hang.
+        for start in range(0, len(pending), JUDGED_TOGETHER):
+            block = pending[start:start + JUDGED_TOGETHER]
+            items = [(trip.definitions[i], texts[i]) for i in block]
+            results = [trip.check_text(*item) for item in items] if EXACT else trip.check_texts(items)
+            for index, result in zip(block, results):
+                emit(index, _fields(result))
+
+    # (first every text, then the verdicts, many definitions per compile)
+    unit.run(keys, decompile, judge_pending)
+
+
 class _Unit:
     """Emits one unit's events; `judge(index, key, known_sha)` gives each item's result fields."""
 
@@ -82,25 +155,35 @@ class _Unit:
         self.skip = set(skip)
         self.known = known
 
-    def run(self, keys: List[str], judge: Callable[[int, str, Optional[str]], Dict[str, Any]]) -> None:
+    def run(self, keys: List[str], judge: Callable[[int, str, Optional[str]], Optional[Dict[str, Any]]],
+            finish: Optional[Callable[[Callable[[int, Dict[str, Any]], None]], None]] = None) -> None:
+        """Judge each item not skipped; `judge` may answer None and leave the verdict to `finish`,
+        called once every item has been seen with the function that emits a result."""
         _emit({"event": "file", "file": self.unit, "definitions": len(keys)})
         for index, key in enumerate(keys):
             if index in self.skip:
                 continue
             _emit({"event": "start", "index": index, "qualname": key, "lineno": 0, "key": key})
             fields = judge(index, key, self.known.get(key))
-            event = {"event": "result", "index": index, "qualname": key, "lineno": 0, "key": key,
-                     "detail": "", "group": "", "decompile_s": 0.0, "dis_s": 0.0}
-            event.update(fields)
-            if "text" in event and event["text"] is not None and "sha" not in event:
-                event["sha"] = rt.text_digest(event["text"])
-            event["detail"] = (event.get("detail") or "")[:400]
-            _emit(event)
+            if fields is not None:
+                self._result(index, key, fields)
+        if finish is not None:
+            finish(lambda index, fields: self._result(index, keys[index], fields))
         _emit({"event": "done", "file": self.unit})
+
+    @staticmethod
+    def _result(index: int, key: str, fields: Dict[str, Any]) -> None:
+        event = {"event": "result", "index": index, "qualname": key, "lineno": 0, "key": key,
+                 "detail": "", "group": "", "decompile_s": 0.0, "dis_s": 0.0}
+        event.update(fields)
+        if event.get("text") is not None and "sha" not in event:
+            event["sha"] = text_digest(event["text"])
+        event["detail"] = (event.get("detail") or "")[:400]
+        _emit(event)
 
 
 def _reused_or(text: Optional[str], known_sha: Optional[str]) -> Optional[Dict[str, Any]]:
-    if text is not None and known_sha is not None and rt.text_digest(text) == known_sha:
+    if text is not None and known_sha is not None and text_digest(text) == known_sha:
         return {"status": "reused", "sha": known_sha}
     return None
 
@@ -118,7 +201,7 @@ def run_fuzz(unit: _Unit, mode: str, start: int, count: int, guard) -> None:
 
             def judge(index: int, key: str, known_sha: Optional[str]) -> Dict[str, Any]:
                 seed = start + index
-                known = (lambda text: rt.text_digest(text) == known_sha) if known_sha else None
+                known = (lambda text: text_digest(text) == known_sha) if known_sha else None
                 found = fuzz.examine(seed, workdir, expressions=expressions, known=known)
                 if found.problem is None and found.roundtrip is None:
                     return {"status": "reused", "sha": known_sha}
@@ -143,7 +226,7 @@ def run_execution(unit: _Unit, path: str, verify, guard) -> None:
     execution, support = _tests_package()
     file = Path(path).resolve()
     entries = support.registered(file)
-    keys = rt.definition_keys(entries)  # (entries have a qualname, as definitions do)
+    keys = definition_keys(entries)  # (entries have a qualname, as definitions do)
 
     def judge(index: int, key: str, known_sha: Optional[str]) -> Dict[str, Any]:
         made: Dict[str, Any] = {}
@@ -223,9 +306,7 @@ def handle(request: Dict[str, Any], verify, guard, timeout: float) -> None:
     elif kind == "dynamo":
         run_dynamo(_Unit(unit_name, skip, known), rest, verify, guard)
     else:
-        import depyf
-
-        rt.run_file(unit_name, set(skip), "ours", verify, depyf.decompile, guard, False, 1, True, known)
+        run_source_file(unit_name, skip, known, verify, guard)
 
 
 def main() -> int:
@@ -235,6 +316,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=20.0)
     parser.add_argument("--memory", action="store_true")  # (accepted from run_pair; not measured)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--exact", action="store_true", help="judge each definition alone")
     parser.add_argument("--list-modules")
     parser.add_argument("--list-corpus", action="store_true")
     args = parser.parse_args()
@@ -245,6 +327,8 @@ def main() -> int:
     if args.list_corpus:
         print(json.dumps(list_corpus()))
         return 0
+    global EXACT
+    EXACT = args.exact
     verify = rt._load_verify(args.verify)
     try:
         import depyf  # noqa: F401  (the code under test: PYTHONPATH is the worktree's src)
