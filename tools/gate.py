@@ -6,6 +6,7 @@
     python tools/gate.py check --against base --quick    # construct corpus, ten modules, some fuzz seeds
     python tools/gate.py compare base other              # two recordings, nothing run
     python tools/gate.py show base [--outcome differs]   # a recording's counts (and definitions)
+    python tools/gate.py gaps base                       # its corpus failures vs known_gaps.py
     python tools/gate.py list                            # the recordings there are
 
 Options of record and check: --corpus a,b (see `--help`), --versions 3.11,3.12, --jobs N,
@@ -185,6 +186,38 @@ def cmd_show(args) -> int:
     return 0
 
 
+def cmd_gaps(args) -> int:
+    """The recording's construct-corpus failures against tests/decompiler/known_gaps.py."""
+    recording = Recording(args.name)
+    if not recording.exists():
+        log(f"no recording {args.name!r} in {gate_root()}")
+        return 2
+    sys.path.insert(0, str(REPO / "tests"))
+    from decompiler import known_gaps  # the test suite's list of expected failures
+
+    checks = {"corpus": ("roundtrip", outcomes.EQUAL), "execution": ("execution", outcomes.RUNS_SAME)}
+    unlisted = stale = checked = 0
+    for corpus, version in recording.slices():
+        if corpus not in checks:
+            continue
+        test, good = checks[corpus]
+        piece = recording.load_slice(corpus, version)
+        assert piece is not None
+        failing = {k for k, r in piece.records.items() if r.outcome != good}
+        checked += len(failing)
+        for key in sorted(failing):
+            if not known_gaps.gaps_for(test, key, version):
+                unlisted += 1
+                print(f"not a known gap: {test} {version} {key}: {piece.records[key].outcome}")
+        for gap in known_gaps.GAPS:
+            if gap.test == test and version in gap.versions and not any(
+                    known_gaps.fnmatchcase(k, gap.case) for k in failing):
+                stale += 1
+                print(f"known gap that passes: {test} {version} {gap.case}")
+    print(f"{checked} corpus failure(s): {unlisted} not in known_gaps.py; {stale} known gap(s) that pass")
+    return 1 if unlisted or stale else 0
+
+
 def cmd_list(args) -> int:
     for recording in list_recordings():
         meta = recording.meta()
@@ -225,10 +258,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     show.add_argument("--versions", default="")
     show.add_argument("--outcome", choices=outcomes.ORDER, help="also list the definitions with this outcome")
     show.add_argument("--key", default="", help="print one definition's record and text (UNIT::QUALNAME)")
+    gaps = sub.add_parser("gaps", help="a recording's corpus failures against tests/decompiler/known_gaps.py")
+    gaps.add_argument("name")
     sub.add_parser("list", help="the recordings")
     args = parser.parse_args(argv)
     return {"record": cmd_record, "check": cmd_check, "compare": cmd_compare, "show": cmd_show,
-            "list": cmd_list}[args.command](args)
+            "gaps": cmd_gaps, "list": cmd_list}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -162,8 +162,12 @@ def test_end_to_end_record_check_and_a_broken_worktree(tmp_path: Path) -> None:
 
     broken = _gate(cache, _broken_copy(tmp_path), "check", "--against", "base", "--save", "broken")
     assert broken.returncode == 1, broken.stderr + broken.stdout
-    assert "gate: FAILED: 4 regression(s)" in broken.stdout
-    assert f"fuzz {minor} 0: " in broken.stdout and "-> runs differently (f(0, 0): ('value', [" in broken.stdout
+    assert "gate: FAILED: " in broken.stdout
+    # (a program that raises before it returns its log runs the same: it only compiles to other code)
+    worse = [line for line in broken.stdout.splitlines() if line.startswith(f"  fuzz {minor} ")]
+    wrong = [line for line in worse if " -> runs differently (f(" in line]
+    assert wrong and all(" -> runs differently (f(" in line or " -> other bytecode (" in line for line in worse)
 
-    shown = _gate(cache, REPO, "show", "broken", "--key", "2")
-    assert "log = [0]" in shown.stdout and "runs_differently" in shown.stdout
+    seed = wrong[0].split()[2].rstrip(":")
+    shown = _gate(cache, REPO, "show", "broken", "--key", seed)
+    assert f"fuzz {minor} {seed}: runs_differently" in shown.stdout and "log = [0]" in shown.stdout
