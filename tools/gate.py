@@ -151,7 +151,10 @@ def cmd_compare(args) -> int:
             return 2
     wanted = _filter(args)
     slices = [other.load_slice(c, v) for c, v in other.slices() if wanted(c, v)]
-    expected = [(c, v) for c, v in base.slices() if wanted(c, v)]
+    # (a slice is expected of the other recording where it has that corpus and that version at all)
+    corpora_there = {c for c, _ in other.slices()}
+    versions_there = {v for _, v in other.slices()}
+    expected = [(c, v) for c, v in base.slices() if wanted(c, v) and c in corpora_there and v in versions_there]
     result = compare.compare(base, [s for s in slices if s is not None], expected)
     print(compare.render(result, show_text=args.show_text, diff=args.diff, limit=args.limit))
     return 1 if result.regressions else 0

@@ -182,9 +182,13 @@ def render(result: Comparison, *, show_text: bool = False, diff: bool = False, l
     new = sum(len(c.new) for c in result.slices)
     if new:
         out.append(f"new definitions (not in the recording): {new}")
+    not_run: Dict[Tuple[str, int, str], List[str]] = {}
     for c in result.slices:
         if c.units_not_run:
-            out.append(f"{c.corpus} {c.version}: {len(c.units_not_run)} recorded unit(s) not run, e.g. {c.units_not_run[0]}")
+            not_run.setdefault((c.corpus, len(c.units_not_run), c.units_not_run[0]), []).append(c.version)
+    for (corpus, count, example), versions in not_run.items():
+        out.append(f"{corpus} {', '.join(versions)}: {count} recorded unit(s) not run (not judged), e.g. {example}")
+    for c in result.slices:
         for note in c.notes:
             out.append(f"{c.corpus} {c.version}: {note}")
     out.append("")

@@ -191,7 +191,7 @@ def _reused_or(text: Optional[str], known_sha: Optional[str]) -> Optional[Dict[s
 _FUZZ_STATUS = {"decompile": "decompile_error", "syntax": "no_compile", "execution": RUNS_DIFFERENTLY}
 
 
-def run_fuzz(unit: _Unit, mode: str, start: int, count: int, guard) -> None:
+def run_fuzz(unit: _Unit, mode: str, start: int, count: int) -> None:
     fuzz = _load("_depyf_gate_fuzz", os.path.join(REPO, "tools", "fuzz_control_flow.py"))
     expressions = mode == "expressions"
     keys = [str(seed) for seed in range(start, start + count)]
@@ -271,7 +271,7 @@ def run_dynamo(unit: _Unit, path: str, verify, guard) -> None:
         try:
             text = guard.call(lambda: depyf.decompile(code, **readings[index][1]))
         except rt._Timeout:
-            return {"status": "decompile_error", "detail": "Timeout: decompiling took more than %g s" % guard.seconds}
+            return {"status": "decompile_error", "detail": "TimeoutError: decompiling took more than %g s" % guard.seconds}
         except Exception as exc:
             return {"status": "decompile_error", "detail": verify._describe_exception(exc)}
         reused = _reused_or(text, known_sha)
@@ -293,14 +293,14 @@ def run_dynamo(unit: _Unit, path: str, verify, guard) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def handle(request: Dict[str, Any], verify, guard, timeout: float) -> None:
+def handle(request: Dict[str, Any], verify, guard) -> None:
     unit_name = request["file"]
     skip = request.get("skip", [])
     known = request.get("known") or {}
     kind, _, rest = unit_name.partition(":")
     if kind == "fuzz":
         mode, start, count = rest.split(":")
-        run_fuzz(_Unit(unit_name, skip, known), mode, int(start), int(count), guard)
+        run_fuzz(_Unit(unit_name, skip, known), mode, int(start), int(count))
     elif kind == "execution":
         run_execution(_Unit(unit_name, skip, known), rest, verify, guard)
     elif kind == "dynamo":
@@ -338,7 +338,7 @@ def main() -> int:
     guard = rt._Guard(args.timeout)
     for line in sys.stdin:
         if line.strip():
-            handle(json.loads(line), verify, guard, args.timeout)
+            handle(json.loads(line), verify, guard)
     return 0
 
 
