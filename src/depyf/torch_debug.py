@@ -29,6 +29,8 @@ class _State:
 
     active: Optional["DumpLayout"] = None
     last: Optional["tuple[DumpLayout, CaptureSession]"] = None
+    # The folder of the last prepare_debug when it could not dump at all.
+    unwritten: Optional[str] = None
 
 
 @contextlib.contextmanager
@@ -42,7 +44,17 @@ def prepare_debug(dump_dir: str) -> Iterator[str]:
         raise TypeError("prepare_debug(dump_dir) takes the folder to write to")
     if _State.active is not None:
         raise RuntimeError("depyf.prepare_debug blocks cannot be nested")
-    writer = DumpWriter(rank_folder(os.fspath(dump_dir), adapter.distributed_rank()))
+    base = rank_folder(os.fspath(dump_dir), adapter.distributed_rank())
+    try:
+        writer = DumpWriter.claim(base)
+    except OSError as e:
+        # No folder, no dump; but the user's block runs, exactly as it would without depyf.
+        folder = os.path.abspath(base)
+        print(f"depyf: cannot dump into {folder}: {e.strerror or e}; the block runs without depyf", file=sys.stderr)
+        _State.last = None
+        _State.unwritten = folder
+        yield folder
+        return
     layout = DumpLayout(writer)
     session = CaptureSession(layout.on_frame, layout.on_graph, layout.on_module)
     layout.session = session
@@ -54,15 +66,31 @@ def prepare_debug(dump_dir: str) -> Iterator[str]:
                 yield writer.folder
             finally:
                 session.uninstall()
+                finish_error: Optional[Exception] = None
                 try:
                     layout.finish(session)
                 except Exception as e:  # writing the explanation must not break the program
-                    print(f"depyf: could not finish the dump in {writer.folder}: {e!r}", file=sys.stderr)
-                for err in session.errors[:1]:
-                    print(f"depyf: {err} (and {len(session.errors) - 1} more)" if len(session.errors) > 1 else f"depyf: {err}", file=sys.stderr)
+                    finish_error = e
+                _warn_once(writer, session, finish_error)
     finally:
+        writer.close()
         _State.active = None
         _State.last = (layout, session)
+        _State.unwritten = None
+
+
+def _warn_once(writer: DumpWriter, session: CaptureSession, finish_error: Optional[Exception]) -> None:
+    """One line on stderr for everything that went wrong in the dump (one cause often has
+    several symptoms: a deleted folder fails every write and then the explanation)."""
+    problems: List[str] = []
+    if writer.failure is not None:
+        problems.append(f"could not write {len(writer.lost)} file(s) of the dump in {writer.folder}: {writer.failure}")
+    if finish_error is not None and writer.failure is None:
+        problems.append(f"could not finish the dump in {writer.folder}: {finish_error!r}")
+    problems.extend(session.errors)
+    if problems:
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        print(f"depyf: {problems[0]}{more}; the program ran unchanged", file=sys.stderr)
 
 
 @contextlib.contextmanager
@@ -74,6 +102,10 @@ def debug() -> Iterator[str]:
     """
     if _State.active is not None:
         raise RuntimeError("depyf.debug cannot be used inside depyf.prepare_debug; enter it afterwards")
+    if _State.last is None and _State.unwritten is not None:
+        print(f"depyf.debug: nothing was dumped into {_State.unwritten}; the block runs as without depyf", file=sys.stderr)
+        yield _State.unwritten
+        return
     if _State.last is None:
         raise RuntimeError("depyf.debug needs a depyf.prepare_debug run first, in this process")
     layout, session = _State.last
