@@ -95,7 +95,11 @@ def _warn_once(writer: DumpWriter, session: CaptureSession, finish_error: Option
 
 @contextlib.contextmanager
 def debug() -> Iterator[str]:
-    """Run what ``prepare_debug`` compiled from the dumped files, compiling nothing new.
+    """Run what ``prepare_debug`` compiled from the dumped files.
+
+    The results and errors are those of the same calls without depyf: code runs from a dumped
+    file only where it is bytecode-equal to torch's, and a call that misses every cache entry is
+    compiled by torch as it would be without depyf (that new code does not run from a file).
 
     Inside the block, a breakpoint set (pdb, an IDE) in a dumped transformed-code, resume, graph or
     Inductor file is hit, with the real local variables. Yields the dump folder.
@@ -120,10 +124,16 @@ def debug() -> Iterator[str]:
         if not_debuggable
         else ""
     )
-    print(f"depyf.debug: compiled code runs from the files in {layout.writer.folder}; set breakpoints there{note}", file=sys.stderr)
+    # A call no dumped cache entry serves compiles as it would without depyf (torch's stance is
+    # left alone): running it eagerly instead would change its numerics (Inductor's fused kernels
+    # round differently) and hide its errors (a fullgraph=True function that cannot compile).
+    print(
+        f"depyf.debug: compiled code runs from the files in {layout.writer.folder}; set breakpoints there{note}; "
+        "a call that needs a new compilation is compiled by torch as usual and does not run from these files",
+        file=sys.stderr,
+    )
     try:
-        with adapter.run_cached_code_only():
-            yield layout.writer.folder
+        yield layout.writer.folder
     finally:
         for fn, code in reversed(swaps):
             fn.__code__ = code
