@@ -162,3 +162,52 @@ def test_failed_writes_are_recorded_not_raised(tmp_path, monkeypatch) -> None:
     assert writer.lost == ["second.py", "depyf_manifest.json"]
     assert sorted(os.listdir(tmp_path / "d")) == ["first.py"]  # no partial file, no temporary
     assert list(writer.written) == ["first.py"]
+
+
+_PROCESS = textwrap.dedent(
+    """
+    import json, os, sys, time
+    from depyf.dump.writer import DumpWriter
+    from depyf.report.format import MANIFEST_FORMAT, MANIFEST_NAME, MANIFEST_VERSION
+    k, base, ready = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    writer = DumpWriter.claim(base)
+    open(os.path.join(ready, str(k)), "w").close()
+    deadline = time.time() + 60
+    while len(os.listdir(ready)) < 4 and time.time() < deadline:  # all four hold a folder at once
+        time.sleep(0.02)
+    name = writer.unique_name(f"full_code_for_program_{k}")
+    writer.write_py(name, f"x = {k}\\n")
+    manifest = {"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION, "rank": None, "problems": [],
+                "functions": [{"name": f"program_{k}", "kind": "function", "entries": []}],
+                "skipped": [], "files": [name]}
+    writer.write_text(MANIFEST_NAME, json.dumps(manifest))
+    writer.close()
+    print(writer.folder)
+    """
+)
+
+
+def test_four_processes_on_one_folder_keep_four_dumps_and_the_report_shows_them(tmp_path) -> None:
+    from depyf.report.load import find_dumps
+
+    base, ready = tmp_path / "dump", tmp_path / "ready"
+    ready.mkdir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    procs = [
+        subprocess.Popen([sys.executable, "-c", _PROCESS, str(k), str(base), str(ready)], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for k in range(4)
+    ]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4, [err for _, err in outs]
+    folders = sorted(out.strip() for out, _ in outs)
+    assert folders == sorted([str(base)] + [str(base / f"process_{n}") for n in (1, 2, 3)])
+    dumps = find_dumps(str(base))
+    assert [d.folder for d in dumps] == [str(base)] + [str(base / f"process_{n}") for n in (1, 2, 3)]
+    assert len({d.anchor for d in dumps}) == 4 and len({d.label for d in dumps}) == 4
+    shown = {d.manifest["functions"][0]["name"] for d in dumps}
+    assert shown == {f"program_{k}" for k in range(4)}
+    for dump in dumps:
+        assert sorted(os.listdir(dump.folder)) == sorted(
+            ["depyf_manifest.json", dump.manifest["files"][0]] + (["process_1", "process_2", "process_3"] if dump.folder == str(base) else [])
+        )

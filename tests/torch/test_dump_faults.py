@@ -181,14 +181,15 @@ _PROCESS_SCRIPT = textwrap.dedent(
     with depyf.prepare_debug(folder):
         open(os.path.join(ready, str(k)), "w").close()
         deadline = time.time() + 120
-        while len(os.listdir(ready)) < 4 and time.time() < deadline:  # all four dump at once
+        while len(os.listdir(ready)) < 2 and time.time() < deadline:  # both dump at once
             time.sleep(0.05)
         print(fn(torch.ones(3)).item())
     """
 )
 
 
-def test_four_processes_dumping_into_one_folder_keep_four_dumps(tmp_path) -> None:
+def test_two_processes_dumping_into_one_folder_keep_two_dumps(tmp_path) -> None:
+    """End to end with torch (tests/dump checks four processes on the writer alone, faster)."""
     folder, ready = tmp_path / "dump", tmp_path / "ready"
     ready.mkdir()
     script = tmp_path / "program.py"
@@ -197,24 +198,24 @@ def test_four_processes_dumping_into_one_folder_keep_four_dumps(tmp_path) -> Non
     procs = [
         subprocess.Popen([sys.executable, str(script), str(k), str(folder), str(ready)], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for k in range(4)
+        for k in range(2)
     ]
     outs = [p.communicate(timeout=300) for p in procs]
     for p, (out, err) in zip(procs, outs):
         assert p.returncode == 0, err
-    assert sorted(float(out) for out, _ in outs) == [6.0, 9.0, 12.0, 15.0]
+    assert sorted(float(out) for out, _ in outs) == [6.0, 9.0]
     dumps = find_dumps(str(folder))
-    assert len(dumps) == 4
-    assert len({d.anchor for d in dumps}) == 4
+    assert len(dumps) == 2
+    assert len({d.anchor for d in dumps}) == 2
     programs = set()
     for dump in dumps:
         _check_py_files(dump.folder)
         (fn,) = [f["name"] for f in dump.manifest["functions"] if f["kind"] == "function"]
         programs.add(fn)
         assert not os.path.exists(os.path.join(dump.folder, ".depyf-lock"))
-    assert programs == {f"program_{k}" for k in range(4)}
+    assert programs == {f"program_{k}" for k in range(2)}
     assert sorted(os.listdir(folder)) == sorted(
-        [MANIFEST_NAME, "process_1", "process_2", "process_3"] + [n for n in os.listdir(folder) if n.endswith(".py")]
+        [MANIFEST_NAME, "process_1"] + [n for n in os.listdir(folder) if n.endswith(".py")]
     )
 
 
@@ -258,14 +259,14 @@ def _reduces(x):
 def test_debug_recompiles_as_torch_does(tmp_path, backend: str) -> None:
     """A call under debug() that no dumped entry serves gives torch's compiled result bit for bit."""
     g = torch.Generator().manual_seed(0)
-    a, b, c = torch.randn(8, 100, generator=g), torch.randn(16, 100, generator=g), torch.randn(8, 100, generator=g, dtype=torch.float64)
+    a, b = torch.randn(8, 100, generator=g), torch.randn(8, 100, generator=g, dtype=torch.float64)
     torch._dynamo.reset()
     plain = torch.compile(_reduces, backend=backend)
-    expected = [plain(a), plain(b), plain(c), plain(a)]
+    expected = [plain(a), plain(b), plain(a)]
     torch._dynamo.reset()
     compiled = torch.compile(_reduces, backend=backend)
     with depyf.prepare_debug(str(tmp_path)):
         got = [compiled(a)]
     with depyf.debug():
-        got += [compiled(b), compiled(c), compiled(a)]
+        got += [compiled(b), compiled(a)]  # b: another dtype, a new compilation
     assert all(torch.equal(x, y) and x.dtype == y.dtype for x, y in zip(expected, got))

@@ -380,8 +380,21 @@ def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: Set[int]) 
                 continue
             order.extend(block)
             if last.opname in ENDS_FLOW or block[-1] + 1 not in first_of:
-                return
+                after = _loop_exit_block(last)
+                if after is None:
+                    return
+                b = after  # (the loop stops at once if it was placed already)
+                continue
             b = first_of[block[-1] + 1]
+
+    def _loop_exit_block(last: Instr) -> Optional[int]:
+        """After the jump back that closes a for loop, the block the loop exits to: a loop
+        jumped into (a resume function's `for` inside a `with`) would otherwise be followed by
+        whatever block came next in the old order (the `with`'s handler), not by its exit."""
+        if last.opname != "JUMP" or last.target is None or instrs[last.target].opname != "FOR_ITER":
+            return None
+        exit_ = instrs[last.target].target
+        return first_of.get(exit_) if exit_ is not None else None
 
     for b in range(len(blocks)):
         place_chain(b)
