@@ -41,12 +41,7 @@ def test_every_dumped_file_compiles_and_names_are_stable(name: str, backend: str
 
 # Dumped files that still show bytecode instead of source, per program: (file name prefix, why).
 # A listed file that decompiles fails the test too, so that the list stays true.
-UNDECOMPILED: Dict[str, List[Tuple[str, str]]] = {
-    # The resume function re-enters two context managers and jumps into the inner one's body; its
-    # relayout does not yet give the compiler's layout of nested `with` exits (docs/robustness.md).
-    "nested_contexts": [("__resume_at_", "nested with re-entered by a resume function"),
-                        ("full_code_for_item_in_nested_contexts", "shows that resume function")],
-}
+UNDECOMPILED: Dict[str, List[Tuple[str, str]]] = {}
 
 
 @pytest.mark.parametrize("name,backend", CASES, ids=IDS)

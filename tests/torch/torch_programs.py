@@ -123,6 +123,13 @@ def item_in_nested_contexts(x):
     return y
 
 
+def items_in_format(x):
+    # Two breaks in one call's arguments; torch 2.13 keeps a cache entry without code for the
+    # resume function, which the explanation must skip.
+    text = "{}-{}".format(x.sum().item(), x.max().item())
+    return x * len(text)
+
+
 # -- modules, closures, kwargs, containers -----------------------------------------------------------
 
 
@@ -214,6 +221,7 @@ PROGRAMS: Dict[str, Program] = {
         Program("fstring", lambda: break_in_fstring, lambda: [((_t(3),), {})]),
         Program("tolist_no_grad", lambda: tolist_in_no_grad, lambda: [((_t(3),), {})]),
         Program("nested_contexts", lambda: item_in_nested_contexts, lambda: [((_t(3),), {})]),
+        Program("items_in_format", lambda: items_in_format, lambda: [((_t(3),), {})]),
         Program("module", _make_net, lambda: [((_t(2, 4),), {}), ((_t(2, 4, seed=1),), {"scale": 2.0})]),
         Program(
             "closure_kwargs",

@@ -87,9 +87,12 @@ def cache_entries(code: types.CodeType) -> List[Any]:
     if getter is None:
         raise TorchFeatureMissing("torch._dynamo.eval_frame._debug_get_cache_entry_list is missing")
     try:
-        return list(getter(code))
+        entries = list(getter(code))
     except Exception:
         return []
+    # An entry without code (torch 2.13 keeps them for frames it decided to run as they are,
+    # such as a resume function with nothing to compile) has nothing to explain.
+    return [e for e in entries if isinstance(getattr(e, "code", None), types.CodeType)]
 
 
 def entry_code(entry: Any) -> types.CodeType:
