@@ -597,27 +597,6 @@ def caches_disabled() -> Iterator[None]:
         inductor_config.force_disable_caches = old
 
 
-@contextlib.contextmanager
-def run_cached_code_only() -> Iterator[None]:
-    """Run what Dynamo already compiled, and compile nothing new (eager where nothing matches)."""
-    torch = _torch()
-    compiler = getattr(torch, "compiler", None)
-    set_stance = getattr(compiler, "set_stance", None)
-    if set_stance is not None:
-        with set_stance("eager_on_recompile"):
-            yield
-        return
-    eval_frame = _module("torch._C._dynamo.eval_frame")
-    setter = getattr(eval_frame, "set_eval_frame", None)
-    if setter is None:
-        raise TorchFeatureMissing("neither torch.compiler.set_stance nor set_eval_frame is available")
-    prior = setter(False)
-    try:
-        yield
-    finally:
-        setter(prior)
-
-
 def distributed_rank() -> Optional[int]:
     """The rank of this process when torch.distributed is initialised, else None."""
     dist = _module("torch.distributed")
