@@ -132,7 +132,10 @@ class Soak:
                 setattr(DumpLayout, hook, boom)
                 undo.append(lambda hook=hook, original=original: setattr(DumpLayout, hook, original))
         elif fault == "concurrent":
-            children = [self._child(self.rng.choice(list(PROGRAMS)), folder) for _ in range(2)]
+            ready = os.path.join(root, "ready")
+            os.mkdir(ready)
+            children = [self._child(self.rng.choice(list(PROGRAMS)), folder, ready) for _ in range(2)]
+            inside = lambda used: _all_ready(ready, "parent")
         err = io.StringIO()
 
         def first(run: Callable[[], Any]) -> Any:
@@ -162,7 +165,7 @@ class Soak:
         warnings = [line for line in err.getvalue().splitlines() if line.startswith("depyf:")]
         mismatch = [k for k in range(2) if not _same(reference[k], got[k])]
         invalid = _invalid_files(root)
-        stray = sorted(set(os.listdir(root)) - {"dump", "file"})
+        stray = sorted(set(os.listdir(root)) - {"dump", "file", "ready"})
         if fault == "under_file":
             stray += [] if os.listdir(root) == ["file"] else ["(the folder under the file)"]
         lost = 0
@@ -184,9 +187,9 @@ class Soak:
                                 f"stray {stray}, warnings {warnings}, lost {lost}")
         shutil.rmtree(root, ignore_errors=True)
 
-    def _child(self, name: str, folder: str) -> subprocess.Popen:
+    def _child(self, name: str, folder: str, ready: str) -> subprocess.Popen:
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
-        return subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", name, folder], env=env,
+        return subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", name, folder, ready], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def report(self, seconds: float) -> None:
@@ -203,7 +206,15 @@ class Soak:
             print("  " + line)
 
 
-def child(name: str, folder: str) -> None:
+def _all_ready(ready: str, me: str, processes: int = 3) -> None:
+    """Wait until all the processes of a concurrent run are inside their prepare_debug block."""
+    open(os.path.join(ready, me), "w").close()
+    deadline = time.time() + 300
+    while len(os.listdir(ready)) < processes and time.time() < deadline:
+        time.sleep(0.05)
+
+
+def child(name: str, folder: str, ready: str) -> None:
     import depyf
     import torch
     from torch_programs import PROGRAMS, run
@@ -211,6 +222,7 @@ def child(name: str, folder: str) -> None:
     program = PROGRAMS[name]
     fn = program.make()
     with depyf.prepare_debug(folder):
+        _all_ready(ready, str(os.getpid()))
         run(fn, program, torch.compile(fn, backend="eager"))
 
 
@@ -219,7 +231,7 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--backends", default="eager,aot_eager")
-    parser.add_argument("--child", nargs=2, metavar=("PROGRAM", "FOLDER"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=3, metavar=("PROGRAM", "FOLDER", "READY"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(*args.child)
