@@ -161,12 +161,14 @@ def test_exceptions_in_every_hook_leave_the_program_alone(tmp_path, capfd, monke
     def boom(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("simulated")
 
-    for name in ("on_frame", "on_graph", "on_module", "finish"):
-        monkeypatch.setattr(DumpLayout, name, boom)
-    capfd.readouterr()
-    got = _block(str(tmp_path / "dump"), fn)
-    assert same(expected, got)
-    assert len(_depyf_lines(capfd.readouterr().err)) == 1
+    for hooks in (("on_graph",), ("on_frame",), ("on_frame", "on_graph", "on_module", "finish")):
+        with monkeypatch.context() as patch:
+            for name in hooks:
+                patch.setattr(DumpLayout, name, boom)
+            capfd.readouterr()
+            got = _block(str(tmp_path / "dump"), fn)
+            assert same(expected, got)
+            assert len(_depyf_lines(capfd.readouterr().err)) == 1, hooks
 
 
 _PROCESS_SCRIPT = textwrap.dedent(
