@@ -37,7 +37,7 @@ from typing import List, Optional, Sequence, Tuple
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import debian_pythons  # noqa: E402
-from envs import REPO, Env, EnvError, EnvSpec, log_dir  # noqa: E402
+from envs import REPO, Env, EnvError, EnvSpec, base_spec, log_dir  # noqa: E402
 from pythons import SUPPORTED_MINORS, discover  # noqa: E402
 
 # (Python minor, torch version): the combinations the project promises to work with.
@@ -291,7 +291,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.suite in ("all", "base"):
         for minor in SUPPORTED_MINORS:
             if (not wanted or minor in wanted) and minor in found.chosen:
-                plan.append((EnvSpec(found.chosen[minor]), test_dirs(torch=False)))
+                plan.append((base_spec(found.chosen[minor]), test_dirs(torch=False)))
     if args.suite in ("all", "torch"):
         for minor, torch in TORCH_MATRIX:
             if wanted and minor not in wanted:
