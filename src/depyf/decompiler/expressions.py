@@ -389,8 +389,13 @@ class ExpressionRules:
                 parts.append(p.value)
             elif isinstance(p, n.JoinedStr):
                 parts.extend(p.parts)
-            else:
+            elif isinstance(p, n.FormattedValue):
                 parts.append(p)
+            else:
+                # A piece no source puts there as it is: Dynamo's resume functions get the
+                # f-string's literal pieces as parameters. BUILD_STRING only joins strings, and a
+                # string formats as itself: `f'{s}'` shows the same value.
+                parts.append(n.FormattedValue(p, None, None))
         self.stack.append(n.JoinedStr(parts))
 
     # --- calls ------------------------------------------------------------------------------

@@ -181,9 +181,12 @@ def cache_entries(code: types.CodeType) -> List[Any]:
     if getter is None:
         raise TorchFeatureMissing("torch._dynamo.eval_frame._debug_get_cache_entry_list is missing")
     try:
-        return list(getter(code))
+        entries = list(getter(code))
     except Exception:
         return []
+    # An entry without code (torch 2.13 keeps them for frames it decided to run as they are,
+    # such as a resume function with nothing to compile) has nothing to explain.
+    return [e for e in entries if isinstance(getattr(e, "code", None), types.CodeType)]
 
 
 def entry_code(entry: Any) -> types.CodeType:
@@ -847,27 +850,6 @@ def caches_disabled() -> Iterator[None]:
         for config, flag, old in reversed(saved):
             with contextlib.suppress(Exception):
                 setattr(config, flag, old)
-
-
-@contextlib.contextmanager
-def run_cached_code_only() -> Iterator[None]:
-    """Run what Dynamo already compiled, and compile nothing new (eager where nothing matches)."""
-    torch = _torch()
-    compiler = getattr(torch, "compiler", None)
-    set_stance = getattr(compiler, "set_stance", None)
-    if set_stance is not None:
-        with set_stance("eager_on_recompile"):
-            yield
-        return
-    eval_frame = _module("torch._C._dynamo.eval_frame")
-    setter = getattr(eval_frame, "set_eval_frame", None)
-    if setter is None:
-        raise TorchFeatureMissing("neither torch.compiler.set_stance nor set_eval_frame is available")
-    prior = setter(False)
-    try:
-        yield
-    finally:
-        setter(prior)
 
 
 def distributed_rank() -> Optional[int]:
