@@ -129,8 +129,15 @@ def decompile_function(code: CodeType, *, name: Optional[str] = None, indent: in
     raises `DecompilationError` where the code cannot be read. `rewritten`: as in `decompile`."""
     if not isinstance(code, CodeType):
         raise TypeError(f"expected a code object, got {type(code).__name__}")
-    decompiler = Decompiler(code, host(), indent, rewritten)
-    return DecompiledFunction(decompiler.definition_node(None, name), decompiler.printer)
+    try:
+        decompiler = Decompiler(code, host(), indent, rewritten)
+        return DecompiledFunction(decompiler.definition_node(None, name), decompiler.printer)
+    except DecompilationError:
+        raise
+    except RecursionError:
+        raise DecompilationError("nested too deeply", function=_describe(code), python_version=_RUNNING) from None
+    except (Exception, MemoryError) as exc:  # (the same contract as `decompile`: one exception type)
+        raise internal_error(exc, _describe(code), _RUNNING) from exc
 
 
 class Decompiler:
