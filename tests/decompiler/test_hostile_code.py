@@ -81,7 +81,11 @@ def test_fstring_part_that_is_not_formatted() -> None:
     formats = [i for i in dis.get_instructions(code) if i.opname in ("FORMAT_VALUE", "FORMAT_SIMPLE")]
     raw = bytearray(code.co_code)
     raw[formats[1].offset], raw[formats[1].offset + 1] = dis.opmap["NOP"], 0
-    _refused(code.replace(co_code=bytes(raw)), "cannot print Name")
+    # (once an AttributeError from the printer; the reader now formats such a piece as itself,
+    # as BUILD_STRING joins strings: Dynamo's resume functions pass f-string pieces that way)
+    text = depyf.decompile(code.replace(co_code=bytes(raw)))
+    compile(text, "<fstring>", "exec", dont_inherit=True)
+    assert "{y}" in text, text
 
 
 def test_async_generator_flag_over_a_returning_function() -> None:
