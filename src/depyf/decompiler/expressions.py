@@ -503,6 +503,8 @@ class ExpressionRules:
             # Before 3.12 an async comprehension is a coroutine that its caller awaits.
             self.stack.append(m.AwaitedComprehension(value.value))
             return
+        if not self.bc.code.co_flags & 0x280:  # (CO_COROUTINE | CO_ASYNC_GENERATOR)
+            raise self.fail(ins, "an await outside a coroutine")
         self.stack.append(n.Await(value))
 
     def op_GET_YIELD_FROM_ITER(self, ins: Instr, i: int) -> None:
