@@ -22,6 +22,8 @@ import traceback
 import types
 from typing import Callable, Iterator, Optional, Sequence, Tuple
 
+from depyf.decompiler.errors import DecompilationError
+
 EXIT_OK = 0
 EXIT_DECOMPILE = 1
 EXIT_SCRIPT_FAILED = 1  # what Python itself returns for an uncaught exception
@@ -395,6 +397,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except CliError as exc:
         _error(str(exc))
         return EXIT_INPUT
+    except DecompilationError as exc:  # e.g. an interpreter whose bytecode depyf has no tables for
+        _error(str(exc))
+        return EXIT_DECOMPILE
     except KeyboardInterrupt:
         _error("interrupted")
         return 130

@@ -54,6 +54,12 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
     if on_error not in ("raise", "comment"):
         raise ValueError("on_error must be 'raise' or 'comment'")
     try:
+        host()  # an interpreter without opcode tables: one plain line, whatever the object
+    except DecompilationError as unsupported:
+        if on_error == "raise":
+            raise
+        return _fallback_text(obj, unsupported, name, indent)
+    try:
         text = _decompile(obj, name, indent, rewritten, on_error)
         if on_error == "comment":
             problem = _compile_problem(text, deep_is_fine=True)
