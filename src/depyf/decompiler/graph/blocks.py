@@ -6,15 +6,21 @@ instructions are never touched to make one.
 """
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Iterable, List, Sequence, Tuple
+from functools import cached_property
+from operator import attrgetter
+from typing import Dict, Iterable, List, NamedTuple, Sequence, Tuple
 
-from depyf.decompiler.graph.flow import ends_block
-from depyf.decompiler.instructions import Instr
+from depyf.decompiler.graph.flow import BLOCK_POP
+from depyf.decompiler.instructions import ENDS_FLOW, Instr
+
+# What ends a block besides a jump (`flow.ends_block`, by name: one set lookup per instruction).
+_ENDS_BY_NAME = ENDS_FLOW | {BLOCK_POP}
+_OPNAME = attrgetter("opname")
 
 
-@dataclass(frozen=True)
-class Block:
-    """The instructions [start, end) of one basic block; `label` is `start`."""
+class Block(NamedTuple):
+    """The instructions [start, end) of one basic block; `label` is `start`. (A named tuple:
+    immutable, and cheap to make once per block.)"""
 
     start: int
     end: int
@@ -27,29 +33,43 @@ class Block:
     def last(self) -> int:
         return self.end - 1
 
-    def __contains__(self, index: object) -> bool:
-        return isinstance(index, int) and self.start <= index < self.end
+    def holds(self, index: int) -> bool:
+        return self.start <= index < self.end
 
-    def __len__(self) -> int:
+    @property
+    def size(self) -> int:
         return self.end - self.start
 
 
 @dataclass(frozen=True)
 class BlockTable:
-    """The blocks of one code object, in instruction order, and where each instruction lies."""
+    """The blocks of one code object, in instruction order, and where each instruction lies:
+    block k is [starts[k], ends[k]). (`blocks`, the same as `Block`s, is made on first use.)"""
 
-    blocks: Tuple[Block, ...]
     starts: Tuple[int, ...]
+    ends: Tuple[int, ...]
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    @cached_property
+    def blocks(self) -> Tuple[Block, ...]:
+        return tuple(map(Block, self.starts, self.ends))
+
+    @cached_property
+    def number(self) -> Dict[int, int]:
+        """Label -> block number."""
+        return {start: k for k, start in enumerate(self.starts)}
 
     def number_of(self, index: int) -> int:
-        """The position in `blocks` of the block holding instruction `index` (O(log n))."""
-        if not self.starts or index < 0 or index >= self.blocks[-1].end:
+        """The number of the block holding instruction `index` (O(log n))."""
+        if not self.starts or index < 0 or index >= self.ends[-1]:
             raise IndexError(f"instruction {index} is in no block")
         return bisect_right(self.starts, index) - 1
 
     def number_of_label(self, label: int) -> int:
-        number = self.number_of(label)
-        if self.starts[number] != label:
+        number = self.number.get(label)
+        if number is None:
             raise KeyError(f"{label} is no block's label")
         return number
 
@@ -61,17 +81,12 @@ def leaders(instrs: Sequence[Instr], jumps: Iterable[Instr], extra: Iterable[int
     found = {0} if size else set()
     for ins in jumps:
         found.add(ins.target)
-    for k in _block_ends(instrs):
-        found.add(k + 1)
+        found.add(ins.index + 1)
+    found.update([k + 1 for k, name in enumerate(map(_OPNAME, instrs)) if name in _ENDS_BY_NAME])
     found.update(extra)
     return sorted(k for k in found if 0 <= k < size)
 
 
-def _block_ends(instrs: Sequence[Instr]) -> List[int]:
-    return [k for k, ins in enumerate(instrs) if ends_block(ins)]
-
-
 def split_blocks(instrs: Sequence[Instr], jumps: Iterable[Instr], extra: Iterable[int] = ()) -> BlockTable:
     starts = leaders(instrs, jumps, extra)
-    ends = starts[1:] + [len(instrs)]
-    return BlockTable(tuple(Block(s, e) for s, e in zip(starts, ends)), tuple(starts))
+    return BlockTable(tuple(starts), tuple(starts[1:]) + ((len(instrs),) if starts else ()))

@@ -15,11 +15,11 @@ from depyf.decompiler.graph import regions as rg
 from depyf.decompiler.graph.blocks import Block, BlockTable, split_blocks
 from depyf.decompiler.graph.dominators import DominatorTree, reversed_with_exit
 from depyf.decompiler.graph.edges import Edge, EdgeKind
-from depyf.decompiler.graph.flow import BLOCK_SETUPS, JUMPS_WHEN, SUBROUTINE_CALLS, falls_through
+from depyf.decompiler.graph.flow import BLOCK_SETUPS, JUMPS_WHEN, SUBROUTINE_CALLS
 from depyf.decompiler.graph.jumps import JumpIndex
 from depyf.decompiler.graph.loops import Loop, find_loops
 from depyf.decompiler.graph.positions import SourcePositions
-from depyf.decompiler.instructions import Bytecode, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, Instr
 from depyf.decompiler.versions import BytecodeVersion
 
 # The label post-dominator queries give the virtual exit every returning or raising block leads to.
@@ -27,15 +27,27 @@ EXIT = -1
 _TESTS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
 
+# How a block ends (`FlowGraph.exit_kinds`).
+FALLS, JUMPS, BRANCHES, CALLS, LEAVES = range(5)
+
+
 @dataclass(frozen=True)
 class FlowGraph:
+    """The graph. Its core is a few tuples indexed by block number (`table` numbers the blocks
+    in instruction order; a block's label is its first instruction): where each block's last
+    instruction jumps (`jump_to`) and falls (`falls_to`) as block numbers or -1, how it ends
+    (`exit_kinds`), its innermost protected region (`region_of_block`). The `Edge` objects and
+    every analysis are made from those on first use."""
+
     code: CodeType
     version: BytecodeVersion
     size: int
     jumps: JumpIndex
     table: BlockTable
-    out_edges: Tuple[Tuple[Edge, ...], ...]  # per block number
-    in_edges: Tuple[Tuple[Edge, ...], ...]
+    exit_kinds: Tuple[int, ...]
+    last_ops: Tuple[str, ...]
+    jump_to: Tuple[int, ...]
+    falls_to: Tuple[int, ...]
     regions: Tuple[rg.ProtectedRegion, ...]
     region_of_block: Tuple[int, ...]  # per block number: its innermost region's number, or -1
     # 3.8-3.10: per block number, the SETUP_* indices on the block stack at its entry (outermost
@@ -45,30 +57,79 @@ class FlowGraph:
     @classmethod
     def of(cls, bytecode: Bytecode) -> "FlowGraph":
         instrs, version = bytecode.instrs, bytecode.version
+        size = len(instrs)
         jumps = JumpIndex.of(bytecode, _TESTS)
-        jumping = [instrs[k] for k in jumps.indices]
+        jumping = bytecode.jumps if bytecode.jumps is not None else [instrs[k] for k in jumps.indices]
         table_regions = bytecode.regions if version.has_exception_table else ()
-        table = split_blocks(instrs, jumping, rg.table_bounds(table_regions, len(instrs)))
-        out = [_normal_edges(instrs, table, b) for b in range(len(table.blocks))]
+        table = split_blocks(instrs, jumping, rg.table_bounds(table_regions, size))
+        number = table.number
+        kinds: List[int] = []
+        last_ops: List[str] = []
+        jump_to: List[int] = []
+        falls_to: List[int] = []
+        # (one pass over the blocks, a few operations each: this is all a reachability
+        # question needs, and the builder asks one in many functions)
+        for end in table.ends:
+            last = instrs[end - 1]
+            name, target = last.opname, last.target
+            last_ops.append(name)
+            if target is None or name in BLOCK_SETUPS:
+                kinds.append(LEAVES if name in ENDS_FLOW else FALLS)
+                jump_to.append(-1)
+                falls_to.append(number[end] if end < size and name not in ENDS_FLOW else -1)
+                continue
+            kinds.append(JUMPS if name == "JUMP" else CALLS if name in SUBROUTINE_CALLS else BRANCHES)
+            jump_to.append(number[target] if target < size else -1)
+            falls_to.append(number[end] if end < size and name != "JUMP" else -1)
         if version.has_exception_table:
             regions, stacks = rg.from_table(table_regions, table), ()
+        elif BLOCK_SETUPS.isdisjoint(bytecode.opnames()):
+            regions, stacks = (), ((),) * len(table)  # (no try, no with: most code)
         else:
-            regions, stacks = rg.from_block_stack(instrs, table, [tuple(table.number_of(e.target) for e in edges)
-                                                                  for edges in out])
-        region_of = [-1] * len(table.blocks)
-        for number, region in enumerate(regions):
+            normal = [tuple(x for x in pair if x >= 0) for pair in zip(jump_to, falls_to)]
+            regions, stacks = rg.from_block_stack(instrs, table, normal)
+        region_of = [-1] * len(table)
+        for k, region in enumerate(regions):
             for label in region.blocks:
-                b = table.number_of(label)
+                b = number[label]
                 if region_of[b] < 0:
-                    region_of[b] = number
-                    out[b] = out[b] + (Edge(label, region.handler, EdgeKind.EXCEPTION, False, None,
-                                            region.depth, region.lasti),)
-        incoming: List[List[Edge]] = [[] for _ in table.blocks]
-        for edges in out:
-            for e in edges:
-                incoming[table.number_of(e.target)].append(e)
-        return cls(bytecode.code, version, len(instrs), jumps, table, tuple(out),
-                   tuple(tuple(e) for e in incoming), regions, tuple(region_of), stacks)
+                    region_of[b] = k
+        return cls(bytecode.code, version, size, jumps, table, tuple(kinds), tuple(last_ops), tuple(jump_to),
+                   tuple(falls_to), regions, tuple(region_of), stacks)
+
+    @cached_property
+    def handler_blocks(self) -> Tuple[int, ...]:
+        """Per block number, the number of the block its exceptions go to, or -1."""
+        number = self.table.number
+        handlers = [number[r.handler] for r in self.regions]
+        return tuple(handlers[k] if k >= 0 else -1 for k in self.region_of_block)
+
+    @cached_property
+    def out_edges(self) -> Tuple[Tuple[Edge, ...], ...]:
+        """Per block number, its edges: the jump, the fall into the next block, the exception."""
+        starts = self.table.starts
+        normal, conditional, exception = EdgeKind.NORMAL, EdgeKind.CONDITIONAL, EdgeKind.EXCEPTION
+        out: List[Tuple[Edge, ...]] = []
+        for b, (kind, name, jt, ft, r) in enumerate(zip(self.exit_kinds, self.last_ops, self.jump_to,
+                                                        self.falls_to, self.region_of_block)):
+            label = starts[b]
+            edges: List[Edge] = []
+            if kind == BRANCHES:
+                when = JUMPS_WHEN.get(name)
+                if jt >= 0:
+                    edges.append(Edge(label, starts[jt], conditional, True, when))
+                if ft >= 0:
+                    edges.append(Edge(label, starts[ft], conditional, False, None if when is None else not when))
+            else:
+                if jt >= 0:
+                    edges.append(Edge(label, starts[jt], normal, True))
+                if ft >= 0:
+                    edges.append(Edge(label, starts[ft], normal))
+            if r >= 0:
+                region = self.regions[r]
+                edges.append(Edge(label, region.handler, exception, False, None, region.depth, region.lasti))
+            out.append(tuple(edges))
+        return tuple(out)
 
     # --- blocks -------------------------------------------------------------------------------
 
@@ -90,6 +151,16 @@ class FlowGraph:
     def predecessors(self, label: int, exceptions: bool = True) -> Tuple[Edge, ...]:
         edges = self.in_edges[self.table.number_of_label(label)]
         return edges if exceptions else tuple(e for e in edges if e.kind is not EdgeKind.EXCEPTION)
+
+    @cached_property
+    def in_edges(self) -> Tuple[Tuple[Edge, ...], ...]:
+        """Per block number, the edges into it (taken on first use)."""
+        number = self.table.number_of
+        incoming: List[List[Edge]] = [[] for _ in self.table.blocks]
+        for edges in self.out_edges:
+            for e in edges:
+                incoming[number(e.target)].append(e)
+        return tuple(map(tuple, incoming))
 
     def edges(self) -> Iterable[Edge]:
         for edges in self.out_edges:
@@ -120,30 +191,48 @@ class FlowGraph:
     def reachable(self, starts: Sequence[int] = (0,), exceptions: bool = True) -> FrozenSet[int]:
         """The labels of the blocks a path from the blocks labelled `starts` reaches (by normal,
         conditional and, with `exceptions`, exception edges)."""
-        if not self.table.blocks:
-            return frozenset()
-        number_of = self.table.number_of_label
-        seen = [False] * len(self.table.blocks)
-        work = [number_of(s) for s in starts]
+        labels = self.table.starts
+        return frozenset(labels[b] for b in self._reached(starts, exceptions))
+
+    def _reached(self, starts: Sequence[int], exceptions: bool) -> List[int]:
+        if not self.table.starts:
+            return []
+        number = self.table.number_of_label
+        seen = [False] * len(self.table)
+        work = [number(s) for s in starts]
         for b in work:
             seen[b] = True
-        out_edges, number = self.out_edges, self.table.number_of
+        found = list(work)
+        jump_to, falls_to = self.jump_to, self.falls_to
+        handler = self.handler_blocks if exceptions and self.regions else None
         while work:
             b = work.pop()
-            for e in out_edges[b]:
-                if exceptions or e.kind is not EdgeKind.EXCEPTION:
-                    s = number(e.target)
-                    if not seen[s]:
-                        seen[s] = True
-                        work.append(s)
-        blocks = self.table.blocks
-        return frozenset(blocks[b].start for b in range(len(blocks)) if seen[b])
+            for s in (jump_to[b], falls_to[b], handler[b] if handler is not None else -1):
+                if s >= 0 and not seen[s]:
+                    seen[s] = True
+                    work.append(s)
+                    found.append(s)
+        return found
 
     def reachable_instructions(self, starts: Sequence[int] = (0,), exceptions: bool = True) -> FrozenSet[int]:
+        """The instructions of the blocks `reachable` finds."""
         found: List[int] = []
-        for label in self.reachable(starts, exceptions):
-            block = self.block(label)
-            found.extend(range(block.start, block.end))
+        table = self.table
+        for b in self._reached(starts, exceptions):
+            found.extend(range(table.starts[b], table.ends[b]))
+        return frozenset(found)
+
+    def unreachable_instructions(self, starts: Sequence[int] = (0,), exceptions: bool = True) -> FrozenSet[int]:
+        """The instructions of the blocks `reachable` does not find (dead code: usually none,
+        so this costs a walk over the blocks, not over the instructions)."""
+        seen = [False] * len(self.table)
+        for b in self._reached(starts, exceptions):
+            seen[b] = True
+        found: List[int] = []
+        table = self.table
+        for b, reached in enumerate(seen):
+            if not reached:
+                found.extend(range(table.starts[b], table.ends[b]))
         return frozenset(found)
 
     # --- dominators ---------------------------------------------------------------------------
@@ -151,10 +240,9 @@ class FlowGraph:
     @cached_property
     def _numbered(self) -> Tuple[Tuple[Tuple[int, ...], ...], Tuple[Tuple[int, ...], ...]]:
         """Every edge's and the normal edges' successors, as block numbers."""
-        number = self.table.number_of
-        every = tuple(tuple(number(e.target) for e in edges) for edges in self.out_edges)
-        normal = tuple(tuple(number(e.target) for e in edges if e.kind is not EdgeKind.EXCEPTION)
-                       for edges in self.out_edges)
+        normal = tuple(tuple(x for x in pair if x >= 0) for pair in zip(self.jump_to, self.falls_to))
+        handler = self.handler_blocks
+        every = tuple(succ + (handler[b],) if handler[b] >= 0 else succ for b, succ in enumerate(normal))
         return every, normal
 
     @cached_property
@@ -190,7 +278,7 @@ class FlowGraph:
         parent = self.post_dominator_tree.idom[self.table.number_of_label(label)]
         if parent is None:
             return None
-        return EXIT if parent == len(self.table.blocks) else self.table.blocks[parent].start
+        return EXIT if parent == len(self.table) else self.table.starts[parent]
 
     def post_dominates(self, a: int, b: int) -> bool:
         number = self.table.number_of_label
@@ -205,8 +293,7 @@ class FlowGraph:
         for b, succ in enumerate(every):
             for s in succ:
                 predecessors[s].append(b)
-        labels = tuple(block.start for block in self.table.blocks)
-        return find_loops(normal, predecessors, self.dominator_tree, labels)
+        return find_loops(normal, predecessors, self.dominator_tree, self.table.starts)
 
     def loop_of(self, label: int) -> Optional[Loop]:
         """The innermost loop whose body holds the block `label`."""
@@ -218,28 +305,3 @@ class FlowGraph:
     @cached_property
     def positions(self) -> SourcePositions:
         return SourcePositions.of(self.code, self.version)
-
-
-def _normal_edges(instrs: Sequence[Instr], table: BlockTable, b: int) -> Tuple[Edge, ...]:
-    block = table.blocks[b]
-    last = instrs[block.last]
-    nxt = block.end
-    size = len(instrs)
-    label = block.start
-    target = last.target
-    edges: List[Edge] = []
-    if target is None or last.opname in BLOCK_SETUPS:
-        if falls_through(last) and nxt < size:
-            edges.append(Edge(label, nxt, EdgeKind.NORMAL))
-    elif last.opname == "JUMP" or last.opname in SUBROUTINE_CALLS:
-        if target < size:
-            edges.append(Edge(label, target, EdgeKind.NORMAL, True))
-        if last.opname in SUBROUTINE_CALLS and nxt < size:
-            edges.append(Edge(label, nxt, EdgeKind.NORMAL))  # (where the finally body returns to)
-    else:
-        when = JUMPS_WHEN.get(last.opname)
-        if target < size:
-            edges.append(Edge(label, target, EdgeKind.CONDITIONAL, True, when))
-        if nxt < size:
-            edges.append(Edge(label, nxt, EdgeKind.CONDITIONAL, False, None if when is None else not when))
-    return tuple(edges)

@@ -1,7 +1,6 @@
 """The edges of the control-flow graph."""
-from dataclasses import dataclass
 from enum import Enum
-from typing import Optional
+from typing import NamedTuple, Optional
 
 
 class EdgeKind(Enum):
@@ -10,8 +9,7 @@ class EdgeKind(Enum):
     EXCEPTION = "exception"      # from protected code to its handler
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     """An edge between the blocks labelled `source` and `target` (their first instructions).
 
     `jumps`: the edge is the jump of the block's last instruction (not the fall into the next
@@ -28,6 +26,9 @@ class Edge:
     when: Optional[bool] = None
     depth: Optional[int] = None
     lasti: Optional[bool] = None
+
+    # (a named tuple, not a frozen dataclass: a graph makes one per edge, and a frozen
+    # dataclass costs several times more to construct)
 
     @property
     def is_exception(self) -> bool:

@@ -5,29 +5,60 @@ this range" and "which instructions jump here" all the time), so it is built eag
 from the jumps: a few in ten instructions.
 """
 from bisect import bisect_left
-from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, FrozenSet, List, NamedTuple, Sequence, Tuple
 
 from depyf.decompiler.graph.flow import BLOCK_SETUPS, SUBROUTINE_CALLS
 from depyf.decompiler.instructions import Bytecode, Instr
 
 
-@dataclass(frozen=True)
-class JumpIndex:
+
+class JumpIndex(NamedTuple):
     """`indices[k]` jumps to `targets[k]` (indices in order); `conditional`: the indices of the
-    jumps that test a value (the POP_JUMP_IF_* family), in order."""
+    jumps that test a value (the POP_JUMP_IF_* family); `backward`: of the jumps back (to
+    themselves or before); `iterations`: of the FOR_ITERs that jump forward (to their loop's
+    exit). All in order."""
+
+    # (a named tuple: the builder makes one for every code object it reads)
 
     indices: Tuple[int, ...]
     targets: Tuple[int, ...]
     conditional: Tuple[int, ...]
+    backward: Tuple[int, ...]
+    iterations: Tuple[int, ...]
 
     @classmethod
-    def of(cls, bytecode: Bytecode, tests: frozenset) -> "JumpIndex":
+    def of(cls, bytecode: Bytecode, tests: FrozenSet[str]) -> "JumpIndex":
         """`tests`: the opnames counted as `conditional`."""
+        return cls.with_sources(bytecode, tests)[0]
+
+    @classmethod
+    def with_sources(cls, bytecode: Bytecode, tests: FrozenSet[str]) -> "Tuple[JumpIndex, Dict[int, List[int]]]":
+        """The index and, made in the same pass, a fresh `sources()` table (the builder takes
+        both for every code object it reads: one loop over the jumps, as before the graph)."""
         jumping: Sequence[Instr] = bytecode.jumps if bytecode.jumps is not None else \
             [ins for ins in bytecode.instrs if ins.target is not None]
-        return cls(tuple(ins.index for ins in jumping), tuple(ins.target for ins in jumping),
-                   tuple(ins.index for ins in jumping if ins.opname in tests))
+        indices: List[int] = []
+        targets: List[int] = []
+        conditional: List[int] = []
+        backward: List[int] = []
+        iterations: List[int] = []
+        sources: Dict[int, List[int]] = {}
+        for ins in jumping:
+            k, t = ins.index, ins.target
+            indices.append(k)
+            targets.append(t)
+            if t in sources:
+                sources[t].append(k)
+            else:
+                sources[t] = [k]
+            name = ins.opname
+            if name in tests:
+                conditional.append(k)
+            if t <= k:
+                backward.append(k)
+            elif name == "FOR_ITER":
+                iterations.append(k)
+        return cls(tuple(indices), tuple(targets), tuple(conditional), tuple(backward), tuple(iterations)), sources
 
     def between(self, start: int, end: int) -> Tuple[int, ...]:
         """The jumps among the instructions [start, end), in order (O(log n) to find them)."""

@@ -4,7 +4,6 @@ The line table says where each line's code starts: a jump whose offset starts a 
 line of its own (a written `break` or `continue`, 3.10+), which the optimiser does not thread
 through. 3.11+ also record a column range for every instruction (`co_positions`).
 """
-import dis
 from bisect import bisect_right
 from dataclasses import dataclass
 from types import CodeType
@@ -25,6 +24,8 @@ class SourcePositions:
 
     @classmethod
     def of(cls, code: CodeType, version: BytecodeVersion) -> "SourcePositions":
+        import dis  # (here: most readings never ask, and importing dis costs more than the question)
+
         pairs = sorted(dis.findlinestarts(code))
         columns: Tuple[Position, ...] = tuple(code.co_positions()) if version.has_column_positions else ()
         return cls(tuple(o for o, _ in pairs), tuple(line for _, line in pairs), columns)
