@@ -40,6 +40,7 @@ def prepare_debug(dump_dir: str) -> Iterator[str]:
     """
     if not isinstance(dump_dir, (str, os.PathLike)):
         raise TypeError("prepare_debug(dump_dir) takes the folder to write to")
+    adapter.require_torch("depyf.prepare_debug")  # before the folder is made
     if _State.active is not None:
         raise RuntimeError("depyf.prepare_debug blocks cannot be nested")
     writer = DumpWriter(rank_folder(os.fspath(dump_dir), adapter.distributed_rank()))
@@ -72,6 +73,7 @@ def debug() -> Iterator[str]:
     Inside the block, a breakpoint set (pdb, an IDE) in a dumped transformed-code, resume, graph or
     Inductor file is hit, with the real local variables. Yields the dump folder.
     """
+    adapter.require_torch("depyf.debug")
     if _State.active is not None:
         raise RuntimeError("depyf.debug cannot be used inside depyf.prepare_debug; enter it afterwards")
     if _State.last is None:

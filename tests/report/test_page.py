@@ -73,12 +73,12 @@ def test_links_are_relative_to_where_the_report_goes(tmp_path: Path, dump: str) 
 
 
 def test_code_guards_and_reasons_are_shown(page) -> None:
-    text = "".join(e.text for e in page.elements)
+    text = page.all_text
     assert "def __transformed_code_0_for_toy(a, b):" in text
     assert "def __resume_at_30_0(b):" in text
     checks = [e for e in page.elements if e.tag == "table" and "guard-checks" in e.classes]
     assert len(checks) == 3
-    cells = [e.text for e in page.elements if e.tag in ("code", "td")]
+    cells = [e.full_text for e in page.elements if e.tag in ("code", "td")]
     assert "L['a'].size(0) == 2" in cells and "a < b  # user line" in cells
     breaks = by_class(page, "graph-breaks")
     assert len(breaks) == 1

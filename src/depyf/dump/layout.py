@@ -108,9 +108,16 @@ class DumpLayout:
         return remapped
 
     def _graph_lines(self, record: FrameRecord) -> List[str]:
-        """Which graph each ``__compiled_fn`` global is, and why Dynamo ended that graph."""
+        """Which graph each ``__compiled_fn`` global is, and why Dynamo ended that graph; which
+        resume function each ``__resume_at`` global is (this file keeps Dynamo's own names, so
+        its bytecode can match; the rest of the dump uses depyf's stable ones)."""
         lines = []
         for n in record.new_code.co_names:
+            if n.startswith("__resume_at_") and self.session is not None:
+                code = getattr(record.frame_globals.get(n), "__code__", None)
+                stable = self.session.namer.stable_resume(n, code)
+                lines.append(f"resume function {stable} (file {stable}.py) is the global {n}")
+                continue
             if not n.startswith("__compiled_fn") or self.session is None:
                 continue
             stable = self.session.namer.stable(n)
