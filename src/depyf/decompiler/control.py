@@ -16,7 +16,6 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.expressions import AssertionErrorName, folds_under_not, negate
-from depyf.decompiler.graph.jumps import JumpIndex
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, Instr
 
 COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
@@ -255,27 +254,38 @@ class ControlRules:
         # The end of a range that a with statement ends -> where that with goes on when its
         # context manager suppresses an exception (exception_table).
         self.with_ways_on: Dict[int, int] = {}
-        # The graph's jump layer, taken from the jumps as they are now: which instructions jump,
-        # where, and from where (no instruction becomes a jump or stops being one later; a jump
-        # may be pointed elsewhere, and `jump_sources`, this reading's own copy, follows that).
-        # (its parts are kept, not the index: one more attribute made every builder's instance
-        # dict grow once more, which cost 1% of decompiling, on 3.9)
-        jump_index, self.jump_sources = JumpIndex.with_sources(self.bc, COND_JUMPS)
-        # The indices of the jumps and of the conditional jumps, in order (a fused jump may
-        # change from one to another, `chained_compare`, but stays one).
-        self.jump_indices: Tuple[int, ...] = jump_index.indices
-        self.cond_jump_indices: Tuple[int, ...] = jump_index.conditional
+        self.jump_sources: Dict[int, List[int]] = {}
         back: Dict[int, int] = {}
         handler_code = self.handler_only_code()  # exception_table: 3.12+ handler code at the end
         handler_back: Dict[int, int] = {}
-        # Only the jumps back matter here (the graph lists them): a loop over every instruction
-        # cost 2% of decompiling, on 3.10.
-        for k in jump_index.backward:
-            t = instrs[k].target
-            if not self.is_send_loop(t) and not self.async_for_way_back(k, t):
-                into = handler_back if k in handler_code else back
-                into[t] = max(into.get(t, -1), k)
-        for_iters = [instrs[k] for k in jump_index.iterations]
+        for_iters: List[Instr] = []
+        jump_sources = self.jump_sources
+        # The indices of the conditional jumps, in order (a fused jump may change from one to
+        # another, `chained_compare`, but stays one).
+        self.cond_jump_indices: List[int] = []
+        cond_jumps = self.cond_jump_indices
+        # Only the jumps matter here, a few in ten instructions: the loop's body runs for them
+        # alone (a loop over every instruction cost 2% of decompiling, on 3.10). The decoder
+        # lists them; code a later pass laid out again has them picked out here.
+        jumping = self.bc.jumps
+        if jumping is None:
+            jumping = [ins for ins in instrs if ins.target is not None]
+        # Their indices, in order, for `jumps_in` (no instruction becomes a jump or stops being
+        # one later; a jump may be pointed elsewhere).
+        self.jump_indices: List[int] = [ins.index for ins in jumping]
+        for ins in jumping:
+            t = ins.target
+            if ins.opname in COND_JUMPS:
+                cond_jumps.append(ins.index)
+            if t in jump_sources:
+                jump_sources[t].append(ins.index)
+            else:
+                jump_sources[t] = [ins.index]
+            if t <= ins.index and not self.is_send_loop(t) and not self.async_for_way_back(ins.index, t):
+                into = handler_back if ins.index in handler_code else back
+                into[t] = max(into.get(t, -1), ins.index)
+            elif ins.opname == "FOR_ITER":
+                for_iters.append(ins)
         # Loops that only a handler closes: with 3.12+ handler code at the end, such a loop's
         # jump back lies past any loop around it, which it must not be merged with.
         self.handler_closed: Set[int] = set()
@@ -359,7 +369,6 @@ class ControlRules:
         """The jumps among the instructions [start, end), in order: what a scan of the range for
         instructions with a target finds (most of a range's instructions are no jump; the list
         of those, taken once, answers without looking at the others)."""
-        # (`JumpIndex.between(start, end)`, inlined: this is asked very often)
         indices, instrs = self.jump_indices, self.instrs
         return [instrs[k] for k in indices[bisect_left(indices, start):bisect_left(indices, end)]]
 
