@@ -14,9 +14,9 @@ Every error is one line on stderr; `--traceback` shows the full traceback of int
 import argparse
 import importlib
 import importlib.util
-import marshal
 import os
 import runpy
+import subprocess
 import sys
 import traceback
 import types
@@ -98,26 +98,52 @@ def load_pyc(path: str) -> types.CodeType:
         )
     if len(data) <= PYC_HEADER_SIZE:
         raise CliError("%s: truncated .pyc file (%d bytes, no code after the header)" % (path, len(data)))
+    # Our own reader, not marshal.loads: the file may be built to exhaust memory or time, or to
+    # hold code objects that crash CPython when read (see depyf/decompiler/marshal_reader.py).
+    from depyf.decompiler.errors import DecompilationError
+    from depyf.decompiler.marshal_reader import MarshalError, read_code
+
     try:
-        code = marshal.loads(data[PYC_HEADER_SIZE:])
-    except Exception as exc:  # marshal reports corruption as ValueError, EOFError, TypeError...
+        return read_code(data[PYC_HEADER_SIZE:])
+    except MarshalError as exc:
         raise CliError("%s: corrupt .pyc file (%s)" % (path, exc)) from None
-    if not isinstance(code, types.CodeType):
-        raise CliError("%s: corrupt .pyc file (holds a %s, not code)" % (path, type(code).__name__))
-    return code
+    except DecompilationError as exc:  # (the running Python's bytecode is not one depyf reads)
+        raise CliError("%s: %s" % (path, exc.reason)) from None
 
 
 def load_source(path: str) -> types.CodeType:
     """Compile a .py file (never run it) into its module code object."""
     source = _read_bytes(path)
+    _compiles_without_crashing(path)
     try:
         return compile(source, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
         raise CliError("%s: syntax error: %s" % (_where(path, exc.lineno, exc.offset, source), exc.msg)) from None
     except ValueError as exc:  # null bytes, before Python 3.11 (a SyntaxError without a line since)
         raise CliError("%s: syntax error: %s" % (_where(path, None, None, source), exc)) from None
-    except UnicodeDecodeError as exc:
+    except (UnicodeDecodeError, OverflowError) as exc:
         raise CliError("%s: cannot compile: %s" % (path, exc)) from None
+    except (RecursionError, MemoryError) as exc:  # nested or long past what CPython compiles
+        raise CliError("%s: cannot compile: too deeply nested or too large for Python %s (%s)"
+                       % (path, _running_python(), type(exc).__name__)) from None
+
+
+def _compiles_without_crashing(path: str) -> None:
+    """Where this CPython's compiler can overflow the C stack (3.8/3.9), compile the file in a
+    child process first: a crash there is reported as bad input instead of ending depyf."""
+    from depyf.decompiler.versions import host
+
+    if host().compiler_guards_its_stack:
+        return
+    probe = "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec', dont_inherit=True)"
+    try:
+        child = subprocess.run([sys.executable, "-I", "-c", probe, path], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=600)
+    except (OSError, subprocess.SubprocessError):
+        return  # (no child to ask: compile here, as always)
+    if child.returncode < 0:
+        raise CliError("%s: cannot compile: Python %s crashes compiling it (too deeply nested or too long)"
+                       % (path, _running_python()))
 
 
 def _where(path: str, line: Optional[int], column: Optional[int], source: bytes) -> str:

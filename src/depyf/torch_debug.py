@@ -16,6 +16,7 @@ import os
 import sys
 from typing import Iterator, List, Optional
 
+from depyf.dump.code_objects import with_code_objects_saved
 from depyf.dump.layout import DumpLayout
 from depyf.dump.writer import DumpWriter, rank_folder
 from depyf.dynamo import adapter
@@ -29,23 +30,44 @@ class _State:
 
     active: Optional["DumpLayout"] = None
     last: Optional["tuple[DumpLayout, CaptureSession]"] = None
+    # The folder of the last prepare_debug when it could not dump at all.
+    unwritten: Optional[str] = None
 
 
 @contextlib.contextmanager
-def prepare_debug(dump_dir: str) -> Iterator[str]:
-    """Dump every frame compiled inside the block into ``dump_dir`` (yields the folder used).
+def prepare_debug(dump_src_dir: str, clean_wild_fx_code: bool = True, log_bytecode: bool = False) -> Iterator[str]:
+    """Dump every frame compiled inside the block into ``dump_src_dir`` (yields the folder used).
 
     Compile inside the block: functions compiled (run) before it are not seen. Inductor's and
     AOTAutograd's caches are turned off inside the block so every graph is really made.
+
+    The signature is depyf 0.20's. ``log_bytecode=True`` also saves, next to each transformed-code
+    file, its original, transformed and recompiled code objects (see
+    :mod:`depyf.dump.code_objects`). ``clean_wild_fx_code`` is accepted and has no effect: 0.20
+    wrote a raw ``fx_graph_code_*`` file for every FX module created and removed them on exit; this
+    depyf writes each graph once, readable, and never those files.
     """
+    dump_dir = dump_src_dir
     if not isinstance(dump_dir, (str, os.PathLike)):
-        raise TypeError("prepare_debug(dump_dir) takes the folder to write to")
+        raise TypeError("prepare_debug(dump_src_dir) takes the folder to write to")
     adapter.require_torch("depyf.prepare_debug")  # before the folder is made
     if _State.active is not None:
         raise RuntimeError("depyf.prepare_debug blocks cannot be nested")
-    writer = DumpWriter(rank_folder(os.fspath(dump_dir), adapter.distributed_rank()))
+    del clean_wild_fx_code  # (see the docstring)
+    base = rank_folder(os.fspath(dump_dir), adapter.distributed_rank())
+    try:
+        writer = DumpWriter.claim(base)
+    except OSError as e:
+        # No folder, no dump; but the user's block runs, exactly as it would without depyf.
+        folder = os.path.abspath(base)
+        print(f"depyf: cannot dump into {folder}: {e.strerror or e}; the block runs without depyf", file=sys.stderr)
+        _State.last = None
+        _State.unwritten = folder
+        yield folder
+        return
     layout = DumpLayout(writer)
-    session = CaptureSession(layout.on_frame, layout.on_graph, layout.on_module)
+    on_frame = with_code_objects_saved(layout) if log_bytecode else layout.on_frame
+    session = CaptureSession(on_frame, layout.on_graph, layout.on_module)
     layout.session = session
     _State.active = layout
     try:
@@ -55,27 +77,57 @@ def prepare_debug(dump_dir: str) -> Iterator[str]:
                 yield writer.folder
             finally:
                 session.uninstall()
+                finish_error: Optional[Exception] = None
                 try:
                     layout.finish(session)
                 except Exception as e:  # writing the explanation must not break the program
-                    print(f"depyf: could not finish the dump in {writer.folder}: {e!r}", file=sys.stderr)
-                for err in session.errors[:1]:
-                    print(f"depyf: {err} (and {len(session.errors) - 1} more)" if len(session.errors) > 1 else f"depyf: {err}", file=sys.stderr)
+                    finish_error = e
+                _warn_once(writer, session, finish_error)
     finally:
+        writer.close()
         _State.active = None
         _State.last = (layout, session)
+        _State.unwritten = None
+
+
+def _warn_once(writer: DumpWriter, session: CaptureSession, finish_error: Optional[Exception]) -> None:
+    """One line on stderr for everything that went wrong in the dump (one cause often has
+    several symptoms: a deleted folder fails every write and then the explanation)."""
+    problems: List[str] = []
+    if writer.failure is not None:
+        problems.append(f"could not write {len(writer.lost)} file(s) of the dump in {writer.folder}: {writer.failure}")
+    if finish_error is not None and writer.failure is None:
+        problems.append(f"could not finish the dump in {writer.folder}: {finish_error!r}")
+    problems.extend(session.errors)
+    if problems:
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        print(f"depyf: {problems[0]}{more}; the program ran unchanged", file=sys.stderr)
 
 
 @contextlib.contextmanager
-def debug() -> Iterator[str]:
-    """Run what ``prepare_debug`` compiled from the dumped files, compiling nothing new.
+def debug(breakpoint_on_entry: Optional[bool] = None) -> Iterator[str]:
+    """Run what ``prepare_debug`` compiled from the dumped files.
+
+    The results and errors are those of the same calls without depyf: code runs from a dumped
+    file only where it is bytecode-equal to torch's, and a call that misses every cache entry is
+    compiled by torch as it would be without depyf (that new code does not run from a file).
 
     Inside the block, a breakpoint set (pdb, an IDE) in a dumped transformed-code, resume, graph or
     Inductor file is hit, with the real local variables. Yields the dump folder.
+
+    ``breakpoint_on_entry=True`` (or the environment variable ``DEPYF_DEBUG_BREAKPOINT=1`` when
+    the keyword is not given) stops in ``breakpoint()`` on entering the block, as depyf 0.20's
+    ``debug()`` always did, so breakpoints can be set before the code runs.
     """
     adapter.require_torch("depyf.debug")
+    if breakpoint_on_entry is None:
+        breakpoint_on_entry = os.environ.get("DEPYF_DEBUG_BREAKPOINT", "0").strip() not in ("", "0")
     if _State.active is not None:
         raise RuntimeError("depyf.debug cannot be used inside depyf.prepare_debug; enter it afterwards")
+    if _State.last is None and _State.unwritten is not None:
+        print(f"depyf.debug: nothing was dumped into {_State.unwritten}; the block runs as without depyf", file=sys.stderr)
+        yield _State.unwritten
+        return
     if _State.last is None:
         raise RuntimeError("depyf.debug needs a depyf.prepare_debug run first, in this process")
     layout, session = _State.last
@@ -90,10 +142,19 @@ def debug() -> Iterator[str]:
         if not_debuggable
         else ""
     )
-    print(f"depyf.debug: compiled code runs from the files in {layout.writer.folder}; set breakpoints there{note}", file=sys.stderr)
+    # A call no dumped cache entry serves compiles as it would without depyf (torch's stance is
+    # left alone): running it eagerly instead would change its numerics (Inductor's fused kernels
+    # round differently) and hide its errors (a fullgraph=True function that cannot compile).
+    print(
+        f"depyf.debug: compiled code runs from the files in {layout.writer.folder}; set breakpoints there{note}; "
+        "a call that needs a new compilation is compiled by torch as usual and does not run from these files",
+        file=sys.stderr,
+    )
     try:
-        with adapter.run_cached_code_only():
-            yield layout.writer.folder
+        if breakpoint_on_entry:
+            print(f"depyf.debug: set breakpoints in the files of {layout.writer.folder}, then continue", file=sys.stderr)
+            breakpoint()  # (honours PYTHONBREAKPOINT and sys.breakpointhook)
+        yield layout.writer.folder
     finally:
         for fn, code in reversed(swaps):
             fn.__code__ = code

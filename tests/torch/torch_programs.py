@@ -98,6 +98,38 @@ def break_in_helper(x):
     return b.sum() + a.mean()
 
 
+def break_in_fstring(x):
+    # The graph breaks inside an f-string: the resume function gets its pieces as parameters.
+    y = x * 2
+    label = f"sum {y.sum().item():.2f} of {y.shape[0]}"
+    return y + len(label)
+
+
+def tolist_in_no_grad(x):
+    # A for loop over `.tolist()` values inside a context manager: the resume function re-enters
+    # the context and jumps into the loop.
+    out = x
+    with torch.no_grad():
+        for v in x.tolist():
+            out = out + v
+    return out
+
+
+def item_in_nested_contexts(x):
+    with torch.no_grad():
+        with torch.autocast("cpu", enabled=False):
+            n = int(x.abs().sum().item())
+            y = x * n
+    return y
+
+
+def items_in_format(x):
+    # Two breaks in one call's arguments; torch 2.13 keeps a cache entry without code for the
+    # resume function, which the explanation must skip.
+    text = "{}-{}".format(x.sum().item(), x.max().item())
+    return x * len(text)
+
+
 # -- modules, closures, kwargs, containers -----------------------------------------------------------
 
 
@@ -186,6 +218,10 @@ PROGRAMS: Dict[str, Program] = {
         Program("no_grad", lambda: break_in_no_grad, lambda: [((_t(3, requires_grad=True),), {})]),
         Program("helper", lambda: break_in_helper, lambda: [((_t(3),), {}), ((_t(3, seed=1),), {})]),
         Program("nested_def", lambda: break_in_nested_def, lambda: [((_t(3),), {})]),
+        Program("fstring", lambda: break_in_fstring, lambda: [((_t(3),), {})]),
+        Program("tolist_no_grad", lambda: tolist_in_no_grad, lambda: [((_t(3),), {})]),
+        Program("nested_contexts", lambda: item_in_nested_contexts, lambda: [((_t(3),), {})]),
+        Program("items_in_format", lambda: items_in_format, lambda: [((_t(3),), {})]),
         Program("module", _make_net, lambda: [((_t(2, 4),), {}), ((_t(2, 4, seed=1),), {"scale": 2.0})]),
         Program(
             "closure_kwargs",

@@ -17,7 +17,8 @@ from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
 from depyf.decompiler.control import fold_tail_into_else
 from depyf.decompiler.exception_table import drop_copied_returns, fold_falling_tail_into_else
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
-from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.code_check import check_code, comment_text, is_source_name, safe_identifier
+from depyf.decompiler.errors import DecompilationError, internal_error, naming_function
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.relayout import exits_after_loops, relayout
 from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, private_prefix
@@ -32,6 +33,11 @@ _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static
 _CLASS_OBJECT_BOOKKEEPING = _CLASS_BOOKKEEPING | {"__doc__", "__dict__", "__weakref__", "__type_params__",
                                                   "__annotations__"}
 _MAX_WRAPPERS = 100
+_RUNNING = tuple(sys.version_info[:2])  # (for errors: `host()` itself refuses an unknown version)
+# Flags of code that may suspend (generator, coroutine, iterable coroutine, async generator), and
+# the instructions that suspend it.
+_SUSPENDING = 0x20 | 0x80 | 0x100 | 0x200
+_YIELDS = frozenset({"YIELD_VALUE", "YIELD_FROM", "SEND", "GET_YIELD_FROM_ITER"})
 
 
 def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, indent: int = 4,
@@ -48,24 +54,90 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
     if on_error not in ("raise", "comment"):
         raise ValueError("on_error must be 'raise' or 'comment'")
     try:
-        target = _unwrap(obj)
-        if isinstance(target, type):
-            return _decompile_class_object(target, indent, name, on_error)
-        code, fn = target
-        owner = _owner_class_name(fn) if not rewritten else None
-        if owner is not None:
-            code = demangled_code(code, owner)  # `self.__x` as written, not `self._C__x`
-        return Decompiler(code, host(), indent, rewritten).definition_text(fn, name)
-    except DecompilationError as error:
+        text = _decompile(obj, name, indent, rewritten, on_error)
+        if on_error == "comment":
+            problem = _compile_problem(text, deep_is_fine=True)
+            if problem is not None:
+                # (a bug of the reading: the text is wrong, so it is shown as failed)
+                raise DecompilationError(f"internal error: the decompiled text does not compile ({problem})",
+                                         function=_describe(obj), python_version=_RUNNING)
+        return text
+    except DecompilationError as raised:
+        error = naming_function(raised, _describe(obj), _RUNNING)
         if on_error == "raise":
-            raise
+            if error is raised:
+                raise
+            raise error from raised.__cause__
         return _fallback_text(obj, error, name, indent)
     except RecursionError:
         error = DecompilationError("nested too deeply", function=_describe(obj),
-                                   python_version=host().key)
+                                   python_version=_RUNNING)
         if on_error == "raise":
             raise error from None
         return _fallback_text(obj, error, name, indent)
+    except (Exception, MemoryError) as exc:
+        # Nothing but DecompilationError leaves `decompile`: an exception from inside is a bug of
+        # the decompiler on this input, reported as such (`error.internal`, the cause kept).
+        error = internal_error(exc, _describe(obj), _RUNNING)
+        if on_error == "raise":
+            raise error from exc
+        return _fallback_text(obj, error, name, indent)
+
+
+def _decompile(obj: Any, name: Optional[str], indent: int, rewritten: bool, on_error: str) -> str:
+    target = _unwrap(obj)
+    if isinstance(target, type):
+        return _decompile_class_object(target, indent, name, on_error)
+    code, fn = target
+    check_code(code, host())  # (before `code.replace`, which reads co_code)
+    owner = _owner_class_name(fn) if not rewritten else None
+    if owner is not None:
+        code = demangled_code(code, owner)  # `self.__x` as written, not `self._C__x`
+    return Decompiler(code, host(), indent, rewritten).definition_text(fn, name)
+
+
+def _compile_problem(text: str, deep_is_fine: bool = False) -> Optional[str]:
+    """Why `text` does not compile, or None. (Compiling runs nothing.) `deep_is_fine`: text too
+    deep for the compiler from this far down the stack is not counted (it came from code that
+    compiled)."""
+    try:
+        compile(text, "<decompiled>", "exec", dont_inherit=True)
+    except (RecursionError, MemoryError) as exc:
+        return None if deep_is_fine else f"{type(exc).__name__}: {exc}"
+    except (SyntaxError, ValueError, OverflowError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+class DecompiledFunction:
+    """A function's statement tree as the decompiler read it (`node`), with the printer that
+    prints it: tools may rewrite the tree (`nodes.py` types) and print the result."""
+
+    def __init__(self, node: n.FunctionDef, printer: Printer) -> None:
+        self.node = node
+        self.printer = printer
+
+    def text(self) -> str:
+        lines: List[str] = []
+        self.printer.stmt(self.node, 0, lines)
+        return "\n".join(lines) + "\n"
+
+
+def decompile_function(code: CodeType, *, name: Optional[str] = None, indent: int = 4,
+                       rewritten: bool = False) -> DecompiledFunction:
+    """The statement tree of a function's code object, unprinted (`decompile` prints it);
+    raises `DecompilationError` where the code cannot be read. `rewritten`: as in `decompile`."""
+    if not isinstance(code, CodeType):
+        raise TypeError(f"expected a code object, got {type(code).__name__}")
+    try:
+        decompiler = Decompiler(code, host(), indent, rewritten)
+        return DecompiledFunction(decompiler.definition_node(None, name), decompiler.printer)
+    except DecompilationError:
+        raise
+    except RecursionError:
+        raise DecompilationError("nested too deeply", function=_describe(code), python_version=_RUNNING) from None
+    except (Exception, MemoryError) as exc:  # (the same contract as `decompile`: one exception type)
+        raise internal_error(exc, _describe(code), _RUNNING) from exc
 
 
 class Decompiler:
@@ -83,8 +155,15 @@ class Decompiler:
              comprehension: bool = False) -> Union[List[n.Stmt], n.Expr]:
         qualname = getattr(code, "co_qualname", code.co_name)
         if class_body:
+            check_code(code, self.version)  # (before `code.replace`, which reads co_code)
             code = demangled_code(code, code.co_name)  # the body of `class C` is named C
         bytecode = decode(code, self.version)
+        if code.co_flags & CO_ASYNC_GENERATOR:
+            _check_async_generator_returns(bytecode, qualname)
+        elif not code.co_flags & _SUSPENDING and not _YIELDS.isdisjoint(bytecode.opnames()):
+            # (a yield makes a generator: code whose flags say otherwise is no compiler's)
+            raise DecompilationError("a yield in code that is not a generator", function=qualname,
+                                     python_version=self.version.key)
         if self.rewritten and self.version.has_exception_table:
             bytecode = relayout(bytecode)
         elif self.version.has_exception_table:
@@ -141,6 +220,11 @@ class Decompiler:
 
     def _comprehension(self, code: CodeType, stmts: List[n.Stmt], builder: CodeBuilder) -> n.Expr:
         kind = COMPREHENSION_NAMES[code.co_name]
+        if sum(1 for ins in builder.instrs if ins.argval == ".0" and ins.opname == "LOAD_FAST") > 1:
+            # (the compiler loads its iterator once, to start the loop: `.0` anywhere else
+            # would be printed as if source could name it)
+            raise DecompilationError("a comprehension that uses its iterator twice", function=code.co_name,
+                                     python_version=self.version.key)
         if kind == "gen":
             loops = [s for s in stmts if isinstance(s, n.For)]
             if loops:
@@ -158,6 +242,9 @@ class Decompiler:
                             read_last_return: bool) -> List[n.Stmt]:
         if code.co_name == "<module>":
             _strip_returns(stmts)  # copies of the module's implicit return; `return` is invalid there
+            if _has_return(stmts):  # (one that returns a value: no module's source has it)
+                raise DecompilationError("module code that returns a value", function=code.co_name,
+                                         python_version=self.version.key)
         if self.version.copies_exit_blocks:
             fold_falling_tail_into_else(stmts)
             drop_copied_returns(stmts)  # copies of the implicit return in branches that fall off the end
@@ -185,6 +272,8 @@ class Decompiler:
 
     def _tidy_class_body(self, stmts: List[n.Stmt]) -> List[n.Stmt]:
         _strip_returns(stmts, class_body=True)  # copies of the body's implicit return; `return` is invalid there
+        if _has_return(stmts):
+            raise DecompilationError("a class body that returns a value", python_version=self.version.key)
         tidy: List[n.Stmt] = []
         for s in stmts:
             if isinstance(s, n.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], n.Name):
@@ -220,6 +309,14 @@ class Decompiler:
             expr = self.body(code, comprehension=True)
             assert isinstance(expr, n.Expr)
             return self.printer.expr(expr) + "\n"
+        lines: List[str] = []
+        self.printer.stmt(self.definition_node(fn, name), 0, lines)
+        return "\n".join(lines) + "\n"
+
+    def definition_node(self, fn: Optional[types.FunctionType], name: Optional[str]) -> n.FunctionDef:
+        """The statement tree of `def name(...)` for this code object (a function's, not a
+        module's, lambda's or comprehension's)."""
+        code = self.code
         stmts = self.body(code)
         assert isinstance(stmts, list)
         returns = None
@@ -228,16 +325,9 @@ class Decompiler:
             if "return" in ann:
                 returns = postponed_annotation(_value_expr(ann["return"], fn.__globals__), _postponed(code))
         is_async = bool(code.co_flags & (CO_COROUTINE | CO_ASYNC_GENERATOR))
-        def_name = name or code.co_name
-        if not def_name.isidentifier():
-            def_name = "".join(c if c.isalnum() or c == "_" else "_" for c in def_name).strip("_") or "_"
-            if def_name[0].isdigit():
-                def_name = "_" + def_name
+        def_name = safe_identifier(name or code.co_name)
         type_params = _runtime_type_params(fn, self.printer) if fn is not None else ""
-        node = n.FunctionDef(def_name, self._params(code, fn), stmts, (), is_async, returns, type_params)
-        lines: List[str] = []
-        self.printer.stmt(node, 0, lines)
-        return "\n".join(lines) + "\n"
+        return n.FunctionDef(def_name, self._params(code, fn), stmts, (), is_async, returns, type_params)
 
     def _params(self, code: CodeType, fn: Optional[types.FunctionType]) -> str:
         if fn is None:
@@ -251,6 +341,18 @@ class Decompiler:
 
 
 # --- helpers ------------------------------------------------------------------------------------
+
+def _check_async_generator_returns(bytecode: Bytecode, qualname: str) -> None:
+    """An async generator returns nothing (`return x` there does not compile): flags that say
+    async generator over code that returns a value are not the compiler's."""
+    instrs = bytecode.instrs
+    for k, ins in enumerate(instrs):
+        if ins.opname == "RETURN_VALUE" and not (k and instrs[k - 1].opname == "LOAD_CONST"
+                                                 and instrs[k - 1].argval is None):
+            raise DecompilationError("an async generator that returns a value", function=qualname,
+                                     offset=ins.offset, opname=ins.raw_opname,
+                                     python_version=bytecode.version.key)
+
 
 def _is_none(e: Optional[n.Expr]) -> bool:
     return e is None or (isinstance(e, n.Const) and e.value is None)
@@ -319,6 +421,24 @@ def _strip_returns(stmts: List[n.Stmt], class_body: bool = False, nested: bool =
             _strip_returns(handler.body, class_body, True)
         for case in getattr(s, "cases", ()) or ():
             _strip_returns(case.body, class_body, True)
+
+
+def _has_return(stmts: List[n.Stmt]) -> bool:
+    """Is there a return statement in `stmts`, outside nested definitions?"""
+    for s in stmts:
+        if isinstance(s, n.Return):
+            return True
+        if isinstance(s, (n.FunctionDef, n.ClassDef)):
+            continue
+        for attr in ("body", "orelse", "finalbody"):
+            inner = getattr(s, attr, None)
+            if isinstance(inner, list) and _has_return(inner):
+                return True
+        if any(_has_return(h.body) for h in getattr(s, "handlers", ()) or ()):
+            return True
+        if any(_has_return(c.body) for c in getattr(s, "cases", ()) or ()):
+            return True
+    return False
 
 
 def _is_class_end_bookkeeping(s: n.Stmt) -> bool:
@@ -488,10 +608,16 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
     type_params = _runtime_type_params(cls, printer)
     # `class C[T]` adds typing.Generic to the bases itself.
     bases = [b for b in cls.__bases__ if b is not object and not (type_params and _is_typing_generic(b))]
-    base_text = "(" + ", ".join(b.__qualname__ if b.__module__ == "builtins" else b.__name__ for b in bases) + ")" \
-        if bases else ""
+    base_names = [b.__qualname__ if b.__module__ == "builtins" else b.__name__ for b in bases]
+    class_name = name or cls.__name__
+    # (a class object's names are whatever was set: none may reach the text unless source spells it)
+    for written in [class_name] + base_names:
+        if not all(is_source_name(part) for part in str(written).split(".")):
+            raise DecompilationError(f"the name {written!r} cannot be written in source",
+                                     function=_describe(cls), python_version=host().key)
+    base_text = "(" + ", ".join(base_names) + ")" if bases else ""
     generic = f"[{type_params}]" if type_params else ""
-    lines.append(f"class {name or cls.__name__}{generic}{base_text}:")
+    lines.append(f"class {class_name}{generic}{base_text}:")
     unit = " " * indent
     if cls.__doc__ and "__doc__" in cls.__dict__:
         lines.extend(printer.docstring(cls.__doc__, unit))
@@ -504,12 +630,18 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
         lines.append(f"{unit}{demangle(key, prefix) if prefix else key}: {annotation}{value_text}")
         body += 1
     for key, value in cls.__dict__.items():
+        if not is_source_name(key):
+            # (set with setattr: no statement of a class body makes it)
+            lines.append(f"{unit}# a member named {comment_text(repr(key))} cannot be written in source")
+            continue
         member = demangle(key, prefix) if prefix else key
         if key in annotated and _literal_expr(value) is not None:
             continue  # printed with its annotation
         decorated = _member_functions(member, value)
         for decorator, fn in decorated:
-            text = _decompile_member(fn, cls.__name__, member if decorator else None, on_error, indent)
+            # (a lambda stored as a member is printed as the def of that name, not a bare expression)
+            named = decorator or fn.__code__.co_name == "<lambda>"
+            text = _decompile_member(fn, cls.__name__, member if named else None, on_error, indent)
             if decorator:
                 lines.append(unit + "@" + decorator)
             lines.extend(unit + line if line else line for line in text.rstrip("\n").split("\n"))
@@ -534,7 +666,7 @@ def _class_annotations(cls: type, printer: Printer) -> Dict[str, str]:
     # (the class body's own code is gone; its module's `annotations` name tells PEP 563 apart)
     postponed = env.get("annotations") is getattr(__future__, "annotations", None)
     return {k: printer.expr(postponed_annotation(_value_expr(v, env), postponed))
-            for k, v in own.items() if isinstance(k, str) and k.isidentifier()}
+            for k, v in own.items() if is_source_name(k)}
 
 
 def _postponed(code: CodeType) -> bool:
@@ -607,6 +739,7 @@ def _decompile_member(fn: types.FunctionType, class_name: str, name: Optional[st
     """A function of a class, printed inside it: private names as written (`self.__x`)."""
     try:
         code, fn = _unwrap(fn)
+        check_code(code, host())  # (before `code.replace`, which reads co_code)
         code = demangled_code(code, class_name)
         return Decompiler(code, host(), indent).definition_text(fn, name)
     except DecompilationError as error:
@@ -641,30 +774,46 @@ def _literal_expr(value: Any) -> Optional[n.Expr]:
 
 
 def _fallback_text(obj: Any, error: DecompilationError, name: Optional[str], indent: int) -> str:
-    """Valid source that shows why and where decompilation failed, with the disassembly."""
+    """Valid source that shows why and where decompilation failed, with the disassembly.
+
+    Everything taken from the code object is checked or escaped: its names may be anything
+    (`<lambda>`, a keyword, a line break that would end a comment and start a line of code)."""
+    comment = "# depyf could not decompile this code: " + comment_text(str(error))
+    try:
+        text = _fallback_definition(obj, error, name, indent, comment)
+    except (Exception, RecursionError, MemoryError):  # (the fallback of the fallback: a comment)
+        return comment + "\n"
+    return text if _compile_problem(text) is None else comment + "\n"
+
+
+def _fallback_definition(obj: Any, error: DecompilationError, name: Optional[str], indent: int,
+                         comment: str) -> str:
     unit = " " * indent
-    code: Optional[CodeType] = None
     try:
         target = _unwrap(obj)
-        if not isinstance(target, type):
-            code = target[0]
     except DecompilationError:
-        code = None
-    comment = [f"depyf could not decompile this code: {error}"]
-    if code is None:
-        return "\n".join("# " + line for line in comment) + "\n"
-    def_name = name or code.co_name
-    if not def_name.isidentifier():
-        def_name = "".join(c if c.isalnum() or c == "_" else "_" for c in def_name).strip("_") or "_"
-    printer = Printer(indent)
-    header = f"def {def_name}({parameters(code, printer.expr)}):"
-    lines = [header] + [unit + "# " + line for line in comment]
-    lines.append(unit + "# disassembly:")
+        return comment + "\n"
+    if isinstance(target, type):
+        return comment + "\n"
+    code = target[0]
+    def_name = safe_identifier(name or (code.co_name if isinstance(code.co_name, str) else "_"))
+    lines = [f"def {def_name}({_fallback_parameters(code)}):", unit + comment, unit + "# disassembly:"]
     try:
         for ins in decode(code, host()).instrs:
             arg = "" if ins.arg is None else " " + (f"-> {ins.target}" if ins.target is not None else repr(ins.argval))
-            lines.append(f"{unit}#   {ins.index:4d} {ins.raw_opname}{arg}".replace("\n", "\\n")[:200])
+            lines.append(unit + "#   " + comment_text(f"{ins.index:4d} {ins.raw_opname}{arg}"[:200]))
     except DecompilationError as decode_error:
-        lines.append(f"{unit}#   (the bytecode cannot be decoded: {decode_error})")
+        lines.append(unit + "#   " + comment_text(f"(the bytecode cannot be decoded: {decode_error})"))
     lines.append(f"{unit}raise NotImplementedError({str(error)!r})")
     return "\n".join(lines) + "\n"
+
+
+def _fallback_parameters(code: CodeType) -> str:
+    """The parameters as the code declares them, where they are names source can spell (a
+    comprehension's `.0`, a duplicate or a keyword are not): else `*args, **kwargs`."""
+    try:
+        text = parameters(code, Printer().expr)
+        compile(f"def _({text}): pass", "<parameters>", "exec", dont_inherit=True)
+        return text
+    except (Exception, RecursionError, MemoryError):
+        return "*args, **kwargs"

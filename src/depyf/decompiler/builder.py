@@ -100,7 +100,13 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
     # --- running ranges ---------------------------------------------------------------------
 
     def run(self) -> List[n.Stmt]:
-        return self.run_range(0, len(self.instrs), [])
+        try:
+            return self.run_range(0, len(self.instrs), [])
+        except _StackUnderflow:
+            # (a construct's reader popped an empty stack: `FOR_ITER` with nothing to iterate;
+            # the error names where the value being read began)
+            at = self.instrs[self.expr_start] if 0 <= self.expr_start < len(self.instrs) else None
+            raise self.fail(at, "stack does not match any source construct") from None
 
     def run_range(self, start: int, end: int, stack: Optional[List[n.Expr]] = None) -> List[n.Stmt]:
         """Run [start, end) with `stack` and return the statements it produced."""

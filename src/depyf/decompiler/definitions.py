@@ -4,10 +4,13 @@ Nested code objects are decompiled recursively through `decompile_nested`. Compr
 expressions whichever way the interpreter compiled them: a separate code object called with the
 iterator (3.8-3.11) or a loop inlined into the enclosing function (3.12+).
 """
+from types import CodeType
 from typing import Dict, List, Optional, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
+from depyf.decompiler.code_check import is_source_name
+from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import Instr
 from depyf.decompiler.generics import is_generic_wrapper
 from depyf.decompiler.markers import ClassValue
@@ -43,8 +46,13 @@ class DefinitionRules:
         if self.version.makes_function_with_qualname:
             self.pop()
         code = self.pop()
-        assert isinstance(code, n.Const)
-        fn = m.MadeFunction(code.value)
+        if not (isinstance(code, n.Const) and isinstance(code.value, CodeType)):
+            raise self.fail(ins, "a function made of something that is not code")
+        inner, outer = code.value, self.bc.code
+        if inner.co_freevars and not set(inner.co_freevars) <= set(outer.co_cellvars + outer.co_freevars):
+            # (a function's free variables are its definer's cells: else `nonlocal x` with no x)
+            raise self.fail(ins, "a function whose free variables its definer does not have")
+        fn = m.MadeFunction(inner)
         flags = ins.arg or 0
         if flags & 0x08:
             fn.closure = self.pop()
@@ -107,6 +115,8 @@ class DefinitionRules:
             params, _ = self.function_params(fn)
             body = self.decompile_nested(fn.code, lambda_body=True)
             return n.Lambda(params, body)
+        if not is_source_name(fn.code.co_name):
+            raise DecompilationError(f"a function named {fn.code.co_name!r} used as a value")
         return n.Raw(f"__function_{fn.code.co_name}__")
 
     def is_decorated(self, value: n.Call) -> bool:

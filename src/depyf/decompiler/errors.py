@@ -7,7 +7,11 @@ class DecompilationError(Exception):
 
     Carries what a user needs to report or work around the problem: the function, the
     instruction (offset and opname), the Python version of the bytecode, and the reason.
+    `internal` is True where the error stands for an unexpected exception inside the decompiler
+    (kept as `__cause__`): a bug, reported through the one exception type callers catch.
     """
+
+    internal = False
 
     def __init__(
         self,
@@ -35,3 +39,26 @@ class DecompilationError(Exception):
             parts.append("on Python %d.%d" % self.python_version)
         where = " ".join(parts)
         return f"cannot decompile {where}: {self.reason}" if where else f"cannot decompile: {self.reason}"
+
+
+def internal_error(exc: BaseException, function: Optional[str],
+                   python_version: Optional[Tuple[int, int]]) -> DecompilationError:
+    """The `DecompilationError` that `decompile` raises for an unexpected exception `exc`."""
+    error = DecompilationError(f"internal error: {type(exc).__name__}: {exc}", function=function,
+                               python_version=python_version)
+    error.internal = True
+    error.__cause__ = exc
+    return error
+
+
+def naming_function(error: DecompilationError, function: str,
+                    python_version: Optional[Tuple[int, int]]) -> DecompilationError:
+    """`error`, or where it names no function (raised by the printer, which sees no code), a copy
+    that names `function`."""
+    if error.function:
+        return error
+    named = DecompilationError(error.reason, function=function, offset=error.offset, opname=error.opname,
+                               python_version=error.python_version or python_version)
+    named.internal = error.internal
+    named.__cause__ = error.__cause__
+    return named

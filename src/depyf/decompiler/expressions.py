@@ -389,8 +389,13 @@ class ExpressionRules:
                 parts.append(p.value)
             elif isinstance(p, n.JoinedStr):
                 parts.extend(p.parts)
-            else:
+            elif isinstance(p, n.FormattedValue):
                 parts.append(p)
+            else:
+                # A piece no source puts there as it is: Dynamo's resume functions get the
+                # f-string's literal pieces as parameters. BUILD_STRING only joins strings, and a
+                # string formats as itself: `f'{s}'` shows the same value.
+                parts.append(n.FormattedValue(p, None, None))
         self.stack.append(n.JoinedStr(parts))
 
     # --- calls ------------------------------------------------------------------------------
@@ -498,6 +503,8 @@ class ExpressionRules:
             # Before 3.12 an async comprehension is a coroutine that its caller awaits.
             self.stack.append(m.AwaitedComprehension(value.value))
             return
+        if not self.bc.code.co_flags & 0x280:  # (CO_COROUTINE | CO_ASYNC_GENERATOR)
+            raise self.fail(ins, "an await outside a coroutine")
         self.stack.append(n.Await(value))
 
     def op_GET_YIELD_FROM_ITER(self, ins: Instr, i: int) -> None:

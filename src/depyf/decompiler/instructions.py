@@ -17,6 +17,7 @@ from operator import attrgetter
 from types import CodeType
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
+from depyf.decompiler.code_check import check_code, check_flags, check_module_names, check_names
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.versions import BytecodeVersion
 
@@ -283,7 +284,18 @@ def _tables(version: BytecodeVersion) -> _Tables:
 
 
 def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
-    """Decode `code`, whose bytecode is of `version`, into a `Bytecode`."""
+    """Decode `code`, whose bytecode is of `version`, into a `Bytecode`; code that no compiler
+    could have made (names no source spells, caches that do not fit) is refused first."""
+    check_code(code, version)  # (before anything reads co_code: CPython may crash reading it)
+    modules = check_names(code, version)
+    check_flags(code, version)
+    bytecode = _decode(code, version)
+    if modules:
+        check_module_names(bytecode.instrs, modules, version, code.co_name)
+    return bytecode
+
+
+def _decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     t = _tables(version)
     info = t.info
     unit = t.unit

@@ -7,6 +7,7 @@ import math
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Type
 
 from depyf.decompiler import nodes as n
+from depyf.decompiler.code_check import is_source_name
 from depyf.decompiler.errors import DecompilationError
 
 # Precedence ladder, loosest first.
@@ -46,6 +47,14 @@ def _unprintable(node: Any) -> DecompilationError:
     append outside its comprehension): the reading went wrong, which is a decompilation error,
     never a bare TypeError escaping to the caller."""
     return DecompilationError(f"cannot print {type(node).__name__}: no source construct")
+
+
+def _name(name: Any) -> Any:
+    """`name`, where it can be written in source (names of keywords, classes and functions come
+    from constants, which no table check has seen): anything else must not reach the text."""
+    if not is_source_name(name):
+        raise DecompilationError(f"the name {name!r} cannot be written in source")
+    return name
 
 
 class Printer:
@@ -176,6 +185,10 @@ class Printer:
         args = e.args
         if len(args) == 1 and isinstance(args[0], n.ComprehensionExpr) and args[0].kind == "gen":
             return f"{self.expr(e.func, ATOM)}{self.expr(args[0])}"
+        if len(args) > 1 and isinstance(args[-1], n.Keyword) and isinstance(args[-2], n.Keyword):
+            names = [a.name for a in args if isinstance(a, n.Keyword)]
+            if len(set(names)) != len(names):  # (keyword names come from a constant: any tuple)
+                raise DecompilationError("a call passes one keyword argument twice")
         return f"{self.expr(e.func, ATOM)}({', '.join(self.expr(a, TEST) for a in args)})"
 
     def _binop(self, e: n.BinOp) -> str:
@@ -254,6 +267,8 @@ class Printer:
                 pieces.append(self.constant(part))
             elif isinstance(part, n.JoinedStr):
                 pieces.append(self.expr(part, ATOM))
+            elif not isinstance(part, n.FormattedValue):
+                raise _unprintable(part)
             else:
                 value = self.expr(part.value, TEST)
                 convert = {"s": "str", "r": "repr", "a": "ascii"}.get(part.conversion or "")
@@ -276,6 +291,8 @@ class Printer:
                     return None
                 out.append(body)
                 continue
+            if not isinstance(part, n.FormattedValue):
+                raise _unprintable(part)  # (an f-string's part that is neither text nor formatted)
             text = self.expr(part.value, TEST)
             # Before 3.12 an expression cannot hold a backslash or the delimiter (inside triple
             # quotes a lone quote character is fine).
@@ -417,7 +434,7 @@ class Printer:
             for dec in s.decorators:
                 out.append(pad + "@" + self.expr(dec, NAMED))
             generic = f"[{s.type_params}]" if s.type_params else ""
-            head = f"{pad}{'async def' if s.is_async else 'def'} {s.name}{generic}({s.params})"
+            head = f"{pad}{'async def' if s.is_async else 'def'} {_name(s.name)}{generic}({s.params})"
             if s.returns is not None:
                 head += " -> " + self.expr(s.returns, TEST)
             out.append(head + ":")
@@ -427,7 +444,7 @@ class Printer:
                 out.append(pad + "@" + self.expr(dec, NAMED))
             bases = "(" + ", ".join(self.expr(b, TEST) for b in s.bases) + ")" if s.bases else ""
             generic = f"[{s.type_params}]" if s.type_params else ""
-            out.append(f"{pad}class {s.name}{generic}{bases}:")
+            out.append(f"{pad}class {_name(s.name)}{generic}{bases}:")
             out.extend(self.block(s.body, depth + 1))
         elif t is n.TypeAlias:
             generic = f"[{s.type_params}]" if s.type_params else ""
@@ -579,7 +596,7 @@ _EXPR: Dict[Type[n.Expr], Callable[[Printer, Any], str]] = {
     n.Slice: Printer._slice,
     n.Starred: lambda self, e: "*" + self.expr(e.value, EXPR),
     n.DoubleStarred: lambda self, e: "**" + self.expr(e.value, BOR),
-    n.Keyword: lambda self, e: f"{e.name}={self.expr(e.value, TEST)}",
+    n.Keyword: lambda self, e: f"{_name(e.name)}={self.expr(e.value, TEST)}",
     n.Call: Printer._call,
     n.BinOp: Printer._binop,
     n.UnaryOp: Printer._unary,

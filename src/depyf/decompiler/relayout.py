@@ -31,9 +31,78 @@ def relayout(bytecode: Bytecode) -> Bytecode:
     live = reachable(instrs, handler_of)
     if len(live) == len(instrs):
         return bytecode
+    instrs, rejoined = _rejoin_suppressed_paths(instrs, bytecode.regions, live)
+    if rejoined:
+        bytecode = Bytecode(bytecode.code, bytecode.version, instrs, bytecode.regions)
+        live = reachable(instrs, handler_of)
     blocks = _blocks(instrs, live, handler_of, bytecode.regions)
-    order = _thread_jumps(instrs, blocks, live)
+    order = _thread_jumps(instrs, blocks, live, rejoined)
     return _renumber(bytecode, order, handler_of)
+
+
+def _rejoin_suppressed_paths(instrs: List[Instr], regions: List[ExceptionRegion],
+                             live: Set[int]) -> "tuple[List[Instr], Set[int]]":
+    """Before the blocks are ordered: the path after a with handler that suppressed the
+    exception, when it can only end in Dynamo's `raise None` (through the exits of the context
+    managers around it), becomes a jump to where that with statement's normal exit goes.
+
+    Nested context managers re-entered by a resume function need it done here, not after the
+    layout (`_join_impossible_paths`): the outer `with`'s normal exit must then follow the inner
+    handler, as a compiler lays it out. Returns the instructions and the indices of the new jumps."""
+    out: Optional[List[Instr]] = None
+    made: Set[int] = set()
+    for k in range(4, len(instrs) - 1):
+        if k not in live or [x.opname for x in instrs[k - 4:k]] != ["POP_TOP", "POP_EXCEPT", "POP_TOP", "POP_TOP"]:
+            continue
+        if not _ends_in_raise_none(instrs, k):
+            continue
+        h = next((j for j in range(k - 5, -1, -1) if instrs[j].opname == "PUSH_EXC_INFO"), None)
+        if h is None or instrs[h + 1].opname != "WITH_EXCEPT_START":
+            continue
+        exits = [r.end for r in regions if r.handler == h and r.end in live and _is_with_exit(instrs, r.end)]
+        if len(set(exits)) != 1:
+            continue
+        after = exits[0] + 5
+        if after < len(instrs) and instrs[after].opname == "JUMP" and instrs[after].target is not None:
+            after = instrs[after].target
+        if out is None:
+            out = list(instrs)
+        ins = instrs[k]
+        jump = make_instr(ins.offset, "JUMP", "JUMP_FORWARD", 0, after, False, ins.line)
+        jump.index, jump.target = k, after
+        out[k] = jump
+        made.add(k)
+    return (out if out is not None else instrs), made
+
+
+def _ends_in_raise_none(instrs: List[Instr], k: int) -> bool:
+    """Whether the straight path from `k` only drops stand-in values, runs the normal exits of
+    enclosing `with`s and jumps, to end in `raise None` (Dynamo's path it considers impossible)."""
+    for _ in range(32):
+        if k + 1 >= len(instrs):
+            return False
+        ins = instrs[k]
+        if ins.opname == "LOAD_CONST" and ins.argval is None and instrs[k + 1].opname == "RAISE_VARARGS" \
+                and instrs[k + 1].arg == 1:
+            return True
+        if ins.opname == "LOAD_CONST" and ins.argval is None and instrs[k + 1].opname in ("POP_TOP", "JUMP"):
+            k += 1
+        elif ins.opname == "POP_TOP":
+            k += 1
+        elif _is_with_exit(instrs, k):
+            k += 5
+        elif ins.opname == "JUMP" and ins.target is not None and ins.target > k:
+            k = ins.target
+        else:
+            return False
+    return False
+
+
+def _is_with_exit(instrs: List[Instr], k: int) -> bool:
+    """Whether a `with` statement's normal exit starts at `k`: `__exit__(None, None, None)`."""
+    window = instrs[k:k + 5]
+    return len(window) == 5 and all(ins.opname == "LOAD_CONST" and ins.argval is None for ins in window[:3]) \
+        and window[3].opname == "CALL" and window[3].arg == 2 and window[4].opname == "POP_TOP"
 
 
 def exits_after_loops(bytecode: Bytecode) -> Bytecode:
@@ -354,16 +423,24 @@ def _blocks(instrs: List[Instr], live: Set[int], handler_of: List[Optional[Excep
     return blocks
 
 
-def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: Set[int]) -> List[int]:
-    """Instruction indices in their new order, without the jumps that now reach the next one."""
+def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: Set[int],
+                  rejoined: Set[int] = frozenset()) -> List[int]:
+    """Instruction indices in their new order, without the jumps that now reach the next one.
+
+    A jump from a handler's rejoined path (`_rejoin_suppressed_paths`) also pulls its target up
+    when every other way into the target is placed already: the handler then falls into the
+    code after its with statement, as compiled code does."""
     first_of = {block[0]: b for b, block in enumerate(blocks)}
     preds: Dict[int, int] = {}
+    pred_blocks: Dict[int, List[int]] = {}
     for b, block in enumerate(blocks):
         last = instrs[block[-1]]
         if last.target is not None and last.target in first_of:
             preds[first_of[last.target]] = preds.get(first_of[last.target], 0) + 1
+            pred_blocks.setdefault(first_of[last.target], []).append(b)
         if last.opname not in ENDS_FLOW and block[-1] + 1 in first_of:
             preds[first_of[block[-1] + 1]] = preds.get(first_of[block[-1] + 1], 0) + 1
+            pred_blocks.setdefault(first_of[block[-1] + 1], []).append(b)
     placed: Set[int] = set()
     order: List[int] = []
 
@@ -373,15 +450,30 @@ def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: Set[int]) 
             block = blocks[b]
             last = instrs[block[-1]]
             target_block = first_of.get(last.target) if last.opname == "JUMP" else None
-            if target_block is not None and target_block not in placed and preds.get(target_block) == 1 \
+            only_way_left = preds.get(target_block) == 1 or block[-1] in rejoined and all(
+                p in placed for p in pred_blocks.get(target_block, []) if p != b)
+            if target_block is not None and target_block not in placed and only_way_left \
                     and block[-1] + 1 not in live and _live_between(block[-1], last.target, live):
                 order.extend(block[:-1])  # the jump now reaches the next instruction: drop it
                 b = target_block
                 continue
             order.extend(block)
             if last.opname in ENDS_FLOW or block[-1] + 1 not in first_of:
-                return
+                after = _loop_exit_block(last)
+                if after is None:
+                    return
+                b = after  # (the loop stops at once if it was placed already)
+                continue
             b = first_of[block[-1] + 1]
+
+    def _loop_exit_block(last: Instr) -> Optional[int]:
+        """After the jump back that closes a for loop, the block the loop exits to: a loop
+        jumped into (a resume function's `for` inside a `with`) would otherwise be followed by
+        whatever block came next in the old order (the `with`'s handler), not by its exit."""
+        if last.opname != "JUMP" or last.target is None or instrs[last.target].opname != "FOR_ITER":
+            return None
+        exit_ = instrs[last.target].target
+        return first_of.get(exit_) if exit_ is not None else None
 
     for b in range(len(blocks)):
         place_chain(b)

@@ -347,6 +347,9 @@ class StatementRules:
         level = self.pop()
         names = fromlist.value if isinstance(fromlist, n.Const) else None
         lvl = level.value if isinstance(level, n.Const) else 0
+        if type(lvl) is not int or lvl < 0 or (names is not None and not (
+                isinstance(names, tuple) and all(isinstance(x, str) for x in names))):
+            raise self.fail(ins, "an import whose level or names are not the compiler's")
         self.stack.append(m.ImportedModule(ins.argval, lvl, names))
 
     def op_IMPORT_FROM(self, ins: Instr, i: int) -> None:

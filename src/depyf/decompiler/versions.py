@@ -58,6 +58,17 @@ class BytecodeVersion:
         return self.key >= (3, 11)
 
     @property
+    def line_table_field(self) -> str:
+        """The code object's field for its line numbers: 3.10 replaced `co_lnotab`."""
+        return "co_linetable" if self.key >= (3, 10) else "co_lnotab"
+
+    @property
+    def compiler_guards_its_stack(self) -> bool:
+        """3.10+ compile any source without overflowing the C stack (they raise RecursionError);
+        3.8/3.9 crash on a long enough chain of binary operators (`x+x+...`, 200,000 terms)."""
+        return self.key >= (3, 10)
+
+    @property
     def has_exception_table(self) -> bool:
         """3.11 replaced SETUP_* blocks with a table of protected ranges."""
         return self.key >= (3, 11)

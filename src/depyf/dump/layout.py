@@ -14,6 +14,7 @@ same program gives the same names on every run.
 """
 from __future__ import annotations
 
+import re
 import types
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -28,8 +29,15 @@ from depyf.dynamo.names import code_label, identifier
 from depyf.explain.render import Explainer, GraphArtifacts, dig_graph
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
 def _comment_block(lines: List[str]) -> str:
-    return "".join("# " + " ".join(str(line).split()) + "\n" for line in lines)
+    """One comment line per item: names and reasons come from the user's code and may hold a
+    newline, a carriage return or a NUL, which must neither end the comment nor break the file."""
+    return "".join(
+        "# " + _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", " ".join(str(line).split())) + "\n" for line in lines
+    )
 
 
 class DumpLayout:
@@ -44,6 +52,8 @@ class DumpLayout:
         self.inductor_modules: List[types.ModuleType] = []
         self._transformed_counts: Dict[str, int] = {}
         self._reasons_by_id: Optional[Dict[str, List[str]]] = None
+        self._explained_label: Dict[int, str] = {}  # id(resume code) -> label of its user function
+        self._keep_alive: List[types.CodeType] = []  # (so the ids above stay unique)
 
     # -- while compiling -------------------------------------------------------------------------
 
@@ -68,13 +78,14 @@ class DumpLayout:
         text, problem = safe_decompile(record.new_code, stem, transformed=True)
         header = _comment_block(
             [f"Dynamo's transformed code for {record.code.co_name} (cache entry {record.compile_id})."]
+            + [f"A readable view of it: compiled_code_* for cache entry {record.compile_id} in "
+               f"full_code_for_{self._explained_in(record)}.py."]
             + [f"recompiled because: {r}" for r in record.recompile_reasons]
             + self._graph_lines(record)
         )
-        record.transformed_file = path
         if problem:
             self.undecompiled.append(problem)
-            self.writer.write_py(name, header + text)
+            record.transformed_file = self.writer.write_py(name, header + text)
             return None
         source = wrap_for_layout(text, stem, record.new_code)
         if not adapter.source_can_match(record.new_code):
@@ -84,7 +95,10 @@ class DumpLayout:
         else:
             code, why = compile_like(header + source, stem, record.new_code, path)
         if code is not None:
-            self.writer.write_py(name, header + source, compiled=True)
+            # Code whose file could not be written would point debuggers at nothing: keep Dynamo's.
+            record.transformed_file = self.writer.write_py(name, header + source, compiled=True)
+            if record.transformed_file is None:
+                return None
             record.debuggable = True
             share_decompiled(code, record.new_code, transformed=True)
             return code
@@ -97,7 +111,9 @@ class DumpLayout:
             ]
         )
         full = header + note + text
-        self.writer.write_py(name, full, compiled=True)  # comments + text safe_decompile compiled
+        record.transformed_file = self.writer.write_py(name, full, compiled=True)  # comments + compiled text
+        if record.transformed_file is None:
+            return None
         def_line = next((i + 1 for i, line in enumerate(full.splitlines()) if line.startswith(f"def {stem}(")), 1)
         remapped = remap_lines(record.new_code, full, path, def_line)
         if remapped is None:
@@ -106,6 +122,18 @@ class DumpLayout:
         record.debuggable = True
         share_decompiled(remapped, record.new_code, transformed=True)
         return remapped
+
+    def _explained_in(self, record: FrameRecord) -> str:
+        """The label of the user function whose explanation shows this frame's code (a resume
+        function is explained with the function it continues), and remember it for the resume
+        functions this frame calls."""
+        label = self._explained_label.get(id(record.code)) or code_label(record.code)
+        for name in record.new_code.co_names:
+            resume = getattr(record.frame_globals.get(name), "__code__", None) if name.startswith("__resume_at_") else None
+            if resume is not None:
+                self._explained_label[id(resume)] = label
+                self._keep_alive.append(resume)
+        return label
 
     def _graph_lines(self, record: FrameRecord) -> List[str]:
         """Which graph each ``__compiled_fn`` global is, and why Dynamo ended that graph; which
@@ -129,10 +157,9 @@ class DumpLayout:
 
     def on_graph(self, record: GraphRecord) -> None:
         name = self.writer.unique_name(f"{record.stable}.{record.kind}")
-        record.file = self.writer.path(name)
         # Graph code is what torch itself compiled (plus comments and imports): no need to check it.
-        self.writer.write_py(name, self.graph_text(record, record.source), compiled=True)
-        if record.kind.startswith("inductor_"):
+        record.file = self.writer.write_py(name, self.graph_text(record, record.source), compiled=True)
+        if record.file is not None and record.kind.startswith("inductor_"):
             self.inductor_files[record.source] = record.file
 
     def on_module(self, module: types.ModuleType) -> None:
@@ -155,6 +182,7 @@ class DumpLayout:
             graph_lookup=lambda n, g: self._graph_artifacts(session, n, g),
             notes_for_code=lambda code: self._notes_for_code(session, code),
             notes_for_entry=lambda cid: self._notes_for_entry(session, cid),
+            exact_file_for_entry=lambda cid: self._exact_file_for_entry(session, cid),
         )
         for record in session.top_level_frames():
             name = identifier(record.code.co_name)
@@ -166,7 +194,7 @@ class DumpLayout:
         for record in session.frames:
             if adapter.is_resume_code(record.code):
                 base = self.base_name(record)
-                if f"{base}.py" in self.writer.written:
+                if f"{self.writer.file_stem(base)}.py" in self.writer.written:
                     continue
                 text, problem = safe_decompile(record.code, base)
                 if problem:
@@ -220,6 +248,12 @@ class DumpLayout:
 
     def _notes_for_code(self, session: CaptureSession, code: types.CodeType) -> List[str]:
         return []
+
+    def _exact_file_for_entry(self, session: CaptureSession, compile_id: str) -> Optional[str]:
+        for record in session.frames:
+            if record.compile_id == compile_id and record.transformed_file:
+                return record.transformed_file.rsplit("/", 1)[-1]
+        return None
 
     def _notes_for_entry(self, session: CaptureSession, compile_id: str) -> List[str]:
         if self._reasons_by_id is None:

@@ -6,7 +6,7 @@ The report (:mod:`depyf.report`) reads it on any machine, without torch. Layout,
 function::
 
     {"name", "code_name", "kind": "function" | "resume", "source", "full_code_file", "code_file",
-     "entries": [{"compile_id", "transformed_code_file", "recompile_reasons",
+     "entries": [{"compile_id", "transformed_code_file", "readable_code", "recompile_reasons",
                   "user_stack": [{"file", "line", "function", "code"}],   # the calls that led here
                   "compile_time": {"forward": {...}, "backward": {...}},  # as torch recorded it
                   "guard": {"function", "file", "lines": [{"expr", "comment", "stand_in"}]},
@@ -27,7 +27,6 @@ import re
 import types
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Set
 
-from depyf.dump.writer import atomic_write
 from depyf.dynamo import adapter
 from depyf.dynamo.capture import CaptureSession, FrameRecord
 from depyf.dynamo.names import code_label
@@ -38,6 +37,7 @@ if TYPE_CHECKING:  # the layout imports this module; only its type is needed her
     from depyf.explain.render import Explainer
 
 _RANK_FOLDER = re.compile(r"^rank_(\d+)$")
+_PROCESS_FOLDER = re.compile(r"^process_\d+$")
 
 
 def _base(path: Optional[str]) -> Optional[str]:
@@ -95,6 +95,7 @@ class _ManifestBuilder:
     def claim_file(self, stem: str) -> Optional[str]:
         """The first written ``stem.py`` / ``stem_<n>.py`` not yet given to another function
         (the layout names files in the order this builder walks them)."""
+        stem = self.layout.writer.file_stem(stem)
         if stem + ".py" in self._unclaimed:
             self._unclaimed.remove(stem + ".py")
             return stem + ".py"
@@ -115,9 +116,13 @@ class _ManifestBuilder:
             "kind": kind,
             "source": _source(code),
             "full_code_file": guard_file if kind == "function" else None,
-            "code_file": f"{name}.py" if kind == "resume" and f"{name}.py" in self.layout.writer.written else None,
+            "code_file": self._resume_file(name) if kind == "resume" else None,
             "entries": entries,
         }
+
+    def _resume_file(self, name: str) -> Optional[str]:
+        file = self.layout.writer.file_stem(name) + ".py"
+        return file if file in self.layout.writer.written else None
 
     def entry(self, record: FrameRecord, guard_file: Optional[str]) -> Dict[str, Any]:
         guard = None
@@ -133,6 +138,8 @@ class _ManifestBuilder:
         return {
             "compile_id": record.compile_id,
             "transformed_code_file": _base(record.transformed_file),
+            # the same code as the explanation shows it: Dynamo's bookkeeping in words (or None)
+            "readable_code": self.explainer.readable_by_entry.get(record.compile_id),
             "debuggable": record.debuggable,
             "recompile_reasons": list(record.recompile_reasons),
             "user_stack": [
@@ -194,6 +201,8 @@ class _ManifestBuilder:
                 kind = "resume" if adapter.is_resume_code(record.code) else "function"
                 functions.append(self.function(record.code, self.layout.base_name(record), kind, None))
         folder = self.layout.writer.folder
+        if _PROCESS_FOLDER.match(os.path.basename(folder)):  # rank_<r>/process_<n>: see dump.claim
+            folder = os.path.dirname(folder)
         match = _RANK_FOLDER.match(os.path.basename(folder))
         return {
             "format": MANIFEST_FORMAT,
@@ -212,10 +221,8 @@ def build_manifest(layout: "DumpLayout", session: CaptureSession, explainer: "Ex
     return _ManifestBuilder(layout, session, explainer).build()
 
 
-def write_manifest(layout: "DumpLayout", session: CaptureSession, explainer: "Explainer") -> str:
-    """Write ``depyf_manifest.json`` into the dump folder; return its path."""
-    path = layout.writer.path(MANIFEST_NAME)
+def write_manifest(layout: "DumpLayout", session: CaptureSession, explainer: "Explainer") -> Optional[str]:
+    """Write ``depyf_manifest.json`` into the dump folder; return its path (None if it failed)."""
     # No indent: only then does json use its C encoder, and this runs inside the measured dump time.
     text = json.dumps(build_manifest(layout, session, explainer), separators=(",", ":"))
-    atomic_write(path, text + "\n")
-    return path
+    return layout.writer.write_text(MANIFEST_NAME, text + "\n")

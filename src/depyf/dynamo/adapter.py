@@ -181,9 +181,12 @@ def cache_entries(code: types.CodeType) -> List[Any]:
     if getter is None:
         raise TorchFeatureMissing("torch._dynamo.eval_frame._debug_get_cache_entry_list is missing")
     try:
-        return list(getter(code))
+        entries = list(getter(code))
     except Exception:
         return []
+    # An entry without code (torch 2.13 keeps them for frames it decided to run as they are,
+    # such as a resume function with nothing to compile) has nothing to explain.
+    return [e for e in entries if isinstance(getattr(e, "code", None), types.CodeType)]
 
 
 def entry_code(entry: Any) -> types.CodeType:
@@ -459,6 +462,35 @@ def compiling_frame_globals() -> Optional[Dict[str, Any]]:
                 return target.f_globals
         frame = frame.f_back
     return None
+
+
+def compiling_frame_locals(code: types.CodeType) -> Optional[Dict[str, Any]]:
+    """The local variables of the frame Dynamo is compiling ``code`` for (its arguments, at the
+    start of a function), read from torch's ``_compile`` call; None when not found."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "_compile" and frame.f_code.co_filename.endswith("convert_frame.py"):
+            f_locals = frame.f_locals
+            if f_locals.get("code") is not code:
+                return None
+            found = f_locals.get("locals")
+            if isinstance(found, dict):
+                return found  # (torch 2.6+ passes the frame's locals as a dict)
+            target = f_locals.get("frame")
+            if target is not None and getattr(target, "f_code", None) is code:
+                return dict(target.f_locals)
+            return None
+        frame = frame.f_back
+    return None
+
+
+def bytecode_artifact_logger() -> Any:
+    """torch's ``bytecode`` artifact logger (what ``TORCH_LOGS="+bytecode"`` turns on)."""
+    torch_logging = _module("torch._logging")
+    get = getattr(torch_logging, "getArtifactLogger", None)
+    if get is None:
+        raise TorchFeatureMissing("torch._logging.getArtifactLogger is missing (torch < 2.1)")
+    return get("torch._dynamo.convert_frame", "bytecode")
 
 
 def current_compile_id() -> Optional[str]:
@@ -818,27 +850,6 @@ def caches_disabled() -> Iterator[None]:
         for config, flag, old in reversed(saved):
             with contextlib.suppress(Exception):
                 setattr(config, flag, old)
-
-
-@contextlib.contextmanager
-def run_cached_code_only() -> Iterator[None]:
-    """Run what Dynamo already compiled, and compile nothing new (eager where nothing matches)."""
-    torch = _torch()
-    compiler = getattr(torch, "compiler", None)
-    set_stance = getattr(compiler, "set_stance", None)
-    if set_stance is not None:
-        with set_stance("eager_on_recompile"):
-            yield
-        return
-    eval_frame = _module("torch._C._dynamo.eval_frame")
-    setter = getattr(eval_frame, "set_eval_frame", None)
-    if setter is None:
-        raise TorchFeatureMissing("neither torch.compiler.set_stance nor set_eval_frame is available")
-    prior = setter(False)
-    try:
-        yield
-    finally:
-        setter(prior)
 
 
 def distributed_rank() -> Optional[int]:

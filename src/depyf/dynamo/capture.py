@@ -190,7 +190,10 @@ class CaptureSession:
 
     def _add(self, record: GraphRecord) -> None:
         self.graphs.setdefault(record.stable, []).append(record)
-        self._on_graph(record)
+        try:
+            self._on_graph(record)
+        except Exception as e:  # (the adapter's patches would swallow it without a word)
+            self.errors.append(f"graph hook: {e!r}")
 
     # -- queries ---------------------------------------------------------------------------------
 

@@ -12,6 +12,8 @@ import sys
 import types
 from typing import Dict, Optional, Set, Tuple
 
+from depyf.decompiler.code_check import comment_text
+
 _reported: Set[str] = set()
 
 
@@ -64,7 +66,9 @@ def disassembly_stub(code: types.CodeType, name: str, reason: str) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+    """`text` for one comment line: whitespace runs as one space, and what is left unprintable
+    (a NUL) escaped, since a NUL makes the whole file invalid."""
+    return comment_text(" ".join(str(text).split()))
 
 
 def report_once(key: str, message: str) -> None:

@@ -26,6 +26,7 @@ from depyf.dynamo import adapter
 from depyf.dynamo.decompile import safe_decompile, signature_of
 from depyf.dynamo.guards import RUNTIME_NAMES, RenderedGuard, guard_function_source, render_guards
 from depyf.dynamo.names import Namer, identifier
+from depyf.explain.readable import readable_view
 
 NOTE_ORIGINAL = (
     "# Note: if there is a compiled version below, this function might well not be executed "
@@ -223,17 +224,22 @@ class Explainer:
         graph_lookup: GraphLookup = dig_graph,
         notes_for_code: Optional[Callable[[types.CodeType], List[str]]] = None,
         notes_for_entry: Optional[Callable[[str], List[str]]] = None,
+        exact_file_for_entry: Optional[Callable[[str], Optional[str]]] = None,
     ) -> None:
         self.namer = namer or Namer()
         self.graph_lookup = graph_lookup
         self.notes_for_code = notes_for_code or (lambda code: [])
         self.notes_for_entry = notes_for_entry or (lambda compile_id: [])
+        # compile id -> the file with the exact decompiled transformed code (a dump's), if any
+        self.exact_file_for_entry = exact_file_for_entry or (lambda compile_id: None)
         self.problems: List[str] = []
         self._done: Dict[int, str] = {}
         # compile id -> k of guard_<k>/compiled_code_<k>, given in compile-id order (see _number_entries)
         self._entry_numbers: Dict[str, int] = {}
         # compile id -> (guard function name, its guards): kept so the dump manifest reuses them.
         self.guards_by_entry: Dict[str, "tuple[str, List[RenderedGuard]]"] = {}
+        # compile id -> the readable view of its transformed code, as explained (for the report)
+        self.readable_by_entry: Dict[str, str] = {}
 
     def header(self, what: str) -> str:
         helpers = ", ".join(RUNTIME_NAMES)
@@ -321,11 +327,28 @@ class Explainer:
             if global_name.startswith("__compiled_fn"):
                 art = self.graph_lookup(global_name, frame_globals)
                 parts.append(graph_function(self.namer.stable(global_name), art))
-        text, problem = safe_decompile(new_code, f"compiled_code_{k}", transformed=True)
+        parts.append(self._transformed_code(new_code, f"compiled_code_{k}", compile_id, frame_globals))
+        return "\n".join(parts)
+
+    def _transformed_code(self, new_code: types.CodeType, name: str, compile_id: str,
+                          frame_globals: Dict[str, Any]) -> str:
+        """The readable view of Dynamo's transformed code (see `depyf.explain.readable`), or the
+        exact decompiled text where there is none."""
+        shown: Dict[str, str] = {}
+        for global_name in new_code.co_names:
+            if global_name.startswith("__compiled_fn"):
+                shown[global_name] = self.namer.stable(global_name)
+            elif global_name.startswith("__resume_at_"):
+                resume = frame_globals.get(global_name)
+                shown[global_name] = self.namer.stable_resume(global_name, getattr(resume, "__code__", None))
+        view = readable_view(new_code, name, shown, self.exact_file_for_entry(compile_id), frame_globals)
+        if view is not None:
+            self.readable_by_entry[compile_id] = view.text
+            return view.text
+        text, problem = safe_decompile(new_code, name, transformed=True)
         if problem:
             self.problems.append(problem)
-        parts.append(self.namer.rename_in(text))
-        return "\n".join(parts)
+        return self.namer.rename_in(text)
 
     def _explain_resume(self, global_name: str, frame_globals: Dict[str, Any]) -> str:
         fn = frame_globals.get(global_name)

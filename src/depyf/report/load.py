@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional
 from depyf.report.format import MANIFEST_FORMAT, MANIFEST_NAME, MANIFEST_VERSION
 
 _RANK_FOLDER = re.compile(r"^rank_(\d+)$")
+_PROCESS_FOLDER = re.compile(r"^process_(\d+)$")
 # A dumped file shown in the page is cut here: Inductor modules can be large.
 MAX_SHOWN_CHARS = 200000
 
@@ -27,14 +28,18 @@ class ReportError(Exception):
 class Dump:
     """One dump folder and its manifest; ``label`` is ``rank 0``... or the folder's name."""
 
-    def __init__(self, label: str, folder: str, manifest: Dict[str, Any], rank: Optional[int]) -> None:
+    def __init__(self, label: str, folder: str, manifest: Dict[str, Any], rank: Optional[int],
+                 anchor: Optional[str] = None) -> None:
         self.label = label
         self.folder = folder
         self.manifest = manifest
         self.rank = rank
+        self._anchor = anchor
 
     @property
     def anchor(self) -> str:
+        if self._anchor is not None:
+            return self._anchor
         return f"rank{self.rank}" if self.rank is not None else "dump"
 
     def read(self, name: Optional[str]) -> Optional[str]:
@@ -61,7 +66,43 @@ class Dump:
 
 
 def find_dumps(dump_dir: str) -> List[Dump]:
-    """The dumps under ``dump_dir``: its ``rank_<r>`` folders by rank, else the folder itself."""
+    """The dumps under ``dump_dir``: its ``rank_<r>`` folders by rank, else the folder itself;
+    each followed by the dumps of the processes that dumped there at the same time
+    (``process_<n>/``, see :mod:`depyf.dump.claim`)."""
+    try:
+        found = _find_dumps(dump_dir)
+    except ReportError:
+        # The process that had the folder itself stopped before writing its manifest, while
+        # others that dumped beside it finished.
+        others = _process_dumps(Dump(os.path.basename(os.path.abspath(dump_dir)), dump_dir, {}, None))
+        if others:
+            return others
+        raise
+    dumps = []
+    for dump in found:
+        dumps.append(dump)
+        dumps.extend(_process_dumps(dump))
+    return dumps
+
+
+def _process_dumps(parent: Dump) -> List[Dump]:
+    try:
+        entries = os.listdir(parent.folder)
+    except OSError:
+        return []
+    found = []
+    for name in entries:
+        match = _PROCESS_FOLDER.match(name)
+        path = os.path.join(parent.folder, name)
+        if match and os.path.isfile(os.path.join(path, MANIFEST_NAME)):
+            found.append((int(match.group(1)), path))
+    return [
+        Dump(f"{parent.label}, process {n}", path, load_manifest(path), parent.rank, anchor=f"{parent.anchor}-process{n}")
+        for n, path in sorted(found)
+    ]
+
+
+def _find_dumps(dump_dir: str) -> List[Dump]:
     if not os.path.exists(dump_dir):
         raise ReportError(f"{dump_dir}: no such folder")
     if not os.path.isdir(dump_dir):

@@ -271,7 +271,16 @@ class PageWriter:
             parts.append(self.guard_block(dump, guard))
         else:
             parts.append('<p class="muted">The guard of this entry was not recorded.</p>')
-        parts.append(self.code_block(dump, entry.get("transformed_code_file"), "Transformed code:"))
+        readable = entry.get("readable_code")
+        if isinstance(readable, str):
+            # The view the explanation shows (Dynamo's bookkeeping in words), then the exact text.
+            parts.append(
+                '<details class="code" open><summary>Transformed code (readable view):</summary>'
+                f"<pre><code>{escape(readable)}</code></pre></details>"
+            )
+            parts.append(self.code_block(dump, entry.get("transformed_code_file"), "Exact decompiled text:"))
+        else:
+            parts.append(self.code_block(dump, entry.get("transformed_code_file"), "Transformed code:"))
         for graph in entry.get("graphs", []):
             parts.append(f'<div class="graph" id="{anchor_of("graph", owner, cid, graph["name"])}">')
             parts.append(f"<h6>Graph <code>{escape(graph['name'])}</code></h6>")
