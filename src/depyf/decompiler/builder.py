@@ -16,10 +16,10 @@ from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.exceptions import ExceptionRules
 from depyf.decompiler.expressions import ExpressionRules
 from depyf.decompiler.generics import GenericRules
+from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
-from depyf.decompiler.relayout import reachable
 from depyf.decompiler.statements import StatementRules
 from depyf.decompiler.temporaries import TEMP_PREFIX
 
@@ -202,9 +202,9 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         (a loop's head, an except clause) is reached only from itself: no statement to read."""
         if not self.version.removes_dead_code_to_label_only:
             return frozenset()
-        instrs = self.instrs
-        seen = reachable(instrs)
-        return frozenset(k for k in range(len(instrs)) if k not in seen)
+        # (the graph of the jumps as they are at this first question: the reading may have
+        # re-pointed some since it began)
+        return FlowGraph.of(self.bc).unreachable_instructions()
 
     # --- helpers shared by the rules ----------------------------------------------------------
 

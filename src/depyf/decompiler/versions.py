@@ -73,6 +73,11 @@ class BytecodeVersion:
         """3.11 replaced SETUP_* blocks with a table of protected ranges."""
         return self.key >= (3, 11)
 
+    @property
+    def has_column_positions(self) -> bool:
+        """3.11+ record each instruction's line and column range (`co_positions`)."""
+        return self.key >= (3, 11)
+
     # --- argument packing ------------------------------------------------------------------
     @property
     def load_global_pushes_null_bit(self) -> bool:

@@ -1,0 +1,307 @@
+"""The control-flow graph of one code object: blocks, edges, regions, dominators, loops.
+
+`FlowGraph.of(bytecode)` takes a snapshot of the decoded instructions' flow (every number it
+keeps is an int or a tuple of them) and answers questions about it; nothing in it changes after
+construction and nothing in the instructions is touched. The parts only some readers need
+(dominators, post-dominators, loops, source positions) are computed on first use, from the
+snapshot, and then kept.
+"""
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import CodeType
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+
+from depyf.decompiler.graph import regions as rg
+from depyf.decompiler.graph.blocks import Block, BlockTable, split_blocks
+from depyf.decompiler.graph.dominators import DominatorTree, reversed_with_exit
+from depyf.decompiler.graph.edges import Edge, EdgeKind
+from depyf.decompiler.graph.flow import BLOCK_SETUPS, JUMPS_WHEN, SUBROUTINE_CALLS
+from depyf.decompiler.graph.jumps import JumpIndex
+from depyf.decompiler.graph.loops import Loop, find_loops
+from depyf.decompiler.graph.positions import SourcePositions
+from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, Instr
+from depyf.decompiler.versions import BytecodeVersion
+
+# The label post-dominator queries give the virtual exit every returning or raising block leads to.
+EXIT = -1
+_TESTS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
+
+
+# How a block ends (`FlowGraph.exit_kinds`).
+FALLS, JUMPS, BRANCHES, CALLS, LEAVES = range(5)
+
+
+@dataclass(frozen=True)
+class FlowGraph:
+    """The graph. Its core is a few tuples indexed by block number (`table` numbers the blocks
+    in instruction order; a block's label is its first instruction): where each block's last
+    instruction jumps (`jump_to`) and falls (`falls_to`) as block numbers or -1, how it ends
+    (`exit_kinds`), its innermost protected region (`region_of_block`). The `Edge` objects and
+    every analysis are made from those on first use."""
+
+    code: CodeType
+    version: BytecodeVersion
+    size: int
+    jumps: JumpIndex
+    table: BlockTable
+    exit_kinds: Tuple[int, ...]
+    last_ops: Tuple[str, ...]
+    jump_to: Tuple[int, ...]
+    falls_to: Tuple[int, ...]
+    regions: Tuple[rg.ProtectedRegion, ...]
+    region_of_block: Tuple[int, ...]  # per block number: its innermost region's number, or -1
+    # 3.8-3.10: per block number, the SETUP_* indices on the block stack at its entry (outermost
+    # first); empty for 3.11+.
+    block_stacks: Tuple[Tuple[int, ...], ...] = field(default=())
+
+    @classmethod
+    def of(cls, bytecode: Bytecode) -> "FlowGraph":
+        instrs, version = bytecode.instrs, bytecode.version
+        size = len(instrs)
+        jumps = JumpIndex.of(bytecode, _TESTS)
+        jumping = bytecode.jumps if bytecode.jumps is not None else [instrs[k] for k in jumps.indices]
+        table_regions = bytecode.regions if version.has_exception_table else ()
+        table = split_blocks(instrs, jumping, rg.table_bounds(table_regions, size))
+        number = table.number
+        kinds: List[int] = []
+        last_ops: List[str] = []
+        jump_to: List[int] = []
+        falls_to: List[int] = []
+        # (one pass over the blocks, a few operations each: this is all a reachability
+        # question needs, and the builder asks one in many functions)
+        for end in table.ends:
+            last = instrs[end - 1]
+            name, target = last.opname, last.target
+            last_ops.append(name)
+            if target is None or name in BLOCK_SETUPS:
+                kinds.append(LEAVES if name in ENDS_FLOW else FALLS)
+                jump_to.append(-1)
+                falls_to.append(number[end] if end < size and name not in ENDS_FLOW else -1)
+                continue
+            kinds.append(JUMPS if name == "JUMP" else CALLS if name in SUBROUTINE_CALLS else BRANCHES)
+            jump_to.append(number[target] if target < size else -1)
+            falls_to.append(number[end] if end < size and name != "JUMP" else -1)
+        if version.has_exception_table:
+            regions, stacks = rg.from_table(table_regions, table), ()
+        elif BLOCK_SETUPS.isdisjoint(bytecode.opnames()):
+            regions, stacks = (), ((),) * len(table)  # (no try, no with: most code)
+        else:
+            normal = [tuple(x for x in pair if x >= 0) for pair in zip(jump_to, falls_to)]
+            regions, stacks = rg.from_block_stack(instrs, table, normal)
+        region_of = [-1] * len(table)
+        for k, region in enumerate(regions):
+            for label in region.blocks:
+                b = number[label]
+                if region_of[b] < 0:
+                    region_of[b] = k
+        return cls(bytecode.code, version, size, jumps, table, tuple(kinds), tuple(last_ops), tuple(jump_to),
+                   tuple(falls_to), regions, tuple(region_of), stacks)
+
+    @cached_property
+    def handler_blocks(self) -> Tuple[int, ...]:
+        """Per block number, the number of the block its exceptions go to, or -1."""
+        number = self.table.number
+        handlers = [number[r.handler] for r in self.regions]
+        return tuple(handlers[k] if k >= 0 else -1 for k in self.region_of_block)
+
+    @cached_property
+    def out_edges(self) -> Tuple[Tuple[Edge, ...], ...]:
+        """Per block number, its edges: the jump, the fall into the next block, the exception."""
+        starts = self.table.starts
+        normal, conditional, exception = EdgeKind.NORMAL, EdgeKind.CONDITIONAL, EdgeKind.EXCEPTION
+        out: List[Tuple[Edge, ...]] = []
+        for b, (kind, name, jt, ft, r) in enumerate(zip(self.exit_kinds, self.last_ops, self.jump_to,
+                                                        self.falls_to, self.region_of_block)):
+            label = starts[b]
+            edges: List[Edge] = []
+            if kind == BRANCHES:
+                when = JUMPS_WHEN.get(name)
+                if jt >= 0:
+                    edges.append(Edge(label, starts[jt], conditional, True, when))
+                if ft >= 0:
+                    edges.append(Edge(label, starts[ft], conditional, False, None if when is None else not when))
+            else:
+                if jt >= 0:
+                    edges.append(Edge(label, starts[jt], normal, True))
+                if ft >= 0:
+                    edges.append(Edge(label, starts[ft], normal))
+            if r >= 0:
+                region = self.regions[r]
+                edges.append(Edge(label, region.handler, exception, False, None, region.depth, region.lasti))
+            out.append(tuple(edges))
+        return tuple(out)
+
+    # --- blocks -------------------------------------------------------------------------------
+
+    @property
+    def blocks(self) -> Tuple[Block, ...]:
+        return self.table.blocks
+
+    def block_at(self, index: int) -> Block:
+        """The block holding instruction `index`."""
+        return self.table.blocks[self.table.number_of(index)]
+
+    def block(self, label: int) -> Block:
+        return self.table.blocks[self.table.number_of_label(label)]
+
+    def successors(self, label: int, exceptions: bool = True) -> Tuple[Edge, ...]:
+        edges = self.out_edges[self.table.number_of_label(label)]
+        return edges if exceptions else tuple(e for e in edges if e.kind is not EdgeKind.EXCEPTION)
+
+    def predecessors(self, label: int, exceptions: bool = True) -> Tuple[Edge, ...]:
+        edges = self.in_edges[self.table.number_of_label(label)]
+        return edges if exceptions else tuple(e for e in edges if e.kind is not EdgeKind.EXCEPTION)
+
+    @cached_property
+    def in_edges(self) -> Tuple[Tuple[Edge, ...], ...]:
+        """Per block number, the edges into it (taken on first use)."""
+        number = self.table.number_of
+        incoming: List[List[Edge]] = [[] for _ in self.table.blocks]
+        for edges in self.out_edges:
+            for e in edges:
+                incoming[number(e.target)].append(e)
+        return tuple(map(tuple, incoming))
+
+    def edges(self) -> Iterable[Edge]:
+        for edges in self.out_edges:
+            yield from edges
+
+    # --- jumps --------------------------------------------------------------------------------
+
+    def jump_sources(self, index: int) -> Tuple[int, ...]:
+        """The instructions that jump to `index` (its handler's SETUP_* included, 3.8-3.10)."""
+        return tuple(self._sources.get(index, ()))
+
+    @cached_property
+    def _sources(self) -> Dict[int, List[int]]:
+        return self.jumps.sources()
+
+    # --- exceptions ---------------------------------------------------------------------------
+
+    def region_at(self, index: int) -> Optional[rg.ProtectedRegion]:
+        """The innermost protected region around instruction `index`, or None."""
+        number = self.region_of_block[self.table.number_of(index)]
+        return self.regions[number] if number >= 0 else None
+
+    def handlers(self) -> FrozenSet[int]:
+        return frozenset(r.handler for r in self.regions)
+
+    # --- reachability -------------------------------------------------------------------------
+
+    def reachable(self, starts: Sequence[int] = (0,), exceptions: bool = True) -> FrozenSet[int]:
+        """The labels of the blocks a path from the blocks labelled `starts` reaches (by normal,
+        conditional and, with `exceptions`, exception edges)."""
+        labels = self.table.starts
+        return frozenset(labels[b] for b in self._reached(starts, exceptions))
+
+    def _reached(self, starts: Sequence[int], exceptions: bool) -> List[int]:
+        if not self.table.starts:
+            return []
+        number = self.table.number_of_label
+        seen = [False] * len(self.table)
+        work = [number(s) for s in starts]
+        for b in work:
+            seen[b] = True
+        found = list(work)
+        jump_to, falls_to = self.jump_to, self.falls_to
+        handler = self.handler_blocks if exceptions and self.regions else None
+        while work:
+            b = work.pop()
+            for s in (jump_to[b], falls_to[b], handler[b] if handler is not None else -1):
+                if s >= 0 and not seen[s]:
+                    seen[s] = True
+                    work.append(s)
+                    found.append(s)
+        return found
+
+    def reachable_instructions(self, starts: Sequence[int] = (0,), exceptions: bool = True) -> FrozenSet[int]:
+        """The instructions of the blocks `reachable` finds."""
+        found: List[int] = []
+        table = self.table
+        for b in self._reached(starts, exceptions):
+            found.extend(range(table.starts[b], table.ends[b]))
+        return frozenset(found)
+
+    def unreachable_instructions(self, starts: Sequence[int] = (0,), exceptions: bool = True) -> FrozenSet[int]:
+        """The instructions of the blocks `reachable` does not find (dead code: usually none,
+        so this costs a walk over the blocks, not over the instructions)."""
+        seen = [False] * len(self.table)
+        for b in self._reached(starts, exceptions):
+            seen[b] = True
+        found: List[int] = []
+        table = self.table
+        for b, reached in enumerate(seen):
+            if not reached:
+                found.extend(range(table.starts[b], table.ends[b]))
+        return frozenset(found)
+
+    # --- dominators ---------------------------------------------------------------------------
+
+    @cached_property
+    def _numbered(self) -> Tuple[Tuple[Tuple[int, ...], ...], Tuple[Tuple[int, ...], ...]]:
+        """Every edge's and the normal edges' successors, as block numbers."""
+        normal = tuple(tuple(x for x in pair if x >= 0) for pair in zip(self.jump_to, self.falls_to))
+        handler = self.handler_blocks
+        every = tuple(succ + (handler[b],) if handler[b] >= 0 else succ for b, succ in enumerate(normal))
+        return every, normal
+
+    @cached_property
+    def dominator_tree(self) -> DominatorTree:
+        """Over every edge (a handler is dominated by the code that enters its protected region)."""
+        every, _ = self._numbered
+        return DominatorTree.build(every, 0) if every else DominatorTree(0, (), (), ())
+
+    @cached_property
+    def post_dominator_tree(self) -> DominatorTree:
+        """Over the normal edges, from a virtual exit (number len(blocks)) that every block with no
+        normal successor leads to. Blocks that never reach an exit (an endless loop) have none."""
+        _, normal = self._numbered
+        exits = [b for b, succ in enumerate(normal) if not succ]
+        return DominatorTree.build(reversed_with_exit(normal, exits), len(normal))
+
+    def idom(self, label: int) -> Optional[int]:
+        parent = self.dominator_tree.idom[self.table.number_of_label(label)]
+        return None if parent is None else self.table.blocks[parent].start
+
+    def dominates(self, a: int, b: int) -> bool:
+        number = self.table.number_of_label
+        return self.dominator_tree.dominates(number(a), number(b))
+
+    def dominators(self, label: int) -> Tuple[int, ...]:
+        """The labels of the blocks that dominate `label`, from itself up to the entry."""
+        blocks = self.table.blocks
+        return tuple(blocks[b].start for b in self.dominator_tree.dominators(self.table.number_of_label(label)))
+
+    def ipdom(self, label: int) -> Optional[int]:
+        """The immediate post-dominator's label, `EXIT` for the virtual exit, None where no exit
+        is reached."""
+        parent = self.post_dominator_tree.idom[self.table.number_of_label(label)]
+        if parent is None:
+            return None
+        return EXIT if parent == len(self.table) else self.table.starts[parent]
+
+    def post_dominates(self, a: int, b: int) -> bool:
+        number = self.table.number_of_label
+        return self.post_dominator_tree.dominates(number(a), number(b))
+
+    # --- loops --------------------------------------------------------------------------------
+
+    @cached_property
+    def loops(self) -> Tuple[Loop, ...]:
+        every, normal = self._numbered
+        predecessors: List[List[int]] = [[] for _ in every]
+        for b, succ in enumerate(every):
+            for s in succ:
+                predecessors[s].append(b)
+        return find_loops(normal, predecessors, self.dominator_tree, self.table.starts)
+
+    def loop_of(self, label: int) -> Optional[Loop]:
+        """The innermost loop whose body holds the block `label`."""
+        inside = [loop for loop in self.loops if label in loop.body]
+        return max(inside, key=lambda loop: loop.depth) if inside else None
+
+    # --- source positions ---------------------------------------------------------------------
+
+    @cached_property
+    def positions(self) -> SourcePositions:
+        return SourcePositions.of(self.code, self.version)

@@ -1,0 +1,83 @@
+"""The jumps of one code object, taken once: which instructions jump, where, and from where.
+
+This is the part of the graph that every reading needs (the builder asks "which jumps lie in
+this range" and "which instructions jump here" all the time), so it is built eagerly and only
+from the jumps: a few in ten instructions.
+"""
+from bisect import bisect_left
+from typing import Dict, FrozenSet, List, NamedTuple, Sequence, Tuple
+
+from depyf.decompiler.graph.flow import BLOCK_SETUPS, SUBROUTINE_CALLS
+from depyf.decompiler.instructions import Bytecode, Instr
+
+
+
+class JumpIndex(NamedTuple):
+    """`indices[k]` jumps to `targets[k]` (indices in order); `conditional`: the indices of the
+    jumps that test a value (the POP_JUMP_IF_* family); `backward`: of the jumps back (to
+    themselves or before); `iterations`: of the FOR_ITERs that jump forward (to their loop's
+    exit). All in order."""
+
+    # (a named tuple: the builder makes one for every code object it reads)
+
+    indices: Tuple[int, ...]
+    targets: Tuple[int, ...]
+    conditional: Tuple[int, ...]
+    backward: Tuple[int, ...]
+    iterations: Tuple[int, ...]
+
+    @classmethod
+    def of(cls, bytecode: Bytecode, tests: FrozenSet[str]) -> "JumpIndex":
+        """`tests`: the opnames counted as `conditional`."""
+        return cls.with_sources(bytecode, tests)[0]
+
+    @classmethod
+    def with_sources(cls, bytecode: Bytecode, tests: FrozenSet[str]) -> "Tuple[JumpIndex, Dict[int, List[int]]]":
+        """The index and, made in the same pass, a fresh `sources()` table (the builder takes
+        both for every code object it reads: one loop over the jumps, as before the graph)."""
+        jumping: Sequence[Instr] = bytecode.jumps if bytecode.jumps is not None else \
+            [ins for ins in bytecode.instrs if ins.target is not None]
+        indices: List[int] = []
+        targets: List[int] = []
+        conditional: List[int] = []
+        backward: List[int] = []
+        iterations: List[int] = []
+        sources: Dict[int, List[int]] = {}
+        for ins in jumping:
+            k, t = ins.index, ins.target
+            indices.append(k)
+            targets.append(t)
+            if t in sources:
+                sources[t].append(k)
+            else:
+                sources[t] = [k]
+            name = ins.opname
+            if name in tests:
+                conditional.append(k)
+            if t <= k:
+                backward.append(k)
+            elif name == "FOR_ITER":
+                iterations.append(k)
+        return cls(tuple(indices), tuple(targets), tuple(conditional), tuple(backward), tuple(iterations)), sources
+
+    def between(self, start: int, end: int) -> Tuple[int, ...]:
+        """The jumps among the instructions [start, end), in order (O(log n) to find them)."""
+        indices = self.indices
+        return indices[bisect_left(indices, start):bisect_left(indices, end)]
+
+    def sources(self) -> Dict[int, List[int]]:
+        """Target -> the jumps to it, in order: a fresh table each call (a reader that re-points
+        jumps as it goes keeps its own copy up to date; the index itself never changes)."""
+        table: Dict[int, List[int]] = {}
+        for k, t in zip(self.indices, self.targets):
+            if t in table:
+                table[t].append(k)
+            else:
+                table[t] = [k]
+        return table
+
+
+def is_handler_jump(opname: str) -> bool:
+    """A 3.8-3.10 SETUP_*'s target is its handler, entered by an exception, and 3.8's CALL_FINALLY
+    calls a finally body that comes back: neither is a plain jump of the normal flow."""
+    return opname in BLOCK_SETUPS or opname in SUBROUTINE_CALLS
