@@ -16,6 +16,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
 from depyf.decompiler.control import fold_tail_into_else
 from depyf.decompiler.exception_table import drop_copied_returns, fold_falling_tail_into_else
+from depyf.decompiler.deep_stack import call_deep
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
@@ -47,7 +48,7 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
     """
     if on_error not in ("raise", "comment"):
         raise ValueError("on_error must be 'raise' or 'comment'")
-    try:
+    def run() -> str:
         target = _unwrap(obj)
         if isinstance(target, type):
             return _decompile_class_object(target, indent, name, on_error)
@@ -56,6 +57,13 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
         if owner is not None:
             code = demangled_code(code, owner)  # `self.__x` as written, not `self._C__x`
         return Decompiler(code, host(), indent, rewritten).definition_text(fn, name)
+
+    try:
+        try:
+            return run()
+        except RecursionError:
+            pass  # (left first, so that the deep call does not run inside this handler's frame)
+        return call_deep(run)  # code nested deeper than the default recursion limit follows
     except DecompilationError as error:
         if on_error == "raise":
             raise

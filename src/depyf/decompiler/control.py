@@ -14,7 +14,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.errors import NOT_A_MISREADING, DecompilationError
 from depyf.decompiler.expressions import AssertionErrorName, folds_under_not, negate
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, Instr
 
@@ -685,6 +685,8 @@ class ControlRules:
                     return None  # (a test in a try body is the try's, not this atom's)
                 i = self.step(i)
             return None
+        except NOT_A_MISREADING:
+            raise  # out of stack or memory: every other reading would fail alike
         except Exception:
             return None
         finally:
@@ -2380,6 +2382,8 @@ class ControlRules:
             if i != end or len(self.stack) != base + 1 or self.stack[:base] != saved[:base]:
                 return None
             return self.stack[-1]
+        except NOT_A_MISREADING:
+            raise  # out of stack or memory: every other reading would fail alike
         except Exception:
             return None
         finally:
@@ -2845,6 +2849,8 @@ class ControlRules:
                     self.end = last_test
                     self.stack = list(stack_before)
                     cond, fall, false_target, _ = self.condition_chain(q, value)
+            except NOT_A_MISREADING:
+                raise  # out of stack or memory: every other reading would fail alike
             except Exception:
                 cond = None
             finally:

@@ -35,3 +35,9 @@ class DecompilationError(Exception):
             parts.append("on Python %d.%d" % self.python_version)
         where = " ".join(parts)
         return f"cannot decompile {where}: {self.reason}" if where else f"cannot decompile: {self.reason}"
+
+
+# What a speculative reader (one that tries a reading and falls back when it does not fit) must
+# never take for "this reading does not fit": running out of stack or memory fails every other
+# reading the same way, so catching them turns one failure into exponentially many.
+NOT_A_MISREADING = (RecursionError, MemoryError)

@@ -27,6 +27,7 @@ from typing import Any, List, Optional, Sequence, Set, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.mangling import CO_OPTIMIZED
+from depyf.decompiler.errors import NOT_A_MISREADING
 from depyf.decompiler.control import COND_JUMPS, _drop_trailing_continue, fold_tail_into_else
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY as _MAX_COPY, TERMINAL, Instr
 
@@ -139,6 +140,8 @@ class BlockExceptionRules:
         # computed before it (a finally body copied in front of the return) does not.
         try:
             self.run_range(s, e, below)
+        except NOT_A_MISREADING:
+            raise  # out of stack or memory: every other reading would fail alike
         except Exception:
             return False
         return True
