@@ -6,7 +6,7 @@ handled by the rule mixins (`expressions`, `statements`, `definitions`); control
 running sub-ranges, and continues after it.
 """
 from functools import cached_property
-from typing import Callable, Dict, FrozenSet, List, Optional, Set
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -87,6 +87,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.with_break_ways: Dict[int, int] = {}
         # `return CONST` after a copy of an enclosing finally body, read as a try body's own.
         self.body_const_returns: Set[int] = set()
+        # (start, end, loop depth) of the blocks `_is_copy` is reading, which must not ask again.
+        self.copies_being_checked: Set[Tuple[int, int, int]] = set()
         self.printer = printer
         printer.resolve = self.finish_expr
         self.prepare_control()

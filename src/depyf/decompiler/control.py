@@ -39,6 +39,10 @@ _MAX_VALUE_TAIL = 6
 _MADE_ONCE = frozenset({"instrs", "jump_indices", "cond_jump_indices"})
 
 
+
+class _StatementsInValue(Exception):
+    """A value being read (`pure_mode`) reached an if statement: the reading does not fit."""
+
 class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
 
@@ -1536,6 +1540,10 @@ class ControlRules:
             if value_if is not None:
                 self.stack.append(value_if)
                 return else_end
+            if self.pure_mode:
+                # Read as statements, the if would only be emitted, which fails a value's reading.
+                # Failing now keeps nested ifs from being read twice at each level (2**depth).
+                raise _StatementsInValue()
             body = self._run_if_body(fall, false_target if continue_ends_body else false_target - 1, false_target,
                                      else_end)
             if loop is not None and else_end == end and self.version.threads_jumps_once and body \

@@ -1,0 +1,131 @@
+"""Huge and deeply nested code decompiles exactly, in time linear in its size.
+
+Inputs come from `scaling_cases.py`; each is measured in a child process (on 3.8 overflowing the
+C stack aborts the interpreter, which must fail a test, not end the run). A child decompiles the
+input, compiles the text back and compares bytecode with `depyf.verify`.
+
+* long inputs (terms, elements, `elif`s, statements) at sizes that go past the default recursion
+  limit of 1000 frames: bytecode-equal;
+* deep inputs at the deepest nesting this interpreter compiles: bytecode-equal;
+* linear time: the ratio of decompiling time to `dis.get_instructions` on the same code may not
+  grow more than `GROWTH_BOUND` times from a size to eight times that size (quadratic time would
+  grow it eight times). A ratio of ratios, never an absolute time.
+
+`python tools/scaling.py` prints the same measurements at bigger sizes (docs/scaling.md).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import pytest
+
+from .scaling_cases import DEEP
+
+CHILD = Path(__file__).resolve().parent / "scaling_cases.py"
+SRC = Path(__file__).resolve().parents[2] / "src"
+CHILD_SECONDS = 120
+
+# Sizes every supported CPython compiles (3.8-3.12 stop at about 2,985 levels of a left-nested
+# expression or `elif`s; the rest take 10,000 terms or more).
+LONG_SIZES: Dict[str, int] = {
+    "and_terms": 3000,
+    "or_terms": 3000,
+    "and_or_terms": 3000,
+    "sum_terms": 2500,
+    "mixed_arith_terms": 2500,
+    "ifexp_chain": 1500,
+    "compare_chain": 2000,
+    "elif_chain": 2000,
+    "elif_returns": 2000,
+    "statements": 3000,
+    "const_list": 5000,
+    "name_list": 5000,
+    "name_tuple": 5000,
+    "name_set": 2000,
+    "const_dict": 5000,
+    "name_dict": 5000,
+    "call_args": 5000,
+    "call_keywords": 3000,
+    "attribute_chain": 2500,
+    "subscript_chain": 2500,
+    "call_chain": 2500,
+    "string_concat": 2500,
+}
+# (case, size): the ratio to dis at 8 x size may be at most GROWTH_BOUND x the ratio at size.
+LINEAR_CASES: List[Tuple[str, int]] = [
+    ("and_terms", 300), ("sum_terms", 300), ("ifexp_chain", 150), ("elif_chain", 250),
+    ("statements", 300), ("name_list", 600), ("call_chain", 300),
+]
+GROWTH_BOUND = 3.0
+
+_RUNNING: Dict[Tuple[str, str, int], "subprocess.Popen[str]"] = {}
+
+
+def _start(case: str, size: str, repeat: int = 1) -> "subprocess.Popen[str]":
+    key = (case, size, repeat)
+    if key not in _RUNNING:
+        env = dict(os.environ, PYTHONPATH=str(SRC))
+        _RUNNING[key] = subprocess.Popen([sys.executable, str(CHILD), case, size, str(repeat)], env=env,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return _RUNNING[key]
+
+
+def _start_all() -> None:
+    """Start every child at once: they are independent, and mostly wait on startup."""
+    if not _RUNNING:
+        for case, size in LONG_SIZES.items():
+            _start(case, str(size))
+        for case in DEEP:
+            _start(case, "deepest")
+        for case, size in LINEAR_CASES:
+            _start(case, str(size), 5)
+            _start(case, str(8 * size), 3)
+
+
+def _report(case: str, size: str, repeat: int = 1) -> Dict[str, object]:
+    _start_all()
+    proc = _start(case, size, repeat)
+    try:
+        stdout, stderr = proc.communicate(timeout=CHILD_SECONDS)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail(f"{case} at {size}: no answer within {CHILD_SECONDS} s", pytrace=False)
+    lines = stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        pytest.fail(f"{case} at {size}: the child died with status {proc.returncode}\n{stderr[-3000:]}",
+                    pytrace=False)
+    return json.loads(lines[-1])
+
+
+def _assert_round_trip(report: Dict[str, object]) -> None:
+    where = f"{report['case']} at {report['size']}"
+    assert report["status"] == "equal", f"{where}: {report['status']}: {report.get('detail')}\n{report.get('head', '')}"
+
+
+@pytest.mark.parametrize("case", sorted(LONG_SIZES))
+def test_long_input_round_trips(case: str) -> None:
+    _assert_round_trip(_report(case, str(LONG_SIZES[case])))
+
+
+@pytest.mark.parametrize("case", sorted(DEEP))
+def test_deepest_input_round_trips(case: str) -> None:
+    report = _report(case, "deepest")
+    assert int(report["size"]) > 1, f"{case}: not even a nesting of 2 compiles"  # (the input itself is wrong)
+    _assert_round_trip(report)
+
+
+@pytest.mark.parametrize("case,size", LINEAR_CASES, ids=[c for c, _ in LINEAR_CASES])
+def test_time_is_linear(case: str, size: int) -> None:
+    small, large = _report(case, str(size), 5), _report(case, str(8 * size), 3)
+    for report in (small, large):
+        _assert_round_trip(report)
+    growth = float(large["ratio"]) / float(small["ratio"])
+    assert growth <= GROWTH_BOUND, (
+        f"{case}: decompile/dis ratio {small['ratio']:.1f}x at {size}, {large['ratio']:.1f}x at {8 * size}: "
+        f"grew {growth:.1f} times (linear time keeps it flat)")
