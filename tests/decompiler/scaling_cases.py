@@ -7,7 +7,8 @@ Each case makes, for a size, the source of a module that defines `f`. Two kinds:
 * `DEEP` cases grow in nesting (parentheses, blocks, lambdas): CPython itself stops compiling them
   at some depth, which differs by version and construct; `deepest` finds it.
 
-Run as a script (`python scaling_cases.py CASE SIZE`, or `CASE deepest`), this module compiles the
+Run as a script (`python scaling_cases.py CASE SIZE [REPEAT]`, SIZE `deepest` or `deepest:CEILING`
+for the deepest nesting that compiles, up to 10,000 or CEILING), this module compiles the
 input, decompiles `f` with `depyf.decompile`, compiles the text back, compares bytecode with
 `depyf.verify.compare_code`, and prints one JSON line: the status, the size, and the time of the
 decompilation against `list(dis.get_instructions(code))` over the same code objects. It is run in
@@ -170,7 +171,7 @@ def compiles(source: str) -> bool:
         return False
 
 
-def deepest(make: Make, high: int = 1200) -> int:
+def deepest(make: Make, high: int) -> int:
     """The deepest nesting of `make` this interpreter compiles (at most `high`), found by halving
     (every depth below it compiles: nesting limits are thresholds)."""
     low = 1
@@ -187,10 +188,12 @@ def deepest(make: Make, high: int = 1200) -> int:
 
 
 def _nested(code: CodeType) -> Iterator[CodeType]:
-    yield code
-    for const in code.co_consts:
-        if isinstance(const, CodeType):
-            yield from _nested(const)
+    """`code` and the code objects nested in it (without recursion: lambdas nest thousands deep)."""
+    todo = [code]
+    while todo:
+        code = todo.pop()
+        yield code
+        todo.extend(c for c in reversed(code.co_consts) if isinstance(c, CodeType))
 
 
 def _function_code(module: CodeType) -> CodeType:
@@ -209,6 +212,7 @@ def _best_time(action: Callable[[], object], repeat: int) -> float:
 def measure(case: str, size: int, repeat: int = 1) -> Dict[str, object]:
     """Decompile case `case` at `size`; round-trip the text; time it against `dis`."""
     import depyf
+    from depyf.decompiler.deep_stack import call_deep
     from depyf.verify import compare_code
 
     source = CASES[case](size)
@@ -236,7 +240,8 @@ def measure(case: str, size: int, repeat: int = 1) -> Dict[str, object]:
     except (SyntaxError, RecursionError, MemoryError, ValueError, OverflowError) as exc:
         report.update(status="no_compile", detail=f"{type(exc).__name__}: {exc}", head=text[:300])
         return report
-    difference = compare_code(original, back)
+    # (the oracle recurses into nested code objects: thousands of nested lambdas need the stack)
+    difference = call_deep(lambda: compare_code(original, back))
     if difference is not None:
         report.update(status="differs", detail=difference[:300], head=text[:300])
         return report
@@ -247,7 +252,10 @@ def measure(case: str, size: int, repeat: int = 1) -> Dict[str, object]:
 def main(argv: List[str]) -> None:
     case, size_text = argv[0], argv[1]
     repeat = int(argv[2]) if len(argv) > 2 else 1
-    size = deepest(CASES[case]) if size_text == "deepest" else int(size_text)
+    if size_text.startswith("deepest"):  # "deepest" or "deepest:CEILING"
+        size = deepest(CASES[case], int(size_text.partition(":")[2] or 10000))
+    else:
+        size = int(size_text)
     print(json.dumps(measure(case, size, repeat)), flush=True)
 
 

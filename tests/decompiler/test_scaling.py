@@ -61,9 +61,17 @@ LINEAR_CASES: List[Tuple[str, int]] = [
     ("and_terms", 300), ("sum_terms", 300), ("ifexp_chain", 150), ("elif_chain", 250),
     ("statements", 300), ("name_list", 600), ("call_chain", 300),
 ]
-GROWTH_BOUND = 3.0
+GROWTH_BOUND = 4.0
+# Deep cases searched only up to a ceiling, where CPython's own limit lies far beyond what the suite
+# can afford to compile (nested lambdas: about 2,980 on 3.9+); each still passes the default
+# recursion limit. `tools/scaling.py --deep` goes to 10,000.
+DEEP_CEILINGS: Dict[str, int] = {"nested_lambdas": 300, "unary_minus": 2000, "unary_not": 2000, "power_chain": 1000}
 
 _RUNNING: Dict[Tuple[str, str, int], "subprocess.Popen[str]"] = {}
+
+
+def _deepest(case: str) -> str:
+    return f"deepest:{DEEP_CEILINGS.get(case, 10000)}"
 
 
 def _start(case: str, size: str, repeat: int = 1) -> "subprocess.Popen[str]":
@@ -81,9 +89,9 @@ def _start_all() -> None:
         for case, size in LONG_SIZES.items():
             _start(case, str(size))
         for case in DEEP:
-            _start(case, "deepest")
+            _start(case, _deepest(case))
         for case, size in LINEAR_CASES:
-            _start(case, str(size), 5)
+            _start(case, str(size), 7)
             _start(case, str(8 * size), 3)
 
 
@@ -115,14 +123,14 @@ def test_long_input_round_trips(case: str) -> None:
 
 @pytest.mark.parametrize("case", sorted(DEEP))
 def test_deepest_input_round_trips(case: str) -> None:
-    report = _report(case, "deepest")
+    report = _report(case, _deepest(case))
     assert int(report["size"]) > 1, f"{case}: not even a nesting of 2 compiles"  # (the input itself is wrong)
     _assert_round_trip(report)
 
 
 @pytest.mark.parametrize("case,size", LINEAR_CASES, ids=[c for c, _ in LINEAR_CASES])
 def test_time_is_linear(case: str, size: int) -> None:
-    small, large = _report(case, str(size), 5), _report(case, str(8 * size), 3)
+    small, large = _report(case, str(size), 7), _report(case, str(8 * size), 3)
     for report in (small, large):
         _assert_round_trip(report)
     growth = float(large["ratio"]) / float(small["ratio"])

@@ -10,7 +10,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.control import ControlRules, LoopInfo
+from depyf.decompiler.control import ControlRules, LoopInfo, StatementsInValue
 from depyf.decompiler.definitions import DefinitionRules
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.exceptions import ExceptionRules
@@ -89,6 +89,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.body_const_returns: Set[int] = set()
         # (start, end, loop depth) of the blocks `_is_copy` is reading, which must not ask again.
         self.copies_being_checked: Set[Tuple[int, int, int]] = set()
+        # (start, end, view end, stack depth, loop depth) of ranges `pure_value` found statements in.
+        self.ranges_with_statements: Set[Tuple[int, int, Optional[int], int, int]] = set()
         self.printer = printer
         printer.resolve = self.finish_expr
         self.prepare_control()
@@ -349,7 +351,7 @@ def _needs_temporary(value: n.Expr) -> bool:
     return True
 
 
-class _NotPure(Exception):
+class _NotPure(StatementsInValue):
     """Raised when a range that should only compute a value produced a statement."""
 
 

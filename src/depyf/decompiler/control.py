@@ -40,8 +40,8 @@ _MADE_ONCE = frozenset({"instrs", "jump_indices", "cond_jump_indices"})
 
 
 
-class _StatementsInValue(Exception):
-    """A value being read (`pure_mode`) reached an if statement: the reading does not fit."""
+class StatementsInValue(Exception):
+    """A value being read (`pure_mode`) reached a statement: the reading does not fit."""
 
 class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
@@ -1543,7 +1543,7 @@ class ControlRules:
             if self.pure_mode:
                 # Read as statements, the if would only be emitted, which fails a value's reading.
                 # Failing now keeps nested ifs from being read twice at each level (2**depth).
-                raise _StatementsInValue()
+                raise StatementsInValue()
             body = self._run_if_body(fall, false_target if continue_ends_body else false_target - 1, false_target,
                                      else_end)
             if loop is not None and else_end == end and self.version.threads_jumps_once and body \
@@ -2378,6 +2378,9 @@ class ControlRules:
 
         `view_end` lets the constructs read inside see code up to there (a block that ends the
         function, copied into the value's branches), though the value itself ends at `end`."""
+        asked = (start, end, view_end, len(self.stack), len(self.loops))
+        if asked in self.ranges_with_statements:
+            return None
         saved, saved_end = self.stack, self.end
         self.stack = list(saved)
         self.end = end if view_end is None else view_end
@@ -2392,6 +2395,11 @@ class ControlRules:
             return self.stack[-1]
         except NOT_A_MISREADING:
             raise  # out of stack or memory: every other reading would fail alike
+        except StatementsInValue:
+            # Statements in the range fail every later reading of it as a value, which nested
+            # ifs ask again at each level (quadratic in the depth): remember.
+            self.ranges_with_statements.add(asked)
+            return None
         except Exception:
             return None
         finally:
