@@ -138,3 +138,39 @@ def test_time_is_linear(case: str, size: int) -> None:
     assert growth <= GROWTH_BOUND, (
         f"{case}: decompile/dis ratio {small['ratio']:.1f}x at {size}, {large['ratio']:.1f}x at {8 * size}: "
         f"grew {growth:.1f} times (linear time keeps it flat)")
+
+
+_OVERFLOW_CHILD = """
+import sys
+from depyf.decompiler.deep_stack import call_deep
+
+class Node:
+    def __init__(self, depth):
+        self.depth = depth
+    def __eq__(self, other):  # recursion through a C slot
+        return Node(self.depth + 1) == Node(self.depth + 2)
+
+def plain(d): return plain(d + 1)
+def through_join(d): return "".join(through_join(d + 1) for _ in (0,))
+def through_format(d): return f"{through_format(d + 1)!s:>3}"
+def through_sort(d): return sorted([1, 2], key=lambda x: through_sort(d + 1))
+def through_eq(d): return Node(d) == Node(d)
+
+for endless in (plain, through_join, through_format, through_sort, through_eq):
+    try:
+        call_deep(lambda: endless(0))
+    except RecursionError:
+        print(endless.__name__, flush=True)
+print("limit", sys.getrecursionlimit())
+"""
+
+
+def test_deep_stack_ends_endless_recursion_with_recursion_error() -> None:
+    """The raised recursion limit is reached, as a RecursionError, before the thread's C stack
+    runs out, also where each level spends C stack in builtins (3.8-3.10 would abort)."""
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    done = subprocess.run([sys.executable, "-c", _OVERFLOW_CHILD], capture_output=True, text=True,
+                          timeout=CHILD_SECONDS, env=env)
+    assert done.returncode == 0, f"the interpreter died ({done.returncode}): {done.stderr[-2000:]}"
+    assert done.stdout.split() == ["plain", "through_join", "through_format", "through_sort", "through_eq",
+                                   "limit", str(sys.getrecursionlimit())]
