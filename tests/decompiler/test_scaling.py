@@ -57,12 +57,15 @@ LONG_SIZES: Dict[str, int] = {
     "call_chain": 1500,
     "string_concat": 1500,
 }
-# (case, size): the ratio to dis at 8 x size may be at most GROWTH_BOUND x the ratio at size.
+# (case, size): the ratio to dis at 8 x size may be at most GROWTH_BOUND x the ratio at size. Both
+# sizes lie past the default recursion limit where the compiler allows (a deep reading costs more
+# per level: fresh stack pages), so that the comparison is of like with like.
 LINEAR_CASES: List[Tuple[str, int]] = [
-    ("and_terms", 200), ("sum_terms", 200), ("ifexp_chain", 120), ("elif_chain", 150),
-    ("statements", 200), ("name_list", 400), ("call_chain", 200),
+    ("and_terms", 400), ("sum_terms", 300), ("ifexp_chain", 200), ("elif_chain", 350),
+    ("statements", 300), ("name_list", 500), ("call_chain", 300),
 ]
-GROWTH_BOUND = 4.0
+SMALL_REPEAT, LARGE_REPEAT = 15, 5
+GROWTH_BOUND = 5.0  # (quadratic time: 8; a busy machine alone has moved single measurements 4 times)
 # Deep cases searched only up to a ceiling, where CPython's own limit lies far beyond what the suite
 # can afford to compile (nested lambdas: about 2,980 on 3.9+); each still passes the default
 # recursion limit. `tools/scaling.py --deep` goes to 10,000.
@@ -92,8 +95,8 @@ def _start_all() -> None:
         for case in DEEP:
             _start(case, _deepest(case))
         for case, size in LINEAR_CASES:
-            _start(case, str(size), 7)
-            _start(case, str(8 * size), 3)
+            _start(case, str(size), SMALL_REPEAT)
+            _start(case, str(8 * size), LARGE_REPEAT)
 
 
 def _report(case: str, size: str, repeat: int = 1) -> Dict[str, object]:
@@ -129,15 +132,25 @@ def test_deepest_input_round_trips(case: str) -> None:
     _assert_round_trip(report)
 
 
-@pytest.mark.parametrize("case,size", LINEAR_CASES, ids=[c for c, _ in LINEAR_CASES])
-def test_time_is_linear(case: str, size: int) -> None:
-    small, large = _report(case, str(size), 7), _report(case, str(8 * size), 3)
+def _growth(case: str, size: int, again: bool) -> float:
+    if again:  # measured once more, alone: a busy machine slows some runs of a child, never all
+        for key in ((case, str(size), SMALL_REPEAT), (case, str(8 * size), LARGE_REPEAT)):
+            _RUNNING.pop(key, None)
+    small = _report(case, str(size), SMALL_REPEAT)
+    large = _report(case, str(8 * size), LARGE_REPEAT)
     for report in (small, large):
         _assert_round_trip(report)
-    growth = float(large["ratio"]) / float(small["ratio"])
+    return float(large["ratio"]) / float(small["ratio"])
+
+
+@pytest.mark.parametrize("case,size", LINEAR_CASES, ids=[c for c, _ in LINEAR_CASES])
+def test_time_is_linear(case: str, size: int) -> None:
+    growth = _growth(case, size, again=False)
+    if growth > GROWTH_BOUND:
+        growth = min(growth, _growth(case, size, again=True))
     assert growth <= GROWTH_BOUND, (
-        f"{case}: decompile/dis ratio {small['ratio']:.1f}x at {size}, {large['ratio']:.1f}x at {8 * size}: "
-        f"grew {growth:.1f} times (linear time keeps it flat)")
+        f"{case}: the decompile/dis ratio grew {growth:.1f} times from size {size} to {8 * size} "
+        f"(linear time keeps it flat; quadratic would grow it 8 times)")
 
 
 _OVERFLOW_CHILD = """
