@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 from types import CodeType
-from typing import Callable, Dict, Iterator, List, Optional
+from typing import Callable, Dict, Iterator, List
 
 Make = Callable[[int], str]
 
@@ -224,16 +224,18 @@ def measure(case: str, size: int, repeat: int = 1) -> Dict[str, object]:
         return report
     codes = list(_nested(original))
     report["instructions"] = sum(len(list(dis.get_instructions(c))) for c in codes)
-    text: Optional[str] = None
     try:
         started = time.perf_counter()
         text = depyf.decompile(original)
-        first = time.perf_counter() - started
+        seconds = time.perf_counter() - started
     except depyf.DecompilationError as exc:
         report.update(status="decompile_error", detail=str(exc)[:300])
         return report
-    seconds = min(first, _best_time(lambda: depyf.decompile(original), repeat - 1)) if repeat > 1 else first
-    dis_seconds = _best_time(lambda: [list(dis.get_instructions(c)) for c in codes], max(repeat, 3))
+    # Decompilations and dis runs alternate, so that both see the same load on the machine.
+    dis_seconds = _best_time(lambda: [list(dis.get_instructions(c)) for c in codes], 3)
+    for _ in range(repeat - 1):
+        seconds = min(seconds, _best_time(lambda: depyf.decompile(original), 1))
+        dis_seconds = min(dis_seconds, _best_time(lambda: [list(dis.get_instructions(c)) for c in codes], 3))
     report.update(seconds=seconds, dis_seconds=dis_seconds, ratio=seconds / dis_seconds if dis_seconds else 0.0)
     try:
         back = _function_code(compile(text, "<decompiled>", "exec", dont_inherit=True))
