@@ -40,7 +40,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
 WORKER = REPO / "benchmarks" / "_roundtrip_worker.py"
@@ -215,16 +215,24 @@ class _Worker:
         return lines[-1][:200] if lines else f"exit code {self.proc.returncode}"
 
 
-def run_pair(interp: Interpreter, decompiler: str, python: str, files: List[str], args, log) -> Outcome:
+def run_pair(interp: Interpreter, decompiler: str, python: str, files: List[str], args, log,
+             worker_script: Path = WORKER, worker_flags: Iterable[str] = (),
+             request_extra: Optional[Callable[[str], Dict[str, Any]]] = None) -> Outcome:
+    """Every definition of ``files`` through a worker of ``python``, restarted past hangs and crashes.
+
+    The gate (``tools/gate.py``) passes its own worker script, which speaks the same protocol,
+    extra flags for it, and ``request_extra(file)`` for what each request adds (known digests).
+    """
     outcome = Outcome(interp, decompiler)
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", PYTHONHASHSEED="0")
     env.pop("PYTHONPATH", None)
     if decompiler == "ours":
         env["PYTHONPATH"] = str(REPO / "src")
-    argv = [python, str(WORKER), "--verify", str(VERIFY), "--decompiler", decompiler, "--timeout", str(args.timeout)]
+    argv = [python, str(worker_script), "--verify", str(VERIFY), "--decompiler", decompiler,
+            "--timeout", str(args.timeout)]
     if not args.no_memory:
         argv.append("--memory")
-    argv += ["--repeat", str(args.repeat)]
+    argv += ["--repeat", str(args.repeat)] + list(worker_flags)
     started = time.monotonic()
     worker: Optional[_Worker] = None
     per_definition = args.timeout * 2 + 30  # decompile twice (memory pass) plus compiles
@@ -236,7 +244,10 @@ def run_pair(interp: Interpreter, decompiler: str, python: str, files: List[str]
         path, skip = queue.pop(0)
         if worker is None:
             worker = _Worker(argv, env)
-        worker.send({"file": path, "skip": sorted(skip)})
+        request: Dict[str, Any] = {"file": path, "skip": sorted(skip)}
+        if request_extra is not None:
+            request.update(request_extra(path))
+        worker.send(request)
         current: Optional[Dict[str, Any]] = None
         counted = False
         while True:
@@ -255,6 +266,7 @@ def run_pair(interp: Interpreter, decompiler: str, python: str, files: List[str]
                 outcome.crashes += 1
                 outcome.results.append({
                     "file": path, "index": index, "qualname": current.get("qualname", "?") if current else "?",
+                    "key": current.get("key") if current else None,
                     "lineno": current.get("lineno", 0) if current else 0, "status": "decompile_error",
                     "detail": f"worker hung or crashed: {reason}", "group": "worker hung or crashed",
                     "decompile_s": 0.0, "dis_s": 0.0,

@@ -42,7 +42,9 @@ def main(argv: list) -> int:
         print("no example to run: %s is missing" % script)
         return 2
     print("Running %s with torch %s\n" % (script, env.torch_version), flush=True)
-    run_env = dict(os.environ, TORCHINDUCTOR_FORCE_DISABLE_CACHES="1")
+    # No TORCHINDUCTOR_FORCE_DISABLE_CACHES: prepare_debug turns the compilation caches off
+    # itself, and that switch also disables PGO, for which torch warns on every run.
+    run_env = dict(os.environ)
     run_env.pop("PYTHONPATH", None)
     return subprocess.call([str(env.python), script] + argv, cwd=str(REPO), env=run_env)
 

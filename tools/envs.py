@@ -27,6 +27,17 @@ REPO = Path(__file__).resolve().parent.parent
 # Bumped when the way environments are built changes, so old caches are rebuilt.
 LAYOUT_VERSION = 1
 TEST_REQUIREMENTS: Tuple[str, ...] = ("pytest", "pytest-timeout")
+# The report colours code with Pygments when it is installed (the `report` extra) and shows plain
+# text without it; both must be tested. pytest >= 8.4 (Python 3.9+) already pulls Pygments in,
+# pytest 8.3 on 3.8 does not: 3.8 is the "without" case, and these base environments ask for
+# Pygments by name so that "with" stays tested whatever pytest depends on. Only some minors, so
+# that adding it rebuilt few cached environments (torch environments are untouched).
+BASE_EXTRAS = {"3.10": ("pygments",), "3.12": ("pygments",)}
+
+
+def base_spec(interpreter: "Interpreter") -> "EnvSpec":
+    """The torch-free test environment of one interpreter."""
+    return EnvSpec(interpreter, extra=BASE_EXTRAS.get(interpreter.minor, ()))
 
 
 def cache_root() -> Path:

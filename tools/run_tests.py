@@ -36,7 +36,8 @@ from typing import List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from envs import REPO, Env, EnvError, EnvSpec, log_dir  # noqa: E402
+import debian_pythons  # noqa: E402
+from envs import REPO, Env, EnvError, EnvSpec, base_spec, log_dir  # noqa: E402
 from pythons import SUPPORTED_MINORS, discover  # noqa: E402
 
 # (Python minor, torch version): the combinations the project promises to work with.
@@ -224,6 +225,26 @@ def print_summary(results: List[EnvResult], problems: List[str], elapsed: float)
     return 1 if failures else 0
 
 
+def newer_pythons(ci: bool, problems: List[str]) -> List[Path]:
+    """Interpreters newer than the supported ones (set up from Debian's packages on CI)."""
+    found: List[Path] = []
+    for minor in debian_pythons.MINORS:
+        python = debian_pythons.find(minor)
+        if python is None and ci:
+            try:
+                python = debian_pythons.setup(minor, log=lambda m: print("    " + m, flush=True))
+            except debian_pythons.SetupError as exc:
+                problems.append("Python %s could not be set up: %s" % (minor, str(exc).splitlines()[0]))
+                continue
+        if python is None:
+            print("note: Python %s not found (python3 tools/debian_pythons.py sets it up); "
+                  "its checks are skipped" % minor)
+            continue
+        print("  Python %-5s found:   %s (newer than supported: checked for a clear error)" % (minor, python))
+        found.append(python)
+    return found
+
+
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--python", action="append", default=[],
@@ -261,11 +282,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         else:
             print("note: Python %s not found; its environments are skipped" % minor)
 
+    if args.suite in ("all", "base"):
+        newer = newer_pythons(ci, problems)
+        # Read by tests/versions: what a Python depyf has no tables for is told.
+        os.environ["DEPYF_NEWER_PYTHONS"] = os.pathsep.join(str(p) for p in newer)
+
     plan: List[Tuple[EnvSpec, List[str]]] = []
     if args.suite in ("all", "base"):
         for minor in SUPPORTED_MINORS:
             if (not wanted or minor in wanted) and minor in found.chosen:
-                plan.append((EnvSpec(found.chosen[minor]), test_dirs(torch=False)))
+                plan.append((base_spec(found.chosen[minor]), test_dirs(torch=False)))
     if args.suite in ("all", "torch"):
         for minor, torch in TORCH_MATRIX:
             if wanted and minor not in wanted:

@@ -28,6 +28,9 @@ EXIT_SCRIPT_FAILED = 1  # what Python itself returns for an uncaught exception
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 
+# How many names an unknown --function lists (a big module defines hundreds).
+MAX_NAMES_LISTED = 20
+
 PYC_HEADER_SIZE = 16  # magic, flags, then mtime+size or a source hash (PEP 552, Python 3.7+)
 
 # Ranges of .pyc magic numbers per release, from the values CPython documents in
@@ -110,9 +113,21 @@ def load_source(path: str) -> types.CodeType:
     try:
         return compile(source, path, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        raise CliError("%s:%s: syntax error: %s" % (path, exc.lineno, exc.msg)) from None
-    except (ValueError, UnicodeDecodeError) as exc:
+        raise CliError("%s: syntax error: %s" % (_where(path, exc.lineno, exc.offset, source), exc.msg)) from None
+    except ValueError as exc:  # null bytes, before Python 3.11 (a SyntaxError without a line since)
+        raise CliError("%s: syntax error: %s" % (_where(path, None, None, source), exc)) from None
+    except UnicodeDecodeError as exc:
         raise CliError("%s: cannot compile: %s" % (path, exc)) from None
+
+
+def _where(path: str, line: Optional[int], column: Optional[int], source: bytes) -> str:
+    """``path:line:column`` of a syntax error, as far as it is known. Python gives no line for a
+    null byte in the source (None from 3.11 on, a ValueError before): it is found here."""
+    if not line and b"\0" in source:
+        line, column = source.count(b"\n", 0, source.index(b"\0")) + 1, None
+    if not line:
+        return path
+    return "%s:%d:%d" % (path, line, column) if column and column > 0 else "%s:%d" % (path, line)
 
 
 def _nested_code(code: types.CodeType, prefix: str = "") -> Iterator[Tuple[str, types.CodeType]]:
@@ -144,7 +159,12 @@ def find_function(module_code: types.CodeType, name: str, origin: str) -> types.
     if by_name:
         choices = ", ".join(q for q, _ in by_name)
         raise CliError("%s: %r is ambiguous; use one of: %s" % (origin, name, choices))
-    raise CliError("%s: no function named %r" % (origin, name))
+    known = [q for q, code in everything if "<" not in code.co_name]  # no <lambda>, <listcomp>...
+    if not known:
+        raise CliError("%s: no function named %r (it defines no function or class)" % (origin, name))
+    shown = ", ".join(known[:MAX_NAMES_LISTED])
+    more = " and %d more" % (len(known) - MAX_NAMES_LISTED) if len(known) > MAX_NAMES_LISTED else ""
+    raise CliError("%s: no function named %r; it defines: %s%s" % (origin, name, shown, more))
 
 
 def resolve_object(target: str) -> object:
@@ -222,8 +242,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     script: str = args.script
     if not os.path.isfile(script):
         raise CliError("%s: no such file" % script)
-    # Compilation caches would let torch skip the very work the dump is meant to show.
-    os.environ.setdefault("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "1")
+    # No TORCHINDUCTOR_FORCE_DISABLE_CACHES here: prepare_debug turns the compilation caches off
+    # itself, and that variable also disables Dynamo's PGO, for which torch warns on every run.
     if not _torch_installed():
         raise CliError("depyf run needs torch, which is not installed (pip install torch)")
     try:
@@ -301,9 +321,16 @@ def _error(message: str) -> None:
     print("depyf: error: " + " ".join(str(message).split()), file=sys.stderr)
 
 
+def _version_line() -> str:
+    from depyf import __version__
+
+    return "depyf %s (Python %s)" % (__version__, sys.version.split()[0])
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="depyf", description="Decompile Python bytecode; explain torch.compile.")
     parser.add_argument("--traceback", action="store_true", help="show full tracebacks of internal errors")
+    parser.add_argument("--version", action="version", version=_version_line())
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
 

@@ -16,6 +16,7 @@ import os
 import sys
 from typing import Iterator, List, Optional
 
+from depyf.dump.code_objects import with_code_objects_saved
 from depyf.dump.layout import DumpLayout
 from depyf.dump.writer import DumpWriter, rank_folder
 from depyf.dynamo import adapter
@@ -32,19 +33,29 @@ class _State:
 
 
 @contextlib.contextmanager
-def prepare_debug(dump_dir: str) -> Iterator[str]:
-    """Dump every frame compiled inside the block into ``dump_dir`` (yields the folder used).
+def prepare_debug(dump_src_dir: str, clean_wild_fx_code: bool = True, log_bytecode: bool = False) -> Iterator[str]:
+    """Dump every frame compiled inside the block into ``dump_src_dir`` (yields the folder used).
 
     Compile inside the block: functions compiled (run) before it are not seen. Inductor's and
     AOTAutograd's caches are turned off inside the block so every graph is really made.
+
+    The signature is depyf 0.20's. ``log_bytecode=True`` also saves, next to each transformed-code
+    file, its original, transformed and recompiled code objects (see
+    :mod:`depyf.dump.code_objects`). ``clean_wild_fx_code`` is accepted and has no effect: 0.20
+    wrote a raw ``fx_graph_code_*`` file for every FX module created and removed them on exit; this
+    depyf writes each graph once, readable, and never those files.
     """
+    dump_dir = dump_src_dir
     if not isinstance(dump_dir, (str, os.PathLike)):
-        raise TypeError("prepare_debug(dump_dir) takes the folder to write to")
+        raise TypeError("prepare_debug(dump_src_dir) takes the folder to write to")
+    adapter.require_torch("depyf.prepare_debug")  # before the folder is made
     if _State.active is not None:
         raise RuntimeError("depyf.prepare_debug blocks cannot be nested")
+    del clean_wild_fx_code  # (see the docstring)
     writer = DumpWriter(rank_folder(os.fspath(dump_dir), adapter.distributed_rank()))
     layout = DumpLayout(writer)
-    session = CaptureSession(layout.on_frame, layout.on_graph, layout.on_module)
+    on_frame = with_code_objects_saved(layout) if log_bytecode else layout.on_frame
+    session = CaptureSession(on_frame, layout.on_graph, layout.on_module)
     layout.session = session
     _State.active = layout
     try:
@@ -66,12 +77,19 @@ def prepare_debug(dump_dir: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def debug() -> Iterator[str]:
+def debug(breakpoint_on_entry: Optional[bool] = None) -> Iterator[str]:
     """Run what ``prepare_debug`` compiled from the dumped files, compiling nothing new.
 
     Inside the block, a breakpoint set (pdb, an IDE) in a dumped transformed-code, resume, graph or
     Inductor file is hit, with the real local variables. Yields the dump folder.
+
+    ``breakpoint_on_entry=True`` (or the environment variable ``DEPYF_DEBUG_BREAKPOINT=1`` when
+    the keyword is not given) stops in ``breakpoint()`` on entering the block, as depyf 0.20's
+    ``debug()`` always did, so breakpoints can be set before the code runs.
     """
+    adapter.require_torch("depyf.debug")
+    if breakpoint_on_entry is None:
+        breakpoint_on_entry = os.environ.get("DEPYF_DEBUG_BREAKPOINT", "0").strip() not in ("", "0")
     if _State.active is not None:
         raise RuntimeError("depyf.debug cannot be used inside depyf.prepare_debug; enter it afterwards")
     if _State.last is None:
@@ -91,6 +109,9 @@ def debug() -> Iterator[str]:
     print(f"depyf.debug: compiled code runs from the files in {layout.writer.folder}; set breakpoints there{note}", file=sys.stderr)
     try:
         with adapter.run_cached_code_only():
+            if breakpoint_on_entry:
+                print(f"depyf.debug: set breakpoints in the files of {layout.writer.folder}, then continue", file=sys.stderr)
+                breakpoint()  # (honours PYTHONBREAKPOINT and sys.breakpointhook)
             yield layout.writer.folder
     finally:
         for fn, code in reversed(swaps):

@@ -75,9 +75,10 @@ def test_without_torch_gives_clear_message(tmp_path: Path, monkeypatch, capsys) 
     assert "needs torch" in err and err.strip().count("\n") == 0
 
 
-def test_sets_inductor_cache_off(tmp_path: Path, fake_debug, monkeypatch) -> None:
+def test_leaves_the_cache_switch_alone(tmp_path: Path, fake_debug, monkeypatch) -> None:
+    """prepare_debug turns the compilation caches off itself; TORCHINDUCTOR_FORCE_DISABLE_CACHES
+    would also disable PGO and make torch warn "dynamo_pgo force disabled" on every run."""
     monkeypatch.delenv("TORCHINDUCTOR_FORCE_DISABLE_CACHES", raising=False)
     script = tmp_path / "env.py"
-    script.write_text("import os, sys\nsys.exit(0 if os.environ.get('TORCHINDUCTOR_FORCE_DISABLE_CACHES') == '1' else 9)\n")
-    assert cli.main(["run", str(script)]) == 0
-    os.environ.pop("TORCHINDUCTOR_FORCE_DISABLE_CACHES", None)
+    script.write_text("import os, sys\nsys.exit(9 if 'TORCHINDUCTOR_FORCE_DISABLE_CACHES' in os.environ else 0)\n")
+    assert cli.main(["run", "--dump-dir", str(tmp_path / "dump"), str(script)]) == 0

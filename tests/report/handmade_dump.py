@@ -3,7 +3,7 @@ without torch: a function with a graph break (one resume function), a recompile,
 function, and code that needs escaping."""
 import json
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from depyf.report.format import MANIFEST_FORMAT, MANIFEST_NAME, MANIFEST_VERSION
 
@@ -14,6 +14,26 @@ HOSTILE = "</pre><script>window.hacked = 1</script><b>&amp;"
 def _guard(function: str, checks: int, file: str = "full_code_for_toy.py") -> Dict[str, Any]:
     lines = [{"expr": f"L['a'].size(0) == {i}", "comment": "a < b  # user line", "stand_in": False} for i in range(checks)]
     return {"function": function, "file": file, "lines": lines}
+
+
+def _stack(*calls: str) -> List[Dict[str, Any]]:
+    """User frames as the dump records them: ``"file:line:function:code"`` each."""
+    out = []
+    for call in calls:
+        file, line, function, code = call.split(":", 3)
+        out.append({"file": file, "line": int(line), "function": function, "code": code})
+    return out
+
+
+# Times as torch records them (cumulative): Inductor inside AOTAutograd inside the backend call
+# inside the whole frame; the second entry is a backend without Inductor, the resume's has a
+# backward graph compiled later.
+INDUCTOR_TIMES = {"forward": {"total_s": 2.5, "backend_s": 2.0, "aot_autograd_s": 2.0, "inductor_s": 1.5, "code_gen_s": 1.2}}
+EAGER_TIMES = {"forward": {"total_s": 0.25, "backend_s": 0.001}}
+TRAINING_TIMES = {
+    "forward": {"total_s": 1.0, "backend_s": 0.75, "aot_autograd_s": 0.75, "inductor_s": 0.5},
+    "backward": {"total_s": 0.625, "inductor_s": 0.6},
+}
 
 
 def manifest(graph_source: str = "a = 1") -> Dict[str, Any]:
@@ -30,6 +50,8 @@ def manifest(graph_source: str = "a = 1") -> Dict[str, Any]:
                 "transformed_code_file": "__transformed_code_0_for___resume_at_30_0.py",
                 "debuggable": True,
                 "recompile_reasons": [],
+                "compile_time": TRAINING_TIMES,
+                "user_stack": _stack("/work/prog.py:12:<module>:toy(a, b)", "/work/prog.py:5:toy:print(a)"),
                 "guard": _guard("guard_2", 2),
                 "graphs": [
                     {
@@ -55,6 +77,8 @@ def manifest(graph_source: str = "a = 1") -> Dict[str, Any]:
                 "transformed_code_file": "__transformed_code_0_for_toy.py",
                 "debuggable": True,
                 "recompile_reasons": [],
+                "compile_time": INDUCTOR_TIMES,
+                "user_stack": _stack("/work/prog.py:12:<module>:toy(a, b)  # </code><b>"),
                 "guard": _guard("guard_0", 3),
                 "graphs": [
                     {
@@ -73,6 +97,7 @@ def manifest(graph_source: str = "a = 1") -> Dict[str, Any]:
                 "transformed_code_file": "__transformed_code_1_for_toy.py",
                 "debuggable": False,
                 "recompile_reasons": ["0/0: tensor 'a' size mismatch at index 0. expected 10, actual 12"],
+                "compile_time": EAGER_TIMES,
                 "guard": _guard("guard_1", 1),
                 "graphs": [
                     {

@@ -9,7 +9,8 @@ class Element:
     def __init__(self, tag: str, attrs: Dict[str, Optional[str]]) -> None:
         self.tag = tag
         self.attrs = attrs
-        self.text = ""
+        self.text = ""  # the text directly inside
+        self.full_text = ""  # all the text inside, nested elements' too (highlighted code is many spans)
 
     @property
     def classes(self) -> List[str]:
@@ -24,6 +25,7 @@ class PageParser(HTMLParser):
         self.elements: List[Element] = []
         self._open: List[Element] = []
         self.script_text = ""
+        self.all_text = ""  # the document's text in order
 
     def handle_starttag(self, tag: str, attrs: List[Tuple[str, Optional[str]]]) -> None:
         element = Element(tag, dict(attrs))
@@ -41,6 +43,9 @@ class PageParser(HTMLParser):
                 break
 
     def handle_data(self, data: str) -> None:
+        self.all_text += data
+        for element in self._open:
+            element.full_text += data
         if self._open:
             self._open[-1].text += data
             if self._open[-1].tag == "script":

@@ -4,13 +4,15 @@ Skipped when Chromium is not installed, except under CI=true, where it must run 
 installs it)."""
 import os
 import shutil
+import struct
 import subprocess
+import zlib
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional, Tuple
 
 import pytest
 
-from depyf.report import write_report
+from depyf.report import highlight, write_report
 from handmade_dump import write_dump
 from page_parse import by_class, ids, parse
 
@@ -77,6 +79,9 @@ def test_report_renders_in_chromium(browser: str, tmp_path: Path) -> None:
     assert [e for e in dom.elements if e.tag == "a" and e.attrs.get("href") == "__compiled_fn_0.aot_forward_graph.py"]
     assert by_class(dom, "graph-breaks") and by_class(dom, "recompiles")
     assert not [e for e in dom.elements if e.tag == "b"], "dumped code reached the DOM unescaped"
+    assert len(by_class(dom, "time-bar")) == 3 and len(by_class(dom, "user-stack")) == 2
+    coloured = [e for e in dom.elements if e.tag == "span" and e.classes == ["k"]]
+    assert bool(coloured) == highlight.available(), "code is coloured exactly when Pygments is installed"
 
 
 def test_rank_report_renders_in_chromium(browser: str, tmp_path: Path) -> None:
@@ -87,3 +92,67 @@ def test_rank_report_renders_in_chromium(browser: str, tmp_path: Path) -> None:
     assert {"comparison", "rank0", "rank1", "differing-files"} <= set(ids(dom))
     hrefs = [e.attrs.get("href") for e in dom.elements if e.tag == "a" and "file" in e.classes]
     assert "rank_1/__compiled_fn_0.captured_graph.py" in hrefs
+
+
+# -- a screenshot, as a person would see the page ---------------------------------------------
+
+
+def _png_pixels(data: bytes) -> Tuple[int, int, List[Tuple[int, int, int]]]:
+    """(width, height, RGB pixels) of an 8-bit RGB or RGBA PNG, decoded with the standard library."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, header = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    width, height, depth, colour_type = header[:4]
+    assert depth == 8 and colour_type in (2, 6), header
+    channels = 3 if colour_type == 2 else 4
+    raw, stride = zlib.decompress(idat), width * channels
+    rows: List[bytearray] = []
+    previous = bytearray(stride)
+    for y in range(height):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        for i in range(stride):  # undo the PNG row filter (None, Sub, Up, Average, Paeth)
+            left = line[i - channels] if i >= channels else 0
+            up, up_left = previous[i], previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 2:
+                line[i] = (line[i] + up) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                p = left + up - up_left
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - up_left)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else up_left)) & 255
+        rows.append(line)
+        previous = line
+    pixels = [tuple(row[x:x + 3]) for row in rows for x in range(0, stride, channels * 4)]  # every 4th pixel
+    return width, height, pixels
+
+
+def test_screenshot_of_the_report(browser: str, tmp_path: Path) -> None:
+    """The page as Chromium paints it, saved as report.png (in $DEPYF_SCREENSHOT_DIR when set,
+    so CI keeps it): not blank, and in colour (flow boxes, stage bars, highlighted code)."""
+    dump = write_dump(str(tmp_path / "dump"))
+    page = Path(write_report(dump))
+    out_dir = Path(os.environ.get("DEPYF_SCREENSHOT_DIR") or tmp_path)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shot = out_dir / "report.png"
+    cmd = [browser, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,1400",
+           "--hide-scrollbars", f"--screenshot={shot}", page.as_uri()]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and shot.is_file(), done.stderr[-2000:]
+    print(f"screenshot of the report: {shot}")
+    width, height, pixels = _png_pixels(shot.read_bytes())
+    assert (width, height) == (1280, 1400)
+    ink = [p for p in pixels if min(p) < 200]
+    colour = [p for p in pixels if max(p) - min(p) > 60]
+    assert len(ink) > len(pixels) // 100, "the page looks blank"
+    assert len(colour) > 200, "the page has no colour: flow boxes and stage bars are missing"

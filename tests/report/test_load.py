@@ -50,6 +50,10 @@ def test_folder_without_manifest(tmp_path: Path) -> None:
         ('{"format": "depyf-dump-manifest", "version": 1, "functions": [{"name": "f", "entries": [{"resume_functions": [7]}]}]}',
          "resume_functions[0]"),
         ('{"format": "depyf-dump-manifest", "version": 1, "functions": [{"entries": []}]}', "functions[0]"),
+        ('{"format": "depyf-dump-manifest", "version": 1, "functions": [{"name": "f", "entries": [{"user_stack": "x"}]}]}',
+         "functions[0].entries[0].user_stack"),
+        ('{"format": "depyf-dump-manifest", "version": 1, "functions": [{"name": "f", "entries": [{"compile_time": [1]}]}]}',
+         "functions[0].entries[0].compile_time"),
     ],
 )
 def test_corrupt_manifest_names_the_file(tmp_path: Path, content: str, expected: str) -> None:

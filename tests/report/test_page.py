@@ -73,12 +73,12 @@ def test_links_are_relative_to_where_the_report_goes(tmp_path: Path, dump: str) 
 
 
 def test_code_guards_and_reasons_are_shown(page) -> None:
-    text = "".join(e.text for e in page.elements)
+    text = page.all_text
     assert "def __transformed_code_0_for_toy(a, b):" in text
     assert "def __resume_at_30_0(b):" in text
     checks = [e for e in page.elements if e.tag == "table" and "guard-checks" in e.classes]
     assert len(checks) == 3
-    cells = [e.text for e in page.elements if e.tag in ("code", "td")]
+    cells = [e.full_text for e in page.elements if e.tag in ("code", "td")]
     assert "L['a'].size(0) == 2" in cells and "a < b  # user line" in cells
     breaks = by_class(page, "graph-breaks")
     assert len(breaks) == 1
@@ -169,3 +169,20 @@ def test_stand_in_guards_are_marked(tmp_path: Path) -> None:
     page = parse(render_report(str(folder)))
     rows = [e for e in page.elements if e.tag == "tr" and "stand-in" in e.classes]
     assert len(rows) == 1
+
+
+def test_readable_view_shown_above_the_exact_text(dump: str) -> None:
+    import json
+
+    path = os.path.join(dump, "depyf_manifest.json")
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    entry = data["functions"][0]["entries"][0]
+    entry["readable_code"] = "def compiled_code_0(a, b):\n    return a < b\n"
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+    html = render_report(dump)
+    readable = html.index("Transformed code (readable view):")
+    assert html.index("return a &lt; b") > readable  # the view's text, escaped
+    assert html.index("Exact decompiled text:", readable) < html.index(entry["transformed_code_file"] + '"', readable)
+    assert html.count("Transformed code (readable view):") == 1  # only the entry that has one

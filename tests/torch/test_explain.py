@@ -8,7 +8,7 @@ import sys
 import pytest
 import torch
 
-from depyf.explain import dump_src
+from depyf.explain import NothingCompiledWarning, dump_src
 from torch_cases import BACKENDS, cases, fresh, outcome
 from torch_programs import PROGRAMS, Net, run, toy_example
 
@@ -67,26 +67,87 @@ def test_dump_src_on_modules_and_methods() -> None:
     compile(texts[0], "explained_module.py", "exec")
     assert "def forward(self, x, scale=1.0):" in texts[0]
     assert "def compiled_forward(self, x, scale):" in texts[0]
+    assert "def guard_0(" in texts[0] and "# NOTE" not in texts[0]  # its forward was compiled itself
     assert isinstance(net, Net)
+
+
+def _explains_the_module_wrapper(src: str, forward: str) -> None:
+    """torch.compile(module) compiles torch's own wrapper that calls the module (torch 2.5+):
+    the explanation says so and explains that wrapper, with the guards and graphs of the call."""
+    assert f"# NOTE: torch.compile did not compile {forward} itself: it compiled torch's wrapper" in src
+    assert "def guard_0(" in src and "def compiled_code_0(" in src and "def __compiled_fn_0(" in src
+    assert "L['fn']" in src  # the module, as the wrapper's guards see it
+
+
+def test_dump_src_on_a_library_module() -> None:
+    torch._dynamo.reset()
+    linear = torch.nn.Linear(3, 3)
+    compiled = torch.compile(linear, backend="eager")
+    expected = compiled(torch.ones(2, 3))
+    src = dump_src(compiled)
+    _explains_the_module_wrapper(src, "Linear.forward")
+    graph = src[src.index("def __compiled_fn_0("):src.index("def compiled_code_0(")]
+    assert "linear" in graph and "NotImplementedError" not in graph
+    ns: dict = {}
+    exec(compile(src, "explained_linear.py", "exec"), ns)
+    assert torch.equal(expected, linear(torch.ones(2, 3)))
 
 
 def test_dump_src_says_where_nothing_was_compiled() -> None:
     def never_compiled(x):
         return x + 1
 
-    src = dump_src(never_compiled)
+    with pytest.warns(NothingCompiledWarning, match="nothing was compiled for .*never_compiled .*no cache entry"):
+        src = dump_src(never_compiled)
     compile(src, "x.py", "exec")
     assert "def compiled_never_compiled(x):" in src and "guard_0" not in src
+    header_end = src.index("def ")
+    assert "# NOTE: depyf.dump_src: nothing was compiled for" in src[:header_end]
+    assert "# Below: its source only, with no guard and no compiled code." in src[:header_end]
+
+
+def test_dump_src_before_the_first_call() -> None:
+    torch._dynamo.reset()
+
+    def not_run_yet(x):
+        return x + 1
+
+    compiled = torch.compile(not_run_yet, backend="eager")
+    with pytest.warns(NothingCompiledWarning, match="it has not run yet"):
+        src = dump_src(compiled)
+    assert "torch compiles on the first call: call it, then dump_src" in src
+    compiled(torch.ones(2))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NothingCompiledWarning)
+        src = dump_src(compiled)
+    assert "# NOTE" not in src and "def guard_0(" in src
+
+
+def test_cache_entry_comments_agree_with_guard_numbers() -> None:
+    """guard_<k> is numbered in compile-id order and the comment above it names both."""
+    src = outcome("toy", "eager").explained
+    import re
+
+    pairs = re.findall(r"# cache entry (\d+)/(\d+) \(torch's compile id\): guard_(\d+) decides whether "
+                       r"compiled_code_(\d+) runs\ndef guard_(\d+)\(", src)
+    assert len(pairs) == 3
+    for frame, again, k, k2, k3 in pairs:
+        assert k == k2 == k3 == frame and again == "0"  # no recompile: entry k/0 is guard_k
 
 
 def test_seed_example_runs_as_written(tmp_path) -> None:
-    env = dict(os.environ, TORCHINDUCTOR_FORCE_DISABLE_CACHES="1")
+    env = dict(os.environ)
+    # As `make demo` runs it: without the variable that disables every cache (and PGO with them).
+    env.pop("TORCHINDUCTOR_FORCE_DISABLE_CACHES", None)
     env["PYTHONPATH"] = os.pathsep.join([os.path.join(ROOT, "src"), env.get("PYTHONPATH", "")])
     proc = subprocess.run(
         [sys.executable, os.path.join(ROOT, "examples", "seed_example.py")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "dynamo_pgo force disabled" not in proc.stderr, "depyf's own cache setting made torch warn"
     text = (tmp_path / "explained_code.py").read_text()
     compile(text, "explained_code.py", "exec")
     assert "def compiled_toy_example(a, b):" in text

@@ -86,6 +86,85 @@ def test_report_shows_the_graph_break_and_recompile(dump: Path, manifest: Dict[s
     assert "full_code_for_breaks_once.py" in html
 
 
+def test_transformed_code_maps_resume_globals_to_their_files(dump: Path, manifest: Dict[str, Any]) -> None:
+    """The transformed-code file keeps Dynamo's names (its bytecode must match); a note maps each
+    resume function's global to the stable name and file the rest of the dump uses."""
+    import re
+
+    entry = manifest["functions"][0]["entries"][0]
+    [resume] = entry["resume_functions"]
+    text = (dump / entry["transformed_code_file"]).read_text(encoding="utf-8")
+    [(stable, file, dynamo_name)] = re.findall(r"# resume function (\S+) \(file (\S+)\) is the global (__resume_at_\d+_\d+)\n", text)
+    assert stable == resume["name"] and file == resume["code_file"] and (dump / file).is_file()
+    body = text[text.index("\ndef "):]
+    assert f"{dynamo_name}(" in body
+
+
+def test_guard_numbers_follow_compile_ids(dump: Path) -> None:
+    import re
+
+    text = (dump / "full_code_for_breaks_once.py").read_text(encoding="utf-8")
+    found = re.findall(r"# cache entry (\d+)/(\d+) \(torch's compile id\): guard_(\d+) decides whether compiled_code_\3 runs\n"
+                       r"(?:#.*\n)*def guard_\3\(", text)
+    assert len(found) == 4  # two entries of breaks_once (a recompile), two of its resume function
+    by_compile_id = sorted(found, key=lambda f: (int(f[0]), int(f[1])))
+    assert [int(k) for _, _, k in by_compile_id] == [0, 1, 2, 3]
+
+
+def test_each_compilation_has_its_time_and_the_calls_that_led_to_it(dump: Path, manifest: Dict[str, Any]) -> None:
+    entries = [e for top in manifest["functions"] for fn in _walk(top) for e in fn["entries"]]
+    assert len(entries) >= 3  # two of breaks_once, at least one of its resume function
+    this_file = os.path.abspath(__file__)
+    for entry in entries:
+        forward = entry["compile_time"]["forward"]
+        assert 0 < forward["total_s"] < 600 and 0 <= forward["backend_s"] <= forward["total_s"]
+        stack = entry["user_stack"]
+        assert stack, entry["compile_id"]
+        files = [os.path.abspath(f["file"]) for f in stack]
+        own_dirs = [os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (torch, depyf)]
+        assert not [f for f in files if any(f.startswith(d) for d in own_dirs)]
+        # the call in the fixture above that compiled it is the stack's innermost frame of this file
+        ours = [f for f in stack if os.path.abspath(f["file"]) == this_file]
+        assert ours and ours[-1]["function"] == "dump" and ours[-1]["code"].startswith("compiled(torch.randn(4")
+    top_entries = manifest["functions"][0]["entries"]
+    assert [s["code"] for s in top_entries[0]["user_stack"] if s["function"] == "dump"] == ["compiled(torch.randn(4))"]
+    assert [s["code"] for s in top_entries[1]["user_stack"] if s["function"] == "dump"] == ["compiled(torch.randn(4, 2))  # another rank of tensor: a recompile"]
+
+
+def test_report_shows_compile_times_and_stacks(dump: Path) -> None:
+    html = render_report(str(dump))
+    assert 'class="compile-times"' in html and html.count('class="time-bar"') >= 3
+    import re
+
+    text = re.sub(r"<[^>]+>", "", html)  # highlighted code is many spans
+    assert html.count('class="user-stack"') >= 3 and "compiled(torch.randn(4, 2))" in text
+
+
+def test_inductor_stages_are_timed(tmp_path: Path) -> None:
+    """With Inductor, torch records AOTAutograd's and Inductor's shares, and a backward graph
+    compiled at the first backward call gets its own time, after its frame's compilation."""
+    torch._dynamo.reset()
+
+    def train_step(x):
+        return (x.sin() * 2).sum()
+
+    compiled = torch.compile(train_step)
+    with depyf.prepare_debug(str(tmp_path)):
+        compiled(torch.randn(8, requires_grad=True)).backward()
+    torch._dynamo.reset()
+    with open(tmp_path / MANIFEST_NAME, encoding="utf-8") as f:
+        [entry] = json.load(f)["functions"][0]["entries"]
+    times = entry["compile_time"]
+    forward, backward = times["forward"], times["backward"]
+    assert 0 < forward["inductor_s"] <= forward["aot_autograd_s"] <= forward["total_s"]
+    assert backward["inductor_s"] > 0
+    from depyf.report.timing import StageTimes
+
+    stages = StageTimes(times).stages
+    assert stages["inductor"] > 0 and stages["aot"] >= 0 and stages["dynamo"] > 0 and stages["backward"] > 0
+    assert StageTimes(times).total == pytest.approx(forward["total_s"] + stages["backward"], rel=1e-3)
+
+
 # Every program and backend of test_dump.py (their dumps are made once per session, shared).
 from torch_cases import cases, outcome  # noqa: E402
 
@@ -171,14 +250,33 @@ def test_depyf_run_writes_the_report(tmp_path: Path) -> None:
         "torch.compile(with_break, backend='eager')(torch.ones(3))\n"
     )
     src = str(Path(__file__).resolve().parents[2] / "src")
-    env = dict(os.environ, TORCHINDUCTOR_FORCE_DISABLE_CACHES="1", PYTHONPATH=src)
+    env = dict(os.environ, PYTHONPATH=src)
+    env.pop("TORCHINDUCTOR_FORCE_DISABLE_CACHES", None)  # as a user runs it
     dump = tmp_path / "dump"
     done = subprocess.run(
-        [sys.executable, "-m", "depyf.cli", "run", "--dump-dir", str(dump), str(script)],
+        [sys.executable, "-m", "depyf", "run", "--dump-dir", str(dump), str(script)],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "dynamo_pgo force disabled" not in done.stderr, "depyf's own cache setting made torch warn"
+    with open(dump / MANIFEST_NAME, encoding="utf-8") as f:
+        entry = json.load(f)["functions"][0]["entries"][0]
+    # the script's own line; not depyf's command line, not runpy
+    assert [(Path(s["file"]).name, s["line"], s["code"]) for s in entry["user_stack"]] == [
+        ("prog.py", 6, "torch.compile(with_break, backend='eager')(torch.ones(3))")
+    ]
     report = dump / "report.html"
     assert f"report in {report}" in done.stderr
     html = report.read_text(encoding="utf-8")
     assert 'id="dump-fn-with_break"' in html and 'class="graph-breaks"' in html
+
+
+def test_caches_are_off_inside_prepare_debug_only(tmp_path: Path) -> None:
+    """Each cache is switched off by itself (not with force_disable_caches, which also disables
+    PGO and makes torch warn on every run), and put back afterwards."""
+    inductor, functorch = torch._inductor.config, torch._functorch.config
+    before = (inductor.fx_graph_cache, functorch.enable_autograd_cache, inductor.force_disable_caches)
+    with depyf.prepare_debug(str(tmp_path)):
+        assert inductor.fx_graph_cache is False and functorch.enable_autograd_cache is False
+        assert inductor.force_disable_caches == before[2]
+    assert (inductor.fx_graph_cache, functorch.enable_autograd_cache, inductor.force_disable_caches) == before

@@ -110,6 +110,67 @@ def test_control_on_tricky_contexts() -> None:
     assert [r for r in results if r.status != verify.EQUAL] == []
 
 
+# --- check_texts: many definitions per compile, the verdicts of one by one --------------------
+
+
+def _mixed_texts(trip) -> List[tuple]:
+    """Per definition: its original text, or one that compiles to other code, or one that does not
+    compile, in a pattern that puts every kind next to every other."""
+    control = verify.control_decompiler(trip.source, trip.filename)
+    items = []
+    for n, definition in enumerate(trip.definitions):
+        text = control(trip.code(definition))
+        name = definition.qualname.rsplit(".", 1)[-1]
+        if n % 3 == 1:
+            text = "lambda *a: 1" if definition.kind == "lambda" else f"def {name}(*a):\n    return 1"
+        elif n % 7 == 2:
+            text = "def (:"
+        items.append((definition, text))
+    return items
+
+
+@pytest.mark.parametrize("module_name", ["textwrap", "json.decoder", "<tricky>"])
+def test_check_texts_gives_the_verdicts_of_check_text(module_name: str) -> None:
+    if module_name == "<tricky>":
+        source, path = _TRICKY, "<tricky>"
+    else:
+        source, path = _stdlib_source(module_name)
+    trip = verify.SourceRoundTrip(source, path)
+    items = _mixed_texts(trip)
+    together = trip.check_texts(items)
+    alone = [trip.check_text(definition, text) for definition, text in items]
+    assert [(r.qualname, r.status, r.detail, r.decompiled) for r in together] == \
+        [(r.qualname, r.status, r.detail, r.decompiled) for r in alone]
+    assert {r.status for r in together} == {verify.EQUAL, verify.DIFFERS, verify.NO_COMPILE}
+
+
+_TRICKY = textwrap.dedent(
+    '''
+    import os
+    OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b}
+
+    def deco(f=lambda x=lambda: 1: x):
+        return f
+
+    class Outer(object):
+        key = staticmethod(lambda item: item[0])
+
+        class Inner:
+            def __secret(self):
+                return self.__hidden
+
+        @deco
+        def method(self, *args, k=None, **kwargs):
+            return super().method(os.path.join(*args), k=k, **kwargs)
+
+        def other(self):
+            return __class__
+
+    SQUARES = [lambda: i * i for i in range(3)]
+    '''
+)
+
+
 # --- finding definitions ---------------------------------------------------------------------
 
 

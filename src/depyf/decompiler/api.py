@@ -76,6 +76,30 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
         return _fallback_text(obj, error, name, indent)
 
 
+class DecompiledFunction:
+    """A function's statement tree as the decompiler read it (`node`), with the printer that
+    prints it: tools may rewrite the tree (`nodes.py` types) and print the result."""
+
+    def __init__(self, node: n.FunctionDef, printer: Printer) -> None:
+        self.node = node
+        self.printer = printer
+
+    def text(self) -> str:
+        lines: List[str] = []
+        self.printer.stmt(self.node, 0, lines)
+        return "\n".join(lines) + "\n"
+
+
+def decompile_function(code: CodeType, *, name: Optional[str] = None, indent: int = 4,
+                       rewritten: bool = False) -> DecompiledFunction:
+    """The statement tree of a function's code object, unprinted (`decompile` prints it);
+    raises `DecompilationError` where the code cannot be read. `rewritten`: as in `decompile`."""
+    if not isinstance(code, CodeType):
+        raise TypeError(f"expected a code object, got {type(code).__name__}")
+    decompiler = Decompiler(code, host(), indent, rewritten)
+    return DecompiledFunction(decompiler.definition_node(None, name), decompiler.printer)
+
+
 class Decompiler:
     """Decompiles one code object and, recursively, the code objects nested in it."""
 
@@ -228,6 +252,14 @@ class Decompiler:
             expr = self.body(code, comprehension=True)
             assert isinstance(expr, n.Expr)
             return self.printer.expr(expr) + "\n"
+        lines: List[str] = []
+        self.printer.stmt(self.definition_node(fn, name), 0, lines)
+        return "\n".join(lines) + "\n"
+
+    def definition_node(self, fn: Optional[types.FunctionType], name: Optional[str]) -> n.FunctionDef:
+        """The statement tree of `def name(...)` for this code object (a function's, not a
+        module's, lambda's or comprehension's)."""
+        code = self.code
         stmts = self.body(code)
         assert isinstance(stmts, list)
         returns = None
@@ -242,10 +274,7 @@ class Decompiler:
             if def_name[0].isdigit():
                 def_name = "_" + def_name
         type_params = _runtime_type_params(fn, self.printer) if fn is not None else ""
-        node = n.FunctionDef(def_name, self._params(code, fn), stmts, (), is_async, returns, type_params)
-        lines: List[str] = []
-        self.printer.stmt(node, 0, lines)
-        return "\n".join(lines) + "\n"
+        return n.FunctionDef(def_name, self._params(code, fn), stmts, (), is_async, returns, type_params)
 
     def _params(self, code: CodeType, fn: Optional[types.FunctionType]) -> str:
         if fn is None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import Any, Dict, Tuple, TypeVar
 
+from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.opcode_tables import TABLES
 
 SUPPORTED: Tuple[Tuple[int, int], ...] = tuple(sorted(TABLES))
@@ -268,15 +269,22 @@ class BytecodeVersion:
 
 
 def host() -> BytecodeVersion:
-    """The version of the running interpreter."""
-    return _shared(*sys.version_info[:2])
+    """The version of the running interpreter; `DecompilationError` if its bytecode is unknown."""
+    return for_key(tuple(sys.version_info[:2]))
 
 
 def for_key(key: Tuple[int, int]) -> BytecodeVersion:
+    """The version whose bytecode has opcode tables; `DecompilationError` for any other."""
     if tuple(key) not in TABLES:
-        raise ValueError("unsupported Python version %d.%d (supported: %s)" % (
-            key[0], key[1], ", ".join("%d.%d" % k for k in SUPPORTED)))
+        raise DecompilationError(unsupported_reason(key))
     return _shared(key[0], key[1])
+
+
+def unsupported_reason(key: Tuple[int, int]) -> str:
+    """One line saying that a version's bytecode cannot be read, and which versions can."""
+    first, last = SUPPORTED[0], SUPPORTED[-1]
+    return "Python %d.%d bytecode is not supported; depyf reads %d.%d to %d.%d" % (
+        key[0], key[1], first[0], first[1], last[0], last[1])
 
 
 @lru_cache(maxsize=None)

@@ -44,6 +44,8 @@ class DumpLayout:
         self.inductor_modules: List[types.ModuleType] = []
         self._transformed_counts: Dict[str, int] = {}
         self._reasons_by_id: Optional[Dict[str, List[str]]] = None
+        self._explained_label: Dict[int, str] = {}  # id(resume code) -> label of its user function
+        self._keep_alive: List[types.CodeType] = []  # (so the ids above stay unique)
 
     # -- while compiling -------------------------------------------------------------------------
 
@@ -68,6 +70,8 @@ class DumpLayout:
         text, problem = safe_decompile(record.new_code, stem, transformed=True)
         header = _comment_block(
             [f"Dynamo's transformed code for {record.code.co_name} (cache entry {record.compile_id})."]
+            + [f"A readable view of it: compiled_code_* for cache entry {record.compile_id} in "
+               f"full_code_for_{self._explained_in(record)}.py."]
             + [f"recompiled because: {r}" for r in record.recompile_reasons]
             + self._graph_lines(record)
         )
@@ -107,10 +111,29 @@ class DumpLayout:
         share_decompiled(remapped, record.new_code, transformed=True)
         return remapped
 
+    def _explained_in(self, record: FrameRecord) -> str:
+        """The label of the user function whose explanation shows this frame's code (a resume
+        function is explained with the function it continues), and remember it for the resume
+        functions this frame calls."""
+        label = self._explained_label.get(id(record.code)) or code_label(record.code)
+        for name in record.new_code.co_names:
+            resume = getattr(record.frame_globals.get(name), "__code__", None) if name.startswith("__resume_at_") else None
+            if resume is not None:
+                self._explained_label[id(resume)] = label
+                self._keep_alive.append(resume)
+        return label
+
     def _graph_lines(self, record: FrameRecord) -> List[str]:
-        """Which graph each ``__compiled_fn`` global is, and why Dynamo ended that graph."""
+        """Which graph each ``__compiled_fn`` global is, and why Dynamo ended that graph; which
+        resume function each ``__resume_at`` global is (this file keeps Dynamo's own names, so
+        its bytecode can match; the rest of the dump uses depyf's stable ones)."""
         lines = []
         for n in record.new_code.co_names:
+            if n.startswith("__resume_at_") and self.session is not None:
+                code = getattr(record.frame_globals.get(n), "__code__", None)
+                stable = self.session.namer.stable_resume(n, code)
+                lines.append(f"resume function {stable} (file {stable}.py) is the global {n}")
+                continue
             if not n.startswith("__compiled_fn") or self.session is None:
                 continue
             stable = self.session.namer.stable(n)
@@ -148,6 +171,7 @@ class DumpLayout:
             graph_lookup=lambda n, g: self._graph_artifacts(session, n, g),
             notes_for_code=lambda code: self._notes_for_code(session, code),
             notes_for_entry=lambda cid: self._notes_for_entry(session, cid),
+            exact_file_for_entry=lambda cid: self._exact_file_for_entry(session, cid),
         )
         for record in session.top_level_frames():
             name = identifier(record.code.co_name)
@@ -213,6 +237,12 @@ class DumpLayout:
 
     def _notes_for_code(self, session: CaptureSession, code: types.CodeType) -> List[str]:
         return []
+
+    def _exact_file_for_entry(self, session: CaptureSession, compile_id: str) -> Optional[str]:
+        for record in session.frames:
+            if record.compile_id == compile_id and record.transformed_file:
+                return record.transformed_file.rsplit("/", 1)[-1]
+        return None
 
     def _notes_for_entry(self, session: CaptureSession, compile_id: str) -> List[str]:
         if self._reasons_by_id is None:

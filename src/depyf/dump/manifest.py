@@ -6,16 +6,21 @@ The report (:mod:`depyf.report`) reads it on any machine, without torch. Layout,
 function::
 
     {"name", "code_name", "kind": "function" | "resume", "source", "full_code_file", "code_file",
-     "entries": [{"compile_id", "transformed_code_file", "recompile_reasons",
+     "entries": [{"compile_id", "transformed_code_file", "readable_code", "recompile_reasons",
+                  "user_stack": [{"file", "line", "function", "code"}],   # the calls that led here
+                  "compile_time": {"forward": {...}, "backward": {...}},  # as torch recorded it
                   "guard": {"function", "file", "lines": [{"expr", "comment", "stand_in"}]},
                   "graphs": [{"name", "reason", "artifacts": [{"kind", "file"}]}],
                   "resume_functions": [<function>, or {"name", "shown_above": true}]}]}
 
-Every file name is relative to the dump folder.
+Every file name is relative to the dump folder. ``compile_time`` holds, per phase, the seconds
+torch measured (see :func:`depyf.dynamo.adapter.compilation_metrics_since`); it and
+``user_stack`` are absent or empty where torch records nothing.
 """
 from __future__ import annotations
 
 import json
+import linecache
 import os
 import platform
 import re
@@ -46,6 +51,20 @@ def _source(code: types.CodeType) -> str:
 def _display_name(code: types.CodeType) -> str:
     """``Net.forward``, ``make_closure.inner``: what a reader calls the function."""
     return str(getattr(code, "co_qualname", code.co_name)).replace(".<locals>.", ".")
+
+
+_TIME_FIELDS = ("total_s", "backend_s", "aot_autograd_s", "inductor_s", "code_gen_s")
+
+
+def _compile_time(phases: Dict[str, Dict[str, Any]]) -> Dict[str, Dict[str, Any]]:
+    """The recorded seconds of each phase, rounded to the microsecond torch measures in."""
+    out: Dict[str, Dict[str, Any]] = {}
+    for phase, record in phases.items():
+        values: Dict[str, Any] = {k: round(record[k], 6) for k in _TIME_FIELDS if isinstance(record.get(k), float)}
+        if record.get("failure"):
+            values["failure"] = str(record["failure"])[:500]
+        out[phase] = values
+    return out
 
 
 def _unique(name: str, used: Set[str]) -> str:
@@ -114,8 +133,15 @@ class _ManifestBuilder:
         return {
             "compile_id": record.compile_id,
             "transformed_code_file": _base(record.transformed_file),
+            # the same code as the explanation shows it: Dynamo's bookkeeping in words (or None)
+            "readable_code": self.explainer.readable_by_entry.get(record.compile_id),
             "debuggable": record.debuggable,
             "recompile_reasons": list(record.recompile_reasons),
+            "user_stack": [
+                {"file": f, "line": line, "function": fn, "code": linecache.getline(f, line).strip()[:300]}
+                for f, line, fn in record.user_stack
+            ],
+            "compile_time": _compile_time(self.session.compile_times.get(record.compile_id, {})),
             "guard": guard,
             "graphs": [self.graph(n) for n in names if n.startswith("__compiled_fn")],
             "resume_functions": [

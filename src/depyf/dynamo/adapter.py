@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import importlib.util
 import linecache
 import os
 import re
@@ -23,6 +24,41 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 class TorchFeatureMissing(RuntimeError):
     """A torch internal that depyf relies on is not present in the installed torch."""
+
+
+class TorchNotInstalled(ModuleNotFoundError):
+    """torch is not installed (or too old): said in one line, before anything is written."""
+
+
+# Oldest torch with what depyf needs (the bytecode hook of Dynamo).
+MIN_TORCH = (2, 2)
+
+
+def require_torch(feature: str) -> None:
+    """Raise :class:`TorchNotInstalled` when ``feature`` cannot work with the installed torch.
+
+    Checked from the package metadata and the import system, without importing torch, so the
+    message comes before a torch feature does anything (creates its dump folder, say)."""
+    try:
+        found = importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise TorchNotInstalled(
+            f"{feature} needs torch, which is not installed (pip install torch); "
+            "depyf.decompile works without it"
+        )
+    try:
+        from importlib import metadata
+
+        version = metadata.version("torch")
+    except Exception:  # an unusual install (a source tree on sys.path): let the import decide
+        return
+    numbers = tuple(int(n) for n in re.findall(r"\d+", version)[:2])
+    if len(numbers) == 2 and numbers < MIN_TORCH:
+        raise TorchNotInstalled(
+            f"{feature} needs torch >= {MIN_TORCH[0]}.{MIN_TORCH[1]}, but torch {version} is installed"
+        )
 
 
 def _torch() -> Any:
@@ -78,6 +114,64 @@ def unwrap_compiled(obj: Any) -> Tuple[Callable[..., Any], Optional[Any]]:
     if not hasattr(obj, "__code__"):
         raise TypeError(f"depyf cannot find the code of {obj!r}: expected a function, method or module")
     return obj, bound_self
+
+
+def is_compile_wrapper(obj: Any) -> bool:
+    """Whether ``obj`` is what ``torch.compile`` returned (a wrapper function or an OptimizedModule)."""
+    return hasattr(obj, "_torchdynamo_orig_callable") or (hasattr(obj, "_orig_mod") and hasattr(obj, "dynamo_ctx"))
+
+
+def compiled_wrappers(obj: Any) -> List[Callable[..., Any]]:
+    """Functions of torch's own that ``torch.compile(obj)`` may have compiled instead of the
+    user's code, which has no cache entries then: for a module, torch 2.5+ compiles a small
+    wrapper that calls its ``forward`` (``torch/_dynamo/external_utils.py``'s ``inner``) and
+    inlines the forward into the graphs. Found by following the wrappers torch installed; the
+    ones that hold cache entries are returned, outermost first."""
+    found: List[Callable[..., Any]] = []
+    seen = set()
+    stack = [obj]
+    while stack and len(seen) < 32:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        code = getattr(current, "__code__", None)
+        if isinstance(code, types.CodeType) and cache_entries(code):
+            found.append(current)
+        own = getattr(current, "__dict__", None)
+        nexts = [own.get("forward")] if isinstance(own, dict) else []  # OptimizedModule.forward
+        nexts += [getattr(current, "_torchdynamo_orig_callable", None), getattr(current, "__wrapped__", None)]
+        stack.extend(reversed([n for n in nexts if n is not None]))
+    if not found and _is_module_or_method(obj):
+        # The original module (or its forward) keeps no link to the wrapper torch made for it,
+        # but every wrapper shares one code object, and the cache entries hang off the code.
+        wrapper = module_call_wrapper()
+        if wrapper is not None and cache_entries(wrapper.__code__):
+            found.append(wrapper)
+    return found
+
+
+def _is_module_or_method(obj: Any) -> bool:
+    nn = _module("torch.nn")
+    module_type = getattr(nn, "Module", None)
+    if module_type is None:
+        return False
+    return isinstance(obj, module_type) or isinstance(getattr(obj, "__self__", None), module_type)
+
+
+def module_call_wrapper() -> Optional[Callable[..., Any]]:
+    """A function on the code of the wrapper ``torch.compile(module)`` compiles (torch 2.5+:
+    ``external_utils.wrap_inline``'s ``inner``, which calls the module), or None. Its cache
+    entries serve every module compiled this way: the guards tell them apart by the type of
+    ``L['fn']``, the module."""
+    external_utils = _module("torch._dynamo.external_utils")
+    wrap_inline = getattr(external_utils, "wrap_inline", None)
+    if wrap_inline is None:
+        return None
+    try:
+        return wrap_inline(lambda *args, **kwargs: None)  # a fresh wrapper: the same code object
+    except Exception:
+        return None
 
 
 def cache_entries(code: types.CodeType) -> List[Any]:
@@ -367,6 +461,35 @@ def compiling_frame_globals() -> Optional[Dict[str, Any]]:
     return None
 
 
+def compiling_frame_locals(code: types.CodeType) -> Optional[Dict[str, Any]]:
+    """The local variables of the frame Dynamo is compiling ``code`` for (its arguments, at the
+    start of a function), read from torch's ``_compile`` call; None when not found."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "_compile" and frame.f_code.co_filename.endswith("convert_frame.py"):
+            f_locals = frame.f_locals
+            if f_locals.get("code") is not code:
+                return None
+            found = f_locals.get("locals")
+            if isinstance(found, dict):
+                return found  # (torch 2.6+ passes the frame's locals as a dict)
+            target = f_locals.get("frame")
+            if target is not None and getattr(target, "f_code", None) is code:
+                return dict(target.f_locals)
+            return None
+        frame = frame.f_back
+    return None
+
+
+def bytecode_artifact_logger() -> Any:
+    """torch's ``bytecode`` artifact logger (what ``TORCH_LOGS="+bytecode"`` turns on)."""
+    torch_logging = _module("torch._logging")
+    get = getattr(torch_logging, "getArtifactLogger", None)
+    if get is None:
+        raise TorchFeatureMissing("torch._logging.getArtifactLogger is missing (torch < 2.1)")
+    return get("torch._dynamo.convert_frame", "bytecode")
+
+
 def current_compile_id() -> Optional[str]:
     guards = _module("torch._guards")
     ctx = getattr(guards, "CompileContext", None)
@@ -553,10 +676,15 @@ def patch_recompile_reasons(on_reasons: Callable[[types.CodeType, List[str]], No
     return Patch(convert_frame, "get_and_maybe_log_recompilation_reasons", make)
 
 
-def patch_frame_compile(on_result: Callable[[types.CodeType, Optional[BaseException]], None]) -> Optional[Patch]:
-    """Call ``on_result(code, error)`` after Dynamo tried to compile a frame.
+def patch_frame_compile(
+    on_result: Callable[[types.CodeType, Optional[BaseException]], None],
+    on_start: Optional[Callable[[types.CodeType], None]] = None,
+) -> Optional[Patch]:
+    """Call ``on_start(code)`` before and ``on_result(code, error)`` after Dynamo tries to compile
+    a frame.
 
-    Used to notice frames that Dynamo skipped or left to run eagerly (no new code came out).
+    Used to notice frames that Dynamo skipped or left to run eagerly (no new code came out), and
+    to see the user's call stack at the moment a compilation starts.
     """
     convert_frame = _module("torch._dynamo.convert_frame")
     if convert_frame is None or not hasattr(convert_frame, "_compile"):
@@ -564,6 +692,9 @@ def patch_frame_compile(on_result: Callable[[types.CodeType, Optional[BaseExcept
 
     def make(original: Any) -> Any:
         def _compile(code: Any, *args: Any, **kwargs: Any) -> Any:
+            if on_start is not None:
+                with contextlib.suppress(Exception):
+                    on_start(code)
             try:
                 result = original(code, *args, **kwargs)
             except BaseException as e:
@@ -579,19 +710,143 @@ def patch_frame_compile(on_result: Callable[[types.CodeType, Optional[BaseExcept
     return Patch(convert_frame, "_compile", make)
 
 
+# ----------------------------------------------------------------------------------------------
+# What a compilation cost, and where the user's program was when it started
+# ----------------------------------------------------------------------------------------------
+
+_DEPYF_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@functools.lru_cache(maxsize=1)
+def _torch_dir() -> str:
+    return os.path.dirname(os.path.abspath(_torch().__file__))
+
+
+def _is_user_file(filename: str) -> bool:
+    """Frames of torch, of depyf and of the interpreter's start-up machinery are not the user's."""
+    if filename.startswith("<frozen") or os.path.basename(filename) == "runpy.py":
+        return False
+    path = os.path.abspath(filename)
+    return not (path.startswith(_torch_dir() + os.sep) or path.startswith(_DEPYF_DIR + os.sep))
+
+
+def user_stack(limit: int = 40) -> List[Tuple[str, int, str]]:
+    """``(file, line, function)`` of the user's frames on the stack now, outermost first.
+
+    Called when Dynamo starts compiling a frame: the frames above are the calls that led to the
+    compilation (what tlparse shows as its stack trie). The innermost ``limit`` are kept."""
+    frames: List[Tuple[str, int, str]] = []
+    frame: Optional[types.FrameType] = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if _is_user_file(code.co_filename):
+            frames.append((code.co_filename, int(frame.f_lineno or 0), code.co_name))
+        frame = frame.f_back
+    frames.reverse()
+    return frames[-limit:]
+
+
+def now_us() -> int:
+    """The clock torch stamps its compilation metrics with (wall time, microseconds)."""
+    import time
+
+    return time.time_ns() // 1000
+
+
+def _seconds(metrics: Any, us_name: str, s_name: str) -> Optional[float]:
+    us = getattr(metrics, us_name, None)
+    if isinstance(us, (int, float)) and not isinstance(us, bool):
+        return us / 1e6
+    s = getattr(metrics, s_name, None) if s_name else None
+    if isinstance(s, (int, float)) and not isinstance(s, bool):
+        return float(s)
+    return None
+
+
+def compilation_metrics_since(start_us: int) -> List[Dict[str, Any]]:
+    """The compile times torch recorded (``torch._dynamo.utils.get_compilation_metrics``) for
+    compilations that started at or after ``start_us``, one dict per record.
+
+    Each dict: ``compile_id``, ``phase`` ("forward": the frame's compilation; "backward": the
+    backward graph Inductor compiled lazily at the first backward call), ``start_us`` and
+    cumulative seconds as torch measures them (each includes the stages below it):
+    ``total_s`` (the whole frame, Dynamo and backend), ``backend_s`` (the backend call),
+    ``aot_autograd_s``, ``inductor_s``, ``code_gen_s``; plus ``failure`` when it failed. A field
+    torch did not record is None. torch keeps the last 64 records only."""
+    utils = _module("torch._dynamo.utils")
+    getter = getattr(utils, "get_compilation_metrics", None)
+    if getter is None:
+        return []
+    try:
+        records = list(getter())
+    except Exception:
+        return []
+    out = []
+    for m in records:
+        start = getattr(m, "start_time_us", None)
+        if not isinstance(start, int):
+            start_s = getattr(m, "start_time", None)
+            start = int(start_s * 1e6) if isinstance(start_s, (int, float)) else None
+        if start is None or start < start_us or getattr(m, "compile_id", None) is None:
+            continue
+        if getattr(m, "is_runtime", False):
+            continue  # runtime autotuning, not a compilation
+        backward = getattr(m, "is_forward", None) is False
+        total = (
+            _seconds(m, "backward_cumulative_compile_time_us", "")
+            if backward
+            else _seconds(m, "dynamo_cumulative_compile_time_us", "entire_frame_compile_time_s")
+        )
+        failure = getattr(m, "fail_type", None)
+        out.append(
+            {
+                "compile_id": str(m.compile_id),
+                "phase": "backward" if backward else "forward",
+                "start_us": start,
+                "total_s": total,
+                "backend_s": None if backward else _seconds(m, "", "backend_compile_time_s"),
+                "aot_autograd_s": None if backward else _seconds(m, "aot_autograd_cumulative_compile_time_us", ""),
+                "inductor_s": _seconds(m, "inductor_cumulative_compile_time_us", "inductor_compile_time_s"),
+                "code_gen_s": _seconds(m, "inductor_code_gen_cumulative_compile_time_us", "code_gen_time_s"),
+                "failure": f"{failure}: {getattr(m, 'fail_reason', '')}" if failure else None,
+            }
+        )
+    return out
+
+
+# The caches that let torch skip the work a dump shows: (config module, flag). Each is switched
+# off by itself; the master switch `force_disable_caches` also disables Dynamo's profile-guided
+# dynamic shapes (PGO) and makes torch warn "dynamo_pgo force disabled" on every run.
+_CACHE_FLAGS = (
+    ("torch._inductor.config", "fx_graph_cache"),
+    ("torch._inductor.config", "fx_graph_remote_cache"),
+    ("torch._functorch.config", "enable_autograd_cache"),
+    ("torch._functorch.config", "enable_remote_autograd_cache"),
+)
+
+
 @contextlib.contextmanager
 def caches_disabled() -> Iterator[None]:
     """Turn off the FX-graph and AOTAutograd caches so every graph hook fires."""
+    saved = []
+    for module_name, flag in _CACHE_FLAGS:
+        config = _module(module_name)
+        if config is None or not hasattr(config, flag):
+            continue
+        with contextlib.suppress(Exception):
+            saved.append((config, flag, getattr(config, flag)))
+            setattr(config, flag, False)
     inductor_config = _module("torch._inductor.config")
-    if inductor_config is None or not hasattr(inductor_config, "force_disable_caches"):
-        yield
-        return
-    old = inductor_config.force_disable_caches
-    inductor_config.force_disable_caches = True
+    if getattr(inductor_config, "fx_graph_cache", False) and hasattr(inductor_config, "force_disable_caches"):
+        # An environment variable forces the cache on over our setting: only the master switch wins.
+        saved.append((inductor_config, "force_disable_caches", inductor_config.force_disable_caches))
+        inductor_config.force_disable_caches = True
     try:
         yield
     finally:
-        inductor_config.force_disable_caches = old
+        for config, flag, old in reversed(saved):
+            with contextlib.suppress(Exception):
+                setattr(config, flag, old)
 
 
 @contextlib.contextmanager

@@ -29,6 +29,8 @@ class FrameRecord:
     recompile_reasons: List[str] = field(default_factory=list)
     transformed_file: Optional[str] = None
     debuggable: bool = False
+    # (file, line, function) of the user's frames that led to this compilation, outermost first.
+    user_stack: List["tuple[str, int, str]"] = field(default_factory=list)
 
 
 @dataclass
@@ -72,6 +74,10 @@ class CaptureSession:
         self._handles: List[Any] = []
         self.errors: List[str] = []
         self._inductor_hooked = False
+        self._stacks: List[List["tuple[str, int, str]"]] = []  # one per compilation in progress
+        # compile id -> phase ("forward"/"backward") -> the times torch recorded for it
+        self.compile_times: Dict[str, Dict[str, Dict[str, Any]]] = {}
+        self._started_us = 0
 
     # -- installation --------------------------------------------------------------------------
 
@@ -80,12 +86,13 @@ class CaptureSession:
         for patch in (
             adapter.patch_user_compiler(self._dynamo_graph),
             adapter.patch_recompile_reasons(self._recompile_reasons),
-            adapter.patch_frame_compile(self._frame_compiled),
+            adapter.patch_frame_compile(self._frame_compiled, self._frame_starting),
             adapter.patch_inductor_module_loading(self._on_module),
         ):
             if patch is not None:
                 self._handles.append(patch)
         self._handles.extend(adapter.patch_aot_graph_logging(self._aot_graph))
+        self._started_us = adapter.now_us()
         self._inductor_hooked = False
         self._ensure_inductor_hook(None)
 
@@ -97,6 +104,7 @@ class CaptureSession:
         self._handles.append(adapter.InductorCodeHook(self._inductor_code))
 
     def uninstall(self) -> None:
+        self.collect_compile_times()  # backward graphs compile lazily, after their frame
         for handle in reversed(self._handles):
             try:
                 (handle.remove if hasattr(handle, "remove") else handle.undo)()
@@ -121,6 +129,7 @@ class CaptureSession:
                 frame_globals=frame_globals,
                 compile_id=adapter.current_compile_id() or "?",
                 recompile_reasons=self._pending_reasons.pop(id(code), []),
+                user_stack=list(self._stacks[-1]) if self._stacks else [],
             )
             self.frames.append(record)
             self._transformed_ids.add(id(code))
@@ -158,7 +167,18 @@ class CaptureSession:
     def _recompile_reasons(self, code: types.CodeType, reasons: List[str]) -> None:
         self._pending_reasons.setdefault(id(code), []).extend(reasons)
 
+    def _frame_starting(self, code: types.CodeType) -> None:
+        self._stacks.append(adapter.user_stack())
+
+    def collect_compile_times(self) -> None:
+        """Keep the compile times torch recorded since install (torch holds only its last 64)."""
+        for record in adapter.compilation_metrics_since(self._started_us):
+            self.compile_times.setdefault(record["compile_id"], {})[record["phase"]] = record
+
     def _frame_compiled(self, code: types.CodeType, error: Optional[BaseException]) -> None:
+        if self._stacks:
+            self._stacks.pop()
+        self.collect_compile_times()
         if id(code) in self._transformed_ids and error is None:
             return
         if error is not None:

@@ -26,6 +26,7 @@ from depyf.dynamo import adapter
 from depyf.dynamo.decompile import safe_decompile, signature_of
 from depyf.dynamo.guards import RUNTIME_NAMES, RenderedGuard, guard_function_source, render_guards
 from depyf.dynamo.names import Namer, identifier
+from depyf.explain.readable import readable_view
 
 NOTE_ORIGINAL = (
     "# Note: if there is a compiled version below, this function might well not be executed "
@@ -203,6 +204,11 @@ def _insert_note(func_text: str) -> str:
     return func_text
 
 
+def _compile_order(compile_id: str) -> "tuple[int, ...]":
+    """``"2/0"`` -> (2, 0): frame, then its recompilation (``"!0/1/0"`` for compiled autograd)."""
+    return tuple(int(n) for n in re.findall(r"\d+", compile_id))
+
+
 class Explainer:
     """Renders explanations; one instance per dump so numbering is shared and stable.
 
@@ -218,15 +224,22 @@ class Explainer:
         graph_lookup: GraphLookup = dig_graph,
         notes_for_code: Optional[Callable[[types.CodeType], List[str]]] = None,
         notes_for_entry: Optional[Callable[[str], List[str]]] = None,
+        exact_file_for_entry: Optional[Callable[[str], Optional[str]]] = None,
     ) -> None:
         self.namer = namer or Namer()
         self.graph_lookup = graph_lookup
         self.notes_for_code = notes_for_code or (lambda code: [])
         self.notes_for_entry = notes_for_entry or (lambda compile_id: [])
+        # compile id -> the file with the exact decompiled transformed code (a dump's), if any
+        self.exact_file_for_entry = exact_file_for_entry or (lambda compile_id: None)
         self.problems: List[str] = []
         self._done: Dict[int, str] = {}
+        # compile id -> k of guard_<k>/compiled_code_<k>, given in compile-id order (see _number_entries)
+        self._entry_numbers: Dict[str, int] = {}
         # compile id -> (guard function name, its guards): kept so the dump manifest reuses them.
         self.guards_by_entry: Dict[str, "tuple[str, List[RenderedGuard]]"] = {}
+        # compile id -> the readable view of its transformed code, as explained (for the report)
+        self.readable_by_entry: Dict[str, str] = {}
 
     def header(self, what: str) -> str:
         helpers = ", ".join(RUNTIME_NAMES)
@@ -243,7 +256,29 @@ class Explainer:
 
     def explain(self, fn: Any, code: types.CodeType, frame_globals: Dict[str, Any], name: Optional[str] = None) -> str:
         """The explanation of ``code`` (a user function) without the module header."""
+        self._number_entries(code, frame_globals)
         return self._explain_code(code, frame_globals, name or identifier(code.co_name), fn)
+
+    def _number_entries(self, code: types.CodeType, frame_globals: Dict[str, Any]) -> None:
+        """Number the cache entries of ``code`` and of every resume function it leads to in the
+        order torch compiled them (their compile ids), so that ``guard_<k>`` goes up with the
+        ``# cache entry`` above it, wherever the layout puts each one."""
+        found: Dict[str, None] = {}
+        seen_codes = set()
+        stack = [code]
+        while stack:
+            current = stack.pop()
+            if id(current) in seen_codes:
+                continue
+            seen_codes.add(id(current))
+            for entry in adapter.cache_entries(current):
+                found.setdefault(adapter.entry_compile_id(entry), None)
+                for global_name in adapter.entry_code(entry).co_names:
+                    resume = getattr(frame_globals.get(global_name), "__code__", None)
+                    if global_name.startswith("__resume_at_") and isinstance(resume, types.CodeType):
+                        stack.append(resume)
+        for compile_id in sorted((c for c in found if c not in self._entry_numbers and c != "?"), key=_compile_order):
+            self._entry_numbers[compile_id] = self.namer.next("entry")
 
     def _explain_code(self, code: types.CodeType, frame_globals: Dict[str, Any], name: str, fn: Any) -> str:
         chunks: List[str] = []
@@ -252,7 +287,8 @@ class Explainer:
         # numbered (with their graphs) before the resume functions they call, as in the seed.
         numbered = []
         for entry in reversed(entries):
-            k = self.namer.next("entry")
+            compile_id = adapter.entry_compile_id(entry)
+            k = self._entry_numbers[compile_id] if compile_id in self._entry_numbers else self.namer.next("entry")
             for global_name in adapter.entry_code(entry).co_names:
                 if global_name.startswith("__compiled_fn"):
                     self.namer.stable(global_name)
@@ -283,16 +319,36 @@ class Explainer:
         compile_id = adapter.entry_compile_id(entry)
         self.guards_by_entry[compile_id] = (f"guard_{k}", guards)
         notes = "".join(f"# {' '.join(n.split())}\n" for n in self.notes_for_entry(compile_id))
-        parts.append(f"# cache entry {compile_id}\n" + notes + guard_function_source(f"guard_{k}", guards))
+        parts.append(
+            f"# cache entry {compile_id} (torch's compile id): guard_{k} decides whether compiled_code_{k} runs\n"
+            + notes + guard_function_source(f"guard_{k}", guards)
+        )
         for global_name in new_code.co_names:
             if global_name.startswith("__compiled_fn"):
                 art = self.graph_lookup(global_name, frame_globals)
                 parts.append(graph_function(self.namer.stable(global_name), art))
-        text, problem = safe_decompile(new_code, f"compiled_code_{k}", transformed=True)
+        parts.append(self._transformed_code(new_code, f"compiled_code_{k}", compile_id, frame_globals))
+        return "\n".join(parts)
+
+    def _transformed_code(self, new_code: types.CodeType, name: str, compile_id: str,
+                          frame_globals: Dict[str, Any]) -> str:
+        """The readable view of Dynamo's transformed code (see `depyf.explain.readable`), or the
+        exact decompiled text where there is none."""
+        shown: Dict[str, str] = {}
+        for global_name in new_code.co_names:
+            if global_name.startswith("__compiled_fn"):
+                shown[global_name] = self.namer.stable(global_name)
+            elif global_name.startswith("__resume_at_"):
+                resume = frame_globals.get(global_name)
+                shown[global_name] = self.namer.stable_resume(global_name, getattr(resume, "__code__", None))
+        view = readable_view(new_code, name, shown, self.exact_file_for_entry(compile_id), frame_globals)
+        if view is not None:
+            self.readable_by_entry[compile_id] = view.text
+            return view.text
+        text, problem = safe_decompile(new_code, name, transformed=True)
         if problem:
             self.problems.append(problem)
-        parts.append(self.namer.rename_in(text))
-        return "\n".join(parts)
+        return self.namer.rename_in(text)
 
     def _explain_resume(self, global_name: str, frame_globals: Dict[str, Any]) -> str:
         fn = frame_globals.get(global_name)

@@ -27,6 +27,15 @@ h5 { font-size: 1em; margin: 0.6em 0 0.3em; } h6 { font-size: 0.95em; margin: 0.
 table.guard-checks td { white-space: pre-wrap; word-break: break-word; }
 table.guard-checks td code { font-size: 12px; }
 tr.stand-in td:first-child { background: #fef9c3; }
+table.compile-times td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.compile-times td.total { font-weight: 600; }
+.time-bar { display: flex; width: 260px; height: 12px; background: #f1f5f9; border-radius: 3px; overflow: hidden; }
+.time-bar .stage { display: block; height: 100%; min-width: 1px; }
+.stage-key { display: inline-flex; align-items: center; margin-right: 1em; font-size: 12px; }
+.stage-key span { display: inline-block; width: 12px; height: 12px; margin-right: 0.3em; border-radius: 2px; }
+.entry-time { color: #334155; font-size: 90%; margin: 0.3em 0; }
+details.user-stack ol { margin: 0.3em 0; font-size: 12px; }
+details.user-stack li { margin: 0.15em 0; }
 """
 
 SCRIPT = """

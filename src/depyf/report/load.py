@@ -142,6 +142,10 @@ def _function_problem(fn: Any, where: str) -> Optional[str]:
         for key in ("graphs", "resume_functions", "recompile_reasons"):
             if not isinstance(entry.get(key, []), list):
                 return f"{here}.{key} is not a list"
+        if not isinstance(entry.get("user_stack") or [], list):
+            return f"{here}.user_stack is not a list"
+        if not isinstance(entry.get("compile_time") or {}, dict):
+            return f"{here}.compile_time is not an object"
         guard = entry.get("guard")
         if guard is not None and not (isinstance(guard, dict) and isinstance(guard.get("lines", []), list)):
             return f"{here}.guard is not an object with a list of lines"

@@ -11,7 +11,9 @@ from urllib.parse import quote
 from depyf.report.compare import RankComparison, Row, compare_dumps
 from depyf.report.flow import ARROW_DEFS, KIND_COLOURS, AnchorOf, function_tree, render_svg
 from depyf.report.assets import SCRIPT, STYLE
+from depyf.report.highlight import code_html, inline_code_html, style_sheet
 from depyf.report.load import Dump, is_dump_file_name
+from depyf.report.timing import STAGES, StageTimes, bar_html, legend_html, seconds, stage_cells
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", text)
@@ -46,10 +48,10 @@ class PageWriter:
         return f'<a class="file" href="{escape(self.file_href(dump, name))}">{escape(name)}</a>'
 
     def code_block(self, dump: Dump, name: Optional[str], summary: str, open_: bool = False) -> str:
-        """A dumped file's text, escaped, in a collapsible block with a link to the file."""
+        """A dumped file's text, highlighted (or escaped), in a collapsible block with a link to the file."""
         text = dump.read(name)
         body = (
-            f"<pre><code>{escape(text)}</code></pre>"
+            code_html(text)
             if text is not None
             else '<p class="muted">(the file is not in the dump folder)</p>'
         )
@@ -72,7 +74,7 @@ class PageWriter:
             "<!DOCTYPE html>",
             '<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>{escape(self.title)}</title><style>{STYLE}</style></head><body>",
+            f"<title>{escape(self.title)}</title><style>{STYLE}\n{style_sheet()}</style></head><body>",
             ARROW_DEFS,
             self.header(),
         ]
@@ -155,6 +157,7 @@ class PageWriter:
         ]
         if functions:
             parts.append(self.overview(dump, functions))
+            parts.append(self.compile_times(dump, functions))
         else:
             parts.append("<p>No function was compiled while this dump was recorded.</p>")
         for fn in functions:
@@ -181,11 +184,13 @@ class PageWriter:
             rows.append(
                 f'<tr><td><a href="#{anchor_of("fn", fn["name"])}"><code>{escape(fn["name"])}</code></a>{badge}</td>'
                 f"<td>{escape(str(fn.get('source', '')))}</td><td>{entries}</td><td>{graphs}</td>"
-                f"<td>{len(funcs) - 1}</td><td>{len(list(_graph_breaks(fn)))}</td><td>{len(list(_recompiles(fn)))}</td></tr>"
+                f"<td>{len(funcs) - 1}</td><td>{len(list(_graph_breaks(fn)))}</td><td>{len(list(_recompiles(fn)))}</td>"
+                f'<td class="num">{_compile_time_of(funcs)}</td></tr>'
             )
         return (
             '<table class="overview"><tr><th>function</th><th>defined at</th><th>cache entries</th><th>graphs</th>'
-            "<th>resume functions</th><th>graph breaks</th><th>recompiles</th></tr>" + "".join(rows) + "</table>"
+            "<th>resume functions</th><th>graph breaks</th><th>recompiles</th><th>compile time</th></tr>"
+            + "".join(rows) + "</table>"
         )
 
     def function_section(self, dump: Dump, fn: Dict[str, Any]) -> str:
@@ -202,8 +207,10 @@ class PageWriter:
         breaks = list(_graph_breaks(fn))
         if breaks:
             items = "".join(
-                f'<li><code>{escape(owner)}</code>, <a href="#{anchor_of("graph", owner, cid, graph)}">{escape(graph)}</a>: '
-                f'<span class="reason">{escape(reason)}</span></li>'
+                f'<li><code>{escape(owner)}</code>, '
+                + (f'<a href="#{anchor_of("graph", owner, cid, graph)}">{escape(graph)}</a>' if graph
+                   else f'<a href="#{anchor_of("entry", owner, cid)}">cache entry {escape(cid)}</a>')
+                + f': <span class="reason">{escape(reason)}</span></li>'
                 for owner, cid, graph, reason in breaks
             )
             parts.append(f'<h4>Graph breaks</h4><ul class="graph-breaks">{items}</ul>')
@@ -250,6 +257,8 @@ class PageWriter:
         ]
         for reason in entry.get("recompile_reasons", []):
             parts.append(f'<p class="reason">recompiled because: {escape(str(reason))}</p>')
+        parts.append(self.entry_time(entry))
+        parts.append(self.user_stack(entry))
         if "debuggable" in entry:
             parts.append(
                 '<p class="muted">Under <code>depyf.debug()</code> this code runs from its dumped file: '
@@ -262,7 +271,16 @@ class PageWriter:
             parts.append(self.guard_block(dump, guard))
         else:
             parts.append('<p class="muted">The guard of this entry was not recorded.</p>')
-        parts.append(self.code_block(dump, entry.get("transformed_code_file"), "Transformed code:"))
+        readable = entry.get("readable_code")
+        if isinstance(readable, str):
+            # The view the explanation shows (Dynamo's bookkeeping in words), then the exact text.
+            parts.append(
+                '<details class="code" open><summary>Transformed code (readable view):</summary>'
+                f"<pre><code>{escape(readable)}</code></pre></details>"
+            )
+            parts.append(self.code_block(dump, entry.get("transformed_code_file"), "Exact decompiled text:"))
+        else:
+            parts.append(self.code_block(dump, entry.get("transformed_code_file"), "Transformed code:"))
         for graph in entry.get("graphs", []):
             parts.append(f'<div class="graph" id="{anchor_of("graph", owner, cid, graph["name"])}">')
             parts.append(f"<h6>Graph <code>{escape(graph['name'])}</code></h6>")
@@ -275,6 +293,64 @@ class PageWriter:
             parts.append("</div>")
         parts.append("</div>")
         return "\n".join(parts)
+
+    # -- compile time and the calls that led to a compilation -------------------------------
+
+    def compile_times(self, dump: Dump, functions: List[Dict[str, Any]]) -> str:
+        """One row per compilation (cache entry), with its time per stage and a bar."""
+        anchor_of = self.anchor_maker(dump)
+        rows = []
+        for fn in functions:
+            for each in _walk(fn):
+                for entry in each.get("entries", []):
+                    rows.append((each["name"], str(entry.get("compile_id", "?")), StageTimes(entry.get("compile_time"))))
+        recorded = [r for r in rows if r[2].recorded]
+        if not recorded:
+            return ('<p class="muted compile-times-missing">torch recorded no compile times for this dump '
+                    "(torch._dynamo.utils.get_compilation_metrics is missing or empty).</p>")
+        scale = max(t.total for _, _, t in recorded)
+        heads = "".join(f"<th>{escape(label)}</th>" for _, label, _ in STAGES)
+        out = []
+        for owner, cid, times in rows:
+            link = f'<a href="#{anchor_of("entry", owner, cid)}"><code>{escape(owner)}</code> {escape(cid)}</a>'
+            cells = "".join(f'<td class="num">{c}</td>' for c in stage_cells(times))
+            failed = f' <span class="reason">failed: {escape(times.failure)}</span>' if times.failure else ""
+            out.append(
+                f'<tr><td>{link}{failed}</td><td class="num total">{seconds(times.total) if times.recorded else seconds(None)}</td>'
+                f"{cells}<td>{bar_html(times, scale)}</td></tr>"
+            )
+        grand = sum(t.total for _, _, t in recorded)
+        return (
+            f'<h3>Compile time</h3><p>{_plural(len(recorded), "compilation")}, {seconds(grand)} in all, as torch '
+            "measured each stage (each column is that stage's own share).</p>"
+            f'<p class="legend stages">{legend_html()}</p>'
+            f'<table class="compile-times"><tr><th>function, compile id</th><th>total</th>{heads}<th></th></tr>'
+            + "".join(out) + "</table>"
+        )
+
+    @staticmethod
+    def entry_time(entry: Dict[str, Any]) -> str:
+        times = StageTimes(entry.get("compile_time"))
+        if not times.recorded:
+            return ""
+        shares = ", ".join(f"{label} {seconds(times.stages[key])}" for key, label, _ in STAGES if times.stages.get(key))
+        return f'<p class="entry-time">Compiled in {seconds(times.total)} ({escape(shares)}).</p>'
+
+    @staticmethod
+    def user_stack(entry: Dict[str, Any]) -> str:
+        """The user's calls that led Dynamo to compile this entry, outermost first (tlparse's stack)."""
+        frames = [f for f in entry.get("user_stack") or [] if isinstance(f, dict)]
+        if not frames:
+            return ""
+        items = []
+        for frame in frames:
+            where = f'{escape(str(frame.get("file", "?")))}:{escape(str(frame.get("line", "?")))} in <code>{escape(str(frame.get("function", "?")))}</code>'
+            code = str(frame.get("code") or "")
+            items.append(f"<li>{where}" + (f"<br>{inline_code_html(code)}" if code else "") + "</li>")
+        return (
+            f'<details class="user-stack"><summary>Compiled when called from ({_plural(len(frames), "frame")}, '
+            f'innermost last)</summary><ol>{"".join(items)}</ol></details>'
+        )
 
     def guard_block(self, dump: Dump, guard: Dict[str, Any]) -> str:
         lines = guard.get("lines", [])
@@ -309,7 +385,7 @@ def _guard_row(line: Any) -> str:
     stand_in = bool(line.get("stand_in"))
     css = ' class="stand-in" title="torch describes this check only in prose: always true here, the description is kept"' if stand_in else ""
     return (
-        f"<tr{css}><td><code>{escape(str(line.get('expr', '')))}</code></td>"
+        f"<tr{css}><td>{inline_code_html(str(line.get('expr', '')))}</td>"
         f'<td class="muted">{escape(str(line.get("comment") or ""))}</td></tr>'
     )
 
@@ -323,14 +399,28 @@ def _walk(fn: Dict[str, Any]) -> Iterator[Dict[str, Any]]:
                 yield from _walk(resume)
 
 
-def _graph_breaks(fn: Dict[str, Any]) -> Iterator[Tuple[str, str, str, str]]:
-    """(function, compile id, graph, reason) of each graph that ended in a graph break."""
+def _graph_breaks(fn: Dict[str, Any]) -> Iterator[Tuple[str, str, Optional[str], str]]:
+    """(function, compile id, graph or None, reason) of each cache entry whose code breaks the
+    graph: one of its graphs ended in a graph break, or it hands over to resume functions (a
+    break before any graph was captured leaves no graph, but still a resume function: the flow
+    picture shows it, so it is counted). One per entry: an ``if`` on a tensor breaks once and
+    resumes in one of two functions."""
     for each in _walk(fn):
         for entry in each.get("entries", []):
-            for graph in entry.get("graphs", []):
-                reason = str(graph.get("reason") or "")
-                if reason.startswith("graph break"):
-                    yield each["name"], str(entry.get("compile_id", "?")), graph["name"], reason
+            cid = str(entry.get("compile_id", "?"))
+            broken = [g for g in entry.get("graphs", []) if str(g.get("reason") or "").startswith("graph break")]
+            if broken:
+                yield each["name"], cid, broken[0]["name"], str(broken[0].get("reason"))
+            elif entry.get("resume_functions"):
+                names = ", ".join(str(r.get("name")) for r in entry["resume_functions"])
+                yield each["name"], cid, None, f"graph break before any graph was captured; continues in {names}"
+
+
+def _compile_time_of(funcs: List[Dict[str, Any]]) -> str:
+    """The compile time of a function and its resume functions, all entries together."""
+    times = [StageTimes(e.get("compile_time")) for f in funcs for e in f.get("entries", [])]
+    recorded = [t.total for t in times if t.recorded]
+    return seconds(sum(recorded)) if recorded else seconds(None)
 
 
 def _recompiles(fn: Dict[str, Any]) -> Iterator[Tuple[str, str, str]]:
