@@ -2378,8 +2378,8 @@ class ControlRules:
 
         `view_end` lets the constructs read inside see code up to there (a block that ends the
         function, copied into the value's branches), though the value itself ends at `end`."""
-        asked = (start, end, view_end, len(self.stack), len(self.loops))
-        if asked in self.ranges_with_statements:
+        known = self.ranges_with_statements
+        if known and (start, end, view_end, len(self.stack), len(self.loops)) in known:
             return None
         saved, saved_end = self.stack, self.end
         self.stack = list(saved)
@@ -2398,7 +2398,7 @@ class ControlRules:
         except StatementsInValue:
             # Statements in the range fail every later reading of it as a value, which nested
             # ifs ask again at each level (quadratic in the depth): remember.
-            self.ranges_with_statements.add(asked)
+            known.add((start, end, view_end, len(saved), len(self.loops)))
             return None
         except Exception:
             return None
