@@ -16,6 +16,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
 from depyf.decompiler.control import fold_tail_into_else
 from depyf.decompiler.exception_table import drop_copied_returns, fold_falling_tail_into_else
+from depyf.decompiler.deep_stack import call_deep
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.code_check import check_code, comment_text, is_source_name, safe_identifier
 from depyf.decompiler.errors import DecompilationError, internal_error, naming_function
@@ -59,8 +60,18 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
         if on_error == "raise":
             raise
         return _fallback_text(obj, unsupported, name, indent)
+
+    def run() -> str:
+        return _decompile(obj, name, indent, rewritten, on_error)
+
     try:
-        text = _decompile(obj, name, indent, rewritten, on_error)
+        try:
+            text = run()
+            nested_too_deeply = False
+        except RecursionError:
+            nested_too_deeply = True  # (the deep call is made outside this handler's frame)
+        if nested_too_deeply:
+            text = call_deep(run)  # code nested deeper than the default recursion limit allows
         if on_error == "comment":
             problem = _compile_problem(text, deep_is_fine=True)
             if problem is not None:

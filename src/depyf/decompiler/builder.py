@@ -6,11 +6,11 @@ handled by the rule mixins (`expressions`, `statements`, `definitions`); control
 running sub-ranges, and continues after it.
 """
 from functools import cached_property
-from typing import Callable, Dict, FrozenSet, List, Optional, Set
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.control import ControlRules, LoopInfo
+from depyf.decompiler.control import ControlRules, LoopInfo, StatementsInValue
 from depyf.decompiler.definitions import DefinitionRules
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.exceptions import ExceptionRules
@@ -87,6 +87,10 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.with_break_ways: Dict[int, int] = {}
         # `return CONST` after a copy of an enclosing finally body, read as a try body's own.
         self.body_const_returns: Set[int] = set()
+        # (start, end, loop depth) of the blocks `_is_copy` is reading, which must not ask again.
+        self.copies_being_checked: Set[Tuple[int, int, int]] = set()
+        # (start, end, view end, stack depth, loop depth) of ranges `pure_value` found statements in.
+        self.ranges_with_statements: Set[Tuple[int, int, Optional[int], int, int]] = set()
         self.printer = printer
         printer.resolve = self.finish_expr
         self.prepare_control()
@@ -353,7 +357,7 @@ def _needs_temporary(value: n.Expr) -> bool:
     return True
 
 
-class _NotPure(Exception):
+class _NotPure(StatementsInValue):
     """Raised when a range that should only compute a value produced a statement."""
 
 

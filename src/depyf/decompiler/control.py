@@ -14,7 +14,7 @@ from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.errors import NOT_A_MISREADING, DecompilationError
 from depyf.decompiler.expressions import AssertionErrorName, folds_under_not, negate
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, Instr
 
@@ -38,6 +38,10 @@ _MAX_VALUE_TAIL = 6
 # reading that is tried and then undone need not copy: `_state_before_loop_guess`).
 _MADE_ONCE = frozenset({"instrs", "jump_indices", "cond_jump_indices"})
 
+
+
+class StatementsInValue(Exception):
+    """A value being read (`pure_mode`) reached a statement: the reading does not fit."""
 
 class LoopInfo:
     """What `break` and `continue` mean inside one loop."""
@@ -685,6 +689,8 @@ class ControlRules:
                     return None  # (a test in a try body is the try's, not this atom's)
                 i = self.step(i)
             return None
+        except NOT_A_MISREADING:
+            raise  # out of stack or memory: every other reading would fail alike
         except Exception:
             return None
         finally:
@@ -1534,6 +1540,10 @@ class ControlRules:
             if value_if is not None:
                 self.stack.append(value_if)
                 return else_end
+            if self.pure_mode:
+                # Read as statements, the if would only be emitted, which fails a value's reading.
+                # Failing now keeps nested ifs from being read twice at each level (2**depth).
+                raise StatementsInValue()
             body = self._run_if_body(fall, false_target if continue_ends_body else false_target - 1, false_target,
                                      else_end)
             if loop is not None and else_end == end and self.version.threads_jumps_once and body \
@@ -2368,6 +2378,9 @@ class ControlRules:
 
         `view_end` lets the constructs read inside see code up to there (a block that ends the
         function, copied into the value's branches), though the value itself ends at `end`."""
+        known = self.ranges_with_statements
+        if known and (start, end, view_end, len(self.stack), len(self.loops)) in known:
+            return None
         saved, saved_end = self.stack, self.end
         self.stack = list(saved)
         self.end = end if view_end is None else view_end
@@ -2380,6 +2393,13 @@ class ControlRules:
             if i != end or len(self.stack) != base + 1 or self.stack[:base] != saved[:base]:
                 return None
             return self.stack[-1]
+        except NOT_A_MISREADING:
+            raise  # out of stack or memory: every other reading would fail alike
+        except StatementsInValue:
+            # Statements in the range fail every later reading of it as a value, which nested
+            # ifs ask again at each level (quadratic in the depth): remember.
+            known.add((start, end, view_end, len(saved), len(self.loops)))
+            return None
         except Exception:
             return None
         finally:
@@ -2845,6 +2865,8 @@ class ControlRules:
                     self.end = last_test
                     self.stack = list(stack_before)
                     cond, fall, false_target, _ = self.condition_chain(q, value)
+            except NOT_A_MISREADING:
+                raise  # out of stack or memory: every other reading would fail alike
             except Exception:
                 cond = None
             finally:

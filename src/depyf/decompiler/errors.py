@@ -62,3 +62,9 @@ def naming_function(error: DecompilationError, function: str,
     named.internal = error.internal
     named.__cause__ = error.__cause__
     return named
+
+
+# What a speculative reader (one that tries a reading and falls back when it does not fit) must
+# never take for "this reading does not fit": running out of stack or memory fails every other
+# reading the same way, so catching them turns one failure into exponentially many.
+NOT_A_MISREADING = (RecursionError, MemoryError)

@@ -27,6 +27,7 @@ from typing import Any, List, Optional, Sequence, Set, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.mangling import CO_OPTIMIZED
+from depyf.decompiler.errors import NOT_A_MISREADING
 from depyf.decompiler.control import COND_JUMPS, _drop_trailing_continue, fold_tail_into_else
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY as _MAX_COPY, TERMINAL, Instr
 
@@ -137,10 +138,20 @@ class BlockExceptionRules:
             return False
         # A copied block starts from an empty stack; the end of an unwinding that returns a value
         # computed before it (a finally body copied in front of the return) does not.
+        # Running it can ask the same question of the same block again (a construct starting there
+        # checks for a copied exit): inside that reading, the block is no copy.
+        asking = (s, e, len(self.loops))
+        if asking in self.copies_being_checked:
+            return False
+        self.copies_being_checked.add(asking)
         try:
             self.run_range(s, e, below)
+        except NOT_A_MISREADING:
+            raise  # out of stack or memory: every other reading would fail alike
         except Exception:
             return False
+        finally:
+            self.copies_being_checked.discard(asking)
         return True
 
     def _shared_way_out(self, k: int) -> bool:

@@ -20,7 +20,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.errors import NOT_A_MISREADING, DecompilationError
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 
 _STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
@@ -382,6 +382,8 @@ class PatternRules:
             reads = self._read_cases(start, pushed, base)
         except _NotAPattern:
             raise
+        except NOT_A_MISREADING:
+            raise  # out of stack or memory: every other reading would fail alike
         except Exception:
             # Reading is a guess over arbitrary instructions: any surprise means "not a match".
             self._rollback(mark)
@@ -610,6 +612,8 @@ class PatternRules:
             cond, fall, false_target, _ = self.condition_chain(q, value)
         except _NotAPattern:
             raise
+        except NOT_A_MISREADING:
+            raise  # out of stack or memory: every other reading would fail alike
         except Exception:
             raise _NotAPattern() from None
         finally:
@@ -775,6 +779,8 @@ class PatternRules:
             if p != k or len(self.stack) != need or any(isinstance(v, m.MARKER_TYPES) for v in self.stack):
                 return None
             return list(self.stack), k
+        except NOT_A_MISREADING:
+            raise  # out of stack or memory: every other reading would fail alike
         except Exception:
             return None
         finally:

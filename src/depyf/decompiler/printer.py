@@ -149,13 +149,26 @@ class Printer:
             return _stand_in_name(v)
         return repr(v)
 
-    def _attribute(self, e: n.Attribute) -> str:
-        base = self.expr(e.value, ATOM)
+    # Attribute, subscript and call chains (`x.a[0]()...`) nest to the left, one level per
+    # trailer: they are printed by walking down the chain, so that its length sets no recursion
+    # depth. Every link is an atom, printed without parentheses.
+
+    def _trailers(self, e: n.Expr) -> str:
+        chain = []
+        while type(e) in _TRAILER_BASE:
+            chain.append(e)
+            e = getattr(e, _TRAILER_BASE[type(e)])
+        text = self.expr(e, ATOM)
+        for link in reversed(chain):
+            text = _TRAILER_TEXT[type(link)](self, link, text)
+        return text
+
+    def _attribute_text(self, e: n.Attribute, base: str) -> str:
         if isinstance(e.value, n.Const) and isinstance(e.value.value, int) and base[0] != "(":
             base = "(" + base + ")"
         return f"{base}.{e.attr}"
 
-    def _subscript(self, e: n.Subscript) -> str:
+    def _subscript_text(self, e: n.Subscript, base: str) -> str:
         index = e.index
         if isinstance(index, n.Tuple_) and index.elts and not any(isinstance(x, n.Starred) for x in index.elts):
             inner = ", ".join(self._slice_item(x) for x in index.elts)
@@ -167,7 +180,7 @@ class Printer:
                 inner += ","
         else:
             inner = self._slice_item(index)
-        return f"{self.expr(e.value, ATOM)}[{inner}]"
+        return f"{base}[{inner}]"
 
     def _slice_item(self, e: n.Expr) -> str:
         if isinstance(e, n.Slice):
@@ -181,21 +194,32 @@ class Printer:
             text += ":" + self.expr(e.step, TEST)
         return text
 
-    def _call(self, e: n.Call) -> str:
+    def _call_text(self, e: n.Call, func: str) -> str:
         args = e.args
         if len(args) == 1 and isinstance(args[0], n.ComprehensionExpr) and args[0].kind == "gen":
-            return f"{self.expr(e.func, ATOM)}{self.expr(args[0])}"
+            return f"{func}{self.expr(args[0])}"
         if len(args) > 1 and isinstance(args[-1], n.Keyword) and isinstance(args[-2], n.Keyword):
             names = [a.name for a in args if isinstance(a, n.Keyword)]
             if len(set(names)) != len(names):  # (keyword names come from a constant: any tuple)
                 raise DecompilationError("a call passes one keyword argument twice")
-        return f"{self.expr(e.func, ATOM)}({', '.join(self.expr(a, TEST) for a in args)})"
+        return f"{func}({', '.join(self.expr(a, TEST) for a in args)})"
 
     def _binop(self, e: n.BinOp) -> str:
         prec = BINOP_PREC[e.op]
         if e.op == "**":
             return f"{self.expr(e.left, AWAIT)} ** {self.expr(e.right, FACTOR)}"
-        return f"{self.expr(e.left, prec)} {e.op} {self.expr(e.right, prec + 1)}"
+        # `a + b - c + ...` nests to the left, one level per operator: walk down the operators of
+        # this precedence (each printed without parentheses), so that the length of the chain sets
+        # no recursion depth.
+        chain = [e]
+        left = e.left
+        while type(left) is n.BinOp and left.op != "**" and BINOP_PREC[left.op] == prec:
+            chain.append(left)
+            left = left.left
+        parts = [self.expr(left, prec)]
+        for link in reversed(chain):
+            parts.append(f" {link.op} {self.expr(link.right, prec + 1)}")
+        return "".join(parts)
 
     def _unary(self, e: n.UnaryOp) -> str:
         if e.op == "not":
@@ -588,16 +612,22 @@ def _dedent_docstring(doc: str) -> str:
 
 # Expression renderers by node type: functions of (printer, node), shared by every printer
 # (built once: a printer is made for every decompilation).
+# The trailers of `Printer._trailers`: the field holding what each applies to, and its text.
+_TRAILER_BASE: Dict[type, str] = {n.Attribute: "value", n.Subscript: "value", n.Call: "func"}
+_TRAILER_TEXT: Dict[type, Callable[[Printer, Any, str], str]] = {
+    n.Attribute: Printer._attribute_text, n.Subscript: Printer._subscript_text, n.Call: Printer._call_text,
+}
+
 _EXPR: Dict[Type[n.Expr], Callable[[Printer, Any], str]] = {
     n.Name: lambda self, e: e.id,
     n.Const: Printer._const,
-    n.Attribute: Printer._attribute,
-    n.Subscript: Printer._subscript,
+    n.Attribute: Printer._trailers,
+    n.Subscript: Printer._trailers,
     n.Slice: Printer._slice,
     n.Starred: lambda self, e: "*" + self.expr(e.value, EXPR),
     n.DoubleStarred: lambda self, e: "**" + self.expr(e.value, BOR),
     n.Keyword: lambda self, e: f"{_name(e.name)}={self.expr(e.value, TEST)}",
-    n.Call: Printer._call,
+    n.Call: Printer._trailers,
     n.BinOp: Printer._binop,
     n.UnaryOp: Printer._unary,
     n.BoolOp: Printer._boolop,
