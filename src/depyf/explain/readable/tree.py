@@ -69,6 +69,33 @@ def store_targets(stmt: n.Stmt) -> List[n.Expr]:
     return []
 
 
+def _target_names(target: Any) -> Iterator[n.Name]:
+    """The names a target binds: itself, or those inside a tuple, list or starred target."""
+    pending = [target]
+    while pending:
+        target = pending.pop()
+        if isinstance(target, n.Name):
+            yield target
+        elif isinstance(target, (n.Tuple_, n.List_)):
+            pending.extend(reversed(target.elts))
+        elif isinstance(target, n.Starred):
+            pending.append(target.value)
+
+
+def _bound_targets(node: Any, comprehensions: bool) -> Iterator[n.Name]:
+    """The `Name` nodes that `node` itself binds: its assignment, `del` and walrus targets (and a
+    comprehension's loop target, when asked)."""
+    targets: List[Any] = []
+    if isinstance(node, n.Stmt):
+        targets.extend(store_targets(node))
+        if isinstance(node, n.Delete):
+            targets.extend(node.targets)
+    elif isinstance(node, n.NamedExpr) or (comprehensions and isinstance(node, n.Comprehension)):
+        targets.append(node.target)
+    for target in targets:
+        yield from _target_names(target)
+
+
 def stored_names(root: Any) -> Dict[str, int]:
     """How many times each plain name is bound under `root`: assignments, walrus targets, loop
     and `with` targets, `del`, except-as names, nested definitions and imports."""
@@ -77,29 +104,14 @@ def stored_names(root: Any) -> Dict[str, int]:
     def bump(name: str) -> None:
         counts[name] = counts.get(name, 0) + 1
 
-    def targets(target: n.Expr) -> None:
-        if isinstance(target, n.Name):
-            bump(target.id)
-        elif isinstance(target, (n.Tuple_, n.List_)):
-            for elt in target.elts:
-                targets(elt)
-        elif isinstance(target, n.Starred):
-            targets(target.value)
-
     for node in walk(root):
-        if isinstance(node, n.Stmt):
-            for target in store_targets(node):
-                targets(target)
-            if isinstance(node, n.Delete):
-                for target in node.targets:
-                    targets(target)
-            elif isinstance(node, (n.FunctionDef, n.ClassDef)):
-                bump(node.name)
-            elif isinstance(node, (n.Import, n.ImportFrom)):
-                for dotted, alias in node.names:
-                    bump(alias or dotted.split(".")[0])
-        elif isinstance(node, n.NamedExpr):
-            targets(node.target)
+        for name in _bound_targets(node, comprehensions=False):
+            bump(name.id)
+        if isinstance(node, (n.FunctionDef, n.ClassDef)):
+            bump(node.name)
+        elif isinstance(node, (n.Import, n.ImportFrom)):
+            for dotted, alias in node.names:
+                bump(alias or dotted.split(".")[0])
         elif isinstance(node, n.ExceptHandler) and node.name:
             bump(node.name)
     return counts
@@ -124,29 +136,7 @@ def read_names(root: Any) -> Dict[str, int]:
 
 def _store_positions(root: Any) -> Set[int]:
     """The ids of the `Name` nodes under `root` that are bound, not read."""
-    out: Set[int] = set()
-
-    def targets(target: Any) -> None:
-        if isinstance(target, n.Name):
-            out.add(id(target))
-        elif isinstance(target, (n.Tuple_, n.List_)):
-            for elt in target.elts:
-                targets(elt)
-        elif isinstance(target, n.Starred):
-            targets(target.value)
-
-    for node in walk(root):
-        if isinstance(node, n.Stmt):
-            for target in store_targets(node):
-                targets(target)
-            if isinstance(node, n.Delete):
-                for target in node.targets:
-                    targets(target)
-        elif isinstance(node, n.NamedExpr):
-            targets(node.target)
-        elif isinstance(node, n.Comprehension):
-            targets(node.target)
-    return out
+    return {id(name) for node in walk(root) for name in _bound_targets(node, comprehensions=True)}
 
 
 def has_hidden_scope(root: Any) -> bool:
