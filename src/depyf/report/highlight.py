@@ -45,24 +45,29 @@ def _formatter() -> Any:
     return HtmlFormatter(style=STYLE_NAME, cssclass=CSS_CLASS, nowrap=True)
 
 
-def code_html(text: str) -> str:
-    """``<pre><code>`` of ``text``: coloured as Python where Pygments is there, else escaped."""
+def _coloured(text: str) -> Optional[str]:
+    """The coloured spans of ``text`` as Python, or None without Pygments or for a huge text."""
     pieces = _load()
     if pieces is None or len(text) > MAX_HIGHLIGHTED_CHARS:
-        return f"<pre><code>{escape(text)}</code></pre>"
+        return None
     highlight, _, PythonLexer = pieces
     # stripnl=False keeps leading blank lines, so line numbers in the block match the file.
-    body = highlight(text, PythonLexer(stripnl=False, ensurenl=False), _formatter())
+    return highlight(text, PythonLexer(stripnl=False, ensurenl=False), _formatter())
+
+
+def code_html(text: str) -> str:
+    """``<pre><code>`` of ``text``: coloured as Python where Pygments is there, else escaped."""
+    body = _coloured(text)
+    if body is None:
+        return f"<pre><code>{escape(text)}</code></pre>"
     return f'<pre class="{CSS_CLASS}"><code>{body}</code></pre>'
 
 
 def inline_code_html(text: str) -> str:
     """``<code>`` of a one-line snippet (a guard check, a line of the user's stack)."""
-    pieces = _load()
-    if pieces is None or len(text) > MAX_HIGHLIGHTED_CHARS:
+    body = _coloured(text)
+    if body is None:
         return f"<code>{escape(text)}</code>"
-    highlight, _, PythonLexer = pieces
-    body = highlight(text, PythonLexer(stripnl=False, ensurenl=False), _formatter())
     return f'<code class="{CSS_CLASS}">{body.rstrip()}</code>'
 
 
