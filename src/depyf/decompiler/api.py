@@ -27,14 +27,13 @@ from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, parameters, postponed_annotation
 from depyf.decompiler.temporaries import inline_single_use
 from depyf.decompiler.tidy import assert_false_for_assertion_raises, bare_returns_in_procedures, lift_needless_else
-from depyf.decompiler.versions import BytecodeVersion, host
+from depyf.decompiler.versions import RUNNING, BytecodeVersion, host
 
 _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__type_params__"}
 # What the interpreter adds to every class's namespace, not something its body wrote.
 _CLASS_OBJECT_BOOKKEEPING = _CLASS_BOOKKEEPING | {"__doc__", "__dict__", "__weakref__", "__type_params__",
                                                   "__annotations__"}
 _MAX_WRAPPERS = 100
-_RUNNING = tuple(sys.version_info[:2])  # (for errors: `host()` itself refuses an unknown version)
 # Flags of code that may suspend (generator, coroutine, iterable coroutine, async generator), and
 # the instructions that suspend it.
 _SUSPENDING = 0x20 | 0x80 | 0x100 | 0x200
@@ -77,10 +76,10 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
             if problem is not None:
                 # (a bug of the reading: the text is wrong, so it is shown as failed)
                 raise DecompilationError(f"internal error: the decompiled text does not compile ({problem})",
-                                         function=_describe(obj), python_version=_RUNNING)
+                                         function=_describe(obj), python_version=RUNNING)
         return text
     except DecompilationError as raised:
-        error = naming_function(raised, _describe(obj), _RUNNING)
+        error = naming_function(raised, _describe(obj), RUNNING)
         if on_error == "raise":
             if error is raised:
                 raise
@@ -88,14 +87,14 @@ def decompile(obj: Any, *, on_error: str = "raise", name: Optional[str] = None, 
         return _fallback_text(obj, error, name, indent)
     except RecursionError:
         error = DecompilationError("nested too deeply", function=_describe(obj),
-                                   python_version=_RUNNING)
+                                   python_version=RUNNING)
         if on_error == "raise":
             raise error from None
         return _fallback_text(obj, error, name, indent)
     except (Exception, MemoryError) as exc:
         # Nothing but DecompilationError leaves `decompile`: an exception from inside is a bug of
         # the decompiler on this input, reported as such (`error.internal`, the cause kept).
-        error = internal_error(exc, _describe(obj), _RUNNING)
+        error = internal_error(exc, _describe(obj), RUNNING)
         if on_error == "raise":
             raise error from exc
         return _fallback_text(obj, error, name, indent)
@@ -152,9 +151,9 @@ def decompile_function(code: CodeType, *, name: Optional[str] = None, indent: in
     except DecompilationError:
         raise
     except RecursionError:
-        raise DecompilationError("nested too deeply", function=_describe(code), python_version=_RUNNING) from None
+        raise DecompilationError("nested too deeply", function=_describe(code), python_version=RUNNING) from None
     except (Exception, MemoryError) as exc:  # (the same contract as `decompile`: one exception type)
-        raise internal_error(exc, _describe(code), _RUNNING) from exc
+        raise internal_error(exc, _describe(code), RUNNING) from exc
 
 
 class Decompiler:

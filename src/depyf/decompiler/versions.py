@@ -284,9 +284,13 @@ class BytecodeVersion:
         return self.key == (3, 10)
 
 
+# The running interpreter's (major, minor), supported or not: what errors name.
+RUNNING: Tuple[int, int] = (sys.version_info[0], sys.version_info[1])
+
+
 def host() -> BytecodeVersion:
     """The version of the running interpreter; `DecompilationError` if its bytecode is unknown."""
-    return for_key(tuple(sys.version_info[:2]))
+    return for_key(RUNNING)
 
 
 def for_key(key: Tuple[int, int]) -> BytecodeVersion:
