@@ -194,14 +194,10 @@ class Decompiler:
             # Not shaped like a compiler's output: maybe tool-made code with unreachable parts.
             if self.rewritten or not self.version.has_exception_table:
                 raise
-            # (decoded again: the failed reading may have re-pointed jumps it had understood)
-            fresh = decode(code, self.version)
-            moved = relayout(fresh)
-            if moved is fresh:
+            relaid = self._read_relaid(code, qualname)
+            if relaid is None:
                 raise
-            bytecode = moved
-            builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=True)
-            stmts = builder.run()
+            builder, stmts = relaid
         if builder.temp_count:
             inline_single_use(stmts, set(code.co_varnames) - set(code.co_cellvars), self._text_of(stmts))
         if self.version.handler_code_at_end:
@@ -226,6 +222,24 @@ class Decompiler:
         if class_body:
             return self._tidy_class_body(stmts)
         return self._tidy_function_body(code, stmts, bytecode, builder.read_last_return)
+
+    def _read_relaid(self, code: CodeType, qualname: str) -> Optional[Tuple[CodeBuilder, List[n.Stmt]]]:
+        """Read code that failed as laid out, re-ordered (`relayout`): first with for loops
+        followed by their exits (a resume function jumps into a loop), then, if that reading
+        fails too, with the blocks in their old order after the loop. None: nothing to re-order."""
+        for follow_loop_exits in (True, False):
+            # (decoded again: the failed reading may have re-pointed jumps it had understood)
+            fresh = decode(code, self.version)
+            moved = relayout(fresh, follow_loop_exits)
+            if moved is fresh:
+                return None
+            builder = CodeBuilder(moved, self.body, qualname, self.printer, spill_mode=True)
+            try:
+                return builder, builder.run()
+            except DecompilationError:
+                if not follow_loop_exits:
+                    raise
+        raise AssertionError("unreachable")
 
     def _text_of(self, stmts: List[n.Stmt]) -> Optional[str]:
         """`stmts` printed, or None where something in them cannot be printed yet."""

@@ -22,8 +22,11 @@ from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, Bytecode, E
 
 
 
-def relayout(bytecode: Bytecode) -> Bytecode:
-    """`bytecode` itself when it reads as laid out, else a re-ordered copy."""
+def relayout(bytecode: Bytecode, follow_loop_exits: bool = True) -> Bytecode:
+    """`bytecode` itself when it reads as laid out, else a re-ordered copy.
+
+    `follow_loop_exits`: after the jump back that closes a for loop, lay the loop's exit next
+    (a loop that a resume function jumps into); without it, the block that came next before."""
     bytecode = exits_after_loops(bytecode)
     bytecode = _peel_jump_into_loop(bytecode)
     instrs = bytecode.instrs
@@ -36,7 +39,7 @@ def relayout(bytecode: Bytecode) -> Bytecode:
         bytecode = Bytecode(bytecode.code, bytecode.version, instrs, bytecode.regions)
         live = reachable(instrs, handler_of)
     blocks = _blocks(instrs, live, handler_of, bytecode.regions)
-    order = _thread_jumps(instrs, blocks, live, rejoined)
+    order = _thread_jumps(instrs, blocks, live, rejoined, follow_loop_exits)
     return _renumber(bytecode, order, handler_of)
 
 
@@ -424,7 +427,7 @@ def _blocks(instrs: List[Instr], live: Set[int], handler_of: List[Optional[Excep
 
 
 def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: Set[int],
-                  rejoined: Set[int] = frozenset()) -> List[int]:
+                  rejoined: Set[int] = frozenset(), follow_loop_exits: bool = True) -> List[int]:
     """Instruction indices in their new order, without the jumps that now reach the next one.
 
     A jump from a handler's rejoined path (`_rejoin_suppressed_paths`) also pulls its target up
@@ -459,7 +462,7 @@ def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: Set[int],
                 continue
             order.extend(block)
             if last.opname in ENDS_FLOW or block[-1] + 1 not in first_of:
-                after = _loop_exit_block(last)
+                after = _loop_exit_block(last) if follow_loop_exits else None
                 if after is None:
                     return
                 b = after  # (the loop stops at once if it was placed already)
