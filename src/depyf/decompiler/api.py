@@ -173,7 +173,7 @@ class Decompiler:
         if class_body:
             check_code(code, self.version)  # (before `code.replace`, which reads co_code)
             code = demangled_code(code, code.co_name)  # the body of `class C` is named C
-        bytecode = decode(code, self.version)
+        bytecode = decoded = decode(code, self.version)
         if code.co_flags & CO_ASYNC_GENERATOR:
             _check_async_generator_returns(bytecode, qualname)
         elif not code.co_flags & _SUSPENDING and not _YIELDS.isdisjoint(bytecode.opnames()):
@@ -194,7 +194,7 @@ class Decompiler:
             # Not shaped like a compiler's output: maybe tool-made code with unreachable parts.
             if self.rewritten or not self.version.has_exception_table:
                 raise
-            relaid = self._read_relaid(code, qualname)
+            relaid = self._read_relaid(decoded, qualname)
             if relaid is None:
                 raise
             builder, stmts = relaid
@@ -223,15 +223,15 @@ class Decompiler:
             return self._tidy_class_body(stmts)
         return self._tidy_function_body(code, stmts, bytecode, builder.read_last_return)
 
-    def _read_relaid(self, code: CodeType, qualname: str) -> Optional[Tuple[CodeBuilder, List[n.Stmt]]]:
+    def _read_relaid(self, decoded: Bytecode, qualname: str) -> Optional[Tuple[CodeBuilder, List[n.Stmt]]]:
         """Read code that failed as laid out, re-ordered (`relayout`): first with for loops
         followed by their exits (a resume function jumps into a loop), then, if that reading
         fails too, with the blocks in their old order after the loop. None: nothing to re-order."""
         for follow_loop_exits in (True, False):
-            # (decoded again: the failed reading may have re-pointed jumps it had understood)
-            fresh = decode(code, self.version)
-            moved = relayout(fresh, follow_loop_exits)
-            if moved is fresh:
+            # (the failed reading left `decoded` as the decoder made it: it re-points jumps only
+            # in its own view, `CodeBuilder.redirect`)
+            moved = relayout(decoded, follow_loop_exits)
+            if moved is decoded:
                 return None
             builder = CodeBuilder(moved, self.body, qualname, self.printer, spill_mode=True)
             try:

@@ -17,7 +17,7 @@ from depyf.decompiler.exceptions import ExceptionRules
 from depyf.decompiler.expressions import ExpressionRules
 from depyf.decompiler.generics import GenericRules
 from depyf.decompiler.graph import FlowGraph
-from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr
+from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr, redirected
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.statements import StatementRules
@@ -57,7 +57,10 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
     def __init__(self, bytecode: Bytecode, decompile_nested: Callable, qualname: str, printer: Printer,
                  spill_mode: bool = False) -> None:
         self.bc = bytecode
-        self.instrs = bytecode.instrs
+        # The reading's own list of the instructions: the decoded ones, where `redirect` has
+        # not put a re-pointed copy (the decoded `Bytecode` is never changed, so a reading that
+        # fails leaves it as decoded for the next one, and its graph stays true).
+        self.instrs = list(bytecode.instrs)
         self.version = bytecode.version
         self.code = bytecode.code
         self.qualname = qualname
@@ -206,9 +209,14 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         (a loop's head, an except clause) is reached only from itself: no statement to read."""
         if not self.version.removes_dead_code_to_label_only:
             return frozenset()
-        # (the graph of the jumps as they are at this first question: the reading may have
-        # re-pointed some since it began)
+        # (the graph of the code as decoded: `redirect` changes only this reading's view)
         return FlowGraph.of(self.bc).unreachable_instructions()
+
+    def redirect(self, k: int, target: Optional[int] = None, opname: Optional[str] = None) -> None:
+        """For the rest of this reading, the instruction at `k` jumps to `target` and/or is
+        read as `opname` (the one place a rule re-points a jump: it replaces the entry of this
+        reading's `instrs` by a copy; the decoded instruction is left as it was)."""
+        self.instrs[k] = redirected(self.instrs[k], target, opname)
 
     # --- helpers shared by the rules ----------------------------------------------------------
 

@@ -1685,7 +1685,8 @@ class ControlRules:
                     for k, v in vars(obj).items()}
 
         xt = getattr(self, "_xt_state", None)
-        jumps = [(instrs[k], instrs[k].target, instrs[k].argval) for k in self.jump_indices]
+        # (what `redirect` may have replaced: the entries of the jumps in this reading's view)
+        jumps = [(k, instrs[k]) for k in self.jump_indices]
         return copy(self), (xt, copy(xt) if xt is not None else None), jumps
 
     def _restore_state(self, state: Tuple) -> None:
@@ -1709,8 +1710,9 @@ class ControlRules:
             put_back(xt, theirs)
         elif getattr(self, "_xt_state", None) is not None:
             self._xt_state = None
-        for ins, target, argval in jumps:
-            ins.target, ins.argval = target, argval
+        instrs = self.instrs
+        for k, ins in jumps:
+            instrs[k] = ins
 
     def _never_back_while(self, error: DecompilationError, state: Tuple, cond: n.Expr, test_start: int,
                           fall: int, false_target: int) -> Optional[int]:
@@ -4219,7 +4221,7 @@ class ControlRules:
                 comparators.append(n.Const(None))
                 when_true = self._falls_like_cleanup(k, cleanup)
                 ops.append("is" if (fused.opname == "POP_JUMP_IF_NOT_NONE") != when_true else "is not")
-                fused.opname = "POP_JUMP_IF_TRUE" if when_true else "POP_JUMP_IF_FALSE"
+                self.redirect(k, opname="POP_JUMP_IF_TRUE" if when_true else "POP_JUMP_IF_FALSE")
                 break
             # The next operand, up to its comparison.
             saved, expr_start = self.stack, self.expr_start

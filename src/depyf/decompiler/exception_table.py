@@ -2084,7 +2084,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         """
         ins = self.instrs[j]
         if ins.opname == "JUMP":
-            ins.target = ins.argval = he
+            self.redirect(j, he)
         else:
             self.copied_fall_outs.add(j)  # (a copy of the way out: `control` reads an else part after it)
         self.skip[j] = he
@@ -2484,7 +2484,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if k < final_end and sources and instrs[k - 1].opname in ENDS_FLOW \
                     and all(instrs[src].opname in COND_JUMPS for src in sources):
                 for src in sources:
-                    instrs[src].target = instrs[src].argval = final_end
+                    self.redirect(src, final_end)
                     self.jump_sources.setdefault(final_end, []).append(src)
                 del self.jump_sources[k]
                 self._mark_dead(k, k + 1)
