@@ -71,9 +71,6 @@ GAPS: Dict[Tuple[str, str], str] = {
                             "reads if statements (depth 2 already); as before these changes" for v in ("3.10", "3.12", "3.13")},
     ("nested_withs", "3.13"): "3.13 reads 21 nested withs as one `with a as m0, b as m1, ...`, whose one line "
                               "fuses STORE_FAST_LOAD_FAST (other bytecode, the same behaviour)",
-    ("nested_ifs_else", "3.13"): "silent wrong result on 3.13, as before these changes: from 7 nested ifs whose "
-                                 "else parts assign and fall into one `return x`, an else part is read as "
-                                 "code after its if (the copies of the return are matched to the wrong ifs)",
 }
 
 

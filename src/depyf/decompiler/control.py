@@ -1564,6 +1564,13 @@ class ControlRules:
                     and not continue_ends_body:
                 body.append(n.Continue())
             self.emit(n.If(cond, body, orelse))
+            if last.target > end and else_end == end:
+                # The body's jump over the else part goes past the range: the if statement, the
+                # range's last, goes on there. An enclosing if whose false target is `end` has an
+                # else part up to there (3.13 places the original of a copied `return x` after a
+                # middle else part: `if a: (if b: x = 0 / else: x = 1)` / `else: x = 2` then
+                # `return x`, each other branch with its copy).
+                self.range_falls_to.setdefault(end, last.target)
             return else_end
         merged = self._value_before_copied_exit(cond, fall, false_target)
         if merged is not None:
@@ -1606,6 +1613,7 @@ class ControlRules:
             # `elif d: raise ...`, ending the with body).
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
+            self.range_falls_to.setdefault(end, join)  # (and so does this if statement)
             return end
         if false_target in self.breaks_to_next_iteration and loop is not None and false_target < end:
             # The body's last statement is a loop whose `break` goes on to the enclosing loop's
