@@ -91,7 +91,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'fuzz_shapes::finally_try_except_*_then_end*', ('3.12', '3.13'), 'see the execution gap'),
     Gap('roundtrip', 'fuzz_shapes::try_break_in_while_in_try', ('3.10',), "an except clause's continue read as pass then continue after the try, the code after the loop as the outer try's else part: other bytecode (same behaviour)"),
     Gap('roundtrip', 'fuzz_shapes::dead_loop_after_return', ('3.8', '3.9'), 'what 3.8/3.9 keep of the statements after a return (from the next jump target on) is left out: no source compiles to that fragment alone (same behaviour)'),
-    Gap('roundtrip', 'fuzz_conditions::conditional_test_in_value', ('3.13',), 'x = (value if <conditional expression> else other): read as an if statement with the assignment and return copied into it (same behaviour)'),
     Gap('roundtrip', 'finally_never_finishes::while_true_return_finally_raises', ('3.8', '3.9'), 'a while loop that never jumps back, read as an if (same behaviour)'),
     Gap('roundtrip', 'finally_never_finishes::elif_returns_finally_raises', ('3.9',), 'the `return value` ending a try body whose finally body raises, kept by 3.9 as dead code after the copy (POP_BLOCK; RETURN_VALUE), is left out (same behaviour)'),
     Gap('execution', 'finally_never_finishes::except_as_try_return_finally_raises', ('3.13',), 'decompile error: an except clause whose inner try returns, under a finally body that raises: 3.13 sends the clause\'s way out back to the finally copy on the try body\'s normal way out (re-raise outside an exception handler)'),

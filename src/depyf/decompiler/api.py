@@ -26,7 +26,8 @@ from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, pr
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, parameters, postponed_annotation
 from depyf.decompiler.temporaries import inline_single_use
-from depyf.decompiler.tidy import assert_false_for_assertion_raises, bare_returns_in_procedures, lift_needless_else
+from depyf.decompiler.tidy import assert_false_for_assertion_raises, bare_returns_in_procedures, fold_copied_returns, \
+    lift_needless_else
 from depyf.decompiler.versions import RUNNING, BytecodeVersion, host
 
 _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static_attributes__", "__type_params__"}
@@ -202,6 +203,8 @@ class Decompiler:
             inline_single_use(stmts, set(code.co_varnames) - set(code.co_cellvars), self._text_of(stmts))
         if self.version.handler_code_at_end:
             lift_needless_else(stmts)
+        if self.version.copies_exits_with_line_numbers:
+            fold_copied_returns(stmts)
         if builder.loaded_assertion_error:
             # (a nested definition's own reading has already rewritten its statements)
             assert_false_for_assertion_raises(stmts)

@@ -1210,11 +1210,12 @@ class ControlRules:
     def _build_ternary(self, chain: List[_Atom], lo: int, hi: int) -> Optional[Tuple[n.Expr, int, int]]:
         """`x if test else y` as a test: `test` jumps past the `x` branch, which ends in a JUMP over
         the `y` branch; both branches leave for the same two places."""
+        position = self._atom_positions(chain)
         for k in range(lo + 3, hi):
             if not chain[k - 1].always:
                 continue
             jump = chain[k - 1]
-            for test, test_end in self._ternary_tests(chain, lo, k):
+            for test, test_end in self._ternary_tests(chain, lo, k, position):
                 try:
                     then, tt, tf = self._build(_through_jump(chain, jump.start, jump.target), test_end, k - 1)
                     break
@@ -1252,18 +1253,29 @@ class ControlRules:
             # expression further on may be, with this one inside its test)
         return None
 
-    def _ternary_tests(self, chain: List[_Atom], lo: int, k: int) -> Iterator[Tuple[n.Expr, int]]:
+    def _ternary_tests(self, chain: List[_Atom], lo: int, k: int, position: Dict[int, int]
+                       ) -> Iterator[Tuple[n.Expr, int]]:
         """(test, end) for the atoms [lo, end) that may form the test of a conditional expression
         whose second branch starts at atom `k`: one atom jumping there, or an and/or of atoms
         (`x if (a or b) else y`) that goes on into atom `end` when true and to `k` when false."""
         a, other = chain[lo], chain[k].start
         if a.target == other:
             yield (negate(a.expr) if a.jump_if_true else a.expr), lo + 1
+        # Each atom of the test [lo, end) jumps to `other` or to the start of an atom in
+        # (lo, end]: kept as the smallest and largest such atom over the atoms so far, so that
+        # each `end` costs one step (a set of starts per `end` made long chains quadratic here).
+        low, high = len(chain), -1
         for end in range(lo + 2, k - 1):
-            inside = {chain[m].start for m in range(lo + 1, end + 1)}
-            if not all(chain[m].target in inside or chain[m].target == other for m in range(lo, end)) \
+            for m in range(lo if end == lo + 2 else end - 1, end):
+                t = chain[m].target
+                if t != other:
+                    at = position.get(t, -1)
+                    low, high = min(low, at), max(high, at)
+            if low <= lo or high > end \
                     or chain[end - 1].target not in (other, chain[end].start) or chain[end - 1].always:
-                continue
+                if low <= lo or high >= k - 1:
+                    return  # (an atom jumps outside the test, back, or past `end`'s last value:
+                continue    # no longer test is one either)
             copies = len(self.chain_copies)
             try:
                 test, tt, tf = self._build(chain, lo, end)
@@ -1274,6 +1286,15 @@ class ControlRules:
                 yield test, end
             else:
                 del self.chain_copies[copies:]
+
+    @staticmethod
+    def _atom_positions(chain: List[_Atom]) -> Dict[int, int]:
+        """Atom start -> its position in `chain` (-1 for a start two atoms share: no position
+        then, `_ternary_tests` gives up on a test that jumps there)."""
+        position: Dict[int, int] = {}
+        for m, atom in enumerate(chain):
+            position[atom.start] = -1 if atom.start in position else m
+        return position
 
     def _threaded_through(self, target: int, x: int) -> bool:
         """Does a jump to `target` stand for a jump to `x`, an unconditional jump to `target`?
@@ -1564,6 +1585,13 @@ class ControlRules:
                     and not continue_ends_body:
                 body.append(n.Continue())
             self.emit(n.If(cond, body, orelse))
+            if last.target > end and else_end == end:
+                # The body's jump over the else part goes past the range: the if statement, the
+                # range's last, goes on there. An enclosing if whose false target is `end` has an
+                # else part up to there (3.13 places the original of a copied `return x` after a
+                # middle else part: `if a: (if b: x = 0 / else: x = 1)` / `else: x = 2` then
+                # `return x`, each other branch with its copy).
+                self.range_falls_to.setdefault(end, last.target)
             return else_end
         merged = self._value_before_copied_exit(cond, fall, false_target)
         if merged is not None:
@@ -1606,6 +1634,7 @@ class ControlRules:
             # `elif d: raise ...`, ending the with body).
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
+            self.range_falls_to.setdefault(end, join)  # (and so does this if statement)
             return end
         if false_target in self.breaks_to_next_iteration and loop is not None and false_target < end:
             # The body's last statement is a loop whose `break` goes on to the enclosing loop's

@@ -3189,7 +3189,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 self._mark_dead(t, span_end)
         # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
         items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(ctx, target)]
-        if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:
+        if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async \
+                and not self._with_lines_apart(start):
             items.extend(body[0].items)
             body = body[0].body
         self.stack = base
@@ -3554,6 +3555,15 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if be < k < t and self.skip.get(k, k) > k and self.instrs[k].opname in ("LOAD_CONST", "SWAP"):
             return k
         return be
+
+    def _with_lines_apart(self, start: int) -> bool:
+        """3.13: does the `as` target's store at `start`, the first instruction of the with body,
+        stand apart from the inner with's context expression, a local's load, after it? 3.13
+        fuses the two into one instruction when they share a line (`with a as x, b:`), so
+        apart they were on two lines: `with a as x:` then `with b:` nested."""
+        instrs = self.instrs
+        return self.version.fuses_local_pairs and start + 1 < len(instrs) \
+            and instrs[start].raw_opname == "STORE_FAST" and instrs[start + 1].raw_opname == "LOAD_FAST"
 
     def _with_const_return(self, be: int, t: int, after: Optional[int], exit_call: bool = False) -> int:
         """`return <constant>` right after the `__exit__` call belongs to the with body...

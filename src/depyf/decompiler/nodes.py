@@ -291,12 +291,14 @@ class ExprStmt(Stmt):
 
 class Return(Stmt):
     """`jumped_to`: a `return <constant>` that other code jumps to (3.10+ would have copied an
-    implicit one there instead, so it was written out)."""
-    __slots__ = ("value", "jumped_to")
+    implicit one there instead, so it was written out). `line`: the line of its RETURN_VALUE
+    (copies of one exit block keep the line of the original, 3.12+: `tidy.fold_copied_returns`)."""
+    __slots__ = ("value", "jumped_to", "line")
 
-    def __init__(self, value: Optional[Expr], jumped_to: bool = False) -> None:
+    def __init__(self, value: Optional[Expr], jumped_to: bool = False, line: Optional[int] = None) -> None:
         self.value = value
         self.jumped_to = jumped_to
+        self.line = line
 
 
 class Delete(Stmt):

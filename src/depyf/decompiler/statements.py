@@ -326,7 +326,8 @@ class StatementRules:
         falls_in = i > 1 and self.instrs[i - 2].opname not in ENDS_FLOW
         jumped_to = i > 1 and self.instrs[i - 1].opname == "LOAD_CONST" and (
             sources >= 2 or (sources == 1 and (falls_in or self._kept_jump_to_return(i - 1))))
-        self.emit(n.Return(self.finish_expr(value), jumped_to))
+        self.emit(n.Return(self.finish_expr(value), jumped_to,
+                              self._line_of(i) if self.version.copies_exits_with_line_numbers else None))
         if i == len(self.instrs) - 1:
             self.read_last_return = True  # (asked when the implicit `return None` is tidied away)
 

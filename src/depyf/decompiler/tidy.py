@@ -34,6 +34,61 @@ def lift_needless_else(stmts: List[n.Stmt]) -> None:
         k += 1
 
 
+def fold_copied_returns(stmts: List[n.Stmt]) -> None:
+    """`if c: A; return x` then `B` then `return x`  ->  `if c: A` / `else: B` then `return x`,
+    when the if body's return is a copy of the one that ends the statements (and so on inwards).
+
+    3.12+ copy a small exit block (`return x`) into each branch that reaches it; the copies keep
+    the line of the original, so a branch's `return` on the line of the last one is one of them
+    (a `return` written in the branch has its own line). Falling off the branch reaches that
+    return next, so dropping the copy keeps the meaning, and the code after an if whose body
+    returns is its else part. Written out, the returns compile to other jumps when the compiler
+    left the original in the middle (3.13 from 7 nested ifs, the innermost body jumping to it).
+    A branch that is nothing but the return keeps it, and so does the body of an if with no else
+    part: with no jump to the return, its body would fall into the one the test jumps to (a
+    `match` statement's case, whose failing test jumps to its own copy, reads so)."""
+    for stmt in stmts:
+        if isinstance(stmt, n.If):  # (not into a try or with: a return there runs exit code
+            fold_copied_returns(stmt.body)  # first, whose line it may carry)
+            fold_copied_returns(stmt.orelse)
+    if len(stmts) > 1 and isinstance(stmts[-1], n.Return) and stmts[-1].line is not None:
+        head = stmts[:-1]
+        _fold_before(head, stmts[-1])
+        stmts[:-1] = head
+
+
+def _fold_before(stmts: List[n.Stmt], original: n.Return) -> None:
+    """Fold the copies of `original` in `stmts`, whose falling off reaches `original`."""
+    while len(stmts) > 1 and _same_return(stmts[-1], original):
+        stmts.pop()
+    for k in range(len(stmts) - 1, -1, -1):
+        s = stmts[k]
+        if not isinstance(s, n.If):
+            continue
+        if k == len(stmts) - 1:
+            if not s.orelse:
+                break  # (`if c: A; return x` then `return x`: the test jumps to the one, the body to a copy)
+            _fold_before(s.body, original)
+            _fold_before(s.orelse, original)
+        elif not s.orelse and len(s.body) > 1 and _same_return(s.body[-1], original):
+            s.orelse = stmts[k + 1:]
+            del stmts[k + 1:]
+            s.body.pop()
+            _fold_before(s.body, original)
+            _fold_before(s.orelse, original)
+        break
+
+
+def _same_return(stmt: n.Stmt, original: n.Return) -> bool:
+    if not isinstance(stmt, n.Return) or stmt.line != original.line or stmt.jumped_to != original.jumped_to:
+        return False
+    a, b = stmt.value, original.value
+    if isinstance(a, n.Name) and isinstance(b, n.Name):
+        return a.id == b.id
+    return isinstance(a, n.Const) and isinstance(b, n.Const) and type(a.value) is type(b.value) \
+        and a.value == b.value
+
+
 def _always_leaves(stmts: List[n.Stmt]) -> bool:
     if not stmts:
         return False
