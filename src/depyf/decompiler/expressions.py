@@ -461,7 +461,11 @@ class ExpressionRules:
         self.stack.append(self.make_call(callee, positional + keywords))
 
     def op_CALL_FUNCTION_EX(self, ins: Instr, i: int) -> None:
-        kwargs = self.pop() if ins.arg & 1 else None
+        if self.version.call_ex_always_has_kwargs:
+            kwargs = self.pop()
+            kwargs = None if kwargs is m.NULL else kwargs
+        else:
+            kwargs = self.pop() if ins.arg & 1 else None
         posargs = self.pop()
         func = self.pop()
         # Before 3.11 CALL_FUNCTION_EX has no NULL of its own: one below it is an outer call's.

@@ -115,6 +115,11 @@ class BytecodeVersion:
         return self.key >= (3, 11)
 
     @property
+    def call_ex_always_has_kwargs(self) -> bool:
+        """3.14+ CALL_FUNCTION_EX always finds a kwargs slot (NULL when there are none); no oparg bit."""
+        return self.key >= (3, 14)
+
+    @property
     def null_above_callable(self) -> bool:
         """3.13 pushes the NULL after the callable (callable, NULL|self, args...)."""
         return self.key >= (3, 13)
