@@ -58,6 +58,13 @@ class ExpressionRules:
     # their __init__ (`n.Const(ins.argval)`, `n.Name(ins.argval)`, `n.Attribute(obj, name)`).
 
     def op_LOAD_CONST(self, ins: Instr, i: int) -> None:
+        if type(ins.argval) is slice:
+            # 3.14+ folds a constant `x[0:1]` into one slice object: the same node as the
+            # BUILD_SLICE of earlier versions, so that what reads the tree sees one shape.
+            value = ins.argval
+            parts = [None if p is None else n.Const(p) for p in (value.start, value.stop, value.step)]
+            self.stack.append(n.Slice(parts[0], parts[1], parts[2]))
+            return
         const = _new(n.Const)
         const.value = ins.argval
         self.stack.append(const)
