@@ -209,6 +209,12 @@ class BytecodeVersion:
         return "LOAD_FAST_LOAD_FAST" in self.tables["opmap"]
 
     @property
+    def with_enters_by_load_special(self) -> bool:
+        """3.14 enters a with block by LOAD_SPECIAL of `__exit__` and `__enter__` instead of
+        BEFORE_WITH, keeping the exit unbound beside its manager (pass `with_load_special`)."""
+        return "LOAD_SPECIAL" in self.tables["opmap"]
+
+    @property
     def has_return_const(self) -> bool:
         """3.12 returns a constant with one RETURN_CONST."""
         return "RETURN_CONST" in self.tables["opmap"]
