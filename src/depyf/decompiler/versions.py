@@ -215,6 +215,20 @@ class BytecodeVersion:
         return "LOAD_SPECIAL" in self.tables["opmap"]
 
     @property
+    def call_ex_pushes_null_kwargs(self) -> bool:
+        """3.14's CALL_FUNCTION_EX has no argument: a missing keyword mapping is a pushed NULL
+        (pass `call_ex_kwargs`)."""
+        opmap = self.tables["opmap"]
+        return "CALL_FUNCTION_EX" in opmap and opmap["CALL_FUNCTION_EX"] < self.tables["have_argument"]
+
+    @property
+    def threads_known_value_tests(self) -> bool:
+        """3.14 sends a short-circuit value's jump past the next test of the same value, whose
+        outcome it knows (`a and b or c`: a false `a` goes straight to `c`; pass
+        `threaded_values`)."""
+        return self.key >= (3, 14)
+
+    @property
     def has_return_const(self) -> bool:
         """3.12 returns a constant with one RETURN_CONST."""
         return "RETURN_CONST" in self.tables["opmap"]

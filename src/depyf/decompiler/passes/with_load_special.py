@@ -8,6 +8,7 @@ unbound, the manager beside it (one stack slot more):
 
     COPY 1; LOAD_SPECIAL __exit__; SWAP 2; SWAP 3; LOAD_SPECIAL __enter__; CALL 0
     ... LOAD_CONST None x3; CALL 3 ...            (the normal exit: the manager is the first argument)
+    ... SWAP 3; SWAP 2; LOAD_CONST None x3 ...    (a value kept across the exit, 3.13's SWAP 2)
     ... POP_EXCEPT; POP_TOP; POP_TOP; POP_TOP     (the handler's end: one POP_TOP more)
 
 This pass writes those back as 3.13 spells them. The exception table's depths stay as they are:
@@ -35,7 +36,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         if ins.opname == "LOAD_SPECIAL" and ins.argval in _ENTER:
             _enter(instrs, k, targets, edits)
         elif ins.opname == "CALL" and ins.arg == 3:
-            _exit_call(instrs, k, edits)
+            _exit_call(instrs, k, targets, edits)
         elif ins.opname == "WITH_EXCEPT_START":
             _handler_end(instrs, k, targets, edits)
     return rewrite(bytecode, edits)
@@ -58,7 +59,7 @@ def _enter(instrs: List[Instr], k: int, targets: Set[int], edits: Edits) -> None
         edits[j] = []
 
 
-def _exit_call(instrs: List[Instr], k: int, edits: Edits) -> None:
+def _exit_call(instrs: List[Instr], k: int, targets: Set[int], edits: Edits) -> None:
     """`LOAD_CONST None x3; CALL 3` of a with's exit -> `CALL 2`, as 3.13 calls the bound exit."""
     if k < 4 or any(instrs[j].opname != "LOAD_CONST" or instrs[j].argval is not None for j in range(k - 3, k)):
         return
@@ -66,6 +67,12 @@ def _exit_call(instrs: List[Instr], k: int, edits: Edits) -> None:
     if before.opname in _CALLABLE_MARKERS or (before.opname in _FLAGGED_LOADS and before.flag):
         return  # (a call of something loaded as a callable: `f(None, None, None)`)
     edits[k] = [copy_instr(instrs[k], arg=2, argval=2)]
+    # A value kept across the exit (`return v` in the body) goes below both the exit and its
+    # manager (`SWAP 3; SWAP 2`); 3.13 moves it below the bound exit (`SWAP 2`).
+    if k >= 5 and [(i.opname, i.arg) for i in instrs[k - 5:k - 3]] == [("SWAP", 3), ("SWAP", 2)] \
+            and k - 4 not in targets:
+        edits[k - 5] = [copy_instr(instrs[k - 5], arg=2, argval=2)]
+        edits[k - 4] = []
 
 
 def _handler_end(instrs: List[Instr], k: int, targets: Set[int], edits: Edits) -> None:
