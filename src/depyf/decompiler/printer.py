@@ -175,27 +175,16 @@ class Printer:
             if len(index.elts) == 1:
                 inner += ","
         elif isinstance(index, n.Const) and isinstance(index.value, tuple) and index.value:
-            # x[1, 2], folded to a constant (3.14 folds x[1:2, 3] too: a slice inside)
-            inner = ", ".join(self._constant_item(x) for x in index.value)
+            inner = ", ".join(self.constant(x) for x in index.value)  # x[1, 2], folded to a constant
             if len(index.value) == 1:
                 inner += ","
         else:
             inner = self._slice_item(index)
         return f"{base}[{inner}]"
 
-    def _constant_item(self, value: Any) -> str:
-        """One item of a constant subscript: 3.14+ folds a constant slice (`x[1:2]`) into a
-        `slice` object in co_consts, which only a subscript can spell."""
-        if isinstance(value, slice):
-            parts = [value.start, value.stop] + ([value.step] if value.step is not None else [])
-            return ":".join("" if p is None else self.constant(p) for p in parts)
-        return self.constant(value)
-
     def _slice_item(self, e: n.Expr) -> str:
         if isinstance(e, n.Slice):
             return self._slice(e)
-        if isinstance(e, n.Const) and isinstance(e.value, slice):
-            return self._constant_item(e.value)
         return self.expr(e, TEST)
 
     def _slice(self, e: n.Slice) -> str:

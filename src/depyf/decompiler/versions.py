@@ -115,11 +115,6 @@ class BytecodeVersion:
         return self.key >= (3, 11)
 
     @property
-    def call_ex_always_has_kwargs(self) -> bool:
-        """3.14+ CALL_FUNCTION_EX always finds a kwargs slot (NULL when there are none); no oparg bit."""
-        return self.key >= (3, 14)
-
-    @property
     def null_above_callable(self) -> bool:
         """3.13 pushes the NULL after the callable (callable, NULL|self, args...)."""
         return self.key >= (3, 13)
@@ -212,6 +207,26 @@ class BytecodeVersion:
         """3.13 fuses two local loads (or stores) next to each other in one basic block into
         LOAD_FAST_LOAD_FAST (STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST)."""
         return "LOAD_FAST_LOAD_FAST" in self.tables["opmap"]
+
+    @property
+    def with_enters_by_load_special(self) -> bool:
+        """3.14 enters a with block by LOAD_SPECIAL of `__exit__` and `__enter__` instead of
+        BEFORE_WITH, keeping the exit unbound beside its manager (pass `with_load_special`)."""
+        return "LOAD_SPECIAL" in self.tables["opmap"]
+
+    @property
+    def call_ex_pushes_null_kwargs(self) -> bool:
+        """3.14's CALL_FUNCTION_EX has no argument: a missing keyword mapping is a pushed NULL
+        (pass `call_ex_kwargs`)."""
+        opmap = self.tables["opmap"]
+        return "CALL_FUNCTION_EX" in opmap and opmap["CALL_FUNCTION_EX"] < self.tables["have_argument"]
+
+    @property
+    def threads_known_value_tests(self) -> bool:
+        """3.14 sends a short-circuit value's jump past the next test of the same value, whose
+        outcome it knows (`a and b or c`: a false `a` goes straight to `c`; pass
+        `threaded_values`)."""
+        return self.key >= (3, 14)
 
     @property
     def has_return_const(self) -> bool:

@@ -431,9 +431,7 @@ def name_unwritable_constants(func: n.FunctionDef, has_literal: "callable") -> D
     by_id: Dict[int, str] = {}
 
     def rewrite(e: n.Expr) -> Optional[n.Expr]:
-        # A slice constant (3.14+ folds `x[0:1]` into one) is only ever a subscript's index, and
-        # the printer spells it there with colons.
-        if isinstance(e, n.Const) and not has_literal(e.value) and not isinstance(e.value, slice):
+        if isinstance(e, n.Const) and not has_literal(e.value):
             name = by_id.get(id(e.value))
             if name is None:
                 kind = type(e.value).__name__
