@@ -467,6 +467,10 @@ class ExpressionRules:
 
     def op_CALL_FUNCTION_EX(self, ins: Instr, i: int) -> None:
         kwargs = self.pop() if ins.arg & 1 else None
+        if kwargs is m.NULL:
+            # 3.14's kwargs slot, NULL pushed further up than `call_ex_kwargs` looks
+            # (Dynamo: PUSH_NULL; PUSH_NULL; SWAP 3; SWAP 2; CALL_FUNCTION_EX).
+            kwargs = None
         posargs = self.pop()
         func = self.pop()
         # Before 3.11 CALL_FUNCTION_EX has no NULL of its own: one below it is an outer call's.
