@@ -217,13 +217,21 @@ def _expose_pyconfig(prefix: Path, minor: str) -> None:
     shutil.copy2(str(source), str(target))
 
 
+def pip_wheel_for(python: Path) -> Optional[Path]:
+    """The pip wheel saved beside an interpreter this module set up; None for any other one."""
+    share = Path(os.path.realpath(str(python))).parent.parent.parent / "share" / "depyf"
+    wheel = next(iter(sorted(glob.glob(str(share / "pip-*.whl")))), None)
+    return Path(wheel) if wheel else None
+
+
 def make_venv(python: Path, target: Path) -> Path:
     """A virtual environment of a set-up interpreter, with pip installed from the saved wheel."""
     _run([str(python), "-m", "venv", "--without-pip", str(target)], "venv %s" % target)
     venv_python = target / "bin" / "python"
-    wheel = next(iter(sorted(glob.glob(str(python.parent.parent.parent / "share" / "depyf" / "pip-*.whl")))), None)
-    if wheel is None:
+    found = pip_wheel_for(python)
+    if found is None:
         raise SetupError("no pip wheel saved beside %s" % python)
+    wheel = str(found)
     _run([str(venv_python), wheel + "/pip", "install", "--quiet", wheel], "pip into %s" % target)
     return venv_python
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Tuple
 
+import debian_pythons
 from pythons import Interpreter
 
 REPO = Path(__file__).resolve().parent.parent
@@ -187,7 +188,7 @@ class Env:
                 shutil.rmtree(self.path, ignore_errors=True)
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with log.open("w") as out:
-                self._step(out, "create venv", [self.spec.interpreter.path, "-m", "venv", str(self.path)], 300)
+                self._create(out)
                 # The pip bundled with 3.8 predates some metadata formats; a current pip also
                 # resolves the torch wheels faster.
                 self._step(out, "upgrade pip", [str(self.python), "-m", "pip", "install", "-U", "pip"], 600)
@@ -202,6 +203,19 @@ class Env:
             raise EnvError("the environment fails its health check after setup (see %s)" % log)
         print("    %s in %.0fs" % (result, time.monotonic() - started), flush=True)
         return result
+
+    def _create(self, out) -> None:
+        """The bare venv with a pip in it. An interpreter unpacked by debian_pythons has no
+        usable ensurepip (Debian strips its bundled wheels): pip is installed from the wheel
+        saved beside it instead, by running pip from that wheel."""
+        interpreter = self.spec.interpreter.path
+        wheel = debian_pythons.pip_wheel_for(Path(interpreter))
+        if wheel is None:
+            self._step(out, "create venv", [interpreter, "-m", "venv", str(self.path)], 300)
+            return
+        self._step(out, "create venv", [interpreter, "-m", "venv", "--without-pip", str(self.path)], 300)
+        self._step(out, "install pip from its wheel",
+                   [str(self.python), str(wheel) + "/pip", "install", "--progress-bar", "off", str(wheel)], 600)
 
     def _step(self, out, what: str, cmd: List[str], timeout: int) -> None:
         out.write("$ %s\n" % " ".join(cmd))

@@ -1,8 +1,13 @@
-"""Find the CPython interpreters (3.8 to 3.13) installed on this machine.
+"""Find the CPython interpreters installed on this machine.
 
 The test runner, the demo and the benchmarks all need the same answer to "which Pythons do we
-have?", so the search lives here: every `python3.X`/`python3`/`python` on PATH plus every
-interpreter under the pyenv root, one interpreter chosen per minor version.
+have?", so the search lives here: every `python3.X`/`python3`/`python` on PATH, every
+interpreter under the pyenv root and those `debian_pythons.py` set up, one interpreter chosen
+per minor version.
+
+`SUPPORTED_MINORS` (3.8 to 3.13) is what every tool can count on. The newer minors (3.14, 3.15)
+join the test runner's list once the checked-out decompiler has their tables
+(`decompiler_minors()`), so that the runner follows the code instead of a list kept by hand.
 """
 from __future__ import annotations
 
@@ -10,11 +15,22 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import debian_pythons
 
 SUPPORTED_MINORS: Tuple[str, ...] = ("3.8", "3.9", "3.10", "3.11", "3.12", "3.13")
+NEWER_MINORS: Tuple[str, ...] = debian_pythons.MINORS
+_SRC = Path(__file__).resolve().parent.parent / "src"
+# Printed by a child interpreter: the checkout's own answer, whatever Python runs this module.
+_SUPPORTED_PROBE = (
+    "import sys; sys.path.insert(0, sys.argv[1])\n"
+    "from depyf.decompiler.versions import SUPPORTED\n"
+    "print(' '.join('%d.%d' % v for v in SUPPORTED))\n"
+)
 
 # Asked of each candidate; printing JSON keeps the parsing trivial and robust.
 _PROBE = (
@@ -61,13 +77,40 @@ def _pyenv_root() -> Optional[Path]:
     return fallback if fallback.is_dir() else None
 
 
-def _candidates() -> Iterable[str]:
+def decompiler_minors() -> Tuple[str, ...]:
+    """The minors whose bytecode the checked-out decompiler reads (`versions.SUPPORTED`).
+
+    Read in a child process so that a broken checkout only narrows the answer to
+    `SUPPORTED_MINORS` (what the runner did before the newer tables existed)."""
+    try:
+        out = subprocess.run([sys.executable, "-I", "-c", _SUPPORTED_PROBE, str(_SRC)],
+                             capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return SUPPORTED_MINORS
+    if out.returncode != 0 or not out.stdout.strip():
+        return SUPPORTED_MINORS
+    return tuple(out.stdout.split())
+
+
+def test_minors() -> Tuple[str, ...]:
+    """The minors the test runner covers: the base ones plus the newer ones the decompiler reads."""
+    readable = decompiler_minors()
+    return SUPPORTED_MINORS + tuple(m for m in NEWER_MINORS if m in readable)
+
+
+def _candidates(minors: Sequence[str]) -> Iterable[str]:
     """Paths that may be CPython interpreters, best sources first."""
     root = _pyenv_root()
     if root is not None:
         for exe in sorted((root / "versions").glob("*/bin/python3")):
             yield str(exe)
-    names = ["python%s" % m for m in SUPPORTED_MINORS] + ["python3", "python"]
+    for minor in minors:
+        if minor in NEWER_MINORS:
+            # Only a set-up one that passes its smoke test; a half-unpacked prefix is not offered.
+            found = debian_pythons.installed(minor)
+            if found is not None:
+                yield str(found)
+    names = ["python%s" % m for m in minors] + ["python3", "python"]
     for directory in os.environ.get("PATH", "").split(os.pathsep):
         # pyenv shims re-dispatch through pyenv's own version selection; the real binaries
         # were already listed above, so the shims only add slowness and ambiguity.
@@ -101,13 +144,14 @@ class Discovery:
 
     chosen: Dict[str, Interpreter]
     skipped: List[Tuple[str, str]]  # (path, why)
+    minors: Tuple[str, ...] = SUPPORTED_MINORS  # what was looked for
 
     def missing(self) -> List[str]:
-        return [m for m in SUPPORTED_MINORS if m not in self.chosen]
+        return [m for m in self.minors if m not in self.chosen]
 
     def report(self) -> str:
         lines = []
-        for minor in SUPPORTED_MINORS:
+        for minor in self.minors:
             interp = self.chosen.get(minor)
             if interp:
                 lines.append("  Python %-5s found:   %s (%s)" % (minor, interp.path, interp.full_version))
@@ -118,8 +162,8 @@ class Discovery:
         return "\n".join(lines)
 
 
-def discover() -> Discovery:
-    """Probe every candidate once and keep the best interpreter per supported minor version.
+def discover(minors: Sequence[str] = SUPPORTED_MINORS) -> Discovery:
+    """Probe every candidate once and keep the best interpreter per minor version of `minors`.
 
     Preference: one that can create virtual environments, then the newest patch release,
     then the first found (pyenv before PATH).
@@ -127,7 +171,7 @@ def discover() -> Discovery:
     best: Dict[str, Interpreter] = {}
     skipped: List[Tuple[str, str]] = []
     seen_real: Dict[str, str] = {}
-    for path in _candidates():
+    for path in _candidates(minors):
         real = os.path.realpath(path)
         if real in seen_real:
             continue
@@ -136,8 +180,8 @@ def discover() -> Discovery:
         if interp is None:
             skipped.append((path, "not a working CPython release"))
             continue
-        if interp.minor not in SUPPORTED_MINORS:
-            skipped.append((path, "Python %s is outside 3.8-3.13" % interp.full_version))
+        if interp.minor not in minors:
+            skipped.append((path, "Python %s is not looked for (%s)" % (interp.full_version, " ".join(minors))))
             continue
         current = best.get(interp.minor)
         if current is None:
@@ -153,8 +197,8 @@ def discover() -> Discovery:
     for interp in best.values():
         if not interp.has_venv:
             skipped.append((interp.path, "warning: no venv/ensurepip module, environments may fail"))
-    return Discovery(chosen=best, skipped=skipped)
+    return Discovery(chosen=best, skipped=skipped, minors=tuple(minors))
 
 
 if __name__ == "__main__":
-    print(discover().report())
+    print(discover(test_minors()).report())
