@@ -398,6 +398,34 @@ class ExpressionRules:
                 parts.append(n.FormattedValue(p, None, None))
         self.stack.append(n.JoinedStr(parts))
 
+    # --- template strings (3.14+) -------------------------------------------------------------
+
+    def op_BUILD_INTERPOLATION(self, ins: Instr, i: int) -> None:
+        # oparg: bit 0 a format spec is on the stack, bits 2-3 the conversion (as FORMAT_VALUE's)
+        spec = self.pop() if ins.arg & 1 else None
+        expression = self.pop()
+        value = self.pop()
+        if not (isinstance(expression, n.Const) and isinstance(expression.value, str)):
+            raise self.fail(ins, "an interpolation whose source text is not a string constant")
+        self.stack.append(n.Interpolation(value, expression.value, CONVERSIONS[(ins.arg >> 2) & 3],
+                                          _as_joined(spec)))
+
+    def op_BUILD_TEMPLATE(self, ins: Instr, i: int) -> None:
+        fields = self.pop()
+        strings = self.pop()
+        values = list(fields.value if isinstance(fields, n.Const) and isinstance(fields.value, tuple)
+                      else getattr(fields, "elts", [None]))
+        if not (isinstance(strings, n.Const) and isinstance(strings.value, tuple)
+                and all(isinstance(s, str) for s in strings.value)
+                and isinstance(fields, (n.Const, n.Tuple_))
+                and all(isinstance(f, n.Interpolation) for f in values)
+                and len(strings.value) == len(values) + 1):
+            raise self.fail(ins, "a template built from other than its literal strings and fields")
+        parts: List[object] = [strings.value[0]]
+        for field, text in zip(values, strings.value[1:]):
+            parts += [field, text]
+        self.stack.append(n.TemplateStr([p for p in parts if p != ""]))
+
     # --- calls ------------------------------------------------------------------------------
 
     def _finish_call(self, func_and_null: List[n.Expr], args: List[n.Expr]) -> None:

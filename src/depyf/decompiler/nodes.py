@@ -192,6 +192,27 @@ class JoinedStr(Expr):
         self.parts = list(parts)
 
 
+class Interpolation(Expr):
+    """One replacement field of a template string (PEP 750). `expression` is the field's source
+    text as the compiler stored it (the `Interpolation.expression` a program can read)."""
+    __slots__ = ("value", "expression", "conversion", "spec")
+
+    def __init__(self, value: Expr, expression: str, conversion: Optional[str],
+                 spec: Optional["JoinedStr"]) -> None:
+        self.value = value
+        self.expression = expression
+        self.conversion = conversion
+        self.spec = spec
+
+
+class TemplateStr(Expr):
+    """A t-string; parts are `str` literals and Interpolation nodes, in source order."""
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: Sequence[Any]) -> None:
+        self.parts = list(parts)
+
+
 class Lambda(Expr):
     __slots__ = ("params", "body")
 
