@@ -24,6 +24,7 @@ from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.relayout import exits_after_loops, relayout
 from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
+from depyf.decompiler.deferred_annotations import place_annotations
 from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, parameters, postponed_annotation
 from depyf.decompiler.temporaries import inline_single_use
 from depyf.decompiler.tidy import assert_false_for_assertion_raises, bare_returns_in_procedures, lift_needless_else
@@ -198,6 +199,8 @@ class Decompiler:
             if relaid is None:
                 raise
             builder, stmts = relaid
+        if self.version.defers_annotations and (class_body or code.co_name == "<module>"):
+            place_annotations(stmts)  # (3.14+: from the generated `__annotate__`)
         if builder.temp_count:
             inline_single_use(stmts, set(code.co_varnames) - set(code.co_cellvars), self._text_of(stmts))
         if self.version.handler_code_at_end:

@@ -7,6 +7,7 @@ iterator (3.8-3.11) or a loop inlined into the enclosing function (3.12+).
 from types import CodeType
 from typing import Dict, List, Optional, Tuple
 
+from depyf.decompiler import deferred_annotations as da
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.code_check import is_source_name
@@ -77,7 +78,26 @@ class DefinitionRules:
             fn.kwdefaults = value
         elif flag == 0x01:
             fn.defaults = value
+        elif flag == 0x10 and self.version.defers_annotations:
+            fn.annotations = self.deferred_function_annotations(value, ins)
+        else:
+            raise self.fail(ins, "a function attribute no source sets")
         self.stack.append(fn)
+
+    def deferred_annotations(self, annotate: n.Expr, ins: Optional[Instr]) -> List[da.Entry]:
+        """The entries of a generated `__annotate__` function (3.14+)."""
+        if not (isinstance(annotate, m.MadeFunction) and da.is_annotate_code(annotate.code)):
+            raise self.fail(ins, "annotations computed by something that is not the compiler's __annotate__")
+        entries = da.read_entries(self.decompile_nested(annotate.code))
+        if entries is None:
+            raise self.fail(ins, "an __annotate__ function not shaped as the compiler makes them")
+        return entries
+
+    def deferred_function_annotations(self, annotate: n.Expr, ins: Instr) -> n.Dict_:
+        entries = self.deferred_annotations(annotate, ins)
+        if any(e.index is not None for e in entries):
+            raise self.fail(ins, "a function's annotations that depend on conditions")
+        return da.annotations_dict(entries)
 
     def function_params(self, fn: m.MadeFunction) -> Tuple[str, Optional[n.Expr]]:
         defaults: List[n.Expr] = []
@@ -203,6 +223,12 @@ class DefinitionRules:
 
     def op_SET_ADD(self, ins: Instr, i: int) -> None:
         elt = self.pop()
+        if ins.arg == 1 and self.version.defers_annotations and isinstance(self.stack[-1], n.Name) \
+                and self.stack[-1].id == da.CONDITIONAL_SET and isinstance(elt, n.Const) and type(elt.value) is int:
+            # `x: T` that runs only on some paths (3.14+): the body records its index here
+            self.stack[-1] = m.Sentinel("conditional annotations")
+            self.emit(da.AnnotationMark(elt.value))
+            return
         if ins.arg == 1 and isinstance(self.stack[-1], n.Set_):
             self.stack[-1].elts.append(elt)
             return

@@ -1,6 +1,7 @@
 """Instructions that end a statement: stores, deletes, returns, raises, imports, expression statements."""
 from typing import List, Optional
 
+from depyf.decompiler import deferred_annotations as da
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import ENDS_FLOW, Instr
@@ -84,6 +85,12 @@ class StatementRules:
 
     def _store_definition(self, target: n.Expr, value: n.Expr) -> bool:
         """`def`, `class` or `type` statement for a made function, class or alias stored by name."""
+        if isinstance(value, m.MadeFunction) and isinstance(target, n.Name) and target.id in da.STORED_AS \
+                and self.version.defers_annotations and da.is_annotate_code(value.code) \
+                and not self.code.co_flags & _CO_OPTIMIZED:
+            # a class or module body's generated annotations (3.14+): put back by `place_annotations`
+            self.emit(da.AnnotationsDefined(self.deferred_annotations(value, None)))
+            return True
         stmt = self.definition_statement(value, target)
         if stmt is None:
             return False

@@ -210,6 +210,12 @@ class BytecodeVersion:
         return self.key >= (3, 12)
 
     @property
+    def defers_annotations(self) -> bool:
+        """PEP 649/749 (3.14): annotations are computed by a generated `__annotate__` function
+        instead of being stored where they are written (`deferred_annotations.py`)."""
+        return self.key >= (3, 14)
+
+    @property
     def dedents_docstrings(self) -> bool:
         """3.13 removes a docstring's common indentation when compiling it."""
         return self.key >= (3, 13)
