@@ -8,6 +8,10 @@ reading source are normalised away here, so that the structuring passes see one 
 * forward/backward/absolute variants of a jump share one name (`JUMP`, `POP_JUMP_IF_FALSE`, ...);
 * fused instructions (3.13's `LOAD_FAST_LOAD_FAST`, 3.12's `RETURN_CONST`) are split in two;
 * `LOAD_METHOD` becomes `LOAD_ATTR` with `flag=True` (the 3.12 spelling);
+* 3.14's spellings of older instructions take the older name: `LOAD_FAST_BORROW` (and its pair)
+  is `LOAD_FAST`, `LOAD_SMALL_INT` and a `LOAD_COMMON_CONSTANT` of a plain value are `LOAD_CONST`,
+  its `AssertionError` is `LOAD_ASSERTION_ERROR`, `POP_ITER` is `POP_TOP`, `BINARY_OP []` is
+  `BINARY_SUBSCR`, and `NOT_TAKEN` (a marker for branch monitoring) is dropped;
 * bookkeeping instructions (NOP, RESUME, CACHE, PRECALL, MAKE_CELL, COPY_FREE_VARS, GEN_START,
   RETURN_GENERATOR and its POP_TOP) are dropped, and jumps to them move to the next kept instruction;
 * 3.11+ exception-table entries become `ExceptionRegion`s over instruction indices.
@@ -23,7 +27,7 @@ from depyf.decompiler.versions import BytecodeVersion
 
 _DROPPED = frozenset({
     "NOP", "RESUME", "CACHE", "PRECALL", "MAKE_CELL", "COPY_FREE_VARS", "GEN_START",
-    "EXTENDED_ARG", "EXTENDED_ARG_QUICK", "RETURN_GENERATOR",
+    "EXTENDED_ARG", "EXTENDED_ARG_QUICK", "RETURN_GENERATOR", "NOT_TAKEN",
 })
 
 _JUMP_ALIASES = {
@@ -41,6 +45,8 @@ _JUMP_ALIASES = {
     "POP_JUMP_FORWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
     "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
     "LOAD_FAST_CHECK": "LOAD_FAST",
+    "LOAD_FAST_BORROW": "LOAD_FAST",  # (3.14: the same load, without a new reference)
+    "POP_ITER": "POP_TOP",  # (3.14: pops a loop's iterator, which 3.13 popped with POP_TOP)
     "LOAD_METHOD": "LOAD_ATTR",
     "CALL_METHOD": "CALL_FUNCTION",
 }
@@ -51,6 +57,7 @@ _SPLIT_FAST_PAIRS = {
     "LOAD_FAST_LOAD_FAST": ("LOAD_FAST", "LOAD_FAST"),
     "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST"),
     "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
+    "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST", "LOAD_FAST"),
 }
 
 # Instructions that leave the code (return, raise, re-raise), and those after which control never
@@ -214,7 +221,8 @@ class _Tables:
                 kinds[name] = kind
         for name in ("IS_OP", "CONTAINS_OP", "BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
             kinds[name] = _SPECIAL
-        for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_SUPER_ATTR", "LOAD_METHOD"]:
+        for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_SUPER_ATTR", "LOAD_METHOD",
+                                                "LOAD_SMALL_INT", "LOAD_COMMON_CONSTANT", "LOAD_SPECIAL"]:
             kinds[name] = _SPECIAL
         # (where no bit is packed with the name index, these decode as any name instruction)
         if version.load_global_pushes_null_bit:
@@ -228,6 +236,8 @@ class _Tables:
         self.cache = {name: 2 * count for name, count in tables["cache_entries"].items()}
         self.cmp_op = tables["cmp_op"]
         self.nb_ops = tables["nb_ops"]
+        self.common_constants = [_common_constant(entry) for entry in tables.get("common_constants", [])]
+        self.special_methods = tables.get("special_methods", [])
         self.have_argument = tables["have_argument"]
         self.unit = 2 if version.jump_args_in_instructions else 1
         self.cmp_shift = version.compare_op_shift
@@ -267,6 +277,14 @@ class _Tables:
             # (an instruction whose argument is a constant, a name or a comparison keeps its name)
             alias = name if kind in (_CONST, _NAME, _FREE, _COMPARE) else _JUMP_ALIASES.get(name, name)
             self.info[num] = (name, kind, self.cache.get(name, 0), alias, jump)
+
+
+def _common_constant(entry: List[Any]) -> Tuple[str, Any]:
+    """One entry of LOAD_COMMON_CONSTANT's table, as kept by the generator."""
+    kind, value = entry
+    if kind not in ("builtin", "value"):
+        raise AssertionError(f"common constant of unknown kind {kind!r}")
+    return kind, value
 
 
 _PLAIN, _CONST, _NAME, _LOCAL, _FREE, _COMPARE, _SPECIAL, _EXTENDED, _NO_ARG, _UNKNOWN = range(10)
@@ -459,7 +477,22 @@ def _special(out: List[Instr], t: _Tables, name: str, arg: int, offset: int, con
     elif name in ("IS_OP", "CONTAINS_OP"):
         out.append(make_instr(offset, name, name, arg, arg, bool(arg), None, index))
     elif name == "BINARY_OP":
-        out.append(make_instr(offset, name, name, arg, t.nb_ops[arg][1], False, None, index))
+        if t.nb_ops[arg][0] == "NB_SUBSCR":  # (3.14: a subscript is a binary operator)
+            out.append(make_instr(offset, "BINARY_SUBSCR", name, None, None, False, None, index))
+        else:
+            out.append(make_instr(offset, name, name, arg, t.nb_ops[arg][1], False, None, index))
+    elif name == "LOAD_SMALL_INT":
+        out.append(make_instr(offset, "LOAD_CONST", name, arg, arg, False, None, index))
+    elif name == "LOAD_COMMON_CONSTANT":
+        kind, value = t.common_constants[arg]
+        if kind == "value":
+            out.append(make_instr(offset, "LOAD_CONST", name, arg, value, False, None, index))
+        elif value == "AssertionError":
+            out.append(make_instr(offset, "LOAD_ASSERTION_ERROR", name, None, None, False, None, index))
+        else:  # (a builtin the compiler loads by itself: argval is its name)
+            out.append(make_instr(offset, name, name, arg, value, False, None, index))
+    elif name == "LOAD_SPECIAL":
+        out.append(make_instr(offset, name, name, arg, t.special_methods[arg], False, None, index))
     elif name == "CALL_INTRINSIC_1":
         out.append(make_instr(offset, name, name, arg, version.tables["intrinsic1"][arg], False, None, index))
     elif name == "CALL_INTRINSIC_2":

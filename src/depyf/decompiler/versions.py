@@ -4,6 +4,7 @@ Everything else in the package asks a `BytecodeVersion` for a named capability i
 `sys.version_info`. The version is that of the bytecode being read, which is the running
 interpreter's for live code objects.
 """
+import os
 import sys
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -12,7 +13,13 @@ from typing import Any, Dict, Tuple, TypeVar
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.opcode_tables import TABLES
 
-SUPPORTED: Tuple[Tuple[int, int], ...] = tuple(sorted(TABLES))
+# Versions whose opcode tables exist (the decoder can read their code objects).
+TABLED: Tuple[Tuple[int, int], ...] = tuple(sorted(TABLES))
+# Versions whose tables exist but whose reading is still being completed: refused like an unknown
+# version, unless DEPYF_EXPERIMENTAL_VERSIONS=1 (for the tools and tests that measure them).
+_IN_PROGRESS: Tuple[Tuple[int, int], ...] = ((3, 14), (3, 15))
+# Versions depyf reads: what `for_key` accepts and what the error for any other names.
+SUPPORTED: Tuple[Tuple[int, int], ...] = tuple(k for k in TABLED if k not in _IN_PROGRESS)
 
 _Class = TypeVar("_Class", bound=type)
 
@@ -186,8 +193,10 @@ class BytecodeVersion:
 
     @property
     def has_load_assertion_error(self) -> bool:
-        """3.8 loads AssertionError by name in assert statements."""
-        return "LOAD_ASSERTION_ERROR" in self.tables["opmap"]
+        """3.8 loads AssertionError by name in assert statements; 3.9-3.13 by LOAD_ASSERTION_ERROR,
+        3.14+ by LOAD_COMMON_CONSTANT (which the decoder reads as LOAD_ASSERTION_ERROR)."""
+        return "LOAD_ASSERTION_ERROR" in self.tables["opmap"] or \
+            ["builtin", "AssertionError"] in self.tables["common_constants"]
 
     @property
     def has_to_bool(self) -> bool:
@@ -300,10 +309,16 @@ def host() -> BytecodeVersion:
 
 
 def for_key(key: Tuple[int, int]) -> BytecodeVersion:
-    """The version whose bytecode has opcode tables; `DecompilationError` for any other."""
-    if tuple(key) not in TABLES:
+    """The version whose bytecode depyf reads; `DecompilationError` for any other."""
+    key = tuple(key)  # type: ignore[assignment]
+    if key not in SUPPORTED and not (key in TABLES and experimental_enabled()):
         raise DecompilationError(unsupported_reason(key))
     return _shared(key[0], key[1])
+
+
+def experimental_enabled() -> bool:
+    """Whether versions with tables but not yet supported are read (DEPYF_EXPERIMENTAL_VERSIONS=1)."""
+    return os.environ.get("DEPYF_EXPERIMENTAL_VERSIONS") == "1"
 
 
 def unsupported_reason(key: Tuple[int, int]) -> str:
