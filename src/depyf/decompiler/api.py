@@ -298,7 +298,7 @@ class Decompiler:
         stmts[0:0] = declarations
         if code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) and not _yields(bytecode):
             stmts.append(_dead_yield())
-        doc = _docstring(code, bytecode)
+        doc = _docstring(code, bytecode, self.version)
         if doc is not None:
             stmts.insert(0, n.ExprStmt(n.Const(doc)))
         return stmts
@@ -316,7 +316,7 @@ class Decompiler:
                 if target == "__doc__" and isinstance(s.value, n.Const):
                     tidy.append(n.ExprStmt(s.value))
                     continue
-                if target == "__classcell__":
+                if target == "__classcell__" or _is_classdict_bookkeeping(target, s.value):
                     continue
             if isinstance(s, n.Return):
                 continue
@@ -474,6 +474,15 @@ def _has_return(stmts: List[n.Stmt]) -> bool:
     return False
 
 
+def _is_classdict_bookkeeping(target: str, value: n.Expr) -> bool:
+    """`__classdict__ = locals()` and `__classdictcell__ = __classdict__`: the compiler's, in a
+    class body whose annotation scopes (3.12+ generics, 3.14+ annotations) read its namespace."""
+    if target == "__classdict__":
+        return isinstance(value, n.Call) and isinstance(value.func, n.Name) and value.func.id == "locals" \
+            and not value.args
+    return target == "__classdictcell__" and isinstance(value, n.Name) and value.id == "__classdict__"
+
+
 def _is_class_end_bookkeeping(s: n.Stmt) -> bool:
     """A store the compiler adds at the end of a class body (and copies, with the implicit
     return, into each branch of a compound statement that ends it)."""
@@ -541,13 +550,18 @@ def _unused_free_variables(code: CodeType, bytecode: Bytecode, declared: List[st
             if name not in used and name not in declared and name not in _IMPLICIT_FREE]
 
 
-def _docstring(code: CodeType, bytecode: Bytecode) -> Optional[str]:
+_CO_HAS_DOCSTRING = 0x4000000  # (3.14+)
+
+
+def _docstring(code: CodeType, bytecode: Bytecode, version: BytecodeVersion) -> Optional[str]:
     """The docstring the compiler stored as the first constant, if any."""
     consts = code.co_consts
     if not consts or not isinstance(consts[0], str):
         return None
     if code.co_name.startswith("<"):
         return None
+    if version.flags_docstrings:
+        return consts[0] if code.co_flags & _CO_HAS_DOCSTRING else None
     # Without a docstring the first constant is whatever the body used first; a docstring is never
     # loaded by the body, so a string constant that an instruction loads is not one.
     first = consts[0]

@@ -398,6 +398,11 @@ class ExpressionRules:
                 parts.append(n.FormattedValue(p, None, None))
         self.stack.append(n.JoinedStr(parts))
 
+    def op_LOAD_COMMON_CONSTANT(self, ins: Instr, i: int) -> None:
+        # (3.14+: a builtin the compiler loads by itself, as `NotImplementedError` in a generated
+        # `__annotate__`; the decoder has made the plain values LOAD_CONST)
+        self.stack.append(n.Name(ins.argval))
+
     # --- template strings (3.14+) -------------------------------------------------------------
 
     def op_BUILD_INTERPOLATION(self, ins: Instr, i: int) -> None:

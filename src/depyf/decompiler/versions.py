@@ -225,6 +225,11 @@ class BytecodeVersion:
         return self.key >= (3, 14)
 
     @property
+    def flags_docstrings(self) -> bool:
+        """3.14 sets CO_HAS_DOCSTRING on code whose first constant is its docstring."""
+        return self.key >= (3, 14)
+
+    @property
     def dedents_docstrings(self) -> bool:
         """3.13 removes a docstring's common indentation when compiling it."""
         return self.key >= (3, 13)
