@@ -10,7 +10,7 @@ import sys
 import types
 from operator import attrgetter
 from types import CodeType
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
@@ -24,6 +24,7 @@ from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.relayout import exits_after_loops, relayout
 from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
+from depyf.decompiler import deferred_annotations as da
 from depyf.decompiler.deferred_annotations import place_annotations
 from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, parameters, postponed_annotation
 from depyf.decompiler.temporaries import inline_single_use
@@ -34,6 +35,7 @@ _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static
 # What the interpreter adds to every class's namespace, not something its body wrote.
 _CLASS_OBJECT_BOOKKEEPING = _CLASS_BOOKKEEPING | {"__doc__", "__dict__", "__weakref__", "__type_params__",
                                                   "__annotations__"}
+_DEFERRED_ANNOTATION_MEMBERS = frozenset({"__annotate_func__", "__annotations_cache__"})
 _MAX_WRAPPERS = 100
 # Flags of code that may suspend (generator, coroutine, iterable coroutine, async generator), and
 # the instructions that suspend it.
@@ -353,7 +355,10 @@ class Decompiler:
         stmts = self.body(code)
         assert isinstance(stmts, list)
         returns = None
-        if fn is not None:
+        deferred = self._deferred_annotations(fn) if fn is not None else None
+        if deferred is not None:
+            returns = deferred.get("return")
+        elif fn is not None:
             ann = getattr(fn, "__annotations__", None) or {}
             if "return" in ann:
                 returns = postponed_annotation(_value_expr(ann["return"], fn.__globals__), _postponed(code))
@@ -368,9 +373,32 @@ class Decompiler:
         env = getattr(fn, "__globals__", {})
         defaults = [_value_expr(v, env) for v in (fn.__defaults__ or ())]
         kwdefaults = {k: _value_expr(v, env) for k, v in (fn.__kwdefaults__ or {}).items()}
-        annotations = {k: postponed_annotation(_value_expr(v, env), _postponed(code))
-                       for k, v in (getattr(fn, "__annotations__", None) or {}).items() if k != "return"}
+        deferred = self._deferred_annotations(fn)
+        if deferred is not None:
+            annotations = {k: v for k, v in deferred.items() if k != "return"}
+        else:
+            annotations = {k: postponed_annotation(_value_expr(v, env), _postponed(code))
+                           for k, v in (getattr(fn, "__annotations__", None) or {}).items() if k != "return"}
         return parameters(code, self.printer.expr, defaults, kwdefaults, annotations)
+
+    def _deferred_annotations(self, obj: Any) -> Optional[Dict[str, n.Expr]]:
+        """3.14+: a function's or class's annotations as written, read from its generated
+        `__annotate__` (`__annotations__` would evaluate them: a forward reference raises), only
+        those whose statements ran; None where the object has no such function."""
+        annotate = obj.__dict__.get("__annotate_func__") if isinstance(obj, type) else getattr(obj, "__annotate__", None)
+        if not (self.version.defers_annotations and isinstance(annotate, types.FunctionType)
+                and da.is_annotate_code(annotate.__code__)):
+            return None
+        code = annotate.__code__
+        body = self.body(code)
+        entries = da.read_entries(body) if isinstance(body, list) else None
+        if entries is None:
+            raise DecompilationError("an __annotate__ function not shaped as the compiler makes them",
+                                     function=_describe(obj), python_version=self.version.key)
+        ran = _conditional_annotations_ran(annotate)
+        postponed = _postponed(code)
+        return {e.name: postponed_annotation(e.annotation, postponed)
+                for e in entries if e.index is None or e.index in ran}
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -682,6 +710,8 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
             lines.append(f"{unit}# a member named {comment_text(repr(key))} cannot be written in source")
             continue
         member = demangle(key, prefix) if prefix else key
+        if key in _DEFERRED_ANNOTATION_MEMBERS:
+            continue  # (3.14+: the generated annotations, printed above, and their cache)
         if key in annotated and _literal_expr(value) is not None:
             continue  # printed with its annotation
         decorated = _member_functions(member, value)
@@ -704,8 +734,25 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
     return "\n".join(lines) + "\n"
 
 
+def _conditional_annotations_ran(annotate: types.FunctionType) -> Set[int]:
+    """The indices in the set of conditional annotations a generated `__annotate__` closes over."""
+    names = annotate.__code__.co_freevars
+    if da.CONDITIONAL_SET not in names or not annotate.__closure__:
+        return set()
+    try:
+        ran = annotate.__closure__[names.index(da.CONDITIONAL_SET)].cell_contents
+    except ValueError:  # (an empty cell)
+        return set()
+    return {k for k in ran if type(k) is int} if isinstance(ran, set) else set()
+
+
 def _class_annotations(cls: type, printer: Printer) -> Dict[str, str]:
     """The class body's own annotations (`x: int`), as text by name; dataclasses depend on them."""
+    annotate = cls.__dict__.get("__annotate_func__")
+    if isinstance(annotate, types.FunctionType):
+        deferred = Decompiler(annotate.__code__, host(), len(printer.unit))._deferred_annotations(cls)
+        if deferred is not None:
+            return {k: printer.expr(v) for k, v in deferred.items() if is_source_name(k)}
     own = cls.__dict__.get("__annotations__")
     if not isinstance(own, dict):
         return {}
