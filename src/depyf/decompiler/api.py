@@ -280,6 +280,11 @@ class Decompiler:
             if _has_return(stmts):  # (one that returns a value: no module's source has it)
                 raise DecompilationError("module code that returns a value", function=code.co_name,
                                          python_version=self.version.key)
+            if stmts and isinstance(stmts[0], n.Assign) and len(stmts[0].targets) == 1 \
+                    and isinstance(stmts[0].targets[0], n.Name) and stmts[0].targets[0].id == "__doc__" \
+                    and isinstance(stmts[0].value, n.Const) and type(stmts[0].value.value) is str:
+                # (a module's docstring compiles to this store: the text keeps the line count)
+                stmts[0] = n.ExprStmt(stmts[0].value)
         if self.version.copies_exit_blocks:
             fold_falling_tail_into_else(stmts)
             drop_copied_returns(stmts)  # copies of the implicit return in branches that fall off the end
@@ -296,6 +301,8 @@ class Decompiler:
             # an unreachable one means the source ended in a compound statement (or in a plain
             # `raise`, which is no return either: that says nothing).
             fold_tail_into_else(stmts)
+        if self.version.defers_annotations and da.is_annotate_code(code):
+            da.name_filled_dict(stmts, set(code.co_names + code.co_varnames + code.co_freevars))
         declarations = _scope_declarations(code, bytecode, nested=code is not self.code)
         stmts[0:0] = declarations
         if code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) and not _yields(bytecode):

@@ -12,7 +12,7 @@ This module reads the generated function's decompiled statements back into its e
 each entry into the body as an annotated assignment: at its index's mark, else at the first later
 plain store of its name, else (a bare annotation) before the next placed one, in source order.
 """
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import DecompilationError
@@ -119,6 +119,27 @@ def read_entries(stmts: List[n.Stmt]) -> Optional[List[Entry]]:
     return entries
 
 
+def name_filled_dict(stmts: List[n.Stmt], taken: Set[str]) -> None:
+    """A class's or module's `__annotate__` fills the dict it returns while it stays on the
+    stack: read alone, give it a name (`annotations = {}` ... `return annotations`), so that
+    the text fills one dict, not a new display at each item."""
+    if len(stmts) < 2 or not _is_guard(stmts[0]) or not isinstance(stmts[-1], n.Return) \
+            or not isinstance(stmts[-1].value, n.Dict_) or stmts[-1].value.keys:
+        return
+    shared = stmts[-1].value
+    name = next(c for c in ("annotations", "annotations_", "annotations__") + tuple(
+        f"annotations{k}" for k in range(len(taken) + 1)) if c not in taken)
+    uses = 0
+    for s in stmts[1:-1]:
+        inner = s.body[0] if isinstance(s, n.If) and len(s.body) == 1 else s
+        if _item_store(inner, shared) is not None:
+            inner.targets[0].value = n.Name(name)
+            uses += 1
+    if uses:
+        stmts.insert(1, n.Assign([n.Name(name)], n.Dict_([], [])))
+        stmts[-1].value = n.Name(name)
+
+
 def annotations_dict(entries: List[Entry]) -> n.Dict_:
     """A function's annotations as the dict display that `function_params` reads."""
     return n.Dict_([n.Const(e.name) for e in entries], [e.annotation for e in entries])
@@ -138,31 +159,38 @@ def place_annotations(stmts: List[n.Stmt]) -> None:
         raise DecompilationError("a body that stores two generated __annotate__ functions")
     entries = defined[0].entries if defined else []
     by_index: Dict[int, Entry] = {e.index: e for e in entries if e.index is not None}
-    _resolve_marks(stmts, by_index)
-    if by_index:
-        raise DecompilationError("a conditional annotation that the body never marks")
-    _place_unconditional(stmts, [e for e in entries if e.index is None])
-
-
-def _resolve_marks(stmts: List[n.Stmt], by_index: Dict[int, Entry]) -> None:
-    """Each mark (recursively, in nested blocks): the annotated form of the store just before
-    it, or a bare annotation."""
+    anchors: Dict[int, n.Stmt] = {}  # index -> the statement of `stmts` that now holds it
     k = 0
     while k < len(stmts):
-        s = stmts[k]
-        if isinstance(s, AnnotationMark):
-            entry = by_index.pop(s.index, None)
-            if entry is None:
-                raise DecompilationError(f"a mark of conditional annotation {s.index}, which does not exist")
-            if k and _stores_name(stmts[k - 1], entry.name):
-                stmts[k - 1] = n.AnnAssign(stmts[k - 1].targets[0], entry.annotation, stmts[k - 1].value)
-                del stmts[k]
-                continue
-            stmts[k] = n.AnnAssign(n.Name(entry.name), entry.annotation, None)
-        else:
-            for inner in n.nested_blocks(s):
-                _resolve_marks(inner, by_index)
+        for index, at in _resolve_marks(stmts, k, by_index):
+            anchors[index] = stmts[at]
         k += 1
+    if by_index:
+        raise DecompilationError("a conditional annotation that the body never marks")
+    _place_unconditional(stmts, entries, anchors)
+
+
+def _resolve_marks(stmts: List[n.Stmt], k: int, by_index: Dict[int, Entry]) -> List[Tuple[int, int]]:
+    """The marks in `stmts[k]` (recursively, in nested blocks), each made the annotated form of
+    the store just before it or a bare annotation: (index, where in `stmts` it ended up)."""
+    s = stmts[k]
+    if not isinstance(s, AnnotationMark):
+        found: List[Tuple[int, int]] = []
+        for inner in n.nested_blocks(s):
+            j = 0
+            while j < len(inner):
+                found += [(index, k) for index, _ in _resolve_marks(inner, j, by_index)]
+                j += 1
+        return found
+    entry = by_index.pop(s.index, None)
+    if entry is None:
+        raise DecompilationError(f"a mark of conditional annotation {s.index}, which does not exist")
+    if k and _stores_name(stmts[k - 1], entry.name):
+        stmts[k - 1] = n.AnnAssign(stmts[k - 1].targets[0], entry.annotation, stmts[k - 1].value)
+        del stmts[k]
+        return [(s.index, k - 1)]
+    stmts[k] = n.AnnAssign(n.Name(entry.name), entry.annotation, None)
+    return [(s.index, k)]
 
 
 def _stores_name(s: n.Stmt, name: str) -> bool:
@@ -170,25 +198,41 @@ def _stores_name(s: n.Stmt, name: str) -> bool:
         and s.targets[0].id == name
 
 
-def _place_unconditional(stmts: List[n.Stmt], entries: List[Entry]) -> None:
-    """Entries without an index, in order: the first plain store of the name after the last
-    placed entry becomes the annotated assignment; a bare one goes right after that entry."""
+# What a class body starts with before its first statement (its docstring is `__doc__ = ...`).
+_BODY_PREAMBLE = frozenset({"__module__", "__qualname__", "__firstlineno__", "__doc__"})
+
+
+def _body_start(stmts: List[n.Stmt]) -> int:
     at = 0
-    if stmts and isinstance(stmts[0], n.ExprStmt) and isinstance(stmts[0].value, n.Const) \
-            and isinstance(stmts[0].value.value, str):
-        at = 1  # (after the docstring)
+    while at < len(stmts) and (any(_stores_name(stmts[at], name) for name in _BODY_PREAMBLE) or (
+            at == 0 and isinstance(stmts[0], n.ExprStmt) and isinstance(stmts[0].value, n.Const)
+            and isinstance(stmts[0].value.value, str))):
+        at += 1
+    return at
+
+
+def _place_unconditional(stmts: List[n.Stmt], entries: List[Entry], anchors: Dict[int, n.Stmt]) -> None:
+    """Entries without an index, in source order: the first plain store of the name after the
+    previous entry becomes the annotated assignment; a bare one goes just before the next entry
+    (a conditional one: the statement that holds its mark)."""
+    at = _body_start(stmts)
     pending: List[Entry] = []
     for entry in entries:
-        found = next((k for k in range(at, len(stmts)) if _stores_name(stmts[k], entry.name)), None)
-        if found is None:
-            pending.append(entry)
+        if entry.index is not None:
+            found: Optional[int] = next(k for k in range(len(stmts)) if stmts[k] is anchors[entry.index])
+        else:
+            found = next((k for k in range(at, len(stmts)) if _stores_name(stmts[k], entry.name)), None)
+        if found is None or found < at:
+            if entry.index is None:
+                pending.append(entry)
             continue
         for p in pending:  # bare ones written before this one
             stmts.insert(found, n.AnnAssign(n.Name(p.name), p.annotation, None))
             found += 1
         pending = []
-        store = stmts[found]
-        stmts[found] = n.AnnAssign(store.targets[0], entry.annotation, store.value)
+        if entry.index is None:
+            store = stmts[found]
+            stmts[found] = n.AnnAssign(store.targets[0], entry.annotation, store.value)
         at = found + 1
     for p in pending:
         stmts.insert(at, n.AnnAssign(n.Name(p.name), p.annotation, None))
