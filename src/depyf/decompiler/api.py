@@ -522,7 +522,8 @@ def _is_class_end_bookkeeping(s: n.Stmt) -> bool:
     """A store the compiler adds at the end of a class body (and copies, with the implicit
     return, into each branch of a compound statement that ends it)."""
     return isinstance(s, n.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], n.Name) \
-        and s.targets[0].id in ("__static_attributes__", "__classcell__")
+        and (s.targets[0].id in ("__static_attributes__", "__classcell__")
+             or _is_classdict_bookkeeping(s.targets[0].id, s.value))
 
 
 CO_GENERATOR = 0x20

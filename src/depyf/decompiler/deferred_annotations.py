@@ -58,7 +58,7 @@ def _is_guard(s: n.Stmt) -> bool:
     """`if format > 2: raise NotImplementedError` (only the VALUE and FORWARDREF formats are
     computed by the generated code; the others are left to `annotationlib`)."""
     return isinstance(s, n.If) and not s.orelse and isinstance(s.test, n.Compare) \
-        and isinstance(s.test.left, n.Name) and s.test.left.id == "format" \
+        and isinstance(s.test.left, n.Name) and s.test.left.id.startswith("format") \
         and len(s.body) == 1 and isinstance(s.body[0], n.Raise)
 
 
