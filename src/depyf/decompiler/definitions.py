@@ -38,6 +38,14 @@ class CompAppend(n.Stmt):
         self.value = value
 
 
+# The item of a loop that yields each item of `x` for 3.15's `(*x for ...)` (no source name).
+UNPACKED = ".unpacked"
+
+
+def _is_unpacked(e: n.Expr) -> bool:
+    return isinstance(e, n.Name) and e.id == UNPACKED
+
+
 class DefinitionRules:
     """Handlers for making functions and classes; mixed into `builder.CodeBuilder`."""
 
@@ -214,6 +222,10 @@ class DefinitionRules:
     # comprehension when the target is deeper than the top of the stack; with argument 1 they add
     # to a display being built (`[*a, x]`, `{*a, x}`): the element belongs in its text.
 
+    def comprehension_item(self, kind: type, item: n.Expr) -> n.Stmt:
+        """A comprehension's `*x` / `**x` item (3.15): added to the loop's accumulator."""
+        return CompAppend(self._accumulator(kind), item)
+
     def op_LIST_APPEND(self, ins: Instr, i: int) -> None:
         elt = self.pop()
         if ins.arg == 1 and isinstance(self.stack[-1], n.List_):
@@ -284,13 +296,22 @@ class DefinitionRules:
             kind = {n.List_: "list", n.Set_: "set", n.Dict_: "dict"}[type(node.acc)]
             return node.acc, n.ComprehensionExpr(kind, node.elt, generators, node.value)
         if isinstance(node, n.ExprStmt) and isinstance(node.value, n.Yield) and node.value.value is not None:
+            last = generators[-1]
+            if _is_unpacked(node.value.value) and _is_unpacked(last.target) and not last.ifs and len(generators) > 1:
+                generators.pop()  # (the loop over x of `*x`)
+                return None, n.ComprehensionExpr("gen", n.Starred(last.iter), generators)
             return None, n.ComprehensionExpr("gen", node.value.value, generators)
         return None
 
     # --- generators and coroutines --------------------------------------------------------------
 
     def op_YIELD_VALUE(self, ins: Instr, i: int) -> None:
-        self.stack.append(n.Yield(self.finish_expr(self.pop())))
+        value = self.pop()
+        if isinstance(value, m.Sentinel) and value.what == "for-target" and self.for_targets \
+                and self.version.unpacks_in_comprehensions:
+            # 3.15's `(*x for ...)`: a loop over x yields each item, stored nowhere
+            value = self.for_targets[-1] = n.Name(UNPACKED)
+        self.stack.append(n.Yield(self.finish_expr(value)))
 
     def op_YIELD_FROM(self, ins: Instr, i: int) -> None:
         self.pop()  # the None sent in first

@@ -51,6 +51,8 @@ class ExpressionRules:
     def pop(self) -> n.Expr: ...  # provided by the builder
     def popn(self, count: int) -> List[n.Expr]: ...
     def fail(self, instr: Instr, reason: str) -> Exception: ...
+    def emit(self, stmt: n.Stmt) -> None: ...  # provided by the builder
+    def comprehension_item(self, kind: type, item: n.Expr) -> n.Stmt: ...  # definitions
 
     # --- loads ----------------------------------------------------------------------------
 
@@ -281,8 +283,20 @@ class ExpressionRules:
             target = self.spill_value(target)
         self.emit(n.ExprStmt(n.Call(n.Attribute(target, method), [self.finish_expr(value)])))
 
+    def _unpacked_into_comprehension(self, ins: Instr, value: n.Expr, kind: type) -> bool:
+        """3.15's `[*x for ...]` / `{*x for ...}` / `{**x for ...}`: the extend of a loop's
+        accumulator, below the loop's iterator (a display's own is right under its item)."""
+        if not (ins.arg > 1 and self.version.unpacks_in_comprehensions
+                and any(isinstance(v, m.Iterator) for v in self.stack[-ins.arg + 1:])):
+            return False
+        item = n.DoubleStarred(value) if kind is n.Dict_ else n.Starred(value)
+        self.emit(self.comprehension_item(kind, item))
+        return True
+
     def op_LIST_EXTEND(self, ins: Instr, i: int) -> None:
         value = self.pop()
+        if self._unpacked_into_comprehension(ins, value, n.List_):
+            return
         target = self.stack[-ins.arg]
         if not isinstance(target, n.List_):
             self._mutate_in_place(target, "extend", value)
@@ -296,6 +310,8 @@ class ExpressionRules:
 
     def op_SET_UPDATE(self, ins: Instr, i: int) -> None:
         value = self.pop()
+        if self._unpacked_into_comprehension(ins, value, n.Set_):
+            return
         target = self.stack[-ins.arg]
         if isinstance(target, n.Set_):
             if isinstance(value, n.Const) and isinstance(value.value, frozenset) and not target.elts:
@@ -305,6 +321,8 @@ class ExpressionRules:
 
     def op_DICT_UPDATE(self, ins: Instr, i: int) -> None:
         value = self.pop()
+        if self._unpacked_into_comprehension(ins, value, n.Dict_):
+            return
         target = self.stack[-ins.arg]
         if isinstance(target, n.Dict_):
             if isinstance(value, n.Dict_) and not target.keys:

@@ -358,20 +358,23 @@ class Raise(Stmt):
 
 
 class Import(Stmt):
-    """`import a.b as c`; names are (dotted name, alias or None)."""
-    __slots__ = ("names",)
+    """`import a.b as c`; names are (dotted name, alias or None); `lazy import` (3.15+)."""
+    __slots__ = ("names", "lazy")
 
-    def __init__(self, names: Sequence[Tuple[str, Optional[str]]]) -> None:
+    def __init__(self, names: Sequence[Tuple[str, Optional[str]]], lazy: bool = False) -> None:
         self.names = list(names)
+        self.lazy = lazy
 
 
 class ImportFrom(Stmt):
-    __slots__ = ("module", "names", "level")
+    __slots__ = ("module", "names", "level", "lazy")
 
-    def __init__(self, module: str, names: Sequence[Tuple[str, Optional[str]]], level: int) -> None:
+    def __init__(self, module: str, names: Sequence[Tuple[str, Optional[str]]], level: int,
+                 lazy: bool = False) -> None:
         self.module = module
         self.names = list(names)
         self.level = level
+        self.lazy = lazy
 
 
 class Pass(Stmt):

@@ -337,7 +337,7 @@ class Printer:
         return "".join(out)
 
     def _comprehension(self, e: n.ComprehensionExpr) -> str:
-        if e.kind == "dict":
+        if e.kind == "dict" and e.value is not None:
             head = f"{self.expr(e.elt, TEST)}: {self.expr(e.value, TEST)}"
         else:
             head = self.expr(e.elt, TEST)
@@ -425,10 +425,11 @@ class Printer:
                     text += " from " + self.expr(s.cause, TEST)
             out.append(text)
         elif t is n.Import:
-            out.append(pad + "import " + ", ".join(_alias(name, asname) for name, asname in s.names))
+            lazy = "lazy " if s.lazy else ""
+            out.append(pad + lazy + "import " + ", ".join(_alias(name, asname) for name, asname in s.names))
         elif t is n.ImportFrom:
             names = ", ".join(_alias(name, asname) for name, asname in s.names)
-            out.append(f"{pad}from {'.' * s.level}{s.module} import {names}")
+            out.append(f"{pad}{'lazy ' if s.lazy else ''}from {'.' * s.level}{s.module} import {names}")
         elif t is n.If:
             self._if(s, depth, out, "if")
         elif t is n.While:

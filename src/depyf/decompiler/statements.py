@@ -306,7 +306,7 @@ class StatementRules:
                 return None
         if isinstance(value, m.ImportedModule):
             if value.names:
-                self.emit(n.ImportFrom(value.module, value.names, value.level))
+                self.emit(n.ImportFrom(value.module, value.names, value.level, value.lazy))
             return
         if isinstance(value, m.MARKER_TYPES):
             return
@@ -357,7 +357,7 @@ class StatementRules:
         if type(lvl) is not int or lvl < 0 or (names is not None and not (
                 isinstance(names, tuple) and all(isinstance(x, str) for x in names))):
             raise self.fail(ins, "an import whose level or names are not the compiler's")
-        self.stack.append(m.ImportedModule(ins.argval, lvl, names))
+        self.stack.append(m.ImportedModule(ins.argval, lvl, names, ins.flag))
 
     def op_IMPORT_FROM(self, ins: Instr, i: int) -> None:
         source = self.stack[-1]
@@ -389,13 +389,13 @@ class StatementRules:
         if module.level or module.fromlist:
             self.emit(n.Assign([target], n.Raw(f"__import__({module.module!r})")))
             return
-        self.emit(n.Import([(module.module, alias)]))
+        self.emit(n.Import([(module.module, alias)], module.lazy))
 
     def _store_import_from(self, item: m.ImportedName, target: n.Expr) -> None:
         assert isinstance(target, n.Name)
         source = item.source
         if source.fromlist is None:
             # `import a.b as c`: IMPORT_FROM walked the submodules.
-            self.emit(n.Import([(source.module, target.id)]))
+            self.emit(n.Import([(source.module, target.id)], source.lazy))
             return
         source.names.append((item.name, None if item.name == target.id else target.id))

@@ -95,6 +95,18 @@ class BytecodeVersion:
         return self.key >= (3, 12)
 
     @property
+    def import_name_flags(self) -> bool:
+        """3.15 (PEP 810) packs two flags below IMPORT_NAME's name index: bit 0 `lazy import`,
+        bit 1 an import the compiler made eager itself (in a function, class or try)."""
+        return self.key >= (3, 15)
+
+    @property
+    def unpacks_in_comprehensions(self) -> bool:
+        """3.15 (PEP 798): `[*x for x in y]`, `{**d for d in m}`: the loop extends or updates
+        its accumulator (LIST_EXTEND / SET_UPDATE / DICT_UPDATE past the loop's iterator)."""
+        return self.key >= (3, 15)
+
+    @property
     def compare_op_shift(self) -> int:
         """How far COMPARE_OP's argument is shifted left of the comparison index."""
         if self.key >= (3, 13):
