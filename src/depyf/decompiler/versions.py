@@ -229,6 +229,12 @@ class BytecodeVersion:
         return self.key >= (3, 14)
 
     @property
+    def inlines_builtin_genexpr_calls(self) -> bool:
+        """3.14 compiles `all(genexpr)` (any, tuple; 3.15 list, set) with a guarded fast path
+        that loads the builtin by LOAD_COMMON_CONSTANT (pass `builtin_genexpr_calls`)."""
+        return "LOAD_COMMON_CONSTANT" in self.tables["opmap"]
+
+    @property
     def has_return_const(self) -> bool:
         """3.12 returns a constant with one RETURN_CONST."""
         return "RETURN_CONST" in self.tables["opmap"]
