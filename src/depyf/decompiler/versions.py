@@ -235,6 +235,12 @@ class BytecodeVersion:
         return "LOAD_COMMON_CONSTANT" in self.tables["opmap"]
 
     @property
+    def import_name_packs_lazy_bits(self) -> bool:
+        """3.15 (PEP 810) packs `lazy import` (bit 0) and eager (bit 1) into IMPORT_NAME's
+        argument, the name index above them; the decoder sets `flag` for lazy."""
+        return self.key >= (3, 15)
+
+    @property
     def has_return_const(self) -> bool:
         """3.12 returns a constant with one RETURN_CONST."""
         return "RETURN_CONST" in self.tables["opmap"]
