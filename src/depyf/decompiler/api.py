@@ -21,6 +21,7 @@ from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR
 from depyf.decompiler.code_check import check_code, comment_text, is_source_name, safe_identifier
 from depyf.decompiler.errors import DecompilationError, internal_error, naming_function
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
+from depyf.decompiler.passes import read
 from depyf.decompiler.relayout import exits_after_loops, relayout
 from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
@@ -176,7 +177,7 @@ class Decompiler:
         if class_body:
             check_code(code, self.version)  # (before `code.replace`, which reads co_code)
             code = demangled_code(code, code.co_name)  # the body of `class C` is named C
-        bytecode = decode(code, self.version)
+        bytecode = read(code, self.version)
         if code.co_flags & CO_ASYNC_GENERATOR:
             _check_async_generator_returns(bytecode, qualname)
         elif not code.co_flags & _SUSPENDING and not _YIELDS.isdisjoint(bytecode.opnames()):
@@ -234,7 +235,7 @@ class Decompiler:
         fails too, with the blocks in their old order after the loop. None: nothing to re-order."""
         for follow_loop_exits in (True, False):
             # (decoded again: the failed reading may have re-pointed jumps it had understood)
-            fresh = decode(code, self.version)
+            fresh = read(code, self.version)
             moved = relayout(fresh, follow_loop_exits)
             if moved is fresh:
                 return None

@@ -3,7 +3,7 @@
 Each `op_<OPNAME>` method takes the instruction and its index and returns the next index to run
 (None means the next instruction). They only touch the symbolic stack.
 """
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -60,8 +60,13 @@ class ExpressionRules:
     # their __init__ (`n.Const(ins.argval)`, `n.Name(ins.argval)`, `n.Attribute(obj, name)`).
 
     def op_LOAD_CONST(self, ins: Instr, i: int) -> None:
+        value = ins.argval
+        kind = type(value)
+        if kind is slice or (kind is tuple and any(type(x) is slice for x in value)):
+            self.stack.append(_slice_constant(value))  # (3.14 folds constant slices)
+            return
         const = _new(n.Const)
-        const.value = ins.argval
+        const.value = value
         self.stack.append(const)
 
     def op_LOAD_FAST(self, ins: Instr, i: int) -> None:
@@ -563,6 +568,17 @@ class ExpressionRules:
 
     def op_SETUP_ANNOTATIONS(self, ins: Instr, i: int) -> None:
         pass  # implied by annotated assignments in a module or class body
+
+
+def _slice_constant(value: Any) -> n.Expr:
+    """The subscript a folded constant stands for: `slice(1, 2, None)` is `1:2`, and a tuple of
+    them (`(slice(1, 2, None), 3)`) is `1:2, 3`. Only a subscript's index folds to one."""
+    if type(value) is tuple:
+        return n.Tuple_([_slice_constant(x) for x in value])
+    if type(value) is not slice:
+        return n.Const(value)
+    parts = [None if x is None else n.Const(x) for x in (value.start, value.stop, value.step)]
+    return n.Slice(parts[0], parts[1], parts[2])
 
 
 def _none_to_missing(e: Optional[n.Expr]) -> Optional[n.Expr]:

@@ -13,7 +13,8 @@ from depyf.decompiler import deferred_annotations as da
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.instructions import Instr, decode
+from depyf.decompiler.instructions import Instr
+from depyf.decompiler.passes import read
 
 GENERIC_WRAPPER_PREFIX = "<generic parameters of "
 _STAR = {"INTRINSIC_TYPEVAR": "", "INTRINSIC_TYPEVARTUPLE": "*", "INTRINSIC_PARAMSPEC": "**"}
@@ -100,7 +101,7 @@ class GenericRules:
     def generic_definition(self, wrapper: m.MadeFunction, args: List[n.Expr]) -> n.Expr:
         """Run `<generic parameters of NAME>`: the function, class or alias it makes."""
         code = wrapper.code
-        builder = type(self)(decode(code, self.version), self.decompile_nested,
+        builder = type(self)(read(code, self.version), self.decompile_nested,
                              getattr(code, "co_qualname", code.co_name), self.printer)
         try:
             builder.run_range(0, len(builder.instrs) - 1, [])

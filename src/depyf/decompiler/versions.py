@@ -95,12 +95,6 @@ class BytecodeVersion:
         return self.key >= (3, 12)
 
     @property
-    def import_name_flags(self) -> bool:
-        """3.15 (PEP 810) packs two flags below IMPORT_NAME's name index: bit 0 `lazy import`,
-        bit 1 an import the compiler made eager itself (in a function, class or try)."""
-        return self.key >= (3, 15)
-
-    @property
     def unpacks_in_comprehensions(self) -> bool:
         """3.15 (PEP 798): `[*x for x in y]`, `{**d for d in m}`: the loop extends or updates
         its accumulator (LIST_EXTEND / SET_UPDATE / DICT_UPDATE past the loop's iterator)."""
@@ -219,6 +213,38 @@ class BytecodeVersion:
         """3.13 fuses two local loads (or stores) next to each other in one basic block into
         LOAD_FAST_LOAD_FAST (STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST)."""
         return "LOAD_FAST_LOAD_FAST" in self.tables["opmap"]
+
+    @property
+    def with_enters_by_load_special(self) -> bool:
+        """3.14 enters a with block by LOAD_SPECIAL of `__exit__` and `__enter__` instead of
+        BEFORE_WITH, keeping the exit unbound beside its manager (pass `with_load_special`)."""
+        return "LOAD_SPECIAL" in self.tables["opmap"]
+
+    @property
+    def call_ex_pushes_null_kwargs(self) -> bool:
+        """3.14's CALL_FUNCTION_EX has no argument: a missing keyword mapping is a pushed NULL
+        (pass `call_ex_kwargs`)."""
+        opmap = self.tables["opmap"]
+        return "CALL_FUNCTION_EX" in opmap and opmap["CALL_FUNCTION_EX"] < self.tables["have_argument"]
+
+    @property
+    def threads_known_value_tests(self) -> bool:
+        """3.14 sends a short-circuit value's jump past the next test of the same value, whose
+        outcome it knows (`a and b or c`: a false `a` goes straight to `c`; pass
+        `threaded_values`)."""
+        return self.key >= (3, 14)
+
+    @property
+    def inlines_builtin_genexpr_calls(self) -> bool:
+        """3.14 compiles `all(genexpr)` (any, tuple; 3.15 list, set) with a guarded fast path
+        that loads the builtin by LOAD_COMMON_CONSTANT (pass `builtin_genexpr_calls`)."""
+        return "LOAD_COMMON_CONSTANT" in self.tables["opmap"]
+
+    @property
+    def import_name_packs_lazy_bits(self) -> bool:
+        """3.15 (PEP 810) packs `lazy import` (bit 0) and eager (bit 1) into IMPORT_NAME's
+        argument, the name index above them; the decoder sets `flag` for lazy."""
+        return self.key >= (3, 15)
 
     @property
     def has_return_const(self) -> bool:

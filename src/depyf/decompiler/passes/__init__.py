@@ -1,0 +1,33 @@
+"""Canonicalization passes: each rewrites one compiler habit of some versions into the spelling the
+structuring core reads, switched on by one capability of versions.py.
+
+`canonicalize` runs after decoding, so every reader sees canonical instructions. A pass returns a
+new `Bytecode` (see `rewrite.py`); the decoded instructions are never changed.
+"""
+from types import CodeType
+from typing import Callable, List, Tuple
+
+from depyf.decompiler.instructions import Bytecode, decode
+from depyf.decompiler.versions import BytecodeVersion
+from depyf.decompiler.passes import builtin_genexpr_calls, call_ex_kwargs, threaded_values, with_load_special
+
+# (capability of BytecodeVersion, pass): in the order they run.
+PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
+    ("with_enters_by_load_special", with_load_special.canonicalize),
+    ("call_ex_pushes_null_kwargs", call_ex_kwargs.canonicalize),
+    ("threads_known_value_tests", threaded_values.canonicalize),
+    ("inlines_builtin_genexpr_calls", builtin_genexpr_calls.canonicalize),
+]
+
+
+def canonicalize(bytecode: Bytecode) -> Bytecode:
+    version = bytecode.version
+    for capability, run in PASSES:
+        if getattr(version, capability):
+            bytecode = run(bytecode)
+    return bytecode
+
+
+def read(code: CodeType, version: BytecodeVersion) -> Bytecode:
+    """The decoded and canonicalized instructions of `code` (what the structuring core reads)."""
+    return canonicalize(decode(code, version))

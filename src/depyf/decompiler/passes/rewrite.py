@@ -1,0 +1,58 @@
+"""Build a new `Bytecode` from an old one with some instructions replaced or removed.
+
+Canonicalization passes describe their change as edits by old instruction index; this module makes
+the new instruction list (fresh `Instr` objects: the decoded ones are never changed), renumbers
+jump targets, exception regions and raw jump offsets, and leaves everything else as it was.
+"""
+from typing import Dict, List, Optional, Sequence
+
+from depyf.decompiler.instructions import Bytecode, ExceptionRegion, Instr, make_instr
+
+# old index -> the instructions that take its place (an empty sequence removes it). A jump among
+# them holds its target as an *old* index.
+Edits = Dict[int, Sequence[Instr]]
+
+
+def copy_instr(src: Instr, **changes: object) -> Instr:
+    """A new instruction like `src` (every field, the jump's too), with `changes` applied."""
+    ins = make_instr(src.offset, src.opname, src.raw_opname, src.arg, src.argval, src.flag, src.line,
+                     src.index)
+    for name in ("target", "target_offset"):
+        value = getattr(src, name)
+        if value is not None:
+            setattr(ins, name, value)
+    for name, value in changes.items():
+        setattr(ins, name, value)
+    return ins
+
+
+def rewrite(bytecode: Bytecode, edits: Edits) -> Bytecode:
+    """`bytecode` with `edits` applied; `bytecode` itself is left as it was."""
+    if not edits:
+        return bytecode
+    old = bytecode.instrs
+    new_at: List[int] = []  # old index -> new index of what replaces it (or of what follows)
+    pieces: List[Instr] = []
+    for k, ins in enumerate(old):
+        new_at.append(len(pieces))
+        pieces.extend(edits.get(k, (ins,)))
+    new_at.append(len(pieces))  # (the end: where a region that closes the code ends)
+    instrs: List[Instr] = []
+    raw_targets: Dict[int, int] = {}
+    for k, ins in enumerate(pieces):
+        target = ins.target
+        moved = copy_instr(ins, index=k)
+        if target is not None:
+            moved.target = moved.argval = new_at[target]
+            if ins.target_offset is not None:
+                raw_targets[k] = ins.target_offset
+        instrs.append(moved)
+    regions = [ExceptionRegion(new_at[r.start], new_at[r.end], new_at[r.handler], r.depth, r.lasti)
+               for r in bytecode.regions]
+    regions = [r for r in regions if r.start < r.end]
+    return Bytecode(bytecode.code, bytecode.version, instrs, regions, raw_targets, None)
+
+
+def replaced(src: Instr, opname: str, arg: Optional[int] = None, argval: object = None) -> Instr:
+    """A new instruction at `src`'s offset that is `opname` (no jump)."""
+    return make_instr(src.offset, opname, src.raw_opname, arg, argval, False, src.line, src.index)
