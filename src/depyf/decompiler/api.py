@@ -10,7 +10,7 @@ import sys
 import types
 from operator import attrgetter
 from types import CodeType
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
@@ -25,6 +25,8 @@ from depyf.decompiler.passes import read
 from depyf.decompiler.relayout import exits_after_loops, relayout
 from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
+from depyf.decompiler import deferred_annotations as da
+from depyf.decompiler.deferred_annotations import place_annotations
 from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, parameters, postponed_annotation
 from depyf.decompiler.temporaries import inline_single_use
 from depyf.decompiler.tidy import assert_false_for_assertion_raises, bare_returns_in_procedures, fold_copied_returns, \
@@ -35,6 +37,7 @@ _CLASS_BOOKKEEPING = {"__module__", "__qualname__", "__firstlineno__", "__static
 # What the interpreter adds to every class's namespace, not something its body wrote.
 _CLASS_OBJECT_BOOKKEEPING = _CLASS_BOOKKEEPING | {"__doc__", "__dict__", "__weakref__", "__type_params__",
                                                   "__annotations__"}
+_DEFERRED_ANNOTATION_MEMBERS = frozenset({"__annotate_func__", "__annotations_cache__"})
 _MAX_WRAPPERS = 100
 # Flags of code that may suspend (generator, coroutine, iterable coroutine, async generator), and
 # the instructions that suspend it.
@@ -200,6 +203,8 @@ class Decompiler:
             if relaid is None:
                 raise
             builder, stmts = relaid
+        if self.version.defers_annotations and (class_body or code.co_name == "<module>"):
+            place_annotations(stmts)  # (3.14+: from the generated `__annotate__`)
         if builder.temp_count:
             inline_single_use(stmts, set(code.co_varnames) - set(code.co_cellvars), self._text_of(stmts))
         if self.version.handler_code_at_end:
@@ -279,6 +284,11 @@ class Decompiler:
             if _has_return(stmts):  # (one that returns a value: no module's source has it)
                 raise DecompilationError("module code that returns a value", function=code.co_name,
                                          python_version=self.version.key)
+            if stmts and isinstance(stmts[0], n.Assign) and len(stmts[0].targets) == 1 \
+                    and isinstance(stmts[0].targets[0], n.Name) and stmts[0].targets[0].id == "__doc__" \
+                    and isinstance(stmts[0].value, n.Const) and type(stmts[0].value.value) is str:
+                # (a module's docstring compiles to this store: the text keeps the line count)
+                stmts[0] = n.ExprStmt(stmts[0].value)
         if self.version.copies_exit_blocks:
             fold_falling_tail_into_else(stmts)
             drop_copied_returns(stmts)  # copies of the implicit return in branches that fall off the end
@@ -295,11 +305,13 @@ class Decompiler:
             # an unreachable one means the source ended in a compound statement (or in a plain
             # `raise`, which is no return either: that says nothing).
             fold_tail_into_else(stmts)
+        if self.version.defers_annotations and da.is_annotate_code(code):
+            da.name_filled_dict(stmts, set(code.co_names + code.co_varnames + code.co_freevars))
         declarations = _scope_declarations(code, bytecode, nested=code is not self.code)
         stmts[0:0] = declarations
         if code.co_flags & (CO_GENERATOR | CO_ASYNC_GENERATOR) and not _yields(bytecode):
             stmts.append(_dead_yield())
-        doc = _docstring(code, bytecode)
+        doc = _docstring(code, bytecode, self.version)
         if doc is not None:
             stmts.insert(0, n.ExprStmt(n.Const(doc)))
         return stmts
@@ -317,7 +329,7 @@ class Decompiler:
                 if target == "__doc__" and isinstance(s.value, n.Const):
                     tidy.append(n.ExprStmt(s.value))
                     continue
-                if target == "__classcell__":
+                if target == "__classcell__" or _is_classdict_bookkeeping(target, s.value):
                     continue
             if isinstance(s, n.Return):
                 continue
@@ -354,7 +366,10 @@ class Decompiler:
         stmts = self.body(code)
         assert isinstance(stmts, list)
         returns = None
-        if fn is not None:
+        deferred = self._deferred_annotations(fn) if fn is not None else None
+        if deferred is not None:
+            returns = deferred.get("return")
+        elif fn is not None:
             ann = getattr(fn, "__annotations__", None) or {}
             if "return" in ann:
                 returns = postponed_annotation(_value_expr(ann["return"], fn.__globals__), _postponed(code))
@@ -369,9 +384,32 @@ class Decompiler:
         env = getattr(fn, "__globals__", {})
         defaults = [_value_expr(v, env) for v in (fn.__defaults__ or ())]
         kwdefaults = {k: _value_expr(v, env) for k, v in (fn.__kwdefaults__ or {}).items()}
-        annotations = {k: postponed_annotation(_value_expr(v, env), _postponed(code))
-                       for k, v in (getattr(fn, "__annotations__", None) or {}).items() if k != "return"}
+        deferred = self._deferred_annotations(fn)
+        if deferred is not None:
+            annotations = {k: v for k, v in deferred.items() if k != "return"}
+        else:
+            annotations = {k: postponed_annotation(_value_expr(v, env), _postponed(code))
+                           for k, v in (getattr(fn, "__annotations__", None) or {}).items() if k != "return"}
         return parameters(code, self.printer.expr, defaults, kwdefaults, annotations)
+
+    def _deferred_annotations(self, obj: Any) -> Optional[Dict[str, n.Expr]]:
+        """3.14+: a function's or class's annotations as written, read from its generated
+        `__annotate__` (`__annotations__` would evaluate them: a forward reference raises), only
+        those whose statements ran; None where the object has no such function."""
+        annotate = obj.__dict__.get("__annotate_func__") if isinstance(obj, type) else getattr(obj, "__annotate__", None)
+        if not (self.version.defers_annotations and isinstance(annotate, types.FunctionType)
+                and da.is_annotate_code(annotate.__code__)):
+            return None
+        code = annotate.__code__
+        body = self.body(code)
+        entries = da.read_entries(body) if isinstance(body, list) else None
+        if entries is None:
+            raise DecompilationError("an __annotate__ function not shaped as the compiler makes them",
+                                     function=_describe(obj), python_version=self.version.key)
+        ran = _conditional_annotations_ran(annotate)
+        postponed = _postponed(code)
+        return {e.name: postponed_annotation(e.annotation, postponed)
+                for e in entries if e.index is None or e.index in ran}
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -475,11 +513,21 @@ def _has_return(stmts: List[n.Stmt]) -> bool:
     return False
 
 
+def _is_classdict_bookkeeping(target: str, value: n.Expr) -> bool:
+    """`__classdict__ = locals()` and `__classdictcell__ = __classdict__`: the compiler's, in a
+    class body whose annotation scopes (3.12+ generics, 3.14+ annotations) read its namespace."""
+    if target == "__classdict__":
+        return isinstance(value, n.Call) and isinstance(value.func, n.Name) and value.func.id == "locals" \
+            and not value.args
+    return target == "__classdictcell__" and isinstance(value, n.Name) and value.id == "__classdict__"
+
+
 def _is_class_end_bookkeeping(s: n.Stmt) -> bool:
     """A store the compiler adds at the end of a class body (and copies, with the implicit
     return, into each branch of a compound statement that ends it)."""
     return isinstance(s, n.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], n.Name) \
-        and s.targets[0].id in ("__static_attributes__", "__classcell__")
+        and (s.targets[0].id in ("__static_attributes__", "__classcell__")
+             or _is_classdict_bookkeeping(s.targets[0].id, s.value))
 
 
 CO_GENERATOR = 0x20
@@ -542,13 +590,18 @@ def _unused_free_variables(code: CodeType, bytecode: Bytecode, declared: List[st
             if name not in used and name not in declared and name not in _IMPLICIT_FREE]
 
 
-def _docstring(code: CodeType, bytecode: Bytecode) -> Optional[str]:
+_CO_HAS_DOCSTRING = 0x4000000  # (3.14+)
+
+
+def _docstring(code: CodeType, bytecode: Bytecode, version: BytecodeVersion) -> Optional[str]:
     """The docstring the compiler stored as the first constant, if any."""
     consts = code.co_consts
     if not consts or not isinstance(consts[0], str):
         return None
     if code.co_name.startswith("<"):
         return None
+    if version.flags_docstrings:
+        return consts[0] if code.co_flags & _CO_HAS_DOCSTRING else None
     # Without a docstring the first constant is whatever the body used first; a docstring is never
     # loaded by the body, so a string constant that an instruction loads is not one.
     first = consts[0]
@@ -669,6 +722,8 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
             lines.append(f"{unit}# a member named {comment_text(repr(key))} cannot be written in source")
             continue
         member = demangle(key, prefix) if prefix else key
+        if key in _DEFERRED_ANNOTATION_MEMBERS:
+            continue  # (3.14+: the generated annotations, printed above, and their cache)
         if key in annotated and _literal_expr(value) is not None:
             continue  # printed with its annotation
         decorated = _member_functions(member, value)
@@ -691,8 +746,25 @@ def _decompile_class_object(cls: type, indent: int, name: Optional[str], on_erro
     return "\n".join(lines) + "\n"
 
 
+def _conditional_annotations_ran(annotate: types.FunctionType) -> Set[int]:
+    """The indices in the set of conditional annotations a generated `__annotate__` closes over."""
+    names = annotate.__code__.co_freevars
+    if da.CONDITIONAL_SET not in names or not annotate.__closure__:
+        return set()
+    try:
+        ran = annotate.__closure__[names.index(da.CONDITIONAL_SET)].cell_contents
+    except ValueError:  # (an empty cell)
+        return set()
+    return {k for k in ran if type(k) is int} if isinstance(ran, set) else set()
+
+
 def _class_annotations(cls: type, printer: Printer) -> Dict[str, str]:
     """The class body's own annotations (`x: int`), as text by name; dataclasses depend on them."""
+    annotate = cls.__dict__.get("__annotate_func__")
+    if isinstance(annotate, types.FunctionType):
+        deferred = Decompiler(annotate.__code__, host(), len(printer.unit))._deferred_annotations(cls)
+        if deferred is not None:
+            return {k: printer.expr(v) for k, v in deferred.items() if is_source_name(k)}
     own = cls.__dict__.get("__annotations__")
     if not isinstance(own, dict):
         return {}

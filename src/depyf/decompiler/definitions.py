@@ -7,6 +7,7 @@ iterator (3.8-3.11) or a loop inlined into the enclosing function (3.12+).
 from types import CodeType
 from typing import Dict, List, Optional, Tuple
 
+from depyf.decompiler import deferred_annotations as da
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.code_check import is_source_name
@@ -35,6 +36,14 @@ class CompAppend(n.Stmt):
         self.acc = acc
         self.elt = elt
         self.value = value
+
+
+# The item of a loop that yields each item of `x` for 3.15's `(*x for ...)` (no source name).
+UNPACKED = ".unpacked"
+
+
+def _is_unpacked(e: n.Expr) -> bool:
+    return isinstance(e, n.Name) and e.id == UNPACKED
 
 
 class DefinitionRules:
@@ -77,7 +86,26 @@ class DefinitionRules:
             fn.kwdefaults = value
         elif flag == 0x01:
             fn.defaults = value
+        elif flag == 0x10 and self.version.defers_annotations:
+            fn.annotations = self.deferred_function_annotations(value, ins)
+        else:
+            raise self.fail(ins, "a function attribute no source sets")
         self.stack.append(fn)
+
+    def deferred_annotations(self, annotate: n.Expr, ins: Optional[Instr]) -> List[da.Entry]:
+        """The entries of a generated `__annotate__` function (3.14+)."""
+        if not (isinstance(annotate, m.MadeFunction) and da.is_annotate_code(annotate.code)):
+            raise self.fail(ins, "annotations computed by something that is not the compiler's __annotate__")
+        entries = da.read_entries(self.decompile_nested(annotate.code))
+        if entries is None:
+            raise self.fail(ins, "an __annotate__ function not shaped as the compiler makes them")
+        return entries
+
+    def deferred_function_annotations(self, annotate: n.Expr, ins: Instr) -> n.Dict_:
+        entries = self.deferred_annotations(annotate, ins)
+        if any(e.index is not None for e in entries):
+            raise self.fail(ins, "a function's annotations that depend on conditions")
+        return da.annotations_dict(entries)
 
     def function_params(self, fn: m.MadeFunction) -> Tuple[str, Optional[n.Expr]]:
         defaults: List[n.Expr] = []
@@ -194,6 +222,10 @@ class DefinitionRules:
     # comprehension when the target is deeper than the top of the stack; with argument 1 they add
     # to a display being built (`[*a, x]`, `{*a, x}`): the element belongs in its text.
 
+    def comprehension_item(self, kind: type, item: n.Expr) -> n.Stmt:
+        """A comprehension's `*x` / `**x` item (3.15): added to the loop's accumulator."""
+        return CompAppend(self._accumulator(kind), item)
+
     def op_LIST_APPEND(self, ins: Instr, i: int) -> None:
         elt = self.pop()
         if ins.arg == 1 and isinstance(self.stack[-1], n.List_):
@@ -203,6 +235,12 @@ class DefinitionRules:
 
     def op_SET_ADD(self, ins: Instr, i: int) -> None:
         elt = self.pop()
+        if ins.arg == 1 and self.version.defers_annotations and isinstance(self.stack[-1], n.Name) \
+                and self.stack[-1].id == da.CONDITIONAL_SET and isinstance(elt, n.Const) and type(elt.value) is int:
+            # `x: T` that runs only on some paths (3.14+): the body records its index here
+            self.stack[-1] = m.Sentinel("conditional annotations")
+            self.emit(da.AnnotationMark(elt.value))
+            return
         if ins.arg == 1 and isinstance(self.stack[-1], n.Set_):
             self.stack[-1].elts.append(elt)
             return
@@ -258,13 +296,22 @@ class DefinitionRules:
             kind = {n.List_: "list", n.Set_: "set", n.Dict_: "dict"}[type(node.acc)]
             return node.acc, n.ComprehensionExpr(kind, node.elt, generators, node.value)
         if isinstance(node, n.ExprStmt) and isinstance(node.value, n.Yield) and node.value.value is not None:
+            last = generators[-1]
+            if _is_unpacked(node.value.value) and _is_unpacked(last.target) and not last.ifs and len(generators) > 1:
+                generators.pop()  # (the loop over x of `*x`)
+                return None, n.ComprehensionExpr("gen", n.Starred(last.iter), generators)
             return None, n.ComprehensionExpr("gen", node.value.value, generators)
         return None
 
     # --- generators and coroutines --------------------------------------------------------------
 
     def op_YIELD_VALUE(self, ins: Instr, i: int) -> None:
-        self.stack.append(n.Yield(self.finish_expr(self.pop())))
+        value = self.pop()
+        if isinstance(value, m.Sentinel) and value.what == "for-target" and self.for_targets \
+                and self.version.unpacks_in_comprehensions:
+            # 3.15's `(*x for ...)`: a loop over x yields each item, stored nowhere
+            value = self.for_targets[-1] = n.Name(UNPACKED)
+        self.stack.append(n.Yield(self.finish_expr(value)))
 
     def op_YIELD_FROM(self, ins: Instr, i: int) -> None:
         self.pop()  # the None sent in first

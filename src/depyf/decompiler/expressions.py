@@ -51,6 +51,8 @@ class ExpressionRules:
     def pop(self) -> n.Expr: ...  # provided by the builder
     def popn(self, count: int) -> List[n.Expr]: ...
     def fail(self, instr: Instr, reason: str) -> Exception: ...
+    def emit(self, stmt: n.Stmt) -> None: ...  # provided by the builder
+    def comprehension_item(self, kind: type, item: n.Expr) -> n.Stmt: ...  # definitions
 
     # --- loads ----------------------------------------------------------------------------
 
@@ -286,8 +288,20 @@ class ExpressionRules:
             target = self.spill_value(target)
         self.emit(n.ExprStmt(n.Call(n.Attribute(target, method), [self.finish_expr(value)])))
 
+    def _unpacked_into_comprehension(self, ins: Instr, value: n.Expr, kind: type) -> bool:
+        """3.15's `[*x for ...]` / `{*x for ...}` / `{**x for ...}`: the extend of a loop's
+        accumulator, below the loop's iterator (a display's own is right under its item)."""
+        if not (ins.arg > 1 and self.version.unpacks_in_comprehensions
+                and any(isinstance(v, m.Iterator) for v in self.stack[-ins.arg + 1:])):
+            return False
+        item = n.DoubleStarred(value) if kind is n.Dict_ else n.Starred(value)
+        self.emit(self.comprehension_item(kind, item))
+        return True
+
     def op_LIST_EXTEND(self, ins: Instr, i: int) -> None:
         value = self.pop()
+        if self._unpacked_into_comprehension(ins, value, n.List_):
+            return
         target = self.stack[-ins.arg]
         if not isinstance(target, n.List_):
             self._mutate_in_place(target, "extend", value)
@@ -301,6 +315,8 @@ class ExpressionRules:
 
     def op_SET_UPDATE(self, ins: Instr, i: int) -> None:
         value = self.pop()
+        if self._unpacked_into_comprehension(ins, value, n.Set_):
+            return
         target = self.stack[-ins.arg]
         if isinstance(target, n.Set_):
             if isinstance(value, n.Const) and isinstance(value.value, frozenset) and not target.elts:
@@ -310,6 +326,8 @@ class ExpressionRules:
 
     def op_DICT_UPDATE(self, ins: Instr, i: int) -> None:
         value = self.pop()
+        if self._unpacked_into_comprehension(ins, value, n.Dict_):
+            return
         target = self.stack[-ins.arg]
         if isinstance(target, n.Dict_):
             if isinstance(value, n.Dict_) and not target.keys:
@@ -402,6 +420,39 @@ class ExpressionRules:
                 # string formats as itself: `f'{s}'` shows the same value.
                 parts.append(n.FormattedValue(p, None, None))
         self.stack.append(n.JoinedStr(parts))
+
+    def op_LOAD_COMMON_CONSTANT(self, ins: Instr, i: int) -> None:
+        # (3.14+: a builtin the compiler loads by itself, as `NotImplementedError` in a generated
+        # `__annotate__`; the decoder has made the plain values LOAD_CONST)
+        self.stack.append(n.Name(ins.argval))
+
+    # --- template strings (3.14+) -------------------------------------------------------------
+
+    def op_BUILD_INTERPOLATION(self, ins: Instr, i: int) -> None:
+        # oparg: bit 0 a format spec is on the stack, bits 2-3 the conversion (as FORMAT_VALUE's)
+        spec = self.pop() if ins.arg & 1 else None
+        expression = self.pop()
+        value = self.pop()
+        if not (isinstance(expression, n.Const) and isinstance(expression.value, str)):
+            raise self.fail(ins, "an interpolation whose source text is not a string constant")
+        self.stack.append(n.Interpolation(value, expression.value, CONVERSIONS[(ins.arg >> 2) & 3],
+                                          _as_joined(spec)))
+
+    def op_BUILD_TEMPLATE(self, ins: Instr, i: int) -> None:
+        fields = self.pop()
+        strings = self.pop()
+        values = list(fields.value if isinstance(fields, n.Const) and isinstance(fields.value, tuple)
+                      else getattr(fields, "elts", [None]))
+        if not (isinstance(strings, n.Const) and isinstance(strings.value, tuple)
+                and all(isinstance(s, str) for s in strings.value)
+                and isinstance(fields, (n.Const, n.Tuple_))
+                and all(isinstance(f, n.Interpolation) for f in values)
+                and len(strings.value) == len(values) + 1):
+            raise self.fail(ins, "a template built from other than its literal strings and fields")
+        parts: List[object] = [strings.value[0]]
+        for field, text in zip(values, strings.value[1:]):
+            parts += [field, text]
+        self.stack.append(n.TemplateStr([p for p in parts if p != ""]))
 
     # --- calls ------------------------------------------------------------------------------
 

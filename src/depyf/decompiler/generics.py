@@ -6,10 +6,13 @@ function's code gives the definition with its parameters attached; the statement
 call's result prints it with brackets. Bounds, constraints and defaults are lazily evaluated
 one-expression functions.
 """
+from types import CodeType
 from typing import Any, Dict, List, Optional
 
+from depyf.decompiler import deferred_annotations as da
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
+from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.instructions import Instr
 from depyf.decompiler.passes import read
 
@@ -76,9 +79,24 @@ class GenericRules:
 
     def lazy_expression(self, fn: m.MadeFunction) -> n.Expr:
         """The expression a lazily evaluated bound, default or alias value returns."""
-        value = self.decompile_nested(fn.code, lambda_body=True)
+        code = fn.code
+        if self.version.defers_annotations and code.co_argcount == 1 and code.co_varnames[:1] == (".format",):
+            return self._formatted_lazy_expression(code)
+        value = self.decompile_nested(code, lambda_body=True)
         assert isinstance(value, n.Expr)
         return value
+
+    def _formatted_lazy_expression(self, code: CodeType) -> n.Expr:
+        """3.14+ (PEP 649): the function takes a `.format` and starts with the guard of a
+        generated `__annotate__`; read with that parameter renamed, it is the guard and a return."""
+        taken = set(code.co_names + code.co_varnames + code.co_freevars + code.co_cellvars)
+        name = next(c for c in ("format", "format_", "format__") + tuple(f"format{k}" for k in range(len(taken) + 1))
+                    if c not in taken)
+        stmts = self.decompile_nested(code.replace(co_varnames=(name,) + code.co_varnames[1:]))
+        if len(stmts) == 2 and isinstance(stmts[1], n.Return) and stmts[1].value is not None \
+                and da.read_entries([stmts[0], n.Return(n.Dict_([], []))]) == []:
+            return stmts[1].value
+        raise DecompilationError(f"a lazily evaluated value of {code.co_name!r} not shaped as the compiler makes them")
 
     def generic_definition(self, wrapper: m.MadeFunction, args: List[n.Expr]) -> n.Expr:
         """Run `<generic parameters of NAME>`: the function, class or alias it makes."""

@@ -249,6 +249,8 @@ class _Tables:
             kinds["LOAD_GLOBAL"] = _SPECIAL
         if version.load_attr_method_bit:
             kinds["LOAD_ATTR"] = _SPECIAL
+        if version.import_name_packs_lazy_bits:
+            kinds["IMPORT_NAME"] = _SPECIAL
         self.kind = kinds
         self.jrel = frozenset(tables["hasjrel"])
         self.jabs = frozenset(tables["hasjabs"])
@@ -489,6 +491,8 @@ def _special(out: List[Instr], t: _Tables, name: str, arg: int, offset: int, con
         out.append(make_instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1), None, index))
     elif name == "LOAD_ATTR" and version.load_attr_method_bit:
         out.append(make_instr(offset, name, name, arg, names[arg >> 1], bool(arg & 1), None, index))
+    elif name == "IMPORT_NAME":  # (3.15: bit 0 lazy, bit 1 eager, the name index above them)
+        out.append(make_instr(offset, name, name, arg, names[arg >> 2], bool(arg & 1), None, index))
     elif name == "LOAD_SUPER_ATTR":
         out.append(make_instr(offset, name, name, arg, names[arg >> 2], bool(arg & 1), None, index))
     elif name in ("LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD"):

@@ -21,12 +21,13 @@ NULL = Null()
 
 class ImportedModule(n.Expr):
     """The result of IMPORT_NAME, waiting to be stored or have names imported from it."""
-    __slots__ = ("module", "level", "fromlist", "names", "attr_path")
+    __slots__ = ("module", "level", "fromlist", "names", "attr_path", "lazy")
 
-    def __init__(self, module: str, level: int, fromlist: Optional[tuple]) -> None:
+    def __init__(self, module: str, level: int, fromlist: Optional[tuple], lazy: bool = False) -> None:
         self.module = module
         self.level = level
         self.fromlist = fromlist
+        self.lazy = lazy  # 3.15's `lazy import` (PEP 810)
         self.names: List[Tuple[str, Optional[str]]] = []
         self.attr_path: List[str] = []
 

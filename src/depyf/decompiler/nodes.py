@@ -192,6 +192,27 @@ class JoinedStr(Expr):
         self.parts = list(parts)
 
 
+class Interpolation(Expr):
+    """One replacement field of a template string (PEP 750). `expression` is the field's source
+    text as the compiler stored it (the `Interpolation.expression` a program can read)."""
+    __slots__ = ("value", "expression", "conversion", "spec")
+
+    def __init__(self, value: Expr, expression: str, conversion: Optional[str],
+                 spec: Optional["JoinedStr"]) -> None:
+        self.value = value
+        self.expression = expression
+        self.conversion = conversion
+        self.spec = spec
+
+
+class TemplateStr(Expr):
+    """A t-string; parts are `str` literals and Interpolation nodes, in source order."""
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: Sequence[Any]) -> None:
+        self.parts = list(parts)
+
+
 class Lambda(Expr):
     __slots__ = ("params", "body")
 
@@ -339,20 +360,23 @@ class Raise(Stmt):
 
 
 class Import(Stmt):
-    """`import a.b as c`; names are (dotted name, alias or None)."""
-    __slots__ = ("names",)
+    """`import a.b as c`; names are (dotted name, alias or None); `lazy import` (3.15+)."""
+    __slots__ = ("names", "lazy")
 
-    def __init__(self, names: Sequence[Tuple[str, Optional[str]]]) -> None:
+    def __init__(self, names: Sequence[Tuple[str, Optional[str]]], lazy: bool = False) -> None:
         self.names = list(names)
+        self.lazy = lazy
 
 
 class ImportFrom(Stmt):
-    __slots__ = ("module", "names", "level")
+    __slots__ = ("module", "names", "level", "lazy")
 
-    def __init__(self, module: str, names: Sequence[Tuple[str, Optional[str]]], level: int) -> None:
+    def __init__(self, module: str, names: Sequence[Tuple[str, Optional[str]]], level: int,
+                 lazy: bool = False) -> None:
         self.module = module
         self.names = list(names)
         self.level = level
+        self.lazy = lazy
 
 
 class Pass(Stmt):

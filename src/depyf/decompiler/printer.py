@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Type
 from depyf.decompiler import nodes as n
 from depyf.decompiler.code_check import is_source_name
 from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.template_strings import print_template
 
 # Precedence ladder, loosest first.
 NAMED, TUPLE, YIELD, TEST, OR, AND, NOT, CMP, EXPR, BOR, BXOR, BAND, SHIFT, ARITH, TERM, FACTOR, \
@@ -22,7 +23,7 @@ UNARY_PREC = {"not": NOT, "-": FACTOR, "+": FACTOR, "~": FACTOR}
 # Node types whose precedence does not depend on their contents (the most common first).
 _FIXED_PRECEDENCE: Dict[type, int] = {
     n.Name: ATOM, n.Attribute: ATOM, n.Call: ATOM, n.Subscript: ATOM, n.List_: ATOM, n.Dict_: ATOM,
-    n.Set_: ATOM, n.JoinedStr: ATOM, n.ComprehensionExpr: ATOM,
+    n.Set_: ATOM, n.JoinedStr: ATOM, n.TemplateStr: ATOM, n.ComprehensionExpr: ATOM,
     n.Compare: CMP, n.IfExp: TEST, n.Lambda: TEST, n.NamedExpr: NAMED, n.Yield: YIELD,
     n.YieldFrom: YIELD, n.Await: AWAIT, n.Starred: EXPR,
 }
@@ -336,7 +337,7 @@ class Printer:
         return "".join(out)
 
     def _comprehension(self, e: n.ComprehensionExpr) -> str:
-        if e.kind == "dict":
+        if e.kind == "dict" and e.value is not None:
             head = f"{self.expr(e.elt, TEST)}: {self.expr(e.value, TEST)}"
         else:
             head = self.expr(e.elt, TEST)
@@ -424,10 +425,11 @@ class Printer:
                     text += " from " + self.expr(s.cause, TEST)
             out.append(text)
         elif t is n.Import:
-            out.append(pad + "import " + ", ".join(_alias(name, asname) for name, asname in s.names))
+            lazy = "lazy " if s.lazy else ""
+            out.append(pad + lazy + "import " + ", ".join(_alias(name, asname) for name, asname in s.names))
         elif t is n.ImportFrom:
             names = ", ".join(_alias(name, asname) for name, asname in s.names)
-            out.append(f"{pad}from {'.' * s.level}{s.module} import {names}")
+            out.append(f"{pad}{'lazy ' if s.lazy else ''}from {'.' * s.level}{s.module} import {names}")
         elif t is n.If:
             self._if(s, depth, out, "if")
         elif t is n.While:
@@ -640,6 +642,7 @@ _EXPR: Dict[Type[n.Expr], Callable[[Printer, Any], str]] = {
     n.Dict_: Printer._dict,
     n.JoinedStr: Printer._joined,
     n.FormattedValue: lambda self, e: self._joined(n.JoinedStr([e])),
+    n.TemplateStr: lambda self, e: print_template(e, self.expr, self._fstring_body, _escape),
     n.Lambda: lambda self, e: (f"lambda {e.params}: " if e.params else "lambda: ") + self.expr(e.body, TEST),
     n.Yield: lambda self, e: "yield" if e.value is None else "yield " + self.expr(e.value, TUPLE),
     n.YieldFrom: lambda self, e: "yield from " + self.expr(e.value, TEST),

@@ -1,6 +1,7 @@
 """Instructions that end a statement: stores, deletes, returns, raises, imports, expression statements."""
 from typing import List, Optional
 
+from depyf.decompiler import deferred_annotations as da
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import ENDS_FLOW, Instr
@@ -84,6 +85,12 @@ class StatementRules:
 
     def _store_definition(self, target: n.Expr, value: n.Expr) -> bool:
         """`def`, `class` or `type` statement for a made function, class or alias stored by name."""
+        if isinstance(value, m.MadeFunction) and isinstance(target, n.Name) and target.id in da.STORED_AS \
+                and self.version.defers_annotations and da.is_annotate_code(value.code) \
+                and not self.code.co_flags & _CO_OPTIMIZED:
+            # a class or module body's generated annotations (3.14+): put back by `place_annotations`
+            self.emit(da.AnnotationsDefined(self.deferred_annotations(value, None)))
+            return True
         stmt = self.definition_statement(value, target)
         if stmt is None:
             return False
@@ -299,7 +306,7 @@ class StatementRules:
                 return None
         if isinstance(value, m.ImportedModule):
             if value.names:
-                self.emit(n.ImportFrom(value.module, value.names, value.level))
+                self.emit(n.ImportFrom(value.module, value.names, value.level, value.lazy))
             return
         if isinstance(value, m.MARKER_TYPES):
             return
@@ -351,7 +358,7 @@ class StatementRules:
         if type(lvl) is not int or lvl < 0 or (names is not None and not (
                 isinstance(names, tuple) and all(isinstance(x, str) for x in names))):
             raise self.fail(ins, "an import whose level or names are not the compiler's")
-        self.stack.append(m.ImportedModule(ins.argval, lvl, names))
+        self.stack.append(m.ImportedModule(ins.argval, lvl, names, ins.flag))
 
     def op_IMPORT_FROM(self, ins: Instr, i: int) -> None:
         source = self.stack[-1]
@@ -383,13 +390,13 @@ class StatementRules:
         if module.level or module.fromlist:
             self.emit(n.Assign([target], n.Raw(f"__import__({module.module!r})")))
             return
-        self.emit(n.Import([(module.module, alias)]))
+        self.emit(n.Import([(module.module, alias)], module.lazy))
 
     def _store_import_from(self, item: m.ImportedName, target: n.Expr) -> None:
         assert isinstance(target, n.Name)
         source = item.source
         if source.fromlist is None:
             # `import a.b as c`: IMPORT_FROM walked the submodules.
-            self.emit(n.Import([(source.module, target.id)]))
+            self.emit(n.Import([(source.module, target.id)], source.lazy))
             return
         source.names.append((item.name, None if item.name == target.id else target.id))

@@ -95,6 +95,12 @@ class BytecodeVersion:
         return self.key >= (3, 12)
 
     @property
+    def unpacks_in_comprehensions(self) -> bool:
+        """3.15 (PEP 798): `[*x for x in y]`, `{**d for d in m}`: the loop extends or updates
+        its accumulator (LIST_EXTEND / SET_UPDATE / DICT_UPDATE past the loop's iterator)."""
+        return self.key >= (3, 15)
+
+    @property
     def compare_op_shift(self) -> int:
         """How far COMPARE_OP's argument is shifted left of the comparison index."""
         if self.key >= (3, 13):
@@ -229,6 +235,18 @@ class BytecodeVersion:
         return self.key >= (3, 14)
 
     @property
+    def inlines_builtin_genexpr_calls(self) -> bool:
+        """3.14 compiles `all(genexpr)` (any, tuple; 3.15 list, set) with a guarded fast path
+        that loads the builtin by LOAD_COMMON_CONSTANT (pass `builtin_genexpr_calls`)."""
+        return "LOAD_COMMON_CONSTANT" in self.tables["opmap"]
+
+    @property
+    def import_name_packs_lazy_bits(self) -> bool:
+        """3.15 (PEP 810) packs `lazy import` (bit 0) and eager (bit 1) into IMPORT_NAME's
+        argument, the name index above them; the decoder sets `flag` for lazy."""
+        return self.key >= (3, 15)
+
+    @property
     def has_return_const(self) -> bool:
         """3.12 returns a constant with one RETURN_CONST."""
         return "RETURN_CONST" in self.tables["opmap"]
@@ -237,6 +255,17 @@ class BytecodeVersion:
     def fstring_expressions_any_quotes(self) -> bool:
         """PEP 701 (3.12): an f-string's expressions may reuse its quote and hold backslashes."""
         return self.key >= (3, 12)
+
+    @property
+    def defers_annotations(self) -> bool:
+        """PEP 649/749 (3.14): annotations are computed by a generated `__annotate__` function
+        instead of being stored where they are written (`deferred_annotations.py`)."""
+        return self.key >= (3, 14)
+
+    @property
+    def flags_docstrings(self) -> bool:
+        """3.14 sets CO_HAS_DOCSTRING on code whose first constant is its docstring."""
+        return self.key >= (3, 14)
 
     @property
     def dedents_docstrings(self) -> bool:
