@@ -248,8 +248,15 @@ class BytecodeVersion:
 
     @property
     def has_return_const(self) -> bool:
-        """3.12 returns a constant with one RETURN_CONST."""
-        return "RETURN_CONST" in self.tables["opmap"]
+        """3.12 returns a constant with one RETURN_CONST (3.14 in the canonical spelling of pass
+        `older_raw_names`)."""
+        return "RETURN_CONST" in self.tables["opmap"] or self.spells_loads_anew
+
+    @property
+    def spells_loads_anew(self) -> bool:
+        """3.14 drops RETURN_CONST and renames local and small-int loads: pass `older_raw_names`
+        gives them 3.13's raw names, which some rules compare."""
+        return "LOAD_FAST_BORROW" in self.tables["opmap"]
 
     @property
     def fstring_expressions_any_quotes(self) -> bool:

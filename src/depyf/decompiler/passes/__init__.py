@@ -9,7 +9,8 @@ from typing import Callable, List, Tuple
 
 from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.versions import BytecodeVersion
-from depyf.decompiler.passes import builtin_genexpr_calls, call_ex_kwargs, threaded_values, with_load_special
+from depyf.decompiler.passes import (builtin_genexpr_calls, call_ex_kwargs, older_raw_names, threaded_values,
+                                     with_load_special)
 
 # (capability of BytecodeVersion, pass): in the order they run.
 PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
@@ -17,6 +18,7 @@ PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
     ("call_ex_pushes_null_kwargs", call_ex_kwargs.canonicalize),
     ("threads_known_value_tests", threaded_values.canonicalize),
     ("inlines_builtin_genexpr_calls", builtin_genexpr_calls.canonicalize),
+    ("spells_loads_anew", older_raw_names.canonicalize),
 ]
 
 
