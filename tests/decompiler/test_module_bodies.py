@@ -24,7 +24,7 @@ def _files() -> List[Path]:
 
 
 @pytest.mark.skipif(support.VERSION < _FROM, reason="the syntax needs Python 3.14")
-@pytest.mark.parametrize("path", _files(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", _files(), ids=lambda p: p.stem if isinstance(p, Path) else str(p))
 def test_module_body_roundtrip(path: Path) -> None:
     import depyf
 
