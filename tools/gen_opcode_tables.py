@@ -66,6 +66,21 @@ out = {
     'special_methods': list(getattr(opcode, '_special_method_names', [])),
     'magic': int.from_bytes(__import__('importlib.util').util.MAGIC_NUMBER[:2], 'little'),
 }
+# (3.15+) Each instruction's stack effect, where it is the same for every argument and either way
+# of a jump: what pass `two_slot_iterators` needs to follow the stack (the argument-dependent ones
+# are formulas in passes/stack_effects.py).
+if sys.version_info >= (3, 15):
+    effects = {}
+    for name, code in ops.items():
+        if code >= 256 or name.startswith('INSTRUMENTED_'):
+            continue
+        if code < opcode.HAVE_ARGUMENT:
+            found = {dis.stack_effect(code)}
+        else:
+            found = {dis.stack_effect(code, arg, jump=jump) for arg in range(16) for jump in (False, True)}
+        if len(found) == 1:
+            effects[name] = found.pop()
+    out['stack_effects'] = effects
 print(json.dumps(out))
 """
 
@@ -76,7 +91,8 @@ Keys: (major, minor). `hasjrel` on 3.13 lists every relative jump, since 3.13 fo
 distinction into `hasjump`. `adaptive_forms` (3.11+): name -> [number, base instruction] of the
 specialized and instrumented opcodes that only appear in a live code object's adaptive copy.
 `common_constants` (3.14+): LOAD_COMMON_CONSTANT's table, ['builtin', name] or ['value', literal];
-`special_methods` (3.14+): LOAD_SPECIAL's method names.
+`special_methods` (3.14+): LOAD_SPECIAL's method names. `stack_effects` (3.15+): name -> stack
+effect of the instructions whose effect does not depend on their argument.
 """
 from typing import Any, Dict, Tuple
 

@@ -59,6 +59,8 @@ _SPLIT_FAST_PAIRS = {
     "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST"),
     "LOAD_FAST_BORROW_LOAD_FAST_BORROW": ("LOAD_FAST", "LOAD_FAST"),
 }
+# Raw instructions the decoder splits in two: each half acts as its own (decoded) name.
+SPLIT_RAW = frozenset(_SPLIT_FAST_PAIRS) | {"RETURN_CONST"}
 
 # Instructions that leave the code (return, raise, re-raise), and those after which control never
 # falls through to the next instruction (the same plus the unconditional jump).

@@ -221,6 +221,12 @@ class BytecodeVersion:
         return "LOAD_SPECIAL" in self.tables["opmap"]
 
     @property
+    def keeps_iterators_in_two_slots(self) -> bool:
+        """3.15 keeps an iterator as two stack slots (GET_ITER pushes an index or NULL above it,
+        POP_ITER pops both) and sends from below a NULL: pass `two_slot_iterators`."""
+        return self.tables.get("stack_effects", {}).get("POP_ITER") == -2
+
+    @property
     def call_ex_pushes_null_kwargs(self) -> bool:
         """3.14's CALL_FUNCTION_EX has no argument: a missing keyword mapping is a pushed NULL
         (pass `call_ex_kwargs`)."""

@@ -10,10 +10,12 @@ from typing import Callable, List, Tuple
 from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.versions import BytecodeVersion
 from depyf.decompiler.passes import (builtin_genexpr_calls, call_ex_kwargs, older_raw_names, threaded_values,
-                                     with_load_special)
+                                     two_slot_iterators, with_load_special)
 
 # (capability of BytecodeVersion, pass): in the order they run.
 PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
+    # (first: it follows the stack by the raw instructions' effects, before any pass renames them)
+    ("keeps_iterators_in_two_slots", two_slot_iterators.canonicalize),
     ("with_enters_by_load_special", with_load_special.canonicalize),
     ("call_ex_pushes_null_kwargs", call_ex_kwargs.canonicalize),
     ("threads_known_value_tests", threaded_values.canonicalize),

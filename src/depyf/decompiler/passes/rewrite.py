@@ -26,9 +26,11 @@ def copy_instr(src: Instr, **changes: object) -> Instr:
     return ins
 
 
-def rewrite(bytecode: Bytecode, edits: Edits) -> Bytecode:
-    """`bytecode` with `edits` applied; `bytecode` itself is left as it was."""
-    if not edits:
+def rewrite(bytecode: Bytecode, edits: Edits, depths: Optional[Dict[int, int]] = None) -> Bytecode:
+    """`bytecode` with `edits` applied; `bytecode` itself is left as it was. `depths`: region
+    index -> the stack depth that region's handler starts from, where it changes."""
+    depths = depths or {}
+    if not edits and not depths:
         return bytecode
     old = bytecode.instrs
     new_at: List[int] = []  # old index -> new index of what replaces it (or of what follows)
@@ -47,8 +49,8 @@ def rewrite(bytecode: Bytecode, edits: Edits) -> Bytecode:
             if ins.target_offset is not None:
                 raw_targets[k] = ins.target_offset
         instrs.append(moved)
-    regions = [ExceptionRegion(new_at[r.start], new_at[r.end], new_at[r.handler], r.depth, r.lasti)
-               for r in bytecode.regions]
+    regions = [ExceptionRegion(new_at[r.start], new_at[r.end], new_at[r.handler], depths.get(k, r.depth), r.lasti)
+               for k, r in enumerate(bytecode.regions)]
     regions = [r for r in regions if r.start < r.end]
     return Bytecode(bytecode.code, bytecode.version, instrs, regions, raw_targets, None)
 
