@@ -43,7 +43,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         flow = _Flow(bytecode)
     except _Unfollowable:
         return bytecode
-    if not flow.removed:
+    if not flow.removed and not flow.changed:
         return bytecode
     return rewrite(bytecode, flow.edits(), flow.region_depths())
 
