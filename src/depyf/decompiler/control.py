@@ -1048,11 +1048,24 @@ class ControlRules:
         target = self.instrs[jump].target
         if not self.bc.regions or test == 0 or target is None:
             return otherwise
+        if not self.version.regions_leave_out_added_jumps_back:
+            # (3.15 covers both: the jump is surely the compiler's only in a comprehension's
+            # loop, where no `continue` can be written)
+            return otherwise or self._in_comprehension()
         region_at = self._xt().region_at
         before, head = region_at[test - 1], region_at[target]
         if before is None or head is None or before.handler != head.handler:
             return otherwise
         return region_at[jump] is None
+
+    def _in_comprehension(self) -> bool:
+        """Is the code being read a comprehension's loop: the code of a generator expression
+        (or of a comprehension before 3.12), or a 3.12+ inlined one (its accumulator, still
+        empty, on the stack)?"""
+        if self.bc.code.co_name in ("<genexpr>", "<listcomp>", "<setcomp>", "<dictcomp>"):
+            return True
+        return any(isinstance(v, (n.List_, n.Set_)) and not v.elts or isinstance(v, n.Dict_) and not v.keys
+                   for v in self.stack)
 
     def _chain_targets_ok(self, chain: List[_Atom]) -> bool:
         fall = chain[-1].fall

@@ -81,6 +81,13 @@ class BytecodeVersion:
         return self.key >= (3, 11)
 
     @property
+    def regions_leave_out_added_jumps_back(self) -> bool:
+        """3.11-3.14 draw the exception table before adding the JUMP back that completes a
+        backward conditional jump (3.12+: a test over a jump back), so no region covers that
+        jump, while a written `continue` is covered. 3.15 covers both: they compile the same."""
+        return self.has_exception_table and self.key < (3, 15)
+
+    @property
     def has_column_positions(self) -> bool:
         """3.11+ record each instruction's line and column range (`co_positions`)."""
         return self.key >= (3, 11)
