@@ -63,3 +63,75 @@ def test_call_ex_kwargs_bit() -> None:
 def test_builtin_genexpr_guard_is_gone() -> None:
     names = [name for name, _ in _shape("def f(xs):\n    return all(x for x in xs)\n")]
     assert "LOAD_COMMON_CONSTANT" not in names and "FOR_ITER" not in names
+
+
+on_315 = pytest.mark.skipif(HOST is None or not HOST.keeps_iterators_in_two_slots, reason="3.15 bytecode")
+
+
+def _raw_shape(source: str) -> List[Tuple[str, object]]:
+    return [(i.opname, i.argval) for i in decode(_code(source), HOST).instrs]
+
+
+@on_315
+def test_ways_out_of_nested_loops_pop_one_slot_per_loop() -> None:
+    source = ("def f(xs, ys):\n    for x in xs:\n        for y in ys:\n            if y:\n"
+              "                return y\n            if x:\n                break\n    return 0\n")
+    raw, shape = _raw_shape(source), _shape(source)
+    assert raw.count(("SWAP", 3)) == 2 and ("SWAP", 3) not in shape  # (the return's value under each pair)
+    assert shape.count(("SWAP", 2)) == 2
+    names = [name for name, _ in shape]
+    # 3.14: the return pops the two iterators, the break one, each exhausted loop its own
+    assert names.count("POP_TOP") == [name for name, _ in raw].count("POP_TOP") - 3
+    assert ("GET_ITER", 0) in raw and all(val is None for name, val in shape if name == "GET_ITER")
+
+
+@on_315
+def test_comprehension_appends_count_one_slot_less() -> None:
+    assert ("LIST_APPEND", 3) in _raw_shape("def f(xs):\n    return [x for x in xs]\n")
+    assert ("LIST_APPEND", 2) in _shape("def f(xs):\n    return [x for x in xs]\n")
+    assert ("MAP_ADD", 2) in _shape("def f(xs):\n    return {x: 1 for x in xs}\n")
+
+
+@on_315
+def test_await_and_yield_from_send_without_the_null() -> None:
+    awaits = _shape("async def f(a):\n    return await a\n")
+    assert "PUSH_NULL" not in [name for name, _ in awaits]
+    assert [name for name, _ in awaits][:4] == ["LOAD_FAST", "GET_AWAITABLE", "LOAD_CONST", "SEND"]
+    delegates = [name for name, _ in _shape("def f(g):\n    yield from g\n")]
+    assert "GET_YIELD_FROM_ITER" in delegates and "GET_ITER" not in delegates
+
+
+@on_315
+def test_handler_depths_leave_out_the_extra_slots() -> None:
+    code = _code("def f(xs, g):\n    for x in xs:\n        try:\n            g(x)\n        except E:\n"
+                 "            return x\n")
+    raw, out = decode(code, HOST), read(code, HOST)
+    assert [r.depth for r in out.regions] == [r.depth - 1 if r.depth else 0 for r in raw.regions]
+
+
+@on_315
+def test_a_stack_it_cannot_follow_is_left_as_it_was() -> None:
+    from depyf.decompiler.instructions import Bytecode
+    from depyf.decompiler.passes import two_slot_iterators
+    bytecode = decode(_code("def f(xs):\n    for x in xs:\n        return x\n"), HOST)
+    get_iter = next(k for k, i in enumerate(bytecode.instrs) if i.opname == "GET_ITER")
+    # (the iterable's load gone: GET_ITER would pop an empty stack)
+    broken = Bytecode(bytecode.code, HOST, bytecode.instrs[get_iter:], [], {}, None)
+    assert two_slot_iterators.canonicalize(broken) is broken
+
+
+@on_315
+def test_stack_effect_formulas_agree_with_dis() -> None:
+    import dis
+    from depyf.decompiler.instructions import make_instr
+    from depyf.decompiler.passes.stack_effects import BY_ARGUMENT, effect
+    for name in BY_ARGUMENT:
+        for arg in list(range(20)) + [256, 257, 0x203]:
+            if name == "UNPACK_EX" or arg < 256:
+                ins = make_instr(0, name, name, arg, arg)
+                assert effect(HOST, ins) == dis.stack_effect(dis.opmap[name], arg), (name, arg)
+    for name, number in dis.opmap.items():
+        if number < 256 and name in HOST.tables["stack_effects"]:
+            arg = 0 if number >= dis.HAVE_ARGUMENT else None
+            expected = dis.stack_effect(number, arg) if arg is not None else dis.stack_effect(number)
+            assert effect(HOST, make_instr(0, name, name, arg, arg)) == expected, name
