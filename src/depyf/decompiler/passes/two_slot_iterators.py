@@ -10,6 +10,7 @@ pops one slot more, and every argument that counts stack slots across a loop cou
     return v:               SWAP 3; POP_TOP; POP_TOP      (3.14: SWAP 2; POP_TOP)
     [x for x in xs]:        LIST_APPEND 3                 (3.14: LIST_APPEND 2)
     await a:                GET_AWAITABLE; PUSH_NULL; LOAD_CONST None; SEND
+    list(genexpr):          <the generator>; PUSH_NULL; FOR_ITER ...   (the builtin's fast path)
     yield from g:           GET_ITER 3; LOAD_CONST None; SEND    (3.14: GET_YIELD_FROM_ITER)
 
 This pass follows the stack through the code (the effects come from the version's tables) and
@@ -76,10 +77,11 @@ class _Flow:
             state = self.states[k]
             assert state is not None
             r = self.region_of[k]
-            if r >= 0:
-                region = self.bc.regions[r]
-                if len(state) < region.depth:
-                    raise _Unfollowable
+            region = self.bc.regions[r] if r >= 0 else None
+            # (3.15 makes a generator expression's iterator before the code's one region starts,
+            # at its depth, and lets the region run on past where the loop popped it: no
+            # exception arrives there that would need the handler's depth)
+            if region is not None and len(state) >= region.depth:
                 entry = state[:region.depth] + (False,) * (1 + int(region.lasti))
                 self._reach(region.handler, entry, work)
             ins = self.instrs[k]
@@ -108,7 +110,7 @@ class _Flow:
             _need(len(s) >= 1 and not s[-1])
             self._get_iter(k, ins)
             return s[:-1] + (False, True)
-        if op == "PUSH_NULL" and self._sends_next(k + 1):
+        if op == "PUSH_NULL" and (self._sends_next(k + 1) or self._iterates_next(k + 1)):
             self.removed.add(k)
             return s + (True,)
         if raw == "POP_ITER":
@@ -152,6 +154,11 @@ class _Flow:
         instrs = self.instrs
         return k + 1 < len(instrs) and instrs[k].opname == "LOAD_CONST" and instrs[k].argval is None \
             and instrs[k + 1].opname == "SEND"
+
+    def _iterates_next(self, k: int) -> bool:
+        """Does a FOR_ITER run at `k` (a generator made into the pair by hand: the fast path of
+        `list(genexpr)`, which pass `builtin_genexpr_calls` then drops)?"""
+        return k < len(self.instrs) and self.instrs[k].opname == "FOR_ITER"
 
     def _get_iter(self, k: int, ins: Instr) -> None:
         if ins.arg == 0:  # (a loop's iterator)
@@ -203,7 +210,7 @@ class _Flow:
         depths: Dict[int, int] = {}
         for r, region in enumerate(self.bc.regions):
             state = next((self.states[k] for k in range(region.start, min(region.end, len(self.instrs)))
-                          if self.states[k] is not None), None)
+                          if self.states[k] is not None and len(self.states[k]) >= region.depth), None)
             if state is not None and any(state[:region.depth]):
                 depths[r] = region.depth - sum(state[:region.depth])
         return depths
