@@ -26,7 +26,7 @@ def copy_instr(src: Instr, **changes: object) -> Instr:
     return ins
 
 
-def rewrite(bytecode: Bytecode, edits: Edits, depths: Optional[Dict[int, int]] = None) -> Bytecode:
+def rewrite(bytecode: Bytecode, edits: Edits, *, depths: Optional[Dict[int, int]] = None) -> Bytecode:
     """`bytecode` with `edits` applied; `bytecode` itself is left as it was. `depths`: region
     index -> the stack depth that region's handler starts from, where it changes."""
     depths = depths or {}

@@ -46,7 +46,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         return bytecode
     if not flow.removed and not flow.changed:
         return bytecode
-    return rewrite(bytecode, flow.edits(), flow.region_depths())
+    return rewrite(bytecode, flow.edits(), depths=flow.region_depths())
 
 
 class _Flow:
