@@ -25,11 +25,14 @@ from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr
 from depyf.decompiler.passes.rewrite import Edits, copy_instr, rewrite
 from depyf.decompiler.passes.stack_effects import effect
 
-# A stack state: one flag per slot, bottom first; True marks the extra slot of a pair.
-State = Tuple[bool, ...]
+# A stack state: its depth, and the slots (counted from the bottom, ascending) that hold a pair's
+# extra slot.
+State = Tuple[int, Tuple[int, ...]]
 
 # Instructions that add the value on top to a container `arg` slots down (after the pop).
 _ADDS_DOWN = frozenset({"LIST_APPEND", "SET_ADD", "LIST_EXTEND", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE"})
+# The instructions `_step` reads for themselves; any other one only changes the depth.
+_OWN = _ADDS_DOWN | {"MAP_ADD", "PUSH_NULL", "POP_TOP", "END_SEND", "SWAP", "COPY"}
 
 
 class _Unfollowable(Exception):
@@ -47,6 +50,11 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
     if not flow.removed and not flow.changed:
         return bytecode
     return rewrite(bytecode, flow.edits(), depths=flow.region_depths())
+
+
+def _marked(marks: Tuple[int, ...], low: int, high: int) -> int:
+    """How many of the slots [low, high) hold a pair's extra slot."""
+    return sum(1 for m in marks if low <= m < high)
 
 
 class _Flow:
@@ -70,27 +78,37 @@ class _Flow:
     def _run(self) -> None:
         if not self.instrs:
             return
+        instrs, regions, region_of, version = self.instrs, self.bc.regions, self.region_of, self.bc.version
         work = [0]
-        self.states[0] = ()
+        self.states[0] = (0, ())
         while work:
             k = work.pop()
             state = self.states[k]
             assert state is not None
-            r = self.region_of[k]
-            region = self.bc.regions[r] if r >= 0 else None
+            depth, marks = state
+            r = region_of[k]
             # (3.15 makes a generator expression's iterator before the code's one region starts,
             # at its depth, and lets the region run on past where the loop popped it: no
             # exception arrives there that would need the handler's depth)
-            if region is not None and len(state) >= region.depth:
-                entry = state[:region.depth] + (False,) * (1 + int(region.lasti))
-                self._reach(region.handler, entry, work)
-            ins = self.instrs[k]
-            after = self._step(k, ins, state)
-            if ins.opname in TERMINAL:
+            if r >= 0 and depth >= regions[r].depth:
+                region = regions[r]
+                self._reach(region.handler, (region.depth + 1 + int(region.lasti),
+                                             tuple(m for m in marks if m < region.depth)), work)
+            ins = instrs[k]
+            op = ins.opname
+            if op in _OWN or ins.raw_opname in ("GET_ITER", "POP_ITER"):
+                after = self._step(k, ins, depth, marks)
+            else:  # (most instructions: they only change the depth, above every pair)
+                change = effect(version, ins)
+                _need(change is not None and depth + change >= 0)
+                assert change is not None
+                _need(change >= 0 or not marks or marks[-1] < depth + change)
+                after = (depth + change, marks)
+            if op in TERMINAL:
                 continue
             if ins.target is not None:
                 self._reach(ins.target, after, work)
-            if ins.opname != "JUMP":
+            if op != "JUMP":
                 self._reach(k + 1, after, work)
 
     def _reach(self, k: int, state: State, work: List[int]) -> None:
@@ -103,51 +121,47 @@ class _Flow:
         elif known != state:
             raise _Unfollowable
 
-    def _step(self, k: int, ins: Instr, s: State) -> State:
-        """The state after `ins`; notes what its canonical form is."""
+    def _step(self, k: int, ins: Instr, d: int, marks: Tuple[int, ...]) -> State:
+        """The state after `ins`, one that reads or moves the slots; notes its canonical form."""
         op, raw = ins.opname, ins.raw_opname
+        top = marks[-1] if marks else -1  # (the highest marked slot)
         if raw == "GET_ITER":
-            _need(len(s) >= 1 and not s[-1])
+            _need(d >= 1 and top < d - 1)
             self._get_iter(k, ins)
-            return s[:-1] + (False, True)
-        if op == "PUSH_NULL" and (self._sends_next(k + 1) or self._iterates_next(k + 1)):
-            self.removed.add(k)
-            return s + (True,)
-        if raw == "POP_ITER":
-            _need(s[-2:] == (False, True))
-            return s[:-2]
-        if op == "POP_TOP":
-            _need(len(s) >= 1)
-            if s[-1]:
+            return d + 1, marks + (d,)
+        if op == "PUSH_NULL":
+            if self._sends_next(k + 1) or self._iterates_next(k + 1):
                 self.removed.add(k)
-            return s[:-1]
-        if op == "END_SEND":
-            _need(len(s) >= 3 and s[-3:] == (False, True, False))
-            return s[:-3] + (False,)
+                return d + 1, marks + (d,)
+            return d + 1, marks
+        if raw == "POP_ITER":
+            _need(top == d - 1 and _marked(marks, d - 2, d - 1) == 0)
+            return d - 2, marks[:-1]
+        if op == "POP_TOP":
+            _need(d >= 1)
+            if top == d - 1:
+                self.removed.add(k)
+                return d - 1, marks[:-1]
+            return d - 1, marks
+        if op == "END_SEND":  # (receiver, its extra slot, value -> value)
+            _need(d >= 3 and top == d - 2 and _marked(marks, d - 3, d - 2) == 0)
+            return d - 2, marks[:-1]
+        n = ins.arg
+        _need(n is not None)
+        assert n is not None
         if op == "SWAP":
-            n = ins.arg
-            _need(n is not None and 2 <= n <= len(s) and not s[-1] and not s[-n])
-            self._recount(k, ins, n - sum(s[len(s) - n + 1:-1]))
-            return s
+            _need(2 <= n <= d and top < d - 1 and (d - n) not in marks)
+            self._recount(k, ins, n - _marked(marks, d - n + 1, d - 1))
+            return d, marks
         if op == "COPY":
-            n = ins.arg
-            _need(n is not None and 1 <= n <= len(s) and not s[-n])
-            self._recount(k, ins, n - sum(s[len(s) - n + 1:]))
-            return s + (False,)
-        if op in _ADDS_DOWN or op == "MAP_ADD":
-            popped = 2 if op == "MAP_ADD" else 1
-            n = ins.arg
-            _need(n is not None and n >= 1 and n + popped <= len(s) and not any(s[-popped:]))
-            _need(not s[len(s) - popped - n])
-            self._recount(k, ins, n - sum(s[len(s) - popped - n + 1:len(s) - popped]))
-            return s[:-popped]
-        change = effect(self.bc.version, ins)
-        _need(change is not None)
-        assert change is not None
-        if change < 0:
-            _need(len(s) >= -change and not any(s[change:]))
-            return s[:change]
-        return s + (False,) * change
+            _need(1 <= n <= d and (d - n) not in marks)
+            self._recount(k, ins, n - _marked(marks, d - n + 1, d))
+            return d + 1, marks
+        popped = 2 if op == "MAP_ADD" else 1  # (then the container is `n` slots down)
+        into = d - popped - n
+        _need(n >= 1 and into >= 0 and top < d - popped and into not in marks)
+        self._recount(k, ins, n - _marked(marks, into + 1, d - popped))
+        return d - popped, marks
 
     def _sends_next(self, k: int) -> bool:
         """Do `LOAD_CONST None; SEND` start at `k` (the value an await or a `yield from` sends)?"""
@@ -209,10 +223,11 @@ class _Flow:
         """Region index -> its depth without the extra slots below it."""
         depths: Dict[int, int] = {}
         for r, region in enumerate(self.bc.regions):
-            state = next((self.states[k] for k in range(region.start, min(region.end, len(self.instrs)))
-                          if self.states[k] is not None and len(self.states[k]) >= region.depth), None)
-            if state is not None and any(state[:region.depth]):
-                depths[r] = region.depth - sum(state[:region.depth])
+            state = next((st for st in self.states[region.start:region.end]
+                          if st is not None and st[0] >= region.depth), None)
+            below = _marked(state[1], 0, region.depth) if state is not None else 0
+            if below:
+                depths[r] = region.depth - below
         return depths
 
 
