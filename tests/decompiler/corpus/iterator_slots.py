@@ -167,3 +167,44 @@ async def await_in_comprehension_in_loop(n):
     for k in range(n):
         out.append([await Step((k, j)) for j in range(k)])
     return out
+
+
+@cases((3, False), (3, True))
+async def async_for_break_inside_try(n, fail):
+    got = []
+    try:
+        async for i in Ticks(n):
+            if fail and i == 1:
+                raise KeyError(i)
+            got.append(await Step(i))
+            if i == 2:
+                break
+    except KeyError as e:
+        got.append(("caught", e.args))
+    return got
+
+
+@cases((2,), (0,))
+async def for_inside_async_for_returns(n):
+    async for i in Ticks(n):
+        for j in range(3):
+            if j == i:
+                return [i, j, await Step(j)]
+    return "none"
+
+
+@cases(([[1, 2], [3]], 2),)
+def yield_from_in_try_inside_loop(rows, stop):
+    for row in rows:
+        try:
+            got = yield from iter(row)
+        except ValueError:
+            return "bad"
+        if len(row) == stop:
+            break
+    return "end"
+
+
+@cases(([0, 1, 2], 1),)
+def generator_expression_with_inner_loop(values, skip):
+    return sorted(x * y for x in values for y in values if x != skip if y != x)
