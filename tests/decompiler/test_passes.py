@@ -135,3 +135,12 @@ def test_stack_effect_formulas_agree_with_dis() -> None:
             arg = 0 if number >= dis.HAVE_ARGUMENT else None
             expected = dis.stack_effect(number, arg) if arg is not None else dis.stack_effect(number)
             assert effect(HOST, make_instr(0, name, name, arg, arg)) == expected, name
+
+
+@on_315
+def test_jumps_to_a_break_keep_landing_on_its_first_instruction() -> None:
+    code = _code("def f(xs, g):\n    for x in xs:\n        if g(x):\n            break\n        g(x)\n    return 1\n")
+    raw, out = decode(code, HOST), read(code, HOST)
+    assert len(out.instrs) == len(raw.instrs) - 1  # (one POP_TOP of the break's two)
+    landed = [(raw.instrs[i.target].offset, i.target_offset) for i in raw.instrs if i.target is not None]
+    assert [(out.instrs[i.target].offset, i.target_offset) for i in out.instrs if i.target is not None] == landed
