@@ -1675,8 +1675,29 @@ class ControlRules:
             orelse = self.run_range(false_target, end, list(self.stack))
             self.emit(n.If(cond, body, orelse))
             return end
+        copy = self._copied_fall_out_past_range(fall, false_target, end)
+        if copy is not None:
+            # The body ends in a copy of the try's way out, which goes past where this if's
+            # false branch goes on: written as falling out of the body it would run that code
+            # too, so it is the block written out (`if b: return None` then more of an
+            # enclosing if body, and code after that: pydoc's `_getowndoc`, 3.12+).
+            skipped_to = self.skip.pop(copy)
+            try:
+                body = body + self.run_range(copy, false_target, list(self.stack))
+            finally:
+                self.skip[copy] = skipped_to
         self.emit(self._if_or_assert(cond, body))
         return false_target
+
+    def _copied_fall_out_past_range(self, fall: int, false_target: int, end: int) -> Optional[int]:
+        """The copy of a try's way out that ends the if body [fall, false_target) when the if
+        goes on at the end of the range being read and the copy's way goes further (the code
+        the range is followed by runs in between), else None."""
+        if not self.copied_fall_outs or false_target != end or end in self.copied_fall_outs:
+            return None
+        return next((k for k in range(fall, false_target)
+                     if k in self.copied_fall_outs and self.skip.get(k, k) > end
+                     and self.instrs[false_target - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS")), None)
 
     def _stray_handler_exit(self, last: Instr, false_target: int) -> bool:
         """Is `last`, the jump that ends the body of an if in an except clause after the clause's
@@ -2334,9 +2355,13 @@ class ControlRules:
         """Does the if body [fall, false_target) end a handler body with a copy of the try's way
         out (3.12+ copy it onto each branch)? Then the body does not go on at the false target,
         the rest of the range is the if's else part. The copy is the last code that normal flow
-        reaches (`last_at`): a try ending the body lays its handler code after it."""
+        reaches (`last_at`): a try ending the body lays its handler code after it. Not when a
+        jump in the body goes to the false target: the copy ended an inner if of the body, whose
+        false branch goes on where the body does (`if a: (x = f(); if b: return None)` then
+        `return x`, pydoc's `_getowndoc`)."""
         if not self.copied_fall_outs or false_target >= end \
-                or self.instrs[last_at].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+                or self.instrs[last_at].opname not in ("RETURN_VALUE", "RAISE_VARARGS") \
+                or any(fall <= src < false_target for src in self.jump_sources.get(false_target, ())):
             return False
         return any(k in self.copied_fall_outs and self.skip.get(k, k) >= end for k in range(fall, false_target))
 
