@@ -88,6 +88,18 @@ def test_fstring_part_that_is_not_formatted() -> None:
     assert "{y}" in text, text
 
 
+@pytest.mark.parametrize("part", ["g()", "g.a", "g + 1"])
+def test_fstring_part_that_is_not_formatted_nor_a_name(part: str) -> None:
+    """Joined as it is, a call's value raises unless it is a string: `f'{g()}'` is not the same
+    code, and no compiler (nor Dynamo, which passes names) makes it; the pre-f-string PUSH_NULL
+    variant was an AttributeError of the printer ('Null' object has no attribute 'value')."""
+    code = _function(f"def f(x, g):\n    return f'{{x}}{{{part}}}'\n")
+    formats = [i for i in dis.get_instructions(code) if i.opname in ("FORMAT_VALUE", "FORMAT_SIMPLE")]
+    raw = bytearray(code.co_code)
+    raw[formats[1].offset], raw[formats[1].offset + 1] = dis.opmap["NOP"], 0
+    _refused(code.replace(co_code=bytes(raw)), "f-string part that is not formatted")
+
+
 def test_async_generator_flag_over_a_returning_function() -> None:
     code = _function("def f(x):\n    return x + 1\n")
     _refused(code.replace(co_flags=code.co_flags | 0x200), "async generator that returns a value")
