@@ -25,10 +25,16 @@ def _function(source: str, name: str = "f") -> types.CodeType:
     return next(c for c in module.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
 
 
+# (3.14+ spell these loads anew: a local's load may borrow, a small int has its own instruction)
+_SPELLINGS = {"LOAD_FAST": ("LOAD_FAST", "LOAD_FAST_BORROW"), "LOAD_CONST": ("LOAD_CONST", "LOAD_SMALL_INT")}
+
+
 def _with_instruction(code: types.CodeType, opname: str, argval: object, new_op: str, new_arg: int = 0) -> types.CodeType:
-    """`code` with its first `opname` instruction whose argument is `argval` replaced."""
+    """`code` with its first `opname` instruction (or a later spelling of it) whose argument is
+    `argval` replaced."""
     raw = bytearray(code.co_code)
-    ins = next(i for i in dis.get_instructions(code) if i.opname == opname and i.argval == argval)
+    names = _SPELLINGS.get(opname, (opname,))
+    ins = next(i for i in dis.get_instructions(code) if i.opname in names and i.argval == argval)
     raw[ins.offset], raw[ins.offset + 1] = dis.opmap[new_op], new_arg
     return code.replace(co_code=bytes(raw))
 
