@@ -200,6 +200,12 @@ class BytecodeVersion:
         return self.key >= (3, 11)
 
     @property
+    def marshal_version(self) -> int:
+        """The marshal format of .pyc files: 4 up to 3.13, 5 from 3.14 (slices, which the
+        compiler now makes constants), 6 from 3.15 (frozendicts)."""
+        return 4 if self.key < (3, 14) else 5 if self.key < (3, 15) else 6
+
+    @property
     def end_for_then_pop_top(self) -> bool:
         """3.13 leaves a loop through END_FOR then POP_TOP (3.12: END_FOR alone)."""
         return self.key >= (3, 13)
