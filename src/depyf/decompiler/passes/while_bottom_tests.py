@@ -1,0 +1,299 @@
+"""3.14's while loops, with their test repeated at the bottom as 3.10-3.13 lay them out
+(capability `while_jumps_back_to_test`).
+
+3.10-3.13 compile `while t: body` as the test, the body, then the test again, whose true outcome
+jumps back to the body's start (`POP_JUMP_IF_FALSE exit; JUMP_BACKWARD body`); a `continue` jumps
+to the test at the top. 3.14 ends the body with a jump back to the test at the top instead, like a
+`continue`. The rules that read 3.10-3.13's loops lean on that bottom test (where the body ends,
+which jumps are a `continue`), so this pass writes it back: the jump back that ends the body (the
+last jump to the loop's head, right before where the test exits to) becomes a copy of the test.
+The copy runs what the jump led to, in the same order, so the code computes the same.
+"""
+from bisect import bisect_right
+from typing import Dict, List, NamedTuple, Optional, Set, Tuple
+
+from depyf.decompiler.graph.positions import SourcePositions
+from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, Bytecode, ExceptionRegion, Instr, \
+    make_instr
+from depyf.decompiler.passes.rewrite import Edits, Placed, Spot, copy_instr, rewrite
+
+_COND_JUMPS = frozenset(OPPOSITE_JUMPS)
+# Instructions that never belong to a loop's test (what a test computes is one value, tested).
+_NOT_IN_TEST = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "FOR_ITER", "SEND",
+                          "YIELD_VALUE", "GET_ITER", "PUSH_EXC_INFO", "POP_EXCEPT", "CHECK_EXC_MATCH"})
+# What a `continue` runs before its jump, to leave the blocks it is in.
+_UNWINDING = frozenset({"POP_TOP", "POP_EXCEPT", "LOAD_CONST", "CALL", "SWAP", "COPY"})
+_Handler = Optional[Tuple[int, int, bool]]
+
+
+class _Test(NamedTuple):
+    """A while loop's test at the top: the tests [head, end), whose last jump goes to `exit`; the
+    body starts at `body`. A chained comparison ends with `JUMP body`, then the `cleanup` of its
+    middle operand (POP_TOP, then the way to the exit)."""
+
+    head: int
+    end: int
+    body: int
+    exit: int
+    cleanup: Optional[int]
+
+
+def canonicalize(bytecode: Bytecode) -> Bytecode:
+    instrs = bytecode.instrs
+    heads: Dict[int, List[int]] = {}  # loop head -> the jumps back to it
+    entries: Dict[int, List[int]] = {}  # instruction -> the jumps to it
+    for k, ins in enumerate(instrs):
+        if ins.target is not None:
+            entries.setdefault(ins.target, []).append(k)
+            if ins.opname == "JUMP" and ins.target <= k:
+                heads.setdefault(ins.target, []).append(k)
+    if not heads:
+        return bytecode
+    positions = SourcePositions.of(bytecode.code, bytecode.version)
+    handler_at = _handler_at(bytecode.regions, len(instrs))
+    preds = _predecessors(bytecode)
+    edits: Edits = {}
+    placed: Placed = {}
+    for head, backs in heads.items():
+        loop = _loop_body(preds, head, backs)
+        if head != 0 and 0 in loop:
+            continue  # (code reaches the jumps back without passing `head`: no loop's head)
+        test = _find_test(instrs, head, min(backs), loop, entries)
+        if test is None:
+            continue
+        ends = [k for k in backs if not _written_continue(instrs, k, positions) and k not in edits]
+        where = _bottom_place(instrs, ends, test.exit, handler_at, handler_at[head])
+        if where is None:
+            continue
+        at, replaces = where
+        shift = 0 if replaces else 1
+        copy, inner = _bottom_test(instrs, test, instrs[at], adjacent=at + 1 == test.exit)
+        edits[at] = copy if replaces else [instrs[at], *copy]
+        placed.update(((at, k + shift), (at, to + shift)) for k, to in inner.items())
+        for k in ends:
+            if k != at or not replaces:
+                _send_to(instrs, k, (at, shift), at, edits, placed)
+    return rewrite(bytecode, edits, placed)
+
+
+def _written_continue(instrs: List[Instr], k: int, positions: SourcePositions) -> bool:
+    """Is the jump back at `k` a written `continue`? It has a line of its own, which the code that
+    leaves the blocks it is in (a with's exit, an except clause's POP_EXCEPT) shares; the jump that
+    ends the body has the line of what comes before it."""
+    starts = positions.starts
+    at = bisect_right(starts, instrs[k].offset) - 1
+    if at < 0:
+        return False
+    start = starts[at]
+    j = k - 1
+    while j >= 0 and instrs[j].offset >= start:
+        ins = instrs[j]
+        if ins.opname not in _UNWINDING or (ins.opname == "LOAD_CONST" and ins.argval is not None):
+            return False
+        j -= 1
+    return True
+
+
+def _bottom_place(instrs: List[Instr], ends: List[int], exit: int, handler_at: List[_Handler],
+                  handler: _Handler) -> Optional[Tuple[int, bool]]:
+    """Where 3.13 puts the bottom test: (index, whether it takes that instruction's place).
+
+    Right before the test's exit (the jump there that ends the body, if any), where code reaches
+    the body's end; after all other code where only exception handlers do (3.12+ move code that
+    only exceptions reach to the end)."""
+    if not ends:
+        return None
+    if exit - 1 in ends and handler_at[exit - 1] == handler:
+        return exit - 1, True
+    at = exit - 1 if any(k < exit for k in ends) else len(instrs) - 1
+    if instrs[at].opname not in ENDS_FLOW or handler_at[at] != handler:
+        return None
+    return at, False
+
+
+def _send_to(instrs: List[Instr], k: int, start: Spot, at: int, edits: Edits, placed: Placed) -> None:
+    """Make the jump back at `k` (and every jump to it) go to the bottom test at `start`."""
+    ins = instrs[k]
+    if k < at:
+        raw = "JUMP_FORWARD"
+    elif k > 0 and instrs[k - 1].opname == "POP_EXCEPT":
+        raw = "JUMP_BACKWARD_NO_INTERRUPT"  # (an except clause's way out, as 3.13 jumps back)
+    else:
+        raw = ins.raw_opname
+    edits[k] = [copy_instr(ins, raw_opname=raw)]
+    placed[(k, 0)] = start
+    placed[k] = start
+
+
+def _predecessors(bytecode: Bytecode) -> List[List[int]]:
+    """Per instruction, those control may come from: the one before (where it goes on), the
+    jumps to it, and for a handler, the instructions its regions protect."""
+    instrs = bytecode.instrs
+    preds: List[List[int]] = [[] for _ in instrs]
+    for k, ins in enumerate(instrs):
+        if k + 1 < len(instrs) and ins.opname not in ENDS_FLOW:
+            preds[k + 1].append(k)
+        if ins.target is not None and ins.target < len(instrs):
+            preds[ins.target].append(k)
+    for region in bytecode.regions:
+        if region.handler < len(instrs):
+            preds[region.handler].extend(range(region.start, min(region.end, len(instrs))))
+    return preds
+
+
+def _loop_body(preds: List[List[int]], head: int, backs: List[int]) -> Set[int]:
+    """The instructions of the natural loop at `head`: those that reach a jump back to it without
+    passing it."""
+    body = {head}
+    todo = [k for k in backs if k not in body]
+    body.update(todo)
+    while todo:
+        k = todo.pop()
+        for j in preds[k]:
+            if j not in body:
+                body.add(j)
+                todo.append(j)
+    return body
+
+
+def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
+               entries: Dict[int, List[int]]) -> Optional[_Test]:
+    """The test at `head`, if the loop there starts with one: straight-line code whose conditional
+    jumps go on inside it, to its end, or out of the loop (the instructions `loop`), the last of
+    them out; no jump from elsewhere lands inside it. The longest such."""
+    end = None
+    k = head
+    while k < limit:
+        ins = instrs[k]
+        if k > head and any(not head <= j < k for j in entries.get(k, ())):
+            break  # (a jump from elsewhere lands here: the test, if any, ended before)
+        if ins.opname in _COND_JUMPS:
+            if ins.target not in loop:
+                end = k + 1
+            elif not k < ins.target:
+                break
+        elif ins.target is not None or ins.opname in _NOT_IN_TEST or _stores(instrs, k):
+            break
+        k += 1
+    if end is None:
+        return None
+    body, cleanup = end, _chain_cleanup(instrs, head, end, entries)
+    if cleanup is not None:
+        body = instrs[end].target
+    # (a jump of the test to past its end but inside the loop: no test ends at `end`)
+    if any(instrs[j].target >= end and instrs[j].target in loop and instrs[j].target != body
+           for j in range(head, end) if instrs[j].target is not None):
+        return None
+    return _Test(head, end, body, instrs[end - 1].target, cleanup)
+
+
+def _chain_cleanup(instrs: List[Instr], head: int, end: int, entries: Dict[int, List[int]]) -> Optional[int]:
+    """Where the tests [head, end) end a chained comparison, `JUMP body; POP_TOP; <the way out>`
+    (a JUMP, or a copy of the exit block): the POP_TOP, which only the tests reach."""
+    if end + 2 >= len(instrs):
+        return None
+    jump, pop = instrs[end], instrs[end + 1]
+    if jump.opname != "JUMP" or jump.target is None or jump.target <= end + 2 or pop.opname != "POP_TOP" \
+            or not entries.get(end + 1) or any(not head <= j < end for j in entries[end + 1]):
+        return None
+    way_out = range(end + 2, jump.target)
+    if any(entries.get(k) for k in way_out):
+        return None
+    last = instrs[jump.target - 1]
+    if last.opname == "JUMP" and len(way_out) == 1:
+        return end + 1
+    if last.opname in TERMINAL and not any(instrs[k].is_jump for k in way_out):
+        return end + 1
+    return None
+
+
+def _stores(instrs: List[Instr], k: int) -> bool:
+    """Does instruction `k` store a name other than as an assignment expression's (`COPY 1` first)?"""
+    name = instrs[k].opname
+    if not (name.startswith("STORE_") or name.startswith("DELETE_")):
+        return False
+    return not (k > 0 and instrs[k - 1].opname == "COPY" and instrs[k - 1].arg == 1)
+
+
+def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) -> Tuple[List[Instr], Dict[int, int]]:
+    """The copy of `test` that takes the place of the jump `back`, as 3.13 lays it out, and the
+    jumps inside it (position -> position). A jump to the body becomes the opposite test over a
+    jump back to it, and the last outcome jumps back too; a chained comparison's last jump out
+    goes to a jump to the exit, then comes the cleanup. Where the exit does not follow the copy
+    (`adjacent`), the jumps out go to jumps there after it (3.12+ has no backward conditional
+    jump)."""
+    copy: List[Instr] = []
+    position: Dict[int, int] = {}  # index in the test -> position of its copy
+    pending: List[Tuple[int, object]] = []  # (a jump inside the copy, the index or label it goes to)
+    for k in range(test.head, test.end):
+        ins = instrs[k]
+        position[k] = len(copy)
+        if ins.opname not in _COND_JUMPS:
+            copy.append(copy_instr(ins))
+        elif ins.target == test.body:
+            pending.append((len(copy), "after"))
+            opposite = OPPOSITE_JUMPS[ins.opname]
+            copy.append(copy_instr(ins, opname=opposite, raw_opname=opposite))
+            copy.append(_jump(back, instrs[test.body], "JUMP_BACKWARD"))
+        elif ins.target < test.end:
+            pending.append((len(copy), ins.target))
+            copy.append(copy_instr(ins))
+        elif ins.target == test.cleanup:
+            pending.append((len(copy), "cleanup"))
+            copy.append(copy_instr(ins))
+        elif k == test.end - 1 and test.cleanup is not None:
+            pending.append((len(copy), "out"))
+            copy.append(copy_instr(ins))
+        else:
+            if not adjacent:
+                pending.append((len(copy), ("exit", ins.target)))
+            copy.append(copy_instr(ins))
+    copy.append(_jump(back, instrs[test.body], "JUMP_BACKWARD"))
+    labels: Dict[object, int] = {}
+    if test.cleanup is not None:
+        labels["out"] = len(copy)
+        copy.append(_jump(back, instrs[test.exit], "JUMP_FORWARD" if adjacent else "JUMP_BACKWARD_NO_INTERRUPT"))
+        labels["cleanup"] = len(copy)
+        copy.append(copy_instr(instrs[test.cleanup]))
+        way_out = range(test.cleanup + 1, test.body)
+        if not (adjacent and _same_block(instrs, way_out, test.exit)):
+            copy.extend(copy_instr(instrs[k]) for k in way_out)
+    for _, to in pending:
+        if isinstance(to, tuple) and to not in labels:
+            labels[to] = len(copy)
+            copy.append(_jump(back, instrs[to[1]], "JUMP_BACKWARD_NO_INTERRUPT"))
+    inner: Dict[int, int] = {}
+    for at, to in pending:
+        inner[at] = at + 2 if to == "after" else position[to] if isinstance(to, int) else labels[to]
+    return copy, inner
+
+
+def _same_block(instrs: List[Instr], way_out: range, exit: int) -> bool:
+    """Does the way out of a chained comparison's cleanup lead where falling into `exit` does: a
+    jump there, or the same exit block?"""
+    if len(way_out) == 1 and instrs[way_out[0]].opname == "JUMP":
+        return instrs[way_out[0]].target == exit
+    for n, k in enumerate(way_out):
+        if exit + n >= len(instrs):
+            return False
+        a, b = instrs[k], instrs[exit + n]
+        if a.opname != b.opname or a.argval != b.argval or a.is_jump:
+            return False
+    return True
+
+
+def _jump(back: Instr, to: Instr, raw: str) -> Instr:
+    """A jump to `to` spelled `raw`, at the offset of `back`."""
+    jump = make_instr(back.offset, "JUMP", raw, None, to.index, False, back.line)
+    jump.target = to.index
+    jump.target_offset = to.offset
+    return jump
+
+
+def _handler_at(regions: List[ExceptionRegion], size: int) -> List[_Handler]:
+    """Per instruction, where its exceptions go (handler, depth, lasti), None where nowhere."""
+    found: List[_Handler] = [None] * size
+    for region in regions:
+        for k in range(region.start, min(region.end, size)):
+            found[k] = (region.handler, region.depth, region.lasti)
+    return found
