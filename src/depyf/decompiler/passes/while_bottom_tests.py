@@ -108,7 +108,7 @@ def _bottom_place(instrs: List[Instr], ends: List[int], exit: int, handler_at: L
     at = exit - 1 if any(k < exit for k in ends) else len(instrs) - 1
     if instrs[at].opname not in ENDS_FLOW or handler_at[at] != handler:
         return None
-    return at, False
+    return at, at in ends
 
 
 def _send_to(instrs: List[Instr], k: int, start: Spot, at: int, edits: Edits, placed: Placed) -> None:
