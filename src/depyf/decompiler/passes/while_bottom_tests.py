@@ -73,7 +73,24 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         for k in ends:
             if k != at or not replaces:
                 _send_to(instrs, k, (at, shift), at, edits, placed)
+        _keep_inner_head_nop(instrs, test.body, entries, edits, placed)
     return rewrite(bytecode, edits, placed)
+
+
+def _keep_inner_head_nop(instrs: List[Instr], body: int, entries: Dict[int, List[int]], edits: Edits,
+                         placed: Placed) -> None:
+    """Where the body starts with `while True:` (its loop jumps back to the NOP of that line,
+    which the decoder drops), put the NOP back: 3.13's bottom test jumps to it and the inner loop
+    to what follows, as two heads (the decoder keeps such a NOP where it finds one)."""
+    start = instrs[body].offset
+    inner = [j for j in entries.get(body, ()) if j > body and j not in edits
+             and instrs[j].target_offset is not None and instrs[j].target_offset < start]
+    if not inner or body in edits:
+        return
+    nop = make_instr(instrs[inner[0]].target_offset, "NOP", "NOP", None, None)
+    edits[body] = [nop, instrs[body]]
+    for j in inner:
+        placed[(j, 0)] = (body, 1)
 
 
 def _written_continue(instrs: List[Instr], k: int, positions: SourcePositions) -> bool:
