@@ -55,6 +55,8 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
     edits: Edits = {}
     placed: Placed = {}
     for head, backs in heads.items():
+        if any(instrs[k].target_offset != instrs[head].offset for k in backs):
+            continue  # (a jump back to the NOP of a `while True:` line: no test, whatever follows)
         loop = _loop_body(preds, head, backs)
         if head != 0 and 0 in loop:
             continue  # (code reaches the jumps back without passing `head`: no loop's head)
