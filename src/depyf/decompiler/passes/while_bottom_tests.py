@@ -52,6 +52,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
     positions = SourcePositions.of(bytecode.code, bytecode.version)
     handler_at = _handler_at(bytecode.regions, len(instrs))
     preds = _predecessors(bytecode)
+    kept = {ins.offset for ins in instrs} | {ins.target_offset for ins in instrs if ins.target_offset is not None}
     edits: Edits = {}
     placed: Placed = {}
     for head, backs in heads.items():
@@ -63,7 +64,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         test = _find_test(instrs, head, min(backs), loop, entries)
         if test is None:
             continue
-        ends = [k for k in backs if not _written_continue(instrs, k, positions) and k not in edits]
+        ends = [k for k in backs if not _written_continue(instrs, k, positions, entries, kept) and k not in edits]
         where = _bottom_place(instrs, ends, test.exit, handler_at, handler_at[head])
         if where is None:
             continue
@@ -95,22 +96,33 @@ def _keep_inner_head_nop(instrs: List[Instr], body: int, entries: Dict[int, List
         placed[(j, 0)] = (body, 1)
 
 
-def _written_continue(instrs: List[Instr], k: int, positions: SourcePositions) -> bool:
-    """Is the jump back at `k` a written `continue`? It has a line of its own, which the code that
-    leaves the blocks it is in (a with's exit, an except clause's POP_EXCEPT) shares; the jump that
-    ends the body has the line of what comes before it."""
+def _written_continue(instrs: List[Instr], k: int, positions: SourcePositions, entries: Dict[int, List[int]],
+                      kept: Set[int]) -> bool:
+    """Could the jump back at `k` be a written `continue`? That has a line of its own, which the
+    code that leaves the blocks it is in (a with's exit, an except clause's POP_EXCEPT) shares, or
+    which a NOP keeps in front of the copy of a finally body it runs first; the jump that ends the
+    body has the line of what comes before it. (Taken for a `continue` where unsure: read as one,
+    the jump back means what it does.)"""
     starts = positions.starts
     at = bisect_right(starts, instrs[k].offset) - 1
     if at < 0:
         return False
-    start = starts[at]
     j = k - 1
-    while j >= 0 and instrs[j].offset >= start:
+    while j >= 0 and instrs[j].offset >= starts[at]:
         ins = instrs[j]
         if ins.opname not in _UNWINDING or (ins.opname == "LOAD_CONST" and ins.argval is not None):
-            return False
+            break
         j -= 1
-    return True
+    else:
+        return True
+    # (a line that starts at a dropped instruction, a NOP, in the straight-line code before `k`)
+    first = k
+    while first > 0 and not entries.get(first) and not instrs[first - 1].is_jump \
+            and instrs[first - 1].opname not in ENDS_FLOW:
+        first -= 1
+    low = instrs[first - 1].offset if first > 0 else -1
+    lo = bisect_right(starts, low)
+    return any(offset not in kept for offset in starts[lo:at + 1])  # (`kept`: also where jumps land)
 
 
 def _bottom_place(instrs: List[Instr], ends: List[int], exit: int, handler_at: List[_Handler],
