@@ -29,13 +29,16 @@ _Handler = Optional[Tuple[int, int, bool]]
 class _Test(NamedTuple):
     """A while loop's test at the top: the tests [head, end), whose last jump goes to `exit`; the
     body starts at `body`. A chained comparison ends with `JUMP body`, then the `cleanup` of its
-    middle operand (POP_TOP, then the way to the exit)."""
+    middle operand (POP_TOP, then the way to the exit). Where the way out is a jump back to an
+    enclosing loop's head, 3.14 tests the opposite over that jump (`threaded`, no `exit`): 3.13
+    jumps forward to a jump back laid after the loop."""
 
     head: int
     end: int
     body: int
-    exit: int
+    exit: Optional[int]
     cleanup: Optional[int]
+    threaded: Optional[int] = None
 
 
 def canonicalize(bytecode: Bytecode) -> Bytecode:
@@ -55,16 +58,20 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
     kept = {ins.offset for ins in instrs} | {ins.target_offset for ins in instrs if ins.target_offset is not None}
     edits: Edits = {}
     placed: Placed = {}
-    for head, backs in heads.items():
+    for head in sorted(heads, reverse=True):  # (inner loops first)
+        backs = heads[head]
         if any(instrs[k].target_offset != instrs[head].offset for k in backs):
             continue  # (a jump back to the NOP of a `while True:` line: no test, whatever follows)
         loop = _loop_body(preds, head, backs)
         if head != 0 and 0 in loop:
             continue  # (code reaches the jumps back without passing `head`: no loop's head)
-        test = _find_test(instrs, head, min(backs), loop, entries)
+        test = _find_test(instrs, head, min(backs), loop, entries, positions)
         if test is None:
             continue
         ends = [k for k in backs if not _written_continue(instrs, k, positions, entries, kept) and k not in edits]
+        if test.threaded is not None:
+            _threaded_loop(instrs, bytecode.regions, test, ends, backs, handler_at, edits, placed)
+            continue
         where = _bottom_place(instrs, ends, test.exit, handler_at, handler_at[head])
         if where is None:
             continue
@@ -78,6 +85,43 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
                 _send_to(instrs, k, (at, shift), at, edits, placed)
         _keep_inner_head_nop(instrs, test.body, entries, edits, placed)
     return rewrite(bytecode, edits, placed)
+
+
+def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _Test, ends: List[int],
+                   backs: List[int], handler_at: List[_Handler], edits: Edits, placed: Placed) -> None:
+    """A loop whose test leaves by a jump back to an enclosing loop's head (`test.threaded`): its
+    test jumps to a copy of that jump laid after the loop, at the end of the bottom test if there
+    is one (where the body ends), else after the last jump back."""
+    jump = test.threaded
+    if jump in edits or test.end - 1 in edits:
+        return
+    # (3.12+ lay code that only exceptions reach at the end, the bottom test after it where only
+    # such code reaches the body's end)
+    cold = min((r.handler for r in regions), default=len(instrs))
+    main = [k for k in ends if k < cold]
+    at = max(main) if main else len(instrs) - 1 if ends else max(backs)
+    if at in edits or instrs[at].opname not in ENDS_FLOW or handler_at[at] != handler_at[test.head]:
+        return
+    replaces = at in ends
+    shift = 0 if replaces else 1
+    if ends:
+        copy, inner = _bottom_test(instrs, test, instrs[at], adjacent=False)
+        edits[at] = copy if replaces else [instrs[at], *copy]
+        placed.update(((at, k + shift), (at, to + shift)) for k, to in inner.items())
+        way_out = (at, shift + len(copy) - 1)
+        for k in ends:
+            if k != at or not replaces:
+                _send_to(instrs, k, (at, shift), at, edits, placed)
+    else:
+        edits[at] = [instrs[at], copy_instr(instrs[jump])]
+        way_out = (at, 1)
+    if ends and not main:
+        return  # (3.13's test at the top keeps its jump back then: the exit is no jump forward)
+    test_jump = instrs[test.end - 1]
+    opposite = OPPOSITE_JUMPS[test_jump.opname]
+    edits[test.end - 1] = [copy_instr(test_jump, opname=opposite, raw_opname=opposite)]
+    edits[jump] = []
+    placed[(test.end - 1, 0)] = placed[jump] = way_out
 
 
 def _keep_inner_head_nop(instrs: List[Instr], body: int, entries: Dict[int, List[int]], edits: Edits,
@@ -188,7 +232,7 @@ def _loop_body(preds: List[List[int]], head: int, backs: List[int]) -> Set[int]:
 
 
 def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
-               entries: Dict[int, List[int]]) -> Optional[_Test]:
+               entries: Dict[int, List[int]], positions: SourcePositions) -> Optional[_Test]:
     """The test at `head`, if the loop there starts with one: straight-line code whose conditional
     jumps go on inside it, to its end, or out of the loop (the instructions `loop`), the last of
     them out; no jump from elsewhere lands inside it. The longest such."""
@@ -201,6 +245,9 @@ def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
         if ins.opname in _COND_JUMPS:
             if ins.target not in loop:
                 end = k + 1
+            elif end is None and _jumps_over_way_out(instrs, k, head, loop, entries) \
+                    and not positions.starts_line(instrs[k + 1].offset):  # (a written `break` has a line)
+                return _Test(head, k + 1, k + 2, None, None, k + 1)
             elif not k < ins.target:
                 break
         elif ins.target is not None or ins.opname in _NOT_IN_TEST or _stores(instrs, k):
@@ -216,6 +263,17 @@ def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
            for j in range(head, end) if instrs[j].target is not None):
         return None
     return _Test(head, end, body, instrs[end - 1].target, cleanup)
+
+
+def _jumps_over_way_out(instrs: List[Instr], k: int, head: int, loop: Set[int],
+                        entries: Dict[int, List[int]]) -> bool:
+    """Does the test's jump at `k` go over a jump back to an enclosing loop's head, which only the
+    test reaches (3.14's spelling of a test that leaves the loop for that head)?"""
+    if instrs[k].target != k + 2 or k + 2 >= len(instrs):
+        return False
+    jump = instrs[k + 1]
+    return jump.opname == "JUMP" and jump.target < head and jump.target not in loop \
+        and all(head <= j <= k for j in entries.get(k + 1, ()))
 
 
 def _chain_cleanup(instrs: List[Instr], head: int, end: int, entries: Dict[int, List[int]]) -> Optional[int]:
@@ -261,6 +319,10 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
         position[k] = len(copy)
         if ins.opname not in _COND_JUMPS:
             copy.append(copy_instr(ins))
+        elif test.threaded is not None and ins.target in (test.body, test.threaded):
+            pending.append((len(copy), "threaded"))
+            opposite = OPPOSITE_JUMPS[ins.opname] if ins.target == test.body else ins.opname
+            copy.append(copy_instr(ins, opname=opposite, raw_opname=opposite))
         elif ins.target == test.body:
             pending.append((len(copy), "after"))
             opposite = OPPOSITE_JUMPS[ins.opname]
@@ -289,6 +351,9 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
         way_out = range(test.cleanup + 1, test.body)
         if not (adjacent and _same_block(instrs, way_out, test.exit)):
             copy.extend(copy_instr(instrs[k]) for k in way_out)
+    if test.threaded is not None:
+        labels["threaded"] = len(copy)
+        copy.append(copy_instr(instrs[test.threaded]))
     for _, to in pending:
         if isinstance(to, tuple) and to not in labels:
             labels[to] = len(copy)
