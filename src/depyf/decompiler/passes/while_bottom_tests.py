@@ -58,6 +58,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
     kept = {ins.offset for ins in instrs} | {ins.target_offset for ins in instrs if ins.target_offset is not None}
     edits: Edits = {}
     placed: Placed = {}
+    ways_out: Dict[int, Spot] = {}  # a loop's jump back to an enclosing head -> where its copy is
     for head in sorted(heads, reverse=True):  # (inner loops first)
         backs = heads[head]
         if any(instrs[k].target_offset != instrs[head].offset for k in backs):
@@ -70,7 +71,18 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
             continue
         ends = [k for k in backs if not _written_continue(instrs, k, positions, entries, kept) and k not in edits]
         if test.threaded is not None:
-            _threaded_loop(instrs, bytecode.regions, test, ends, backs, handler_at, edits, placed)
+            _threaded_loop(instrs, bytecode.regions, test, ends, backs, handler_at, edits, placed, ways_out)
+            continue
+        way_out = next((ways_out[k] for k in backs if k in ways_out), None)
+        if way_out is not None and way_out[0] == test.exit - 1 and handler_at[way_out[0]] == handler_at[head]:
+            # (an inner loop's way out ends the body: this loop's bottom test takes its place)
+            at, base = way_out
+            copy, inner = _bottom_test(instrs, test, instrs[at], adjacent=True)
+            edits[at] = [*edits[at][:base], *copy]
+            placed.update(((at, k + base), (at, to + base)) for k, to in inner.items())
+            for k in ends:
+                _send_to(instrs, k, way_out, at, edits, placed)
+            _keep_inner_head_nop(instrs, test.body, entries, edits, placed)
             continue
         where = _bottom_place(instrs, ends, test.exit, handler_at, handler_at[head])
         if where is None:
@@ -88,7 +100,8 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
 
 
 def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _Test, ends: List[int],
-                   backs: List[int], handler_at: List[_Handler], edits: Edits, placed: Placed) -> None:
+                   backs: List[int], handler_at: List[_Handler], edits: Edits, placed: Placed,
+                   ways_out: Dict[int, Spot]) -> None:
     """A loop whose test leaves by a jump back to an enclosing loop's head (`test.threaded`): its
     test jumps to a copy of that jump laid after the loop, at the end of the bottom test if there
     is one (where the body ends), else after the last jump back."""
@@ -121,7 +134,7 @@ def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _T
     opposite = OPPOSITE_JUMPS[test_jump.opname]
     edits[test.end - 1] = [copy_instr(test_jump, opname=opposite, raw_opname=opposite)]
     edits[jump] = []
-    placed[(test.end - 1, 0)] = placed[jump] = way_out
+    placed[(test.end - 1, 0)] = placed[jump] = ways_out[jump] = way_out
 
 
 def _keep_inner_head_nop(instrs: List[Instr], body: int, entries: Dict[int, List[int]], edits: Edits,
