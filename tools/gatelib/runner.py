@@ -43,12 +43,16 @@ class Target:
 def base_targets(versions: Optional[Sequence[str]], explicit: Sequence[str] = ()) -> List[Target]:
     """The interpreters to run: `explicit` paths, else tools/pythons.py's discovery."""
     if explicit:
+        # Named interpreters run whatever their version (3.14/3.15 before they are supported
+        # need DEPYF_EXPERIMENTAL_VERSIONS=1 in the environment, which the workers inherit).
         probed = [run_all._probe(path) for path in explicit]
         chosen = {p.minor: Target(p.minor, p.full, p.path) for p in probed if p is not None}
+        order = pythons.SUPPORTED_MINORS + pythons.NEWER_MINORS
     else:
         found = pythons.discover().chosen
         chosen = {m: Target(m, i.full_version, i.path) for m, i in found.items()}
-    return [chosen[m] for m in pythons.SUPPORTED_MINORS if m in chosen and (not versions or m in versions)]
+        order = pythons.decompiler_minors()  # follows the checkout's versions.SUPPORTED
+    return [chosen[m] for m in order if m in chosen and (not versions or m in versions)]
 
 
 def torch_targets(versions: Optional[Sequence[str]]) -> List[Target]:

@@ -17,6 +17,7 @@ from depyf.decompiler.exceptions import ExceptionRules
 from depyf.decompiler.expressions import ExpressionRules
 from depyf.decompiler.generics import GenericRules
 from depyf.decompiler.graph import FlowGraph
+from depyf.decompiler.graph.positions import SourcePositions
 from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr, redirected
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
@@ -211,6 +212,11 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             return frozenset()
         # (the graph of the code as decoded: `redirect` changes only this reading's view)
         return FlowGraph.of(self.bc).unreachable_instructions()
+
+    @cached_property
+    def positions(self) -> SourcePositions:
+        """Lines and (3.11+) columns of the code as compiled, for rules that read the layout."""
+        return SourcePositions.of(self.code, self.version)
 
     def redirect(self, k: int, target: Optional[int] = None, opname: Optional[str] = None) -> None:
         """For the rest of this reading, the instruction at `k` jumps to `target` and/or is

@@ -3563,7 +3563,46 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         apart they were on two lines: `with a as x:` then `with b:` nested."""
         instrs = self.instrs
         return self.version.fuses_local_pairs and start + 1 < len(instrs) \
-            and instrs[start].raw_opname == "STORE_FAST" and instrs[start + 1].raw_opname == "LOAD_FAST"
+            and instrs[start].raw_opname == "STORE_FAST" and instrs[start + 1].raw_opname == "LOAD_FAST" \
+            and not self._with_items_continued(start)
+
+    def _with_items_continued(self, start: int) -> bool:
+        """...unless the columns say the second item only went on to the next line (`with a as
+        x, \\` or a parenthesized item list). Nested, the inner `with` stands one indent deeper
+        than the outer one and every statement of its body deeper still; continued, the body
+        stands one indent deeper than the outer `with`. A `with` statement's column is its
+        context expression's, less `with `; a statement's own column is the least of its code's.
+        Without positions (or a shape this does not cover) the lines decide."""
+        instrs, positions = self.instrs, self.positions
+        inner = next((k for k in range(start + 1, len(instrs)) if instrs[k].opname == "BEFORE_WITH"), None)
+        if inner is None or instrs[start - 1].opname != "BEFORE_WITH":
+            return False
+        at_outer = positions.position_at(instrs[start - 1].offset)
+        at_inner = positions.position_at(instrs[inner].offset)
+        if not at_outer or not at_inner or at_outer[2] is None or at_inner[2] is None:
+            return False
+        outer_column, inner_column = at_outer[2] - 5, at_inner[2] - 5
+        indent = inner_column - outer_column
+        body = self._with_body_column(instrs[inner].offset, at_inner[0])
+        if indent < 0:  # (the outer item is not the first of its with: no column to start from)
+            return False
+        return body is not None and (indent == 0 or body < inner_column + indent)
+
+    def _with_body_column(self, enter_offset: int, with_line: Optional[int]) -> Optional[int]:
+        """The least column of the code after a with's BEFORE_WITH, up to its exit call (the first
+        code back on the with's own line), or None when the body shares that line."""
+        columns = self.positions.columns
+        least: Optional[int] = None
+        for line, _, column, _ in columns[enter_offset // 2 + 1:]:
+            if line is None:
+                continue
+            if line == with_line:
+                if least is not None:
+                    break
+                continue
+            if column is not None and (least is None or column < least):
+                least = column
+        return least
 
     def _with_const_return(self, be: int, t: int, after: Optional[int], exit_call: bool = False) -> int:
         """`return <constant>` right after the `__exit__` call belongs to the with body...
