@@ -19,7 +19,7 @@ from depyf.decompiler.passes.rewrite import Edits, Placed, Spot, copy_instr, rew
 
 _COND_JUMPS = frozenset(OPPOSITE_JUMPS)
 # Instructions that never belong to a loop's test (what a test computes is one value, tested).
-_NOT_IN_TEST = frozenset({"POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "FOR_ITER", "SEND",
+_NOT_IN_TEST = frozenset({"RETURN_VALUE", "RAISE_VARARGS", "RERAISE", "FOR_ITER", "SEND",
                           "YIELD_VALUE", "GET_ITER", "PUSH_EXC_INFO", "POP_EXCEPT", "CHECK_EXC_MATCH"})
 # What a `continue` runs before its jump, to leave the blocks it is in.
 _UNWINDING = frozenset({"POP_TOP", "POP_EXCEPT", "LOAD_CONST", "CALL", "SWAP", "COPY"})
@@ -246,25 +246,38 @@ def _loop_body(preds: List[List[int]], head: int, backs: List[int]) -> Set[int]:
 
 def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
                entries: Dict[int, List[int]], positions: SourcePositions) -> Optional[_Test]:
-    """The test at `head`, if the loop there starts with one: straight-line code whose conditional
-    jumps go on inside it, to its end, or out of the loop (the instructions `loop`), the last of
-    them out; no jump from elsewhere lands inside it. The longest such."""
+    """The test at `head`, if the loop there starts with one: code whose jumps go on forward
+    inside it or out of the loop (the instructions `loop`), no jump from elsewhere landing inside
+    it, that ends with a jump out where the body's first line starts (or a chained comparison's
+    cleanup follows). The longest such; none where the code stops being a test before the body's
+    lines start (an await in the test)."""
     end = None
+    last_line = test_line = 0  # (the last line seen, and the test's up to `end`)
     k = head
     while k < limit:
         ins = instrs[k]
         if k > head and any(not head <= j < k for j in entries.get(k, ())):
             break  # (a jump from elsewhere lands here: the test, if any, ended before)
+        line = positions.line_at(ins.offset) or 0
         if ins.opname in _COND_JUMPS:
             if ins.target not in loop:
-                end = k + 1
+                if _starts_body(instrs, k + 1, max(last_line, line), positions) \
+                        or _chain_cleanup(instrs, head, k + 1, entries) is not None:
+                    end, test_line = k + 1, max(last_line, line)
             elif end is None and _jumps_over_way_out(instrs, k, head, loop, entries) \
                     and not positions.starts_line(instrs[k + 1].offset):  # (a written `break` has a line)
                 return _Test(head, k + 1, k + 2, None, None, k + 1)
             elif not k < ins.target:
                 break
-        elif ins.target is not None or ins.opname in _NOT_IN_TEST or _stores(instrs, k):
+        elif ins.opname == "JUMP":
+            if not (k < ins.target and ins.target in loop):
+                break  # (a chained comparison's cleanup going out, or no test)
+        elif ins.target is not None or ins.opname in _NOT_IN_TEST or _stores(instrs, k) \
+                or (ins.opname == "POP_TOP" and not any(head <= j < k for j in entries.get(k, ()))):
+            if line <= test_line:
+                return None  # (the test goes on here, in a way the pass does not copy)
             break
+        last_line = max(last_line, line)
         k += 1
     if end is None:
         return None
@@ -276,6 +289,11 @@ def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
            for j in range(head, end) if instrs[j].target is not None):
         return None
     return _Test(head, end, body, instrs[end - 1].target, cleanup)
+
+
+def _starts_body(instrs: List[Instr], k: int, last_line: int, positions: SourcePositions) -> bool:
+    """Does the code at `k` stand on a line after the test's (`last_line`), as a body does?"""
+    return k < len(instrs) and (positions.line_at(instrs[k].offset) or 0) > last_line
 
 
 def _jumps_over_way_out(instrs: List[Instr], k: int, head: int, loop: Set[int],
@@ -327,10 +345,21 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
     copy: List[Instr] = []
     position: Dict[int, int] = {}  # index in the test -> position of its copy
     pending: List[Tuple[int, object]] = []  # (a jump inside the copy, the index or label it goes to)
+
+    def head_to(target: int) -> bool:
+        return test.head <= target < test.end or target == test.body
+
     for k in range(test.head, test.end):
         ins = instrs[k]
         position[k] = len(copy)
-        if ins.opname not in _COND_JUMPS:
+        if ins.opname == "JUMP" and head_to(ins.target):
+            # (a conditional expression's jump inside the test, or the one into the body)
+            if ins.target == test.body:
+                copy.append(_jump(back, instrs[test.body], "JUMP_BACKWARD"))
+            else:
+                pending.append((len(copy), ins.target))
+                copy.append(copy_instr(ins))
+        elif ins.opname not in _COND_JUMPS:
             copy.append(copy_instr(ins))
         elif test.threaded is not None and ins.target in (test.body, test.threaded):
             pending.append((len(copy), "threaded"))
