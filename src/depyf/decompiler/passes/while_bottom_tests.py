@@ -71,7 +71,8 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
             continue
         ends = [k for k in backs if not _written_continue(instrs, k, positions, entries, kept) and k not in edits]
         if test.threaded is not None:
-            _threaded_loop(instrs, bytecode.regions, test, ends, backs, handler_at, edits, placed, ways_out)
+            _threaded_loop(instrs, bytecode.regions, test, ends, backs, handler_at, edits, placed, ways_out,
+                           entries)
             continue
         way_out = next((ways_out[k] for k in backs if k in ways_out), None)
         if way_out is not None and way_out[0] == test.exit - 1 and handler_at[way_out[0]] == handler_at[head]:
@@ -81,7 +82,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
             edits[at] = [*edits[at][:base], *copy]
             placed.update(((at, k + base), (at, to + base)) for k, to in inner.items())
             for k in ends:
-                _send_to(instrs, k, way_out, at, edits, placed)
+                _send_to(instrs, k, way_out, at, edits, placed, entries)
             _keep_inner_head_nop(instrs, test.body, entries, edits, placed)
             continue
         where = _bottom_place(instrs, ends, test.exit, handler_at, handler_at[head])
@@ -94,14 +95,14 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         placed.update(((at, k + shift), (at, to + shift)) for k, to in inner.items())
         for k in ends:
             if k != at or not replaces:
-                _send_to(instrs, k, (at, shift), at, edits, placed)
+                _send_to(instrs, k, (at, shift), at, edits, placed, entries)
         _keep_inner_head_nop(instrs, test.body, entries, edits, placed)
     return rewrite(bytecode, edits, placed)
 
 
 def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _Test, ends: List[int],
                    backs: List[int], handler_at: List[_Handler], edits: Edits, placed: Placed,
-                   ways_out: Dict[int, Spot]) -> None:
+                   ways_out: Dict[int, Spot], entries: Dict[int, List[int]]) -> None:
     """A loop whose test leaves by a jump back to an enclosing loop's head (`test.threaded`): its
     test jumps to a copy of that jump laid after the loop, at the end of the bottom test if there
     is one (where the body ends), else after the last jump back."""
@@ -124,7 +125,7 @@ def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _T
         way_out = (at, shift + len(copy) - 1)
         for k in ends:
             if k != at or not replaces:
-                _send_to(instrs, k, (at, shift), at, edits, placed)
+                _send_to(instrs, k, (at, shift), at, edits, placed, entries)
     else:
         edits[at] = [instrs[at], copy_instr(instrs[jump])]
         way_out = (at, 1)
@@ -199,12 +200,23 @@ def _bottom_place(instrs: List[Instr], ends: List[int], exit: int, handler_at: L
     return at, at in ends
 
 
-def _send_to(instrs: List[Instr], k: int, start: Spot, at: int, edits: Edits, placed: Placed) -> None:
-    """Make the jump back at `k` (and every jump to it) go to the bottom test at `start`."""
+def _send_to(instrs: List[Instr], k: int, start: Spot, at: int, edits: Edits, placed: Placed,
+             entries: Dict[int, List[int]]) -> None:
+    """Make the jump back at `k` (and every jump to it) go to the bottom test at `start`. A test
+    right before it that jumps over it (3.14's `if t: ...` whose false way is the jump back)
+    becomes the opposite test jumping there, as 3.13 compiles it."""
     ins = instrs[k]
+    before = instrs[k - 1] if k > 0 else None
+    if before is not None and before.opname in _COND_JUMPS and before.target == k + 1 \
+            and not entries.get(k) and k - 1 not in edits:
+        opposite = OPPOSITE_JUMPS[before.opname]
+        edits[k - 1] = [copy_instr(before, opname=opposite, raw_opname=opposite)]
+        edits[k] = []
+        placed[(k - 1, 0)] = start
+        return
     if k < at:
         raw = "JUMP_FORWARD"
-    elif k > 0 and instrs[k - 1].opname == "POP_EXCEPT":
+    elif before is not None and before.opname == "POP_EXCEPT":
         raw = "JUMP_BACKWARD_NO_INTERRUPT"  # (an except clause's way out, as 3.13 jumps back)
     else:
         raw = ins.raw_opname
