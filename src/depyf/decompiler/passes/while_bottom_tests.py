@@ -278,6 +278,8 @@ def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
                     end, test_line = k + 1, max(last_line, line)
             elif end is None and _jumps_over_way_out(instrs, k, head, loop, entries) \
                     and not positions.starts_line(instrs[k + 1].offset):  # (a written `break` has a line)
+                if any(instrs[j].target not in loop for j in range(head, k) if instrs[j].opname in _COND_JUMPS):
+                    return None  # (and a chained comparison's cleanup: 3.13 keeps such a test)
                 return _Test(head, k + 1, k + 2, None, None, k + 1)
             elif not k < ins.target:
                 break
