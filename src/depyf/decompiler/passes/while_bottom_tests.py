@@ -156,8 +156,9 @@ def _keep_inner_head_nop(instrs: List[Instr], body: int, entries: Dict[int, List
 
 def _written_continue(instrs: List[Instr], k: int, positions: SourcePositions, entries: Dict[int, List[int]],
                       kept: Set[int]) -> bool:
-    """Could the jump back at `k` be a written `continue`? That has a line of its own, which the
-    code that leaves the blocks it is in (a with's exit, an except clause's POP_EXCEPT) shares, or
+    """Could the jump back at `k` be a written `continue`? That has a line of its own, after the
+    code before it, which the code that leaves the blocks it is in (a with's exit, an except
+    clause's POP_EXCEPT) shares, or
     which a NOP keeps in front of the copy of a finally body it runs first; the jump that ends the
     body has the line of what comes before it. (Taken for a `continue` where unsure: read as one,
     the jump back means what it does.)"""
@@ -165,6 +166,11 @@ def _written_continue(instrs: List[Instr], k: int, positions: SourcePositions, e
     at = bisect_right(starts, instrs[k].offset) - 1
     if at < 0:
         return False
+    if starts[at] == instrs[k].offset:
+        # (the jump starts a line of its own, unless it has the line of a jump to it: a block
+        # that only jumps reach takes the line of where they come from)
+        line = positions.line_at(instrs[k].offset)
+        return all(positions.line_at(instrs[j].offset) != line for j in entries.get(k, ()))
     j = k - 1
     while j >= 0 and instrs[j].offset >= starts[at]:
         ins = instrs[j]
@@ -172,7 +178,10 @@ def _written_continue(instrs: List[Instr], k: int, positions: SourcePositions, e
             break
         j -= 1
     else:
-        return True
+        # (a with's exit has the with's line, before the body's: a `continue` there leaves its own
+        # line on a NOP, below)
+        if j < 0 or (positions.line_at(instrs[j].offset) or 0) <= (positions.line_at(instrs[k].offset) or 0):
+            return True
     # (a line that starts at a dropped instruction, a NOP, in the straight-line code before `k`)
     first = k
     while first > 0 and not entries.get(first) and not instrs[first - 1].is_jump \
