@@ -72,7 +72,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         ends = [k for k in backs if not _written_continue(instrs, k, positions, entries, kept) and k not in edits]
         if test.threaded is not None:
             _threaded_loop(instrs, bytecode.regions, test, ends, backs, handler_at, edits, placed, ways_out,
-                           entries)
+                           entries, loop)
             continue
         way_out = next((ways_out[k] for k in backs if k in ways_out), None)
         if way_out is not None and way_out[0] == test.exit - 1 and handler_at[way_out[0]] == handler_at[head]:
@@ -85,7 +85,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
                 _send_to(instrs, k, way_out, at, edits, placed, entries)
             _keep_inner_head_nop(instrs, test.body, entries, edits, placed)
             continue
-        where = _bottom_place(instrs, ends, test.exit, handler_at, handler_at[head])
+        where = _bottom_place(instrs, loop, ends, test.exit, handler_at, handler_at[head])
         if where is None:
             continue
         at, replaces = where
@@ -102,7 +102,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
 
 def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _Test, ends: List[int],
                    backs: List[int], handler_at: List[_Handler], edits: Edits, placed: Placed,
-                   ways_out: Dict[int, Spot], entries: Dict[int, List[int]]) -> None:
+                   ways_out: Dict[int, Spot], entries: Dict[int, List[int]], loop: Set[int]) -> None:
     """A loop whose test leaves by a jump back to an enclosing loop's head (`test.threaded`): its
     test jumps to a copy of that jump laid after the loop, at the end of the bottom test if there
     is one (where the body ends), else after the last jump back."""
@@ -113,7 +113,7 @@ def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _T
     # such code reaches the body's end)
     cold = min((r.handler for r in regions), default=len(instrs))
     main = [k for k in ends if k < cold]
-    at = max(main) if main else len(instrs) - 1 if ends else max(backs)
+    at = max(main) if main else _cold_end(instrs, handler_at, loop, max(ends), instrs[jump].target) if ends else max(backs)
     if at in edits or instrs[at].opname not in ENDS_FLOW or handler_at[at] != handler_at[test.head]:
         return
     replaces = at in ends
@@ -192,21 +192,45 @@ def _written_continue(instrs: List[Instr], k: int, positions: SourcePositions, e
     return any(offset not in kept for offset in starts[lo:at + 1])  # (`kept`: also where jumps land)
 
 
-def _bottom_place(instrs: List[Instr], ends: List[int], exit: int, handler_at: List[_Handler],
-                  handler: _Handler) -> Optional[Tuple[int, bool]]:
+def _bottom_place(instrs: List[Instr], loop: Set[int], ends: List[int], exit: int, handler_at: List[_Handler], handler: _Handler) -> Optional[Tuple[int, bool]]:
     """Where 3.13 puts the bottom test: (index, whether it takes that instruction's place).
 
     Right before the test's exit (the jump there that ends the body, if any), where code reaches
-    the body's end; after all other code where only exception handlers do (3.12+ move code that
-    only exceptions reach to the end)."""
+    the body's end; where only exception handlers do, after the loop's code that only
+    exceptions reach (3.12+ move that code to the end, in order)."""
     if not ends:
         return None
     if exit - 1 in ends and handler_at[exit - 1] == handler:
         return exit - 1, True
-    at = exit - 1 if any(k < exit for k in ends) else len(instrs) - 1
+    at = exit - 1 if any(k < exit for k in ends) else _cold_end(instrs, handler_at, loop, max(ends), exit)
     if instrs[at].opname not in ENDS_FLOW or handler_at[at] != handler:
         return None
     return at, at in ends
+
+
+def _cold_end(instrs: List[Instr], handler_at: List[_Handler], loop: Set[int], start: int,
+              exit: Optional[int]) -> int:
+    """The last instruction of the run, from `start` on, of code that the loop reaches (normally or
+    by exceptions) before its exit: where 3.13 lays the bottom test that only such code reaches
+    (3.12+ move code that only exceptions reach to the end, in order)."""
+    reached = set(loop)
+    todo = list(loop)
+    while todo:
+        k = todo.pop()
+        ins = instrs[k]
+        nexts = [ins.target] if ins.target is not None else []
+        if ins.opname not in ENDS_FLOW and k + 1 < len(instrs):
+            nexts.append(k + 1)
+        if handler_at[k] is not None:
+            nexts.append(handler_at[k][0])
+        for j in nexts:
+            if j != exit and j not in reached and j < len(instrs):
+                reached.add(j)
+                todo.append(j)
+    at = start
+    while at + 1 < len(instrs) and at + 1 in reached:
+        at += 1
+    return at
 
 
 def _send_to(instrs: List[Instr], k: int, start: Spot, at: int, edits: Edits, placed: Placed,
