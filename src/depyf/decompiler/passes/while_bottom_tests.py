@@ -192,7 +192,8 @@ def _written_continue(instrs: List[Instr], k: int, positions: SourcePositions, e
     return any(offset not in kept for offset in starts[lo:at + 1])  # (`kept`: also where jumps land)
 
 
-def _bottom_place(instrs: List[Instr], loop: Set[int], ends: List[int], exit: int, handler_at: List[_Handler], handler: _Handler) -> Optional[Tuple[int, bool]]:
+def _bottom_place(instrs: List[Instr], loop: Set[int], ends: List[int], exit: int, handler_at: List[_Handler],
+                  handler: _Handler) -> Optional[Tuple[int, bool]]:
     """Where 3.13 puts the bottom test: (index, whether it takes that instruction's place).
 
     Right before the test's exit (the jump there that ends the body, if any), where code reaches
