@@ -113,7 +113,10 @@ def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _T
     # such code reaches the body's end)
     cold = min((r.handler for r in regions), default=len(instrs))
     main = [k for k in ends if k < cold]
-    at = max(main) if main else _cold_end(instrs, handler_at, loop, max(ends), instrs[jump].target) if ends else max(backs)
+    if main:
+        at = max(main)
+    else:
+        at = _cold_end(instrs, handler_at, loop, max(ends), instrs[jump].target) if ends else max(backs)
     if at in edits or instrs[at].opname not in ENDS_FLOW or handler_at[at] != handler_at[test.head]:
         return
     replaces = at in ends
