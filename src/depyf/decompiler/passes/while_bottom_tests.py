@@ -89,9 +89,10 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         if where is None:
             continue
         at, replaces = where
-        shift = 0 if replaces else 1
         copy, inner = _bottom_test(instrs, test, instrs[at], adjacent=at + 1 == test.exit)
-        edits[at] = copy if replaces else [instrs[at], *copy]
+        before = _last_break(instrs, test, at, replaces, loop, entries, edits, placed)
+        shift = len(before) + (0 if replaces else 1)
+        edits[at] = [*before, *copy] if replaces else [instrs[at], *before, *copy]
         placed.update(((at, k + shift), (at, to + shift)) for k, to in inner.items())
         for k in ends:
             if k != at or not replaces:
@@ -139,6 +140,33 @@ def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _T
     edits[test.end - 1] = [copy_instr(test_jump, opname=opposite, raw_opname=opposite)]
     edits[jump] = []
     placed[(test.end - 1, 0)] = placed[jump] = ways_out[jump] = way_out
+
+
+def _last_break(instrs: List[Instr], test: _Test, at: int, replaces: bool, loop: Set[int],
+                entries: Dict[int, List[int]], edits: Edits, placed: Placed) -> List[Instr]:
+    """A written `break` right before the exit: 3.14 drops its jump (the NOP of its line stays,
+    where the jumps to it land), since no bottom test lies between. 3.13 keeps it, a jump to the
+    exit before the bottom test (the body's end jumping over it): the instructions that go in
+    front of the copy at `at`, where the jumps that landed on that NOP go. (The test's own jumps
+    may land on a NOP of the while's line.)"""
+    exit = test.exit
+    start = instrs[exit].offset if exit < len(instrs) else None
+    if start is None or at + 1 != exit:
+        return []
+    breaks = [j for j in entries.get(exit, ()) if j < exit and j in loop and j not in edits
+              and not test.head <= j < test.end
+              and instrs[j].target_offset is not None and instrs[j].target_offset < start]
+    if not breaks:
+        return []
+    jump = _jump(instrs[at], instrs[exit], "JUMP_FORWARD")
+    jump.target_offset = instrs[breaks[0]].target_offset
+    before = [jump]
+    if replaces:  # (what fell into the jump back now jumps over the `break`)
+        placed[(at, 0)] = (at, 2)
+        before.insert(0, _jump(instrs[at], instrs[exit], "JUMP_FORWARD"))
+    for j in breaks:
+        placed[(j, 0)] = (at, len(before) - 1 + (0 if replaces else 1))
+    return before
 
 
 def _keep_inner_head_nop(instrs: List[Instr], body: int, entries: Dict[int, List[int]], edits: Edits,
@@ -309,6 +337,9 @@ def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
             break  # (a jump from elsewhere lands here: the test, if any, ended before)
         line = positions.line_at(ins.offset) or 0
         if ins.opname in _COND_JUMPS:
+            if end is not None and ins.target_offset is not None and ins.target < len(instrs) \
+                    and ins.target_offset < instrs[ins.target].offset:
+                break  # (past the test, a jump to the NOP of a written `break`'s line)
             if ins.target not in loop:
                 if _starts_body(instrs, k + 1, max(last_line, line), positions) \
                         or _chain_cleanup(instrs, head, k + 1, entries) is not None:
