@@ -352,8 +352,8 @@ def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
             elif not k < ins.target:
                 break
         elif ins.opname == "JUMP":
-            if not (k < ins.target and ins.target in loop):
-                break  # (a chained comparison's cleanup going out, or no test)
+            if not (k < ins.target and ins.target in loop) and not _cleanup_way_out(instrs, head, k, entries):
+                break  # (the cleanup of a chained comparison that ends the test, or no test)
         elif ins.target is not None or ins.opname in _NOT_IN_TEST or _stores(instrs, k) \
                 or (ins.opname == "POP_TOP" and not any(head <= j < k for j in entries.get(k, ()))):
             if line <= test_line:
@@ -371,6 +371,16 @@ def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
            for j in range(head, end) if instrs[j].target is not None):
         return None
     return _Test(head, end, body, instrs[end - 1].target, cleanup)
+
+
+def _cleanup_way_out(instrs: List[Instr], head: int, k: int, entries: Dict[int, List[int]]) -> bool:
+    """Is the JUMP at `k` the way out of a chained comparison's cleanup in the middle of a test
+    (`POP_TOP` that only the test reaches, then this jump, then more of the test)?"""
+    if k - 1 <= head or instrs[k - 1].opname != "POP_TOP" or not entries.get(k - 1) \
+            or any(not head <= j < k - 1 for j in entries[k - 1]):
+        return False
+    after = entries.get(k + 1, ())
+    return bool(after) and all(head <= j < k for j in after)
 
 
 def _starts_body(instrs: List[Instr], k: int, last_line: int, positions: SourcePositions) -> bool:
