@@ -220,7 +220,26 @@ def _written_continue(instrs: List[Instr], k: int, positions: SourcePositions, e
         first -= 1
     low = instrs[first - 1].offset if first > 0 else -1
     lo = bisect_right(starts, low)
-    return any(offset not in kept for offset in starts[lo:at + 1])  # (`kept`: also where jumps land)
+    if any(offset not in kept for offset in starts[lo:at + 1]):  # (`kept`: also where jumps land)
+        return True
+    # (or a line whose code only leaves blocks, an except clause's `as` name's too, before the copy
+    # of a finally body)
+    by_offset = {instrs[j].offset: j for j in range(first, k)}
+    for n in range(lo, at):
+        j = by_offset.get(starts[n])
+        if j is None:
+            continue
+        run = [ins for ins in instrs[j:k] if ins.offset < starts[n + 1]]
+        if run and all(_leaves_block(ins) for ins in run):
+            return True
+    return False
+
+
+def _leaves_block(ins: Instr) -> bool:
+    """Is `ins` code that a `continue` runs to leave the blocks it is in?"""
+    if ins.opname in ("STORE_FAST", "DELETE_FAST"):
+        return True  # (`except E as e`: the name is cleared)
+    return ins.opname in _UNWINDING and not (ins.opname == "LOAD_CONST" and ins.argval is not None)
 
 
 def _bottom_place(instrs: List[Instr], loop: Set[int], ends: List[int], exit: int, handler_at: List[_Handler],
