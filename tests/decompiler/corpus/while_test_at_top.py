@@ -48,6 +48,7 @@ def while_except_clause_ends_body(n):
 
 @cases(([], 2), ([1, 0, 1], 3), ([0, 0], 0))
 def while_or_test_ends_body(items, n):
+    items = list(items)
     out = []
     while items or n:
         if items:
