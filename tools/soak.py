@@ -1,6 +1,7 @@
 """Soak prepare_debug and debug() with faults: the torch test programs, over and over.
 
-    PYTHONPATH=src python tools/soak.py --minutes 10 [--seed 0] [--backends eager,aot_eager]
+    PYTHONPATH=src python tools/soak.py --minutes 10 [--runs N] [--seed 0] [--backends eager,aot_eager]
+                                        [--programs toy,item]
 
 Each run picks a program of tests/torch/torch_programs.py, a backend and a fault, and runs the
 program's calls twice: once without depyf (the reference: first pass, then second pass), once
@@ -17,7 +18,10 @@ with depyf (first pass under ``prepare_debug``, second pass under ``debug()``). 
 and counts, per fault: runs, result mismatches (torch.equal, dtype and shape, and the same error
 type when the call raises), invalid .py files (compile() fails), stray files (anything written
 outside the dump folder), extra warnings (more than one ``depyf:`` line on stderr from one
-prepare_debug), lost dumps (concurrent processes whose dump the report does not list).
+prepare_debug), lost dumps (concurrent processes whose dump the report does not list), silent
+faults (a fault that made depyf give up something, with no warning: a folder that cannot be
+made or was deleted, a hook that raised, a write refused for a full disk). Exit status 1 when any
+of these is not 0.
 """
 from __future__ import annotations
 
@@ -41,6 +45,7 @@ sys.path.insert(0, os.path.join(ROOT, "src"))
 os.environ.setdefault("TORCHINDUCTOR_FORCE_DISABLE_CACHES", "1")
 
 FAULTS = ("none", "under_file", "deleted", "disk_full", "hook_raises", "removed", "concurrent")
+FAILURES = ("mismatches", "invalid_py", "stray_files", "extra_warnings", "lost_dumps", "silent_faults")
 
 
 def _outcome(fn: Callable[[], Any]) -> Tuple[str, Any]:
@@ -105,6 +110,7 @@ class Soak:
         undo: List[Callable[[], None]] = []
         inside: Callable[[str], None] = lambda used: None
         children: List[subprocess.Popen] = []
+        refused: List[str] = []  # (writes the full disk refused, hooks that raised)
         if fault == "under_file":
             with open(os.path.join(root, "file"), "w") as f:
                 f.write("x")
@@ -117,6 +123,7 @@ class Soak:
             def filling(path: str, text: str) -> None:
                 budget[0] -= 1
                 if budget[0] < 0:
+                    refused.append(path)
                     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
                 real(path, text)
 
@@ -127,6 +134,7 @@ class Soak:
                 original = getattr(DumpLayout, hook)
 
                 def boom(*args: Any, **kwargs: Any) -> None:
+                    refused.append("hook")
                     raise RuntimeError("soak: injected")
 
                 setattr(DumpLayout, hook, boom)
@@ -182,9 +190,11 @@ class Soak:
         counts["extra_warnings"] += len(warnings) > 1
         counts["lost_dumps"] += lost
         counts["faulted_runs_warned"] += fault not in ("none", "removed", "concurrent") and len(warnings) == 1
-        if mismatch or invalid or stray or len(warnings) > 1 or lost:
+        silent = not warnings and (fault in ("under_file", "deleted") or bool(refused))
+        counts["silent_faults"] += silent
+        if mismatch or invalid or stray or len(warnings) > 1 or lost or silent:
             self.details.append(f"{name}/{backend}/{fault}: passes {mismatch} differ, {invalid} invalid, "
-                                f"stray {stray}, warnings {warnings}, lost {lost}")
+                                f"stray {stray}, warnings {warnings}, lost {lost}, silent {silent}")
         shutil.rmtree(root, ignore_errors=True)
 
     def _child(self, name: str, folder: str, ready: str) -> subprocess.Popen:
@@ -192,8 +202,11 @@ class Soak:
         return subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", name, folder, ready], env=env,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+    def failures(self) -> int:
+        return sum(c[k] for c in self.counts.values() for k in FAILURES)
+
     def report(self, seconds: float) -> None:
-        keys = ["runs", "mismatches", "invalid_py", "stray_files", "extra_warnings", "lost_dumps", "faulted_runs_warned"]
+        keys = ["runs", *FAILURES, "faulted_runs_warned"]
         print(f"soak: {sum(c['runs'] for c in self.counts.values())} runs in {seconds:.0f} s")
         print("fault        " + " ".join(f"{k:>19}" for k in keys))
         total: Counter = Counter()
@@ -226,31 +239,38 @@ def child(name: str, folder: str, ready: str) -> None:
         run(fn, program, torch.compile(fn, backend="eager"))
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--runs", type=int, default=0, help="stop after this many runs (0: only --minutes)")
+    parser.add_argument("--programs", default="", help="comma-separated programs (default: all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--backends", default="eager,aot_eager")
     parser.add_argument("--child", nargs=3, metavar=("PROGRAM", "FOLDER", "READY"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(*args.child)
-        return
+        return 0
     import logging
 
     logging.disable(logging.WARNING)  # torch's graph-break warnings, once per run, drown the counts
     from torch_programs import PROGRAMS
 
+    names = args.programs.split(",") if args.programs else list(PROGRAMS)
+    unknown = sorted(set(names) - set(PROGRAMS))
+    if unknown:
+        parser.error(f"no such program: {', '.join(unknown)}")
     soak = Soak(args.seed, args.backends.split(","))
     start = time.time()
     i = 0
-    while time.time() - start < args.minutes * 60:
+    while time.time() - start < args.minutes * 60 and not (args.runs and i >= args.runs):
         fault = FAULTS[i % len(FAULTS)]
-        name = soak.rng.choice(list(PROGRAMS))
+        name = soak.rng.choice(names)
         soak.one(name, soak.rng.choice(soak.backends), fault)
         i += 1
     soak.report(time.time() - start)
+    return 1 if soak.failures() else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -86,6 +86,8 @@ _SIGNATURE_FLAGS = (
     ("iterable coroutine", inspect.CO_ITERABLE_COROUTINE),
     ("async generator", inspect.CO_ASYNC_GENERATOR),
 )
+# The flag of code whose first constant is its docstring, where the interpreter has one.
+_HAS_DOCSTRING: Optional[int] = getattr(inspect, "CO_HAS_DOCSTRING", None)
 _COMPREHENSION_NAMES = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"})
 _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -583,9 +585,13 @@ def _show_entry(entry: Optional[Tuple[int, int, int, int, bool]], shown: List[st
 def _docstring(code: CodeType) -> Optional[str]:
     """A function's docstring: no instruction loads it, so the streams alone would not see it.
 
-    For a function the compiler always puts the docstring, or None, first among the constants.
+    For a function the compiler always puts the docstring, or None, first among the constants;
+    an interpreter that flags code with a docstring (``inspect.CO_HAS_DOCSTRING``) puts None
+    there only where the flag is set, any constant otherwise.
     """
     if not code.co_flags & inspect.CO_NEWLOCALS or code.co_name == "<lambda>" or code.co_name in _COMPREHENSION_NAMES:
+        return None
+    if _HAS_DOCSTRING is not None and not code.co_flags & _HAS_DOCSTRING:
         return None
     first = code.co_consts[0] if code.co_consts else None
     return first if isinstance(first, str) else None

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from depyf import cli
-from depyf.decompiler.marshal_reader import MAX_DEPTH, MarshalError, read_code
+from depyf.decompiler.marshal_reader import MAX_DEPTH, MarshalError, _Reader, read_code
 from depyf.decompiler.versions import host
 
 HEADER = importlib.util.MAGIC_NUMBER + b"\0" * 12
@@ -60,6 +60,35 @@ def test_constants_of_every_kind() -> None:
               "def f(a, /, b, *c, d, **e):\n    def g():\n        return a\n    return g\n")
     code = compile(source, "<kinds>", "exec", dont_inherit=True)
     assert read_code(marshal.dumps(code)) == code
+
+
+@pytest.mark.skipif(host().marshal_version < 5, reason="slices are marshalled from 3.14 (format 5)")
+def test_slice_constants() -> None:
+    code = compile("def f(x):\n    return x[1:2], x[::-1], x['a':None:3]\n", "<slices>", "exec", dont_inherit=True)
+    assert any(isinstance(c, slice) for c in code.co_consts[0].co_consts)  # (the compiler folds them)
+    assert read_code(marshal.dumps(code)) == code
+    # a slice's parts are read as any object: a truncated one is refused, not padded
+    with pytest.raises(MarshalError, match="truncated"):
+        read_code(marshal.dumps(slice(1, 2, None))[:-1])
+    with pytest.raises(MarshalError, match="holds a slice"):
+        read_code(marshal.dumps(slice(1, 2, None)))
+
+
+@pytest.mark.skipif(host().marshal_version < 6, reason="frozendicts are marshalled from 3.15 (format 6)")
+def test_frozendict_constants() -> None:
+    import builtins
+
+    frozen = builtins.frozendict({1: "a", "b": (2, 3)})  # type: ignore[attr-defined]
+    code = compile("x = 1\n", "<fd>", "exec", dont_inherit=True)
+    code = code.replace(co_consts=code.co_consts + (frozen, builtins.frozendict()))  # type: ignore[attr-defined]
+    data = marshal.dumps(code)
+    back = read_code(data)
+    # (code objects compare frozendict constants by identity: even marshal.loads' is unequal)
+    assert back.co_consts == code.co_consts and back.co_code == code.co_code
+    one = marshal.dumps(frozen)
+    assert _Reader(one, host()).object()[0] == frozen
+    with pytest.raises(MarshalError, match="truncated"):  # (without the null that ends its pairs)
+        _Reader(one[:-1], host()).object()
 
 
 def test_huge_declared_tuple_is_refused_without_allocating(tmp_path: Path, capsys) -> None:

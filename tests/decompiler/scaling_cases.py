@@ -41,9 +41,14 @@ def _joined(op: str) -> Make:
 
 
 def _ifexp_chain(size: int) -> str:
-    # (assigned, not returned: 3.10 copies a `return` into each arm, which reads as if statements;
-    # a known gap of its own, at any size)
+    # (3.10 copies the store and the return into each arm: a row of if statements, each of
+    # whose tests is followed by a copy of the block the next arm ends in)
     return _function(["z = " + "".join(f"x if y == {i} else " for i in range(size)) + "x", "return z"], "x, y")
+
+
+def _ifexp_returns(size: int) -> str:
+    # (3.10, 3.12+ copy the `return` into each arm)
+    return _function(["return " + "".join(f"x if y == {i} else " for i in range(size)) + "x"], "x, y")
 
 
 def _compare_chain(size: int) -> str:
@@ -100,6 +105,7 @@ LONG: Dict[str, Make] = {
     "sum_terms": _joined(" + "),
     "mixed_arith_terms": lambda size: _function(["return x" + "".join(f" {'+-*'[i % 3]} x" for i in range(size))]),
     "ifexp_chain": _ifexp_chain,
+    "ifexp_returns": _ifexp_returns,
     "compare_chain": _compare_chain,
     "elif_chain": _elif_chain,
     "elif_returns": _elif_returns,

@@ -145,3 +145,43 @@ def test_jumps_to_a_break_keep_landing_on_its_first_instruction() -> None:
     assert len(out.instrs) == len(raw.instrs) - 1  # (one POP_TOP of the break's two)
     landed = [(raw.instrs[i.target].offset, i.target_offset) for i in raw.instrs if i.target is not None]
     assert [(out.instrs[i.target].offset, i.target_offset) for i in out.instrs if i.target is not None] == landed
+
+
+def _jumps(source: str) -> List[Tuple[int, str, int]]:
+    """(index, opname, target) of the jumps of the first function in `source`, canonicalized."""
+    return [(k, i.opname, i.target) for k, i in enumerate(read(_code(source), HOST).instrs) if i.target is not None]
+
+
+@on_314
+def test_while_test_is_copied_to_the_bottom() -> None:
+    source = "def f(a, b):\n    while a < b:\n        a += 1\n    return a\n"
+    shape = _shape(source)
+    assert [name for name, _ in shape].count("COMPARE_OP") == 2
+    jumps = _jumps(source)
+    back = [(k, t) for k, name, t in jumps if name == "JUMP" and t < k]
+    test_exit = [t for k, name, t in jumps if name == "POP_JUMP_IF_FALSE"]
+    # (the jump back goes to the body's start, past the test; both tests leave for one exit)
+    assert len(back) == 1 and back[0][1] == jumps[0][0] + 1 and len(set(test_exit)) == 1
+
+
+@on_314
+def test_written_continue_still_goes_to_the_top() -> None:
+    source = ("def f(a, b):\n    while a < b:\n        a += 1\n        if a == 3:\n            continue\n"
+              "        b -= 1\n    return a\n")
+    jumps = _jumps(source)
+    back = [t for k, name, t in jumps if name == "JUMP" and t < k]
+    body = jumps[0][0] + 1  # (after the test at the top)
+    assert sorted(back) == [0, body]  # (the continue to the test, the bottom test to the body)
+
+
+@on_314
+def test_test_leaving_for_the_outer_head_jumps_forward() -> None:
+    # fuzz seed 209: 3.14 tests `w < 3` by a jump over the jump back to `while True`
+    source = ("def f(n):\n    w1 = 0\n    while True:\n        w1 += 1\n        if w1 > n:\n            break\n"
+              "        w = 0\n        while w < 3:\n            w += 1\n    return w1\n")
+    instrs = read(_code(source), HOST).instrs
+    outer = min(i.target for k, i in enumerate(instrs) if i.opname == "JUMP" and i.target < k)
+    for k, ins in enumerate(instrs):
+        if ins.opname in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE") and ins.target == k + 2:
+            assert not (instrs[k + 1].opname == "JUMP" and instrs[k + 1].target == outer), "a test over a jump back"
+    assert [i.opname for i in instrs].count("COMPARE_OP") == 3  # (w1 > n; w < 3 twice)

@@ -132,6 +132,56 @@ def test_folder_deleted_while_dumping(tmp_path, capfd) -> None:
     assert os.listdir(tmp_path) == []  # not made again, nothing written elsewhere
 
 
+def test_folder_whose_parent_is_not_writable(tmp_path, capfd, monkeypatch) -> None:
+    """mkdir refused (EACCES). Simulated: these tests may run as root, whom mode bits do not stop.
+    Only paths under tmp_path are refused, so torch's own folders are left alone."""
+    from depyf.dump import claim
+
+    fn = _named("parent_not_writable")
+    expected = _run(fn)
+    real = claim.os.makedirs
+
+    def refusing(path: Any, *args: Any, **kwargs: Any) -> None:
+        if str(path).startswith(str(tmp_path)):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        real(path, *args, **kwargs)
+
+    monkeypatch.setattr(claim.os, "makedirs", refusing)
+    capfd.readouterr()
+    ran: List[str] = []
+    got = _block(str(tmp_path / "dump"), fn, ran.append)
+    err = capfd.readouterr().err
+    assert ran, "the block did not run"
+    assert same(expected, got)
+    assert len(_depyf_lines(err)) == 1 and "cannot dump into" in err and "Permission denied" in err, err
+    assert os.listdir(tmp_path) == []
+
+
+def test_folder_made_read_only_while_dumping(tmp_path, capfd, monkeypatch) -> None:
+    """Every write refused (EACCES) after the folder was made: one warning, nothing partial left.
+    The folder's mode is made read-only too, where that stops this process (not root)."""
+    fn = _named("read_only_folder")
+    expected = _run(fn)
+
+    def refusing(path: str, text: str) -> None:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+
+    def read_only(folder: str) -> None:
+        os.chmod(folder, 0o500)
+        monkeypatch.setattr(writer_module, "_write_file", refusing)
+
+    capfd.readouterr()
+    try:
+        got = _block(str(tmp_path / "dump"), fn, read_only)
+    finally:
+        os.chmod(tmp_path / "dump", 0o700)
+    err = capfd.readouterr().err
+    assert same(expected, got)
+    assert len(_depyf_lines(err)) == 1 and "Permission denied" in err, err
+    assert sorted(os.listdir(tmp_path)) == ["dump"]
+    assert [n for n in os.listdir(tmp_path / "dump") if not n.startswith(".depyf-lock")] == []
+
+
 @pytest.mark.parametrize("good_writes", [0, 2, 5])
 def test_disk_full_while_dumping(tmp_path, capfd, monkeypatch, good_writes: int) -> None:
     fn = _named("full_disk")

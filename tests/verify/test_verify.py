@@ -292,6 +292,16 @@ def test_compare_signatures() -> None:
     assert "generator" in verify.compare_code(_function("def f():\n    yield\n"), _function("def f():\n    return\n"))
 
 
+def test_docstrings_only_where_written() -> None:
+    # 3.14 puts a function's first constant first whether or not it is the docstring (the code's
+    # CO_HAS_DOCSTRING flag tells); a string returned is no docstring on any version.
+    assert verify._docstring(_function("def f():\n    return 'x'\n")) is None
+    assert verify._docstring(_function("def f():\n    'x'\n    return 'x'\n")) == "x"
+    message = verify.compare_code(_function("def f():\n    'x'\n    return 'x'\n"),
+                                  _function("def f():\n    return 'x'\n"))
+    assert message is not None and "docstring" in message
+
+
 def test_compare_frozenset_constants_ignores_order() -> None:
     a = _function("def f(x):\n    return x in {1, 2, 3, 'a'}\n")
     b = _function("def f(x):\n    return x in {'a', 3, 2, 1}\n")

@@ -817,6 +817,12 @@ class ControlRules:
                     atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, after, always=True))
                     continue
                 copied = self._copied_branch_exit(atoms, nxt, limit)
+                if copied is not None and not atoms[-1].always and len(atoms) == 1:
+                    # (a copy right after the first test is no branch of a conditional expression
+                    # the chain could start with: `_build` refuses every longer chain then. Read
+                    # no further: on 3.10 each `if` of `x if y == 0 else x if y == 1 else ...` would
+                    # collect the 64 tests and copies after it, and try them all, for nothing)
+                    break
                 if copied is not None and not atoms[-1].always:
                     # (read as the JUMP it replaced; skipped with the chain: `_skip_copy`)
                     atoms.append(_Atom(nxt, n.Const(True), True, copied[0], nxt, copied[1], always=True))
@@ -923,12 +929,16 @@ class ControlRules:
         cond_jumps = self.cond_jump_indices
         after_tests = cond_jumps[bisect_left(cond_jumps, end):bisect_left(cond_jumps, stop - 1)]
         candidates = sorted({t for t in targets if end < t < stop}.union(k + 1 for k in after_tests))
+        # (not where the conditional jump falling into the copy goes itself: its two ways would be
+        # one, and a block such as `return x` may also be the other branch's, `x if (x if x else x)
+        # else x`; then only as the last resort)
+        last = atoms[-1]
         found = None
         for t in candidates:
             if t + length <= len(instrs) and all(
                     instrs[t + k].opname == instrs[f + k].opname and instrs[t + k].argval == instrs[f + k].argval
                     for k in range(length)):
-                if t in targets:
+                if t in targets and not (t == last.target and not last.always):
                     return t, end
                 # (a block after a conditional jump may itself be a copy, of the jump over a
                 # later chained comparison's cleanup: one an atom jumps to is the block itself)
@@ -1091,8 +1101,11 @@ class ControlRules:
         """Combine atoms [lo, hi): (expression, where it goes when true, where when false)."""
         fall = chain[hi - 1].fall
         a = chain[lo]
-        if a.always:
-            raise _BadChain()  # only a conditional expression's branches may contain one
+        if a.always or (hi - lo > 1 and chain[lo + 1].always and self.instrs[chain[lo + 1].start].opname != "JUMP"):
+            # (only a conditional expression's branches may contain one; and a copied exit block
+            # read as a JUMP, `_copied_branch_exit`, right after `a` ends no branch: a branch
+            # holds an atom before its JUMP, and `a` cannot combine with what no atom follows)
+            raise _BadChain()
         if hi - lo == 1:
             return (_negated_atom(a.expr) if a.jump_if_true else a.expr), fall, a.target
         t = a.target

@@ -414,11 +414,15 @@ class ExpressionRules:
                 parts.extend(p.parts)
             elif isinstance(p, n.FormattedValue):
                 parts.append(p)
-            else:
+            elif isinstance(p, n.Name):
                 # A piece no source puts there as it is: Dynamo's resume functions get the
                 # f-string's literal pieces as parameters. BUILD_STRING only joins strings, and a
                 # string formats as itself: `f'{s}'` shows the same value.
                 parts.append(n.FormattedValue(p, None, None))
+            else:
+                # (a call's or an operator's value, not formatted: joining it raises unless it is
+                # a string, which `f'{g()}'` would not; no compiler or Dynamo makes that)
+                raise self.fail(ins, "an f-string part that is not formatted")
         self.stack.append(n.JoinedStr(parts))
 
     def op_LOAD_COMMON_CONSTANT(self, ins: Instr, i: int) -> None:

@@ -5,7 +5,7 @@ of 2**31-1 items: 16 GiB), expands shared references without bound (a few hundre
 tuples that share their halves print as hundreds of megabytes) and builds code objects from any
 bytes (3.11+: one whose last instruction lacks its inline caches crashes the interpreter when it
 is read). This reader, for the marshal format of the running interpreter (version 4, as written
-by CPython 3.8-3.13), checks every size against the bytes that are left, bounds the nesting depth
+by CPython 3.8-3.13; 5 adds slices, 3.14; 6 frozendicts, 3.15), checks every size against the bytes that are left, bounds the nesting depth
 and the size of the value once shared references are expanded (by an allowance proportional to
 the input's size), refuses references to objects still being read (no cycles), and builds each
 code object with `code.replace` only after its fields have the types and its bytecode the shape
@@ -13,6 +13,7 @@ the compiler gives them. Nothing read is ever executed.
 
     code = read_code(data)   # data: what follows the 16-byte header; MarshalError if refused
 """
+import builtins
 import struct
 import sys
 from types import CodeType
@@ -163,11 +164,41 @@ class _Reader:
                 raise self.fail("a frozenset of unhashable items") from None
         if kind == "c":
             return self._code()
+        if kind == ":" and self.version.marshal_version >= 5:
+            return self._slice()
+        if kind == "}" and self.version.marshal_version >= 6:
+            return self._frozendict()
         names = {"[": "list", "{": "dict", "<": "set", "0": "null", "?": "unknown"}
         if kind in names:
             # (compiled code holds none of these: only constants that are immutable)
             raise self.fail(f"a {names[kind]}, which compiled code never holds")
         raise self.fail(f"unknown type code {ord(kind):#x}")
+
+    def _slice(self) -> Tuple[slice, int]:
+        parts, weight = [], 1
+        for _ in range(3):  # (start, stop, step)
+            part, part_weight = self.object()
+            parts.append(part)
+            weight += part_weight
+        self.spend(1)
+        return slice(*parts), weight
+
+    def _frozendict(self) -> Tuple[Any, int]:
+        """Key and value pairs up to a null key (3.15+)."""
+        pairs, weight = [], 1
+        while True:
+            if self.pos < len(self.data) and self.data[self.pos] == ord("0"):
+                self.pos += 1
+                break
+            key, key_weight = self.object()
+            value, value_weight = self.object()
+            pairs.append((key, value))
+            weight += key_weight + value_weight
+        self.spend(1)
+        try:
+            return getattr(builtins, "frozendict")(pairs), weight
+        except TypeError:
+            raise self.fail("a frozendict of unhashable keys") from None
 
     def _text_float(self) -> float:
         text = self.take(self.size(small=True))

@@ -153,6 +153,13 @@ class BytecodeVersion:
         return self.key >= (3, 10)
 
     @property
+    def while_jumps_back_to_test(self) -> bool:
+        """3.14 ends a while loop's body with a jump back to the test at the top instead of a copy
+        of the test; pass `while_bottom_tests` writes the copy back, so that the rules read
+        `while_condition_duplicated` code."""
+        return self.key >= (3, 14)
+
+    @property
     def while_back_jump_has_line(self) -> bool:
         """From 3.10 the jump that closes a while loop carries the loop's line, so the optimiser
         does not send other jumps through it: a jump from the body straight to the loop's head
@@ -198,6 +205,12 @@ class BytecodeVersion:
     def locals_plus(self) -> bool:
         """3.11+ index locals, cells and free variables in one table (co_localsplusnames)."""
         return self.key >= (3, 11)
+
+    @property
+    def marshal_version(self) -> int:
+        """The marshal format of .pyc files: 4 up to 3.13, 5 from 3.14 (slices, which the
+        compiler now makes constants), 6 from 3.15 (frozendicts)."""
+        return 4 if self.key < (3, 14) else 5 if self.key < (3, 15) else 6
 
     @property
     def end_for_then_pop_top(self) -> bool:

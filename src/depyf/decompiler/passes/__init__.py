@@ -10,7 +10,7 @@ from typing import Callable, List, Tuple
 from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.versions import BytecodeVersion
 from depyf.decompiler.passes import (builtin_genexpr_calls, call_ex_kwargs, older_raw_names, threaded_values,
-                                     two_slot_iterators, with_load_special)
+                                     two_slot_iterators, while_bottom_tests, with_load_special)
 
 # (capability of BytecodeVersion, pass): in the order they run.
 PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
@@ -21,6 +21,7 @@ PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
     ("threads_known_value_tests", threaded_values.canonicalize),
     ("inlines_builtin_genexpr_calls", builtin_genexpr_calls.canonicalize),
     ("spells_loads_anew", older_raw_names.canonicalize),
+    ("while_jumps_back_to_test", while_bottom_tests.canonicalize),
 ]
 
 

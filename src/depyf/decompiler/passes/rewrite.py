@@ -4,13 +4,18 @@ Canonicalization passes describe their change as edits by old instruction index;
 the new instruction list (fresh `Instr` objects: the decoded ones are never changed), renumbers
 jump targets, exception regions and raw jump offsets, and leaves everything else as it was.
 """
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from depyf.decompiler.instructions import Bytecode, ExceptionRegion, Instr, make_instr
 
 # old index -> the instructions that take its place (an empty sequence removes it). A jump among
-# them holds its target as an *old* index.
+# them holds its target as an *old* index, unless `Placed` says otherwise.
 Edits = Dict[int, Sequence[Instr]]
+# An instruction among those that take the place of an old one: (old index, position among them).
+Spot = Tuple[int, int]
+# Jumps that go to a spot that no old index names (inside code a pass adds), and the old indices
+# whose jumps go elsewhere: a jump's spot, or an old index, -> the spot it goes to.
+Placed = Dict[object, Spot]
 
 
 def copy_instr(src: Instr, **changes: object) -> Instr:
@@ -26,8 +31,12 @@ def copy_instr(src: Instr, **changes: object) -> Instr:
     return ins
 
 
-def rewrite(bytecode: Bytecode, edits: Edits, *, depths: Optional[Dict[int, int]] = None) -> Bytecode:
-    """`bytecode` with `edits` applied; `bytecode` itself is left as it was. `depths`: region
+def rewrite(bytecode: Bytecode, edits: Edits, placed: Optional[Placed] = None, *,
+            depths: Optional[Dict[int, int]] = None) -> Bytecode:
+    """`bytecode` with `edits` applied; `bytecode` itself is left as it was.
+
+    `placed` sends jumps elsewhere: the jump at a spot `(k, position)` to the spot it maps to, and
+    any other jump to old index `k` (an int key) to the spot that maps to. `depths`: region
     index -> the stack depth that region's handler starts from, where it changes."""
     depths = depths or {}
     if not edits and not depths:
@@ -35,19 +44,28 @@ def rewrite(bytecode: Bytecode, edits: Edits, *, depths: Optional[Dict[int, int]
     old = bytecode.instrs
     new_at: List[int] = []  # old index -> new index of what replaces it (or of what follows)
     pieces: List[Instr] = []
+    spots: List[Spot] = []
     for k, ins in enumerate(old):
         new_at.append(len(pieces))
-        pieces.extend(edits.get(k, (ins,)))
+        piece = edits.get(k, (ins,))
+        pieces.extend(piece)
+        spots.extend((k, position) for position in range(len(piece)))
     new_at.append(len(pieces))  # (the end: where a region that closes the code ends)
+    placed = placed or {}
     instrs: List[Instr] = []
     raw_targets: Dict[int, int] = {}
     for k, ins in enumerate(pieces):
         target = ins.target
         moved = copy_instr(ins, index=k)
         if target is not None:
-            moved.target = moved.argval = new_at[target]
-            if ins.target_offset is not None:
-                raw_targets[k] = ins.target_offset
+            spot = placed.get(spots[k], placed.get(target))
+            if spot is None:
+                moved.target = moved.argval = new_at[target]
+                if ins.target_offset is not None:
+                    raw_targets[k] = ins.target_offset
+            else:
+                moved.target = moved.argval = new_at[spot[0]] + spot[1]
+                moved.target_offset = raw_targets[k] = pieces[moved.target].offset
         instrs.append(moved)
     regions = [ExceptionRegion(new_at[r.start], new_at[r.end], new_at[r.handler], depths.get(k, r.depth), r.lasti)
                for k, r in enumerate(bytecode.regions)]
