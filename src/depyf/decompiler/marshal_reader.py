@@ -5,7 +5,7 @@ of 2**31-1 items: 16 GiB), expands shared references without bound (a few hundre
 tuples that share their halves print as hundreds of megabytes) and builds code objects from any
 bytes (3.11+: one whose last instruction lacks its inline caches crashes the interpreter when it
 is read). This reader, for the marshal format of the running interpreter (version 4, as written
-by CPython 3.8-3.13), checks every size against the bytes that are left, bounds the nesting depth
+by CPython 3.8-3.13, and version 5 of 3.14+, which adds slices), checks every size against the bytes that are left, bounds the nesting depth
 and the size of the value once shared references are expanded (by an allowance proportional to
 the input's size), refuses references to objects still being read (no cycles), and builds each
 code object with `code.replace` only after its fields have the types and its bytecode the shape
@@ -163,6 +163,15 @@ class _Reader:
                 raise self.fail("a frozenset of unhashable items") from None
         if kind == "c":
             return self._code()
+        if kind == ":" and self.version.marshals_slices:
+            parts = []
+            weight = 1
+            for _ in range(3):  # (start, stop, step)
+                item, item_weight = self.object()
+                parts.append(item)
+                weight += item_weight
+            self.spend(1)
+            return slice(*parts), weight
         names = {"[": "list", "{": "dict", "<": "set", "0": "null", "?": "unknown"}
         if kind in names:
             # (compiled code holds none of these: only constants that are immutable)

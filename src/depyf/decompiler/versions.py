@@ -275,6 +275,12 @@ class BytecodeVersion:
         return self.key >= (3, 14)
 
     @property
+    def marshals_slices(self) -> bool:
+        """3.14's marshal format (version 5) writes slice constants (type code `:`): the folded
+        index of `a[1:2]`."""
+        return self.key >= (3, 14)
+
+    @property
     def dedents_docstrings(self) -> bool:
         """3.13 removes a docstring's common indentation when compiling it."""
         return self.key >= (3, 13)
