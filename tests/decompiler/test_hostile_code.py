@@ -28,8 +28,13 @@ def _function(source: str, name: str = "f") -> types.CodeType:
 def _with_instruction(code: types.CodeType, opname: str, argval: object, new_op: str, new_arg: int = 0) -> types.CodeType:
     """`code` with its first `opname` instruction whose argument is `argval` replaced."""
     raw = bytearray(code.co_code)
-    ins = next(i for i in dis.get_instructions(code) if i.opname == opname and i.argval == argval)
-    raw[ins.offset], raw[ins.offset + 1] = dis.opmap[new_op], new_arg
+    found = [i.offset for i in dis.get_instructions(code) if i.opname == opname and i.argval == argval]
+    if not found:  # (3.14 spells some anew, LOAD_FAST_BORROW, LOAD_SMALL_INT: the decoder's names)
+        from depyf.decompiler.instructions import decode
+
+        found = [i.offset for i in decode(code, host()).instrs if i.opname == opname and i.argval == argval]
+    offset = found[0]
+    raw[offset], raw[offset + 1] = dis.opmap[new_op], new_arg
     return code.replace(co_code=bytes(raw))
 
 
