@@ -48,7 +48,9 @@ def base_targets(versions: Optional[Sequence[str]], explicit: Sequence[str] = ()
     else:
         found = pythons.discover().chosen
         chosen = {m: Target(m, i.full_version, i.path) for m, i in found.items()}
-    return [chosen[m] for m in pythons.SUPPORTED_MINORS if m in chosen and (not versions or m in versions)]
+    # (an explicit 3.14/3.15 is run too: read with DEPYF_EXPERIMENTAL_VERSIONS=1 until supported)
+    minors = pythons.SUPPORTED_MINORS + pythons.NEWER_MINORS
+    return [chosen[m] for m in minors if m in chosen and (not versions or m in versions)]
 
 
 def torch_targets(versions: Optional[Sequence[str]]) -> List[Target]:
