@@ -11,6 +11,7 @@ Protocol (one JSON object per line):
           {"event": "result", "index", ...}            the verdict and measurements
           {"event": "done", "file"}
           {"event": "fatal", "reason"}                 the decompiler cannot even be imported
+                                                       (or does not read this version)
 ``--list`` prints the corpus (this interpreter's paths) as a JSON list and exits.
 """
 import argparse
@@ -77,6 +78,10 @@ def _decompiler(kind: str, verify) -> Callable:
     if kind in ("ours", "baseline"):
         import depyf  # ours via PYTHONPATH=src, the baseline from its own virtual environment
 
+        if kind == "ours":
+            from depyf.decompiler.versions import host
+
+            host()  # (a version depyf does not read yet: one "unavailable" row, not N errors)
         return depyf.decompile
     # "module:function": any other decompiler (or a deliberately broken one, in tests).
     module_name, _, function = kind.partition(":")

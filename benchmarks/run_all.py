@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Round-trip benchmark of the decompiler on every CPython 3.8-3.13 found.
+"""Round-trip benchmark of the decompiler on every CPython found whose opcode tables depyf has.
 
     python benchmarks/run_all.py                    # ten stdlib modules, every interpreter
     python benchmarks/run_all.py --stdlib-all       # every Lib/**/*.py (tests excluded)
@@ -21,7 +21,11 @@ results are cached too (``~/.cache/depyf/baseline/results/``, keyed by interpret
 options and the oracle's source), since they cannot change; ``--fresh-baseline`` re-measures.
 
 Interpreters: ``--python PATH`` (repeatable), else ``DEPYF_PYTHONS`` (set by ``make bench``),
-else every python3.X on PATH and under ``pyenv root``.  A definition that hangs past
+else every python3.X on PATH, under ``pyenv root`` and set up by ``tools/debian_pythons.py``. A
+version whose tables exist but that ``versions.SUPPORTED`` does not list yet is measured only with
+``DEPYF_EXPERIMENTAL_VERSIONS=1`` (its row says "unavailable" otherwise). Third-party code (the
+*pip* set) is what the interpreter can import: pass a virtual environment's python where the
+interpreter itself has no pip (Debian's).  A definition that hangs past
 ``--timeout`` or crashes its worker is recorded as a decompile error and the run goes on; each
 interpreter's run stops at ``--time-limit``.
 """
@@ -43,13 +47,17 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools"))
+import debian_pythons  # noqa: E402  (the 3.14/3.15 interpreters set up from Debian's packages)
+
 WORKER = REPO / "benchmarks" / "_roundtrip_worker.py"
 VERIFY = REPO / "src" / "depyf" / "verify.py"
 README = REPO / "README.md"
 FAILURES_FILE = REPO / "benchmarks" / "LATEST_FAILURES.md"
 BASELINE_ROOT = Path(os.environ.get("DEPYF_BASELINE_CACHE", "~/.cache/depyf/baseline")).expanduser()
 BASELINE_REQUIREMENT = "depyf==0.20.0"
-SUPPORTED = ((3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13))
+# The versions whose opcode tables depyf has (`versions.TABLED`): those it can be measured on.
+SUPPORTED = ((3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13), (3, 14), (3, 15))
 README_START, README_END = "<!-- bench:roundtrip -->", "<!-- /bench:roundtrip -->"
 
 LABELS = {"ours": "depyf (this)", "baseline": "depyf 0.20", "control": "control (original source)"}
@@ -94,6 +102,10 @@ def _candidate_paths() -> Iterable[str]:
             root = ""
         if root:
             yield from (str(p) for p in sorted(Path(root, "versions").glob("*/bin/python3")))
+    for minor in debian_pythons.MINORS:
+        found = debian_pythons.installed(minor)
+        if found is not None:
+            yield str(found)
     for directory in os.environ.get("PATH", "").split(os.pathsep):
         if not directory or "shims" in Path(directory).parts:
             continue  # pyenv shims dispatch to the binaries listed above
@@ -133,10 +145,13 @@ def baseline_python(interp: Interpreter, log) -> Tuple[Optional[str], str]:
     log(f"[{interp.minor}] creating the depyf 0.20 baseline environment in {venv}")
     if venv.exists():
         shutil.rmtree(str(venv))
-    steps = [
-        [interp.path, "-m", "venv", str(venv)],
-        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", BASELINE_REQUIREMENT],
-    ]
+    steps = [[interp.path, "-m", "venv", str(venv)]]
+    wheel = debian_pythons.pip_wheel_for(Path(interp.path))
+    if wheel is not None:  # (Debian's interpreters have no ensurepip: pip from its saved wheel)
+        steps = [[interp.path, "-m", "venv", "--without-pip", str(venv)],
+                 [str(python), str(wheel) + "/pip", "install", "--quiet", str(wheel)]]
+    steps.append([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                  BASELINE_REQUIREMENT])
     for step in steps:
         try:
             out = subprocess.run(step, capture_output=True, text=True, timeout=900)
@@ -632,7 +647,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         wanted = set(args.versions.split(","))
         interpreters = [i for i in interpreters if i.minor in wanted]
     if not interpreters:
-        log("no CPython 3.8-3.13 interpreter found")
+        log("no CPython %d.%d-%d.%d interpreter found" % (SUPPORTED[0] + SUPPORTED[-1]))
         return 2
     log("interpreters: " + ", ".join(f"{i.full} ({i.path})" for i in interpreters))
 

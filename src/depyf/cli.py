@@ -55,6 +55,9 @@ _MAGIC_RANGES: Tuple[Tuple[int, int, str], ...] = (
     (3600, 3650, "3.14"),
     (3650, 3700, "3.15"),
 )
+# Magic numbers past the table, up to this, are taken as a newer 3.x release's (each release
+# takes about 50; Python 2's start at 20121).
+_NEWER_MAGIC_BOUND = 10000
 
 
 class CliError(Exception):
@@ -76,6 +79,26 @@ def python_for_magic(magic: bytes) -> Optional[str]:
     return None
 
 
+def _unknown_magic(path: str, magic: bytes) -> str:
+    """The error for a magic number of no release in the table: a newer Python's, or not a .pyc."""
+    number = int.from_bytes(magic[:2], "little")
+    last_known = _MAGIC_RANGES[-1]
+    if magic[2:] == b"\r\n" and last_known[1] <= number < _NEWER_MAGIC_BOUND:
+        from depyf.decompiler.versions import supported_text
+
+        return "%s: compiled by a Python newer than %s (magic number %d), whose bytecode is not supported; %s" % (
+            path, last_known[2], number, supported_text())
+    return "%s: not a .pyc file (unknown magic number %s)" % (path, magic.hex())
+
+
+def _reads(version: str) -> bool:
+    """Whether depyf reads the bytecode of a release named as in `_MAGIC_RANGES` ("3.12", "2.x")."""
+    from depyf.decompiler.versions import reads
+
+    major, _, minor = version.partition(".")
+    return major.isdigit() and minor.isdigit() and reads((int(major), int(minor)))
+
+
 def _read_bytes(path: str) -> bytes:
     try:
         with open(path, "rb") as f:
@@ -93,7 +116,12 @@ def load_pyc(path: str) -> types.CodeType:
     if magic != importlib.util.MAGIC_NUMBER:
         version = python_for_magic(magic)
         if version is None:
-            raise CliError("%s: not a .pyc file (unknown magic number %s)" % (path, magic.hex()))
+            raise CliError(_unknown_magic(path, magic))
+        if not _reads(version):
+            from depyf.decompiler.versions import supported_text
+
+            raise CliError("%s: compiled by Python %s, whose bytecode is not supported; %s"
+                           % (path, version, supported_text()))
         raise CliError(
             "%s: compiled by Python %s, but this is Python %s; run depyf with Python %s"
             % (path, version, _running_python(), version)

@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from depyf.decompiler.api import decompile
 from depyf.decompiler.errors import DecompilationError
-from depyf.decompiler.printer import has_literal_form
+from depyf.decompiler.printer import has_source_form
 from depyf.decompiler.temporaries import TEMP_PREFIX
 
 __all__ = ["Decompiler", "decompile_and_compile_like", "supported_opnames", "rename_temporaries"]
@@ -79,13 +79,21 @@ def rename_temporaries(source: str, prefix: str) -> str:
 
 # Read by the control-flow reconstruction (loops, try statements) rather than by one handler.
 _STRUCTURAL = frozenset({"FOR_ITER", "PUSH_EXC_INFO", "CHECK_EXC_MATCH", "CHECK_EG_MATCH", "CLEANUP_THROW"})
+# Instructions the decoder or a canonicalization pass reads as others (3.12's RETURN_CONST; 3.14's
+# LOAD_SMALL_INT, and the LOAD_SPECIAL pair that enters a with block as BEFORE_WITH did).
+_READ_AS = {
+    "RETURN_CONST": ("LOAD_CONST", "RETURN_VALUE"),
+    "LOAD_SMALL_INT": ("LOAD_CONST",),
+    "LOAD_SPECIAL": ("BEFORE_WITH",),
+}
 
 
 def supported_opnames() -> List[str]:
     """The opnames of the running Python that the decompiler can read, in opcode order.
 
-    Instructions that only live in running code (``INSTRUMENTED_*``, ``ENTER_EXECUTOR``) are
-    never in a code object's bytecode and are not listed.
+    Instructions that only live in running code (``INSTRUMENTED_*``, ``ENTER_EXECUTOR``, and the
+    specialized forms that 3.14's `dis.opname` lists but `dis.opmap` does not) are never in a code
+    object's bytecode and are not listed.
     """
     from depyf.decompiler import instructions
     from depyf.decompiler.builder import CodeBuilder
@@ -93,12 +101,12 @@ def supported_opnames() -> List[str]:
     handled = set(CodeBuilder.handlers)
     out: List[str] = []
     for name in dis.opname:
-        if name.startswith("<"):
+        if name.startswith("<") or name not in dis.opmap:
             continue
         if name in instructions._SPLIT_FAST_PAIRS:
             parts: Tuple[str, ...] = instructions._SPLIT_FAST_PAIRS[name]
-        elif name == "RETURN_CONST":
-            parts = ("LOAD_CONST", "RETURN_VALUE")
+        elif name in _READ_AS:
+            parts = _READ_AS[name]
         else:
             parts = (instructions._JUMP_ALIASES.get(name, name),)
         if name in instructions._DROPPED or name in _STRUCTURAL or all(p in handled for p in parts):
@@ -364,7 +372,7 @@ def _hide_constants(code: types.CodeType) -> Tuple[types.CodeType, Dict[str, Any
         for value in c.co_consts:
             if isinstance(value, types.CodeType):
                 consts.append(hide(value))
-            elif has_literal_form(value):
+            elif has_source_form(value):
                 consts.append(value)
             else:
                 key = f"__depyf_constant_{len(stand_ins)}__"

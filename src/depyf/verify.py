@@ -500,6 +500,13 @@ def _show_const(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _stores_firstlineno(kept: List[dis.Instruction], position: int) -> bool:
+    """Is the instruction at `position` the load of a class body's `__firstlineno__` (3.13+)?"""
+    nxt = kept[position + 1] if position + 1 < len(kept) else None
+    return nxt is not None and nxt.opname == "STORE_NAME" and nxt.argval == "__firstlineno__" \
+        and kept[position].opname in ("LOAD_CONST", "LOAD_SMALL_INT")
+
+
 def _stream(code: CodeType) -> _Stream:
     kept = [i for i in dis.get_instructions(code) if i.opname not in _IGNORED_OPNAMES]
     offsets = [i.offset for i in kept]
@@ -511,15 +518,14 @@ def _stream(code: CodeType) -> _Stream:
             target = bisect.bisect_left(offsets, instr.argval)
             arg = ("jump", target)
             shown = f"{instr.opname} to #{target}"
+        elif _stores_firstlineno(kept, position):
+            # A class body records its first line: layout, not computation (3.14 loads the
+            # number by LOAD_SMALL_INT when it is below 256).
+            arg, shown = "<firstlineno>", f"{instr.opname} <firstlineno>"
         elif instr.opcode in _CONST_OPCODES and instr.arg is not None:
             # From co_consts, not argval: some versions' dis leaves KW_NAMES unresolved.
             value = code.co_consts[instr.arg]
-            nxt = kept[position + 1] if position + 1 < len(kept) else None
-            if nxt is not None and nxt.opname == "STORE_NAME" and nxt.argval == "__firstlineno__":
-                # A class body records its first line: layout, not computation.
-                arg, shown = "<firstlineno>", f"{instr.opname} <firstlineno>"
-            else:
-                arg, shown = _const_key(value), f"{instr.opname} {_show_const(value)}"
+            arg, shown = _const_key(value), f"{instr.opname} {_show_const(value)}"
             if _is_code(value) and id(value) not in seen_nested:
                 seen_nested.add(id(value))
                 stream.nested.append(value)
@@ -580,6 +586,7 @@ def _show_entry(entry: Optional[Tuple[int, int, int, int, bool]], shown: List[st
         return f"#{index} {shown[index]}" if index < len(shown) else f"#{index} <end>"
 
     return f"[{at(start)} .. #{stop}) -> {at(target)}, depth {depth}{', lasti' if lasti else ''}"
+
 
 
 def _docstring(code: CodeType) -> Optional[str]:

@@ -86,7 +86,8 @@ def _other_minor() -> str:
 
 
 # One magic number per release, as CPython's importlib records them.
-_RELEASE_MAGIC = {"3.8": 3413, "3.9": 3425, "3.10": 3439, "3.11": 3495, "3.12": 3531, "3.13": 3571}
+_RELEASE_MAGIC = {"3.8": 3413, "3.9": 3425, "3.10": 3439, "3.11": 3495, "3.12": 3531, "3.13": 3571,
+                  "3.14": 3627, "3.15": 3666}
 
 
 def test_wrong_magic_names_both_versions(tmp_path: Path, capsys) -> None:
@@ -99,6 +100,25 @@ def test_wrong_magic_names_both_versions(tmp_path: Path, capsys) -> None:
     assert out == ""
     running = "%d.%d" % sys.version_info[:2]
     _assert_one_line_error(err, "foreign.pyc", "Python %s" % other, "Python %s" % running)
+
+
+def _foreign(tmp_path: Path, capsys, number: int) -> str:
+    f = tmp_path / "foreign.pyc"
+    f.write_bytes(number.to_bytes(2, "little") + b"\r\n" + b"\0" * 12 + b"\xe3garbage")
+    rc, out, err = _run(capsys, ["decompile", str(f)])
+    assert rc == 2 and out == ""
+    return err
+
+
+def test_a_newer_pythons_pyc_says_which_versions_are_read(tmp_path: Path, capsys) -> None:
+    from depyf.decompiler.versions import SUPPORTED
+
+    reads = "depyf reads %d.%d to %d.%d" % (SUPPORTED[0] + SUPPORTED[-1])
+    newest = max(_RELEASE_MAGIC, key=lambda m: _RELEASE_MAGIC[m])
+    err = _foreign(tmp_path, capsys, _RELEASE_MAGIC[newest] + 60)  # (a release after the newest)
+    _assert_one_line_error(err, "foreign.pyc", "newer than %s" % newest, "not supported; " + reads)
+    err = _foreign(tmp_path, capsys, 3394)  # (3.7)
+    _assert_one_line_error(err, "foreign.pyc", "Python 3.7, whose bytecode is not supported; " + reads)
 
 
 def test_python2_magic(tmp_path: Path, capsys) -> None:

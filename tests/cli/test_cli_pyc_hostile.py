@@ -57,7 +57,8 @@ def test_same_objects_as_marshal() -> None:
 def test_constants_of_every_kind() -> None:
     source = ("x = (None, True, False, ..., 1, -2, 2**40, -(2**70), 1.5, -0.0, 2j, 'é', b'\\0', 'a' * 300,"
               " frozenset({1, 2}), ((1,), ()))\n"
-              "def f(a, /, b, *c, d, **e):\n    def g():\n        return a\n    return g\n")
+              "def f(a, /, b, *c, d, **e):\n    def g():\n        return a\n    return g\n"
+              "def h(a):\n    return a[1:2], a[::-1, 'k'], a[None:2**70]\n")  # (3.14+: slice constants)
     code = compile(source, "<kinds>", "exec", dont_inherit=True)
     assert read_code(marshal.dumps(code)) == code
 
@@ -146,6 +147,14 @@ def test_trailing_and_unknown(tmp_path: Path, capsys) -> None:
     _bad_file(tmp_path, capsys, good + b"N", "corrupt", "after the code object")
     _bad_file(tmp_path, capsys, b"\x01", "corrupt", "unknown type code")
     _bad_file(tmp_path, capsys, marshal.dumps({"a": 1}), "dict")
+
+
+def test_slices_only_where_the_format_has_them(tmp_path: Path, capsys) -> None:
+    if host().marshals_slices:
+        _bad_file(tmp_path, capsys, b":NN", "corrupt", "truncated")  # (start, stop, but no step)
+        _bad_file(tmp_path, capsys, b":NNN", "corrupt", "holds a slice, not code")
+    else:
+        _bad_file(tmp_path, capsys, b":NNN", "corrupt", "unknown type code 0x3a")
 
 
 def test_huge_int(tmp_path: Path, capsys) -> None:

@@ -226,6 +226,31 @@ def test_compile_like_puts_back_constants_no_literal_writes():
     assert x == 5 and got_sentinel is sentinel and got_table is table
 
 
+def test_compile_like_writes_folded_slices_back_without_warnings():
+    # 3.14 folds a constant subscript index into one slice (or tuple) constant: written back as
+    # the subscript, never as a placeholder string (`[a][...]` by a string: a SyntaxWarning).
+    def f(a, b):
+        a[0:] = [1]
+        return [a, b][1:], (a, b)[:1], f"{a}"[::2], a[1:2, 3]
+
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        new = depyf.decompile_and_compile_like(f.__code__, f.__code__)
+    assert new.co_code == f.__code__.co_code and new.co_consts == f.__code__.co_consts
+
+
+def test_folded_slices_have_a_source_form_unlike_other_slices():
+    from depyf.decompiler.printer import has_literal_form, has_source_form
+
+    assert has_source_form(slice(1, 2, None)) and has_source_form((slice(None, 2, -1), 3, "k"))
+    assert not has_literal_form(slice(1, 2, None))  # (its repr needs the name `slice`)
+    assert not has_source_form(slice(object(), None, None))
+    assert not has_source_form((slice(1, 2, None), object()))
+    assert not has_source_form(((slice(1, 2, None),), 1))  # (no subscript writes a nested one)
+
+
 def test_compile_like_writes_the_first_free_or_identical_file(tmp_path):
     template = str(tmp_path / "__transformed_code_%s_for_f.py")
 

@@ -15,7 +15,10 @@ FLOORS = support.HERE / "floors.json"
 
 
 def module_path(name: str) -> Path:
-    return Path(sysconfig.get_paths()["stdlib"]) / f"{name}.py"
+    """The module's source file; a package's `__init__.py` (3.14 made `string` a package)."""
+    base = Path(sysconfig.get_paths()["stdlib"]) / name
+    single = base.with_name(base.name + ".py")
+    return single if single.exists() else base / "__init__.py"
 
 
 def run_sample() -> Tuple[Dict[str, float], List[Any]]:

@@ -190,7 +190,7 @@ def test_class_with_undecompilable_method_follows_on_error() -> None:
             return 1
 
         def broken(self):
-            return 2
+            return 2.5  # (not a small int, which 3.14 loads without a constant)
 
     # LOAD_CONST with no constants to load: rejected by the decoder on every version
     Holder.broken.__code__ = Holder.broken.__code__.replace(co_consts=())

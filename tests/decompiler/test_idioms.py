@@ -161,7 +161,8 @@ def _identifiers(tree: ast.AST) -> set:
 
 def _source_produced(path: Path, module: Any) -> List[Any]:
     """The module's own functions and classes; a decorated class is represented by its
-    methods, since decorators such as dataclass add methods that no source spells."""
+    methods, since decorators such as dataclass add methods that no source spells (nor the
+    `__annotate__` that 3.14 compiles a class body's annotations into)."""
     out: List[Any] = []
     for node in ast.parse(support.source_of(path)).body:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -169,7 +170,8 @@ def _source_produced(path: Path, module: Any) -> List[Any]:
         obj = getattr(module, node.name, None)
         if isinstance(node, ast.ClassDef) and node.decorator_list:
             out.extend(v for v in vars(obj).values()
-                       if getattr(getattr(v, "__code__", None), "co_filename", None) == str(path))
+                       if getattr(getattr(v, "__code__", None), "co_filename", None) == str(path)
+                       and v.__code__.co_name != "__annotate__")
         elif obj is not None:
             out.append(getattr(obj, "__wrapped__", obj))
     return out

@@ -89,3 +89,19 @@ def test_missing_newer_python_is_skipped_off_ci_and_a_failure_on_ci(monkeypatch:
 def test_a_broken_checkout_counts_as_the_base_versions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pythons, "_SRC", Path("/nonexistent"))
     assert pythons.decompiler_minors() == pythons.SUPPORTED_MINORS
+
+
+def test_the_checkouts_own_versions_are_planned_on_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the checkout's real `versions.SUPPORTED` (read by a child process, not stubbed), CI
+    runs the torch-free suites on every newer minor it lists, torch 2.13 on 3.14 among them, and
+    the one-line-error check on the others."""
+    from depyf.decompiler.versions import SUPPORTED
+
+    readable = pythons.decompiler_minors()
+    assert readable == tuple("%d.%d" % key for key in SUPPORTED)
+    ran, newer, status = _plan(monkeypatch, readable, BASE + ("3.14", "3.15"), [], ci=True)
+    for minor in ("3.14", "3.15"):
+        assert ("py%s-base" % minor in ran) == (minor in readable), ran
+        assert (("/fake/python" + minor) in newer.split(":")) == (minor not in readable), newer
+    assert ("py3.14-torch2.13.0" in ran) == ("3.14" in readable), ran
+    assert status == 0

@@ -6,6 +6,7 @@ paths in `DEPYF_NEWER_PYTHONS` (set up there on CI, used where installed elsewhe
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +15,10 @@ from typing import List
 import pytest
 
 import depyf
-from depyf.decompiler.versions import SUPPORTED, for_key
+from depyf.decompiler.versions import SUPPORTED, TABLED, for_key
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+REPO = Path(__file__).resolve().parents[2]
+SRC = REPO / "src"
 SUPPORTED_TEXT = "depyf reads %d.%d to %d.%d" % (SUPPORTED[0] + SUPPORTED[-1])
 
 
@@ -34,6 +36,23 @@ def test_unknown_version_key_is_a_decompilation_error() -> None:
 def test_every_supported_key_is_accepted() -> None:
     for key in SUPPORTED:
         assert for_key(key).key == key
+
+
+def test_tabled_versions_not_yet_supported_are_refused_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DEPYF_EXPERIMENTAL_VERSIONS", raising=False)
+    for key in (k for k in TABLED if k not in SUPPORTED):
+        with pytest.raises(depyf.DecompilationError) as caught:
+            for_key(key)
+        assert str(caught.value) == "cannot decompile: Python %d.%d bytecode is not supported; %s" % (key + (SUPPORTED_TEXT,))
+
+
+def test_the_docs_name_the_versions_depyf_reads() -> None:
+    """Every "depyf reads A to B" in the README and docs/ is the text the error gives."""
+    quoted = []
+    for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        quoted += [(page.name, m) for m in re.findall(r"depyf reads \d+\.\d+ to \d+\.\d+", page.read_text(encoding="utf-8"))]
+    assert quoted, "the README says which versions depyf reads"
+    assert all(text == SUPPORTED_TEXT for _, text in quoted), quoted
 
 
 def _run(python: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:

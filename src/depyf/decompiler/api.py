@@ -403,6 +403,11 @@ class Decompiler:
         code = annotate.__code__
         body = self.body(code)
         entries = da.read_entries(body) if isinstance(body, list) else None
+        if entries is None and getattr(annotate, "__module__", None) != getattr(obj, "__module__", None):
+            # Another module's hand-written `__annotate__` (dataclasses gives the `__init__` it
+            # makes one that reads the class's): no annotation is written in this code, and
+            # calling it would run code, which decompiling never does.
+            return {}
         if entries is None:
             raise DecompilationError("an __annotate__ function not shaped as the compiler makes them",
                                      function=_describe(obj), python_version=self.version.key)

@@ -672,6 +672,18 @@ def has_literal_form(v: Any, depth: int = 0) -> bool:
     return False
 
 
+def has_source_form(v: Any) -> bool:
+    """Whether the decompiled text writes the constant `v` itself: a literal, or a folded
+    subscript index. The compiler folds the constant index of `a[1:2]` (and of `a[1:2, 3]`) into
+    one `slice` (tuple) constant, which the text writes back as that subscript; a placeholder in
+    its place would make `[x][...]` a subscript by a string, which the compiler warns about."""
+    if type(v) is slice:
+        return all(has_literal_form(x) for x in (v.start, v.stop, v.step))
+    if type(v) is tuple and any(type(x) is slice for x in v):
+        return all(has_source_form(x) if type(x) is slice else has_literal_form(x) for x in v)
+    return has_literal_form(v)
+
+
 def _stand_in_name(v: Any) -> str:
     """A name for a constant no literal can write (tool-made code embeds code objects, dicts of
     modules...): `__constant_code_inner`, `__constant_dict`. The text stays valid Python and

@@ -387,9 +387,15 @@ def host() -> BytecodeVersion:
 def for_key(key: Tuple[int, int]) -> BytecodeVersion:
     """The version whose bytecode depyf reads; `DecompilationError` for any other."""
     key = tuple(key)  # type: ignore[assignment]
-    if key not in SUPPORTED and not (key in TABLES and experimental_enabled()):
+    if not reads(key):
         raise DecompilationError(unsupported_reason(key))
     return _shared(key[0], key[1])
+
+
+def reads(key: Tuple[int, int]) -> bool:
+    """Whether depyf reads the bytecode of this (major, minor)."""
+    key = tuple(key)  # type: ignore[assignment]
+    return key in SUPPORTED or (key in TABLES and experimental_enabled())
 
 
 def experimental_enabled() -> bool:
@@ -399,9 +405,13 @@ def experimental_enabled() -> bool:
 
 def unsupported_reason(key: Tuple[int, int]) -> str:
     """One line saying that a version's bytecode cannot be read, and which versions can."""
+    return "Python %d.%d bytecode is not supported; %s" % (key[0], key[1], supported_text())
+
+
+def supported_text() -> str:
+    """Which versions depyf reads, as every message says it: "depyf reads 3.8 to 3.14"."""
     first, last = SUPPORTED[0], SUPPORTED[-1]
-    return "Python %d.%d bytecode is not supported; depyf reads %d.%d to %d.%d" % (
-        key[0], key[1], first[0], first[1], last[0], last[1])
+    return "depyf reads %d.%d to %d.%d" % (first + last)
 
 
 @lru_cache(maxsize=None)

@@ -19,7 +19,7 @@ import types
 from typing import Any, Dict, List, Optional, Tuple
 
 from depyf.dump.manifest import write_manifest
-from depyf.decompiler.printer import has_literal_form
+from depyf.decompiler.printer import has_source_form
 from depyf.dump.writer import DumpWriter
 from depyf.dynamo import adapter
 from depyf.dynamo.capture import CaptureSession, FrameRecord, GraphRecord
@@ -90,7 +90,7 @@ class DumpLayout:
         source = wrap_for_layout(text, stem, record.new_code)
         if not adapter.source_can_match(record.new_code):
             code, why = None, "Dynamo calls its pregraph markers in an order plain source cannot express"
-        elif not all(has_literal_form(c) or isinstance(c, types.CodeType) for c in record.new_code.co_consts):
+        elif not all(has_source_form(c) or isinstance(c, types.CodeType) for c in record.new_code.co_consts):
             code, why = None, "Dynamo loads constants that no literal can write"
         else:
             code, why = compile_like(header + source, stem, record.new_code, path)

@@ -202,13 +202,16 @@ def _svarint(value: int) -> bytes:
             return bytes(out)
 
 
-def encode_location_table(code: types.CodeType, offset_lines: Dict[int, int]) -> bytes:
-    """A location table (the format of Python 3.11+) giving each code unit a line, no columns."""
+def encode_location_table(code: types.CodeType, offset_lines: Dict[int, int],
+                          first_line: Optional[int] = None) -> bytes:
+    """A location table (the format of Python 3.11+) giving each code unit a line, no columns,
+    for a code object whose `co_firstlineno` is `first_line` (default: `code`'s own)."""
+    base = code.co_firstlineno if first_line is None else first_line
     units = len(code.co_code) // 2
     starts = sorted(offset_lines)
     per_unit: List[int] = []
     idx = 0
-    line = code.co_firstlineno
+    line = base
     for unit in range(units):
         offset = unit * 2
         while idx < len(starts) and starts[idx] <= offset:
@@ -216,7 +219,7 @@ def encode_location_table(code: types.CodeType, offset_lines: Dict[int, int]) ->
             idx += 1
         per_unit.append(line)
     table = bytearray()
-    previous = code.co_firstlineno
+    previous = base
     i = 0
     while i < units:
         line = per_unit[i]
@@ -238,9 +241,12 @@ def remap_lines(reference: types.CodeType, source: str, path: str, first_line: i
     """
     if not hasattr(reference, "co_positions"):
         return None
-    mapping = instruction_lines(reference, source, first_line)
-    table = encode_location_table(reference, mapping)
-    candidate = reference.replace(co_filename=path, co_linetable=table, co_firstlineno=reference.co_firstlineno)
+    # The file's `def` line becomes the first line: no line may come before it (3.14 reports
+    # such lines wrongly to tracers, so breakpoints there were never hit).
+    first = max(first_line, 1)
+    mapping = instruction_lines(reference, source, first)
+    table = encode_location_table(reference, mapping, first)
+    candidate = reference.replace(co_filename=path, co_linetable=table, co_firstlineno=first)
     if candidate.co_code != reference.co_code:
         return None
     # The table must decode to the lines we meant; otherwise keep Dynamo's code as it is.
