@@ -74,6 +74,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
             _threaded_loop(instrs, bytecode.regions, test, ends, backs, handler_at, edits, placed, ways_out,
                            entries, loop)
             continue
+        _threaded_breaks(instrs, test, loop, handler_at, edits, placed)
         way_out = next((ways_out[k] for k in backs if k in ways_out), None)
         if way_out is not None and way_out[0] == test.exit - 1 and handler_at[way_out[0]] == handler_at[head]:
             # (an inner loop's way out ends the body: this loop's bottom test takes its place)
@@ -140,6 +141,29 @@ def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _T
     edits[test.end - 1] = [copy_instr(test_jump, opname=opposite, raw_opname=opposite)]
     edits[jump] = []
     placed[(test.end - 1, 0)] = placed[jump] = ways_out[jump] = way_out
+
+
+def _threaded_breaks(instrs: List[Instr], test: _Test, loop: Set[int], handler_at: List[_Handler],
+                     edits: Edits, placed: Placed) -> None:
+    """A `break` of a loop that ends an enclosing loop's body: 3.14 jumps straight back to that
+    loop's head (nothing else reaches the jump back after the loop, so it is dropped); 3.13 jumps
+    forward to that jump back, laid after the loop's exit. Read as is, the jump was taken for no
+    statement and the `break` lost. Where the exit is one instruction that ends the flow (an
+    `else: break`, an `else: return`), the jump back goes after it and the `break` jumps there.
+    (A jump from the body to before the loop's head leaves the loop: Python has no `continue`
+    of an enclosing loop.)"""
+    exit = test.exit
+    if exit is None or exit >= len(instrs) or exit in edits or instrs[exit].opname not in ENDS_FLOW:
+        return
+    breaks = [k for k in range(test.body, exit) if k not in loop and k not in edits
+              and instrs[k].opname == "JUMP" and instrs[k].target is not None
+              and instrs[k].target < test.head and handler_at[k] == handler_at[test.head]]
+    if not breaks:
+        return
+    edits[exit] = [instrs[exit], copy_instr(instrs[breaks[0]], raw_opname="JUMP_BACKWARD")]
+    for k in breaks:
+        edits[k] = [copy_instr(instrs[k], raw_opname="JUMP_FORWARD")]
+        placed[(k, 0)] = (exit, 1)
 
 
 def _last_break(instrs: List[Instr], test: _Test, at: int, replaces: bool, loop: Set[int],
