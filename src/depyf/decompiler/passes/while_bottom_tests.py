@@ -69,7 +69,9 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         test = _find_test(instrs, head, min(backs), loop, entries, positions)
         if test is None:
             continue
-        ends = [k for k in backs if not _written_continue(instrs, k, positions, entries, kept) and k not in edits]
+        broken = {k for k in backs if _breaks_inner_loop(instrs, k, head, handler_at)}
+        ends = [k for k in backs if k not in edits
+                and (k in broken or not _written_continue(instrs, k, positions, entries, kept))]
         if test.threaded is not None:
             _threaded_loop(instrs, bytecode.regions, test, ends, backs, handler_at, edits, placed, ways_out,
                            entries, loop)
@@ -96,10 +98,22 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         edits[at] = [*before, *copy] if replaces else [instrs[at], *before, *copy]
         placed.update(((at, k + shift), (at, to + shift)) for k, to in inner.items())
         for k in ends:
-            if k != at or not replaces:
+            if k in broken and k < at:  # (3.13's `break` jumps forward to the bottom test, as is)
+                edits[k] = [copy_instr(instrs[k], raw_opname="JUMP_FORWARD")]
+                placed[(k, 0)] = placed[k] = (at, shift)
+            elif k != at or not replaces:
                 _send_to(instrs, k, (at, shift), at, edits, placed, entries)
         _keep_inner_head_nop(instrs, test.body, entries, edits, placed)
     return rewrite(bytecode, edits, placed)
+
+
+def _breaks_inner_loop(instrs: List[Instr], k: int, head: int, handler_at: List[_Handler]) -> bool:
+    """Is the jump back at `k` a `break` of an inner loop that ends this loop's body (3.14 jumps
+    straight back to the head from there)? It lies between an inner loop's head and a jump back
+    to that head, in the same blocks: no `continue` there is this loop's (Python has none for an
+    enclosing loop), whatever line the jump has."""
+    return any(ins.opname == "JUMP" and ins.target is not None and head < ins.target < k
+               and handler_at[j] == handler_at[k] for j, ins in enumerate(instrs[k + 1:], k + 1))
 
 
 def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _Test, ends: List[int],
@@ -118,7 +132,8 @@ def _threaded_loop(instrs: List[Instr], regions: List[ExceptionRegion], test: _T
     if main:
         at = max(main)
     else:
-        at = _cold_end(instrs, handler_at, loop, max(ends), instrs[jump].target) if ends else max(backs)
+        at = _cold_end(instrs, handler_at, loop, max(ends), instrs[jump].target, handler_at[test.head]) if ends \
+            else max(backs)
     if at in edits or instrs[at].opname not in ENDS_FLOW or handler_at[at] != handler_at[test.head]:
         return
     replaces = at in ends
@@ -277,17 +292,19 @@ def _bottom_place(instrs: List[Instr], loop: Set[int], ends: List[int], exit: in
         return None
     if exit - 1 in ends and handler_at[exit - 1] == handler:
         return exit - 1, True
-    at = exit - 1 if any(k < exit for k in ends) else _cold_end(instrs, handler_at, loop, max(ends), exit)
+    at = exit - 1 if any(k < exit for k in ends) else _cold_end(instrs, handler_at, loop, max(ends), exit, handler)
     if instrs[at].opname not in ENDS_FLOW or handler_at[at] != handler:
         return None
     return at, at in ends
 
 
 def _cold_end(instrs: List[Instr], handler_at: List[_Handler], loop: Set[int], start: int,
-              exit: Optional[int]) -> int:
+              exit: Optional[int], outer: _Handler) -> int:
     """The last instruction of the run, from `start` on, of code that the loop reaches (normally or
     by exceptions) before its exit: where 3.13 lays the bottom test that only such code reaches
-    (3.12+ move code that only exceptions reach to the end, in order)."""
+    (3.12+ move code that only exceptions reach to the end, in order). The handler of the blocks
+    around the loop (`outer`, where the head's exceptions go) is no part of it: 3.13 lays the
+    bottom test before it."""
     reached = set(loop)
     todo = list(loop)
     while todo:
@@ -296,7 +313,7 @@ def _cold_end(instrs: List[Instr], handler_at: List[_Handler], loop: Set[int], s
         nexts = [ins.target] if ins.target is not None else []
         if ins.opname not in ENDS_FLOW and k + 1 < len(instrs):
             nexts.append(k + 1)
-        if handler_at[k] is not None:
+        if handler_at[k] is not None and (outer is None or handler_at[k][0] != outer[0]):
             nexts.append(handler_at[k][0])
         for j in nexts:
             if j != exit and j not in reached and j < len(instrs):
