@@ -1706,11 +1706,15 @@ class ControlRules:
         """The copy of a try's way out that ends the if body [fall, false_target) when the if
         goes on at the end of the range being read and the copy's way goes further (the code
         the range is followed by runs in between), else None."""
-        if not self.copied_fall_outs or false_target != end or end in self.copied_fall_outs:
+        if not self.copied_fall_outs or false_target != end or end in self.copied_fall_outs \
+                or self.instrs[false_target - 1].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
-        return next((k for k in range(fall, false_target)
-                     if k in self.copied_fall_outs and self.skip.get(k, k) > end
-                     and self.instrs[false_target - 1].opname in ("RETURN_VALUE", "RAISE_VARARGS")), None)
+        return self._copied_fall_out_in(fall, false_target, end + 1)
+
+    def _copied_fall_out_in(self, start: int, stop: int, reaching: int) -> Optional[int]:
+        """The first copy of a try's way out in [start, stop) that goes on at `reaching` or past."""
+        return next((k for k in range(start, stop)
+                     if k in self.copied_fall_outs and self.skip.get(k, k) >= reaching), None)
 
     def _stray_handler_exit(self, last: Instr, false_target: int) -> bool:
         """Is `last`, the jump that ends the body of an if in an except clause after the clause's
@@ -2376,7 +2380,7 @@ class ControlRules:
                 or self.instrs[last_at].opname not in ("RETURN_VALUE", "RAISE_VARARGS") \
                 or any(fall <= src < false_target for src in self.jump_sources.get(false_target, ())):
             return False
-        return any(k in self.copied_fall_outs and self.skip.get(k, k) >= end for k in range(fall, false_target))
+        return self._copied_fall_out_in(fall, false_target, end) is not None
 
     def _else_before_dead_jump(self, false_target: int) -> bool:
         """3.8/3.9: an if whose body returns, then code that returns up to the end of the range,
