@@ -160,6 +160,13 @@ class BytecodeVersion:
         return self.key >= (3, 14)
 
     @property
+    def threads_breaks_to_while_true_heads(self) -> bool:
+        """3.14 ends a `while True:` body with a jump back to the NOP of the `while` line, which
+        carries no line of its own: an inner `while True:` loop's `break` that ends the body is
+        threaded straight to the head (pass `while_true_breaks` lays it out as 3.13 does)."""
+        return self.key >= (3, 14)
+
+    @property
     def while_back_jump_has_line(self) -> bool:
         """From 3.10 the jump that closes a while loop carries the loop's line, so the optimiser
         does not send other jumps through it: a jump from the body straight to the loop's head
