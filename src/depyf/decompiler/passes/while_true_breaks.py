@@ -26,11 +26,24 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
     for k, ins in enumerate(instrs):
         if ins.opname == "JUMP" and ins.target is not None and ins.target <= k:
             backs.setdefault(ins.target, []).append(k)
-    line_heads = {head for head, ks in backs.items() if all(_to_line_nop(instrs, k) for k in ks)}
-    if len(line_heads) < 2:
+    if sum(all(_to_line_nop(instrs, k) for k in ks) for ks in backs.values()) < 2:
         return bytecode  # (no `while True:` inside another)
-    # head -> the old index in front of which its loop's last jump back ends (k < end: inside)
-    end_at = {head: max(ks) + 1 for head, ks in backs.items()}
+    handler_at: List[_Handler] = [None] * len(instrs)
+    for r in bytecode.regions:  # (where each instruction's exceptions go: the last region holding it)
+        handler_at[r.start:min(r.end, len(instrs))] = [(r.handler, r.depth, r.lasti)] * (min(r.end, len(instrs)) - r.start)
+    # head -> what it reaches without an exception, and the old index in front of which the
+    # last jump back so reached ends (k < end: inside its loop; a handler laid at the end,
+    # jumping back, holds none of the code before it)
+    reached: Dict[int, Set[int]] = {}
+    end_at: Dict[int, int] = {}
+    for head in list(backs):
+        every = _reach(instrs, head, handler_at)
+        backs[head] = [k for k in backs[head] if k in every]  # (a jump back into code that loops not)
+        reached[head] = _reach(instrs, head, None)
+        normal = [k for k in backs[head] if k in reached[head]]
+        if normal:
+            end_at[head] = max(normal) + 1
+    line_heads = {head for head, ks in backs.items() if ks and all(_to_line_nop(instrs, k) for k in ks)}
     preds = _normal_predecessors(instrs)
     # (old index, whether in front of it) -> the heads of the jumps back added there, in order
     added: Dict[_Place, List[int]] = {}
@@ -39,23 +52,43 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         body: Optional[Set[int]] = None
         for k in backs[head]:
             inner = _innermost_loop(end_at, head, k)
-            if inner is None or inner not in line_heads:
+            if inner is None or inner not in line_heads or k not in reached[inner]:
                 continue  # (a `continue`, the body's end, or a loop with a test or a for loop)
             at = end_at[inner]
-            body = _loop_body(instrs, preds, head, backs[head]) if body is None else body
+            body = _loop_body(preds, reached[head], backs[head]) if body is None else body
             if at in body:
                 continue  # (the body goes on after the inner loop, an else part: 3.13 jumps to its end)
-            place = _place(bytecode.regions, instrs, at, _handler_of(bytecode.regions, head), sent)
+            place = _place(bytecode.regions, instrs, at, handler_at[head], sent)
             if place is None:
                 continue  # (the jump back would land in other blocks than the head's)
             heads = added.setdefault(place, [])
             if head not in heads:
                 heads.append(head)
             sent[k] = (place, heads.index(head))
-            end_at[head] = max(end_at[head], at)
+            end_at[head] = max(end_at.get(head, 0), at)
     if not sent:
         return bytecode
     return _laid_out(bytecode, backs, added, sent)
+
+
+def _reach(instrs: List[Instr], head: int, handler_at: Optional[List[_Handler]]) -> Set[int]:
+    """What `head` reaches without passing it again: by jumps and falling through, and by
+    exceptions too where `handler_at` is given."""
+    seen = {head}
+    todo = [head]
+    while todo:
+        k = todo.pop()
+        ins = instrs[k]
+        nexts = [ins.target] if ins.target is not None else []
+        if ins.opname not in ENDS_FLOW:
+            nexts.append(k + 1)
+        if handler_at is not None and handler_at[k] is not None:
+            nexts.append(handler_at[k][0])
+        for j in nexts:
+            if j < len(instrs) and j not in seen:
+                seen.add(j)
+                todo.append(j)
+    return seen
 
 
 def _to_line_nop(instrs: List[Instr], k: int) -> bool:
@@ -107,29 +140,17 @@ def _normal_predecessors(instrs: List[Instr]) -> List[List[int]]:
     return preds
 
 
-def _loop_body(instrs: List[Instr], preds: List[List[int]], head: int, backs: List[int]) -> Set[int]:
-    """The instructions that `head` reaches and that reach a jump back to it, without passing
-    `head` or an exception (a handler's code is none of them)."""
-    back = {head, *backs}
+def _loop_body(preds: List[List[int]], reached: Set[int], backs: List[int]) -> Set[int]:
+    """The instructions that the head reaches (`reached`) and that reach a jump back to it,
+    without passing the head or an exception (a handler's code is none of them)."""
+    back = set(backs)
     todo = list(backs)
     while todo:
         for j in preds[todo.pop()]:
-            if j not in back:
+            if j not in back and j in reached:
                 back.add(j)
                 todo.append(j)
-    body = {head}
-    todo = [head]
-    while todo:
-        k = todo.pop()
-        ins = instrs[k]
-        nexts = [ins.target] if ins.target is not None else []
-        if ins.opname not in ENDS_FLOW:
-            nexts.append(k + 1)
-        for j in nexts:
-            if j in back and j not in body:
-                body.add(j)
-                todo.append(j)
-    return body
+    return back
 
 
 def _laid_out(bytecode: Bytecode, backs: Dict[int, List[int]], added: Dict[_Place, List[int]],
