@@ -218,3 +218,16 @@ def test_inner_while_true_break_jumps_forward_to_a_jump_back() -> None:
     breaks = [k for k, i in enumerate(instrs) if i.opname == "JUMP" and i.target == inner_end + 1]
     assert len(breaks) == 1 and inner < breaks[0] < inner_end
     assert len(instrs) == len(raw) + 1
+
+
+@on_314
+def test_written_continue_gets_a_closing_jump_after_it() -> None:
+    # fuzz seed 107: `if w > n: break` then a written `continue`, which the test jumps to
+    written = ("def f(n, log):\n    w = 0\n    while True:\n        w += 1\n        if w > n:\n"
+               "            break\n        continue\n    return log\n")
+    jumps = _jumps(written)
+    backs = [k for k, name, t in jumps if name == "JUMP" and t < k]
+    assert len(backs) == 2 and backs[1] == backs[0] + 1  # (the written one, then the closing one)
+    assert not any(t == backs[1] for _, _, t in jumps)  # (nothing reaches the closing one)
+    implied = written.replace("        continue\n", "")
+    assert len([k for k, name, t in _jumps(implied) if name == "JUMP" and t < k]) == 1

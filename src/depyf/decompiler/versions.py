@@ -167,6 +167,13 @@ class BytecodeVersion:
         return self.key >= (3, 14)
 
     @property
+    def copies_jumps_back_to_body_ends(self) -> bool:
+        """3.14 copies a `while True:` body's closing jump (no line of its own) to each place the
+        body ends, so a lone jump back that those places jump to, with a line of its own, is a
+        written `continue` (pass `written_continues` keeps it as 3.8/3.9 do)."""
+        return self.key >= (3, 14)
+
+    @property
     def while_back_jump_has_line(self) -> bool:
         """From 3.10 the jump that closes a while loop carries the loop's line, so the optimiser
         does not send other jumps through it: a jump from the body straight to the loop's head
