@@ -55,3 +55,43 @@ def without_continue(n):
             break
         log.append(w)
     return log
+
+
+class _Manager:
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+
+    def __exit__(self, *exc):
+        self.log.append("exit")
+
+
+@cases((0,), (2,))
+def continue_then_with(n):
+    # fuzz seed 107: a with statement after the loop (its handler code lies past the dead jump)
+    log = []
+    w = 0
+    while True:
+        w += 1
+        if w > n:
+            break
+        continue
+    with _Manager(log):
+        return log
+
+
+@cases((0,), (2,))
+def continue_then_try_finally(n):
+    log = []
+    w = 0
+    while True:
+        w += 1
+        if w > n:
+            break
+        continue
+    try:
+        return log
+    finally:
+        log.append("finally")
