@@ -174,6 +174,13 @@ class BytecodeVersion:
         return self.key >= (3, 14)
 
     @property
+    def copies_for_jumps_back_to_body_ends(self) -> bool:
+        """3.12+ copy a for loop's closing jump to each place its body ends, so a lone jump back
+        that a test jumps to, with a line of its own, is an `else: continue` (pass
+        `written_continues.for_loops`)."""
+        return self.key >= (3, 12)
+
+    @property
     def while_back_jump_has_line(self) -> bool:
         """From 3.10 the jump that closes a while loop carries the loop's line, so the optimiser
         does not send other jumps through it: a jump from the body straight to the loop's head

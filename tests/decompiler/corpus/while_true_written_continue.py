@@ -1,4 +1,5 @@
-"""A `continue` written as the last statement of a `while True:` body, after an if statement that
+"""A `continue` written as the last statement of a `while True:` body (3.14), or of a for body
+without inner loops (3.12+), after an if statement that
 breaks or returns. 3.14 copies the body's closing jump (no line of its own) to each place the
 body ends, so without the `continue` the test jumps over a copy; a written `continue` is one jump
 back with its own line that the test jumps to (fuzz seed 107; shlex's `read_token`: `if ...:
@@ -95,3 +96,18 @@ def continue_then_try_finally(n):
         return log
     finally:
         log.append("finally")
+
+
+@cases(([1, 2, 3], 2), ([], 0))
+def for_if_return_else_continue(xs, stop):
+    # fuzz seed 163: a for body (no inner loop) whose if returns and whose `else: continue` is the
+    # one jump back the test jumps to (3.12+; 3.8-3.11 compile it like no else)
+    log = []
+    for x in xs:
+        if x == stop:
+            log.append(x)
+            return log
+        else:
+            continue
+    return log
+

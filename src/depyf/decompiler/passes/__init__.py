@@ -24,6 +24,7 @@ PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
     ("spells_loads_anew", older_raw_names.canonicalize),
     ("threads_breaks_to_while_true_heads", while_true_breaks.canonicalize),
     ("copies_jumps_back_to_body_ends", written_continues.canonicalize),
+    ("copies_for_jumps_back_to_body_ends", written_continues.for_loops),
     ("while_jumps_back_to_test", while_bottom_tests.canonicalize),
 ]
 

@@ -11,7 +11,7 @@ written `continue` even where nothing reaches it, which the rules read as a `con
 out; this pass lays such a closing jump after the written one. Nothing reaches it: the code
 computes the same.
 """
-from typing import Dict, List
+from typing import Callable, Dict, List
 
 from depyf.decompiler.graph.positions import SourcePositions
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, Instr
@@ -19,6 +19,22 @@ from depyf.decompiler.passes.rewrite import Edits, copy_instr, rewrite
 
 
 def canonicalize(bytecode: Bytecode) -> Bytecode:
+    """`while True:` loops (3.14)."""
+    return _lay_closing_jumps(bytecode, lambda instrs, head, ks, backs: all(_to_line_nop(instrs, k) for k in ks))
+
+
+def for_loops(bytecode: Bytecode) -> Bytecode:
+    """For loops (3.12+, capability `copies_for_jumps_back_to_body_ends`): an `else: continue`
+    (or `else: pass`) ending a for body is one jump back with a line of its own, which the test
+    jumps to; without it the test jumps over a copy. Not a for loop holding another loop: 3.12+
+    thread its `break` to the for loop's head, with the `break`'s line (fuzz seed 328)."""
+    return _lay_closing_jumps(bytecode, lambda instrs, head, ks, backs: instrs[head].opname == "FOR_ITER"
+                              and not any(head < h < max(ks) for h in backs))
+
+
+def _lay_closing_jumps(bytecode: Bytecode, chosen: Callable[[List[Instr], int, List[int], Dict[int, List[int]]], bool]
+                       ) -> Bytecode:
+    """A dead copy after the last jump back of each `chosen` loop that is a written `continue`."""
     instrs = bytecode.instrs
     backs: Dict[int, List[int]] = {}  # loop head -> the jumps back to it
     entries: Dict[int, List[int]] = {}  # instruction -> the jumps to it
@@ -27,7 +43,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
             entries.setdefault(ins.target, []).append(k)
             if ins.opname == "JUMP" and ins.target <= k:
                 backs.setdefault(ins.target, []).append(k)
-    heads = [head for head, ks in backs.items() if all(_to_line_nop(instrs, k) for k in ks)]
+    heads = [head for head, ks in backs.items() if chosen(instrs, head, ks, backs)]
     if not heads:
         return bytecode
     positions = SourcePositions.of(bytecode.code, bytecode.version)
@@ -39,7 +55,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         last = max(backs[head])
         # (not in a try body or a handler: the 3.11+ rules that find where a try ends read no
         # jump that nothing reaches, which 3.8/3.9, without an exception table, keep)
-        if last not in protected and _written(instrs, last, positions, entries):
+        if last not in protected and last not in edits and _written(instrs, last, positions, entries):
             edits[last] = [instrs[last], copy_instr(instrs[last])]
     return rewrite(bytecode, edits) if edits else bytecode
 
