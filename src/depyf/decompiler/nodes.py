@@ -118,14 +118,18 @@ NEGATED_COMPARISONS = {"is": "is not", "is not": "is", "in": "not in", "not in":
 
 
 class Compare(Expr):
-    __slots__ = ("left", "ops", "comparators", "fused")
+    __slots__ = ("left", "ops", "comparators", "fused", "keeps_not")
 
-    def __init__(self, left: Expr, ops: Sequence[str], comparators: Sequence[Expr], fused: bool = False) -> None:
+    def __init__(self, left: Expr, ops: Sequence[str], comparators: Sequence[Expr], fused: bool = False,
+                 keeps_not: bool = False) -> None:
         self.left = left
         self.ops = list(ops)
         self.comparators = list(comparators)
         # `x is None` read from a 3.11+ POP_JUMP_IF_[NOT_]NONE: no IS_OP that a `not` could change
         self.fused = fused
+        # an `is`/`in` of a version whose compiler keeps a `not` over it (`keeps_not_over_is_in`):
+        # `not a is b` stays so, like `not a < b`
+        self.keeps_not = keeps_not
 
 
 class IfExp(Expr):

@@ -229,6 +229,13 @@ class BytecodeVersion:
         return self.key >= (3, 13)
 
     @property
+    def keeps_not_over_is_in(self) -> bool:
+        """3.14 no longer rewrites `not (a is b)` as `a is not b` (`in` likewise) before compiling:
+        a test of it compiles `is` and jumps the other way, and `not a is None` as a value is
+        `IS_OP is; UNARY_NOT` (other values still fuse to `is not`). The `not` is written."""
+        return self.key >= (3, 14)
+
+    @property
     def fuses_local_pairs(self) -> bool:
         """3.13 fuses two local loads (or stores) next to each other in one basic block into
         LOAD_FAST_LOAD_FAST (STORE_FAST_LOAD_FAST, STORE_FAST_STORE_FAST)."""
