@@ -88,6 +88,19 @@ def test_threaded_value_test_of_a_conditional_arm() -> None:
     assert to_b == t and to_t > t
 
 
+@on_314
+def test_last_break_of_a_while_body_is_a_jump_over_the_bottom_test() -> None:
+    # 3.14: `POP_JUMP_IF_TRUE` over the jump back, to the `break`'s NOP; 3.13 (and the pass):
+    # `POP_JUMP_IF_FALSE` to the bottom test, over the `break`'s jump to the exit
+    instrs = read(_code("def f(a, d):\n    while a:\n        a = a - 1\n        if d:\n            break\n"
+                        "    print(a)\n    return d\n"), HOST).instrs
+    exit = next(k for k, ins in enumerate(instrs) if ins.opname == "LOAD_GLOBAL")
+    test = next(k for k, ins in enumerate(instrs) if ins.opname == "LOAD_FAST" and ins.argval == "d")
+    jump, brk = instrs[test + 2], instrs[test + 3]
+    assert (jump.opname, brk.opname, brk.target) == ("POP_JUMP_IF_FALSE", "JUMP", exit)
+    assert jump.target == test + 4 and instrs[test + 4].argval == "a"  # (the bottom test)
+
+
 on_315 = pytest.mark.skipif(HOST is None or not HOST.keeps_iterators_in_two_slots, reason="3.15 bytecode")
 
 

@@ -200,6 +200,18 @@ def _last_break(instrs: List[Instr], test: _Test, at: int, replaces: bool, loop:
     jump = _jump(instrs[at], instrs[exit], "JUMP_FORWARD")
     jump.target_offset = instrs[breaks[0]].target_offset
     before = [jump]
+    test_over = at - 1
+    if replaces and test_over in breaks and instrs[test_over].opname in _COND_JUMPS and test_over not in edits:
+        # (`if t: break` last: 3.14 jumps over the jump back to the `break`'s NOP; 3.13 tests the
+        # opposite, to the bottom test, over the `break`'s jump. Read the 3.14 way, as a test
+        # whose one branch is empty, the `break` could be lost.)
+        opposite = OPPOSITE_JUMPS[instrs[test_over].opname]
+        edits[test_over] = [copy_instr(instrs[test_over], opname=opposite, raw_opname=opposite)]
+        placed[(test_over, 0)] = placed[at] = (at, 1)
+        for j in breaks:
+            if j != test_over:
+                placed[(j, 0)] = (at, 0)
+        return before
     if replaces:  # (what fell into the jump back now jumps over the `break`)
         placed[(at, 0)] = (at, 2)
         before.insert(0, _jump(instrs[at], instrs[exit], "JUMP_FORWARD"))
