@@ -72,6 +72,12 @@ def threaded_on_past_the_next_test(a, b, c, d):
 
 
 @cases(*VALUES)
+def conditional_operand_after_the_jump(a, b, c, d):
+    x = a and (b or ((c if c else d) and b))
+    return x
+
+
+@cases(*VALUES)
 def chained_comparison_after_the_jump(a, b, c, d):
     return a and (a or (0 <= c < 2 and d))
 

@@ -15,8 +15,10 @@ The other sense names its test (the one before the `POP_TOP`). The same sense do
 test of the same sense and destination could be it. 3.13's is the test where the expression that
 holds the jump's and/or ends, the first one after the jump where another part of that expression
 ends too: a jump over an arm of a conditional expression lands on it, or a value of the other
-sense was threaded past it (the `a` of `a and (b or c)`). A test that only code after the jump
-marks so is the end of an operand that follows the jump inside its own and/or, not the end of it.
+sense was threaded past it (the `a` of `a and (b or c)`). That part must start outside the stretch
+from the jump to the test: one that starts inside it (`a and (b or (c and d) or e) or f`: `c`;
+`a and (b or ((x if t else y) and c))`: the conditional expression) is an operand that follows
+the jump inside its own and/or.
 """
 from typing import Dict, List, Optional, Set
 
@@ -60,14 +62,19 @@ def _test_before(instrs: List[Instr], target: Optional[int], opposite: str) -> O
 
 
 def _marks(instrs: List[Instr], tests: List[int]) -> Dict[int, Set[int]]:
-    """test jump index -> what shows an expression ending at that test: -1 for a jump to its
-    start (an arm of a conditional expression jumps over the other, wherever it lies), and the
-    indices of the value tests of the other sense threaded past it."""
+    """test jump index -> where the expressions start that show, by a jump, that they end at
+    that test: a conditional expression whose arm jumps to the test's start over the other (its
+    first test that goes to that other arm), and a value test of the other sense threaded past
+    the test (that test itself)."""
     starts = {k - 2: k for k in tests}
+    arms: Dict[int, int] = {}  # start of a conditional expression's second arm -> its first test
+    for j, ins in enumerate(instrs):
+        if ins.opname in OPPOSITE_JUMPS and ins.target is not None and ins.target > j:
+            arms.setdefault(ins.target, j)
     marks: Dict[int, Set[int]] = {}
     for j, ins in enumerate(instrs):
         if ins.opname == "JUMP" and ins.target in starts and not _skips_chain_cleanup(instrs, j):
-            marks.setdefault(starts[ins.target], set()).add(-1)
+            marks.setdefault(starts[ins.target], set()).add(arms.get(j + 1, j))
     for j in tests:
         test = _test_before(instrs, instrs[j].target, OPPOSITE_JUMPS[instrs[j].opname])
         if test is not None:
@@ -93,6 +100,6 @@ def _same_sense_test(instrs: List[Instr], tests: List[int], marks: Dict[int, Set
         other = instrs[t]
         if other.opname != ins.opname or other.target != ins.target:
             continue
-        if any(j == -1 or not k < j < t for j in marks.get(t, ())):
+        if any(not k < j < t for j in marks.get(t, ())):
             return t - 2
     return None
