@@ -13,8 +13,8 @@ from bisect import bisect_right
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from depyf.decompiler.graph.positions import SourcePositions
-from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, Bytecode, ExceptionRegion, Instr, \
-    make_instr
+from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, Bytecode, ExceptionRegion, \
+    Instr, make_instr
 from depyf.decompiler.passes.rewrite import Edits, Placed, Spot, copy_instr, rewrite
 
 _COND_JUMPS = frozenset(OPPOSITE_JUMPS)
@@ -509,6 +509,7 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
     copy: List[Instr] = []
     position: Dict[int, int] = {}  # index in the test -> position of its copy
     pending: List[Tuple[int, object]] = []  # (a jump inside the copy, the index or label it goes to)
+    copied = _copied_exits(instrs, test) if adjacent and test.cleanup is None and test.threaded is None else {}
 
     def head_to(target: int) -> bool:
         return test.head <= target < test.end or target == test.body
@@ -544,11 +545,16 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
             pending.append((len(copy), "out"))
             copy.append(copy_instr(ins))
         else:
-            if not adjacent:
+            if ins.target in copied:
+                pending.append((len(copy), ("copied", ins.target)))
+            elif not adjacent:
                 pending.append((len(copy), ("exit", ins.target)))
             copy.append(copy_instr(ins))
     copy.append(_jump(back, instrs[test.body], "JUMP_BACKWARD"))
     labels: Dict[object, int] = {}
+    for target in sorted(copied):
+        labels[("copied", target)] = len(copy)
+        copy.extend(copy_instr(instrs[k]) for k in copied[target])
     if test.cleanup is not None:
         labels["out"] = len(copy)
         copy.append(_jump(back, instrs[test.exit], "JUMP_FORWARD" if adjacent else "JUMP_BACKWARD_NO_INTERRUPT"))
@@ -568,6 +574,29 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
     for at, to in pending:
         inner[at] = at + 2 if to == "after" else position[to] if isinstance(to, int) else labels[to]
     return copy, inner
+
+
+def _copied_exits(instrs: List[Instr], test: _Test) -> Dict[int, range]:
+    """The exit blocks of an and/or test, where each of its jumps out has a copy of its own of
+    one small block that ends the flow (3.14 copies a `return` after the loop into every path
+    to it): target -> its instructions. 3.13 lays the bottom test's own copies after it; shared
+    with the test at the top, the rules read the first tests as an `if` around the loop."""
+    targets = {instrs[k].target for k in range(test.head, test.end)
+               if instrs[k].opname in _COND_JUMPS and instrs[k].target >= test.end and instrs[k].target != test.body}
+    if len(targets) < 2:
+        return {}
+    blocks: Dict[int, range] = {}
+    for target in targets:
+        end = target
+        while end < len(instrs) and end - target < MAX_COPY and instrs[end].opname not in TERMINAL \
+                and instrs[end].target is None:
+            end += 1
+        if end >= len(instrs) or instrs[end].opname not in TERMINAL:
+            return {}
+        blocks[target] = range(target, end + 1)
+    if len({tuple((instrs[k].opname, instrs[k].argval) for k in block) for block in blocks.values()}) != 1:
+        return {}
+    return blocks
 
 
 def _same_block(instrs: List[Instr], way_out: range, exit: int) -> bool:
