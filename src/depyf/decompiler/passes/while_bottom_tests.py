@@ -428,9 +428,9 @@ def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
                 break  # (the cleanup of a chained comparison that ends the test, or no test)
         elif ins.target is not None or ins.opname in _NOT_IN_TEST or _stores(instrs, k) \
                 or (ins.opname == "POP_TOP" and not any(head <= j < k for j in entries.get(k, ()))):
-            if line <= test_line:
+            if line <= test_line and not _in_way_out(instrs, head, end, k, entries):
                 return None  # (the test goes on here, in a way the pass does not copy)
-            break
+            break  # (the body, or the way out of a chained comparison's cleanup that ends the test)
         last_line = max(last_line, line)
         k += 1
     if end is None:
@@ -443,6 +443,13 @@ def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
            for j in range(head, end) if instrs[j].target is not None):
         return None
     return _Test(head, end, body, instrs[end - 1].target, cleanup)
+
+
+def _in_way_out(instrs: List[Instr], head: int, end: Optional[int], k: int, entries: Dict[int, List[int]]) -> bool:
+    """Is `k` in the way out of the cleanup of a chained comparison that ends the test at `end`
+    (3.12+: a copy of the exit block, on the test's line)?"""
+    cleanup = _chain_cleanup(instrs, head, end, entries) if end is not None else None
+    return cleanup is not None and cleanup < k < instrs[end].target
 
 
 def _cleanup_way_out(instrs: List[Instr], head: int, k: int, entries: Dict[int, List[int]]) -> bool:
@@ -509,7 +516,7 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
     copy: List[Instr] = []
     position: Dict[int, int] = {}  # index in the test -> position of its copy
     pending: List[Tuple[int, object]] = []  # (a jump inside the copy, the index or label it goes to)
-    copied = _copied_exits(instrs, test) if adjacent and test.cleanup is None and test.threaded is None else {}
+    copied = _copied_exits(instrs, test) if adjacent and test.threaded is None else {}
 
     def head_to(target: int) -> bool:
         return test.head <= target < test.end or target == test.body
@@ -552,17 +559,21 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
             copy.append(copy_instr(ins))
     copy.append(_jump(back, instrs[test.body], "JUMP_BACKWARD"))
     labels: Dict[object, int] = {}
-    for target in sorted(copied):
-        labels[("copied", target)] = len(copy)
-        copy.extend(copy_instr(instrs[k]) for k in copied[target])
     if test.cleanup is not None:
         labels["out"] = len(copy)
-        copy.append(_jump(back, instrs[test.exit], "JUMP_FORWARD" if adjacent else "JUMP_BACKWARD_NO_INTERRUPT"))
+        if test.exit in copied:  # (the copy's own copy of the exit block, then the cleanup's)
+            copy.extend(copy_instr(instrs[k]) for k in copied[test.exit])
+        else:
+            copy.append(_jump(back, instrs[test.exit], "JUMP_FORWARD" if adjacent else "JUMP_BACKWARD_NO_INTERRUPT"))
         labels["cleanup"] = len(copy)
         copy.append(copy_instr(instrs[test.cleanup]))
         way_out = range(test.cleanup + 1, test.body)
-        if not (adjacent and _same_block(instrs, way_out, test.exit)):
+        if copied or not (adjacent and _same_block(instrs, way_out, test.exit)):
             copy.extend(copy_instr(instrs[k]) for k in way_out)
+    for target in sorted(copied):
+        if test.cleanup is None or target != test.exit:
+            labels[("copied", target)] = len(copy)
+            copy.extend(copy_instr(instrs[k]) for k in copied[target])
     if test.threaded is not None:
         labels["threaded"] = len(copy)
         copy.append(copy_instr(instrs[test.threaded]))
@@ -582,7 +593,8 @@ def _copied_exits(instrs: List[Instr], test: _Test) -> Dict[int, range]:
     to it): target -> its instructions. 3.13 lays the bottom test's own copies after it; shared
     with the test at the top, the rules read the first tests as an `if` around the loop."""
     targets = {instrs[k].target for k in range(test.head, test.end)
-               if instrs[k].opname in _COND_JUMPS and instrs[k].target >= test.end and instrs[k].target != test.body}
+               if instrs[k].opname in _COND_JUMPS and instrs[k].target >= test.end
+               and instrs[k].target not in (test.body, test.cleanup)}
     if len(targets) < 2:
         return {}
     blocks: Dict[int, range] = {}
