@@ -65,6 +65,42 @@ def test_builtin_genexpr_guard_is_gone() -> None:
     assert "LOAD_COMMON_CONSTANT" not in names and "FOR_ITER" not in names
 
 
+def _value_tests(source: str) -> List[Tuple[int, int]]:
+    """(start, target) of each short-circuit value test (`COPY 1; TO_BOOL; POP_JUMP_IF_*`)."""
+    instrs = read(_code(source), HOST).instrs
+    return [(k - 2, ins.target) for k, ins in enumerate(instrs)
+            if ins.opname in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") and k >= 2
+            and instrs[k - 1].opname == "TO_BOOL" and instrs[k - 2].opname == "COPY"]
+
+
+@on_314
+def test_threaded_value_tests_go_to_the_test_that_ends_their_expression() -> None:
+    # the tests of a, b, c, then those ending `c and d` (q) and `a and (...)` (p): 3.13 sends a
+    # false a and a true b to p, a false c to q (3.14: past p, past q, and on to where p goes)
+    (a, to_a), (b, to_b), (c, to_c), (q, to_q), (p, to_p) = _value_tests(
+        "def f(a, b, c, d, e, g):\n    return a and (b or (c and d) or e) or g\n")
+    assert (to_a, to_b, to_c, to_q) == (p, p, q, p) and p < to_p
+
+
+@on_314
+def test_threaded_value_test_of_a_conditional_arm() -> None:
+    (b, to_b), (t, to_t) = _value_tests("def f(a, b, c, t):\n    return (a if t else b or c) or t\n")
+    assert to_b == t and to_t > t
+
+
+@on_314
+def test_last_break_of_a_while_body_is_a_jump_over_the_bottom_test() -> None:
+    # 3.14: `POP_JUMP_IF_TRUE` over the jump back, to the `break`'s NOP; 3.13 (and the pass):
+    # `POP_JUMP_IF_FALSE` to the bottom test, over the `break`'s jump to the exit
+    instrs = read(_code("def f(a, d):\n    while a:\n        a = a - 1\n        if d:\n            break\n"
+                        "    print(a)\n    return d\n"), HOST).instrs
+    exit = next(k for k, ins in enumerate(instrs) if ins.opname == "LOAD_GLOBAL")
+    test = next(k for k, ins in enumerate(instrs) if ins.opname == "LOAD_FAST" and ins.argval == "d")
+    jump, brk = instrs[test + 2], instrs[test + 3]
+    assert (jump.opname, brk.opname, brk.target) == ("POP_JUMP_IF_FALSE", "JUMP", exit)
+    assert jump.target == test + 4 and instrs[test + 4].argval == "a"  # (the bottom test)
+
+
 on_315 = pytest.mark.skipif(HOST is None or not HOST.keeps_iterators_in_two_slots, reason="3.15 bytecode")
 
 

@@ -222,13 +222,13 @@ class ExpressionRules:
         right = self.stack.pop()
         left = self.stack.pop()
         self.stack.append(n.Compare(left, ["is not" if ins.flag else "is"], [right],
-                                    keeps_not=not self.version.folds_not_into_is_in_tests))
+                                    keeps_not=self.version.keeps_not_over_is_in))
 
     def op_CONTAINS_OP(self, ins: Instr, i: int) -> None:
         right = self.stack.pop()
         left = self.stack.pop()
         self.stack.append(n.Compare(left, ["not in" if ins.flag else "in"], [right],
-                                    keeps_not=not self.version.folds_not_into_is_in_tests))
+                                    keeps_not=self.version.keeps_not_over_is_in))
 
     def op_TO_BOOL(self, ins: Instr, i: int) -> None:
         # 3.13 makes truth tests explicit before a conditional jump or `not`; the source never

@@ -127,8 +127,8 @@ class Compare(Expr):
         self.comparators = list(comparators)
         # `x is None` read from a 3.11+ POP_JUMP_IF_[NOT_]NONE: no IS_OP that a `not` could change
         self.fused = fused
-        # an `is`/`in` comparison whose negation in a test is a `not` over it, not the opposite
-        # comparison (3.14+: the compiler tests `not (a in b)` by `in` and the opposite jump)
+        # an `is`/`in` of a version whose compiler keeps a `not` over it (`keeps_not_over_is_in`):
+        # `not a is b` stays so, like `not a < b`
         self.keeps_not = keeps_not
 
 

@@ -246,15 +246,15 @@ class BytecodeVersion:
             ["builtin", "AssertionError"] in self.tables["common_constants"]
 
     @property
-    def folds_not_into_is_in_tests(self) -> bool:
-        """Up to 3.13 the compiler folds `not (a in b)` into `a not in b` (and `not (a is b)` into
-        `a is not b`) before it compiles a test; 3.14 tests `a in b` and jumps the opposite way,
-        so there the two spellings compile apart and a negated test is printed `not a in b`."""
-        return self.key < (3, 14)
-
-    @property
     def has_to_bool(self) -> bool:
         return self.key >= (3, 13)
+
+    @property
+    def keeps_not_over_is_in(self) -> bool:
+        """3.14 no longer rewrites `not (a is b)` as `a is not b` (`in` likewise) before compiling:
+        a test of it compiles `is` and jumps the other way, and `not a is None` as a value is
+        `IS_OP is; UNARY_NOT` (other values still fuse to `is not`). The `not` is written."""
+        return self.key >= (3, 14)
 
     @property
     def fuses_local_pairs(self) -> bool:

@@ -13,8 +13,8 @@ from bisect import bisect_right
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
 from depyf.decompiler.graph.positions import SourcePositions
-from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, Bytecode, ExceptionRegion, Instr, \
-    make_instr
+from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, Bytecode, ExceptionRegion, \
+    Instr, make_instr
 from depyf.decompiler.passes.rewrite import Edits, Placed, Spot, copy_instr, rewrite
 
 _COND_JUMPS = frozenset(OPPOSITE_JUMPS)
@@ -200,6 +200,18 @@ def _last_break(instrs: List[Instr], test: _Test, at: int, replaces: bool, loop:
     jump = _jump(instrs[at], instrs[exit], "JUMP_FORWARD")
     jump.target_offset = instrs[breaks[0]].target_offset
     before = [jump]
+    test_over = at - 1
+    if replaces and test_over in breaks and instrs[test_over].opname in _COND_JUMPS and test_over not in edits:
+        # (`if t: break` last: 3.14 jumps over the jump back to the `break`'s NOP; 3.13 tests the
+        # opposite, to the bottom test, over the `break`'s jump. Read the 3.14 way, as a test
+        # whose one branch is empty, the `break` could be lost.)
+        opposite = OPPOSITE_JUMPS[instrs[test_over].opname]
+        edits[test_over] = [copy_instr(instrs[test_over], opname=opposite, raw_opname=opposite)]
+        placed[(test_over, 0)] = placed[at] = (at, 1)
+        for j in breaks:
+            if j != test_over:
+                placed[(j, 0)] = (at, 0)
+        return before
     if replaces:  # (what fell into the jump back now jumps over the `break`)
         placed[(at, 0)] = (at, 2)
         before.insert(0, _jump(instrs[at], instrs[exit], "JUMP_FORWARD"))
@@ -416,9 +428,9 @@ def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
                 break  # (the cleanup of a chained comparison that ends the test, or no test)
         elif ins.target is not None or ins.opname in _NOT_IN_TEST or _stores(instrs, k) \
                 or (ins.opname == "POP_TOP" and not any(head <= j < k for j in entries.get(k, ()))):
-            if line <= test_line:
+            if line <= test_line and not _in_way_out(instrs, head, end, k, entries):
                 return None  # (the test goes on here, in a way the pass does not copy)
-            break
+            break  # (the body, or the way out of a chained comparison's cleanup that ends the test)
         last_line = max(last_line, line)
         k += 1
     if end is None:
@@ -431,6 +443,13 @@ def _find_test(instrs: List[Instr], head: int, limit: int, loop: Set[int],
            for j in range(head, end) if instrs[j].target is not None):
         return None
     return _Test(head, end, body, instrs[end - 1].target, cleanup)
+
+
+def _in_way_out(instrs: List[Instr], head: int, end: Optional[int], k: int, entries: Dict[int, List[int]]) -> bool:
+    """Is `k` in the way out of the cleanup of a chained comparison that ends the test at `end`
+    (3.12+: a copy of the exit block, on the test's line)?"""
+    cleanup = _chain_cleanup(instrs, head, end, entries) if end is not None else None
+    return cleanup is not None and cleanup < k < instrs[end].target
 
 
 def _cleanup_way_out(instrs: List[Instr], head: int, k: int, entries: Dict[int, List[int]]) -> bool:
@@ -497,6 +516,7 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
     copy: List[Instr] = []
     position: Dict[int, int] = {}  # index in the test -> position of its copy
     pending: List[Tuple[int, object]] = []  # (a jump inside the copy, the index or label it goes to)
+    copied = _copied_exits(instrs, test) if adjacent and test.threaded is None else {}
 
     def head_to(target: int) -> bool:
         return test.head <= target < test.end or target == test.body
@@ -532,19 +552,28 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
             pending.append((len(copy), "out"))
             copy.append(copy_instr(ins))
         else:
-            if not adjacent:
+            if ins.target in copied:
+                pending.append((len(copy), ("copied", ins.target)))
+            elif not adjacent:
                 pending.append((len(copy), ("exit", ins.target)))
             copy.append(copy_instr(ins))
     copy.append(_jump(back, instrs[test.body], "JUMP_BACKWARD"))
     labels: Dict[object, int] = {}
     if test.cleanup is not None:
         labels["out"] = len(copy)
-        copy.append(_jump(back, instrs[test.exit], "JUMP_FORWARD" if adjacent else "JUMP_BACKWARD_NO_INTERRUPT"))
+        if test.exit in copied:  # (the copy's own copy of the exit block, then the cleanup's)
+            copy.extend(copy_instr(instrs[k]) for k in copied[test.exit])
+        else:
+            copy.append(_jump(back, instrs[test.exit], "JUMP_FORWARD" if adjacent else "JUMP_BACKWARD_NO_INTERRUPT"))
         labels["cleanup"] = len(copy)
         copy.append(copy_instr(instrs[test.cleanup]))
         way_out = range(test.cleanup + 1, test.body)
-        if not (adjacent and _same_block(instrs, way_out, test.exit)):
+        if copied or not (adjacent and _same_block(instrs, way_out, test.exit)):
             copy.extend(copy_instr(instrs[k]) for k in way_out)
+    for target in sorted(copied):
+        if test.cleanup is None or target != test.exit:
+            labels[("copied", target)] = len(copy)
+            copy.extend(copy_instr(instrs[k]) for k in copied[target])
     if test.threaded is not None:
         labels["threaded"] = len(copy)
         copy.append(copy_instr(instrs[test.threaded]))
@@ -556,6 +585,30 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
     for at, to in pending:
         inner[at] = at + 2 if to == "after" else position[to] if isinstance(to, int) else labels[to]
     return copy, inner
+
+
+def _copied_exits(instrs: List[Instr], test: _Test) -> Dict[int, range]:
+    """The exit blocks of an and/or test, where each of its jumps out has a copy of its own of
+    one small block that ends the flow (3.14 copies a `return` after the loop into every path
+    to it): target -> its instructions. 3.13 lays the bottom test's own copies after it; shared
+    with the test at the top, the rules read the first tests as an `if` around the loop."""
+    targets = {instrs[k].target for k in range(test.head, test.end)
+               if instrs[k].opname in _COND_JUMPS and instrs[k].target >= test.end
+               and instrs[k].target not in (test.body, test.cleanup)}
+    if len(targets) < 2:
+        return {}
+    blocks: Dict[int, range] = {}
+    for target in targets:
+        end = target
+        while end < len(instrs) and end - target < MAX_COPY and instrs[end].opname not in TERMINAL \
+                and instrs[end].target is None:
+            end += 1
+        if end >= len(instrs) or instrs[end].opname not in TERMINAL:
+            return {}
+        blocks[target] = range(target, end + 1)
+    if len({tuple((instrs[k].opname, instrs[k].argval) for k in block) for block in blocks.values()}) != 1:
+        return {}
+    return blocks
 
 
 def _same_block(instrs: List[Instr], way_out: range, exit: int) -> bool:
