@@ -12,6 +12,7 @@ Structures are recognised from jump targets, which are instruction indices:
 from bisect import bisect_left
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
+from depyf.decompiler import borrows
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING, DecompilationError
@@ -2210,6 +2211,13 @@ class ControlRules:
             and instrs[k - 1].raw_opname == "LOAD_FAST" and instrs[k].raw_opname == "LOAD_FAST" \
             and instrs[k - 1].arg < 16 and instrs[k].arg < 16
 
+    def _arm_load_left_on_block_end(self, k: int) -> bool:
+        """3.14: the local load at `k`, right before the tail, stayed LOAD_FAST though the tail
+        consumes it: it was the last value of a block that falls into the tail's, the else arm
+        of `return a if c else y` (`if c: return a` / `return y` borrows it: `borrows.py`)."""
+        return self.version.marks_borrowed_loads and not self.jump_sources.get(k + 1) \
+            and borrows.left_on_block_end(self.code, self.version, self.instrs, k)
+
     def _value_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
         """`return f(x, a if cond else b)` when 3.10+ copied the end of the return into both branches
         (3.8/3.9: `return a or (b if cond else c)`, a bare return copied in place of the jump).
@@ -2297,7 +2305,8 @@ class ControlRules:
             # (An expression statement `a if cond else b` drops its value first; a constant dropped
             # as a statement of its own is no code at all, so that value is the statement's.)
             dropped = instrs[a_end - length].opname == "POP_TOP"
-            needs = needs_value or self._unfused_local_pair(other + 1 - length)
+            needs = needs_value or self._unfused_local_pair(other + 1 - length) \
+                or self._arm_load_left_on_block_end(other - length)
             if not needs and not dropped:
                 return None
             # (an arm that is itself `x if d else y` reads its own copies of the tail in view)

@@ -235,6 +235,13 @@ class BytecodeVersion:
         return "LOAD_FAST_LOAD_FAST" in self.tables["opmap"]
 
     @property
+    def marks_borrowed_loads(self) -> bool:
+        """3.14 writes a local load that its basic block consumes as LOAD_FAST_BORROW, in the
+        blocks its borrow pass reaches: which loads are borrowed tells where the compiler's
+        blocks ended, between layouts that 3.13 compiles alike (`borrows.py`)."""
+        return "LOAD_FAST_BORROW" in self.tables["opmap"]
+
+    @property
     def with_enters_by_load_special(self) -> bool:
         """3.14 enters a with block by LOAD_SPECIAL of `__exit__` and `__enter__` instead of
         BEFORE_WITH, keeping the exit unbound beside its manager (pass `with_load_special`)."""
