@@ -74,3 +74,9 @@ def block_was_walked(code: object, version: object, instrs: Sequence[Instr], sta
                 return None
             return any(is_borrowed(code, version, x) for x in loads)
     return None
+
+
+def any_borrowed(code: object, version: object, instrs: Sequence[Instr], start: int, stop: int) -> bool:
+    """Some local load in [start, stop) is borrowed: the borrow pass reached that code."""
+    return any(instrs[k].opname == "LOAD_FAST" and is_borrowed(code, version, instrs[k])
+               for k in range(start, min(stop, len(instrs))))

@@ -9,6 +9,7 @@ to the end of the function).
 """
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
+from depyf.decompiler import borrows
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS,
@@ -874,6 +875,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # pops the loop's iterator first.)
             n_jump = None
         x = n_jump if n_jump is not None else x_h
+        if x is not None and n_jump is None and x > be and x not in jumped and not star \
+                and self._falls_into(s, be) and self._rest_walked(s, be) is False:
+            x = None  # 3.14: the clauses' copies of the code at `x` are their own way out
         # 3.11 lays the else of an except* after its handlers: the body jumps over them to it, and
         # the handlers' way out jumps past it.
         star_else = star and n_jump is not None and x_h is not None and n_jump > exit_at \
@@ -896,6 +900,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
             if x is not None and self._body_leaves_enclosing_clause(s, be, t):
                 x = None  # the handler's tail (unwinding the enclosing clause too) is its own return
+            if x is not None and x > be and self._falls_into(s, be) and self._rest_walked(s, be) is False:
+                x = None  # 3.14: the rest follows the try (the clause's way out is its own)
             if x is not None and x >= self.end and not self._rest_of_enclosing_body(x, t):
                 copy_end = self._copied_way_on(x)
                 if copy_end is not None:
@@ -960,6 +966,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else_from = be
         if x is None:
             else_end, cont = be, be
+            if not star and body_falls and be < min(t, end) and self._rest_walked(s, be):
+                else_end = cont = min(t, end)  # 3.14: the rest is the else part (`borrows.py`)
+                else_kept = True
             loop = self.loops[-1] if self.loops else None
             if not star and body_falls and loop is not None and not loop.is_while \
                     and self.version.keeps_try_else_exit \
@@ -1179,6 +1188,18 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _rest_walked(self, s: int, be: int) -> Optional[bool]:
+        """3.14: whether the code the try's body (from `s`) falls into at `be` lay in the block
+        of the body's end (its else part: True) or after the statement (False), as its borrowed
+        loads tell; None where they do not (`borrows.py`: the compiler's borrow pass never
+        reaches the block after a try whose handlers all leave)."""
+        if not self.version.marks_borrowed_loads:
+            return None
+        walked = borrows.block_was_walked(self.code, self.version, self.instrs, be, self.end, self.jump_sources)
+        if walked is False and not borrows.any_borrowed(self.code, self.version, self.instrs, s, be):
+            return None  # (the body's code was not reached either: nothing tells)
+        return walked
 
     def _leaves_enclosing_finally(self, k: int, target: int) -> bool:
         """Is `target` outside a try/finally whose body holds `k`?"""
