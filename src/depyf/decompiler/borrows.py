@@ -20,15 +20,19 @@ name: these questions look at the code object's own bytes, at the instruction's 
 from typing import Optional, Sequence
 
 from depyf.decompiler.instructions import Instr
+from depyf.decompiler.passes.stack_effects import BY_ARGUMENT
 
-# Instructions after which a simple statement has put its values away: a run of code from a
-# block's start to one of these, without jumps, shows what the block did with its loads.
-_STATEMENT_ENDS = frozenset({"POP_TOP", "RETURN_VALUE", "STORE_ATTR", "STORE_SUBSCR", "STORE_GLOBAL",
-                             "STORE_NAME", "STORE_DEREF", "DELETE_SUBSCR", "DELETE_ATTR", "RAISE_VARARGS"})
-# Instructions that keep or reorder values, after which the loads' fate is not plain to read.
-_UNCLEAR = frozenset({"COPY", "SWAP", "DUP_TOP", "ROT_TWO", "ROT_THREE", "STORE_FAST", "DELETE_FAST",
-                      "LOAD_FAST_AND_CLEAR", "GET_ITER", "FOR_ITER", "BEFORE_WITH", "LOAD_SPECIAL",
-                      "YIELD_VALUE", "SEND", "END_SEND", "GET_AWAITABLE"})
+# The stack effects of the instructions a simple statement is commonly made of (decoded names),
+# beside those of `passes.stack_effects.BY_ARGUMENT`; any other instruction ends the reading.
+_EFFECTS = {"LOAD_FAST": 1, "LOAD_CONST": 1, "LOAD_DEREF": 1, "LOAD_NAME": 1, "PUSH_NULL": 1,
+            "NOP": 0, "TO_BOOL": 0, "UNARY_NOT": 0, "UNARY_NEGATIVE": 0, "UNARY_INVERT": 0,
+            "FORMAT_SIMPLE": 0, "CONVERT_VALUE": 0, "FORMAT_WITH_SPEC": -1,
+            "COMPARE_OP": -1, "CONTAINS_OP": -1, "IS_OP": -1, "BINARY_OP": -1, "BINARY_SUBSCR": -1,
+            "POP_TOP": -1, "RETURN_VALUE": -1, "STORE_FAST": -1, "STORE_ATTR": -2, "STORE_SUBSCR": -3,
+            "STORE_GLOBAL": -1, "STORE_NAME": -1, "STORE_DEREF": -1, "DELETE_SUBSCR": -2,
+            "DELETE_ATTR": -1, "POP_JUMP_IF_FALSE": -1, "POP_JUMP_IF_TRUE": -1,
+            "POP_JUMP_IF_NONE": -1, "POP_JUMP_IF_NOT_NONE": -1}
+_CONDITIONAL = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
 
 def is_borrowed(code: object, version: object, ins: Instr) -> bool:
@@ -57,22 +61,36 @@ def left_on_block_end(code: object, version: object, instrs: Sequence[Instr], k:
 def block_was_walked(code: object, version: object, instrs: Sequence[Instr], start: int,
                      stop: int, targets: object = ()) -> Optional[bool]:
     """Did the compiler's borrow pass reach the block that begins at `start`? Read from the first
-    simple statement there (up to `stop`): True where one of its local loads is borrowed, False
-    where it loads locals and consumes them all, none borrowed; None where nothing tells (no
-    load, a jump or a jump target first, values kept or reordered, stored into locals)."""
+    simple statement there (up to `stop`, the stack followed from empty until it is empty again,
+    after a conditional jump at most): True where one of its local loads is borrowed, False
+    where it loads locals, none of them borrowed (a load stored into a local right away does not
+    count: it stays plain anyway); None where nothing tells (no such load, a jump target or an
+    instruction outside the few simple ones first)."""
     loads = []
+    depth = 0
     for k in range(start, min(stop, len(instrs))):
         ins = instrs[k]
         if k > start and k in targets:  # type: ignore[operator]
             return None
-        if ins.target is not None or ins.opname in _UNCLEAR:
+        effect = _EFFECTS.get(ins.opname)
+        if effect is None:
+            formula = BY_ARGUMENT.get(ins.opname)
+            if formula is None or ins.arg is None:
+                return None
+            effect = formula(ins.arg)
+        if ins.target is not None and ins.opname not in _CONDITIONAL:
             return None
         if ins.opname == "LOAD_FAST":
-            loads.append(ins)
-        elif ins.opname in _STATEMENT_ENDS:
-            if not loads:
-                return None
-            return any(is_borrowed(code, version, x) for x in loads)
+            loads.append(k)
+        elif ins.opname == "STORE_FAST" and loads and loads[-1] == k - 1:
+            loads.pop()  # (stored as a local: plain in any block)
+        depth += effect
+        if depth < 0:
+            return None
+        if depth == 0 and loads:
+            return any(is_borrowed(code, version, instrs[j]) for j in loads)
+        if ins.target is not None:
+            return None
     return None
 
 
