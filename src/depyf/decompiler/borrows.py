@@ -17,9 +17,11 @@ local, or outlives a store to its local. So, among code that compiles the same o
 The decoder reads LOAD_FAST_BORROW as LOAD_FAST, and pass `older_raw_names` gives it 3.13's raw
 name: these questions look at the code object's own bytes, at the instruction's offset.
 """
-from typing import Optional, Sequence
+from functools import lru_cache
+from typing import Dict, Optional, Sequence, Tuple
 
 from depyf.decompiler.instructions import Instr
+from depyf.decompiler.opcode_tables import TABLES
 from depyf.decompiler.passes.stack_effects import BY_ARGUMENT
 
 # The stack effects of the instructions a simple statement is commonly made of (decoded names),
@@ -35,24 +37,43 @@ _EFFECTS = {"LOAD_FAST": 1, "LOAD_CONST": 1, "LOAD_DEREF": 1, "LOAD_NAME": 1, "P
 _CONDITIONAL = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
 
-def is_borrowed(code: object, version: object, ins: Instr) -> bool:
-    """Whether the compiler wrote the local load `ins` as a borrowed load (of a pair too)."""
+_BORROWED = ("LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW")
+# The loads the borrow pass may change (LOAD_FAST_CHECK, of a local that may be unbound, it never does)
+_CANDIDATES = ("LOAD_FAST", "LOAD_FAST_LOAD_FAST") + _BORROWED
+
+
+def _raw_name(code: object, version: object, ins: Instr) -> Optional[str]:
+    """The name of the instruction the compiler wrote at `ins`'s offset (past EXTENDED_ARGs)."""
     raw = getattr(code, "co_code", b"")
-    opmap = version.tables["opmap"]  # type: ignore[attr-defined]
-    extended = opmap.get("EXTENDED_ARG")
+    extended = version.tables["opmap"].get("EXTENDED_ARG")  # type: ignore[attr-defined]
     pos = ins.offset
     while 0 <= pos < len(raw) and raw[pos] == extended:
         pos += 2
     if not 0 <= pos < len(raw):
-        return False
-    return raw[pos] in (opmap.get("LOAD_FAST_BORROW"), opmap.get("LOAD_FAST_BORROW_LOAD_FAST_BORROW"))
+        return None
+    return _names(version.key).get(raw[pos])  # type: ignore[attr-defined]
+
+
+@lru_cache(maxsize=None)
+def _names(key: Tuple[int, int]) -> Dict[int, str]:
+    return {op: name for name, op in TABLES[key]["opmap"].items()}
+
+
+def is_borrowed(code: object, version: object, ins: Instr) -> bool:
+    """Whether the compiler wrote the local load `ins` as a borrowed load (of a pair too)."""
+    return _raw_name(code, version, ins) in _BORROWED
+
+
+def is_candidate(code: object, version: object, ins: Instr) -> bool:
+    """Whether `ins` is a local load the borrow pass may write as borrowed (not LOAD_FAST_CHECK)."""
+    return ins.opname == "LOAD_FAST" and _raw_name(code, version, ins) in _CANDIDATES
 
 
 def left_on_block_end(code: object, version: object, instrs: Sequence[Instr], k: int) -> bool:
     """The local load at `k` was the last value of its block when the compiler ran its borrow
     pass: a plain LOAD_FAST right before an instruction that would have consumed it in the same
     block (not a store into a local, which keeps a load plain anyway)."""
-    if not 0 <= k < len(instrs) - 1 or instrs[k].opname != "LOAD_FAST":
+    if not 0 <= k < len(instrs) - 1 or not is_candidate(code, version, instrs[k]):
         return False
     after = instrs[k + 1]
     return after.opname not in ("STORE_FAST", "STORE_FAST_STORE_FAST") and not is_borrowed(code, version, instrs[k])
@@ -80,7 +101,7 @@ def block_was_walked(code: object, version: object, instrs: Sequence[Instr], sta
             effect = formula(ins.arg)
         if ins.target is not None and ins.opname not in _CONDITIONAL:
             return None
-        if ins.opname == "LOAD_FAST":
+        if ins.opname == "LOAD_FAST" and is_candidate(code, version, ins):
             loads.append(k)
         elif ins.opname == "STORE_FAST" and loads and loads[-1] == k - 1:
             loads.pop()  # (stored as a local: plain in any block)

@@ -1194,8 +1194,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         of the body's end (its else part: True) or after the statement (False), as its borrowed
         loads tell; None where they do not (`borrows.py`: the compiler's borrow pass never
         reaches the block after a try whose handlers all leave)."""
-        if not self.version.marks_borrowed_loads:
-            return None
+        if not self.version.marks_borrowed_loads \
+                or any(s <= src < be for src in self.jump_sources.get(be, ())):
+            return None  # (a jump from the body to the statement's end reaches it: walked either way)
         walked = borrows.block_was_walked(self.code, self.version, self.instrs, be, self.end, self.jump_sources)
         if walked is False and not borrows.any_borrowed(self.code, self.version, self.instrs, s, be):
             return None  # (the body's code was not reached either: nothing tells)
