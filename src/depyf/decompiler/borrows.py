@@ -82,37 +82,69 @@ def left_on_block_end(code: object, version: object, instrs: Sequence[Instr], k:
 def block_was_walked(code: object, version: object, instrs: Sequence[Instr], start: int,
                      stop: int, targets: object = ()) -> Optional[bool]:
     """Did the compiler's borrow pass reach the block that begins at `start`? Read from the first
-    simple statement there (up to `stop`, the stack followed from empty until it is empty again,
-    after a conditional jump at most): True where one of its local loads is borrowed, False
-    where it loads locals, none of them borrowed (a load stored into a local right away does not
-    count: it stays plain anyway); None where nothing tells (no such load, a jump target or an
-    instruction outside the few simple ones first)."""
+    simple statement there that loads locals (`first_statement`): True where one of its local
+    loads is borrowed, False where none is; None where nothing tells."""
+    k = start
+    while k < stop:
+        walked, end = first_statement(code, version, instrs, k, stop, targets)
+        if walked is not None or end is None:
+            return walked
+        if end in targets:  # type: ignore[operator]
+            return None  # (the block ends there)
+        k = end
+    return None
+
+
+def first_statement(code: object, version: object, instrs: Sequence[Instr], start: int,
+                    stop: int, targets: object = ()) -> Tuple[Optional[bool], Optional[int]]:
+    """(walked, end) of the simple statement at `start` (before `stop`): the stack followed from
+    empty until it is empty again, after a conditional jump at most; `end` is where it ends (None
+    where it cannot be followed: a jump target inside, an instruction outside the few simple
+    ones), `walked` whether one of its local loads is borrowed (a load stored into a local right
+    away does not count: it stays plain anyway; None without such loads)."""
     loads = []
     depth = 0
     for k in range(start, min(stop, len(instrs))):
         ins = instrs[k]
         if k > start and k in targets:  # type: ignore[operator]
-            return None
+            return None, None
         effect = _EFFECTS.get(ins.opname)
         if effect is None:
             formula = BY_ARGUMENT.get(ins.opname)
             if formula is None or ins.arg is None:
-                return None
+                return None, None
             effect = formula(ins.arg)
         if ins.target is not None and ins.opname not in _CONDITIONAL:
-            return None
+            return None, None
         if ins.opname == "LOAD_FAST" and is_candidate(code, version, ins):
             loads.append(k)
         elif ins.opname == "STORE_FAST" and loads and loads[-1] == k - 1:
             loads.pop()  # (stored as a local: plain in any block)
         depth += effect
         if depth < 0:
-            return None
-        if depth == 0 and loads:
-            return any(is_borrowed(code, version, instrs[j]) for j in loads)
+            return None, None
+        if depth == 0 and ins.opname != "NOP":
+            walked = any(is_borrowed(code, version, instrs[j]) for j in loads) if loads else None
+            return walked, k + 1
         if ins.target is not None:
-            return None
-    return None
+            return None, None
+    return None, None
+
+
+def walked_part_end(code: object, version: object, instrs: Sequence[Instr], start: int,
+                    stop: int, targets: object = ()) -> int:
+    """Where the code from `start`, whose block the borrow pass reached, runs into the first
+    simple statement that it did not reach (`stop` where none is seen before a statement that
+    cannot be followed)."""
+    k = start
+    while k < stop:
+        walked, end = first_statement(code, version, instrs, k, stop, targets)
+        if walked is False and k > start:
+            return k
+        if end is None:
+            return stop
+        k = end
+    return stop
 
 
 def any_borrowed(code: object, version: object, instrs: Sequence[Instr], start: int, stop: int) -> bool:

@@ -967,7 +967,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         if x is None:
             else_end, cont = be, be
             if not star and body_falls and be < min(t, end) and self._rest_walked(s, be):
-                else_end = cont = min(t, end)  # 3.14: the rest is the else part (`borrows.py`)
+                # 3.14: the rest is the else part, up to what its borrowed loads leave out (`borrows.py`)
+                else_end = cont = borrows.walked_part_end(self.code, self.version, instrs, be, min(t, end),
+                                                          self.jump_sources)
                 else_kept = True
             loop = self.loops[-1] if self.loops else None
             if not star and body_falls and loop is not None and not loop.is_while \
