@@ -147,7 +147,10 @@ def walked_part_end(code: object, version: object, instrs: Sequence[Instr], star
     return stop
 
 
-def any_borrowed(code: object, version: object, instrs: Sequence[Instr], start: int, stop: int) -> bool:
-    """Some local load in [start, stop) is borrowed: the borrow pass reached that code."""
-    return any(instrs[k].opname == "LOAD_FAST" and is_borrowed(code, version, instrs[k])
-               for k in range(start, min(stop, len(instrs))))
+def walked_up_to(code: object, version: object, instrs: Sequence[Instr], stop: int) -> bool:
+    """The code right before `stop` lay in blocks the borrow pass reached: the nearest local load
+    before it is borrowed, or there is none (the code's start is always reached)."""
+    for k in range(stop - 1, -1, -1):
+        if instrs[k].opname == "LOAD_FAST" and is_candidate(code, version, instrs[k]):
+            return is_borrowed(code, version, instrs[k])
+    return True

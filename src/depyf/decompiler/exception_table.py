@@ -1200,7 +1200,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 or any(s <= src < be for src in self.jump_sources.get(be, ())):
             return None  # (a jump from the body to the statement's end reaches it: walked either way)
         walked = borrows.block_was_walked(self.code, self.version, self.instrs, be, self.end, self.jump_sources)
-        if walked is False and not borrows.any_borrowed(self.code, self.version, self.instrs, s, be):
+        if walked is False and not borrows.walked_up_to(self.code, self.version, self.instrs, be):
             return None  # (the body's code was not reached either: nothing tells)
         return walked
 
