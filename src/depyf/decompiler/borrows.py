@@ -34,6 +34,8 @@ _EFFECTS = {"LOAD_FAST": 1, "LOAD_CONST": 1, "LOAD_DEREF": 1, "LOAD_NAME": 1, "P
             "STORE_GLOBAL": -1, "STORE_NAME": -1, "STORE_DEREF": -1, "DELETE_SUBSCR": -2,
             "DELETE_ATTR": -1, "POP_JUMP_IF_FALSE": -1, "POP_JUMP_IF_TRUE": -1,
             "POP_JUMP_IF_NONE": -1, "POP_JUMP_IF_NOT_NONE": -1}
+# Instructions after which a load's fate is not plain to read (kept, reordered, stored).
+_UNCLEAR = frozenset({"COPY", "SWAP", "STORE_FAST", "DELETE_FAST", "LOAD_FAST_AND_CLEAR", "RETURN_VALUE"})
 _CONDITIONAL = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
 
@@ -147,10 +149,16 @@ def walked_part_end(code: object, version: object, instrs: Sequence[Instr], star
     return stop
 
 
-def walked_up_to(code: object, version: object, instrs: Sequence[Instr], stop: int) -> bool:
+def walked_up_to(code: object, version: object, instrs: Sequence[Instr], stop: int,
+                 targets: object = ()) -> bool:
     """The code right before `stop` lay in blocks the borrow pass reached: the nearest local load
-    before it is borrowed, or there is none (the code's start is always reached)."""
-    for k in range(stop - 1, -1, -1):
+    before it that its block consumes is borrowed, or there is none (the code's start is always
+    reached). (A load kept for a test, `a or b`, stored into a local, or right before a jump or
+    a jump target may be what its block left on the stack: plain anyway.)"""
+    for k in range(stop - 2, -1, -1):
         if instrs[k].opname == "LOAD_FAST" and is_candidate(code, version, instrs[k]):
+            after = instrs[k + 1]
+            if after.opname in _UNCLEAR or after.target is not None or k + 1 in targets:  # type: ignore[operator]
+                continue
             return is_borrowed(code, version, instrs[k])
     return True

@@ -1040,6 +1040,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
+                elif else_end > be and body_falls and self._rest_walked(s, be) is False:
+                    else_end = cont = be  # 3.14: the rest of the loop body follows the try
         back = self.skip.get(x, -1) if x is not None and x > end and self.version.handler_code_at_end else -1
         if 0 <= back < len(instrs) and instrs[back].opname == "JUMP" and instrs[back].target == end \
                 and back not in self.skip and not self.jump_sources.get(back):
@@ -1200,7 +1202,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 or any(s <= src < be for src in self.jump_sources.get(be, ())):
             return None  # (a jump from the body to the statement's end reaches it: walked either way)
         walked = borrows.block_was_walked(self.code, self.version, self.instrs, be, self.end, self.jump_sources)
-        if walked is False and not borrows.walked_up_to(self.code, self.version, self.instrs, be):
+        if walked is False and not borrows.walked_up_to(self.code, self.version, self.instrs, be,
+                                                                 self.jump_sources):
             return None  # (the body's code was not reached either: nothing tells)
         return walked
 
