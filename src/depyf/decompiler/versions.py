@@ -242,6 +242,14 @@ class BytecodeVersion:
         return "LOAD_FAST_BORROW" in self.tables["opmap"]
 
     @property
+    def borrows_skip_code_after_try(self) -> bool:
+        """3.14's borrow pass never reaches the block after a try statement that the body only
+        falls into (no handler falls out, or the body ends in a compound statement), nor any
+        code only that block leads to: their loads stay LOAD_FAST, while the same code in the
+        try's else part borrows them (`borrows.py`). 3.15 reaches them."""
+        return self.marks_borrowed_loads and self.key == (3, 14)
+
+    @property
     def with_enters_by_load_special(self) -> bool:
         """3.14 enters a with block by LOAD_SPECIAL of `__exit__` and `__enter__` instead of
         BEFORE_WITH, keeping the exit unbound beside its manager (pass `with_load_special`)."""
