@@ -2043,10 +2043,16 @@ class ControlRules:
         """Does `jump`, back to the loop's head at the end of an if body, land somewhere other
         than the loop's own closing jump (at `end`, where the body ends)? A jump over an else
         part that ends the loop body is threaded to exactly that place; a `continue` may land on
-        the `while` line's NOP. 3.12+ also keep a jump-if-false landing on the jump only when
-        the jump is a statement of its own (with its own line), not the end of an if body."""
+        the `while` line's NOP. 3.12+ also keep a jump-if-false or a jump forward landing on the
+        jump only when the jump is a statement of its own (with its own line), not the end of an
+        if body."""
         if self.version.conditional_jumps_forward_only and any(
                 self.instrs[k].opname in COND_JUMPS for k in self.jump_sources.get(jump.index, ())):
+            return True
+        if self.version.conditional_jumps_forward_only and any(
+                self.instrs[k].opname == "JUMP" and k < jump.index for k in self.jump_sources.get(jump.index, ())):
+            # (nor a jump forward: `if a: x / else: y` then `continue`, the jump over `else: y`
+            # lands on the `continue`; 3.10/3.11 keep such a jump after a for loop's else part too)
             return True
         return self._lands_apart(jump.index, end) or self._jump_back_not_threadable(jump, end)
 

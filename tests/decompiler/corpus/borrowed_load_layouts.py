@@ -82,6 +82,7 @@ def handler_bare_return_then_code(waiters):
 
 @cases(({"a": 1},), ({},))
 def handler_returns_none_then_if(d):
+    d = dict(d)
     try:
         closed = d["a"]
     except KeyError:
@@ -93,6 +94,7 @@ def handler_returns_none_then_if(d):
 
 @cases(([1, None, 2],), ([],))
 def loop_handler_breaks_then_code(items):
+    items = list(items)
     out = []
     while True:
         try:
@@ -106,6 +108,7 @@ def loop_handler_breaks_then_code(items):
 
 @cases(([1, None, 2],), ([],))
 def loop_handler_breaks_else_code(items):
+    items = list(items)
     out = []
     while True:
         try:
@@ -116,3 +119,4 @@ def loop_handler_breaks_else_code(items):
             if work_item is not None:
                 out.append(work_item)
     return out
+
