@@ -3607,6 +3607,17 @@ class ControlRules:
         loop = self.loops[-1] if self.loops else None
         return loop is not None and not self.pure_mode and loop.iterator is iterator and i + 1 == loop.exit
 
+    def breaks_out_through_clause_exit(self, iterator: n.Expr, i: int) -> bool:
+        """Is the POP_TOP at `i` a `break` of a for loop that ends an except clause, the loop's
+        else part never finishing (`else: continue`)? The code after the loop, the clause's way
+        out (POP_EXCEPT, then a jump on), follows the dropped iterator in place of a jump to it,
+        and the loop's exit is the else part (3.13+)."""
+        loop = self.loops[-1] if self.loops else None
+        instrs = self.instrs
+        return loop is not None and not self.pure_mode and loop.iterator is iterator \
+            and i + 2 < loop.exit and instrs[i + 1].opname == "POP_EXCEPT" and instrs[i + 2].opname == "JUMP" \
+            and not self.jump_sources.get(i + 1)
+
     def _drops_iterator(self, loop: LoopInfo, popped: n.Expr) -> bool:
         """Is the value a POP_TOP drops the loop's iterator? The `__exit__` calls of the with
         statements a break leaves are stepped over, so their markers may still lie above it."""
