@@ -1021,7 +1021,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
                 and not self._closing_jump_at(end, x))
             if not star and loop is not None and x in loop.continue_targets and not body_ends and body_falls \
-                    and else_end > be and not self._rest_is_else_part(be, else_end, t, x):
+                    and else_end > be and self._rest_walked(s, be) is not True \
+                    and not self._rest_is_else_part(be, else_end, t, x):
                 # the handlers' jumps back are `continue`s, the rest follows the try
                 falls_out = False
                 else_end = cont = be
