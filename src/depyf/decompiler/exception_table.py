@@ -1121,8 +1121,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and instrs[else_end].opname == "JUMP":
             self.kept_else_exits.add(else_end)  # (control: `_block_ends_going_back`)
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
-        if else_break:
-            orelse.append(n.Break())
+        if else_break and not (orelse and isinstance(orelse[-1], n.Break)):
+            orelse.append(n.Break())  # (read already where the dropped iterator shows it)
         if loop_tail is not None and loop_tail == x and loop is not None and loop.falls_off_to_exit \
                 and end == loop.body_end and self._falls_into(s, end):
             # 3.12+: a `while True:` inside a with, closed only by this try's handlers: they go
