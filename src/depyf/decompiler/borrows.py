@@ -18,7 +18,7 @@ The decoder reads LOAD_FAST_BORROW as LOAD_FAST, and pass `older_raw_names` give
 name: these questions look at the code object's own bytes, at the instruction's offset.
 """
 from functools import lru_cache
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from depyf.decompiler.instructions import Instr
 from depyf.decompiler.opcode_tables import TABLES
@@ -103,7 +103,8 @@ def first_statement(code: object, version: object, instrs: Sequence[Instr], star
     empty until it is empty again, after a conditional jump at most; `end` is where it ends (None
     where it cannot be followed: a jump target inside, an instruction outside the few simple
     ones), `walked` whether one of its local loads is borrowed (a load stored into a local right
-    away does not count: it stays plain anyway; None without such loads)."""
+    away does not count: it stays plain anyway; None without such loads). A borrowed load seen
+    before the statement can no longer be followed still says True.)"""
     loads = []
     depth = 0
     for k in range(start, min(stop, len(instrs))):
@@ -114,10 +115,10 @@ def first_statement(code: object, version: object, instrs: Sequence[Instr], star
         if effect is None:
             formula = BY_ARGUMENT.get(ins.opname)
             if formula is None or ins.arg is None:
-                return None, None
+                return _borrowed_among(code, version, instrs, loads), None
             effect = formula(ins.arg)
         if ins.target is not None and ins.opname not in _CONDITIONAL:
-            return None, None
+            return _borrowed_among(code, version, instrs, loads), None
         if ins.opname == "LOAD_FAST" and is_candidate(code, version, ins):
             loads.append(k)
         elif ins.opname == "STORE_FAST" and loads and loads[-1] == k - 1:
@@ -131,6 +132,12 @@ def first_statement(code: object, version: object, instrs: Sequence[Instr], star
         if ins.target is not None:
             return None, None
     return None, None
+
+
+def _borrowed_among(code: object, version: object, instrs: Sequence[Instr], loads: List[int]) -> Optional[bool]:
+    """True where one of `loads` is borrowed (its block was reached, however the statement goes
+    on); None otherwise (a plain one may be what its block left on the stack)."""
+    return True if any(is_borrowed(code, version, instrs[j]) for j in loads) else None
 
 
 def walked_part_end(code: object, version: object, instrs: Sequence[Instr], start: int,

@@ -3100,6 +3100,9 @@ class ControlRules:
         elif top_test is None and not clipped and not explicit_continue \
                 and (past := self._break_past_inline_handler(h, j)) is not None:
             exit, body_runs_on, breaking_tail = past, True, True
+        elif top_test is None and not clipped and not explicit_continue \
+                and (past := self._walked_return_past_loop(h, j)) is not None:
+            exit, body_runs_on = past, True
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
@@ -3280,6 +3283,29 @@ class ControlRules:
     def _jumps_to(self, start: int, end: int, target: int) -> bool:
         """Does an instruction in [start, end) jump to `target`?"""
         return any(start <= src < end for src in self.jump_sources.get(target, ()))
+
+    def _walked_return_past_loop(self, h: int, j: int) -> Optional[int]:
+        """3.14: where the `while True:` loop [h, j] ends when the block right after its last
+        jump back, which only the body's tests jump to and which returns or raises, is one the
+        borrow pass reached (`borrows.py`): the code after such a loop that its last `break`
+        falls into is never reached by that pass, so this is a `return` written in the loop's
+        last if statement (`if c: return v`), not the code after the loop. None otherwise."""
+        instrs = self.instrs
+        after = j + 1
+        if not self.version.borrows_stop_at_empty_blocks or instrs[j].opname != "JUMP" \
+                or instrs[j].target != h or after >= self.end:
+            return None
+        sources = self.jump_sources.get(after, ())
+        if not sources or not all(h <= src < j and instrs[src].opname in COND_JUMPS for src in sources):
+            return None
+        k = after
+        while k < self.end and instrs[k].target is None and instrs[k].opname not in TERMINAL \
+                and (k == after or not self.jump_sources.get(k)):
+            k += 1
+        if k >= self.end or instrs[k].opname not in ("RETURN_VALUE", "RAISE_VARARGS") or self.jump_sources.get(k) \
+                or not borrows.block_was_walked(self.code, self.version, instrs, after, k + 1, self.jump_sources):
+            return None
+        return k + 1
 
     def _breaking_tail_end(self, h: int, j: int) -> Optional[int]:
         """Where the `while True:` loop [h, j] really ends when the rest of its body follows its

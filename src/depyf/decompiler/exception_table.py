@@ -1200,7 +1200,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         of the body's end (its else part: True) or after the statement (False), as its borrowed
         loads tell; None where they do not (`borrows.py`: the compiler's borrow pass never
         reaches the block after a try whose handlers all leave)."""
-        if not self.version.borrows_skip_code_after_try \
+        if not self.version.borrows_stop_at_empty_blocks \
                 or any(s <= src < be for src in self.jump_sources.get(be, ())):
             return None  # (a jump from the body to the statement's end reaches it: walked either way)
         walked = borrows.block_was_walked(self.code, self.version, self.instrs, be, self.end, self.jump_sources)

@@ -242,11 +242,13 @@ class BytecodeVersion:
         return "LOAD_FAST_BORROW" in self.tables["opmap"]
 
     @property
-    def borrows_skip_code_after_try(self) -> bool:
-        """3.14's borrow pass never reaches the block after a try statement that the body only
-        falls into (no handler falls out, or the body ends in a compound statement), nor any
-        code only that block leads to: their loads stay LOAD_FAST, while the same code in the
-        try's else part borrows them (`borrows.py`). 3.15 reaches them."""
+    def borrows_stop_at_empty_blocks(self) -> bool:
+        """3.14's borrow pass does not go on past an empty block: it never reaches the block
+        after a try statement that the body only falls into (no handler falls out, or the body
+        ends in a compound statement), nor the code after a `while True:` loop that its last
+        `break` falls out of, nor any code only those lead to. Their loads stay LOAD_FAST, while
+        the same code in the try's else part, or a `return` inside the loop, borrows them
+        (`borrows.py`). 3.15 reaches them."""
         return self.marks_borrowed_loads and self.key == (3, 14)
 
     @property

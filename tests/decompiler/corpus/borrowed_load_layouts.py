@@ -120,3 +120,22 @@ def loop_handler_breaks_else_code(items):
                 out.append(work_item)
     return out
 
+
+
+@cases(("ab]", 0, []), ("]", 0, [1]))
+def while_true_last_if_returns(src, pos, array):
+    # (3.14's borrow pass stops at the empty block a `while True:` loop ends at: code after the
+    # loop that the last `break` falls into keeps plain loads, a `return` in the loop borrows)
+    while True:
+        pos += 1
+        if src.startswith("]", pos - 1):
+            return (pos + 1, array)
+
+
+@cases(("ab]", 0, []), ("]", 0, [1]))
+def while_true_last_if_breaks(src, pos, array):
+    while True:
+        pos += 1
+        if src.startswith("]", pos - 1):
+            break
+    return (pos + 1, array)
