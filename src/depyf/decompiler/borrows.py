@@ -24,6 +24,10 @@ from depyf.decompiler.instructions import Instr
 from depyf.decompiler.opcode_tables import TABLES
 from depyf.decompiler.passes.stack_effects import BY_ARGUMENT
 
+# The most instructions of a block that ends the code which 3.14 copies in place of a jump to
+# it (CPython's MAX_COPY_SIZE): such a copy lies in the jumping block, where the pass goes on.
+COPIED_EXIT_SIZE = 4
+
 # The stack effects of the instructions a simple statement is commonly made of (decoded names),
 # beside those of `passes.stack_effects.BY_ARGUMENT`; any other instruction ends the reading.
 _EFFECTS = {"LOAD_FAST": 1, "LOAD_CONST": 1, "LOAD_DEREF": 1, "LOAD_NAME": 1, "PUSH_NULL": 1,

@@ -3289,7 +3289,9 @@ class ControlRules:
         jump back, which only the body's tests jump to and which returns or raises, is one the
         borrow pass reached (`borrows.py`): the code after such a loop that its last `break`
         falls into is never reached by that pass, so this is a `return` written in the loop's
-        last if statement (`if c: return v`), not the code after the loop. None otherwise."""
+        last if statement (`if c: return v`), not the code after the loop. (Not a small block:
+        the compiler copies one into the `break` in place of its jump, which the pass reaches.)
+        None otherwise."""
         instrs = self.instrs
         after = j + 1
         if not self.version.borrows_stop_at_empty_blocks or instrs[j].opname != "JUMP" \
@@ -3303,6 +3305,7 @@ class ControlRules:
                 and (k == after or not self.jump_sources.get(k)):
             k += 1
         if k >= self.end or instrs[k].opname not in ("RETURN_VALUE", "RAISE_VARARGS") or self.jump_sources.get(k) \
+                or k + 1 - after <= borrows.COPIED_EXIT_SIZE \
                 or not borrows.block_was_walked(self.code, self.version, instrs, after, k + 1, self.jump_sources):
             return None
         return k + 1
