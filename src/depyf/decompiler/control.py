@@ -2220,9 +2220,12 @@ class ControlRules:
     def _arm_load_left_on_block_end(self, k: int) -> bool:
         """3.14: the local load at `k`, right before the tail, stayed LOAD_FAST though the tail
         consumes it: it was the last value of a block that falls into the tail's, the else arm
-        of `return a if c else y` (`if c: return a` / `return y` borrows it: `borrows.py`)."""
+        of `return a if c else y` (`if c: return a` / `return y` borrows it: `borrows.py`), in
+        code the borrow pass reached (in code it never reaches, dead code say, every load is
+        plain)."""
         return self.version.marks_borrowed_loads and not self.jump_sources.get(k + 1) \
-            and borrows.left_on_block_end(self.code, self.version, self.instrs, k)
+            and borrows.left_on_block_end(self.code, self.version, self.instrs, k) \
+            and borrows.walked_up_to(self.code, self.version, self.instrs, k, self.jump_sources)
 
     def _value_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
         """`return f(x, a if cond else b)` when 3.10+ copied the end of the return into both branches
