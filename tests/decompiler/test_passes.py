@@ -185,3 +185,49 @@ def test_test_leaving_for_the_outer_head_jumps_forward() -> None:
         if ins.opname in ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE") and ins.target == k + 2:
             assert not (instrs[k + 1].opname == "JUMP" and instrs[k + 1].target == outer), "a test over a jump back"
     assert [i.opname for i in instrs].count("COMPARE_OP") == 3  # (w1 > n; w < 3 twice)
+
+
+@pytest.mark.skipif(HOST is None, reason="no tables for this interpreter")
+def test_rewrite_lays_code_ahead_of_an_index_outside_its_blocks() -> None:
+    bytecode = decode(_code("def f(g):\n    try:\n        g()\n    except ValueError:\n        pass\n"), HOST)
+    if not bytecode.regions:
+        pytest.skip("no exception table before 3.11")
+    region = bytecode.regions[0]
+    at = region.handler
+    added = copy_instr(bytecode.instrs[at - 1])
+    out = rewrite(bytecode, {at: [added, bytecode.instrs[at]]}, ahead={at: 1})
+    assert region.end <= at and out.regions[0].end == region.end  # (the try body ends before it)
+    assert out.regions[0].handler == at + 1  # (the handler still starts at its own first instruction)
+    assert out.instrs[at].offset == added.offset
+    starting = [n for n, r in enumerate(bytecode.regions) if r.start == at]
+    assert starting and all(out.regions[n].start == at + 1 for n in starting)  # (the handler's own regions)
+    assert not any(r.start <= at < r.end for r in out.regions)  # (nothing holds the added code)
+
+
+@on_314
+def test_inner_while_true_break_jumps_forward_to_a_jump_back() -> None:
+    # fuzz seed 618: the break of the inner loop is threaded to the outer `while True:` head
+    source = ("def f(n, log):\n    while True:\n        n -= 1\n        if n < 0:\n            return log\n"
+              "        j = 0\n        while True:\n            j += 1\n            if j > 2:\n                break\n"
+              "            log.append(j)\n")
+    raw, instrs = decode(_code(source), HOST).instrs, read(_code(source), HOST).instrs
+    backs = [(k, i.target) for k, i in enumerate(instrs) if i.opname == "JUMP" and i.target < k]
+    outer, inner = sorted({t for _, t in backs})
+    inner_end = max(k for k, t in backs if t == inner)
+    assert backs[-1] == (inner_end + 1, outer)  # (the outer body's end, after the inner loop)
+    breaks = [k for k, i in enumerate(instrs) if i.opname == "JUMP" and i.target == inner_end + 1]
+    assert len(breaks) == 1 and inner < breaks[0] < inner_end
+    assert len(instrs) == len(raw) + 1
+
+
+@on_314
+def test_written_continue_gets_a_closing_jump_after_it() -> None:
+    # fuzz seed 107: `if w > n: break` then a written `continue`, which the test jumps to
+    written = ("def f(n, log):\n    w = 0\n    while True:\n        w += 1\n        if w > n:\n"
+               "            break\n        continue\n    return log\n")
+    jumps = _jumps(written)
+    backs = [k for k, name, t in jumps if name == "JUMP" and t < k]
+    assert len(backs) == 2 and backs[1] == backs[0] + 1  # (the written one, then the closing one)
+    assert not any(t == backs[1] for _, _, t in jumps)  # (nothing reaches the closing one)
+    implied = written.replace("        continue\n", "")
+    assert len([k for k, name, t in _jumps(implied) if name == "JUMP" and t < k]) == 1

@@ -261,6 +261,11 @@ class ExceptionRegionAnalysis:
         cached = getattr(self, "_handler_code", None)
         if cached is None:
             cached = set(range(len(self.instrs))) - self._reach(0) if self.bc.regions else set()
+            if cached and (self.version.copies_jumps_back_to_body_ends
+                           or self.version.copies_for_jumps_back_to_body_ends):
+                # (what a handler reaches, not the dead closing jump that pass
+                # `written_continues` lays after a written `continue`, as 3.8/3.9 keep one)
+                cached &= set().union(*(self._reach(h) for h in {r.handler for r in self.bc.regions}))
             self._handler_code = cached
         return cached
 

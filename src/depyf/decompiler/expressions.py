@@ -26,14 +26,16 @@ _new = object.__new__
 def folds_under_not(e: n.Expr) -> bool:
     """A single `is`/`in` comparison: the compiler rewrites `not (a is b)` as `a is not b`, so
     its negation cannot be written next to it without changing the instruction it compiles to."""
-    return isinstance(e, n.Compare) and not e.fused and len(e.ops) == 1 and e.ops[0] in n.NEGATED_COMPARISONS
+    return isinstance(e, n.Compare) and not e.fused and not e.keeps_not and len(e.ops) == 1 \
+        and e.ops[0] in n.NEGATED_COMPARISONS
 
 
 def negate(e: n.Expr) -> n.Expr:
-    """`not e`, folded the way the compiler folds it (`not a is b` is `a is not b`)."""
+    """`not e`, folded the way the compiler folds it (`not a is b` is `a is not b`, up to 3.13;
+    a comparison that `keeps_not` stays under its `not`)."""
     if isinstance(e, n.UnaryOp) and e.op == "not":
         return e.operand
-    if isinstance(e, n.Compare) and len(e.ops) == 1 and e.ops[0] in n.NEGATED_COMPARISONS:
+    if isinstance(e, n.Compare) and len(e.ops) == 1 and e.ops[0] in n.NEGATED_COMPARISONS and not e.keeps_not:
         return n.Compare(e.left, [n.NEGATED_COMPARISONS[e.ops[0]]], e.comparators, e.fused)
     return n.UnaryOp("not", e)
 
@@ -219,12 +221,14 @@ class ExpressionRules:
     def op_IS_OP(self, ins: Instr, i: int) -> None:
         right = self.stack.pop()
         left = self.stack.pop()
-        self.stack.append(n.Compare(left, ["is not" if ins.flag else "is"], [right]))
+        self.stack.append(n.Compare(left, ["is not" if ins.flag else "is"], [right],
+                                    keeps_not=not self.version.folds_not_into_is_in_tests))
 
     def op_CONTAINS_OP(self, ins: Instr, i: int) -> None:
         right = self.stack.pop()
         left = self.stack.pop()
-        self.stack.append(n.Compare(left, ["not in" if ins.flag else "in"], [right]))
+        self.stack.append(n.Compare(left, ["not in" if ins.flag else "in"], [right],
+                                    keeps_not=not self.version.folds_not_into_is_in_tests))
 
     def op_TO_BOOL(self, ins: Instr, i: int) -> None:
         # 3.13 makes truth tests explicit before a conditional jump or `not`; the source never

@@ -118,14 +118,18 @@ NEGATED_COMPARISONS = {"is": "is not", "is not": "is", "in": "not in", "not in":
 
 
 class Compare(Expr):
-    __slots__ = ("left", "ops", "comparators", "fused")
+    __slots__ = ("left", "ops", "comparators", "fused", "keeps_not")
 
-    def __init__(self, left: Expr, ops: Sequence[str], comparators: Sequence[Expr], fused: bool = False) -> None:
+    def __init__(self, left: Expr, ops: Sequence[str], comparators: Sequence[Expr], fused: bool = False,
+                 keeps_not: bool = False) -> None:
         self.left = left
         self.ops = list(ops)
         self.comparators = list(comparators)
         # `x is None` read from a 3.11+ POP_JUMP_IF_[NOT_]NONE: no IS_OP that a `not` could change
         self.fused = fused
+        # an `is`/`in` comparison whose negation in a test is a `not` over it, not the opposite
+        # comparison (3.14+: the compiler tests `not (a in b)` by `in` and the opposite jump)
+        self.keeps_not = keeps_not
 
 
 class IfExp(Expr):

@@ -225,7 +225,8 @@ class Printer:
     def _unary(self, e: n.UnaryOp) -> str:
         if e.op == "not":
             operand = e.operand
-            if isinstance(operand, n.Compare) and len(operand.ops) == 1 and operand.ops[0] in n.NEGATED_COMPARISONS:
+            if isinstance(operand, n.Compare) and len(operand.ops) == 1 and operand.ops[0] in n.NEGATED_COMPARISONS \
+                    and not operand.keeps_not:
                 # `not a is b` is `a is not b` to the compiler too; the latter is how people write it.
                 return self._compare(n.Compare(operand.left, [n.NEGATED_COMPARISONS[operand.ops[0]]],
                                                operand.comparators))

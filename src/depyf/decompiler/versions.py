@@ -160,6 +160,27 @@ class BytecodeVersion:
         return self.key >= (3, 14)
 
     @property
+    def threads_breaks_to_while_true_heads(self) -> bool:
+        """3.14 ends a `while True:` body with a jump back to the NOP of the `while` line, which
+        carries no line of its own: an inner `while True:` loop's `break` that ends the body is
+        threaded straight to the head (pass `while_true_breaks` lays it out as 3.13 does)."""
+        return self.key >= (3, 14)
+
+    @property
+    def copies_jumps_back_to_body_ends(self) -> bool:
+        """3.14 copies a `while True:` body's closing jump (no line of its own) to each place the
+        body ends, so a lone jump back that those places jump to, with a line of its own, is a
+        written `continue` (pass `written_continues` keeps it as 3.8/3.9 do)."""
+        return self.key >= (3, 14)
+
+    @property
+    def copies_for_jumps_back_to_body_ends(self) -> bool:
+        """3.12+ copy a for loop's closing jump to each place its body ends, so a lone jump back
+        that a test jumps to, with a line of its own, is an `else: continue` (pass
+        `written_continues.for_loops`)."""
+        return self.key >= (3, 12)
+
+    @property
     def while_back_jump_has_line(self) -> bool:
         """From 3.10 the jump that closes a while loop carries the loop's line, so the optimiser
         does not send other jumps through it: a jump from the body straight to the loop's head
@@ -223,6 +244,13 @@ class BytecodeVersion:
         3.14+ by LOAD_COMMON_CONSTANT (which the decoder reads as LOAD_ASSERTION_ERROR)."""
         return "LOAD_ASSERTION_ERROR" in self.tables["opmap"] or \
             ["builtin", "AssertionError"] in self.tables["common_constants"]
+
+    @property
+    def folds_not_into_is_in_tests(self) -> bool:
+        """Up to 3.13 the compiler folds `not (a in b)` into `a not in b` (and `not (a is b)` into
+        `a is not b`) before it compiles a test; 3.14 tests `a in b` and jumps the opposite way,
+        so there the two spellings compile apart and a negated test is printed `not a in b`."""
+        return self.key < (3, 14)
 
     @property
     def has_to_bool(self) -> bool:

@@ -10,7 +10,8 @@ from typing import Callable, List, Tuple
 from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.versions import BytecodeVersion
 from depyf.decompiler.passes import (builtin_genexpr_calls, call_ex_kwargs, older_raw_names, threaded_values,
-                                     two_slot_iterators, while_bottom_tests, with_load_special)
+                                     two_slot_iterators, while_bottom_tests, while_true_breaks,
+                                     with_load_special, written_continues)
 
 # (capability of BytecodeVersion, pass): in the order they run.
 PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
@@ -21,6 +22,9 @@ PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
     ("threads_known_value_tests", threaded_values.canonicalize),
     ("inlines_builtin_genexpr_calls", builtin_genexpr_calls.canonicalize),
     ("spells_loads_anew", older_raw_names.canonicalize),
+    ("threads_breaks_to_while_true_heads", while_true_breaks.canonicalize),
+    ("copies_jumps_back_to_body_ends", written_continues.canonicalize),
+    ("copies_for_jumps_back_to_body_ends", written_continues.for_loops),
     ("while_jumps_back_to_test", while_bottom_tests.canonicalize),
 ]
 

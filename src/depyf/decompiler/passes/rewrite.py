@@ -32,24 +32,31 @@ def copy_instr(src: Instr, **changes: object) -> Instr:
 
 
 def rewrite(bytecode: Bytecode, edits: Edits, placed: Optional[Placed] = None, *,
-            depths: Optional[Dict[int, int]] = None) -> Bytecode:
+            depths: Optional[Dict[int, int]] = None, ahead: Optional[Dict[int, int]] = None) -> Bytecode:
     """`bytecode` with `edits` applied; `bytecode` itself is left as it was.
 
     `placed` sends jumps elsewhere: the jump at a spot `(k, position)` to the spot it maps to, and
     any other jump to old index `k` (an int key) to the spot that maps to. `depths`: region
-    index -> the stack depth that region's handler starts from, where it changes."""
+    index -> the stack depth that region's handler starts from, where it changes. `ahead`: old
+    index -> how many of the instructions that take its place go in front of it, outside the
+    regions that start there (a region that ends there ends before them) and before where the
+    jumps and handlers that name it land: code laid between two blocks."""
     depths = depths or {}
+    ahead = ahead or {}
     if not edits and not depths:
         return bytecode
     old = bytecode.instrs
+    first_at: List[int] = []  # old index -> new index of the first instruction that replaces it
     new_at: List[int] = []  # old index -> new index of what replaces it (or of what follows)
     pieces: List[Instr] = []
     spots: List[Spot] = []
     for k, ins in enumerate(old):
-        new_at.append(len(pieces))
+        first_at.append(len(pieces))
+        new_at.append(len(pieces) + ahead.get(k, 0))
         piece = edits.get(k, (ins,))
         pieces.extend(piece)
         spots.extend((k, position) for position in range(len(piece)))
+    first_at.append(len(pieces))
     new_at.append(len(pieces))  # (the end: where a region that closes the code ends)
     placed = placed or {}
     instrs: List[Instr] = []
@@ -64,10 +71,10 @@ def rewrite(bytecode: Bytecode, edits: Edits, placed: Optional[Placed] = None, *
                 if ins.target_offset is not None:
                     raw_targets[k] = ins.target_offset
             else:
-                moved.target = moved.argval = new_at[spot[0]] + spot[1]
+                moved.target = moved.argval = first_at[spot[0]] + spot[1]
                 moved.target_offset = raw_targets[k] = pieces[moved.target].offset
         instrs.append(moved)
-    regions = [ExceptionRegion(new_at[r.start], new_at[r.end], new_at[r.handler], depths.get(k, r.depth), r.lasti)
+    regions = [ExceptionRegion(new_at[r.start], first_at[r.end], new_at[r.handler], depths.get(k, r.depth), r.lasti)
                for k, r in enumerate(bytecode.regions)]
     regions = [r for r in regions if r.start < r.end]
     return Bytecode(bytecode.code, bytecode.version, instrs, regions, raw_targets, None)
