@@ -12,6 +12,7 @@ Structures are recognised from jump targets, which are instruction indices:
 from bisect import bisect_left
 from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
 
+from depyf.decompiler import borrows
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING, DecompilationError
@@ -2042,10 +2043,16 @@ class ControlRules:
         """Does `jump`, back to the loop's head at the end of an if body, land somewhere other
         than the loop's own closing jump (at `end`, where the body ends)? A jump over an else
         part that ends the loop body is threaded to exactly that place; a `continue` may land on
-        the `while` line's NOP. 3.12+ also keep a jump-if-false landing on the jump only when
-        the jump is a statement of its own (with its own line), not the end of an if body."""
+        the `while` line's NOP. 3.12+ also keep a jump-if-false or a jump forward landing on the
+        jump only when the jump is a statement of its own (with its own line), not the end of an
+        if body."""
         if self.version.conditional_jumps_forward_only and any(
                 self.instrs[k].opname in COND_JUMPS for k in self.jump_sources.get(jump.index, ())):
+            return True
+        if self.version.conditional_jumps_forward_only and any(
+                self.instrs[k].opname == "JUMP" and k < jump.index for k in self.jump_sources.get(jump.index, ())):
+            # (nor a jump forward: `if a: x / else: y` then `continue`, the jump over `else: y`
+            # lands on the `continue`; 3.10/3.11 keep such a jump after a for loop's else part too)
             return True
         return self._lands_apart(jump.index, end) or self._jump_back_not_threadable(jump, end)
 
@@ -2210,6 +2217,16 @@ class ControlRules:
             and instrs[k - 1].raw_opname == "LOAD_FAST" and instrs[k].raw_opname == "LOAD_FAST" \
             and instrs[k - 1].arg < 16 and instrs[k].arg < 16
 
+    def _arm_load_left_on_block_end(self, k: int) -> bool:
+        """3.14: the local load at `k`, right before the tail, stayed LOAD_FAST though the tail
+        consumes it: it was the last value of a block that falls into the tail's, the else arm
+        of `return a if c else y` (`if c: return a` / `return y` borrows it: `borrows.py`), in
+        code the borrow pass reached (in code it never reaches, dead code say, every load is
+        plain)."""
+        return self.version.marks_borrowed_loads and not self.jump_sources.get(k + 1) \
+            and borrows.left_on_block_end(self.code, self.version, self.instrs, k) \
+            and borrows.walked_up_to(self.code, self.version, self.instrs, k, self.jump_sources)
+
     def _value_before_copied_exit(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
         """`return f(x, a if cond else b)` when 3.10+ copied the end of the return into both branches
         (3.8/3.9: `return a or (b if cond else c)`, a bare return copied in place of the jump).
@@ -2297,7 +2314,8 @@ class ControlRules:
             # (An expression statement `a if cond else b` drops its value first; a constant dropped
             # as a statement of its own is no code at all, so that value is the statement's.)
             dropped = instrs[a_end - length].opname == "POP_TOP"
-            needs = needs_value or self._unfused_local_pair(other + 1 - length)
+            needs = needs_value or self._unfused_local_pair(other + 1 - length) \
+                or self._arm_load_left_on_block_end(other - length)
             if not needs and not dropped:
                 return None
             # (an arm that is itself `x if d else y` reads its own copies of the tail in view)
@@ -3085,6 +3103,9 @@ class ControlRules:
         elif top_test is None and not clipped and not explicit_continue \
                 and (past := self._break_past_inline_handler(h, j)) is not None:
             exit, body_runs_on, breaking_tail = past, True, True
+        elif top_test is None and not clipped and not explicit_continue \
+                and (past := self._walked_return_past_loop(h, j)) is not None:
+            exit, body_runs_on = past, True
         if body_runs_on:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
@@ -3265,6 +3286,32 @@ class ControlRules:
     def _jumps_to(self, start: int, end: int, target: int) -> bool:
         """Does an instruction in [start, end) jump to `target`?"""
         return any(start <= src < end for src in self.jump_sources.get(target, ()))
+
+    def _walked_return_past_loop(self, h: int, j: int) -> Optional[int]:
+        """3.14: where the `while True:` loop [h, j] ends when the block right after its last
+        jump back, which only the body's tests jump to and which returns or raises, is one the
+        borrow pass reached (`borrows.py`): the code after such a loop that its last `break`
+        falls into is never reached by that pass, so this is a `return` written in the loop's
+        last if statement (`if c: return v`), not the code after the loop. (Not a small block:
+        the compiler copies one into the `break` in place of its jump, which the pass reaches.)
+        None otherwise."""
+        instrs = self.instrs
+        after = j + 1
+        if not self.version.borrows_stop_at_empty_blocks or instrs[j].opname != "JUMP" \
+                or instrs[j].target != h or after >= self.end:
+            return None
+        sources = self.jump_sources.get(after, ())
+        if not sources or not all(h <= src < j and instrs[src].opname in COND_JUMPS for src in sources):
+            return None
+        k = after
+        while k < self.end and instrs[k].target is None and instrs[k].opname not in TERMINAL \
+                and (k == after or not self.jump_sources.get(k)):
+            k += 1
+        if k >= self.end or instrs[k].opname not in ("RETURN_VALUE", "RAISE_VARARGS") or self.jump_sources.get(k) \
+                or k + 1 - after <= borrows.COPIED_EXIT_SIZE \
+                or not borrows.block_was_walked(self.code, self.version, instrs, after, k + 1, self.jump_sources):
+            return None
+        return k + 1
 
     def _breaking_tail_end(self, h: int, j: int) -> Optional[int]:
         """Where the `while True:` loop [h, j] really ends when the rest of its body follows its
@@ -3591,6 +3638,17 @@ class ControlRules:
         exit; nothing else there leaves the iterator to drop)."""
         loop = self.loops[-1] if self.loops else None
         return loop is not None and not self.pure_mode and loop.iterator is iterator and i + 1 == loop.exit
+
+    def breaks_out_through_clause_exit(self, iterator: n.Expr, i: int) -> bool:
+        """Is the POP_TOP at `i` a `break` of a for loop that ends an except clause, the loop's
+        else part never finishing (`else: continue`)? The code after the loop, the clause's way
+        out (POP_EXCEPT, then a jump on), follows the dropped iterator in place of a jump to it,
+        and the loop's exit is the else part (3.13+)."""
+        loop = self.loops[-1] if self.loops else None
+        instrs = self.instrs
+        return loop is not None and not self.pure_mode and loop.iterator is iterator \
+            and i + 2 < loop.exit and instrs[i + 1].opname == "POP_EXCEPT" and instrs[i + 2].opname == "JUMP" \
+            and not self.jump_sources.get(i + 1)
 
     def _drops_iterator(self, loop: LoopInfo, popped: n.Expr) -> bool:
         """Is the value a POP_TOP drops the loop's iterator? The `__exit__` calls of the with

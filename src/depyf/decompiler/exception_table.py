@@ -9,6 +9,7 @@ to the end of the function).
 """
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
+from depyf.decompiler import borrows
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import (CONSTRUCTS, EXPRESSION_OPS,
@@ -874,6 +875,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # pops the loop's iterator first.)
             n_jump = None
         x = n_jump if n_jump is not None else x_h
+        if x is not None and n_jump is None and x > be and x not in jumped and not star \
+                and self._falls_into(s, be) and self._rest_walked(s, be) is False:
+            x = None  # 3.14: the clauses' copies of the code at `x` are their own way out
         # 3.11 lays the else of an except* after its handlers: the body jumps over them to it, and
         # the handlers' way out jumps past it.
         star_else = star and n_jump is not None and x_h is not None and n_jump > exit_at \
@@ -896,6 +900,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
             if x is not None and self._body_leaves_enclosing_clause(s, be, t):
                 x = None  # the handler's tail (unwinding the enclosing clause too) is its own return
+            if x is not None and x > be and self._falls_into(s, be) and self._rest_walked(s, be) is False:
+                x = None  # 3.14: the rest follows the try (the clause's way out is its own)
             if x is not None and x >= self.end and not self._rest_of_enclosing_body(x, t):
                 copy_end = self._copied_way_on(x)
                 if copy_end is not None:
@@ -960,6 +966,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         else_from = be
         if x is None:
             else_end, cont = be, be
+            if not star and body_falls and be < min(t, end) and self._rest_walked(s, be):
+                # 3.14: the rest is the else part, up to what its borrowed loads leave out (`borrows.py`)
+                else_end = cont = borrows.walked_part_end(self.code, self.version, instrs, be, min(t, end),
+                                                          self.jump_sources)
+                else_kept = True
             loop = self.loops[-1] if self.loops else None
             if not star and body_falls and loop is not None and not loop.is_while \
                     and self.version.keeps_try_else_exit \
@@ -1010,7 +1021,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
                 and not self._closing_jump_at(end, x))
             if not star and loop is not None and x in loop.continue_targets and not body_ends and body_falls \
-                    and else_end > be and not self._rest_is_else_part(be, else_end, t, x):
+                    and else_end > be and self._rest_walked(s, be) is not True \
+                    and not self._rest_is_else_part(be, else_end, t, x):
                 # the handlers' jumps back are `continue`s, the rest follows the try
                 falls_out = False
                 else_end = cont = be
@@ -1029,6 +1041,9 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
+                elif else_end > be and body_falls and loop_tail is None and only_tail is None \
+                        and self._rest_walked(s, be) is False:
+                    else_end = cont = be  # 3.14: the rest of the loop body follows the try
         back = self.skip.get(x, -1) if x is not None and x > end and self.version.handler_code_at_end else -1
         if 0 <= back < len(instrs) and instrs[back].opname == "JUMP" and instrs[back].target == end \
                 and back not in self.skip and not self.jump_sources.get(back):
@@ -1106,8 +1121,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and instrs[else_end].opname == "JUMP":
             self.kept_else_exits.add(else_end)  # (control: `_block_ends_going_back`)
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
-        if else_break:
-            orelse.append(n.Break())
+        if else_break and not (orelse and isinstance(orelse[-1], n.Break)):
+            orelse.append(n.Break())  # (read already where the dropped iterator shows it)
         if loop_tail is not None and loop_tail == x and loop is not None and loop.falls_off_to_exit \
                 and end == loop.body_end and self._falls_into(s, end):
             # 3.12+: a `while True:` inside a with, closed only by this try's handlers: they go
@@ -1179,6 +1194,20 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
             return end
         return max(cont, s + 1)
+
+    def _rest_walked(self, s: int, be: int) -> Optional[bool]:
+        """3.14: whether the code the try's body (from `s`) falls into at `be` lay in the block
+        of the body's end (its else part: True) or after the statement (False), as its borrowed
+        loads tell; None where they do not (`borrows.py`: the compiler's borrow pass never
+        reaches the block after a try whose handlers all leave)."""
+        if not self.version.borrows_stop_at_empty_blocks \
+                or any(s <= src < be for src in self.jump_sources.get(be, ())):
+            return None  # (a jump from the body to the statement's end reaches it: walked either way)
+        walked = borrows.block_was_walked(self.code, self.version, self.instrs, be, self.end, self.jump_sources)
+        if walked is False and not borrows.walked_up_to(self.code, self.version, self.instrs, be,
+                                                                 self.jump_sources):
+            return None  # (the body's code was not reached either: nothing tells)
+        return walked
 
     def _leaves_enclosing_finally(self, k: int, target: int) -> bool:
         """Is `target` outside a try/finally whose body holds `k`?"""

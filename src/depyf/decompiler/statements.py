@@ -304,6 +304,9 @@ class StatementRules:
             if self.falls_out_of_loop(value, i):  # control
                 self.emit(n.Break())
                 return None
+            if self.breaks_out_through_clause_exit(value, i):  # control
+                self.emit(n.Break())
+                return None
         if isinstance(value, m.ImportedModule):
             if value.names:
                 self.emit(n.ImportFrom(value.module, value.names, value.level, value.lazy))

@@ -263,6 +263,23 @@ class BytecodeVersion:
         return "LOAD_FAST_LOAD_FAST" in self.tables["opmap"]
 
     @property
+    def marks_borrowed_loads(self) -> bool:
+        """3.14 writes a local load that its basic block consumes as LOAD_FAST_BORROW, in the
+        blocks its borrow pass reaches: which loads are borrowed tells where the compiler's
+        blocks ended, between layouts that 3.13 compiles alike (`borrows.py`)."""
+        return "LOAD_FAST_BORROW" in self.tables["opmap"]
+
+    @property
+    def borrows_stop_at_empty_blocks(self) -> bool:
+        """3.14's borrow pass does not go on past an empty block: it never reaches the block
+        after a try statement that the body only falls into (no handler falls out, or the body
+        ends in a compound statement), nor the code after a `while True:` loop that its last
+        `break` falls out of, nor any code only those lead to. Their loads stay LOAD_FAST, while
+        the same code in the try's else part, or a `return` inside the loop, borrows them
+        (`borrows.py`). 3.15 reaches them."""
+        return self.marks_borrowed_loads and self.key == (3, 14)
+
+    @property
     def with_enters_by_load_special(self) -> bool:
         """3.14 enters a with block by LOAD_SPECIAL of `__exit__` and `__enter__` instead of
         BEFORE_WITH, keeping the exit unbound beside its manager (pass `with_load_special`)."""

@@ -53,3 +53,40 @@ def clause_for_continue_break_else_return(paths, name):
     found = found * 2
     label = "at %d" % found
     return label
+
+
+@cases((["a", "b"], [{"b": 1}, {"a": 2, "b": 3}]), (["c"], [{}]), ([], []))
+def clause_for_if_break_else_continue(names, mro):
+    # (`inspect._getmembers`: the `break`'s dropped iterator is followed by the clause's way
+    # out, the code after the loop; its exit is the else part's `continue`. Not read as a break,
+    # the loop went on to the later bases.)
+    results = []
+    for key in names:
+        try:
+            value = {"a": 0}[key]
+        except KeyError:
+            for base in mro:
+                if key in base:
+                    value = base[key]
+                    break
+            else:
+                continue
+        results.append((key, value))
+    return results
+
+
+@cases(([1, 2, 3], [[2], [1, 3]]), ([4], [[5]]))
+def clause_for_break_else_raise(values, groups):
+    out = []
+    try:
+        out.append(values[5])
+    except IndexError:
+        for group in groups:
+            if values[0] in group:
+                out.append(group[0])
+                break
+        else:
+            out.append(None)
+            return out
+    out.append(len(out))
+    return out
