@@ -17,7 +17,7 @@ from depyf.decompiler.opcode_tables import TABLES
 TABLED: Tuple[Tuple[int, int], ...] = tuple(sorted(TABLES))
 # Versions whose tables exist but whose reading is still being completed: refused like an unknown
 # version, unless DEPYF_EXPERIMENTAL_VERSIONS=1 (for the tools and tests that measure them).
-_IN_PROGRESS: Tuple[Tuple[int, int], ...] = ((3, 14), (3, 15))
+_IN_PROGRESS: Tuple[Tuple[int, int], ...] = ((3, 15),)
 # Versions depyf reads: what `for_key` accepts and what the error for any other names.
 SUPPORTED: Tuple[Tuple[int, int], ...] = tuple(k for k in TABLED if k not in _IN_PROGRESS)
 
