@@ -1,6 +1,6 @@
 # Entry points for people and CI. The logic lives in tools/; this file only calls it.
 #   make demo                 set up Python 3.11 + torch and run the seed's example
-#   make test                 every Python 3.8-3.13, with and without torch (PY=3.11, SUITE=base|torch)
+#   make test                 every Python 3.8-3.15, with and without torch (PY=3.11, SUITE=base|torch)
 #   make test-fast            torch-free tests on the host Python only
 #   make bench ARGS="..."     benchmarks on every Python found
 

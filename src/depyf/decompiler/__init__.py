@@ -1,4 +1,4 @@
-"""The bytecode decompiler: code objects of CPython 3.8 to 3.13 back to Python source.
+"""The bytecode decompiler: code objects of CPython 3.8 to 3.15 back to Python source.
 
 No dependencies and no torch: everything here works on a bare interpreter.
 """

@@ -17,7 +17,7 @@ from depyf.decompiler.opcode_tables import TABLES
 TABLED: Tuple[Tuple[int, int], ...] = tuple(sorted(TABLES))
 # Versions whose tables exist but whose reading is still being completed: refused like an unknown
 # version, unless DEPYF_EXPERIMENTAL_VERSIONS=1 (for the tools and tests that measure them).
-_IN_PROGRESS: Tuple[Tuple[int, int], ...] = ((3, 14), (3, 15))
+_IN_PROGRESS: Tuple[Tuple[int, int], ...] = ()
 # Versions depyf reads: what `for_key` accepts and what the error for any other names.
 SUPPORTED: Tuple[Tuple[int, int], ...] = tuple(k for k in TABLED if k not in _IN_PROGRESS)
 
@@ -454,7 +454,7 @@ def unsupported_reason(key: Tuple[int, int]) -> str:
 
 
 def supported_text() -> str:
-    """Which versions depyf reads, as every message says it: "depyf reads 3.8 to 3.14"."""
+    """Which versions depyf reads, as every message says it: "depyf reads 3.8 to 3.15"."""
     first, last = SUPPORTED[0], SUPPORTED[-1]
     return "depyf reads %d.%d to %d.%d" % (first + last)
 
