@@ -70,7 +70,14 @@ DEEP_CEILINGS: Dict[str, int] = {"nested_lambdas": 300, "unary_minus": 2000, "un
 
 # Gaps of the decompiler on one version that these inputs show at any size (not run there: the
 # slow one would only wait for its timeout). Remove an entry when its case passes.
-GAPS: Dict[Tuple[str, str], str] = {}
+GAPS: Dict[Tuple[str, str], str] = {
+    ("ifexp_returns", "3.14"): "ifexp_returns at 800: differs: f: instruction #5600: original LOAD_FAST x | decompiled LOAD_FAST_BORROW x (after RETURN_VALUE)",
+    ("ifexp_returns", "3.15"): "ifexp_returns at 800: differs: f: instruction #5600: original LOAD_FAST x | decompiled LOAD_FAST_BORROW x (after RETURN_VALUE)",
+    ("nested_ifexp", "3.14"): "nested_ifexp at 200: differs: f: instruction #1798: original LOAD_FAST x | decompiled LOAD_FAST_BORROW x (after RETURN_VALUE)",
+    ("nested_ifexp", "3.15"): "nested_ifexp at 200: differs: f: instruction #1798: original LOAD_FAST x | decompiled LOAD_FAST_BORROW x (after RETURN_VALUE)",
+    ("nested_whiles", "3.14"): "nested_whiles at 21: decompile_error: jump that does not belong to any construct",
+    ("nested_whiles", "3.15"): "nested_whiles at 21: decompile_error: jump that does not belong to any construct",
+}
 
 
 def _cases(names: List[str]) -> List[object]:
