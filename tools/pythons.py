@@ -83,7 +83,8 @@ def decompiler_minors() -> Tuple[str, ...]:
     Read in a child process so that a broken checkout only narrows the answer to
     `SUPPORTED_MINORS` (what the runner did before the newer tables existed)."""
     try:
-        out = subprocess.run([sys.executable, "-I", "-c", _SUPPORTED_PROBE, str(_SRC)],
+        # (-S: no site-packages, so an installed depyf cannot answer for a missing checkout)
+        out = subprocess.run([sys.executable, "-I", "-S", "-c", _SUPPORTED_PROBE, str(_SRC)],
                              capture_output=True, text=True, timeout=120)
     except (OSError, subprocess.SubprocessError):
         return SUPPORTED_MINORS
