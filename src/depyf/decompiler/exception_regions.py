@@ -19,6 +19,7 @@ comprehensions, async for) never start a statement; their handler code is dead f
 """
 from typing import Dict, List, Optional, Set, Tuple
 
+from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion
 
 # Instructions that may appear in the type expression of an `except` clause.
@@ -256,11 +257,12 @@ class ExceptionRegionAnalysis:
         """Instructions that only an exception reaches (3.11+ handler code).
 
         3.12+ moves handler code to the end of the function; its jumps back to a loop's head must
-        not make that loop reach over everything in between.
+        not make that loop reach over everything in between. First asked while the control
+        tables are prepared, before any `redirect`: the graph of the code as decoded answers.
         """
         cached = getattr(self, "_handler_code", None)
         if cached is None:
-            cached = set(range(len(self.instrs))) - self._reach(0) if self.bc.regions else set()
+            cached = FlowGraph.of(self.bc).handler_only_instructions() if self.bc.regions else set()
             self._handler_code = cached
         return cached
 

@@ -1,15 +1,14 @@
 """The control-flow graph of one code object: blocks, edges, regions, dominators, loops.
 
-`FlowGraph.of(bytecode)` takes a snapshot of the decoded instructions' flow (every number it
-keeps is an int or a tuple of them) and answers questions about it; nothing in it changes after
-construction and nothing in the instructions is touched. The parts only some readers need
-(dominators, post-dominators, loops, source positions) are computed on first use, from the
-snapshot, and then kept.
+`FlowGraph.of(bytecode)` is the graph of one decoded `Bytecode`, made once per bytecode and
+kept on it. Each part (the jump tables, the blocks and their exits, the protected regions,
+dominators, post-dominators, loops, source positions) is computed from the instructions on
+first use and then kept; every number it keeps is an int or a tuple of them, nothing in it
+changes once computed, and nothing in the instructions is touched.
 """
-from dataclasses import dataclass, field
 from functools import cached_property
 from types import CodeType
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler.graph import regions as rg
 from depyf.decompiler.graph.blocks import Block, BlockTable, split_blocks
@@ -31,44 +30,70 @@ _TESTS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
 FALLS, JUMPS, BRANCHES, CALLS, LEAVES = range(5)
 
 
-@dataclass(frozen=True)
 class FlowGraph:
-    """The graph. Its core is a few tuples indexed by block number (`table` numbers the blocks
-    in instruction order; a block's label is its first instruction): where each block's last
-    instruction jumps (`jump_to`) and falls (`falls_to`) as block numbers or -1, how it ends
-    (`exit_kinds`), its innermost protected region (`region_of_block`). The `Edge` objects and
-    every analysis are made from those on first use."""
+    """The graph of one decoded `Bytecode`, made once per `Bytecode` (`FlowGraph.of` keeps it
+    on the bytecode: every reading and retry of that code asks the same one) and built lazily:
+    each part is computed from the instructions on first use and then kept, so a question costs
+    only the parts it needs (the jump tables need one loop over the jumps, no blocks).
 
-    code: CodeType
-    version: BytecodeVersion
-    size: int
-    jumps: JumpIndex
-    table: BlockTable
-    exit_kinds: Tuple[int, ...]
-    last_ops: Tuple[str, ...]
-    jump_to: Tuple[int, ...]
-    falls_to: Tuple[int, ...]
-    regions: Tuple[rg.ProtectedRegion, ...]
-    region_of_block: Tuple[int, ...]  # per block number: its innermost region's number, or -1
-    # 3.8-3.10: per block number, the SETUP_* indices on the block stack at its entry (outermost
-    # first); empty for 3.11+.
-    block_stacks: Tuple[Tuple[int, ...], ...] = field(default=())
+    Its core is a few tuples indexed by block number (`table` numbers the blocks in instruction
+    order; a block's label is its first instruction): where each block's last instruction jumps
+    (`jump_to`) and falls (`falls_to`) as block numbers or -1, how it ends (`exit_kinds`), its
+    innermost protected region (`region_of_block`). The `Edge` objects and every analysis are
+    made from those. Nothing in it changes once computed, and nothing in the instructions is
+    touched."""
+
+    def __init__(self, bytecode: Bytecode) -> None:
+        self.bytecode = bytecode
+        self.instrs: Sequence[Instr] = bytecode.instrs
+        self.code: CodeType = bytecode.code
+        self.version: BytecodeVersion = bytecode.version
+        self.size = len(bytecode.instrs)
+        self._first_sources: Optional[Dict[int, List[int]]] = None
 
     @classmethod
     def of(cls, bytecode: Bytecode) -> "FlowGraph":
-        instrs, version = bytecode.instrs, bytecode.version
-        size = len(instrs)
-        jumps = JumpIndex.of(bytecode, _TESTS)
-        jumping = bytecode.jumps if bytecode.jumps is not None else [instrs[k] for k in jumps.indices]
-        table_regions = bytecode.regions if version.has_exception_table else ()
-        table = split_blocks(instrs, jumping, rg.table_bounds(table_regions, size))
+        """The graph of `bytecode`, made on the first call and the same object afterwards."""
+        graph = bytecode.graph
+        if graph is None:
+            graph = bytecode.graph = cls(bytecode)
+        return graph
+
+    # --- the core, each part on first use ---------------------------------------------------
+
+    @cached_property
+    def jumps(self) -> JumpIndex:
+        jumps, self._first_sources = JumpIndex.with_sources(self.bytecode, _TESTS)
+        return jumps
+
+    def fresh_jump_sources(self) -> Dict[int, List[int]]:
+        """Target -> the jumps to it, in order, as a table the caller may change (a reading
+        that records a jump it re-points): the first call gets the one made with `jumps`, in
+        the same loop over the jumps; later ones a new one."""
+        jumps = self.jumps
+        first = self._first_sources
+        if first is not None:
+            self._first_sources = None
+            return first
+        return jumps.sources()
+
+    @cached_property
+    def table(self) -> BlockTable:
+        bytecode = self.bytecode
+        jumping = bytecode.jumps if bytecode.jumps is not None else [self.instrs[k] for k in self.jumps.indices]
+        table_regions = bytecode.regions if self.version.has_exception_table else ()
+        return split_blocks(self.instrs, jumping, rg.table_bounds(table_regions, self.size))
+
+    @cached_property
+    def _exits(self) -> Tuple[Tuple[int, ...], Tuple[str, ...], Tuple[int, ...], Tuple[int, ...]]:
+        """(exit_kinds, last_ops, jump_to, falls_to): one pass over the blocks, a few
+        operations each (all a reachability question needs)."""
+        instrs, size, table = self.instrs, self.size, self.table
         number = table.number
         kinds: List[int] = []
         last_ops: List[str] = []
         jump_to: List[int] = []
         falls_to: List[int] = []
-        # (one pass over the blocks, a few operations each: this is all a reachability
-        # question needs, and the builder asks one in many functions)
         for end in table.ends:
             last = instrs[end - 1]
             name, target = last.opname, last.target
@@ -81,21 +106,55 @@ class FlowGraph:
             kinds.append(JUMPS if name == "JUMP" else CALLS if name in SUBROUTINE_CALLS else BRANCHES)
             jump_to.append(number[target] if target < size else -1)
             falls_to.append(number[end] if end < size and name != "JUMP" else -1)
-        if version.has_exception_table:
-            regions, stacks = rg.from_table(table_regions, table), ()
-        elif BLOCK_SETUPS.isdisjoint(bytecode.opnames()):
-            regions, stacks = (), ((),) * len(table)  # (no try, no with: most code)
-        else:
-            normal = [tuple(x for x in pair if x >= 0) for pair in zip(jump_to, falls_to)]
-            regions, stacks = rg.from_block_stack(instrs, table, normal)
-        region_of = [-1] * len(table)
-        for k, region in enumerate(regions):
+        return tuple(kinds), tuple(last_ops), tuple(jump_to), tuple(falls_to)
+
+    @property
+    def exit_kinds(self) -> Tuple[int, ...]:
+        return self._exits[0]
+
+    @property
+    def last_ops(self) -> Tuple[str, ...]:
+        return self._exits[1]
+
+    @property
+    def jump_to(self) -> Tuple[int, ...]:
+        return self._exits[2]
+
+    @property
+    def falls_to(self) -> Tuple[int, ...]:
+        return self._exits[3]
+
+    @cached_property
+    def _protection(self) -> Tuple[Tuple[rg.ProtectedRegion, ...], Tuple[Tuple[int, ...], ...]]:
+        bytecode, table = self.bytecode, self.table
+        if self.version.has_exception_table:
+            return rg.from_table(bytecode.regions, table), ()
+        if BLOCK_SETUPS.isdisjoint(bytecode.opnames()):
+            return (), ((),) * len(table)  # (no try, no with: most code)
+        normal = [tuple(x for x in pair if x >= 0) for pair in zip(self.jump_to, self.falls_to)]
+        return rg.from_block_stack(self.instrs, table, normal)
+
+    @property
+    def regions(self) -> Tuple[rg.ProtectedRegion, ...]:
+        return self._protection[0]
+
+    @property
+    def block_stacks(self) -> Tuple[Tuple[int, ...], ...]:
+        """3.8-3.10: per block number, the SETUP_* indices on the block stack at its entry
+        (outermost first); empty for 3.11+."""
+        return self._protection[1]
+
+    @cached_property
+    def region_of_block(self) -> Tuple[int, ...]:
+        """Per block number: its innermost region's number, or -1."""
+        number = self.table.number
+        region_of = [-1] * len(self.table)
+        for k, region in enumerate(self.regions):
             for label in region.blocks:
                 b = number[label]
                 if region_of[b] < 0:
                     region_of[b] = k
-        return cls(bytecode.code, version, size, jumps, table, tuple(kinds), tuple(last_ops), tuple(jump_to),
-                   tuple(falls_to), regions, tuple(region_of), stacks)
+        return tuple(region_of)
 
     @cached_property
     def handler_blocks(self) -> Tuple[int, ...]:
@@ -234,6 +293,47 @@ class FlowGraph:
             if not reached:
                 found.extend(range(table.starts[b], table.ends[b]))
         return frozenset(found)
+
+    def handler_only_instructions(self) -> Set[int]:
+        """The instructions no path from the start reaches without an exception (3.11+: the
+        handler code), where an `async for`'s GET_ANEXT also leads on to its END_ASYNC_FOR: the
+        loop's normal exit, which only the exception table names. A new set each call."""
+        if not self.size:
+            return set()
+        jump_to, falls_to = self.jump_to, self.falls_to
+        extra = self._async_for_exits() if "GET_ANEXT" in self.bytecode.opnames() else {}
+        seen = [False] * len(self.table)
+        seen[0] = True
+        work = [0]
+        while work:
+            b = work.pop()
+            for s in (jump_to[b], falls_to[b]) + extra.get(b, ()):
+                if s >= 0 and not seen[s]:
+                    seen[s] = True
+                    work.append(s)
+        found: Set[int] = set()
+        starts, ends = self.table.starts, self.table.ends
+        for b, reached in enumerate(seen):
+            if not reached:
+                found.update(range(starts[b], ends[b]))
+        return found
+
+    def _async_for_exits(self) -> Dict[int, Tuple[int, ...]]:
+        """Block number of a GET_ANEXT -> the block of the END_ASYNC_FOR that the first
+        exception-table entry around it (with a handler inside the code) leads to, if any."""
+        instrs, size, number_of = self.instrs, self.size, self.table.number_of
+        out: Dict[int, Tuple[int, ...]] = {}
+        for ins in instrs:
+            if ins.opname != "GET_ANEXT":
+                continue
+            k = ins.index
+            for region in self.bytecode.regions:
+                if region.start <= k < region.end and region.handler < size:
+                    if instrs[region.handler].opname == "END_ASYNC_FOR":
+                        b = number_of(k)
+                        out[b] = out.get(b, ()) + (number_of(region.handler),)
+                    break
+        return out
 
     # --- dominators ---------------------------------------------------------------------------
 

@@ -1,0 +1,90 @@
+"""Jumps that only a loop's `break` makes, read from the graph before a construct is read.
+
+`while test: body` whose body never jumps back (it always returns, raises or breaks) compiles
+like `if test: body`: the test's false branch goes past the body, and nothing but the `break`s,
+jumps to that same place, shows the loop. Inside an if body a jump to where the if ends is the
+way out of the body's last statement (over its else parts, its other except clauses); a jump
+there from a statement that goes on elsewhere in the body is no if's: it is such a `break`.
+`stray_break` finds one in the code as decoded, so that the builder reads the body once, as
+the loop, instead of failing as the if and reading it again.
+"""
+from typing import Optional, Sequence
+
+from depyf.decompiler.graph.cfg import FlowGraph
+from depyf.decompiler.instructions import Instr
+
+# Code that may lie between an except clause's POP_EXCEPT and the jump that leaves it: none but
+# straight-line code (a named handler's `e = None; del e`, 3.9+ a finally body's copy), which
+# no jump enters and which opens no handler of its own.
+_OPENS_HANDLER = frozenset({"PUSH_EXC_INFO", "SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH", "BEFORE_WITH",
+                            "RERAISE"})
+_UNWINDING_SPAN = 64
+
+
+def stray_break(graph: FlowGraph, fall: int, false_target: int) -> Optional[int]:
+    """The index of an unconditional jump to `false_target` from the body [fall, false_target)
+    of `if test:` (or from handler code it leads to, laid after it) that is a `break` of a
+    loop never jumping back, else None. Such a jump is one of:
+
+    - a jump right after a CALL_FINALLY (3.8 leaves a try through its finally body by a jump
+      only for a `break` or `continue`);
+    - a jump followed by one that nothing reaches, to code further on inside the body (3.8/3.9
+      keep the jump over an else part after an if body that ends in a `break`): the if around
+      it goes on there, not at `false_target`;
+    - a jump that leaves an except clause (after its unwinding) while another way out of the
+      same try's clauses goes elsewhere: the try goes on there, inside the body."""
+    instrs = graph.instrs
+    sources = graph.jump_sources
+    for j in sources(false_target):
+        ins = instrs[j]
+        if j < fall or ins.opname != "JUMP" or ins.target != false_target:
+            continue
+        if instrs[j - 1].opname == "CALL_FINALLY":
+            return j
+        nxt = instrs[j + 1] if j + 1 < graph.size else None
+        if nxt is not None and nxt.opname == "JUMP" and j + 1 < nxt.target < false_target and not sources(j + 1):
+            return j
+        if _leaves_clause(graph, j) and _clause_goes_elsewhere(graph, j, false_target):
+            return j
+    return None
+
+
+def _leaves_clause(graph: FlowGraph, j: int) -> bool:
+    """Does the jump at `j` leave an except clause: its POP_EXCEPT, then only straight-line code
+    that no jump enters?"""
+    instrs, sources = graph.instrs, graph.jump_sources
+    p = j - 1
+    while p > 0 and j - p <= _UNWINDING_SPAN and instrs[p].opname != "POP_EXCEPT":
+        if instrs[p].target is not None or sources(p + 1) or instrs[p].opname in _OPENS_HANDLER:
+            return False
+        p -= 1
+    return instrs[p].opname == "POP_EXCEPT" and not sources(p + 1)
+
+
+def _clause_goes_elsewhere(graph: FlowGraph, j: int, false_target: int) -> bool:
+    """Does another jump leaving an except clause of the try whose handler is the nearest one
+    above `j` in the dominator tree go somewhere other than `false_target`?"""
+    table, tree = graph.table, graph.dominator_tree
+    handlers = {table.number_of_label(h) for h in graph.handlers()}
+    h = tree.idom[table.number_of(j)]
+    while h is not None and h not in handlers:
+        h = tree.idom[h]
+    if h is None:
+        return False
+    instrs = graph.instrs
+    end = _followed(instrs, false_target)
+    for k in graph.jumps.indices:
+        other = instrs[k]
+        if k != j and other.opname == "JUMP" and _followed(instrs, other.target) != end \
+                and tree.dominates(h, table.number_of(k)) and _leaves_clause(graph, k):
+            return True
+    return False
+
+
+def _followed(instrs: Sequence[Instr], k: int) -> int:
+    """Where a jump to `k` ends up, past the unconditional jumps that start there."""
+    seen = set()
+    while k < len(instrs) and k not in seen and instrs[k].opname == "JUMP" and instrs[k].target is not None:
+        seen.add(k)
+        k = instrs[k].target
+    return k
