@@ -1614,7 +1614,7 @@ class ControlRules:
         # false target only the test jumps to)
         if self.instrs[false_target - 1].opname in ENDS_FLOW and not self.pure_mode \
                 and len(self.jump_sources.get(false_target, ())) > 1:
-            stray = stray_break(self.graph, fall, false_target)
+            stray = stray_break(self.graph, fall, false_target, self.jump_sources)
             if stray is not None:
                 return self._never_back_while(cond, test_start, fall, false_target, stray)
         body = self.run_range(fall, false_target, list(self.stack))

@@ -8,7 +8,7 @@ there from a statement that goes on elsewhere in the body is no if's: it is such
 `stray_break` finds one in the code as decoded, so that the builder reads the body once, as
 the loop, instead of failing as the if and reading it again.
 """
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
 from depyf.decompiler.graph.cfg import FlowGraph
 from depyf.decompiler.instructions import Instr
@@ -21,7 +21,8 @@ _OPENS_HANDLER = frozenset({"PUSH_EXC_INFO", "SETUP_FINALLY", "SETUP_WITH", "SET
 _UNWINDING_SPAN = 64
 
 
-def stray_break(graph: FlowGraph, fall: int, false_target: int) -> Optional[int]:
+def stray_break(graph: FlowGraph, fall: int, false_target: int,
+                sources: Optional[Mapping[int, Sequence[int]]] = None) -> Optional[int]:
     """The index of an unconditional jump to `false_target` from the body [fall, false_target)
     of `if test:` (or from handler code it leads to, laid after it) that is a `break` of a
     loop never jumping back, else None. Such a jump is one of:
@@ -32,36 +33,41 @@ def stray_break(graph: FlowGraph, fall: int, false_target: int) -> Optional[int]
       keep the jump over an else part after an if body that ends in a `break`): the if around
       it goes on there, not at `false_target`;
     - a jump that leaves an except clause (after its unwinding) while another way out of the
-      same try's clauses goes elsewhere: the try goes on there, inside the body."""
+      same try's clauses goes elsewhere: the try goes on there, inside the body.
+
+    `sources`: target -> the jumps to it, where the caller has that table already (a reading's
+    own, the graph's until a jump is re-pointed); else the graph's."""
     instrs = graph.instrs
-    sources = graph.jump_sources
-    for j in sources(false_target):
+    if sources is None:
+        sources = graph.jump_table
+    for j in sources.get(false_target, ()):
         ins = instrs[j]
         if j < fall or ins.opname != "JUMP" or ins.target != false_target:
             continue
         if instrs[j - 1].opname == "CALL_FINALLY":
             return j
         nxt = instrs[j + 1] if j + 1 < graph.size else None
-        if nxt is not None and nxt.opname == "JUMP" and j + 1 < nxt.target < false_target and not sources(j + 1):
+        if nxt is not None and nxt.opname == "JUMP" and j + 1 < nxt.target < false_target and not sources.get(j + 1):
             return j
-        if _leaves_clause(graph, j) and _clause_goes_elsewhere(graph, j, false_target):
+        if _leaves_clause(graph, j, sources) and _clause_goes_elsewhere(graph, j, false_target, sources):
             return j
     return None
 
 
-def _leaves_clause(graph: FlowGraph, j: int) -> bool:
+def _leaves_clause(graph: FlowGraph, j: int, sources: Mapping[int, Sequence[int]]) -> bool:
     """Does the jump at `j` leave an except clause: its POP_EXCEPT, then only straight-line code
     that no jump enters?"""
-    instrs, sources = graph.instrs, graph.jump_sources
+    instrs = graph.instrs
     p = j - 1
     while p > 0 and j - p <= _UNWINDING_SPAN and instrs[p].opname != "POP_EXCEPT":
-        if instrs[p].target is not None or sources(p + 1) or instrs[p].opname in _OPENS_HANDLER:
+        if instrs[p].target is not None or sources.get(p + 1) or instrs[p].opname in _OPENS_HANDLER:
             return False
         p -= 1
-    return instrs[p].opname == "POP_EXCEPT" and not sources(p + 1)
+    return instrs[p].opname == "POP_EXCEPT" and not sources.get(p + 1)
 
 
-def _clause_goes_elsewhere(graph: FlowGraph, j: int, false_target: int) -> bool:
+def _clause_goes_elsewhere(graph: FlowGraph, j: int, false_target: int,
+                           sources: Mapping[int, Sequence[int]]) -> bool:
     """Does another jump leaving an except clause of the try whose handler is the nearest one
     above `j` in the dominator tree go somewhere other than `false_target`?"""
     table, tree = graph.table, graph.dominator_tree
@@ -76,7 +82,7 @@ def _clause_goes_elsewhere(graph: FlowGraph, j: int, false_target: int) -> bool:
     for k in graph.jumps.indices:
         other = instrs[k]
         if k != j and other.opname == "JUMP" and _followed(instrs, other.target) != end \
-                and tree.dominates(h, table.number_of(k)) and _leaves_clause(graph, k):
+                and tree.dominates(h, table.number_of(k)) and _leaves_clause(graph, k, sources):
             return True
     return False
 

@@ -46,9 +46,8 @@ class FlowGraph:
     def __init__(self, bytecode: Bytecode) -> None:
         self.bytecode = bytecode
         self.instrs: Sequence[Instr] = bytecode.instrs
-        self.code: CodeType = bytecode.code
-        self.version: BytecodeVersion = bytecode.version
         self.size = len(bytecode.instrs)
+        self._jumps: Optional[JumpIndex] = None
         self._first_sources: Optional[Dict[int, List[int]]] = None
 
     @classmethod
@@ -59,11 +58,24 @@ class FlowGraph:
             graph = bytecode.graph = cls(bytecode)
         return graph
 
-    # --- the core, each part on first use ---------------------------------------------------
+    @property
+    def code(self) -> CodeType:
+        return self.bytecode.code
 
-    @cached_property
+    @property
+    def version(self) -> BytecodeVersion:
+        return self.bytecode.version
+
+    # --- the core, each part on first use ---------------------------------------------------
+    # (the jump index by hand, not a cached_property: every reading asks for it, and before
+    # 3.12 a cached_property takes a lock on first use, which costs more than the question)
+
+    @property
     def jumps(self) -> JumpIndex:
-        jumps, self._first_sources = JumpIndex.with_sources(self.bytecode, _TESTS)
+        jumps = self._jumps
+        if jumps is None:
+            jumps, self._first_sources = JumpIndex.with_sources(self.bytecode, _TESTS)
+            self._jumps = jumps
         return jumps
 
     def fresh_jump_sources(self) -> Dict[int, List[int]]:
@@ -229,10 +241,11 @@ class FlowGraph:
 
     def jump_sources(self, index: int) -> Tuple[int, ...]:
         """The instructions that jump to `index` (its handler's SETUP_* included, 3.8-3.10)."""
-        return tuple(self._sources.get(index, ()))
+        return tuple(self.jump_table.get(index, ()))
 
     @cached_property
-    def _sources(self) -> Dict[int, List[int]]:
+    def jump_table(self) -> Dict[int, List[int]]:
+        """Target -> the jumps to it, in order (the graph's own: not to be changed)."""
         return self.jumps.sources()
 
     # --- exceptions ---------------------------------------------------------------------------
