@@ -262,7 +262,16 @@ class ExceptionRegionAnalysis:
         """
         cached = getattr(self, "_handler_code", None)
         if cached is None:
-            cached = FlowGraph.of(self.bc).handler_only_instructions() if self.bc.regions else set()
+            cached = set()
+            if self.bc.regions:
+                cached = FlowGraph.of(self.bc).handler_only_instructions()
+                # (the rest is `_reach(0)` as asked here, before any redirect: kept for it)
+                reached = set(range(len(self.instrs)))
+                reached -= cached
+                cache = getattr(self, "_reach_cache", None)
+                if cache is None:
+                    cache = self._reach_cache = {}
+                cache.setdefault((0, 0), reached)
             self._handler_code = cached
         return cached
 

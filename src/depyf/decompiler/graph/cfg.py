@@ -6,7 +6,10 @@ dominators, post-dominators, loops, source positions) is computed from the instr
 first use and then kept; every number it keeps is an int or a tuple of them, nothing in it
 changes once computed, and nothing in the instructions is touched.
 """
+from bisect import bisect_left
 from functools import cached_property
+from itertools import compress
+from operator import attrgetter, not_
 from types import CodeType
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
@@ -18,11 +21,12 @@ from depyf.decompiler.graph.flow import BLOCK_SETUPS, JUMPS_WHEN, SUBROUTINE_CAL
 from depyf.decompiler.graph.jumps import JumpIndex
 from depyf.decompiler.graph.loops import Loop, find_loops
 from depyf.decompiler.graph.positions import SourcePositions
-from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Bytecode, Instr
 from depyf.decompiler.versions import BytecodeVersion
 
 # The label post-dominator queries give the virtual exit every returning or raising block leads to.
 EXIT = -1
+_OPNAME = attrgetter("opname")
 _TESTS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
 
@@ -91,10 +95,8 @@ class FlowGraph:
 
     @cached_property
     def table(self) -> BlockTable:
-        bytecode = self.bytecode
-        jumping = bytecode.jumps if bytecode.jumps is not None else [self.instrs[k] for k in self.jumps.indices]
-        table_regions = bytecode.regions if self.version.has_exception_table else ()
-        return split_blocks(self.instrs, jumping, rg.table_bounds(table_regions, self.size))
+        table_regions = self.bytecode.regions if self.version.has_exception_table else ()
+        return split_blocks(self.instrs, self.jumps, rg.table_bounds(table_regions, self.size))
 
     @cached_property
     def _exits(self) -> Tuple[Tuple[int, ...], Tuple[str, ...], Tuple[int, ...], Tuple[int, ...]]:
@@ -310,41 +312,56 @@ class FlowGraph:
     def handler_only_instructions(self) -> Set[int]:
         """The instructions no path from the start reaches without an exception (3.11+: the
         handler code), where an `async for`'s GET_ANEXT also leads on to its END_ASYNC_FOR: the
-        loop's normal exit, which only the exception table names. A new set each call."""
-        if not self.size:
+        loop's normal exit, which only the exception table names. A new set each call.
+
+        (Walked over straight runs, not blocks: from where a run starts to the next jump or
+        return/raise, found by bisection in the sorted ends; the builder asks this of every
+        code object with handlers before it reads it, and the block table costs more.)"""
+        size, instrs = self.size, self.instrs
+        if not size:
             return set()
-        jump_to, falls_to = self.jump_to, self.falls_to
-        extra = self._async_for_exits() if "GET_ANEXT" in self.bytecode.opnames() else {}
-        seen = [False] * len(self.table)
-        seen[0] = True
+        exits = self._async_for_exits() if "GET_ANEXT" in self.bytecode.opnames() else {}
+        ends = set(self.jumps.indices)
+        ends.update(compress(range(size), map(TERMINAL.__contains__, map(_OPNAME, instrs))))
+        ends.update(exits)
+        stops = sorted(ends)
+        last = len(stops)
+        reached = bytearray(size)
         work = [0]
         while work:
-            b = work.pop()
-            for s in (jump_to[b], falls_to[b]) + extra.get(b, ()):
-                if s >= 0 and not seen[s]:
-                    seen[s] = True
-                    work.append(s)
-        found: Set[int] = set()
-        starts, ends = self.table.starts, self.table.ends
-        for b, reached in enumerate(seen):
-            if not reached:
-                found.update(range(starts[b], ends[b]))
-        return found
+            k = work.pop()
+            if k >= size or reached[k]:
+                continue  # (a run through k was walked: it goes on to the same end)
+            i = bisect_left(stops, k)
+            e = stops[i] if i < last else size - 1
+            reached[k:e + 1] = b"\x01" * (e + 1 - k)
+            ins = instrs[e]
+            name = ins.opname
+            if name in TERMINAL:
+                continue
+            if ins.target is not None:
+                work.append(ins.target)
+                if name != "JUMP":
+                    work.append(e + 1)
+                continue
+            work.append(e + 1)
+            work.extend(exits.get(e, ()))
+        return set(compress(range(size), map(not_, reached)))
 
     def _async_for_exits(self) -> Dict[int, Tuple[int, ...]]:
-        """Block number of a GET_ANEXT -> the block of the END_ASYNC_FOR that the first
-        exception-table entry around it (with a handler inside the code) leads to, if any."""
-        instrs, size, number_of = self.instrs, self.size, self.table.number_of
+        """A GET_ANEXT's index -> the END_ASYNC_FOR that the first exception-table entry around
+        it (with a handler inside the code) leads to, if any."""
+        instrs, size = self.instrs, self.size
         out: Dict[int, Tuple[int, ...]] = {}
         for ins in instrs:
             if ins.opname != "GET_ANEXT":
                 continue
             k = ins.index
+            out[k] = ()
             for region in self.bytecode.regions:
                 if region.start <= k < region.end and region.handler < size:
                     if instrs[region.handler].opname == "END_ASYNC_FOR":
-                        b = number_of(k)
-                        out[b] = out.get(b, ()) + (number_of(region.handler),)
+                        out[k] = (region.handler,)
                     break
         return out
 
