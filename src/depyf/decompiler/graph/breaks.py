@@ -70,21 +70,20 @@ def _clause_goes_elsewhere(graph: FlowGraph, j: int, false_target: int,
                            sources: Mapping[int, Sequence[int]]) -> bool:
     """Does another jump leaving an except clause of the try whose handler is the nearest one
     above `j` in the dominator tree go somewhere other than `false_target`?"""
+    instrs = graph.instrs
+    end = _followed(instrs, false_target)
+    # (the jumps leaving some clause for elsewhere first: most code has none, and then the
+    # dominator tree is not needed)
+    others = [k for k in graph.jumps.indices if k != j and instrs[k].opname == "JUMP"
+              and _followed(instrs, instrs[k].target) != end and _leaves_clause(graph, k, sources)]
+    if not others:
+        return False
     table, tree = graph.table, graph.dominator_tree
     handlers = {table.number_of_label(h) for h in graph.handlers()}
     h = tree.idom[table.number_of(j)]
     while h is not None and h not in handlers:
         h = tree.idom[h]
-    if h is None:
-        return False
-    instrs = graph.instrs
-    end = _followed(instrs, false_target)
-    for k in graph.jumps.indices:
-        other = instrs[k]
-        if k != j and other.opname == "JUMP" and _followed(instrs, other.target) != end \
-                and tree.dominates(h, table.number_of(k)) and _leaves_clause(graph, k, sources):
-            return True
-    return False
+    return h is not None and any(tree.dominates(h, table.number_of(k)) for k in others)
 
 
 def _followed(instrs: Sequence[Instr], k: int) -> int:
