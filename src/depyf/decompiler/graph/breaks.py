@@ -8,7 +8,7 @@ there from a statement that goes on elsewhere in the body is no if's: it is such
 `stray_break` finds one in the code as decoded, so that the builder reads the body once, as
 the loop, instead of failing as the if and reading it again.
 """
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence, Set
 
 from depyf.decompiler.graph.cfg import FlowGraph
 from depyf.decompiler.instructions import Instr
@@ -44,14 +44,45 @@ def stray_break(graph: FlowGraph, fall: int, false_target: int,
         ins = instrs[j]
         if j < fall or ins.opname != "JUMP" or ins.target != false_target:
             continue
-        if instrs[j - 1].opname == "CALL_FINALLY":
-            return j
         nxt = instrs[j + 1] if j + 1 < graph.size else None
-        if nxt is not None and nxt.opname == "JUMP" and j + 1 < nxt.target < false_target and not sources.get(j + 1):
-            return j
-        if _leaves_clause(graph, j, sources) and _clause_goes_elsewhere(graph, j, false_target, sources):
-            return j
+        if instrs[j - 1].opname == "CALL_FINALLY" \
+                or nxt is not None and nxt.opname == "JUMP" and j + 1 < nxt.target < false_target \
+                and not sources.get(j + 1) \
+                or _leaves_clause(graph, j, sources) and _clause_goes_elsewhere(graph, j, false_target, sources):
+            if _breaks_out_of_body(graph, fall, false_target, j):
+                return j
     return None
+
+
+def _breaks_out_of_body(graph: FlowGraph, fall: int, false_target: int, j: int) -> bool:
+    """Is `j` in the body (`_body_blocks`), under no loop of the body (whose `break` it would
+    be, that loop ending where the if does)?"""
+    body = _body_blocks(graph, fall, false_target)
+    b = graph.table.number_of(j)
+    if b not in body:
+        return False
+    number_of_label, tree = graph.table.number_of_label, graph.dominator_tree
+    return not any(tree.dominates(h, b) for h in (number_of_label(loop.header) for loop in graph.loops) if h in body)
+
+
+def _body_blocks(graph: FlowGraph, fall: int, false_target: int) -> Set[int]:
+    """The blocks (by number) that a path from `fall` reaches, exceptions included, without
+    passing `false_target`: the if body and the handler code it leads to (a jump back to
+    `false_target` from a loop after it is none of the body's)."""
+    number_of = graph.table.number_of
+    stop = number_of(false_target) if false_target < graph.size else -1
+    jump_to, falls_to = graph.jump_to, graph.falls_to
+    handler = graph.handler_blocks
+    first = number_of(fall)
+    seen = {first}
+    work = [first]
+    while work:
+        b = work.pop()
+        for s in (jump_to[b], falls_to[b], handler[b]):
+            if s >= 0 and s != stop and s not in seen:
+                seen.add(s)
+                work.append(s)
+    return seen
 
 
 def _leaves_clause(graph: FlowGraph, j: int, sources: Mapping[int, Sequence[int]]) -> bool:
