@@ -693,3 +693,43 @@ def test_stray_break_of_a_loop_that_never_jumps_back() -> None:
     fall, false_target = _loop_test(bytecode)
     assert any(bytecode.instrs[s].opname == "JUMP" for s in FlowGraph.of(bytecode).jump_sources(false_target))
     assert stray_break(FlowGraph.of(bytecode), fall, false_target) is None
+
+
+IF_BODY_LOOP_BREAKS = """
+def f(k):
+    if k < 1:
+        while True:
+            try:
+                g()
+            except E:
+                break
+            except F:
+                pass
+    after(1)
+    after(2)
+    return 2
+"""
+
+LOOP_AFTER_IF_RETURN = """
+def f(k):
+    if k < 1:
+        return
+    while len(k) > 1:
+        try:
+            g()
+        except E:
+            h()
+        except F:
+            break
+    after(1)
+    after(2)
+"""
+
+
+@pytest.mark.parametrize("source", [IF_BODY_LOOP_BREAKS, LOOP_AFTER_IF_RETURN])
+def test_no_stray_break_of_a_loop_in_or_after_the_body(source: str) -> None:
+    """A clause's `break` of a loop inside the if body ends that loop where the if ends; a
+    clause's jump back to a loop after the if (its false target) is not in the body at all."""
+    bytecode = passes.read(compiled(source), VERSION)
+    fall, false_target = _loop_test(bytecode)
+    assert stray_break(FlowGraph.of(bytecode), fall, false_target) is None
