@@ -99,8 +99,8 @@ def _leaves_clause(graph: FlowGraph, j: int, sources: Mapping[int, Sequence[int]
 
 def _clause_goes_elsewhere(graph: FlowGraph, j: int, false_target: int,
                            sources: Mapping[int, Sequence[int]]) -> bool:
-    """Does another jump leaving an except clause of the try whose handler is the nearest one
-    above `j` in the dominator tree go somewhere other than `false_target`?"""
+    """Does another jump leaving an except clause of the same try (the handler nearest above
+    it in the dominator tree is `j`'s) go somewhere other than `false_target`?"""
     instrs = graph.instrs
     end = _followed(instrs, false_target)
     # (the jumps leaving some clause for elsewhere first: most code has none, and then the
@@ -111,10 +111,17 @@ def _clause_goes_elsewhere(graph: FlowGraph, j: int, false_target: int,
         return False
     table, tree = graph.table, graph.dominator_tree
     handlers = {table.number_of_label(h) for h in graph.handlers()}
-    h = tree.idom[table.number_of(j)]
-    while h is not None and h not in handlers:
-        h = tree.idom[h]
-    return h is not None and any(tree.dominates(h, table.number_of(k)) for k in others)
+
+    def nearest_handler(k: int) -> Optional[int]:
+        h = tree.idom[table.number_of(k)]
+        while h is not None and h not in handlers:
+            h = tree.idom[h]
+        return h
+
+    # (the same handler nearest above both: a clause of a try nested in j's clause goes on
+    # inside that clause, which is no other way out of j's try)
+    h = nearest_handler(j)
+    return h is not None and any(nearest_handler(k) == h for k in others)
 
 
 def _followed(instrs: Sequence[Instr], k: int) -> int:
