@@ -726,10 +726,27 @@ def f(k):
 """
 
 
-@pytest.mark.parametrize("source", [IF_BODY_LOOP_BREAKS, LOOP_AFTER_IF_RETURN])
+IF_BODY_NESTED_TRY = """
+def f(k):
+    if k < 1:
+        try:
+            return g()
+        except E:
+            try:
+                h()
+            except F:
+                i()
+    after(1)
+    after(2)
+    return 2
+"""
+
+
+@pytest.mark.parametrize("source", [IF_BODY_LOOP_BREAKS, LOOP_AFTER_IF_RETURN, IF_BODY_NESTED_TRY])
 def test_no_stray_break_of_a_loop_in_or_after_the_body(source: str) -> None:
     """A clause's `break` of a loop inside the if body ends that loop where the if ends; a
-    clause's jump back to a loop after the if (its false target) is not in the body at all."""
+    clause's jump back to a loop after the if (its false target) is not in the body at all; the
+    way out of a try nested in an except clause is no other way out of the outer try."""
     bytecode = passes.read(compiled(source), VERSION)
     fall, false_target = _loop_test(bytecode)
     assert stray_break(FlowGraph.of(bytecode), fall, false_target) is None
