@@ -6,13 +6,13 @@ instructions are never touched to make one.
 """
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import compress
 from operator import attrgetter
 from typing import Dict, Iterable, List, NamedTuple, Sequence, Tuple
 
 from depyf.decompiler.graph.flow import BLOCK_POP
 from depyf.decompiler.graph.jumps import JumpIndex
+from depyf.decompiler.graph.once import once
 from depyf.decompiler.instructions import ENDS_FLOW, Instr
 
 # What ends a block besides a jump (`flow.ends_block`, by name: one set lookup per instruction).
@@ -55,11 +55,11 @@ class BlockTable:
     def __len__(self) -> int:
         return len(self.starts)
 
-    @cached_property
+    @once
     def blocks(self) -> Tuple[Block, ...]:
         return tuple(map(Block, self.starts, self.ends))
 
-    @cached_property
+    @once
     def number(self) -> Dict[int, int]:
         """Label -> block number."""
         return {start: k for k, start in enumerate(self.starts)}

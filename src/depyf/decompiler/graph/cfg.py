@@ -7,7 +7,6 @@ first use and then kept; every number it keeps is an int or a tuple of them, not
 changes once computed, and nothing in the instructions is touched.
 """
 from bisect import bisect_left
-from functools import cached_property
 from itertools import compress
 from operator import attrgetter, not_
 from types import CodeType
@@ -21,6 +20,7 @@ from depyf.decompiler.graph.flow import BLOCK_SETUPS, JUMPS_WHEN, SUBROUTINE_CAL
 from depyf.decompiler.graph.jumps import JumpIndex
 from depyf.decompiler.graph.loops import Loop, find_loops
 from depyf.decompiler.graph.positions import SourcePositions
+from depyf.decompiler.graph.once import once
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Bytecode, Instr
 from depyf.decompiler.versions import BytecodeVersion
 
@@ -71,8 +71,7 @@ class FlowGraph:
         return self.bytecode.version
 
     # --- the core, each part on first use ---------------------------------------------------
-    # (the jump index by hand, not a cached_property: every reading asks for it, and before
-    # 3.12 a cached_property takes a lock on first use, which costs more than the question)
+    # (the jump index by hand: every reading asks for it, with the table made in its loop)
 
     @property
     def jumps(self) -> JumpIndex:
@@ -93,12 +92,12 @@ class FlowGraph:
             return first
         return jumps.sources()
 
-    @cached_property
+    @once
     def table(self) -> BlockTable:
         table_regions = self.bytecode.regions if self.version.has_exception_table else ()
         return split_blocks(self.instrs, self.jumps, rg.table_bounds(table_regions, self.size))
 
-    @cached_property
+    @once
     def _exits(self) -> Tuple[Tuple[int, ...], Tuple[str, ...], Tuple[int, ...], Tuple[int, ...]]:
         """(exit_kinds, last_ops, jump_to, falls_to): one pass over the blocks, a few
         operations each (all a reachability question needs)."""
@@ -138,7 +137,7 @@ class FlowGraph:
     def falls_to(self) -> Tuple[int, ...]:
         return self._exits[3]
 
-    @cached_property
+    @once
     def _protection(self) -> Tuple[Tuple[rg.ProtectedRegion, ...], Tuple[Tuple[int, ...], ...]]:
         bytecode, table = self.bytecode, self.table
         if self.version.has_exception_table:
@@ -158,7 +157,7 @@ class FlowGraph:
         (outermost first); empty for 3.11+."""
         return self._protection[1]
 
-    @cached_property
+    @once
     def region_of_block(self) -> Tuple[int, ...]:
         """Per block number: its innermost region's number, or -1."""
         number = self.table.number
@@ -170,14 +169,14 @@ class FlowGraph:
                     region_of[b] = k
         return tuple(region_of)
 
-    @cached_property
+    @once
     def handler_blocks(self) -> Tuple[int, ...]:
         """Per block number, the number of the block its exceptions go to, or -1."""
         number = self.table.number
         handlers = [number[r.handler] for r in self.regions]
         return tuple(handlers[k] if k >= 0 else -1 for k in self.region_of_block)
 
-    @cached_property
+    @once
     def out_edges(self) -> Tuple[Tuple[Edge, ...], ...]:
         """Per block number, its edges: the jump, the fall into the next block, the exception."""
         starts = self.table.starts
@@ -225,7 +224,7 @@ class FlowGraph:
         edges = self.in_edges[self.table.number_of_label(label)]
         return edges if exceptions else tuple(e for e in edges if e.kind is not EdgeKind.EXCEPTION)
 
-    @cached_property
+    @once
     def in_edges(self) -> Tuple[Tuple[Edge, ...], ...]:
         """Per block number, the edges into it (taken on first use)."""
         number = self.table.number_of
@@ -245,7 +244,7 @@ class FlowGraph:
         """The instructions that jump to `index` (its handler's SETUP_* included, 3.8-3.10)."""
         return tuple(self.jump_table.get(index, ()))
 
-    @cached_property
+    @once
     def jump_table(self) -> Dict[int, List[int]]:
         """Target -> the jumps to it, in order (the graph's own: not to be changed)."""
         return self.jumps.sources()
@@ -367,7 +366,7 @@ class FlowGraph:
 
     # --- dominators ---------------------------------------------------------------------------
 
-    @cached_property
+    @once
     def _numbered(self) -> Tuple[Tuple[Tuple[int, ...], ...], Tuple[Tuple[int, ...], ...]]:
         """Every edge's and the normal edges' successors, as block numbers."""
         normal = tuple(tuple(x for x in pair if x >= 0) for pair in zip(self.jump_to, self.falls_to))
@@ -375,13 +374,13 @@ class FlowGraph:
         every = tuple(succ + (handler[b],) if handler[b] >= 0 else succ for b, succ in enumerate(normal))
         return every, normal
 
-    @cached_property
+    @once
     def dominator_tree(self) -> DominatorTree:
         """Over every edge (a handler is dominated by the code that enters its protected region)."""
         every, _ = self._numbered
         return DominatorTree.build(every, 0) if every else DominatorTree(0, (), (), ())
 
-    @cached_property
+    @once
     def post_dominator_tree(self) -> DominatorTree:
         """Over the normal edges, from a virtual exit (number len(blocks)) that every block with no
         normal successor leads to. Blocks that never reach an exit (an endless loop) have none."""
@@ -416,7 +415,7 @@ class FlowGraph:
 
     # --- loops --------------------------------------------------------------------------------
 
-    @cached_property
+    @once
     def loops(self) -> Tuple[Loop, ...]:
         every, normal = self._numbered
         predecessors: List[List[int]] = [[] for _ in every]
@@ -432,6 +431,6 @@ class FlowGraph:
 
     # --- source positions ---------------------------------------------------------------------
 
-    @cached_property
+    @once
     def positions(self) -> SourcePositions:
         return SourcePositions.of(self.code, self.version)
