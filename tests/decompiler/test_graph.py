@@ -16,7 +16,9 @@ from typing import Callable, Dict, Iterator, List, Optional, Set
 
 import pytest
 
+from depyf.decompiler import passes
 from depyf.decompiler.graph import EXIT, EdgeKind, FlowGraph
+from depyf.decompiler.graph.breaks import stray_break
 from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.versions import host, host_is
 
@@ -554,3 +556,197 @@ def test_stdlib_sample_properties() -> None:
                 after_setup = g.block_at(region.setup + 1).label
                 assert all(g.dominates(after_setup, label) for label in region.blocks), code.co_name
     assert small_checked > 100
+
+
+# --- the graph as the builder's query service --------------------------------------------------
+
+def _walked_jump_tables(bytecode: Bytecode) -> tuple:
+    """The jump tables as a loop over every instruction finds them (what the builder took
+    before the graph served them)."""
+    indices, conditional, backward, iterations = [], [], [], []
+    sources: Dict[int, List[int]] = {}
+    for ins in bytecode.instrs:
+        t = ins.target
+        if t is None:
+            continue
+        indices.append(ins.index)
+        sources.setdefault(t, []).append(ins.index)
+        if ins.opname.startswith("POP_JUMP_IF_"):
+            conditional.append(ins.index)
+        if t <= ins.index:
+            backward.append(ins.index)
+        elif ins.opname == "FOR_ITER":
+            iterations.append(ins.index)
+    return tuple(indices), tuple(conditional), tuple(backward), tuple(iterations), sources
+
+
+def _walked_handler_only_code(bytecode: Bytecode) -> Set[int]:
+    """The instructions an instruction-by-instruction walk from the start does not reach
+    without exceptions (an `async for`'s GET_ANEXT going on to its END_ASYNC_FOR)."""
+    instrs = bytecode.instrs
+    seen: Set[int] = set()
+    todo = [0]
+    while todo:
+        k = todo.pop()
+        if k in seen or k >= len(instrs):
+            continue
+        seen.add(k)
+        ins = instrs[k]
+        if ins.opname in ("RETURN_VALUE", "RAISE_VARARGS", "RERAISE"):
+            continue
+        if ins.target is not None:
+            todo.append(ins.target)
+            if ins.opname != "JUMP":
+                todo.append(k + 1)
+            continue
+        todo.append(k + 1)
+        if ins.opname == "GET_ANEXT":
+            for region in bytecode.regions:
+                if region.start <= k < region.end and region.handler < len(instrs):
+                    if instrs[region.handler].opname == "END_ASYNC_FOR":
+                        todo.append(region.handler)
+                    break
+    return set(range(len(instrs))) - seen
+
+
+ASYNC_FOR = """
+async def f(xs):
+    try:
+        async for x in xs:
+            if x:
+                break
+        else:
+            g()
+    except E:
+        h()
+    return [y async for y in xs]
+"""
+
+
+def test_jump_tables_and_handler_code_equal_the_walks() -> None:
+    """On the code the builder reads (decoded and canonicalized), the graph's jump tables and
+    handler-only code are what walking the instructions finds."""
+    codes = stdlib_code_objects() + [compiled(ASYNC_FOR)]
+    with_handlers = 0
+    for code in codes:
+        bytecode = passes.read(code, VERSION)
+        g = FlowGraph.of(bytecode)
+        assert FlowGraph.of(bytecode) is g  # (one graph per bytecode)
+        indices, conditional, backward, iterations, sources = _walked_jump_tables(bytecode)
+        assert (g.jumps.indices, g.jumps.conditional, g.jumps.backward, g.jumps.iterations) == \
+            (indices, conditional, backward, iterations), code.co_name
+        first, second = g.fresh_jump_sources(), g.fresh_jump_sources()
+        assert first == second == sources and first is not second, code.co_name
+        if bytecode.regions:
+            with_handlers += 1
+            assert g.handler_only_instructions() == _walked_handler_only_code(bytecode), code.co_name
+    assert with_handlers > (50 if VERSION.has_exception_table else -1)
+
+
+def _loop_test(bytecode: Bytecode) -> tuple:
+    """(fall, false target) of the first conditional jump: a while loop's test."""
+    ins = next(i for i in bytecode.instrs if i.opname.startswith("POP_JUMP_IF_"))
+    return ins.index + 1, ins.target
+
+
+NEVER_BACK_BREAK_IN_CLAUSE = """
+def f(k):
+    w = 0
+    while w < 1:
+        w += 1
+        try:
+            g()
+        except E:
+            if k:
+                break
+        rest(1)  # (long enough not to be copied into the clause's way out)
+        rest(2)
+        return 1
+    after(1)  # (more than a copied exit block: the break jumps here)
+    after(2)
+    return 2
+"""
+
+IF_TRY_LAST = """
+def f(k):
+    if k < 1:
+        try:
+            return g()
+        except E:
+            pass
+    after(1)
+    after(2)
+    return 2
+"""
+
+
+def test_stray_break_of_a_loop_that_never_jumps_back() -> None:
+    """An except clause's `break` past the rest of the body is found before the body is read;
+    the clause's way out of a try that ends an if body is that if's own."""
+    bytecode = passes.read(compiled(NEVER_BACK_BREAK_IN_CLAUSE), VERSION)
+    fall, false_target = _loop_test(bytecode)
+    found = stray_break(FlowGraph.of(bytecode), fall, false_target)
+    assert found is not None
+    ins = bytecode.instrs[found]
+    assert ins.opname == "JUMP" and ins.target == false_target
+    bytecode = passes.read(compiled(IF_TRY_LAST), VERSION)
+    fall, false_target = _loop_test(bytecode)
+    assert any(bytecode.instrs[s].opname == "JUMP" for s in FlowGraph.of(bytecode).jump_sources(false_target))
+    assert stray_break(FlowGraph.of(bytecode), fall, false_target) is None
+
+
+IF_BODY_LOOP_BREAKS = """
+def f(k):
+    if k < 1:
+        while True:
+            try:
+                g()
+            except E:
+                break
+            except F:
+                pass
+    after(1)
+    after(2)
+    return 2
+"""
+
+LOOP_AFTER_IF_RETURN = """
+def f(k):
+    if k < 1:
+        return
+    while len(k) > 1:
+        try:
+            g()
+        except E:
+            h()
+        except F:
+            break
+    after(1)
+    after(2)
+"""
+
+
+IF_BODY_NESTED_TRY = """
+def f(k):
+    if k < 1:
+        try:
+            return g()
+        except E:
+            try:
+                h()
+            except F:
+                i()
+    after(1)
+    after(2)
+    return 2
+"""
+
+
+@pytest.mark.parametrize("source", [IF_BODY_LOOP_BREAKS, LOOP_AFTER_IF_RETURN, IF_BODY_NESTED_TRY])
+def test_no_stray_break_of_a_loop_in_or_after_the_body(source: str) -> None:
+    """A clause's `break` of a loop inside the if body ends that loop where the if ends; a
+    clause's jump back to a loop after the if (its false target) is not in the body at all; the
+    way out of a try nested in an except clause is no other way out of the outer try."""
+    bytecode = passes.read(compiled(source), VERSION)
+    fall, false_target = _loop_test(bytecode)
+    assert stray_break(FlowGraph.of(bytecode), fall, false_target) is None

@@ -10,12 +10,14 @@ Structures are recognised from jump targets, which are instruction indices:
 * a forward jump out of a loop is a `break`; a jump to a loop's header or test is a `continue`.
 """
 from bisect import bisect_left
-from typing import Dict, FrozenSet, Iterator, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler import borrows
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING, DecompilationError
+from depyf.decompiler.graph import FlowGraph
+from depyf.decompiler.graph.breaks import stray_break
 from depyf.decompiler.expressions import AssertionErrorName, folds_under_not, negate
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, Instr
 
@@ -33,12 +35,6 @@ _WALRUS_COPIES = frozenset({"DUP_TOP", "COPY"})
 # The longest rest of a return statement the compiler copies into a branch (its exit blocks
 # have at most four instructions).
 _MAX_VALUE_TAIL = 6
-
-
-# Builder attributes made once before reading, never changed as containers after (the state a
-# reading that is tried and then undone need not copy: `_state_before_loop_guess`).
-_MADE_ONCE = frozenset({"instrs", "jump_indices", "cond_jump_indices"})
-
 
 
 class StatementsInValue(Exception):
@@ -259,38 +255,27 @@ class ControlRules:
         # The end of a range that a with statement ends -> where that with goes on when its
         # context manager suppresses an exception (exception_table).
         self.with_ways_on: Dict[int, int] = {}
-        self.jump_sources: Dict[int, List[int]] = {}
+        # The jump tables come from the graph of the code as decoded (one per `Bytecode`,
+        # shared by every reading of it; `redirect` re-points a jump only in this reading's
+        # view, and no instruction becomes a jump or stops being one).
+        graph = FlowGraph.of(self.bc)
+        jumps = graph.jumps
+        self.graph = graph
+        # Target -> the jumps to it, in order (this reading's own table: a rule that re-points
+        # a jump records it).
+        self.jump_sources: Dict[int, List[int]] = graph.fresh_jump_sources()
+        # The indices of the jumps and of the conditional ones, in order, for `jumps_in` (a
+        # fused jump may change from one test to another, `chained_compare`, but stays one).
+        self.jump_indices: Sequence[int] = jumps.indices
+        self.cond_jump_indices: Sequence[int] = jumps.conditional
         back: Dict[int, int] = {}
         handler_code = self.handler_only_code()  # exception_table: 3.12+ handler code at the end
         handler_back: Dict[int, int] = {}
-        for_iters: List[Instr] = []
-        jump_sources = self.jump_sources
-        # The indices of the conditional jumps, in order (a fused jump may change from one to
-        # another, `chained_compare`, but stays one).
-        self.cond_jump_indices: List[int] = []
-        cond_jumps = self.cond_jump_indices
-        # Only the jumps matter here, a few in ten instructions: the loop's body runs for them
-        # alone (a loop over every instruction cost 2% of decompiling, on 3.10). The decoder
-        # lists them; code a later pass laid out again has them picked out here.
-        jumping = self.bc.jumps
-        if jumping is None:
-            jumping = [ins for ins in instrs if ins.target is not None]
-        # Their indices, in order, for `jumps_in` (no instruction becomes a jump or stops being
-        # one later; a jump may be pointed elsewhere).
-        self.jump_indices: List[int] = [ins.index for ins in jumping]
-        for ins in jumping:
-            t = ins.target
-            if ins.opname in COND_JUMPS:
-                cond_jumps.append(ins.index)
-            if t in jump_sources:
-                jump_sources[t].append(ins.index)
-            else:
-                jump_sources[t] = [ins.index]
-            if t <= ins.index and not self.is_send_loop(t) and not self.async_for_way_back(ins.index, t):
-                into = handler_back if ins.index in handler_code else back
-                into[t] = max(into.get(t, -1), ins.index)
-            elif ins.opname == "FOR_ITER":
-                for_iters.append(ins)
+        for k in jumps.backward:
+            t = instrs[k].target
+            if not self.is_send_loop(t) and not self.async_for_way_back(k, t):
+                into = handler_back if k in handler_code else back
+                into[t] = max(into.get(t, -1), k)
         # Loops that only a handler closes: with 3.12+ handler code at the end, such a loop's
         # jump back lies past any loop around it, which it must not be merged with.
         self.handler_closed: Set[int] = set()
@@ -299,12 +284,11 @@ class ControlRules:
                 if t not in back:
                     self.handler_closed.add(t)
                 back.setdefault(t, self.handler_loop_end(t, j))  # only a handler closes the loop
-        for ins in for_iters:
+        for k in jumps.iterations:
             # A for loop's body runs from the FOR_ITER up to the loop's exit, even when it always
             # leaves (return, raise, break: no jump back) or its only jumps back are breaks of an
             # inner loop that the compiler sent straight to this head.
-            if ins.target > ins.index:
-                back[ins.index] = max(back.get(ins.index, -1), ins.target - 1)
+            back[k] = max(back.get(k, -1), instrs[k].target - 1)
         # Merge loops that overlap without nesting (3.10+ `continue` jumps to the top test while
         # the bottom test jumps to the body).
         headers = sorted(back)
@@ -1627,18 +1611,14 @@ class ControlRules:
         if merged is not None:
             return merged
         self.with_ways_on.pop(false_target, None)
-        # (the common case, a body that may run off its end, is no loop's: no copy to take)
-        # (and a false target that only the test jumps to)
-        state = self._state_before_loop_guess(fall, false_target) \
-            if self.instrs[false_target - 1].opname in ENDS_FLOW and not self.pure_mode \
-            and len(self.jump_sources.get(false_target, ())) > 1 else None
-        try:
-            body = self.run_range(fall, false_target, list(self.stack))
-        except DecompilationError as e:
-            read = None if state is None else self._never_back_while(e, state, cond, test_start, fall, false_target)
-            if read is None:
-                raise
-            return read
+        # (the common case, a body that may run off its end, is no loop's; nor is one whose
+        # false target only the test jumps to)
+        if self.instrs[false_target - 1].opname in ENDS_FLOW and not self.pure_mode \
+                and len(self.jump_sources.get(false_target, ())) > 1:
+            stray = stray_break(self.graph, fall, false_target, self.jump_sources)
+            if stray is not None:
+                return self._never_back_while(cond, test_start, fall, false_target, stray)
+        body = self.run_range(fall, false_target, list(self.stack))
         join = self.range_falls_to.get(false_target)
         if join is not None and false_target in self.tail_else_joins and join > end \
                 and self.instrs[fall - 1].opname in COND_JUMPS:
@@ -1749,69 +1729,15 @@ class ControlRules:
             return False
         return self._follow_jumps(instrs[k + 1].target) != self._follow_jumps(last.target)
 
-    def _state_before_loop_guess(self, fall: int, false_target: int) -> Optional[Tuple]:
-        """Before reading the body [fall, false_target) of `if test:` with no else part: when it
-        may be the body of a loop that never jumps back (`_never_back_while`), what reading it
-        changes, to put back if it must be read again as that loop. Such a body never runs off
-        its end (no jump back: its last instruction leaves, which the caller has seen) and an
-        unconditional jump goes to `false_target` from past the test (a `break`). Else None."""
-        instrs = self.instrs
-        if not any(src >= fall and instrs[src].opname == "JUMP" for src in self.jump_sources.get(false_target, ())):
-            return None
-
-        def copy(obj: object) -> Dict[str, Tuple[object, object]]:
-            # (the instructions and the lists of their jumps, made once, are never changed as
-            # lists: not copied; a jump's target may be, and is saved below)
-            return {k: (v, v.copy() if isinstance(v, (dict, set, list)) and k not in _MADE_ONCE else None)
-                    for k, v in vars(obj).items()}
-
-        xt = getattr(self, "_xt_state", None)
-        # (what `redirect` may have replaced: the entries of the jumps in this reading's view)
-        jumps = [(k, instrs[k]) for k in self.jump_indices]
-        return copy(self), (xt, copy(xt) if xt is not None else None), jumps
-
-    def _restore_state(self, state: Tuple) -> None:
-        """Put back what `_state_before_loop_guess` saved (containers refilled in place: frames
-        of the reading hold them)."""
-        mine, (xt, theirs), jumps = state
-
-        def put_back(obj: object, saved: Dict[str, Tuple[object, object]]) -> None:
-            for k, (v, contents) in saved.items():
-                setattr(obj, k, v)
-                if contents is None:
-                    continue
-                if isinstance(v, list):
-                    v[:] = contents
-                elif isinstance(v, (dict, set)):
-                    v.clear()
-                    v.update(contents)
-
-        put_back(self, mine)
-        if xt is not None:
-            put_back(xt, theirs)
-        elif getattr(self, "_xt_state", None) is not None:
-            self._xt_state = None
-        instrs = self.instrs
-        for k, ins in jumps:
-            instrs[k] = ins
-
-    def _never_back_while(self, error: DecompilationError, state: Tuple, cond: n.Expr, test_start: int,
-                          fall: int, false_target: int) -> Optional[int]:
+    def _never_back_while(self, cond: n.Expr, test_start: int, fall: int, false_target: int, stray: int) -> int:
         """`while test:` whose body never jumps back (it always returns, raises or breaks): the
         compiler leaves no trace of the loop but its `break`s, jumps to where the test's false
-        branch goes. Read as `if test:`, such a jump from inside a construct of the body that
-        goes on elsewhere (an except clause's `if k: break`, with more of the body after the
-        try) belongs to no construct: the body's reading failed there. Read again as the loop,
-        the jump is its `break`. The reading is taken only when the body cannot run off its end
-        (no jump back: it would go on at `false_target`, not at the test), so the loop runs its
-        body at most once, as the if would. Where the body's reading failed at a jump to another
-        place, or fails as the loop too, None (the first error stands)."""
-        if self.pure_mode or error.function != self.qualname or error.opname is None:
-            return None
-        bad = next((ins for ins in self.instrs if ins.offset == error.offset), None)
-        if bad is None or bad.opname != "JUMP" or bad.target != false_target:
-            return None
-        self._restore_state(state)
+        branch goes. `graph.breaks.stray_break` found one (`stray`) where `if test:` could not
+        take it as its own (from an except clause's `if k: break` with more of the body after
+        the try), before the body was read. The reading is taken only when the body cannot run
+        off its end (no jump back: it would go on at `false_target`, not at the test), so the
+        loop runs its body at most once, as the if would. Where the loop's reading fails, the
+        stray jump is the error (read as the if, the body fails there)."""
         info = LoopInfo({test_start}, false_target, false_target, false_target, natural_end=-1)
         info.is_while = True
         info.falls_off_to_exit = True
@@ -1819,13 +1745,13 @@ class ControlRules:
         try:
             body = self.run_range(fall, false_target, list(self.stack))
         except DecompilationError:
-            return None
+            body = None
         finally:
             self.loops.pop()
-        if _may_complete(body):
+        if body is None or _may_complete(body):
             # (the body of a loop that never jumps back never runs off its end: a reading that
             # may, 3.12+, has left out the rest of it, laid with the handler code)
-            return None
+            raise self.fail(self.instrs[stray], "break or continue of a loop that never jumps back")
         self.emit(n.While(cond, body, []))
         return false_target
 

@@ -19,6 +19,7 @@ comprehensions, async for) never start a statement; their handler code is dead f
 """
 from typing import Dict, List, Optional, Set, Tuple
 
+from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion
 
 # Instructions that may appear in the type expression of an `except` clause.
@@ -256,16 +257,26 @@ class ExceptionRegionAnalysis:
         """Instructions that only an exception reaches (3.11+ handler code).
 
         3.12+ moves handler code to the end of the function; its jumps back to a loop's head must
-        not make that loop reach over everything in between.
+        not make that loop reach over everything in between. First asked while the control
+        tables are prepared, before any `redirect`: the graph of the code as decoded answers.
         """
         cached = getattr(self, "_handler_code", None)
         if cached is None:
-            cached = set(range(len(self.instrs))) - self._reach(0) if self.bc.regions else set()
+            cached = set()
+            if self.bc.regions:
+                cached = FlowGraph.of(self.bc).handler_only_instructions()
+                # (the rest is `_reach(0)` as asked here, before any redirect: kept for it)
+                reached = set(range(len(self.instrs)))
+                reached -= cached
+                cache = getattr(self, "_reach_cache", None)
+                if cache is None:
+                    cache = self._reach_cache = {}
+                cache.setdefault((0, 0), reached)
             if cached and (self.version.copies_jumps_back_to_body_ends
                            or self.version.copies_for_jumps_back_to_body_ends):
                 # (what a handler reaches, not the dead closing jump that pass
                 # `written_continues` lays after a written `continue`, as 3.8/3.9 keep one)
-                cached &= set().union(*(self._reach(h) for h in {r.handler for r in self.bc.regions}))
+                cached = cached & set().union(*(self._reach(h) for h in {r.handler for r in self.bc.regions}))
             self._handler_code = cached
         return cached
 

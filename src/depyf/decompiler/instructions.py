@@ -178,6 +178,9 @@ class Bytecode:
         # again may turn an instruction into a jump).
         self.jumps = jumps
         self._opnames: Optional[FrozenSet[str]] = None
+        # The control-flow graph of these instructions (`graph.FlowGraph.of` makes it on first
+        # use and keeps it here: every reading of this code asks the same one).
+        self.graph: Optional[Any] = None
 
     def __len__(self) -> int:
         return len(self.instrs)

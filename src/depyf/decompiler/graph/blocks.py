@@ -6,16 +6,19 @@ instructions are never touched to make one.
 """
 from bisect import bisect_right
 from dataclasses import dataclass
-from functools import cached_property
+from itertools import compress
 from operator import attrgetter
 from typing import Dict, Iterable, List, NamedTuple, Sequence, Tuple
 
 from depyf.decompiler.graph.flow import BLOCK_POP
+from depyf.decompiler.graph.jumps import JumpIndex
+from depyf.decompiler.graph.once import once
 from depyf.decompiler.instructions import ENDS_FLOW, Instr
 
 # What ends a block besides a jump (`flow.ends_block`, by name: one set lookup per instruction).
 _ENDS_BY_NAME = ENDS_FLOW | {BLOCK_POP}
 _OPNAME = attrgetter("opname")
+_NEXT = (1).__add__
 
 
 class Block(NamedTuple):
@@ -52,11 +55,11 @@ class BlockTable:
     def __len__(self) -> int:
         return len(self.starts)
 
-    @cached_property
+    @once
     def blocks(self) -> Tuple[Block, ...]:
         return tuple(map(Block, self.starts, self.ends))
 
-    @cached_property
+    @once
     def number(self) -> Dict[int, int]:
         """Label -> block number."""
         return {start: k for k, start in enumerate(self.starts)}
@@ -74,19 +77,26 @@ class BlockTable:
         return number
 
 
-def leaders(instrs: Sequence[Instr], jumps: Iterable[Instr], extra: Iterable[int] = ()) -> List[int]:
+def leaders(instrs: Sequence[Instr], jumps: JumpIndex, extra: Iterable[int] = ()) -> List[int]:
     """The first instructions of the blocks, sorted: the start, every jump target, every
     instruction after one that ends a block, and `extra` (the bounds of protected ranges)."""
     size = len(instrs)
-    found = {0} if size else set()
-    for ins in jumps:
-        found.add(ins.target)
-        found.add(ins.index + 1)
-    found.update([k + 1 for k, name in enumerate(map(_OPNAME, instrs)) if name in _ENDS_BY_NAME])
+    if not size:
+        return []
+    # (sets filled by C loops only: map and compress find the instructions after one that
+    # ends a block by name, where a test of each instruction in Python cost most of the graph)
+    found = {0}
+    found.update(jumps.targets)
+    found.update(map(_NEXT, jumps.indices))
+    found.update(compress(range(1, size + 1), map(_ENDS_BY_NAME.__contains__, map(_OPNAME, instrs))))
     found.update(extra)
-    return sorted(k for k in found if 0 <= k < size)
+    found.discard(size)
+    starts = sorted(found)
+    if starts[0] < 0 or starts[-1] >= size:
+        starts = [k for k in starts if 0 <= k < size]
+    return starts
 
 
-def split_blocks(instrs: Sequence[Instr], jumps: Iterable[Instr], extra: Iterable[int] = ()) -> BlockTable:
+def split_blocks(instrs: Sequence[Instr], jumps: JumpIndex, extra: Iterable[int] = ()) -> BlockTable:
     starts = leaders(instrs, jumps, extra)
     return BlockTable(tuple(starts), tuple(starts[1:]) + ((len(instrs),) if starts else ()))

@@ -1,15 +1,16 @@
 """The control-flow graph of one code object: blocks, edges, regions, dominators, loops.
 
-`FlowGraph.of(bytecode)` takes a snapshot of the decoded instructions' flow (every number it
-keeps is an int or a tuple of them) and answers questions about it; nothing in it changes after
-construction and nothing in the instructions is touched. The parts only some readers need
-(dominators, post-dominators, loops, source positions) are computed on first use, from the
-snapshot, and then kept.
+`FlowGraph.of(bytecode)` is the graph of one decoded `Bytecode`, made once per bytecode and
+kept on it. Each part (the jump tables, the blocks and their exits, the protected regions,
+dominators, post-dominators, loops, source positions) is computed from the instructions on
+first use and then kept; every number it keeps is an int or a tuple of them, nothing in it
+changes once computed, and nothing in the instructions is touched.
 """
-from dataclasses import dataclass, field
-from functools import cached_property
+from bisect import bisect_left
+from itertools import compress
+from operator import attrgetter, not_
 from types import CodeType
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler.graph import regions as rg
 from depyf.decompiler.graph.blocks import Block, BlockTable, split_blocks
@@ -19,11 +20,13 @@ from depyf.decompiler.graph.flow import BLOCK_SETUPS, JUMPS_WHEN, SUBROUTINE_CAL
 from depyf.decompiler.graph.jumps import JumpIndex
 from depyf.decompiler.graph.loops import Loop, find_loops
 from depyf.decompiler.graph.positions import SourcePositions
-from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, Instr
+from depyf.decompiler.graph.once import once
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Bytecode, Instr
 from depyf.decompiler.versions import BytecodeVersion
 
 # The label post-dominator queries give the virtual exit every returning or raising block leads to.
 EXIT = -1
+_OPNAME = attrgetter("opname")
 _TESTS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
 
@@ -31,44 +34,79 @@ _TESTS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
 FALLS, JUMPS, BRANCHES, CALLS, LEAVES = range(5)
 
 
-@dataclass(frozen=True)
 class FlowGraph:
-    """The graph. Its core is a few tuples indexed by block number (`table` numbers the blocks
-    in instruction order; a block's label is its first instruction): where each block's last
-    instruction jumps (`jump_to`) and falls (`falls_to`) as block numbers or -1, how it ends
-    (`exit_kinds`), its innermost protected region (`region_of_block`). The `Edge` objects and
-    every analysis are made from those on first use."""
+    """The graph of one decoded `Bytecode`, made once per `Bytecode` (`FlowGraph.of` keeps it
+    on the bytecode: every reading and retry of that code asks the same one) and built lazily:
+    each part is computed from the instructions on first use and then kept, so a question costs
+    only the parts it needs (the jump tables need one loop over the jumps, no blocks).
 
-    code: CodeType
-    version: BytecodeVersion
-    size: int
-    jumps: JumpIndex
-    table: BlockTable
-    exit_kinds: Tuple[int, ...]
-    last_ops: Tuple[str, ...]
-    jump_to: Tuple[int, ...]
-    falls_to: Tuple[int, ...]
-    regions: Tuple[rg.ProtectedRegion, ...]
-    region_of_block: Tuple[int, ...]  # per block number: its innermost region's number, or -1
-    # 3.8-3.10: per block number, the SETUP_* indices on the block stack at its entry (outermost
-    # first); empty for 3.11+.
-    block_stacks: Tuple[Tuple[int, ...], ...] = field(default=())
+    Its core is a few tuples indexed by block number (`table` numbers the blocks in instruction
+    order; a block's label is its first instruction): where each block's last instruction jumps
+    (`jump_to`) and falls (`falls_to`) as block numbers or -1, how it ends (`exit_kinds`), its
+    innermost protected region (`region_of_block`). The `Edge` objects and every analysis are
+    made from those. Nothing in it changes once computed, and nothing in the instructions is
+    touched."""
+
+    def __init__(self, bytecode: Bytecode) -> None:
+        self.bytecode = bytecode
+        self.instrs: Sequence[Instr] = bytecode.instrs
+        self.size = len(bytecode.instrs)
+        self._jumps: Optional[JumpIndex] = None
+        self._first_sources: Optional[Dict[int, List[int]]] = None
 
     @classmethod
     def of(cls, bytecode: Bytecode) -> "FlowGraph":
-        instrs, version = bytecode.instrs, bytecode.version
-        size = len(instrs)
-        jumps = JumpIndex.of(bytecode, _TESTS)
-        jumping = bytecode.jumps if bytecode.jumps is not None else [instrs[k] for k in jumps.indices]
-        table_regions = bytecode.regions if version.has_exception_table else ()
-        table = split_blocks(instrs, jumping, rg.table_bounds(table_regions, size))
+        """The graph of `bytecode`, made on the first call and the same object afterwards."""
+        graph = bytecode.graph
+        if graph is None:
+            graph = bytecode.graph = cls(bytecode)
+        return graph
+
+    @property
+    def code(self) -> CodeType:
+        return self.bytecode.code
+
+    @property
+    def version(self) -> BytecodeVersion:
+        return self.bytecode.version
+
+    # --- the core, each part on first use ---------------------------------------------------
+    # (the jump index by hand: every reading asks for it, with the table made in its loop)
+
+    @property
+    def jumps(self) -> JumpIndex:
+        jumps = self._jumps
+        if jumps is None:
+            jumps, self._first_sources = JumpIndex.with_sources(self.bytecode, _TESTS)
+            self._jumps = jumps
+        return jumps
+
+    def fresh_jump_sources(self) -> Dict[int, List[int]]:
+        """Target -> the jumps to it, in order, as a table the caller may change (a reading
+        that records a jump it re-points): the first call gets the one made with `jumps`, in
+        the same loop over the jumps; later ones a new one."""
+        jumps = self.jumps
+        first = self._first_sources
+        if first is not None:
+            self._first_sources = None
+            return first
+        return jumps.sources()
+
+    @once
+    def table(self) -> BlockTable:
+        table_regions = self.bytecode.regions if self.version.has_exception_table else ()
+        return split_blocks(self.instrs, self.jumps, rg.table_bounds(table_regions, self.size))
+
+    @once
+    def _exits(self) -> Tuple[Tuple[int, ...], Tuple[str, ...], Tuple[int, ...], Tuple[int, ...]]:
+        """(exit_kinds, last_ops, jump_to, falls_to): one pass over the blocks, a few
+        operations each (all a reachability question needs)."""
+        instrs, size, table = self.instrs, self.size, self.table
         number = table.number
         kinds: List[int] = []
         last_ops: List[str] = []
         jump_to: List[int] = []
         falls_to: List[int] = []
-        # (one pass over the blocks, a few operations each: this is all a reachability
-        # question needs, and the builder asks one in many functions)
         for end in table.ends:
             last = instrs[end - 1]
             name, target = last.opname, last.target
@@ -81,30 +119,64 @@ class FlowGraph:
             kinds.append(JUMPS if name == "JUMP" else CALLS if name in SUBROUTINE_CALLS else BRANCHES)
             jump_to.append(number[target] if target < size else -1)
             falls_to.append(number[end] if end < size and name != "JUMP" else -1)
-        if version.has_exception_table:
-            regions, stacks = rg.from_table(table_regions, table), ()
-        elif BLOCK_SETUPS.isdisjoint(bytecode.opnames()):
-            regions, stacks = (), ((),) * len(table)  # (no try, no with: most code)
-        else:
-            normal = [tuple(x for x in pair if x >= 0) for pair in zip(jump_to, falls_to)]
-            regions, stacks = rg.from_block_stack(instrs, table, normal)
-        region_of = [-1] * len(table)
-        for k, region in enumerate(regions):
+        return tuple(kinds), tuple(last_ops), tuple(jump_to), tuple(falls_to)
+
+    @property
+    def exit_kinds(self) -> Tuple[int, ...]:
+        return self._exits[0]
+
+    @property
+    def last_ops(self) -> Tuple[str, ...]:
+        return self._exits[1]
+
+    @property
+    def jump_to(self) -> Tuple[int, ...]:
+        return self._exits[2]
+
+    @property
+    def falls_to(self) -> Tuple[int, ...]:
+        return self._exits[3]
+
+    @once
+    def _protection(self) -> Tuple[Tuple[rg.ProtectedRegion, ...], Tuple[Tuple[int, ...], ...]]:
+        bytecode, table = self.bytecode, self.table
+        if self.version.has_exception_table:
+            return rg.from_table(bytecode.regions, table), ()
+        if BLOCK_SETUPS.isdisjoint(bytecode.opnames()):
+            return (), ((),) * len(table)  # (no try, no with: most code)
+        normal = [tuple(x for x in pair if x >= 0) for pair in zip(self.jump_to, self.falls_to)]
+        return rg.from_block_stack(self.instrs, table, normal)
+
+    @property
+    def regions(self) -> Tuple[rg.ProtectedRegion, ...]:
+        return self._protection[0]
+
+    @property
+    def block_stacks(self) -> Tuple[Tuple[int, ...], ...]:
+        """3.8-3.10: per block number, the SETUP_* indices on the block stack at its entry
+        (outermost first); empty for 3.11+."""
+        return self._protection[1]
+
+    @once
+    def region_of_block(self) -> Tuple[int, ...]:
+        """Per block number: its innermost region's number, or -1."""
+        number = self.table.number
+        region_of = [-1] * len(self.table)
+        for k, region in enumerate(self.regions):
             for label in region.blocks:
                 b = number[label]
                 if region_of[b] < 0:
                     region_of[b] = k
-        return cls(bytecode.code, version, size, jumps, table, tuple(kinds), tuple(last_ops), tuple(jump_to),
-                   tuple(falls_to), regions, tuple(region_of), stacks)
+        return tuple(region_of)
 
-    @cached_property
+    @once
     def handler_blocks(self) -> Tuple[int, ...]:
         """Per block number, the number of the block its exceptions go to, or -1."""
         number = self.table.number
         handlers = [number[r.handler] for r in self.regions]
         return tuple(handlers[k] if k >= 0 else -1 for k in self.region_of_block)
 
-    @cached_property
+    @once
     def out_edges(self) -> Tuple[Tuple[Edge, ...], ...]:
         """Per block number, its edges: the jump, the fall into the next block, the exception."""
         starts = self.table.starts
@@ -152,7 +224,7 @@ class FlowGraph:
         edges = self.in_edges[self.table.number_of_label(label)]
         return edges if exceptions else tuple(e for e in edges if e.kind is not EdgeKind.EXCEPTION)
 
-    @cached_property
+    @once
     def in_edges(self) -> Tuple[Tuple[Edge, ...], ...]:
         """Per block number, the edges into it (taken on first use)."""
         number = self.table.number_of
@@ -170,10 +242,11 @@ class FlowGraph:
 
     def jump_sources(self, index: int) -> Tuple[int, ...]:
         """The instructions that jump to `index` (its handler's SETUP_* included, 3.8-3.10)."""
-        return tuple(self._sources.get(index, ()))
+        return tuple(self.jump_table.get(index, ()))
 
-    @cached_property
-    def _sources(self) -> Dict[int, List[int]]:
+    @once
+    def jump_table(self) -> Dict[int, List[int]]:
+        """Target -> the jumps to it, in order (the graph's own: not to be changed)."""
         return self.jumps.sources()
 
     # --- exceptions ---------------------------------------------------------------------------
@@ -235,9 +308,65 @@ class FlowGraph:
                 found.extend(range(table.starts[b], table.ends[b]))
         return frozenset(found)
 
+    def handler_only_instructions(self) -> Set[int]:
+        """The instructions no path from the start reaches without an exception (3.11+: the
+        handler code), where an `async for`'s GET_ANEXT also leads on to its END_ASYNC_FOR: the
+        loop's normal exit, which only the exception table names. A new set each call.
+
+        (Walked over straight runs, not blocks: from where a run starts to the next jump or
+        return/raise, found by bisection in the sorted ends; the builder asks this of every
+        code object with handlers before it reads it, and the block table costs more.)"""
+        size, instrs = self.size, self.instrs
+        if not size:
+            return set()
+        exits = self._async_for_exits() if "GET_ANEXT" in self.bytecode.opnames() else {}
+        ends = set(self.jumps.indices)
+        ends.update(compress(range(size), map(TERMINAL.__contains__, map(_OPNAME, instrs))))
+        ends.update(exits)
+        stops = sorted(ends)
+        last = len(stops)
+        reached = bytearray(size)
+        work = [0]
+        while work:
+            k = work.pop()
+            if k >= size or reached[k]:
+                continue  # (a run through k was walked: it goes on to the same end)
+            i = bisect_left(stops, k)
+            e = stops[i] if i < last else size - 1
+            reached[k:e + 1] = b"\x01" * (e + 1 - k)
+            ins = instrs[e]
+            name = ins.opname
+            if name in TERMINAL:
+                continue
+            if ins.target is not None:
+                work.append(ins.target)
+                if name != "JUMP":
+                    work.append(e + 1)
+                continue
+            work.append(e + 1)
+            work.extend(exits.get(e, ()))
+        return set(compress(range(size), map(not_, reached)))
+
+    def _async_for_exits(self) -> Dict[int, Tuple[int, ...]]:
+        """A GET_ANEXT's index -> the END_ASYNC_FOR that the first exception-table entry around
+        it (with a handler inside the code) leads to, if any."""
+        instrs, size = self.instrs, self.size
+        out: Dict[int, Tuple[int, ...]] = {}
+        for ins in instrs:
+            if ins.opname != "GET_ANEXT":
+                continue
+            k = ins.index
+            out[k] = ()
+            for region in self.bytecode.regions:
+                if region.start <= k < region.end and region.handler < size:
+                    if instrs[region.handler].opname == "END_ASYNC_FOR":
+                        out[k] = (region.handler,)
+                    break
+        return out
+
     # --- dominators ---------------------------------------------------------------------------
 
-    @cached_property
+    @once
     def _numbered(self) -> Tuple[Tuple[Tuple[int, ...], ...], Tuple[Tuple[int, ...], ...]]:
         """Every edge's and the normal edges' successors, as block numbers."""
         normal = tuple(tuple(x for x in pair if x >= 0) for pair in zip(self.jump_to, self.falls_to))
@@ -245,13 +374,13 @@ class FlowGraph:
         every = tuple(succ + (handler[b],) if handler[b] >= 0 else succ for b, succ in enumerate(normal))
         return every, normal
 
-    @cached_property
+    @once
     def dominator_tree(self) -> DominatorTree:
         """Over every edge (a handler is dominated by the code that enters its protected region)."""
         every, _ = self._numbered
         return DominatorTree.build(every, 0) if every else DominatorTree(0, (), (), ())
 
-    @cached_property
+    @once
     def post_dominator_tree(self) -> DominatorTree:
         """Over the normal edges, from a virtual exit (number len(blocks)) that every block with no
         normal successor leads to. Blocks that never reach an exit (an endless loop) have none."""
@@ -286,7 +415,7 @@ class FlowGraph:
 
     # --- loops --------------------------------------------------------------------------------
 
-    @cached_property
+    @once
     def loops(self) -> Tuple[Loop, ...]:
         every, normal = self._numbered
         predecessors: List[List[int]] = [[] for _ in every]
@@ -302,6 +431,6 @@ class FlowGraph:
 
     # --- source positions ---------------------------------------------------------------------
 
-    @cached_property
+    @once
     def positions(self) -> SourcePositions:
         return SourcePositions.of(self.code, self.version)

@@ -12,6 +12,9 @@ from depyf.decompiler.instructions import Bytecode, Instr
 
 
 
+_new = tuple.__new__  # (a named tuple made without its generated __new__: one call fewer)
+
+
 class JumpIndex(NamedTuple):
     """`indices[k]` jumps to `targets[k]` (indices in order); `conditional`: the indices of the
     jumps that test a value (the POP_JUMP_IF_* family); `backward`: of the jumps back (to
@@ -37,6 +40,8 @@ class JumpIndex(NamedTuple):
         both for every code object it reads: one loop over the jumps, as before the graph)."""
         jumping: Sequence[Instr] = bytecode.jumps if bytecode.jumps is not None else \
             [ins for ins in bytecode.instrs if ins.target is not None]
+        # (one loop over the jumps, a few in ten instructions, as cheap per code object as the
+        # builder's own loop was: every reading asks for this)
         indices: List[int] = []
         targets: List[int] = []
         conditional: List[int] = []
@@ -51,14 +56,13 @@ class JumpIndex(NamedTuple):
                 sources[t].append(k)
             else:
                 sources[t] = [k]
-            name = ins.opname
-            if name in tests:
+            if ins.opname in tests:
                 conditional.append(k)
             if t <= k:
                 backward.append(k)
-            elif name == "FOR_ITER":
+            elif ins.opname == "FOR_ITER":
                 iterations.append(k)
-        return cls(tuple(indices), tuple(targets), tuple(conditional), tuple(backward), tuple(iterations)), sources
+        return _new(cls, (tuple(indices), tuple(targets), tuple(conditional), tuple(backward), tuple(iterations))), sources
 
     def between(self, start: int, end: int) -> Tuple[int, ...]:
         """The jumps among the instructions [start, end), in order (O(log n) to find them)."""
