@@ -4,7 +4,7 @@ The decoder gives every version's jumps one vocabulary (instructions.py); this m
 vocabulary into the kinds a control-flow graph needs. No version is named here: an opname that a
 version's tables lack simply never occurs in its bytecode.
 """
-from typing import FrozenSet
+from typing import FrozenSet, List, Sequence
 
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 
@@ -42,3 +42,16 @@ def is_conditional(ins: Instr) -> bool:
     iterator is exhausted)."""
     return ins.target is not None and ins.opname != "JUMP" and ins.opname not in BLOCK_SETUPS \
         and ins.opname not in SUBROUTINE_CALLS
+
+
+def normal_predecessors(instrs: Sequence[Instr]) -> List[List[int]]:
+    """Per instruction, those control may come from without an exception: the one before it
+    (where it goes on) and the jumps to it. (For the passes, which work on instruction lists
+    before any graph is made.)"""
+    preds: List[List[int]] = [[] for _ in instrs]
+    for k, ins in enumerate(instrs):
+        if k + 1 < len(instrs) and ins.opname not in ENDS_FLOW:
+            preds[k + 1].append(k)
+        if ins.target is not None and ins.target < len(instrs):
+            preds[ins.target].append(k)
+    return preds

@@ -12,6 +12,7 @@ The copy runs what the jump led to, in the same order, so the code computes the 
 from bisect import bisect_right
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
+from depyf.decompiler.graph.flow import normal_predecessors
 from depyf.decompiler.graph.positions import SourcePositions
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, OPPOSITE_JUMPS, TERMINAL, Bytecode, ExceptionRegion, \
     Instr, make_instr
@@ -366,12 +367,7 @@ def _predecessors(bytecode: Bytecode) -> List[List[int]]:
     """Per instruction, those control may come from: the one before (where it goes on), the
     jumps to it, and for a handler, the instructions its regions protect."""
     instrs = bytecode.instrs
-    preds: List[List[int]] = [[] for _ in instrs]
-    for k, ins in enumerate(instrs):
-        if k + 1 < len(instrs) and ins.opname not in ENDS_FLOW:
-            preds[k + 1].append(k)
-        if ins.target is not None and ins.target < len(instrs):
-            preds[ins.target].append(k)
+    preds = normal_predecessors(instrs)
     for region in bytecode.regions:
         if region.handler < len(instrs):
             preds[region.handler].extend(range(region.start, min(region.end, len(instrs))))

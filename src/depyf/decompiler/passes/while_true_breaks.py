@@ -13,6 +13,7 @@ order, so the code computes the same.
 """
 from typing import Dict, List, Optional, Set, Tuple
 
+from depyf.decompiler.graph.flow import normal_predecessors
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, ExceptionRegion, Instr
 from depyf.decompiler.passes.rewrite import Edits, Placed, copy_instr, rewrite
 
@@ -44,7 +45,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         if normal:
             end_at[head] = max(normal) + 1
     line_heads = {head for head, ks in backs.items() if ks and all(_to_line_nop(instrs, k) for k in ks)}
-    preds = _normal_predecessors(instrs)
+    preds = normal_predecessors(instrs)
     # (old index, whether in front of it) -> the heads of the jumps back added there, in order
     added: Dict[_Place, List[int]] = {}
     sent: Dict[int, Tuple[_Place, int]] = {}  # a `break` -> (where its jump back goes, which one)
@@ -127,17 +128,6 @@ def _place(regions: List[ExceptionRegion], instrs: List[Instr], at: int, handler
         if r.start < at < r.end:
             found = (r.handler, r.depth, r.lasti)
     return (at, True) if found == handler else None
-
-
-def _normal_predecessors(instrs: List[Instr]) -> List[List[int]]:
-    """Per instruction, those control may come from without an exception."""
-    preds: List[List[int]] = [[] for _ in instrs]
-    for k, ins in enumerate(instrs):
-        if k + 1 < len(instrs) and ins.opname not in ENDS_FLOW:
-            preds[k + 1].append(k)
-        if ins.target is not None and ins.target < len(instrs):
-            preds[ins.target].append(k)
-    return preds
 
 
 def _loop_body(preds: List[List[int]], reached: Set[int], backs: List[int]) -> Set[int]:
