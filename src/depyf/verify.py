@@ -294,6 +294,19 @@ class _DefinitionCollector:
                 self.node(arg.annotation, prefix, in_fstring)
 
 
+def _code_name(node: ast.AST) -> str:
+    """The name of the code object a definition is checked as.
+
+    A generic ``def f[T]`` is the code of its type-parameter scope, ``<generic parameters of f>``,
+    which makes ``T`` and then ``f``: ``f``'s own code alone does not say that ``T`` is a type
+    parameter, so a decompiler given only it cannot write the brackets back.
+    """
+    name = getattr(node, "name", "<lambda>")
+    if getattr(node, "type_params", None):
+        return f"<generic parameters of {name}>"
+    return name
+
+
 def _first_line(node: ast.AST) -> int:
     """The line a definition's code object reports as ``co_firstlineno``."""
     decorators = getattr(node, "decorator_list", None) or []
@@ -316,7 +329,7 @@ def definitions_in_source(source: str, filename: str) -> List[Definition]:
     taken: Dict[Tuple[str, int], int] = {}
     definitions = []
     for qualname, kind, node, usable in collector.found:
-        name = getattr(node, "name", "<lambda>")
+        name = _code_name(node)
         line = _first_line(node)
         n = taken.get((name, line), 0)
         taken[(name, line)] = n + 1

@@ -241,3 +241,46 @@ def test_unhashable_constants_in_dynamo_code_are_decompiled_once() -> None:
     first, problem = safe_decompile(code, "f", transformed=True)
     assert problem is None and first.startswith("def f(a):")
     assert safe_decompile(code, "g", transformed=True)[0].startswith("def g(a):")
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="type parameter syntax is 3.12+")
+@pytest.mark.parametrize(
+    "source, header",
+    [
+        ("def first[T](x: T) -> T:\n    return x\n", "def first[T](x: T) -> T:"),
+        ("def pick[T](x: T = 1, *, y: int = 2) -> T:\n    return x\n", "def pick[T](x: T, *, y: int) -> T:"),
+        ("class Box[T, *Ts]:\n    def get(self) -> T:\n        return 1\n", "class Box[T, *Ts]:"),
+        ("type Pair[K: int] = tuple[K, K]\n", "type Pair[K: int] = tuple[K, K]"),
+    ],
+)
+def test_type_parameter_scope_alone_is_the_definition_it_makes(source: str, header: str) -> None:
+    # `<generic parameters of NAME>` makes the parameters and then the definition; decompiled on
+    # its own it is that definition (defaults are the caller's, as for any bare code object).
+    module = compile(source, "<generic>", "exec", dont_inherit=True)
+    (scope,) = [c for c in module.co_consts if hasattr(c, "co_code")]
+    assert scope.co_name.startswith("<generic parameters of ")
+    text = depyf.decompile(scope)
+    assert text.splitlines()[0] == header, text
+    compile(text, "<decompiled>", "exec")
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="starred annotations are 3.11+")
+def test_starred_annotation_of_args() -> None:
+    ns: dict = {}
+    # (compiled apart: this file's `from __future__ import annotations` would make them strings)
+    exec(compile("def f(*args: *tuple[int, ...]) -> int:\n    return len(args)\n", "<f>", "exec", dont_inherit=True), ns)
+    text = depyf.decompile(ns["f"])
+    assert text.splitlines()[0] == "def f(*args: *tuple[int, ...]) -> int:", text
+    module = compile("def f(*args: *tuple[int, str]): pass\n", "<m>", "exec", dont_inherit=True)
+    assert "def f(*args: *tuple[int, str]):" in depyf.decompile(module)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 9), reason="builtin generic aliases are 3.9+")
+def test_subscripted_annotations_keep_their_arguments() -> None:
+    import typing
+
+    ns: dict = {"typing": typing}
+    source = "def f(x: list[int], y: typing.Dict[str, tuple[int, ...]]) -> dict[str, int]: pass\n"
+    exec(compile(source, "<f>", "exec", dont_inherit=True), ns)
+    header = depyf.decompile(ns["f"]).splitlines()[0]
+    assert header == "def f(x: list[int], y: typing.Dict[str, tuple[int, ...]]) -> dict[str, int]:", header

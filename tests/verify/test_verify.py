@@ -185,6 +185,19 @@ def test_definitions_map_to_their_own_code_objects() -> None:
     assert definitions[2].key == (("C", 0), ("m", 0))  # inner is part of m, not a definition
 
 
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="type parameter syntax is 3.12+")
+def test_generic_def_is_checked_as_its_type_parameter_scope() -> None:
+    # `f`'s own code does not say that T is a type parameter; the scope that makes T and f does.
+    source = "def f[T](x: T) -> T:\n    return x\nclass C[T]:\n    def m(self): pass\n"
+    definitions = verify.definitions_in_source(source, "<s>")
+    assert [(d.qualname, d.key) for d in definitions] == [
+        ("f", (("<generic parameters of f>", 0),)),
+        ("C.m", (("<generic parameters of C>", 0), ("C", 0), ("m", 0))),
+    ]
+    without = verify.roundtrip_source_file(source, "<s>", lambda code: "def f(x):\n    return x\n")
+    assert without[0].status == verify.DIFFERS  # the brackets are part of what is checked
+
+
 def test_find_code_reports_missing_keys() -> None:
     module = compile("def f(): pass\n", "<s>", "exec")
     with pytest.raises(KeyError):

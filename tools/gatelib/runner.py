@@ -49,9 +49,9 @@ def base_targets(versions: Optional[Sequence[str]], explicit: Sequence[str] = ()
         chosen = {p.minor: Target(p.minor, p.full, p.path) for p in probed if p is not None}
         order = pythons.SUPPORTED_MINORS + pythons.NEWER_MINORS
     else:
-        found = pythons.discover().chosen
+        order = pythons.test_minors()  # 3.8-3.13 and the newer ones the checkout reads
+        found = pythons.discover(order).chosen
         chosen = {m: Target(m, i.full_version, i.path) for m, i in found.items()}
-        order = pythons.decompiler_minors()  # follows the checkout's versions.SUPPORTED
     return [chosen[m] for m in order if m in chosen and (not versions or m in versions)]
 
 

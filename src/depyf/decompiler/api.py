@@ -20,12 +20,14 @@ from depyf.decompiler.deep_stack import call_deep
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.code_check import check_code, comment_text, is_source_name, safe_identifier
 from depyf.decompiler.errors import DecompilationError, internal_error, naming_function
+from depyf.decompiler.generics import GENERIC_WRAPPER_PREFIX
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.passes import read
 from depyf.decompiler.relayout import exits_after_loops, relayout
 from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
 from depyf.decompiler import deferred_annotations as da
+from depyf.decompiler import markers as m
 from depyf.decompiler.deferred_annotations import place_annotations
 from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, parameters, postponed_annotation
 from depyf.decompiler.temporaries import inline_single_use
@@ -340,6 +342,8 @@ class Decompiler:
 
     def definition_text(self, fn: Optional[types.FunctionType], name: Optional[str]) -> str:
         code = self.code
+        if fn is None and name is None and code.co_name.startswith(GENERIC_WRAPPER_PREFIX):
+            return self._generic_definition_text(code)
         if code.co_name == "<module>" or (fn is None and code.co_name.startswith("<") and
                                           code.co_name not in ("<lambda>",) + tuple(COMPREHENSION_NAMES)
                                           and name is None):
@@ -357,6 +361,30 @@ class Decompiler:
             return self.printer.expr(expr) + "\n"
         lines: List[str] = []
         self.printer.stmt(self.definition_node(fn, name), 0, lines)
+        return "\n".join(lines) + "\n"
+
+    def _generic_definition_text(self, wrapper: CodeType) -> str:
+        """`<generic parameters of NAME>` on its own: the `def NAME[...]`, `class NAME[...]` or
+        `type NAME[...]` statement it makes (what its body does is run the definition and return
+        it, so read alone it would be a meaningless `return`)."""
+        qualname = getattr(wrapper, "co_qualname", wrapper.co_name)
+        builder = CodeBuilder(read(wrapper, self.version), self.body, qualname, self.printer)
+        value = builder.generic_definition(m.MadeFunction(wrapper), [])
+        if isinstance(value, m.MadeFunction):
+            # Defaults are evaluated by the caller and passed in (`.defaults`, `.kwdefaults`):
+            # like any bare code object's, they are not in this code.
+            passed = wrapper.co_varnames[:wrapper.co_argcount]
+            if isinstance(value.defaults, n.Name) and value.defaults.id in passed:
+                value.defaults = None
+            if isinstance(value.kwdefaults, n.Name) and value.kwdefaults.id in passed:
+                value.kwdefaults = None
+        name = wrapper.co_name[len(GENERIC_WRAPPER_PREFIX):-1]
+        stmt = builder.definition_statement(value, n.Name(name))
+        if stmt is None:
+            raise DecompilationError(f"a type-parameter scope that does not make {name!r}", function=qualname,
+                                     python_version=self.version.key)
+        lines: List[str] = []
+        self.printer.stmt(stmt, 0, lines)
         return "\n".join(lines) + "\n"
 
     def definition_node(self, fn: Optional[types.FunctionType], name: Optional[str]) -> n.FunctionDef:
@@ -630,6 +658,12 @@ def _value_expr(value: Any, env: Dict[str, Any]) -> n.Expr:
     name = getattr(value, "__name__", None)
     if isinstance(name, str) and getattr(builtins, name, None) is value:
         return n.Name(name)
+    unpacked = _unpacked_type_arguments(value)
+    if unpacked is not None:
+        return n.Starred(_value_expr(unpacked, env))  # `*args: *Ts` evaluates to `Unpack[Ts]`
+    alias = _generic_alias_expr(value)
+    if alias is not None:
+        return alias
     module = getattr(value, "__module__", None)
     qualname = getattr(value, "__qualname__", None)
     if isinstance(module, str) and isinstance(qualname, str) and "<" not in qualname:
@@ -641,6 +675,32 @@ def _value_expr(value: Any, env: Dict[str, Any]) -> n.Expr:
     except SyntaxError:
         # No expression spells this object: `...` keeps the signature valid Python.
         return n.Const(Ellipsis)
+
+
+def _unpacked_type_arguments(value: Any) -> Any:
+    """X of `typing.Unpack[X]` (what a starred annotation evaluates to), else None."""
+    origin = getattr(value, "__origin__", None)
+    args = getattr(value, "__args__", None)
+    if getattr(origin, "_name", None) == "Unpack" and getattr(origin, "__module__", None) == "typing" \
+            and isinstance(args, tuple) and len(args) == 1:
+        return args[0]
+    return None
+
+
+def _generic_alias_expr(value: Any) -> Optional[n.Expr]:
+    """`list[int]`, `typing.Optional[str]`, `*tuple[int, ...]`: a subscripted generic as its repr
+    spells it (its `__name__` is its origin's, so the name alone would drop the arguments)."""
+    if getattr(value, "__origin__", None) is None or not isinstance(getattr(value, "__args__", None), tuple):
+        return None
+    text = repr(value)
+    star = text.startswith("*")  # an unpacked `*tuple[...]` (3.11+)
+    if star:
+        text = text[1:]
+    try:
+        compile(text, "<repr>", "eval")
+    except SyntaxError:
+        return None
+    return n.Starred(n.Raw(text)) if star else n.Raw(text)
 
 
 def _unwrap(obj: Any) -> Any:

@@ -249,6 +249,10 @@ class StatementRules:
             self.emit(n.Assign([n.Tuple_(targets)], self.finish_expr(value)))
             self.stack.extend(reversed(names))
             return
+        if count == 1 and star == -1 and parent is None and not self._stores_follow(i + 1):
+            # One item kept as a value: only a starred annotation compiles so, `*args: *Ts`.
+            self.stack.append(n.Starred(self.finish_expr(value)))
+            return
         group = m.UnpackGroup(value, count, star=star, parent=parent)
         for pos in reversed(range(count)):
             self.stack.append(m.UnpackSlot(group, pos))

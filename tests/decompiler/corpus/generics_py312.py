@@ -26,3 +26,23 @@ class Box[T]:
 
     def get(self) -> T:
         return self.item
+
+
+@cases((1, 2), ("a",))
+def bounded[T: (int, str), *Ts, **P](first: T, *rest: *Ts) -> T:
+    return first
+
+
+@cases((3,), ())
+def uses_generic_with_defaults(*args):
+    # (nested: the defaults are computed by the code that calls the type-parameter scope)
+    def pick[T](x: T = 5, *, y: int = 1) -> T:
+        return x
+    return pick(*args)
+
+
+@cases(([1, 2],),)
+def uses_generic_with_star_params(items):
+    def count[*Ts](*values: *Ts) -> int:
+        return len(values)
+    return count(*items)
