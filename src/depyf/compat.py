@@ -19,6 +19,7 @@ import tokenize
 import types
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
+from depyf.code_walk import collect_all_code_objects, get_code_owner
 from depyf.decompiler.api import decompile
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.printer import has_source_form
@@ -128,8 +129,6 @@ def _resolve_name(overwite_fn_name: Optional[str], overwrite_fn_name: Optional[s
 def _code_of(obj: Any) -> Optional[types.CodeType]:
     if isinstance(obj, types.CodeType):
         return obj
-    from depyf.utils import get_code_owner
-
     return getattr(get_code_owner(obj), "__code__", None)
 
 
@@ -328,8 +327,6 @@ def _compile_candidate(lines: List[str], reference: types.CodeType, unit: str) -
 
 
 def _find_function(module_code: types.CodeType, name: str) -> Optional[types.CodeType]:
-    from depyf.utils import collect_all_code_objects
-
     for code in collect_all_code_objects(module_code)[1:]:
         if code.co_name == name:
             return code
@@ -363,8 +360,6 @@ def _hide_constants(code: types.CodeType) -> Tuple[types.CodeType, Dict[str, Any
     """``code`` with each constant no literal writes replaced by a unique placeholder string,
     and the objects by placeholder (put back into the compiled code by `_restore_constants`)."""
     stand_ins: Dict[str, Any] = {}
-    from depyf.utils import collect_all_code_objects
-
     taken = {v for c in collect_all_code_objects(code) for v in c.co_consts if isinstance(v, str)}
 
     def hide(c: types.CodeType) -> types.CodeType:

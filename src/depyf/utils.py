@@ -8,16 +8,14 @@
 """
 from __future__ import annotations
 
-import functools
 import os
 import types
-from typing import Any, List, Optional
+from typing import Any, Optional
+
+from depyf.code_walk import collect_all_code_objects, get_code_owner
 
 __all__ = ["get_function_signature", "collect_all_code_objects", "safe_create_directory", "get_code_owner",
            "decompile_ensure"]
-
-_MAX_UNWRAP = 100
-
 
 def _comprehension_argument(param: str) -> str:
     stars = len(param) - len(param.lstrip("*"))
@@ -43,17 +41,6 @@ def get_function_signature(code_obj: types.CodeType, overwite_fn_name: Optional[
     return f"def {_identifier(name if name is not None else code_obj.co_name)}({params}):\n"
 
 
-def collect_all_code_objects(code: types.CodeType) -> List[types.CodeType]:
-    """``code`` and every code object nested in its constants, depth first, each parent first."""
-    out: List[types.CodeType] = []
-    stack = [code]
-    while stack:
-        current = stack.pop()
-        out.append(current)
-        stack.extend(reversed([c for c in current.co_consts if isinstance(c, types.CodeType)]))
-    return out
-
-
 def safe_create_directory(path: str) -> None:
     """Create ``path`` (and its parents); another process creating it at the same time is fine."""
     try:
@@ -61,27 +48,6 @@ def safe_create_directory(path: str) -> None:
     except OSError:
         if not os.path.isdir(path):
             raise
-
-
-def get_code_owner(fn: Any) -> Any:
-    """The object that owns the code ``fn`` runs: setting ``owner.__code__`` changes what runs.
-
-    Follows bound methods (``__func__``), decorators that set ``__wrapped__`` (``functools.wraps``,
-    ``lru_cache``), ``functools.partial`` and callable objects (their class's ``__call__``). A bound
-    method's ``__code__`` cannot be set, its function's can.
-    """
-    for _ in range(_MAX_UNWRAP):
-        if hasattr(fn, "__func__"):
-            fn = fn.__func__
-        elif hasattr(fn, "__wrapped__"):
-            fn = fn.__wrapped__
-        elif isinstance(fn, functools.partial):
-            fn = fn.func
-        elif hasattr(fn, "__call__") and hasattr(fn.__call__, "__func__"):
-            fn = fn.__call__.__func__
-        else:
-            return fn
-    raise ValueError(f"{fn!r}: more than {_MAX_UNWRAP} wrappers, or a cycle of them")
 
 
 def decompile_ensure(fn: Any, overwite_fn_name: Optional[str] = None, *,

@@ -13,13 +13,13 @@ from types import CodeType
 from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from depyf.decompiler import nodes as n
-from depyf.decompiler.builder import CodeBuilder, NeedsTemporaries
+from depyf.decompiler.builder import CodeBuilder
 from depyf.decompiler.control import fold_tail_into_else
 from depyf.decompiler.exception_table import drop_copied_returns, fold_falling_tail_into_else
 from depyf.decompiler.deep_stack import call_deep
 from depyf.decompiler.definitions import COMPREHENSION_NAMES, CO_ASYNC_GENERATOR, CO_COROUTINE
 from depyf.decompiler.code_check import check_code, comment_text, is_source_name, safe_identifier
-from depyf.decompiler.errors import DecompilationError, internal_error, naming_function
+from depyf.decompiler.errors import DecompilationError, NeedsTemporaries, internal_error, naming_function
 from depyf.decompiler.generics import GENERIC_WRAPPER_PREFIX
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.passes import read

@@ -12,7 +12,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.control import ControlRules, LoopInfo, StatementsInValue
 from depyf.decompiler.definitions import DefinitionRules
-from depyf.decompiler.errors import DecompilationError
+from depyf.decompiler.errors import DecompilationError, NeedsTemporaries
 from depyf.decompiler.exceptions import ExceptionRules
 from depyf.decompiler.expressions import ExpressionRules
 from depyf.decompiler.generics import GenericRules
@@ -353,10 +353,6 @@ def _operands_or_unsupported(ins: Instr) -> str:
 # Node class -> is it one of the markers (`m.MARKER_TYPES`)? `finish_expr` runs for every value
 # printed; one lookup by class is cheaper than the isinstance test against every marker class.
 _IS_MARKER: Dict[type, bool] = {}
-
-
-class NeedsTemporaries(Exception):
-    """The code keeps values on the stack across statements: decompile again with temporaries."""
 
 
 def _needs_temporary(value: n.Expr) -> bool:

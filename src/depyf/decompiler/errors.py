@@ -41,6 +41,12 @@ class DecompilationError(Exception):
         return f"cannot decompile {where}: {self.reason}" if where else f"cannot decompile: {self.reason}"
 
 
+class NeedsTemporaries(Exception):
+    """The code keeps values on the stack across statements: decompile again with temporaries.
+
+    (Not a `DecompilationError`: it never leaves the decompiler; api.py reads the code again.)"""
+
+
 def internal_error(exc: BaseException, function: Optional[str],
                    python_version: Optional[Tuple[int, int]]) -> DecompilationError:
     """The `DecompilationError` that `decompile` raises for an unexpected exception `exc`."""

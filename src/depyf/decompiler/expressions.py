@@ -7,6 +7,7 @@ from typing import Any, List, Optional
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
+from depyf.decompiler.errors import NeedsTemporaries
 from depyf.decompiler.instructions import Instr
 
 BINARY_OPS = {
@@ -287,7 +288,6 @@ class ExpressionRules:
         """`target.method(value)` on a container kept in a temporary (rewritten code only)."""
         if not isinstance(target, n.Name):
             if not self.spill_mode:
-                from depyf.decompiler.builder import NeedsTemporaries
                 raise NeedsTemporaries()
             target = self.spill_value(target)
         self.emit(n.ExprStmt(n.Call(n.Attribute(target, method), [self.finish_expr(value)])))

@@ -24,6 +24,8 @@ import threading
 import types
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from depyf.code_walk import collect_all_code_objects
+
 __all__ = ["save_code", "load_code", "dumps_code", "SUFFIXES"]
 
 SUFFIXES = ("original_bytecode", "transformed_bytecode", "decompiled_and_compiled_back_bytecode")
@@ -119,8 +121,6 @@ def load_code(path: str) -> types.CodeType:
 def recompiled_from_file(path: str, reference: types.CodeType) -> Optional[types.CodeType]:
     """The function of a transformed-code file (named as the file) compiled from the file's text,
     with the reference's name, as a debugger would run it; None when the file has no such function."""
-    from depyf.utils import collect_all_code_objects
-
     with open(path, encoding="utf-8") as f:
         source = f.read()
     stem = os.path.basename(path)[: -len(".py")] if path.endswith(".py") else os.path.basename(path)
