@@ -55,6 +55,27 @@ def fold_copied_returns(stmts: List[n.Stmt]) -> None:
         head = stmts[:-1]
         _fold_before(head, stmts[-1])
         stmts[:-1] = head
+        if isinstance(stmts[-2], n.Try) and not stmts[-2].finalbody and not stmts[-2].star:
+            _fold_into_handlers(stmts[-2], stmts[-1])
+
+
+def _fold_into_handlers(stmt: n.Try, original: n.Return) -> None:
+    """Drop the copies of `original` that end handlers of the try statement right before it.
+
+    A handler that falls off its end jumps past the try statement, here to `return x`, which
+    the compiler copies in place of the jump, after the handler's POP_EXCEPT (and a named
+    handler's `e = None; del e`). The copy keeps the line of `return x`; a return written in the
+    handler has its own (and on 3.14, which has no RETURN_CONST, other bytes: the value is loaded
+    before POP_EXCEPT). Falling off the handler reaches the same return, so dropping the copy
+    keeps the meaning."""
+    for handler in stmt.handlers:
+        body = handler.body
+        while body and _same_return(body[-1], original):
+            body.pop()
+        if body:
+            _fold_before(body, original)
+        else:
+            body.append(n.Pass())
 
 
 def _fold_before(stmts: List[n.Stmt], original: n.Return) -> None:
