@@ -1370,6 +1370,8 @@ class ControlRules:
         after_cleanup = self.instrs[copy - 1].opname == "POP_TOP" and bool(self.jump_sources.get(copy - 1))
         if len(sources) != 1 and not (after_cleanup and self.chain_jumps.issuperset(sources)):
             return False  # another jump lands on the copy too: it must stay where it is
+        if self.version.copies_exits_with_line_numbers and self._written_apart(first, copy):
+            return False  # two blocks alike written on their own lines, not one block copied
         k = 0
         while copy + k < len(self.instrs) and first + k < copy:
             a, b = self.instrs[first + k], self.instrs[copy + k]
@@ -1382,6 +1384,23 @@ class ControlRules:
         return False
 
     # --- if / conditional expression ----------------------------------------------------------
+
+    def _written_apart(self, a: int, b: int) -> bool:
+        """Do the blocks at `a` and `b` carry lines of their own, and different ones? 3.12+ copy
+        an exit block that has a line with that line; one without (an implicit `return None`)
+        takes the line of what comes before each copy, so only a line that no predecessor of
+        the block has is the block's own."""
+        positions = self.bc.graph.positions
+        line_a, line_b = positions.line_at(self.instrs[a].offset), positions.line_at(self.instrs[b].offset)
+        if line_a is None or line_b is None or line_a == line_b:
+            return False
+        return not self._line_inherited(a, line_a) and not self._line_inherited(b, line_b)
+
+    def _line_inherited(self, k: int, line: int) -> bool:
+        positions, instrs = self.bc.graph.positions, self.instrs
+        before = [k - 1] if k > 0 and instrs[k - 1].opname not in TERMINAL else []
+        return any(positions.line_at(instrs[j].offset) == line
+                   for j in before + list(self.jump_sources.get(k, ())))
 
     def op_POP_JUMP_IF_FALSE(self, ins: Instr, i: int) -> int:
         test_start = self.expr_start
