@@ -3877,7 +3877,9 @@ def fold_falling_tail_into_else(stmts: List[n.Stmt]) -> None:
     # The blocks that end the last statement end the function too. (Not a with body: its way
     # out runs the `__exit__` call first, which the compiler never copies into a branch; a
     # `return` there was written.)
-    last = stmts[end - 1] if 0 < end <= len(stmts) else None
+    # (after a fold the list is shorter: its last statement is the if that took the rest)
+    tail = stmts[:-1] if stmts and _is_return_none(stmts[-1]) else stmts
+    last = tail[-1] if tail else None
     if isinstance(last, n.If):
         fold_falling_tail_into_else(last.body)
         fold_falling_tail_into_else(last.orelse)
