@@ -1370,7 +1370,7 @@ class ControlRules:
         after_cleanup = self.instrs[copy - 1].opname == "POP_TOP" and bool(self.jump_sources.get(copy - 1))
         if len(sources) != 1 and not (after_cleanup and self.chain_jumps.issuperset(sources)):
             return False  # another jump lands on the copy too: it must stay where it is
-        if self.version.copies_exits_with_line_numbers and self._written_apart(first, copy):
+        if self._written_apart(first, copy):
             return False  # two blocks alike written on their own lines, not one block copied
         k = 0
         while copy + k < len(self.instrs) and first + k < copy:
@@ -1387,9 +1387,9 @@ class ControlRules:
 
     def _written_apart(self, a: int, b: int) -> bool:
         """Do the blocks at `a` and `b` carry lines of their own, and different ones? 3.12+ copy
-        an exit block that has a line with that line; one without (an implicit `return None`)
-        takes the line of what comes before each copy, so only a line that no predecessor of
-        the block has is the block's own."""
+        an exit block that has a line with that line; one without (an implicit `return None`,
+        the only kind 3.10/3.11 copy) takes the line of what comes before each copy, so only a
+        line that no predecessor of the block has is the block's own."""
         positions = self.bc.graph.positions
         line_a, line_b = positions.line_at(self.instrs[a].offset), positions.line_at(self.instrs[b].offset)
         if line_a is None or line_b is None or line_a == line_b:
