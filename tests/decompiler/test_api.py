@@ -284,3 +284,17 @@ def test_subscripted_annotations_keep_their_arguments() -> None:
     exec(compile(source, "<f>", "exec", dont_inherit=True), ns)
     header = depyf.decompile(ns["f"]).splitlines()[0]
     assert header == "def f(x: list[int], y: typing.Dict[str, tuple[int, ...]]) -> dict[str, int]:", header
+
+
+def test_optional_annotations_name_none_not_nonetype() -> None:
+    import typing
+
+    ns: dict = {"typing": typing}
+    source = "def f(x: typing.Optional[int], y: typing.Union[str, None] = None) -> typing.Optional[typing.List[int]]: pass\n"
+    exec(compile(source, "<f>", "exec", dont_inherit=True), ns)
+    header = depyf.decompile(ns["f"]).splitlines()[0]
+    assert "NoneType" not in header, header
+    # the header is valid and its annotations evaluate to the same objects
+    probe: dict = {"typing": typing}
+    exec(compile(header + " pass\n", "<h>", "exec", dont_inherit=True), probe)
+    assert probe["f"].__annotations__ == ns["f"].__annotations__

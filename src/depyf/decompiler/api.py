@@ -6,6 +6,7 @@ statements (implicit returns, docstrings, class-body bookkeeping) and prints the
 import __future__
 import builtins
 import functools
+import re
 import sys
 import types
 from operator import attrgetter
@@ -687,6 +688,9 @@ def _unpacked_type_arguments(value: Any) -> Any:
     return None
 
 
+_NONE_TYPE_WORD = re.compile(r"(?<![\w.])NoneType\b")
+
+
 def _generic_alias_expr(value: Any) -> Optional[n.Expr]:
     """`list[int]`, `typing.Optional[str]`, `*tuple[int, ...]`: a subscripted generic as its repr
     spells it (its `__name__` is its origin's, so the name alone would drop the arguments)."""
@@ -696,6 +700,10 @@ def _generic_alias_expr(value: Any) -> Optional[n.Expr]:
     star = text.startswith("*")  # an unpacked `*tuple[...]` (3.11+)
     if star:
         text = text[1:]
+    if getattr(value, "__module__", None) == "typing":
+        # typing stores a `None` argument as NoneType, a name no scope defines (3.8 prints
+        # `typing.Union[int, NoneType]` for `Optional[int]`); `None` subscripts to the same alias.
+        text = _NONE_TYPE_WORD.sub("None", text)
     try:
         compile(text, "<repr>", "eval")
     except SyntaxError:
