@@ -115,10 +115,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'borrowed_load_layouts::loop_handler_breaks_else_code', ('3.15',), 'loop_handler_breaks_else_code: instruction #11: original POP_JUMP_IF_NONE to #19 | decompiled POP_JUMP_IF_NOT_NONE to #14 (after LOAD_FAST_BORROW work'),
     Gap('roundtrip', 'continue_through_finally_if::while_continue_through_finally_if', ('3.14', '3.15'), 'while_continue_through_finally_if: instruction #17: original LOAD_FAST_BORROW i | decompiled JUMP_FORWARD to #23 (after NOT_TAKEN)'),
     Gap('roundtrip', 'control_flow::elif_after_branch_that_loops_again', ('3.14',), 'elif_after_branch_that_loops_again: instruction #86: original LOAD_FAST_BORROW taken | decompiled LOAD_FAST taken (after RAISE_VARARGS 1)'),
-    Gap('roundtrip', 'control_flow::for_else_returns_after_break_copies', ('3.14',), 'for_else_returns_after_break_copies: instruction #9: original LOAD_FAST_BORROW value | decompiled LOAD_FAST value (after POP_TOP)'),
-    Gap('roundtrip', 'copied_exits::for_else_in_if_break_copies_return', ('3.14',), 'for_else_in_if_break_copies_return: instruction #13: original LOAD_FAST_BORROW r | decompiled LOAD_FAST r (after POP_TOP)'),
-    Gap('roundtrip', 'copied_exits::for_else_in_loop_break_copies_return', ('3.14',), 'for_else_in_loop_break_copies_return: instruction #17: original LOAD_FAST_BORROW r | decompiled LOAD_FAST r (after POP_TOP)'),
-    Gap('roundtrip', 'exceptions::break_inside_try_except', ('3.14',), 'break_inside_try_except: instruction #20: original LOAD_FAST log | decompiled LOAD_FAST_BORROW log (after RAISE_VARARGS 1)'),
     Gap('roundtrip', 'exceptions::raise_in_else', ('3.14', '3.15'), 'raise_in_else: instruction #10: original PUSH_EXC_INFO | decompiled <end> (after RETURN_VALUE)'),
     Gap('roundtrip', 'finally_clause_tails::clause_with_return_constant', ('3.14', '3.15'), 'clause_with_return_constant: instruction #47: original POP_EXCEPT | decompiled JUMP_FORWARD to #51 (after POP_TOP)'),
     Gap('roundtrip', 'finally_never_finishes::except_as_try_return_finally_raises', ('3.14', '3.15'), 'DecompilationError: re-raise outside an exception handler'),
@@ -139,11 +135,10 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'handler_loop_exits::for_break_in_try_inside_clause', ('3.14', '3.15'), 'for_break_in_try_inside_clause: instruction #27: original POP_EXCEPT | decompiled JUMP_FORWARD to #46 (after POP_TOP)'),
     Gap('roundtrip', 'handler_loop_exits::for_handler_if_try_else', ('3.14', '3.15'), 'for_handler_if_try_else: instruction #35: original POP_EXCEPT | decompiled JUMP_FORWARD to #48 (after POP_TOP)'),
     Gap('roundtrip', 'handler_loop_exits::for_handler_try_finally_continue', ('3.14', '3.15'), 'for_handler_try_finally_continue: instruction #54: original POP_EXCEPT | decompiled JUMP_FORWARD to #65 (after POP_TOP)'),
-    Gap('roundtrip', 'handler_loop_exits::handler_continue_then_rest_of_body', ('3.14',), 'handler_continue_then_rest_of_body: instruction #12: original LOAD_FAST out | decompiled LOAD_FAST_BORROW out (after STORE_FAST v)'),
     Gap('roundtrip', 'handler_loop_exits::try_holding_while_true_then_clause_continue', ('3.14', '3.15'), 'try_holding_while_true_then_clause_continue: instruction #22: original POP_JUMP_IF_TRUE to #25 | decompiled POP_JUMP_IF_FALSE to #26 (after COMPARE_OP'),
     Gap('roundtrip', 'handler_loop_exits::while_true_in_while_true_clause_continue', ('3.14', '3.15'), 'while_true_in_while_true_clause_continue: instruction #29: original POP_JUMP_IF_TRUE to #32 | decompiled POP_JUMP_IF_FALSE to #33 (after COMPARE_OP bo'),
     Gap('roundtrip', 'handler_loop_exits::while_true_in_while_true_then_try_continue', ('3.14', '3.15'), 'while_true_in_while_true_then_try_continue: instruction #29: original POP_JUMP_IF_TRUE to #32 | decompiled POP_JUMP_IF_FALSE to #33 (after COMPARE_OP '),
-    Gap('roundtrip', 'handler_loop_exits::while_true_try_first_in_while_true', ('3.14', '3.15'), 'while_true_try_first_in_while_true: instruction #18: original POP_JUMP_IF_TRUE to #21 | decompiled POP_JUMP_IF_FALSE to #28 (after COMPARE_OP bool(==)'),
+    Gap('roundtrip', 'handler_loop_exits::while_true_try_first_in_while_true', ('3.15',), 'while_true_try_first_in_while_true: instruction #18: original POP_JUMP_IF_TRUE to #21 | decompiled POP_JUMP_IF_FALSE to #28 (after COMPARE_OP bool(==)'),
     Gap('roundtrip', 'handler_shapes::if_try_return_named_reraise_then_elif', ('3.14', '3.15'), 'if_try_return_named_reraise_then_elif: instruction #31: original POP_EXCEPT | decompiled LOAD_FAST a (after RAISE_VARARGS 0)'),
     Gap('roundtrip', 'handler_shapes::if_try_return_swallowed_then_elif', ('3.14', '3.15'), 'if_try_return_swallowed_then_elif: instruction #22: original POP_EXCEPT | decompiled LOAD_FAST a (after POP_TOP)'),
     Gap('roundtrip', 'loop_else_copied_exits::for_else_while_true_in_if_body', ('3.14',), 'for_else_while_true_in_if_body: instruction #37: original LOAD_FAST_BORROW found | decompiled LOAD_FAST found (after STORE_FAST found)'),
@@ -189,7 +184,6 @@ GAPS: List[Gap] = [
     Gap('roundtrip', 'try_in_clause_shapes::while_true_continue_through_finally_with_clause', ('3.14', '3.15'), 'while_true_continue_through_finally_with_clause: instruction #47: original PUSH_EXC_INFO | decompiled <end> (after JUMP_BACKWARD to #4)'),
     Gap('roundtrip', 'try_in_clause_shapes::while_true_if_rest_after_clause_continues', ('3.14', '3.15'), 'while_true_if_rest_after_clause_continues: instruction #34: original JUMP_BACKWARD to #4 | decompiled JUMP_FORWARD to #50 (after POP_TOP)'),
     Gap('roundtrip', 'try_ways_out::handler_break_out_of_while_true', ('3.14',), 'handler_break_out_of_while_true: instruction #5: original LOAD_FAST out | decompiled LOAD_FAST_BORROW out (after STORE_FAST char)'),
-    Gap('roundtrip', 'try_ways_out::try_break_on_success', ('3.14',), 'try_break_on_success: instruction #11: original LOAD_FAST_BORROW found | decompiled LOAD_FAST found (after POP_TOP)'),
 ]
 
 
