@@ -163,7 +163,7 @@ def first_statement(code: object, version: object, instrs: Sequence[Instr], star
             return _evidence(code, version, instrs, loads, consumed, spoiled), k + 1
         if ins.target is not None:
             spoiled.update(j for j in stack if j is not None)  # (left where the block ends)
-    return None, None
+    return _evidence(code, version, instrs, loads, consumed, spoiled | set(stack)), None
 
 
 def _pushed(ins: Instr) -> int:

@@ -3308,6 +3308,8 @@ class ControlRules:
             beyond = [ins.target for ins in instrs[after:x] if ins.target is not None and ins.target > x]
             if beyond:
                 x = min(beyond)  # (a `break` in the rest of the try body: the loop's exit is further)
+            else:
+                x = self._walked_rest_before_break(x)
             if self.version.handler_code_at_end:
                 inner = self.loop_body_reach(h, x) & self.handler_only_code()
         elif self.version.copies_exit_blocks:
@@ -3325,6 +3327,32 @@ class ControlRules:
                     or (ins.target is not None and not h <= ins.target <= x):
                 return None
         return x
+
+    def _walked_rest_before_break(self, x: int) -> int:
+        """3.14: where a `while True:` loop whose body ends in a `break` falling into `x`, the code
+        right after a try, really ends: the code from `x` that the borrow pass reached
+        (`borrows.py`) is the rest of the body, up to the first statement it did not reach (the
+        `break` jumped to the next instruction, its jump dropped), or up to a jump forward, that
+        `break` (the jump may be that of the if part the loop ends, where the range ends): the
+        code after such a loop that its last `break` falls into is never reached by the pass.
+        `x` itself otherwise."""
+        instrs = self.instrs
+        if not self.version.borrows_stop_at_empty_blocks:
+            return x
+        k = x
+        while k < len(instrs) and instrs[k].target is None and instrs[k].opname not in TERMINAL \
+                and (k == x or not self.jump_sources.get(k)):
+            k += 1
+        if k == x or k >= len(instrs) \
+                or not borrows.block_was_walked(self.code, self.version, instrs, x, k, self.jump_sources):
+            return x
+        walked_end = borrows.walked_part_end(self.code, self.version, instrs, x, k, self.jump_sources)
+        if walked_end < k:
+            return walked_end
+        if instrs[k].opname != "JUMP" or instrs[k].target is None or instrs[k].target <= k \
+                or self.jump_sources.get(k):
+            return x
+        return k
 
     def _end_of_try_begun_in_loop(self, h: int, j: int) -> Optional[int]:
         """3.11+: where the try protecting `j + 1` ends, when that try starts inside the loop

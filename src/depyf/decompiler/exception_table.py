@@ -1042,9 +1042,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
-                elif else_end > be and body_falls and loop_tail is None and only_tail is None \
+                elif else_end > be and body_falls and loop_tail is None \
                         and self._rest_walked(s, be) is False:
-                    else_end = cont = be  # 3.14: the rest of the loop body follows the try
+                    # 3.14: the rest of the loop body follows the try (the code after a `while
+                    # True:` loop, which only the handler's `break` reaches, is no way on of it)
+                    else_end = cont = be
+                    only_tail = None
         back = self.skip.get(x, -1) if x is not None and x > end and self.version.handler_code_at_end else -1
         if 0 <= back < len(instrs) and instrs[back].opname == "JUMP" and instrs[back].target == end \
                 and back not in self.skip and not self.jump_sources.get(back):

@@ -271,3 +271,130 @@ def try_body_ends_in_if_else_code(sink):
         raise
     else:
         sink.close()
+
+
+@cases(([1, 2, 3],), ([],))
+def while_true_handler_breaks_then_code(items):
+    # (the code after the loop, which only the handler's `break` reaches, lies past the handler
+    # code: the rest of the body after the try goes back to the loop's head on its own)
+    pending = list(items)
+    out = []
+    while True:
+        try:
+            item = pending.pop()
+        except IndexError:
+            break
+        out.append(item)
+    if out:
+        out.append(len(out))
+    return out
+
+
+@cases(([1, 2, 3],), ([],))
+def while_true_handler_breaks_else_code(items):
+    pending = list(items)
+    out = []
+    while True:
+        try:
+            item = pending.pop()
+        except IndexError:
+            break
+        else:
+            out.append(item)
+    if out:
+        out.append(len(out))
+    return out
+
+
+class Log:
+    def __init__(self):
+        self.entries = []
+        self.name = None
+
+
+@cases((None, [5, 1]), ("x", [1]), ("y", [5, 1]))
+def while_true_try_finally_code_then_break(name, codes):
+    # (3.14 borrows the loads of code the loop body runs before its last `break`; the same code
+    # after the loop, which that `break` falls into, keeps plain loads)
+    codes = list(codes)
+    log = Log()
+    if name is None or codes[0] == 5:
+        while True:
+            temp_name = "t%d" % len(codes)
+            try:
+                code = codes.pop(0)
+                if code == 5:
+                    if name is not None:
+                        raise LookupError(name)
+                    else:
+                        continue
+                log.entries.append(code)
+            finally:
+                log.entries.append(temp_name)
+            log.name = temp_name
+            break
+    else:
+        log.name = name
+    return log.entries, log.name
+
+
+@cases((None, [5, 1]), ("x", [1]), ("y", [5, 1]))
+def while_true_try_finally_break_then_code(name, codes):
+    codes = list(codes)
+    log = Log()
+    if name is None or codes[0] == 5:
+        while True:
+            temp_name = "t%d" % len(codes)
+            try:
+                code = codes.pop(0)
+                if code == 5:
+                    if name is not None:
+                        raise LookupError(name)
+                    else:
+                        continue
+                log.entries.append(code)
+            finally:
+                log.entries.append(temp_name)
+            break
+        log.name = temp_name
+    else:
+        log.name = name
+    return log.entries, log.name
+
+
+@cases(([5, 1],), ([1],))
+def while_true_try_finally_code_then_break_alone(codes):
+    codes = list(codes)
+    log = Log()
+    while True:
+        temp_name = "t%d" % len(codes)
+        try:
+            code = codes.pop(0)
+            if code == 5:
+                continue
+            log.entries.append(code)
+        finally:
+            log.entries.append(temp_name)
+        log.name = temp_name
+        break
+    log.entries.append(0)
+    return log.entries, log.name
+
+
+@cases(([5, 1],), ([1],))
+def while_true_try_finally_break_then_code_alone(codes):
+    codes = list(codes)
+    log = Log()
+    while True:
+        temp_name = "t%d" % len(codes)
+        try:
+            code = codes.pop(0)
+            if code == 5:
+                continue
+            log.entries.append(code)
+        finally:
+            log.entries.append(temp_name)
+        break
+    log.name = temp_name
+    log.entries.append(0)
+    return log.entries, log.name
