@@ -180,13 +180,15 @@ def _pushed(ins: Instr) -> int:
 
 
 def _evidence(code: object, version: object, instrs: Sequence[Instr], loads: List[int],
-              consumed: List[int], spoiled: Set[int]) -> Optional[bool]:
+              consumed: List[int], spoiled: Set[Optional[int]]) -> Optional[bool]:
     """What the loads of a statement (followed all or part of the way) tell: True where one is
     borrowed (its block was reached, however the statement goes on), False where one that its
     block consumed is plain, None otherwise."""
     if _borrowed_among(code, version, instrs, loads):
         return True
-    return False if any(j not in spoiled for j in consumed) else None
+    # (the two loads of a LOAD_FAST_LOAD_FAST are one instruction: plain where either must be)
+    kept_plain = {instrs[j].offset for j in spoiled if j is not None}
+    return False if any(instrs[j].offset not in kept_plain for j in consumed) else None
 
 
 def _borrowed_among(code: object, version: object, instrs: Sequence[Instr], loads: List[int]) -> Optional[bool]:

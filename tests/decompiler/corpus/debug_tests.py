@@ -1,0 +1,56 @@
+"""`if __debug__ and test:` (3.14: `borrows.py`).
+
+The compiler folds `__debug__` away, but on 3.14 leaves the empty block of its test where the
+statement starts; the borrow pass stops there, so the test's loads (and the code only it leads
+to) stay plain where the same test written alone, reached by the same jumps, borrows them. The
+decompiler writes `__debug__ and` back where a test that only jumps lead to (an assert's jump
+over its raise, a while loop's exit) keeps plain loads that those jumps' blocks borrowed.
+"""
+from _cases import cases
+
+
+class Conn:
+    def __init__(self, debug, queue=()):
+        self.debug = debug
+        self.queue = list(queue)
+        self.log = []
+
+
+@cases((Conn(5),), (Conn(1),))
+def assert_then_debug_test(conn):
+    assert not conn.log
+    if __debug__ and conn.debug >= 4:
+        conn.seen = "debug"
+    conn.capture = True
+    return conn.capture
+
+
+@cases((Conn(5),), (Conn(1),))
+def assert_then_plain_test(conn):
+    assert not conn.log
+    if conn.debug >= 4:
+        conn.seen = "debug"
+    conn.capture = True
+    return conn.capture
+
+
+@cases((Conn(5, [1, 2]),), (Conn(1, [3]),))
+def while_exit_then_debug_test(conn):
+    queue = list(conn.queue)
+    out = []
+    while queue:
+        out.append(queue.pop())
+    if __debug__ and conn.debug >= 4:
+        out.append("debug")
+    return out
+
+
+@cases((Conn(5, [1, 2]),), (Conn(1, [3]),))
+def while_exit_then_plain_test(conn):
+    queue = list(conn.queue)
+    out = []
+    while queue:
+        out.append(queue.pop())
+    if conn.debug >= 4:
+        out.append("debug")
+    return out
