@@ -200,15 +200,18 @@ def _borrowed_among(code: object, version: object, instrs: Sequence[Instr], load
 def walked_part_end(code: object, version: object, instrs: Sequence[Instr], start: int,
                     stop: int, targets: object = ()) -> int:
     """Where the code from `start`, whose block the borrow pass reached, runs into the first
-    simple statement that it did not reach (`stop` where none is seen before a statement that
-    cannot be followed)."""
+    simple statement that it did not reach (`stop` where none is seen). Past a statement that
+    cannot be followed (an if statement's body that yields), the reading goes on at the next
+    jump target, where a block and a statement start (the code after that if)."""
     k = start
     while k < stop:
         walked, end = first_statement(code, version, instrs, k, stop, targets)
         if walked is False and k > start:
             return k
         if end is None:
-            return stop
+            end = next((j for j in range(k + 1, stop) if j in targets), None)  # type: ignore[operator]
+            if end is None:
+                return stop
         k = end
     return stop
 

@@ -1388,16 +1388,21 @@ class ControlRules:
     def _test_after_empty_block(self, test_start: int, i: int) -> bool:
         """3.14: was the test [test_start, i] written `__debug__ and test`? The compiler folds
         `__debug__` away but leaves its empty block where the test starts, and the borrow pass
-        stops there (`borrows.py`): the test's loads are plain where the code that jumps to it
-        was walked (an assert's jump over its raise, a while loop's exit). Not where the test
+        stops there (`borrows.py`): the test's loads are plain where the tests that lead to it
+        were walked (an assert's jump over its raise, a while loop's exit, the test of an if
+        whose body it starts). Not where the test
         starts the code after a try statement, whose body's end leaves such a block too (a jump
         out of a try body), nor after a `while True:` loop's `break`, nor in code that only
         handlers reach."""
         instrs = self.instrs
         if not self.version.borrows_stop_at_empty_blocks or not 0 < test_start < i \
-                or instrs[test_start - 1].opname not in ENDS_FLOW or len(self.stack) != self.base_depth:
-            return False  # (only jumps lead there; a statement's test, not a value's)
-        sources = self.jump_sources.get(test_start, ())
+                or len(self.stack) != self.base_depth:
+            return False  # (a statement's test, not a value's)
+        sources = list(self.jump_sources.get(test_start, ()))
+        if instrs[test_start - 1].opname in COND_JUMPS:
+            sources.append(test_start - 1)  # (an enclosing test's body: it falls into this one)
+        elif instrs[test_start - 1].opname not in ENDS_FLOW:
+            return False  # (only tests lead there)
         if not sources or any(src >= test_start or instrs[src].opname not in COND_JUMPS for src in sources):
             return False
         if test_start in self.handler_only_code() \

@@ -398,3 +398,44 @@ def while_true_try_finally_break_then_code_alone(codes):
     log.name = temp_name
     log.entries.append(0)
     return log.entries, log.name
+
+
+def _key_at(keys, i):
+    return keys[i]
+
+
+@cases((["a", "\0b", "c"],), ([],))
+def generator_else_yields_then_code(keys):
+    # (the else part's if statement yields: the reading goes on past it, at its end)
+    return list(_else_yields_then_code(keys))
+
+
+def _else_yields_then_code(keys):
+    i = 0
+    while True:
+        try:
+            key = _key_at(keys, i)
+        except IndexError:
+            break
+        else:
+            if "\0" not in key:
+                yield key
+        i += 1
+
+
+@cases((["a", "\0b", "c"],), ([],))
+def generator_else_yields_else_code(keys):
+    return list(_else_yields_else_code(keys))
+
+
+def _else_yields_else_code(keys):
+    i = 0
+    while True:
+        try:
+            key = _key_at(keys, i)
+        except IndexError:
+            break
+        else:
+            if "\0" not in key:
+                yield key
+            i += 1

@@ -3,8 +3,9 @@
 The compiler folds `__debug__` away, but on 3.14 leaves the empty block of its test where the
 statement starts; the borrow pass stops there, so the test's loads (and the code only it leads
 to) stay plain where the same test written alone, reached by the same jumps, borrows them. The
-decompiler writes `__debug__ and` back where a test that only jumps lead to (an assert's jump
-over its raise, a while loop's exit) keeps plain loads that those jumps' blocks borrowed.
+decompiler writes `__debug__ and` back where a test that only tests lead to (an assert's jump
+over its raise, a while loop's exit, the test of an if whose body it starts) keeps plain loads
+that those tests' blocks borrowed.
 """
 from _cases import cases
 
@@ -53,4 +54,24 @@ def while_exit_then_plain_test(conn):
         out.append(queue.pop())
     if conn.debug >= 4:
         out.append("debug")
+    return out
+
+
+@cases((Conn(5, [1, 2]),), (Conn(1, [3]),), (Conn(5),))
+def if_body_starts_with_debug_test(conn):
+    out = []
+    if pending := len(conn.queue):
+        if __debug__ and conn.debug >= 4:
+            out.append(pending)
+        out.extend(conn.queue)
+    return out
+
+
+@cases((Conn(5, [1, 2]),), (Conn(1, [3]),), (Conn(5),))
+def if_body_starts_with_plain_test(conn):
+    out = []
+    if pending := len(conn.queue):
+        if conn.debug >= 4:
+            out.append(pending)
+        out.extend(conn.queue)
     return out
