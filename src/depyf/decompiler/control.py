@@ -1388,22 +1388,29 @@ class ControlRules:
     def _test_after_empty_block(self, test_start: int, i: int) -> bool:
         """3.14: was the test [test_start, i] written `__debug__ and test`? The compiler folds
         `__debug__` away but leaves its empty block where the test starts, and the borrow pass
-        stops there (`borrows.py`): the test's loads are plain where the tests that lead to it
-        were walked (an assert's jump over its raise, a while loop's exit, the test of an if
-        whose body it starts). Not where the test
+        stops there (`borrows.py`): the test's loads are plain where the code that leads to it
+        was walked (an assert's jump over its raise, a while loop's exit, the test of an if
+        whose body it starts, an if statement's parts that join there). Not where the test
         starts the code after a try statement, whose body's end leaves such a block too (a jump
-        out of a try body), nor after a `while True:` loop's `break`, nor in code that only
-        handlers reach."""
+        out of a try body, the end of its else part), nor after a `while True:` loop's `break`,
+        nor in code that only handlers reach."""
         instrs = self.instrs
         if not self.version.borrows_stop_at_empty_blocks or not 0 < test_start < i \
                 or len(self.stack) != self.base_depth:
             return False  # (a statement's test, not a value's)
         sources = list(self.jump_sources.get(test_start, ()))
-        if instrs[test_start - 1].opname in COND_JUMPS:
-            sources.append(test_start - 1)  # (an enclosing test's body: it falls into this one)
-        elif instrs[test_start - 1].opname not in ENDS_FLOW:
-            return False  # (only tests lead there)
-        if not sources or any(src >= test_start or instrs[src].opname not in COND_JUMPS for src in sources):
+        falls_in = instrs[test_start - 1].opname not in ENDS_FLOW
+        if falls_in:
+            # (an enclosing test's body starts there, or an if statement's else part, whose if
+            # part jumps there, falls into it; not the else part or the code after a try)
+            sources.append(test_start - 1)
+            if instrs[test_start - 1].opname not in COND_JUMPS and (
+                    not any(instrs[src].opname == "JUMP" for src in sources) or self._straight_from_try(test_start)):
+                return False
+        if not sources or any(src >= test_start or instrs[src].opname not in COND_JUMPS
+                              and not (instrs[src].opname == "JUMP" or src == test_start - 1) for src in sources):
+            return False
+        if any(instrs[src].opname == "JUMP" and self._straight_from_try(src) for src in sources):
             return False
         if test_start in self.handler_only_code() \
                 or any(r.end == test_start or r.start == test_start for r in self.bc.regions):
@@ -1418,6 +1425,21 @@ class ControlRules:
         return all(self._block_has_borrowed_load(src) and self._jump_in_from_before(src, test_start)
                    and handlers_at(src) <= handlers_at(test_start)
                    for src in sources)
+
+    def _straight_from_try(self, k: int) -> bool:
+        """Does straight code (no jump target, jump or return) run from where a protected range
+        starts or ends up to `k`? (The else part of a try, or the code after it: 3.14 ends a
+        block there that no instruction shows.)"""
+        instrs = self.instrs
+        bounds = {r.start for r in self.bc.regions} | {r.end for r in self.bc.regions}
+        j = k - 1
+        while j >= 0:
+            if j + 1 in bounds:
+                return True
+            if j + 1 in self.jump_sources or instrs[j].target is not None or instrs[j].opname in TERMINAL:
+                return False
+            j -= 1
+        return False
 
     def _block_has_borrowed_load(self, k: int) -> bool:
         """Was the block of the test that jumps at `k` walked by 3.14's borrow pass, as its local

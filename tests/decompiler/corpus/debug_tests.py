@@ -4,8 +4,8 @@ The compiler folds `__debug__` away, but on 3.14 leaves the empty block of its t
 statement starts; the borrow pass stops there, so the test's loads (and the code only it leads
 to) stay plain where the same test written alone, reached by the same jumps, borrows them. The
 decompiler writes `__debug__ and` back where a test that only tests lead to (an assert's jump
-over its raise, a while loop's exit, the test of an if whose body it starts) keeps plain loads
-that those tests' blocks borrowed.
+over its raise, a while loop's exit, the test of an if whose body it starts, the join of an if
+statement's parts) keeps plain loads that the blocks leading there borrowed.
 """
 from _cases import cases
 
@@ -74,4 +74,30 @@ def if_body_starts_with_plain_test(conn):
         if conn.debug >= 4:
             out.append(pending)
         out.extend(conn.queue)
+    return out
+
+
+@cases((Conn(5, [1, 2]),), (Conn(1),), (Conn(5),))
+def if_else_join_then_debug_test(conn):
+    out = []
+    if not conn.queue:
+        out.append(None)
+    else:
+        first = conn.queue[0]
+        out.append(first)
+    if __debug__ and conn.debug >= 4:
+        out.append("debug")
+    return out
+
+
+@cases((Conn(5, [1, 2]),), (Conn(1),), (Conn(5),))
+def if_else_join_then_plain_test(conn):
+    out = []
+    if not conn.queue:
+        out.append(None)
+    else:
+        first = conn.queue[0]
+        out.append(first)
+    if conn.debug >= 4:
+        out.append("debug")
     return out
