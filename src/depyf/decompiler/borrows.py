@@ -18,7 +18,7 @@ The decoder reads LOAD_FAST_BORROW as LOAD_FAST, and pass `older_raw_names` give
 name: these questions look at the code object's own bytes, at the instruction's offset.
 """
 from functools import lru_cache
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler.instructions import Instr
 from depyf.decompiler.opcode_tables import TABLES
@@ -32,7 +32,8 @@ COPIED_EXIT_SIZE = 4
 # beside those of `passes.stack_effects.BY_ARGUMENT`; any other instruction ends the reading.
 _EFFECTS = {"LOAD_FAST": 1, "LOAD_CONST": 1, "LOAD_DEREF": 1, "LOAD_NAME": 1, "PUSH_NULL": 1,
             "NOP": 0, "TO_BOOL": 0, "UNARY_NOT": 0, "UNARY_NEGATIVE": 0, "UNARY_INVERT": 0,
-            "FORMAT_SIMPLE": 0, "CONVERT_VALUE": 0, "FORMAT_WITH_SPEC": -1,
+            "FORMAT_SIMPLE": 0, "CONVERT_VALUE": 0, "FORMAT_WITH_SPEC": -1, "GET_ITER": 0,
+            "MAKE_FUNCTION": 0, "SET_FUNCTION_ATTRIBUTE": -1,
             "COMPARE_OP": -1, "CONTAINS_OP": -1, "IS_OP": -1, "BINARY_OP": -1, "BINARY_SUBSCR": -1,
             "POP_TOP": -1, "RETURN_VALUE": -1, "STORE_FAST": -1, "STORE_ATTR": -2, "STORE_SUBSCR": -3,
             "STORE_GLOBAL": -1, "STORE_NAME": -1, "STORE_DEREF": -1, "DELETE_SUBSCR": -2,
@@ -40,6 +41,11 @@ _EFFECTS = {"LOAD_FAST": 1, "LOAD_CONST": 1, "LOAD_DEREF": 1, "LOAD_NAME": 1, "P
             "POP_JUMP_IF_NONE": -1, "POP_JUMP_IF_NOT_NONE": -1}
 # Instructions after which a load's fate is not plain to read (kept, reordered, stored).
 _UNCLEAR = frozenset({"COPY", "SWAP", "STORE_FAST", "DELETE_FAST", "LOAD_FAST_AND_CLEAR", "RETURN_VALUE"})
+# The simple instructions that push no value.
+_PUSH_NOTHING = frozenset({"NOP", "POP_TOP", "RETURN_VALUE", "RAISE_VARARGS", "STORE_FAST", "STORE_ATTR",
+                           "STORE_SUBSCR", "STORE_GLOBAL", "STORE_NAME", "STORE_DEREF", "DELETE_SUBSCR",
+                           "DELETE_ATTR", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
+                           "POP_JUMP_IF_NOT_NONE"})
 _CONDITIONAL = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
 
@@ -104,38 +110,85 @@ def block_was_walked(code: object, version: object, instrs: Sequence[Instr], sta
 def first_statement(code: object, version: object, instrs: Sequence[Instr], start: int,
                     stop: int, targets: object = ()) -> Tuple[Optional[bool], Optional[int]]:
     """(walked, end) of the simple statement at `start` (before `stop`): the stack followed from
-    empty until it is empty again, after a conditional jump at most; `end` is where it ends (None
+    empty until it is empty again, on past conditional jumps (the block that follows one is
+    reached where its own is: a chained comparison's second test); `end` is where it ends (None
     where it cannot be followed: a jump target inside, an instruction outside the few simple
-    ones), `walked` whether one of its local loads is borrowed (a load stored into a local right
-    away does not count: it stays plain anyway; None without such loads). A borrowed load seen
-    before the statement can no longer be followed still says True.)"""
-    loads = []
-    depth = 0
+    ones), `walked` whether one of its local loads is borrowed: True where one is, False where
+    one that its block consumed is plain, None otherwise (a load stored into a local, or left
+    on the stack where a block ends, stays plain anyway). Where the statement cannot be followed
+    to its end, the loads taken so far still tell (`for x in a.b:` stops at the loop's head,
+    `a.b` consumed)."""
+    loads: List[int] = []  # the candidate loads
+    consumed: List[int] = []  # those an instruction other than a store took off the stack
+    stack: List[Optional[int]] = []  # per value on the stack: the candidate load that put it there
+    spoiled: Set[int] = set()  # loads kept plain anyway: left where a block ends, or their local stored
     for k in range(start, min(stop, len(instrs))):
         ins = instrs[k]
         if k > start and k in targets:  # type: ignore[operator]
-            return None, None
+            return _evidence(code, version, instrs, loads, consumed, spoiled | set(stack)), None
+        if ins.opname in ("COPY", "SWAP") and ins.arg is not None and 0 < ins.arg <= len(stack):
+            if ins.opname == "COPY":
+                stack.append(stack[-ins.arg])
+            else:
+                stack[-1], stack[-ins.arg] = stack[-ins.arg], stack[-1]
+            continue
         effect = _EFFECTS.get(ins.opname)
         if effect is None:
             formula = BY_ARGUMENT.get(ins.opname)
             if formula is None or ins.arg is None:
-                return _borrowed_among(code, version, instrs, loads), None
+                return _evidence(code, version, instrs, loads, consumed, spoiled | set(stack)), None
             effect = formula(ins.arg)
         if ins.target is not None and ins.opname not in _CONDITIONAL:
-            return _borrowed_among(code, version, instrs, loads), None
-        if ins.opname == "LOAD_FAST" and is_candidate(code, version, ins):
+            return _evidence(code, version, instrs, loads, consumed, spoiled | set(stack)), None
+        pushed = _pushed(ins)
+        popped = pushed - effect
+        if popped > len(stack):
+            return None, None
+        taken = stack[len(stack) - popped:] if popped else []
+        del stack[len(stack) - popped:]
+        for j in taken:
+            if j is None:
+                continue
+            if ins.opname == "STORE_FAST":
+                spoiled.add(j)  # (stored as a local: plain in any block)
+            else:
+                consumed.append(j)
+        if ins.opname == "STORE_FAST":
+            spoiled.update(j for j in stack if j is not None and instrs[j].argval == ins.argval)
+        is_load = ins.opname == "LOAD_FAST" and is_candidate(code, version, ins)
+        if is_load:
             loads.append(k)
-        elif ins.opname == "STORE_FAST" and loads and loads[-1] == k - 1:
-            loads.pop()  # (stored as a local: plain in any block)
-        depth += effect
-        if depth < 0:
-            return None, None
-        if depth == 0 and ins.opname != "NOP":
-            walked = any(is_borrowed(code, version, instrs[j]) for j in loads) if loads else None
-            return walked, k + 1
+        stack.extend([k if is_load else None] * pushed)
+        if not stack and ins.opname != "NOP":
+            return _evidence(code, version, instrs, loads, consumed, spoiled), k + 1
         if ins.target is not None:
-            return None, None
-    return None, None
+            spoiled.update(j for j in stack if j is not None)  # (left where the block ends)
+    return _evidence(code, version, instrs, loads, consumed, spoiled | set(stack)), None
+
+
+def _pushed(ins: Instr) -> int:
+    """How many values `ins` (one of the simple instructions `first_statement` follows) pushes."""
+    if ins.opname in _PUSH_NOTHING:
+        return 0
+    if ins.opname in ("LOAD_GLOBAL", "LOAD_ATTR", "LOAD_SUPER_ATTR") and ins.arg is not None and ins.arg & 1:
+        return 2  # (with its NULL or self)
+    if ins.opname == "UNPACK_SEQUENCE" and ins.arg is not None:
+        return ins.arg
+    if ins.opname == "UNPACK_EX" and ins.arg is not None:
+        return (ins.arg & 0xFF) + (ins.arg >> 8) + 1
+    return 1
+
+
+def _evidence(code: object, version: object, instrs: Sequence[Instr], loads: List[int],
+              consumed: List[int], spoiled: Set[Optional[int]]) -> Optional[bool]:
+    """What the loads of a statement (followed all or part of the way) tell: True where one is
+    borrowed (its block was reached, however the statement goes on), False where one that its
+    block consumed is plain, None otherwise."""
+    if _borrowed_among(code, version, instrs, loads):
+        return True
+    # (the two loads of a LOAD_FAST_LOAD_FAST are one instruction: plain where either must be)
+    kept_plain = {instrs[j].offset for j in spoiled if j is not None}
+    return False if any(instrs[j].offset not in kept_plain for j in consumed) else None
 
 
 def _borrowed_among(code: object, version: object, instrs: Sequence[Instr], loads: List[int]) -> Optional[bool]:
@@ -147,15 +200,18 @@ def _borrowed_among(code: object, version: object, instrs: Sequence[Instr], load
 def walked_part_end(code: object, version: object, instrs: Sequence[Instr], start: int,
                     stop: int, targets: object = ()) -> int:
     """Where the code from `start`, whose block the borrow pass reached, runs into the first
-    simple statement that it did not reach (`stop` where none is seen before a statement that
-    cannot be followed)."""
+    simple statement that it did not reach (`stop` where none is seen). Past a statement that
+    cannot be followed (an if statement's body that yields), the reading goes on at the next
+    jump target, where a block and a statement start (the code after that if)."""
     k = start
     while k < stop:
         walked, end = first_statement(code, version, instrs, k, stop, targets)
         if walked is False and k > start:
             return k
         if end is None:
-            return stop
+            end = next((j for j in range(k + 1, stop) if j in targets), None)  # type: ignore[operator]
+            if end is None:
+                return stop
         k = end
     return stop
 

@@ -1385,6 +1385,92 @@ class ControlRules:
 
     # --- if / conditional expression ----------------------------------------------------------
 
+    def _test_after_empty_block(self, test_start: int, i: int) -> bool:
+        """3.14: was the test [test_start, i] written `__debug__ and test`? The compiler folds
+        `__debug__` away but leaves its empty block where the test starts, and the borrow pass
+        stops there (`borrows.py`): the test's loads are plain where the code that leads to it
+        was walked (an assert's jump over its raise, a while loop's exit, the test of an if
+        whose body it starts, an if statement's parts that join there). Not where the test
+        starts the code after a try statement, whose body's end leaves such a block too (a jump
+        out of a try body, the end of its else part), nor after a `while True:` loop's `break`,
+        nor in code that only handlers reach."""
+        instrs = self.instrs
+        if not self.version.borrows_stop_at_empty_blocks or not 0 < test_start < i \
+                or len(self.stack) != self.base_depth:
+            return False  # (a statement's test, not a value's)
+        sources = list(self.jump_sources.get(test_start, ()))
+        falls_in = instrs[test_start - 1].opname not in ENDS_FLOW
+        if falls_in:
+            # (an enclosing test's body starts there, or an if statement's else part, whose if
+            # part jumps there, falls into it; not the else part or the code after a try)
+            sources.append(test_start - 1)
+            if instrs[test_start - 1].opname not in COND_JUMPS and (
+                    not any(instrs[src].opname == "JUMP" for src in sources) or self._straight_from_try(test_start)):
+                return False
+        if not sources or any(src >= test_start or instrs[src].opname not in COND_JUMPS
+                              and not (instrs[src].opname == "JUMP" or src == test_start - 1) for src in sources):
+            return False
+        if any(instrs[src].opname == "JUMP" and self._straight_from_try(src) for src in sources):
+            return False
+        if test_start in self.handler_only_code() \
+                or any(r.end == test_start or r.start == test_start for r in self.bc.regions):
+            return False
+        if borrows.block_was_walked(self.code, self.version, instrs, test_start, i + 1, self.jump_sources) is not False:
+            return False
+        regions = self.bc.regions
+
+        def handlers_at(k: int) -> Set[int]:
+            return {r.handler for r in regions if r.start <= k < r.end}
+
+        return all(self._block_has_borrowed_load(src) and self._jump_in_from_before(src, test_start)
+                   and handlers_at(src) <= handlers_at(test_start)
+                   for src in sources)
+
+    def _straight_from_try(self, k: int) -> bool:
+        """Does straight code (no jump target, jump or return) run from where a protected range
+        starts or ends up to `k`? (The else part of a try, or the code after it: 3.14 ends a
+        block there that no instruction shows.)"""
+        instrs = self.instrs
+        bounds = {r.start for r in self.bc.regions} | {r.end for r in self.bc.regions}
+        j = k - 1
+        while j >= 0:
+            if j + 1 in bounds:
+                return True
+            if j + 1 in self.jump_sources or instrs[j].target is not None or instrs[j].opname in TERMINAL:
+                return False
+            j -= 1
+        return False
+
+    def _block_has_borrowed_load(self, k: int) -> bool:
+        """Was the block of the test that jumps at `k` walked by 3.14's borrow pass, as its local
+        load nearest to `k` tells (borrowed)? None before `k` up to a jump target, a jump or a
+        return, or where a protected range starts or ends: nothing tells. (Blocks may also end
+        where no instruction shows it, after a try's else part: only the test's own load counts.)"""
+        instrs = self.instrs
+        bounds = {r.start for r in self.bc.regions} | {r.end for r in self.bc.regions}
+        j = k - 1
+        while j >= 0 and not (instrs[j].opname == "LOAD_FAST" and borrows.is_candidate(self.code, self.version, instrs[j])):
+            if j in self.jump_sources or j in bounds or instrs[j].target is not None or instrs[j].opname in TERMINAL:
+                return False
+            j -= 1
+        return j >= 0 and borrows.is_borrowed(self.code, self.version, instrs[j])
+
+    def _jump_in_from_before(self, src: int, k: int) -> bool:
+        """Does the jump at `src` to `k` lead from the code before `k` itself: no loop that `k`
+        follows holds it, but as that loop's test at the top (a while loop's exit)? (A `break`
+        of a `while True:` loop leads to code the borrow pass never reaches.)"""
+        instrs = self.instrs
+        backs = [b for b in range(src + 1, k) if instrs[b].target is not None and instrs[b].target <= src]
+        if not backs:
+            return True
+        if backs != [k - 1]:
+            return False
+        head = instrs[k - 1].target
+        if src == k - 2 and k - 1 not in self.jump_sources and head - 1 in self.jump_sources.get(k, ()):
+            return True  # (the test's copy at the bottom, whose jump back skips the test at the top)
+        _, test_end = borrows.first_statement(self.code, self.version, instrs, head, src + 1, self.jump_sources)
+        return test_end == src + 1
+
     def _written_apart(self, a: int, b: int) -> bool:
         """Do the blocks at `a` and `b` carry lines of their own, and different ones? 3.12+ copy
         an exit block that has a line with that line; one without (an implicit `return None`,
@@ -1412,6 +1498,8 @@ class ControlRules:
             return threaded
         loop = self.loops[-1] if self.loops else None
         cond, fall, false_target, _ = self.condition_chain(i, value)
+        if self._test_after_empty_block(test_start, i):
+            cond = n.BoolOp("and", [n.Name("__debug__"), cond])
         end = self.end
         chained = self._chain_then_value_jump(cond, fall, false_target)
         if chained is not None:
@@ -3308,6 +3396,8 @@ class ControlRules:
             beyond = [ins.target for ins in instrs[after:x] if ins.target is not None and ins.target > x]
             if beyond:
                 x = min(beyond)  # (a `break` in the rest of the try body: the loop's exit is further)
+            else:
+                x = self._walked_rest_before_break(x)
             if self.version.handler_code_at_end:
                 inner = self.loop_body_reach(h, x) & self.handler_only_code()
         elif self.version.copies_exit_blocks:
@@ -3325,6 +3415,32 @@ class ControlRules:
                     or (ins.target is not None and not h <= ins.target <= x):
                 return None
         return x
+
+    def _walked_rest_before_break(self, x: int) -> int:
+        """3.14: where a `while True:` loop whose body ends in a `break` falling into `x`, the code
+        right after a try, really ends: the code from `x` that the borrow pass reached
+        (`borrows.py`) is the rest of the body, up to the first statement it did not reach (the
+        `break` jumped to the next instruction, its jump dropped), or up to a jump forward, that
+        `break` (the jump may be that of the if part the loop ends, where the range ends): the
+        code after such a loop that its last `break` falls into is never reached by the pass.
+        `x` itself otherwise."""
+        instrs = self.instrs
+        if not self.version.borrows_stop_at_empty_blocks:
+            return x
+        k = x
+        while k < len(instrs) and instrs[k].target is None and instrs[k].opname not in TERMINAL \
+                and (k == x or not self.jump_sources.get(k)):
+            k += 1
+        if k == x or k >= len(instrs) \
+                or not borrows.block_was_walked(self.code, self.version, instrs, x, k, self.jump_sources):
+            return x
+        walked_end = borrows.walked_part_end(self.code, self.version, instrs, x, k, self.jump_sources)
+        if walked_end < k:
+            return walked_end
+        if instrs[k].opname != "JUMP" or instrs[k].target is None or instrs[k].target <= k \
+                or self.jump_sources.get(k):
+            return x
+        return k
 
     def _end_of_try_begun_in_loop(self, h: int, j: int) -> Optional[int]:
         """3.11+: where the try protecting `j + 1` ends, when that try starts inside the loop

@@ -1021,9 +1021,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
                 and not self._closing_jump_at(end, x))
             if not star and loop is not None and x in loop.continue_targets and not body_ends and body_falls \
-                    and else_end > be and self._rest_walked(s, be) is not True \
-                    and not self._rest_is_else_part(be, else_end, t, x):
-                # the handlers' jumps back are `continue`s, the rest follows the try
+                    and else_end > be and (rest_walked := self._rest_walked(s, be)) is not True \
+                    and (rest_walked is False or not self._rest_is_else_part(be, else_end, t, x)):
+                # the handlers' jumps back are `continue`s, the rest follows the try (3.14: as
+                # its plain loads say, where 3.13 compiles both alike)
                 falls_out = False
                 else_end = cont = be
             # (the body's way on is a `break`; a handler that goes to the loop's test at the
@@ -1041,9 +1042,12 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                         and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
                     else_end -= 1
                     else_break = True
-                elif else_end > be and body_falls and loop_tail is None and only_tail is None \
+                elif else_end > be and body_falls and loop_tail is None \
                         and self._rest_walked(s, be) is False:
-                    else_end = cont = be  # 3.14: the rest of the loop body follows the try
+                    # 3.14: the rest of the loop body follows the try (the code after a `while
+                    # True:` loop, which only the handler's `break` reaches, is no way on of it)
+                    else_end = cont = be
+                    only_tail = None
         back = self.skip.get(x, -1) if x is not None and x > end and self.version.handler_code_at_end else -1
         if 0 <= back < len(instrs) and instrs[back].opname == "JUMP" and instrs[back].target == end \
                 and back not in self.skip and not self.jump_sources.get(back):
@@ -1201,12 +1205,37 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         loads tell; None where they do not (`borrows.py`: the compiler's borrow pass never
         reaches the block after a try whose handlers all leave)."""
         if not self.version.borrows_stop_at_empty_blocks \
-                or any(s <= src < be for src in self.jump_sources.get(be, ())):
-            return None  # (a jump from the body to the statement's end reaches it: walked either way)
+                or any(s <= src < be and self.instrs[src].opname == "JUMP" for src in self.jump_sources.get(be, ())):
+            # (a jump from the body to the statement's end reaches it: walked either way; a test's
+            # jump there goes to the empty block of the body's end, where the walk stops too)
+            return None
         walked = borrows.block_was_walked(self.code, self.version, self.instrs, be, self.end, self.jump_sources)
+        if walked is None:
+            walked = self._break_target_walked(be)
         if walked is False and not borrows.walked_up_to(self.code, self.version, self.instrs, be,
                                                                  self.jump_sources):
             return None  # (the body's code was not reached either: nothing tells)
+        return walked
+
+    def _break_target_walked(self, be: int) -> Optional[bool]:
+        """3.14: where the rest at `be` is a `break` (`else: break`, or one after the try; a for
+        loop's pops its iterator first), what the code it leads to tells. Its jump forward: not
+        reached there says the jump was not either; reached says it was where nothing else leads
+        there (no other jump, no fall-through into it). A for loop's `break` may hold a copy of
+        that code in place of the jump (a short `return`): its own loads tell."""
+        instrs = self.instrs
+        if be + 1 >= len(instrs):
+            return None
+        j = be + 1 if instrs[be].opname == "POP_TOP" else be  # (a for loop's iterator)
+        if j > be and instrs[j].opname != "JUMP":
+            return borrows.block_was_walked(self.code, self.version, instrs, j, len(instrs), self.jump_sources)
+        if instrs[j].opname != "JUMP" or instrs[j].target is None or instrs[j].target <= j:
+            return None
+        target = instrs[j].target
+        walked = borrows.block_was_walked(self.code, self.version, instrs, target, len(instrs), self.jump_sources)
+        if walked is not False and (set(self.jump_sources.get(target, ())) - {j}
+                                    or instrs[target - 1].opname not in ENDS_FLOW):
+            return None  # (reached, but maybe by another way in)
         return walked
 
     def _leaves_enclosing_finally(self, k: int, target: int) -> bool:
