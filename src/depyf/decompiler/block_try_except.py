@@ -10,8 +10,8 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.control import COND_JUMPS, _drop_trailing_continue, fold_tail_into_else
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY as _MAX_COPY, TERMINAL
-from depyf.decompiler.block_model import (_BLOCK_OPS, _ROTATIONS, _STORES, Exit, _never_falls_through,
-    _Block, _token)
+from depyf.decompiler.block_model import (_BLOCK_OPS, _ROTATIONS, _STORES, Exit, _never_falls_through, _Block,
+                                          _token)
 
 
 class BlockTryExcept:
