@@ -4,7 +4,7 @@ Every value being matched is a `_Subj` that points at a `_Node`; the instruction
 take apart a value fill in that node, and a store binds a name to it. Node updates go through
 the builder's journal, so that a wrong reading can be undone.
 """
-from typing import TYPE_CHECKING, Any, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import TERMINAL, Instr
@@ -120,111 +120,119 @@ class _Sim:
             return k
         if not st:
             return None
-        top = st[-1]
-        if op in _COPIES:
-            k = 1 if op == "DUP_TOP" else ins.arg
-            if len(st) < k:
-                return None
-            if k == 1 and isinstance(top, _Subj):
-                return self.copy_subject(i)
-            st.append(st[-k])
-            return i + 1
-        if op == "POP_TOP":
-            if isinstance(top, _Subj) and top.must_store:
-                raise _NotAPattern()
-            if isinstance(top, _Subj) and top.as_copy and len(top.nodes) == 1 and top.node.kind is None:
-                self.set(top.node, "wild", True)
-            st.pop()
-            return i + 1
-        if op in _STORES:
-            self.bind(st.pop(), ins.argval)
-            self.stored = True
-            return i + 1
-        if op in _ROTATIONS:
-            return self.rotate(ins, i)
-        if op in ("MATCH_SEQUENCE", "MATCH_MAPPING"):
-            node = self.subj(top)
-            self.set_kind(node, "seq" if op == "MATCH_SEQUENCE" else "map")
+        run_one = _STEPS.get(op)
+        return None if run_one is None else run_one(self, ins, i, st[-1])
+
+    # --- one method per instruction (`_STEPS`): (instruction, index, top of the stack) -----------
+
+    def step_copy(self, ins: Instr, i: int, top: n.Expr) -> Optional[int]:
+        st = self.stack
+        k = 1 if ins.opname == "DUP_TOP" else ins.arg
+        if len(st) < k:
+            return None
+        if k == 1 and isinstance(top, _Subj):
+            return self.copy_subject(i)
+        st.append(st[-k])
+        return i + 1
+
+    def step_pop_top(self, ins: Instr, i: int, top: n.Expr) -> int:
+        if isinstance(top, _Subj) and top.must_store:
+            raise _NotAPattern()
+        if isinstance(top, _Subj) and top.as_copy and len(top.nodes) == 1 and top.node.kind is None:
+            self.set(top.node, "wild", True)
+        self.stack.pop()
+        return i + 1
+
+    def step_store(self, ins: Instr, i: int, top: n.Expr) -> int:
+        self.bind(self.stack.pop(), ins.argval)
+        self.stored = True
+        return i + 1
+
+    def step_match_kind(self, ins: Instr, i: int, top: n.Expr) -> int:
+        node = self.subj(top)
+        self.set_kind(node, "seq" if ins.opname == "MATCH_SEQUENCE" else "map")
+        self.stack.append(_Cond(node))
+        return i + 1
+
+    def step_get_len(self, ins: Instr, i: int, top: n.Expr) -> int:
+        self.stack.append(_Len(self.subj(top)))
+        return i + 1
+
+    def step_is_op(self, ins: Instr, i: int, top: n.Expr) -> int:
+        value = self.pop()
+        node = self.subj(self.pop())
+        if ins.flag or not isinstance(value, n.Const) or value.value not in (None, True, False):
+            raise _NotAPattern()
+        self.set_kind(node, "singleton")
+        self.set(node, "value", value)
+        self.stack.append(_Cond(node))
+        return i + 1
+
+    def step_match_class(self, ins: Instr, i: int, top: n.Expr) -> int:
+        st = self.stack
+        names = self.pop()
+        cls = self.pop()
+        node = self.subj(self.pop())
+        if not (isinstance(names, n.Const) and isinstance(names.value, tuple)) or isinstance(cls, _Subj):
+            raise _NotAPattern()
+        self.set_kind(node, "class")
+        self.set(node, "cls", cls)
+        self.set(node, "nargs", ins.arg)
+        self.set(node, "kwnames", names.value)
+        st.append(_Parts(node))
+        if self.flag:
             st.append(_Cond(node))
-            return i + 1
-        if op == "GET_LEN":
-            st.append(_Len(self.subj(top)))
-            return i + 1
-        if op == "COMPARE_OP":
-            return self.compare(ins, i)
-        if op == "IS_OP":
-            value = self.pop()
-            node = self.subj(self.pop())
-            if ins.flag or not isinstance(value, n.Const) or value.value not in (None, True, False):
-                raise _NotAPattern()
-            self.set_kind(node, "singleton")
-            self.set(node, "value", value)
+        return i + 1
+
+    def step_match_keys(self, ins: Instr, i: int, top: n.Expr) -> int:
+        st = self.stack
+        keys = self.pop()
+        node = self.subj(st[-1]) if st else self.subj(None)
+        self.set_kind(node, "map")
+        self.set(node, "keys", keys)
+        st.append(_Keys(node, keys))
+        st.append(_Parts(node))
+        if self.flag:
             st.append(_Cond(node))
-            return i + 1
-        if op == "TO_BOOL":
-            return i + 1 if isinstance(top, _Cond) else None
-        if op in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_IF_TRUE"):
-            return self.fail_jump(ins, i)
-        if op == "MATCH_CLASS":
-            names = self.pop()
-            cls = self.pop()
-            node = self.subj(self.pop())
-            if not (isinstance(names, n.Const) and isinstance(names.value, tuple)) or isinstance(cls, _Subj):
-                raise _NotAPattern()
-            self.set_kind(node, "class")
-            self.set(node, "cls", cls)
-            self.set(node, "nargs", ins.arg)
-            self.set(node, "kwnames", names.value)
-            st.append(_Parts(node))
-            if self.flag:
-                st.append(_Cond(node))
-            return i + 1
-        if op == "MATCH_KEYS":
-            keys = self.pop()
-            node = self.subj(st[-1]) if st else self.subj(None)
-            self.set_kind(node, "map")
-            self.set(node, "keys", keys)
-            st.append(_Keys(node, keys))
-            st.append(_Parts(node))
-            if self.flag:
-                st.append(_Cond(node))
-            return i + 1
-        if op == "COPY_DICT_WITHOUT_KEYS":
-            keys = self.pop()
-            if not isinstance(keys, _Keys):
-                raise _NotAPattern()
-            st.append(_Rest(keys.node))
-            return i + 1
-        if op == "BUILD_MAP" and ins.arg == 0:
-            st.append(_Rest(None))
-            return i + 1
-        if op == "DICT_UPDATE":
-            source = self.pop()
-            target = st[-ins.arg] if len(st) >= ins.arg else None
-            if not isinstance(target, _Rest) or target.node is not None:
-                raise _NotAPattern()
-            st[-ins.arg] = _Rest(self.subj(source))
-            return i + 1
-        if op == "DELETE_SUBSCR":
-            self.pop()
-            self.pop()
-            return i + 1
-        if op in ("BINARY_SUBTRACT", "BINARY_OP"):
-            if op == "BINARY_OP" and ins.argval != "-":
-                return None
-            if len(st) < 2 or not isinstance(st[-2], _Len) or not isinstance(st[-1], n.Const):
-                return None
-            k = self.pop()
-            length = self.pop()
-            st.append(_LenMinus(length.node, k.value))
-            return i + 1
-        if op == "BINARY_SUBSCR":
-            return self.subscript(i)
-        if op == "UNPACK_SEQUENCE":
-            return self.unpack(ins, i, ins.arg, None)
-        if op == "UNPACK_EX":
-            return self.unpack(ins, i, (ins.arg & 0xFF) + 1 + (ins.arg >> 8), ins.arg & 0xFF)
-        return None
+        return i + 1
+
+    def step_copy_dict_without_keys(self, ins: Instr, i: int, top: n.Expr) -> int:
+        keys = self.pop()
+        if not isinstance(keys, _Keys):
+            raise _NotAPattern()
+        self.stack.append(_Rest(keys.node))
+        return i + 1
+
+    def step_build_map(self, ins: Instr, i: int, top: n.Expr) -> Optional[int]:
+        if ins.arg != 0:
+            return None
+        self.stack.append(_Rest(None))
+        return i + 1
+
+    def step_dict_update(self, ins: Instr, i: int, top: n.Expr) -> int:
+        st = self.stack
+        source = self.pop()
+        target = st[-ins.arg] if len(st) >= ins.arg else None
+        if not isinstance(target, _Rest) or target.node is not None:
+            raise _NotAPattern()
+        st[-ins.arg] = _Rest(self.subj(source))
+        return i + 1
+
+    def step_delete_subscr(self, ins: Instr, i: int, top: n.Expr) -> int:
+        self.pop()
+        self.pop()
+        return i + 1
+
+    def step_subtract(self, ins: Instr, i: int, top: n.Expr) -> Optional[int]:
+        st = self.stack
+        if ins.opname == "BINARY_OP" and ins.argval != "-":
+            return None
+        if len(st) < 2 or not isinstance(st[-2], _Len) or not isinstance(st[-1], n.Const):
+            return None
+        k = self.pop()
+        length = self.pop()
+        st.append(_LenMinus(length.node, k.value))
+        return i + 1
 
     def set_kind(self, node: _Node, kind: str) -> None:
         if node.kind is not None and node.kind != kind:
@@ -410,37 +418,9 @@ class _Sim:
                 arrivals.append(list(inner.stack))
                 after = j + 1
             else:
-                # The jump to the code after the alternatives was replaced by a copy of that code
-                # (a short block that returns); its stores have run, its body starts at `j`.
-                tail = _Sim(self.b, inner.stack, stored=inner.stored)
-                while j < len(instrs) and instrs[j].opname in _TAIL_OPS:
-                    tail.step(j)
-                    j += 1
-                if len(tail.stack) >= depth:
-                    raise _NotAPattern()
-                t = j
-                while t < len(instrs) and instrs[t].opname not in TERMINAL:
-                    if instrs[t].is_jump or t - j > _MAX_INLINE_TAIL:
-                        raise _NotAPattern()
-                    t += 1
-                if t >= len(instrs):
-                    raise _NotAPattern()
-                inline = (j, t + 1, list(tail.stack))
-                after = t + 1
-            fail_end = after
-            ends = set()
-            for target, d in inner.fails:
-                pops = d - depth
-                if target < after or pops < 0:
-                    raise _NotAPattern()
-                for p in range(target, target + pops):
-                    if instrs[p].opname != "POP_TOP":
-                        raise _NotAPattern()
-                ends.add(target + pops)
-            if len(ends) > 1:
-                raise _NotAPattern()
-            if ends:
-                fail_end = ends.pop()
+                inline = self._inline_tail(inner, j, depth)
+                after = inline[1]
+            fail_end = self._alternative_fail_end(inner, after, depth)
             alts.append(alt)
             if not inner.fails:
                 # An irrefutable alternative is the last one; nothing follows it but the end.
@@ -459,6 +439,53 @@ class _Sim:
             if nxt.opname != "POP_TOP":
                 raise _NotAPattern()
             break
+        return self._all_alternatives_failed(node, alts, arrivals, inline, end, fail_end, depth)
+
+    def _inline_tail(self, inner: "_Sim", j: int, depth: int) -> Tuple[int, int, List[n.Expr]]:
+        """The jump to the code after the alternatives was replaced by a copy of that code (a short
+        block that returns); its stores have run, its body starts at `j`. That body's range and
+        the stack it starts with."""
+        instrs = self.instrs
+        tail = _Sim(self.b, inner.stack, stored=inner.stored)
+        while j < len(instrs) and instrs[j].opname in _TAIL_OPS:
+            tail.step(j)
+            j += 1
+        if len(tail.stack) >= depth:
+            raise _NotAPattern()
+        t = j
+        while t < len(instrs) and instrs[t].opname not in TERMINAL:
+            if instrs[t].is_jump or t - j > _MAX_INLINE_TAIL:
+                raise _NotAPattern()
+            t += 1
+        if t >= len(instrs):
+            raise _NotAPattern()
+        return (j, t + 1, list(tail.stack))
+
+    def _alternative_fail_end(self, inner: "_Sim", after: int, depth: int) -> int:
+        """Where an alternative's failures meet, past the POP_TOPs that clear what it pushed
+        (`after`, the end of the alternative, where it cannot fail)."""
+        instrs = self.instrs
+        fail_end = after
+        ends = set()
+        for target, d in inner.fails:
+            pops = d - depth
+            if target < after or pops < 0:
+                raise _NotAPattern()
+            for p in range(target, target + pops):
+                if instrs[p].opname != "POP_TOP":
+                    raise _NotAPattern()
+            ends.add(target + pops)
+        if len(ends) > 1:
+            raise _NotAPattern()
+        if ends:
+            fail_end = ends.pop()
+        return fail_end
+
+    def _all_alternatives_failed(self, node: _Node, alts: List[_Node], arrivals: List[List[n.Expr]],
+                                 inline: Optional[Tuple[int, int, List[n.Expr]]], end: Optional[int],
+                                 fail_end: int, depth: int) -> int:
+        """The or-pattern whose last alternative fails at `fail_end`: where the run goes on."""
+        instrs = self.instrs
         if len(alts) < 2:
             raise _NotAPattern()
         # Every alternative failed: drop the subject and go to the enclosing failure.
@@ -499,3 +526,33 @@ class _Sim:
             else:
                 raise _NotAPattern()
         return merged
+
+
+#: How `_Sim.step` runs each instruction of a pattern (those of `_VALUE_OPS` aside):
+#: (simulation, instruction, index, top of the stack) -> where to go on, None where the
+#: instruction is not part of the pattern.
+_STEPS: Dict[str, Callable[[_Sim, Instr, int, n.Expr], Optional[int]]] = {
+    **dict.fromkeys(_COPIES, _Sim.step_copy),
+    "POP_TOP": _Sim.step_pop_top,
+    **dict.fromkeys(_STORES, _Sim.step_store),
+    **dict.fromkeys(_ROTATIONS, lambda sim, ins, i, top: sim.rotate(ins, i)),
+    "MATCH_SEQUENCE": _Sim.step_match_kind,
+    "MATCH_MAPPING": _Sim.step_match_kind,
+    "GET_LEN": _Sim.step_get_len,
+    "COMPARE_OP": lambda sim, ins, i, top: sim.compare(ins, i),
+    "IS_OP": _Sim.step_is_op,
+    "TO_BOOL": lambda sim, ins, i, top: i + 1 if isinstance(top, _Cond) else None,
+    **dict.fromkeys(("POP_JUMP_IF_FALSE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_IF_TRUE"),
+                    lambda sim, ins, i, top: sim.fail_jump(ins, i)),
+    "MATCH_CLASS": _Sim.step_match_class,
+    "MATCH_KEYS": _Sim.step_match_keys,
+    "COPY_DICT_WITHOUT_KEYS": _Sim.step_copy_dict_without_keys,
+    "BUILD_MAP": _Sim.step_build_map,
+    "DICT_UPDATE": _Sim.step_dict_update,
+    "DELETE_SUBSCR": _Sim.step_delete_subscr,
+    "BINARY_SUBTRACT": _Sim.step_subtract,
+    "BINARY_OP": _Sim.step_subtract,
+    "BINARY_SUBSCR": lambda sim, ins, i, top: sim.subscript(i),
+    "UNPACK_SEQUENCE": lambda sim, ins, i, top: sim.unpack(ins, i, ins.arg, None),
+    "UNPACK_EX": lambda sim, ins, i, top: sim.unpack(ins, i, (ins.arg & 0xFF) + 1 + (ins.arg >> 8), ins.arg & 0xFF),
+}

@@ -135,9 +135,30 @@ class PatternRules:
         return found
 
     def _read_match(self, start: int, pushed: List[n.Expr], base: List[n.Expr]) -> Tuple[n.Match, int]:
+        reads = self._guarded_read_cases(start, pushed, base)
+        limit = self.end
+        if len(reads) == 1 and not reads[0].root.has_structure():
+            # Only captures: a chained assignment, perhaps followed by an `if`, compiles the same.
+            raise _NotAPattern()
+        ends = self._body_jump_ends(reads, limit)
+        starts = self._bound_moved_bodies(reads, limit)
+        default_body, after = self._default_case(start, reads, ends, starts, base, limit)
+        after = self._after_moved_body(start, reads, after, default_body)
+        cases: List[n.MatchCase] = []
+        printer = _PatternPrinter(self.render)
+        for case in reads:
+            body = self._case_body(case, base, after, case is reads[-1] and default_body is None)
+            cases.append(n.MatchCase(printer.text(case.root), case.guard, body))
+        if default_body is not None:
+            cases.append(n.MatchCase("_", None, default_body))
+        return n.Match(n.Const(None), cases), after
+
+    def _guarded_read_cases(self, start: int, pushed: List[n.Expr], base: List[n.Expr]) -> List[_CaseRead]:
+        """`_read_cases`, with any surprise (other than running out of stack or memory) rolled
+        back and turned into "not a match"."""
         mark = len(self._journal())
         try:
-            reads = self._read_cases(start, pushed, base)
+            return self._read_cases(start, pushed, base)
         except _NotAPattern:
             raise
         except NOT_A_MISREADING:
@@ -146,13 +167,10 @@ class PatternRules:
             # Reading is a guess over arbitrary instructions: any surprise means "not a match".
             self._rollback(mark)
             raise _NotAPattern() from None
-        limit = self.end
-        if len(reads) == 1 and not reads[0].root.has_structure():
-            # Only captures: a chained assignment, perhaps followed by an `if`, compiles the same.
-            raise _NotAPattern()
-        last = reads[-1]
-        # Where the bodies jump when they finish: the end of the statement (a jump out of a loop is a
-        # `break`, and one to its head may be a `continue`, not the end).
+
+    def _body_jump_ends(self, reads: List[_CaseRead], limit: int) -> List[int]:
+        """Where the bodies jump when they finish: the end of the statement (a jump out of a loop is
+        a `break`, and one to its head may be a `continue`, not the end)."""
         loop_targets = self._loop_targets()
         ends = []
         for case in reads:
@@ -162,14 +180,24 @@ class PatternRules:
                 if tail.opname == "JUMP" and tail.target is not None and tail.target >= be \
                         and (tail.target not in loop_targets or tail.target == limit):
                     ends.append(tail.target)
-        default_body: Optional[List[n.Stmt]] = None
-        # A body the compiler moved further down (3.13 places some blocks at the end) bounds the
-        # bodies before it.
+        return ends
+
+    def _bound_moved_bodies(self, reads: List[_CaseRead], limit: int) -> List[int]:
+        """A body the compiler moved further down (3.13 places some blocks at the end) bounds the
+        bodies before it. Returns where the bodies (and the or-patterns' resumptions) start."""
         starts = sorted([c.body_start for c in reads] + [r for c in reads for r in c.resumes])
         for case in reads:
             if case.body_end is not None and case.body_end < case.body_start:
                 case.body_end = min([t for t, _ in case.fails if t > case.body_start]
                                     + [s for s in starts if s > case.body_start] + [limit])
+        return starts
+
+    def _default_case(self, start: int, reads: List[_CaseRead], ends: List[int], starts: List[int],
+                      base: List[n.Expr], limit: int) -> Tuple[Optional[List[n.Stmt]], int]:
+        """The body of a `case _:` the compiler wrote as the code after the last failure (None
+        where there is none), and where the statement ends."""
+        default_body: Optional[List[n.Stmt]] = None
+        last = reads[-1]
         if last.next_case is None:
             # An irrefutable last case runs to the end of the statement.
             end = min(ends) if ends else limit
@@ -204,6 +232,12 @@ class PatternRules:
                     # No case falls through to what follows, and that raises: `case _: raise ...`.
                     default_body = self.run_range(f0, raising, list(base))
                     after = raising
+        return default_body, after
+
+    def _after_moved_body(self, start: int, reads: List[_CaseRead], after: int,
+                          default_body: Optional[List[n.Stmt]]) -> int:
+        """Where the code after the statement starts, given the one body the compiler may have
+        placed after it."""
         moved = [c for c in reads if c.body_end is not None and c.body_start > after > start]
         entry = moved[0].body_start if len(moved) == 1 else None
         if entry is not None:
@@ -217,16 +251,8 @@ class PatternRules:
             # compiler placed after it (`case A() | B(): ...` last, then `return x` after the
             # match): that body is read with the statement, the code from `after` on follows it.
             self.skip[entry] = moved[0].body_end
-        else:
-            after = max([after] + [c.body_end for c in reads if c.body_end is not None])
-        cases: List[n.MatchCase] = []
-        printer = _PatternPrinter(self.render)
-        for case in reads:
-            body = self._case_body(case, base, after, case is reads[-1] and default_body is None)
-            cases.append(n.MatchCase(printer.text(case.root), case.guard, body))
-        if default_body is not None:
-            cases.append(n.MatchCase("_", None, default_body))
-        return n.Match(n.Const(None), cases), after
+            return after
+        return max([after] + [c.body_end for c in reads if c.body_end is not None])
 
     def _case_body(self, case: _CaseRead, base: List[n.Expr], after: int, last: bool) -> List[n.Stmt]:
         """The statements of one case; `last` when it is the statement's last case, whose
