@@ -4,7 +4,7 @@ The handler compares the exception (`DUP_TOP; E; exception match; jump to the ne
 is bare (`POP_TOP` x3); `except E as e` wraps its body in a hidden try/finally that runs
 `e = None; del e`.
 """
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -14,106 +14,174 @@ from depyf.decompiler.block_model import (_BLOCK_OPS, _ROTATIONS, _STORES, Exit,
                                           _token)
 
 
+class _TryExceptRead:
+    """What `_try_except` has read of one try statement so far (its SETUP_FINALLY at `i`, its
+    first handler at `h`); the phases fill it in, in order."""
+
+    __slots__ = ("i", "h", "handlers", "exits", "hend", "body_end", "body_exit", "outer", "block", "body",
+                 "targets", "end", "to_finally_end", "first_end", "orelse", "after", "closing_else", "tails")
+
+    handlers: List[n.ExceptHandler]
+    exits: List[Exit]  # how each clause leaves
+    hend: int  # where the handlers end
+    body_end: int
+    body_exit: Exit
+    outer: List[n.Expr]  # the stack around the statement
+    block: _Block
+    body: List[n.Stmt]
+    targets: Set[int]  # where the clauses' jumps go on
+    end: int  # where the statement ends
+    to_finally_end: bool
+    first_end: int
+    orelse: List[n.Stmt]
+    after: List[n.Stmt]  # statements after the try, read from a copy of them
+    closing_else: bool
+    tails: List[Tuple[int, Exit]]  # (clause, its copied way out)
+
+    def __init__(self, i: int, h: int) -> None:
+        self.i = i
+        self.h = h
+
+
 class BlockTryExcept:
     """try/except/else of 3.8-3.10; mixed into `BlockExceptionRules`."""
 
     def _try_except(self, i: int, h: int) -> int:
-        handlers, exits, hend = self._handler_chain(h)
-        body_end, body_exit = self._body_exit(i + 1, h)
-        if body_exit is not None and body_exit[0] == "outer" and any(self._goes_on_inside(e, body_exit[1]) for e in exits):
+        r = _TryExceptRead(i, h)
+        self._read_try_body(r)
+        self._clause_targets(r)
+        self._else_from_body_jump(r)
+        self._else_up_to_copies(r)
+        self._body_tail(r)
+        self._after_from_copies(r)
+        self._clause_tails(r)
+        self.emit(n.Try(r.body, r.handlers, r.orelse, []))
+        for stmt in r.after:
+            self.emit(stmt)
+        self._skip_overrun_reraise(r.hend)
+        return r.end
+
+    def _read_try_body(self, r: _TryExceptRead) -> None:
+        """The clauses, the body and how it leaves (`r.body_exit`); the body decompiled."""
+        i, h = r.i, r.h
+        r.handlers, r.exits, r.hend = self._handler_chain(h)
+        r.body_end, r.body_exit = self._body_exit(i + 1, h)
+        if r.body_exit is not None and r.body_exit[0] == "outer" \
+                and any(self._goes_on_inside(e, r.body_exit[1]) for e in r.exits):
             # A clause goes on to more of the enclosing block: the try is not its last statement,
             # so the body's unwinding of the enclosing blocks is a `return` of its own.
-            body_end, body_exit = self._live_end(i + 1, h), None
-        body_exit = self._through_jump_after(body_exit, hend)
-        exits = [self._through_jump_after(e, hend) for e in exits]
-        outer = list(self.stack)
+            r.body_end, r.body_exit = self._live_end(i + 1, h), None
+        r.body_exit = self._through_jump_after(r.body_exit, r.hend)
+        r.exits = [self._through_jump_after(e, r.hend) for e in r.exits]
+        r.outer = list(self.stack)
         # The POP_BLOCK and the copied way out after it (duplicates of it before are not part).
-        exit_span = (body_exit[1] - 1, h) if body_exit is not None and body_exit[0] == "tail" else None
+        exit_span = (r.body_exit[1] - 1, h) if r.body_exit is not None and r.body_exit[0] == "tail" else None
         # Where the body goes on when it finishes: a copy of the try's way out is a copy of that.
-        way_out = body_exit[1] if body_exit is not None and body_exit[0] == "jump" else None
-        block = _Block("except-body", exit_span=exit_span, way_out=way_out)
-        body = self._run_in(block, i + 1, body_end, list(outer))
-        self._dead_return_after_copy(body, self.last_stack, outer, body_end, h)
-        if exit_span is not None and self.version.copies_exit_blocks and m.has_end_copies(body):
+        way_out = r.body_exit[1] if r.body_exit is not None and r.body_exit[0] == "jump" else None
+        r.block = _Block("except-body", exit_span=exit_span, way_out=way_out)
+        r.body = self._run_in(r.block, i + 1, r.body_end, list(r.outer))
+        self._dead_return_after_copy(r.body, self.last_stack, r.outer, r.body_end, h)
+        if exit_span is not None and self.version.copies_exit_blocks and m.has_end_copies(r.body):
             # A branch of the body's last statement ends in a copy of the body's way out.
-            folded = m.fold_end_copies(body)
+            folded = m.fold_end_copies(r.body)
             if m.has_end_copies(folded):
-                block = _Block("except-body")
-                body = self._run_in(block, i + 1, body_end, list(outer))
+                r.block = _Block("except-body")
+                r.body = self._run_in(r.block, i + 1, r.body_end, list(r.outer))
             else:
-                body = folded
-        if self._dead_pop_block_after_return(i + 1, body_end, h):
-            fold_tail_into_else(body)
+                r.body = folded
+        if self._dead_pop_block_after_return(i + 1, r.body_end, h):
+            fold_tail_into_else(r.body)
+
+    def _clause_targets(self, r: _TryExceptRead) -> None:
+        """Where the clauses go on (`r.targets`) and where the statement ends (`r.end`); the ways
+        out that leave enclosing blocks are noted on those blocks."""
+        h, hend = r.h, r.hend
         # A clause may jump to a duplicate of the code where the enclosing part ends (3.10).
         # Or it jumps straight where the jump that closes that part goes (an if body's jump over
         # its else part): the jump optimiser threaded its jump to the end of the part.
-        exits = [("jump", self.end) if e is not None and e[0] == "jump" and e[1] > self.end > hend
-                 and (self._duplicates([self.end, e[1]]) or self._closing_jump_to(e[1])) else e for e in exits]
-        targets = {e[1] for e in exits if e is not None and e[0] == "jump" and hend <= e[1] <= self.end}
-        end = max(targets) if targets else hend
-        if self._note_outer(body_exit):
-            body_exit = ("jump", hend if end == hend else end)
-        elif body_exit is None and "pending" in block.info:
-            body_exit = ("tail",) + block.info["pending"]
+        r.exits = [("jump", self.end) if e is not None and e[0] == "jump" and e[1] > self.end > hend
+                   and (self._duplicates([self.end, e[1]]) or self._closing_jump_to(e[1])) else e
+                   for e in r.exits]
+        r.targets = {e[1] for e in r.exits if e is not None and e[0] == "jump" and hend <= e[1] <= self.end}
+        r.end = max(r.targets) if r.targets else hend
+        if self._note_outer(r.body_exit):
+            r.body_exit = ("jump", hend if r.end == hend else r.end)
+        elif r.body_exit is None and "pending" in r.block.info:
+            r.body_exit = ("tail",) + r.block.info["pending"]
         # (3.10) A clause whose way out is the copy of the closing re-raise of the finally body
         # around the try goes to that body's end, past what follows the handlers.
-        to_finally_end = any(e is not None and e[0] == "outer" and e[2] == e[3] and e[1].kind == "finally-handler"
-                             for e in exits)
-        exits = [None if self._note_outer(e) else e for e in exits]
-        first_end = min(targets) if targets else hend
-        if len(targets) > 1 and not self._duplicates(sorted(targets)):
+        r.to_finally_end = any(e is not None and e[0] == "outer" and e[2] == e[3]
+                               and e[1].kind == "finally-handler" for e in r.exits)
+        r.exits = [None if self._note_outer(e) else e for e in r.exits]
+        r.first_end = min(r.targets) if r.targets else hend
+        if len(r.targets) > 1 and not self._duplicates(sorted(r.targets)):
             raise self.fail(self.instrs[h], "except clauses that end in different places")
-        orelse: List[n.Stmt] = []
-        after: List[n.Stmt] = []
-        closing_else = False
-        if body_exit is not None and body_exit[0] == "jump":
-            t = body_exit[1]
-            if t == hend and end > hend:
-                orelse = self.run_range(hend, self._before_duplicate(hend, first_end), list(outer))
-            elif t not in (hend, end) and self._threaded_through(t, hend) and not self.jump_sources.get(hend) \
-                    and end == hend and not any(self.instrs[k].target == t for k in range(h, hend)):
+
+    def _else_from_body_jump(self, r: _TryExceptRead) -> None:
+        """The else part that the body's closing jump shows: it jumps over it to where the clauses
+        go on."""
+        h, hend, outer = r.h, r.hend, r.outer
+        r.orelse = []
+        r.after = []
+        r.closing_else = False
+        if r.body_exit is not None and r.body_exit[0] == "jump":
+            t = r.body_exit[1]
+            if t == hend and r.end > hend:
+                r.orelse = self.run_range(hend, self._before_duplicate(hend, r.first_end), list(outer))
+            elif t not in (hend, r.end) and self._threaded_through(t, hend) and not self.jump_sources.get(hend) \
+                    and r.end == hend and not any(self.instrs[k].target == t for k in range(h, hend)):
                 # 3.8/3.9: the body's jump went through the else part's only statement, a jump
                 # (`else: break`), which nothing reaches any more. (Where a clause's way out goes
                 # there too, even a dead one after a raise, that jump is a `break` after the try.)
-                orelse = self.run_range(hend, hend + 1, list(outer))
-                end = hend + 1
+                r.orelse = self.run_range(hend, hend + 1, list(outer))
+                r.end = hend + 1
                 loop = self.loops[-1] if self.loops else None
                 # The clauses' way out went through the loop's closing jump too: no `continue`.
-                closing_else = loop is not None and end == self.end == loop.body_end
-            elif t not in (hend, end) and t < self.end:
-                body_exit = ("tail", h - 1, h)
-        tails = [(k, e) for k, e in enumerate(exits) if e is not None and e[0] == "tail"]
+                r.closing_else = loop is not None and r.end == self.end == loop.body_end
+            elif t not in (hend, r.end) and t < self.end:
+                r.body_exit = ("tail", h - 1, h)
+
+    def _else_up_to_copies(self, r: _TryExceptRead) -> None:
+        """The clauses' copied ways out (`r.tails`); an else part that runs to the loop's head, or
+        to where 3.10 left the original of the block it copied after the statement."""
+        hend, outer = r.hend, r.outer
+        r.tails = [(k, e) for k, e in enumerate(r.exits) if e is not None and e[0] == "tail"]
         loop = self.loops[-1] if self.loops else None
-        if body_exit is not None and body_exit[0] == "jump" and body_exit[1] == hend == end and not targets \
-                and loop is not None and self.end == loop.body_end and hend < self.end:
+        if r.body_exit is not None and r.body_exit[0] == "jump" and r.body_exit[1] == hend == r.end \
+                and not r.targets and loop is not None and self.end == loop.body_end and hend < self.end:
             # (A `continue` may jump elsewhere than the loop's closing jump, as to the NOP that
             # heads a 3.10 `while True`; a clause threaded to that jump goes where it goes.)
             back = self.instrs[self.end]
-            heads = [(k, e) for k, e in tails if e[2] - e[1] == 1 and self.instrs[e[1]].opname == "JUMP"
+            heads = [(k, e) for k, e in r.tails if e[2] - e[1] == 1 and self.instrs[e[1]].opname == "JUMP"
                      and self.instrs[e[1]].target in loop.continue_targets
                      and (back.opname != "JUMP" or back.target_offset == self.instrs[e[1]].target_offset)]
             if heads:
                 # A clause's way out, threaded to the loop head: the try ends the loop body, so
                 # what follows the clauses up to there is its else part.
-                orelse = self.run_range(hend, self.end, list(outer))
-                end = self.end
-                tails = [t for t in tails if t not in heads]
-        if body_exit is not None and body_exit[0] == "jump" and body_exit[1] == hend == end and tails \
+                r.orelse = self.run_range(hend, self.end, list(outer))
+                r.end = self.end
+                r.tails = [t for t in r.tails if t not in heads]
+        if r.body_exit is not None and r.body_exit[0] == "jump" and r.body_exit[1] == hend == r.end and r.tails \
                 and self.version.copies_exit_blocks:
             # 3.10 copies the small block after the statement into the handlers' ways out; the
             # original stays where the else part falls into it.
-            span = (tails[0][1][1], tails[0][1][2])
+            span = (r.tails[0][1][1], r.tails[0][1][2])
             # (up to the end of the range: the if whose body the try ends falls into it there)
             last = min(self.end, len(self.instrs) - (span[1] - span[0]))
             for p in range(hend, last + 1):
                 if self._same_code(span, (p, p + span[1] - span[0])) and not self._inside_block(hend, p) \
                         and not self._jumps_past(hend, p):
-                    end = p
-                    orelse = self.run_range(hend, end, list(outer))
-                    tails = [(k, e) for k, e in tails if not self._same_code(span, (e[1], e[2]))]
+                    r.end = p
+                    r.orelse = self.run_range(hend, r.end, list(outer))
+                    r.tails = [(k, e) for k, e in r.tails if not self._same_code(span, (e[1], e[2]))]
                     break
-        if body_exit is not None and body_exit[0] == "tail":
-            span = (body_exit[1], body_exit[2])
+
+    def _body_tail(self, r: _TryExceptRead) -> None:
+        """A body that leaves through a copied tail: that tail is the else part, the code after
+        the statement or the end of the body."""
+        hend, outer = r.hend, r.outer
+        if r.body_exit is not None and r.body_exit[0] == "tail":
+            span = (r.body_exit[1], r.body_exit[2])
             stmts = self.run_range(span[0], span[1], list(outer))
             back = self.instrs[span[0]]
             if self.version.keeps_jump_to_written_continue and span[1] - span[0] == 1 \
@@ -122,86 +190,95 @@ class BlockTryExcept:
                 # 3.10: a `continue` that ends the body, right after its POP_BLOCK (a `continue`
                 # after the try would be reached by a JUMP_FORWARD of its own), even where a
                 # clause ends with the same jump back: that is the clause's own `continue`.
-                body.extend(stmts)
-            elif not targets and all(self._same_code(span, (e[1], e[2])) for _, e in tails):
-                after = stmts
-                tails = []
-            elif not targets and self._copies_with_constant_returns(span, tails):
+                r.body.extend(stmts)
+            elif not r.targets and all(self._same_code(span, (e[1], e[2])) for _, e in r.tails):
+                r.after = stmts
+                r.tails = []
+            elif not r.targets and self._copies_with_constant_returns(span, r.tails):
                 # 3.10: the clauses that finish end in the copy of the code after the try; the
                 # others end in a `return <constant>` of their own (loaded after the POP_EXCEPT).
-                after = stmts
-                tails = [(k, e) for k, e in tails if not self._same_code(span, (e[1], e[2]))]
+                r.after = stmts
+                r.tails = [(k, e) for k, e in r.tails if not self._same_code(span, (e[1], e[2]))]
             elif span[1] - span[0] == 1 and back.opname == "JUMP" and back.target < span[0] \
                     and len(stmts) == 1 and isinstance(stmts[0], n.Continue):
                 # A `continue` that ends the body, right after its POP_BLOCK (an else part's
                 # `continue` would be reached by a JUMP_FORWARD of its own).
-                body.extend(stmts)
+                r.body.extend(stmts)
             elif span[1] - span[0] == 1 and back.opname == "JUMP" and len(stmts) == 1 \
-                    and isinstance(stmts[0], n.Break) and not orelse and self.version.copies_exit_blocks \
+                    and isinstance(stmts[0], n.Break) and not r.orelse and self.version.copies_exit_blocks \
                     and not (self._op(hend) == "JUMP" and self.instrs[hend].target == back.target):
                 # 3.10: a `break` that ends the body, right after its POP_BLOCK: an else part's
                 # `break` stays where the clauses' ways out meet (the body's jump is threaded
                 # through it).
-                body.extend(stmts)
-            elif not orelse:
-                orelse = stmts  # what runs only when the body finishes: the else part
+                r.body.extend(stmts)
+            elif not r.orelse:
+                r.orelse = stmts  # what runs only when the body finishes: the else part
             else:
-                body.extend(stmts)
-        if body_exit is None and not targets and tails and len(tails) == sum(e is not None for e in exits) \
-                and all(self._same_code((tails[0][1][1], tails[0][1][2]), (e[1], e[2])) for _, e in tails):
+                r.body.extend(stmts)
+
+    def _after_from_copies(self, r: _TryExceptRead) -> None:
+        """The code after the statement (`r.after`), where the clauses (and the else part) end in
+        copies of it."""
+        handlers, hend, outer = r.handlers, r.hend, r.outer
+        if r.body_exit is None and not r.targets and r.tails \
+                and len(r.tails) == sum(e is not None for e in r.exits) \
+                and all(self._same_code((r.tails[0][1][1], r.tails[0][1][2]), (e[1], e[2])) for _, e in r.tails):
             # The body never finishes and every clause ends in the same copied block: the
             # statements after the try, copied into each clause (3.10).
-            after = self.run_range(tails[0][1][1], tails[0][1][2], list(outer))
-            tails = []
-        elif body_exit is None and not targets and tails and len(tails) == sum(e is not None for e in exits) \
-                and (copy := next((e for _, e in tails if self._is_handler_return_copy(e[1], e[2])), None)) \
-                and self._copies_with_constant_returns((copy[1], copy[2]), tails):
+            r.after = self.run_range(r.tails[0][1][1], r.tails[0][1][2], list(outer))
+            r.tails = []
+        elif r.body_exit is None and not r.targets and r.tails \
+                and len(r.tails) == sum(e is not None for e in r.exits) \
+                and (copy := next((e for _, e in r.tails if self._is_handler_return_copy(e[1], e[2])), None)) \
+                and self._copies_with_constant_returns((copy[1], copy[2]), r.tails):
             # The same where the other clauses end in a `return <constant>` of their own: the
             # copy is the `return value` after the try, written in the enclosing clause.
-            after = self.run_range(copy[1], copy[2], list(outer))
-            tails = [(k, e) for k, e in tails if not self._same_code((copy[1], copy[2]), (e[1], e[2]))]
-        tails = self._copied_break_tails(handlers, tails)
-        if tails and not targets and not after and orelse and _never_falls_through(orelse) \
-                and self._after_try_copies([e for _, e in tails]):
+            r.after = self.run_range(copy[1], copy[2], list(outer))
+            r.tails = [(k, e) for k, e in r.tails if not self._same_code((copy[1], copy[2]), (e[1], e[2]))]
+        r.tails = self._copied_break_tails(handlers, r.tails)
+        if r.tails and not r.targets and not r.after and r.orelse and _never_falls_through(r.orelse) \
+                and self._after_try_copies([e for _, e in r.tails]):
             # The else part never finishes and every clause that does ends in the same copy of
             # a small block (after its POP_EXCEPT): the code after the try, which nothing else
             # reaches (3.10). `try: x = f() except E: pass else: return x` + `return g()`.
-            after = self.run_range(tails[0][1][1], tails[0][1][2], list(outer))
-            tails = []
-        if tails and not targets and not after and not orelse and body_exit == ("jump", hend) and end == hend \
-                and self._else_part_to_end(hend) and self._after_try_copies([e for _, e in tails]):
+            r.after = self.run_range(r.tails[0][1][1], r.tails[0][1][2], list(outer))
+            r.tails = []
+        if r.tails and not r.targets and not r.after and not r.orelse and r.body_exit == ("jump", hend) \
+                and r.end == hend and self._else_part_to_end(hend) \
+                and self._after_try_copies([e for _, e in r.tails]):
             # The same, with the else part after the handlers (the body jumps over them): it
             # runs to the end of the enclosing block, which nothing else jumps into.
             rest = self.run_range(hend, self.end, list(outer))
             if _never_falls_through(rest):
-                orelse, end = rest, self.end
-                after = self.run_range(tails[0][1][1], tails[0][1][2], list(outer))
-                tails = []
-        for k, e in tails:
+                r.orelse, r.end = rest, self.end
+                r.after = self.run_range(r.tails[0][1][1], r.tails[0][1][2], list(outer))
+                r.tails = []
+
+    def _clause_tails(self, r: _TryExceptRead) -> None:
+        """The clauses' own tails; an else part that only the body's way out, or the end of a finally
+        body around the try, shows."""
+        i, handlers, hend, outer = r.i, r.handlers, r.hend, r.outer
+        for k, e in r.tails:
             handlers[k].body.extend(self.run_range(e[1], e[2], list(outer)))
-        if not orelse and not after and not targets and body_exit is not None and body_exit[0] == "jump" \
-                and body_exit[1] == hend == end and all(e is None for e in exits):
+        if not r.orelse and not r.after and not r.targets and r.body_exit is not None \
+                and r.body_exit[0] == "jump" and r.body_exit[1] == hend == r.end \
+                and all(e is None for e in r.exits):
             # No except clause finishes, yet the code after the handlers ends in a return that is
             # followed by the function's implicit `return None`: only an else part keeps that.
             dead = len(self.instrs) - 2
             if self.end == len(self.instrs) and hend < dead and self._op(dead - 1) in TERMINAL \
                     and self._ops_at(dead, ("LOAD_CONST", "RETURN_VALUE")) \
                     and self.instrs[dead].argval is None and not self.jump_sources.get(dead):
-                orelse = self.run_range(hend, dead, list(outer))
-                end = dead
-        if to_finally_end and not orelse and not after and not targets and body_exit == ("jump", hend) \
-                and end == hend < self.end and self._else_part_to_closing(i, hend):
+                r.orelse = self.run_range(hend, dead, list(outer))
+                r.end = dead
+        if r.to_finally_end and not r.orelse and not r.after and not r.targets and r.body_exit == ("jump", hend) \
+                and r.end == hend < self.end and self._else_part_to_closing(i, hend):
             # Only the body reaches the code between the handlers and the end of the finally
             # body: the else part (`finally: try: f() / except E: pass / else: g()`).
-            orelse, end = self.run_range(hend, self.end, list(outer)), self.end
-        if closing_else:
+            r.orelse, r.end = self.run_range(hend, self.end, list(outer)), self.end
+        if r.closing_else:
             for handler in handlers:
                 _drop_trailing_continue(handler.body)
-        self.emit(n.Try(body, handlers, orelse, []))
-        for stmt in after:
-            self.emit(stmt)
-        self._skip_overrun_reraise(hend)
-        return end
 
     def _goes_on_inside(self, exit: Exit, block: _Block) -> bool:
         """Does a clause's way out go on to more statements of `block`, an enclosing block that
