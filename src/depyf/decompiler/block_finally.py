@@ -4,12 +4,61 @@
 POP_FINALLY; 3.9 and 3.10 copy the finally body onto every way out of the try body and end the
 exceptional copy with RERAISE. The copies are matched against the body and dropped.
 """
-from typing import List, Optional, Set, Tuple
+from typing import Any, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY as _MAX_COPY, TERMINAL
 from depyf.decompiler.block_model import _BLOCK_OPS, _ROTATIONS, _MAX_WAY_ON, _Block, _token
+
+
+class _FinallyWalk:
+    """The ordinary control flow of the exceptional copy of a finally body from its handler at
+    `h` (`_finally_handler_end`): what it reaches (`seen`, of the latest walk), and the handlers
+    and setups of the constructs nested in it (of every walk so far)."""
+
+    __slots__ = ("rules", "h", "limit", "nested_handlers", "nested_setups", "seen")
+
+    def __init__(self, rules: Any, h: int) -> None:
+        self.rules = rules
+        self.h = h
+        self.limit = len(rules.instrs)  # 3.10 may place the handler after the end of an enclosing loop body
+        self.nested_handlers: List[int] = []
+        self.nested_setups: List[int] = []
+        self.seen: Set[int] = set()
+
+    def reach(self, through_handlers: bool) -> Tuple[int, List[int]]:
+        """Walk from `h` (into nested handlers too if `through_handlers`): the furthest index
+        reached and the RERAISEs met."""
+        h, limit, seen = self.h, self.limit, self.seen
+        instrs = self.rules.instrs
+        setups = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
+        seen.clear()
+        todo = [h]
+        reraises: List[int] = []
+        furthest = h
+        while todo:
+            k = todo.pop()
+            while h <= k < limit and k not in seen:
+                seen.add(k)
+                furthest = max(furthest, k)
+                ins = instrs[k]
+                op = ins.opname
+                if op == "RERAISE":
+                    reraises.append(k)
+                    break
+                if op in setups:
+                    self.nested_handlers.append(ins.target)
+                    self.nested_setups.append(k)
+                if ins.is_jump and (through_handlers or op not in setups):
+                    if h < ins.target < limit and not self.rules._leaves_loop(ins.target):
+                        todo.append(ins.target)
+                    if op == "JUMP":
+                        break
+                if op in TERMINAL:
+                    break
+                k += 1
+        return furthest, reraises
 
 
 class BlockFinally:
@@ -141,43 +190,18 @@ class BlockFinally:
         """3.9+: the end of the exceptional copy of the finally body at `h`: the RERAISE it reaches
         by ordinary control flow (handlers nested in it are reached only through exceptions), or,
         when it never finishes, the end of what it reaches."""
+        walk = _FinallyWalk(self, h)
+        found = self._finally_end_at_reraise(h, walk)
+        if found is not None:
+            return found
+        return self._finally_end_past_reach(h, walk)
+
+    def _finally_end_at_reraise(self, h: int, walk: _FinallyWalk) -> Optional[Tuple[int, bool]]:
+        """`_finally_handler_end` where the body reaches a closing RERAISE of its own (or copies of
+        it that end its branches); None where it reaches none."""
         instrs = self.instrs
-        limit = len(instrs)  # 3.10 may place the handler after the end of an enclosing loop body
-        setups = ("SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH")
-
-        nested_handlers: List[int] = []
-        nested_setups: List[int] = []
-        seen: Set[int] = set()
-
-        def reach(through_handlers: bool) -> Tuple[int, List[int]]:
-            seen.clear()
-            todo = [h]
-            reraises: List[int] = []
-            furthest = h
-            while todo:
-                k = todo.pop()
-                while h <= k < limit and k not in seen:
-                    seen.add(k)
-                    furthest = max(furthest, k)
-                    ins = instrs[k]
-                    op = ins.opname
-                    if op == "RERAISE":
-                        reraises.append(k)
-                        break
-                    if op in setups:
-                        nested_handlers.append(ins.target)
-                        nested_setups.append(k)
-                    if ins.is_jump and (through_handlers or op not in setups):
-                        if h < ins.target < limit and not self._leaves_loop(ins.target):
-                            todo.append(ins.target)
-                        if op == "JUMP":
-                            break
-                    if op in TERMINAL:
-                        break
-                    k += 1
-            return furthest, reraises
-
-        _, reraises = reach(False)
+        nested_handlers, nested_setups, seen = walk.nested_handlers, walk.nested_setups, walk.seen
+        _, reraises = walk.reach(False)
         # 3.10 copies the closing RERAISE into the ways out of constructs nested in the finally
         # body (right after their POP_BLOCK / POP_EXCEPT); those are not its end.
         # A construct nested in the finally body whose handler lies after such a RERAISE (its own
@@ -187,13 +211,13 @@ class BlockFinally:
                 and not any(s < k < t for s, t in zip(nested_setups, nested_handlers))]
         if not ends and reraises and self.version.copies_exit_blocks:
             last = max(reraises)
-            reach(True)
+            walk.reach(True)
             if self._loop_closes_finally(h, last, seen):
                 # 3.10: the same loop, its `break` the else part of a try (the copy follows the
                 # try's POP_BLOCK) and its jump back laid after the try's handler code.
                 self.finally_end_copies.update(k for k in reraises if self._op(k - 1) == "POP_BLOCK")
                 return max(seen) + 1, False
-            reach(False)
+            walk.reach(False)
         if ends and self.version.copies_exit_blocks and self._loop_closes_finally(h, max(ends), seen):
             # 3.10: the finally body ends in a loop left only by `break`s, each a copy of the
             # closing re-raise, which has no original after the loop (`while True: ... break`).
@@ -220,7 +244,15 @@ class BlockFinally:
                     k for k in ends if k < last and instrs[k].arg == instrs[last].arg
                     and not self.jump_sources.get(k))
             return last, True
-        furthest, _ = reach(True)
+        return None
+
+    def _finally_end_past_reach(self, h: int, walk: _FinallyWalk) -> Tuple[int, bool]:
+        """`_finally_handler_end` where the body reaches no closing RERAISE of its own: one left
+        just past what it reaches, one that only a nested construct's way on reaches, or the end
+        of what it reaches."""
+        instrs = self.instrs
+        nested_handlers, nested_setups, seen = walk.nested_handlers, walk.nested_setups, walk.seen
+        furthest, _ = walk.reach(True)
         if self._op(furthest + 1) == "RERAISE" \
                 and not any(src in seen for src in self.jump_sources.get(furthest + 1, ())):
             # Left behind after a finally body that never finishes (3.9 keeps the dead jumps
@@ -247,10 +279,10 @@ class BlockFinally:
             # swallowed the exception (3.9/3.10).
             return furthest, True
         if self.version.copies_exit_blocks:
-            _, reraises = reach(True)
+            _, reraises = walk.reach(True)
             copies = [k for k in reraises if self._op(k - 1) == "POP_EXCEPT"
                       and not any(s < k < t for s, t in zip(nested_setups, nested_handlers))]
-            if copies and not ends:
+            if copies:  # (and no closing RERAISE was found: `_finally_end_at_reraise`)
                 # 3.10: a try in the finally body whose body never falls out, its except clauses
                 # ending the finally body: each of their ways out (after POP_EXCEPT) holds a copy
                 # of the closing re-raise, which has no original after them.
@@ -291,88 +323,105 @@ class BlockFinally:
                 j += 1
             if j < end and instrs[j].opname == "POP_EXCEPT" and j > b:
                 todo.append((a, j + 1))
-            x, y = instrs[b], instrs[a]
-            if x.opname == "RERAISE" and not self.jump_sources.get(b) \
-                    and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT") and self.version.copies_exit_blocks:
-                # (Tried last.) The closing RERAISE copied into the branch of an `if` that ends
-                # the finally body; in this copy the branch falls into the code that follows,
-                # where the `if`'s other way goes too.
-                todo.append((a, b + 1))
-            if y.opname == "JUMP" and x.opname != "JUMP" and self.version.copies_exit_blocks \
-                    and y.target is not None and y.target > a:
-                # (A jump back, to a loop's head, is no jump to a version of the copy's own: it
-                # is the copy's way on, a `continue` through a finally body ending in an `if`.)
-                closing_copy = self._closing_block_copy(b, end)
-                if closing_copy is not None:
-                    # The statements that close the finally body, copied (with its RERAISE) into
-                    # a way out of a construct nested in it; this copy jumps to its own version.
-                    todo.append((a + 1, closing_copy))
-            if x.opname == "NOP" != y.opname and self._op(b + 1) == "RERAISE" and self.version.copies_exit_blocks:
-                # (3.10) The line of a `break` copied with the closing re-raise into a loop that
-                # ends the finally body; the other copies jump on or copy their own way on.
-                todo.append((a, b + 1))
-            if x.opname == y.opname and (x.argval == y.argval or (x.is_jump and y.is_jump)):
-                todo.append((a + 1, b + 1))
-            elif x.is_jump and x.target == end and y.opname == "RETURN_VALUE":
-                # A jump to the end of the finally body, in a copy followed by a return: the jump
-                # optimiser turned it into the return itself.
-                todo.append((a + 1, b + 1))
-            elif x.opname == "RERAISE" and self._return_tail_length(a) \
-                    and (not self.jump_sources.get(b) or self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")):
-                # The closing RERAISE copied into the branch of a last `if`, in a copy on the way
-                # of a `return value`: the copy ends at that return (the branch's jump goes to a
-                # duplicate of it). Inside a for loop the return drops the iterator first.
-                self._copied_continuation = (a, a + self._return_tail_length(a))
-                if b + 1 == end and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT"):
-                    return a
-                # ... or into the way out of a construct nested in the finally body (after its
-                # POP_BLOCK / POP_EXCEPT, or in front of its handler).
-                todo.append((self._copied_continuation[1], b + 1))
-            elif x.opname == "RERAISE" and (self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")
-                                            or not self.jump_sources.get(b)):
-                # 3.10: the closing RERAISE copied into a nested exit or into the branch of a
-                # last `if`; the other copies have the block that follows the whole statement
-                # copied there instead.
-                e = self._copy_end(a)
-                if e is not None:
-                    self._copied_continuation = (a, e)
-                    todo.append((e, b + 1))
-                elif self.version.copies_exit_blocks:
-                    # The statement ends an enclosing try body: its way out (POP_BLOCK) comes
-                    # first, and the construct that owns it places the copied block after itself.
-                    k = a
-                    while self._op(k) == "POP_BLOCK":
-                        k += 1
-                    e = self._copy_end(k) if k > a else None
-                    tail = self._return_tail_length(k) if k > a else 0
-                    if e is not None:
-                        # (a `return <constant>`, loaded after the unwinding: the code after
-                        # the enclosing try or this try body's own return, the same code; the
-                        # try statement places it after itself)
-                        if self._op(k) == "LOAD_CONST" and e == k + 2:
-                            self._copied_continuation = (a, e)
-                        todo.append((e, b + 1))
-                    elif tail:
-                        # ... or a `return value` of the try body, which leaves the enclosing
-                        # try too: the value was computed before the copy.
-                        self._copied_continuation = (a, k + tail)
-                        todo.append((k + tail, b + 1))
-                    elif y.opname == "JUMP" and not (y.target is not None and y.target < copy_start
-                                                     and any(copy_start <= src < a
-                                                             for src in self.jump_sources.get(a, ()))):
-                        # The way on was not copied: the branch jumps where the statement ends
-                        # (or back to the head of the loop that it ends). (Not a jump back that
-                        # the copy's last `if` jumps to as well, where the template's jumps to
-                        # its closing re-raise: that jump follows the copy, the way on of the
-                        # whole unwinding, 3.10's `continue` through a finally body ending in
-                        # an `if`.)
-                        todo.append((a + 1, b + 1))
-                        if self._op(b - 1) == "POP_BLOCK" and a < y.target < len(instrs) \
-                                and self._op(y.target) == "JUMP" and self.jump_sources.get(y.target) == [a]:
-                            # (3.10: the try's else part, a `break` that the exceptional copy
-                            # copied the re-raise for: here a jump laid after the handler code)
-                            outlined.add(y.target)
+            if self._finally_copy_step(a, b, end, copy_start, todo, outlined):
+                return a
         return None
+
+    def _finally_copy_step(self, a: int, b: int, end: int, copy_start: int, todo: List[Tuple[int, int]],
+                           outlined: Set[int]) -> bool:
+        """One step of `_match_finally_copy`: the ways on from the copy's instruction `a` and the
+        body's `b`, pushed onto `todo`; True where the copy ends at `a`."""
+        instrs = self.instrs
+        x, y = instrs[b], instrs[a]
+        if x.opname == "RERAISE" and not self.jump_sources.get(b) \
+                and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT") and self.version.copies_exit_blocks:
+            # (Tried last.) The closing RERAISE copied into the branch of an `if` that ends
+            # the finally body; in this copy the branch falls into the code that follows,
+            # where the `if`'s other way goes too.
+            todo.append((a, b + 1))
+        if y.opname == "JUMP" and x.opname != "JUMP" and self.version.copies_exit_blocks \
+                and y.target is not None and y.target > a:
+            # (A jump back, to a loop's head, is no jump to a version of the copy's own: it
+            # is the copy's way on, a `continue` through a finally body ending in an `if`.)
+            closing_copy = self._closing_block_copy(b, end)
+            if closing_copy is not None:
+                # The statements that close the finally body, copied (with its RERAISE) into
+                # a way out of a construct nested in it; this copy jumps to its own version.
+                todo.append((a + 1, closing_copy))
+        if x.opname == "NOP" != y.opname and self._op(b + 1) == "RERAISE" and self.version.copies_exit_blocks:
+            # (3.10) The line of a `break` copied with the closing re-raise into a loop that
+            # ends the finally body; the other copies jump on or copy their own way on.
+            todo.append((a, b + 1))
+        if x.opname == y.opname and (x.argval == y.argval or (x.is_jump and y.is_jump)):
+            todo.append((a + 1, b + 1))
+        elif x.is_jump and x.target == end and y.opname == "RETURN_VALUE":
+            # A jump to the end of the finally body, in a copy followed by a return: the jump
+            # optimiser turned it into the return itself.
+            todo.append((a + 1, b + 1))
+        elif x.opname == "RERAISE" and self._return_tail_length(a) \
+                and (not self.jump_sources.get(b) or self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")):
+            # The closing RERAISE copied into the branch of a last `if`, in a copy on the way
+            # of a `return value`: the copy ends at that return (the branch's jump goes to a
+            # duplicate of it). Inside a for loop the return drops the iterator first.
+            self._copied_continuation = (a, a + self._return_tail_length(a))
+            if b + 1 == end and self._op(b - 1) not in ("POP_BLOCK", "POP_EXCEPT"):
+                return True
+            # ... or into the way out of a construct nested in the finally body (after its
+            # POP_BLOCK / POP_EXCEPT, or in front of its handler).
+            todo.append((self._copied_continuation[1], b + 1))
+        elif x.opname == "RERAISE" and (self._op(b - 1) in ("POP_BLOCK", "POP_EXCEPT")
+                                        or not self.jump_sources.get(b)):
+            self._copied_reraise_ways(a, b, copy_start, todo, outlined)
+        return False
+
+    def _copied_reraise_ways(self, a: int, b: int, copy_start: int, todo: List[Tuple[int, int]],
+                             outlined: Set[int]) -> None:
+        """`_finally_copy_step` at the body's closing RERAISE `b`, which 3.10 copied into a nested
+        exit or into the branch of a last `if`: where this copy goes on instead."""
+        instrs = self.instrs
+        y = instrs[a]
+        # 3.10: the closing RERAISE copied into a nested exit or into the branch of a
+        # last `if`; the other copies have the block that follows the whole statement
+        # copied there instead.
+        e = self._copy_end(a)
+        if e is not None:
+            self._copied_continuation = (a, e)
+            todo.append((e, b + 1))
+        elif self.version.copies_exit_blocks:
+            # The statement ends an enclosing try body: its way out (POP_BLOCK) comes
+            # first, and the construct that owns it places the copied block after itself.
+            k = a
+            while self._op(k) == "POP_BLOCK":
+                k += 1
+            e = self._copy_end(k) if k > a else None
+            tail = self._return_tail_length(k) if k > a else 0
+            if e is not None:
+                # (a `return <constant>`, loaded after the unwinding: the code after
+                # the enclosing try or this try body's own return, the same code; the
+                # try statement places it after itself)
+                if self._op(k) == "LOAD_CONST" and e == k + 2:
+                    self._copied_continuation = (a, e)
+                todo.append((e, b + 1))
+            elif tail:
+                # ... or a `return value` of the try body, which leaves the enclosing
+                # try too: the value was computed before the copy.
+                self._copied_continuation = (a, k + tail)
+                todo.append((k + tail, b + 1))
+            elif y.opname == "JUMP" and not (y.target is not None and y.target < copy_start
+                                             and any(copy_start <= src < a
+                                                     for src in self.jump_sources.get(a, ()))):
+                # The way on was not copied: the branch jumps where the statement ends
+                # (or back to the head of the loop that it ends). (Not a jump back that
+                # the copy's last `if` jumps to as well, where the template's jumps to
+                # its closing re-raise: that jump follows the copy, the way on of the
+                # whole unwinding, 3.10's `continue` through a finally body ending in
+                # an `if`.)
+                todo.append((a + 1, b + 1))
+                if self._op(b - 1) == "POP_BLOCK" and a < y.target < len(instrs) \
+                        and self._op(y.target) == "JUMP" and self.jump_sources.get(y.target) == [a]:
+                    # (3.10: the try's else part, a `break` that the exceptional copy
+                    # copied the re-raise for: here a jump laid after the handler code)
+                    outlined.add(y.target)
 
     def _drop_branch_copy_of_way_on(self, start: int, nk: int) -> None:
         """3.10: the copy [start, nk) of a finally body that ends in an `if`, on the way of a
