@@ -60,7 +60,7 @@ def record(out: Path, limit: int, max_locals: int = 0) -> None:
         for path in stdlib_files()[:limit or None]:
             try:
                 module = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
-            except (SyntaxError, ValueError):
+            except (SyntaxError, ValueError, OSError):  # (OSError: Debian's dangling sitecustomize.py)
                 continue
             rel = path.relative_to(root)
             for code in code_objects(module):
