@@ -168,96 +168,132 @@ class BlockUnwind:
 
     def _match_unwind(self, block: _Block, k: int) -> Optional[int]:
         """If the instructions at `k` unwind `block`, apply it to the stack and return what follows."""
-        instrs = self.instrs
         op = self._op(k)
         kind = block.kind
         nk: Optional[int] = None
         if kind == "except-body" and op == "POP_BLOCK":
             nk = k + 1
         elif kind == "finally-body-call" and op == "POP_BLOCK":
-            # The slot kept for a finally body that returns is dropped first (`ROT_TWO; POP_TOP`
-            # when a return value sits above it).
-            j = k + 1
-            dropped = not block.tokens
-            if not dropped and self._ops_at(j, ("ROT_TWO", "POP_TOP")):
-                j, dropped = j + 2, True
-            elif not dropped and self._op(j) == "POP_TOP":
-                j, dropped = j + 1, True
-            if self._op(j) == "CALL_FINALLY":
-                nk = j + 1
-                if not dropped and self._op(nk) == "POP_TOP":
-                    nk += 1  # a constant return drops the slot after the finally block ran
+            nk = self._unwinds_finally_call(block, k)
         elif kind == "finally-body-copy" and op == "POP_BLOCK":
-            self._copied_continuation = None
-            nk = self._match_finally_copy(k + 1, block.info["start"], block.info["end"])
-            cont = self._copied_continuation
-            if nk is not None and cont is not None and cont[0] < nk \
-                    and not self._same_code(cont, (nk, nk + cont[1] - cont[0])):
-                # 3.10: the finally body ends in a construct of its own (`try: ... finally:`),
-                # whose normal way out holds the code that follows the unwinding (the
-                # `return`) and whose handler comes after it: the unwinding ends at that code,
-                # and the handler's copy is never reached from the source's point of view.
-                # (Where one more copy of that code ends the copy, the unwinding ends there.)
-                self._mark_dead_span(cont[1], nk)
-                nk = cont[0]
-            elif nk is not None and self._return_tail_length(nk) \
-                    and cont == (nk, nk + self._return_tail_length(nk)) \
-                    and self._same_code(cont, (cont[1], 2 * cont[1] - nk)) and self.jump_sources.get(cont[1]) \
-                    and all(k < src < nk for src in self.jump_sources[cont[1]]):
-                # The branch of the finally body's last `if` goes on to a duplicate of the return
-                # the copy ends at: both are that return.
-                self._mark_dead_span(cont[1], 2 * cont[1] - nk)
-            elif nk is not None and cont is None and self.version.copies_exit_blocks:
-                self._drop_branch_copy_of_way_on(k + 1, nk)
+            nk = self._unwinds_finally_copy(block, k)
         elif kind == "with" and op == "POP_BLOCK":
-            j = k + 1
-            while self._op(j) in _ROTATIONS:
-                j += 1
-            if self._ops_at(j, ("BEGIN_FINALLY", "WITH_CLEANUP_START")):
-                j += 2
-                if self._ops_at(j, _AWAIT):
-                    j += 3
-                if self._ops_at(j, ("WITH_CLEANUP_FINISH", "POP_FINALLY")):
-                    nk = j + 2
-            elif self._ops_at(j, _EXIT_CALL) and instrs[j].argval is None:
-                j += 4
-                if self._ops_at(j, _AWAIT):
-                    j += 3
-                if self._op(j) == "POP_TOP":
-                    nk = j + 1
+            nk = self._unwinds_with(k)
         elif kind == "handler":
-            j = k
-            while self._op(j) in _ROTATIONS:
-                j += 1
-            if self._op(j) == "POP_EXCEPT":
-                nk = j + 1
+            nk = self._unwinds_handler(k)
         elif kind == "named-handler":
-            j = k
-            while self._op(j) in _ROTATIONS:
-                j += 1
-            if self._op(j) == "POP_BLOCK":
-                j += 1
-                while self._op(j) in _ROTATIONS:
-                    j += 1
-                if self._ops_at(j, ("POP_EXCEPT", "CALL_FINALLY")):
-                    nk = j + 2
-                elif self._op(j) == "POP_EXCEPT" and self._is_name_cleanup(j + 1, block.info["name"]):
-                    nk = j + 4
+            nk = self._unwinds_named_handler(block, k)
         elif kind == "finally-handler":
-            if op == "POP_FINALLY":
-                nk = k + 1
-            else:
-                j = k
-                while self._op(j) in _ROTATIONS or self._op(j) == "POP_TOP":
-                    j += 1
-                if self._op(j) == "POP_EXCEPT":
-                    # The POP_TOPs before it may already have dropped some of the block's slots.
-                    for jj in range(k, j):
-                        if self._op(jj) == "POP_TOP":
-                            self._pop_token(block)
-                    nk = j + 1
+            nk = self._unwinds_finally_handler(block, k, op)
         if nk is not None:
             self._remove_tokens(block.tokens)
+        return nk
+
+    def _unwinds_finally_call(self, block: _Block, k: int) -> Optional[int]:
+        """3.8: the POP_BLOCK at `k` leaves a try body whose finally block is called (CALL_FINALLY)."""
+        nk: Optional[int] = None
+        # The slot kept for a finally body that returns is dropped first (`ROT_TWO; POP_TOP`
+        # when a return value sits above it).
+        j = k + 1
+        dropped = not block.tokens
+        if not dropped and self._ops_at(j, ("ROT_TWO", "POP_TOP")):
+            j, dropped = j + 2, True
+        elif not dropped and self._op(j) == "POP_TOP":
+            j, dropped = j + 1, True
+        if self._op(j) == "CALL_FINALLY":
+            nk = j + 1
+            if not dropped and self._op(nk) == "POP_TOP":
+                nk += 1  # a constant return drops the slot after the finally block ran
+        return nk
+
+    def _unwinds_finally_copy(self, block: _Block, k: int) -> Optional[int]:
+        """3.9+: the POP_BLOCK at `k` leaves a try body, a copy of the finally body follows."""
+        self._copied_continuation = None
+        nk = self._match_finally_copy(k + 1, block.info["start"], block.info["end"])
+        cont = self._copied_continuation
+        if nk is not None and cont is not None and cont[0] < nk \
+                and not self._same_code(cont, (nk, nk + cont[1] - cont[0])):
+            # 3.10: the finally body ends in a construct of its own (`try: ... finally:`),
+            # whose normal way out holds the code that follows the unwinding (the
+            # `return`) and whose handler comes after it: the unwinding ends at that code,
+            # and the handler's copy is never reached from the source's point of view.
+            # (Where one more copy of that code ends the copy, the unwinding ends there.)
+            self._mark_dead_span(cont[1], nk)
+            nk = cont[0]
+        elif nk is not None and self._return_tail_length(nk) \
+                and cont == (nk, nk + self._return_tail_length(nk)) \
+                and self._same_code(cont, (cont[1], 2 * cont[1] - nk)) and self.jump_sources.get(cont[1]) \
+                and all(k < src < nk for src in self.jump_sources[cont[1]]):
+            # The branch of the finally body's last `if` goes on to a duplicate of the return
+            # the copy ends at: both are that return.
+            self._mark_dead_span(cont[1], 2 * cont[1] - nk)
+        elif nk is not None and cont is None and self.version.copies_exit_blocks:
+            self._drop_branch_copy_of_way_on(k + 1, nk)
+        return nk
+
+    def _unwinds_with(self, k: int) -> Optional[int]:
+        """The POP_BLOCK at `k` leaves a with body: the exit call follows."""
+        instrs = self.instrs
+        nk: Optional[int] = None
+        j = k + 1
+        while self._op(j) in _ROTATIONS:
+            j += 1
+        if self._ops_at(j, ("BEGIN_FINALLY", "WITH_CLEANUP_START")):
+            j += 2
+            if self._ops_at(j, _AWAIT):
+                j += 3
+            if self._ops_at(j, ("WITH_CLEANUP_FINISH", "POP_FINALLY")):
+                nk = j + 2
+        elif self._ops_at(j, _EXIT_CALL) and instrs[j].argval is None:
+            j += 4
+            if self._ops_at(j, _AWAIT):
+                j += 3
+            if self._op(j) == "POP_TOP":
+                nk = j + 1
+        return nk
+
+    def _unwinds_handler(self, k: int) -> Optional[int]:
+        """An except clause's POP_EXCEPT at `k` (after rotations)."""
+        nk: Optional[int] = None
+        j = k
+        while self._op(j) in _ROTATIONS:
+            j += 1
+        if self._op(j) == "POP_EXCEPT":
+            nk = j + 1
+        return nk
+
+    def _unwinds_named_handler(self, block: _Block, k: int) -> Optional[int]:
+        """An `except ... as name` clause left at `k`: its hidden try/finally, then POP_EXCEPT and the
+        unbinding of the name."""
+        nk: Optional[int] = None
+        j = k
+        while self._op(j) in _ROTATIONS:
+            j += 1
+        if self._op(j) == "POP_BLOCK":
+            j += 1
+            while self._op(j) in _ROTATIONS:
+                j += 1
+            if self._ops_at(j, ("POP_EXCEPT", "CALL_FINALLY")):
+                nk = j + 2
+            elif self._op(j) == "POP_EXCEPT" and self._is_name_cleanup(j + 1, block.info["name"]):
+                nk = j + 4
+        return nk
+
+    def _unwinds_finally_handler(self, block: _Block, k: int, op: str) -> Optional[int]:
+        """A finally block left at `k`: POP_FINALLY (3.8), or the handler's POP_TOPs and POP_EXCEPT."""
+        nk: Optional[int] = None
+        if op == "POP_FINALLY":
+            nk = k + 1
+        else:
+            j = k
+            while self._op(j) in _ROTATIONS or self._op(j) == "POP_TOP":
+                j += 1
+            if self._op(j) == "POP_EXCEPT":
+                # The POP_TOPs before it may already have dropped some of the block's slots.
+                for jj in range(k, j):
+                    if self._op(jj) == "POP_TOP":
+                        self._pop_token(block)
+                nk = j + 1
         return nk
 
     def _pop_token(self, block: _Block) -> None:

@@ -32,55 +32,10 @@ class BlockWith:
 
     def _with(self, ins: Instr, i: int, is_async: bool) -> int:
         instrs = self.instrs
-        manager = self.pop()
-        if is_async:
-            if isinstance(manager, n.Await):
-                manager = manager.value
-            if not isinstance(manager, _AsyncContext):
-                raise self.fail(ins, "async with without BEFORE_ASYNC_WITH")
-            manager = manager.value
+        manager = self._with_manager(ins, is_async)
         h = ins.target
         awaits = 3 if is_async else 0
-        if self._op(h) == "WITH_CLEANUP_START":
-            end = h + 3 + awaits
-            if self._op(end - 1) != "END_FINALLY":
-                raise self.fail(instrs[h], "unrecognised with cleanup")
-            body_end = h - 2 if self._ops_at(h - 2, ("POP_BLOCK", "BEGIN_FINALLY")) \
-                else self._live_end(i + 1, h)
-            tail: Optional[Tuple[int, int]] = None
-        elif self._op(h) == "WITH_EXCEPT_START":
-            end = h + 8 + awaits
-            if not self._ops_at(end - 5, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")):
-                raise self.fail(instrs[h], "unrecognised with cleanup")
-            body_end, tail = self._live_end(i + 1, h), None
-            for pb in range(h - 1, i, -1):
-                if instrs[pb].opname != "POP_BLOCK":
-                    continue
-                j = pb + 1
-                if not (self._ops_at(j, _EXIT_CALL) and instrs[j].argval is None):
-                    if pb > h - 2 * _MAX_COPY:
-                        continue  # an enclosing block left on the way to a copied exit
-                    break
-                width = 6 + awaits
-                while self._is_with_exit(pb - width, awaits):
-                    pb -= width  # the way out of enclosing withs follows: a return from inside
-                j = pb + 1 + 4 + awaits
-                if self._op(j) == "POP_TOP":
-                    j += 1
-                    # A copy of the code after the with is what the handler, having swallowed
-                    # the exception, falls into too; other code there is a `return <constant>`
-                    # that ends the body (its value loaded after the with is left).
-                    copied_after = self._same_code((j, h), (end, end + h - j))
-                    if j == h or (j + 1 == h and instrs[j].opname == "JUMP") \
-                            or (self._is_copy(j, h) and copied_after):
-                        # 3.10 may also have duplicated this way out in front of it, for a loop
-                        # in the body that leaves by its end and by a break.
-                        body_end, tail = self._before_duplicate(i + 1, pb, h), (j, h)
-                    elif copied_after and self._note_outer(self._outer_exit(j, h)):
-                        body_end = self._before_duplicate(i + 1, pb, h)
-                break
-        else:
-            raise self.fail(instrs[h], "unrecognised with handler")
+        end, body_end, tail = self._with_parts(ins, i, h, awaits)
         if tail is not None and tail[0] + 1 == tail[1] and instrs[tail[0]].opname == "JUMP":
             t = instrs[tail[0]].target
             if t > end and self._duplicates([end, t]):
@@ -100,6 +55,88 @@ class BlockWith:
                 tail = block.info["pending"]
         finally:
             self.for_targets.pop()
+        tail = self._with_body_exit(i, body, tail, end)
+        items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(manager, target)]
+        if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:
+            items += body[0].items
+            body = body[0].body
+        self.emit(n.With(items, body, is_async))
+        if tail is not None and tail[0] < tail[1] and not self._same_code(tail, (end, end + tail[1] - tail[0])):
+            jump = instrs[tail[0]]
+            if not (tail[0] + 1 == tail[1] and jump.opname == "JUMP" and jump.target == end):
+                for stmt in self.run_range(tail[0], tail[1], list(outer)):
+                    self.emit(stmt)
+        return end
+
+    def _with_manager(self, ins: Instr, is_async: bool) -> n.Expr:
+        """The context manager, popped (an `async with`'s from under its BEFORE_ASYNC_WITH)."""
+        manager = self.pop()
+        if is_async:
+            if isinstance(manager, n.Await):
+                manager = manager.value
+            if not isinstance(manager, _AsyncContext):
+                raise self.fail(ins, "async with without BEFORE_ASYNC_WITH")
+            manager = manager.value
+        return manager
+
+    def _with_parts(self, ins: Instr, i: int, h: int, awaits: int) -> Tuple[int, int, Optional[Tuple[int, int]]]:
+        """Where the with statement at `i` ends (past its handler at `h`), where its body ends, and
+        the copied tail its way out leaves through after the exit call, if any."""
+        instrs = self.instrs
+        if self._op(h) == "WITH_CLEANUP_START":
+            end = h + 3 + awaits
+            if self._op(end - 1) != "END_FINALLY":
+                raise self.fail(instrs[h], "unrecognised with cleanup")
+            body_end = h - 2 if self._ops_at(h - 2, ("POP_BLOCK", "BEGIN_FINALLY")) \
+                else self._live_end(i + 1, h)
+            tail: Optional[Tuple[int, int]] = None
+        elif self._op(h) == "WITH_EXCEPT_START":
+            end = h + 8 + awaits
+            if not self._ops_at(end - 5, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")):
+                raise self.fail(instrs[h], "unrecognised with cleanup")
+            body_end, tail = self._with_exit_copy(i, h, end, awaits)
+        else:
+            raise self.fail(instrs[h], "unrecognised with handler")
+        return end, body_end, tail
+
+    def _with_exit_copy(self, i: int, h: int, end: int, awaits: int) -> Tuple[int, Optional[Tuple[int, int]]]:
+        """3.9+: where the body of the with at `i` ends (its handler at `h`, the statement's end
+        at `end`), and the copied tail its way out leaves through after the exit call, if any."""
+        instrs = self.instrs
+        body_end, tail = self._live_end(i + 1, h), None
+        for pb in range(h - 1, i, -1):
+            if instrs[pb].opname != "POP_BLOCK":
+                continue
+            j = pb + 1
+            if not (self._ops_at(j, _EXIT_CALL) and instrs[j].argval is None):
+                if pb > h - 2 * _MAX_COPY:
+                    continue  # an enclosing block left on the way to a copied exit
+                break
+            width = 6 + awaits
+            while self._is_with_exit(pb - width, awaits):
+                pb -= width  # the way out of enclosing withs follows: a return from inside
+            j = pb + 1 + 4 + awaits
+            if self._op(j) == "POP_TOP":
+                j += 1
+                # A copy of the code after the with is what the handler, having swallowed
+                # the exception, falls into too; other code there is a `return <constant>`
+                # that ends the body (its value loaded after the with is left).
+                copied_after = self._same_code((j, h), (end, end + h - j))
+                if j == h or (j + 1 == h and instrs[j].opname == "JUMP") \
+                        or (self._is_copy(j, h) and copied_after):
+                    # 3.10 may also have duplicated this way out in front of it, for a loop
+                    # in the body that leaves by its end and by a break.
+                    body_end, tail = self._before_duplicate(i + 1, pb, h), (j, h)
+                elif copied_after and self._note_outer(self._outer_exit(j, h)):
+                    body_end = self._before_duplicate(i + 1, pb, h)
+            break
+        return body_end, tail
+
+    def _with_body_exit(self, i: int, body: List[n.Stmt], tail: Optional[Tuple[int, int]],
+                        end: int) -> Optional[Tuple[int, int]]:
+        """A `continue` or `break` that ends the body of the with at `i`, read from its way out
+        after the exit call (appended to `body`); the tail that is left."""
+        instrs = self.instrs
         if tail is not None and tail[0] + 1 == tail[1] and instrs[tail[0]].opname == "JUMP" and self.loops \
                 and instrs[tail[0]].target in self.loops[-1].continue_targets and instrs[tail[0]].target < i \
                 and not self._same_code(tail, (end, end + 1)):
@@ -118,17 +155,7 @@ class BlockWith:
             # is not: a `break` that ends the body (`with m: ...; break` then more statements).
             body.append(n.Break())
             tail = None
-        items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(manager, target)]
-        if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async:
-            items += body[0].items
-            body = body[0].body
-        self.emit(n.With(items, body, is_async))
-        if tail is not None and tail[0] < tail[1] and not self._same_code(tail, (end, end + tail[1] - tail[0])):
-            jump = instrs[tail[0]]
-            if not (tail[0] + 1 == tail[1] and jump.opname == "JUMP" and jump.target == end):
-                for stmt in self.run_range(tail[0], tail[1], list(outer)):
-                    self.emit(stmt)
-        return end
+        return tail
 
     def _is_with_exit(self, k: int, awaits: int) -> bool:
         """`POP_BLOCK; __exit__(None, None, None); [await]; POP_TOP` at `k` (3.9+)."""
