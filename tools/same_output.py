@@ -1,6 +1,6 @@
 """Is the decompiler's output byte-identical to an earlier version's? (a check for refactors)
 
-    PYTHONHASHSEED=0 PYTHONPATH=<src> python tools/same_output.py record OUT.txt [--limit N]
+    PYTHONHASHSEED=0 PYTHONPATH=<src> python tools/same_output.py record OUT.txt [--limit N] [--max-locals N]
     python tools/same_output.py compare BEFORE.txt AFTER.txt
 
 `record` compiles every module of the running interpreter's standard library (those it can
@@ -9,6 +9,10 @@ included, on its own (`on_error="comment"`, so failures are recorded as their te
 writes one line per code object: where it is, and a hash of the text. Run it with the source
 tree before a change and after it (PYTHONPATH says which), then `compare` the two files: any
 line that differs is a code object whose output changed.
+
+`--max-locals N` leaves out code objects that have, or nest one that has, more than N local
+variables (3.10+ stdlib's test_exceptions has a function of 800 locals that takes over ten
+minutes); they are written as `skipped`, so two records made with the same N still line up.
 """
 import argparse
 import hashlib
@@ -43,19 +47,30 @@ def code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
         work.extend(reversed([c for c in code.co_consts if isinstance(c, types.CodeType)]))
 
 
-def record(out: Path, limit: int) -> None:
+def _most_locals(code: types.CodeType) -> int:
+    return max(c.co_nlocals for c in code_objects(code))
+
+
+def record(out: Path, limit: int, max_locals: int = 0) -> None:
     from depyf.decompiler import decompile  # (from PYTHONPATH: the tree being recorded)
 
     root = Path(sysconfig.get_paths()["stdlib"])
-    count = 0
+    count = skipped = 0
     with out.open("w", encoding="utf-8") as sink:
         for path in stdlib_files()[:limit or None]:
             try:
                 module = compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
-            except (SyntaxError, ValueError):
+            except (SyntaxError, ValueError, OSError):  # (OSError: Debian's dangling sitecustomize.py)
                 continue
             rel = path.relative_to(root)
             for code in code_objects(module):
+                name = getattr(code, "co_qualname", code.co_name)
+                key = f"{rel}:{code.co_firstlineno}:{name}"
+                if max_locals and _most_locals(code) > max_locals:
+                    sink.write(f"{key}\tskipped\n")
+                    print(f"skipped (over {max_locals} locals): {key}")
+                    skipped += 1
+                    continue
                 try:
                     text = decompile(code, on_error="comment")
                 except Exception as error:  # (a crash is an output too)
@@ -63,10 +78,9 @@ def record(out: Path, limit: int) -> None:
                 # (a failure's comment shows code objects' addresses, which differ between runs)
                 text = _ADDRESS.sub("0x?", text)
                 digest = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-                name = getattr(code, "co_qualname", code.co_name)
-                sink.write(f"{rel}:{code.co_firstlineno}:{name}\t{digest}\n")
+                sink.write(f"{key}\t{digest}\n")
                 count += 1
-    print(f"{count} code objects recorded in {out}")
+    print(f"{count} code objects recorded in {out}" + (f", {skipped} skipped" if skipped else ""))
 
 
 def _read(path: Path) -> List[Tuple[str, str]]:
@@ -100,6 +114,8 @@ def main() -> int:
     rec = sub.add_parser("record")
     rec.add_argument("out", type=Path)
     rec.add_argument("--limit", type=int, default=0, help="only the first N files")
+    rec.add_argument("--max-locals", type=int, default=0,
+                     help="skip code objects nesting one of more than N locals (0: no cap)")
     cmp = sub.add_parser("compare")
     cmp.add_argument("before", type=Path)
     cmp.add_argument("after", type=Path)
@@ -108,7 +124,7 @@ def main() -> int:
         if os.environ.get("PYTHONHASHSEED") != "0":
             print("set PYTHONHASHSEED=0: set and dict orders must be the same in both runs", file=sys.stderr)
             return 2
-        record(args.out, args.limit)
+        record(args.out, args.limit, args.max_locals)
         return 0
     return compare(args.before, args.after)
 

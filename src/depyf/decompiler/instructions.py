@@ -342,80 +342,115 @@ def decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
 
 def _decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     t = _tables(version)
-    info = t.info
-    unit = t.unit
-    have_argument = t.have_argument
     local_names, free_names = _local_names(code, version)
-    consts, names = code.co_consts, code.co_names
     raw = code.co_code
-    size = len(raw)
-    if size % 2:
+    if len(raw) % 2:
         raise DecompilationError("bytecode has an odd length", function=code.co_name,
                                  python_version=version.key)
     decoded: List[Instr] = []
-    append = decoded.append
     jumps: List[Tuple[Instr, int]] = []
     # Raw offset -> index of the first instruction decoded there (by the general loop); where
     # nothing is dropped these are the final indices.
     index_at: Dict[int, int] = {}
+    ops = raw[::2]  # (every instruction's opcode is at an even position of the raw code)
+    if t.no_caches and t.extended_ops.isdisjoint(ops):
+        finished = _decode_units(code, version, t, local_names, free_names, decoded, jumps, index_at)
+        if finished is not None:
+            return finished
+    else:
+        _decode_general(code, version, t, local_names, free_names, decoded, jumps, index_at)
+    keeps_all = t.dropped_ops.isdisjoint(ops)
+    return _finish(code, version, decoded, jumps, index_at if keeps_all else None)
+
+
+def _out_of_range(code: CodeType, version: BytecodeVersion, offset: int, name: str) -> DecompilationError:
+    return DecompilationError("argument out of range", function=code.co_name,
+                              offset=offset, opname=name, python_version=version.key)
+
+
+def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_names: Sequence[str],
+                  free_names: Sequence[str], decoded: List[Instr], jumps: List[Tuple[Instr, int]],
+                  index_at: Dict[int, int]) -> Optional[Bytecode]:
+    """The common case before 3.11: one code unit per instruction, no prefixes, no caches (and no
+    instruction that decodes to two): the same instructions as `_decode_general` makes, made
+    faster. The instruction at offset 2k is the k-th. The finished bytecode where nothing is
+    dropped, else None (`decoded`, `jumps` and `index_at` filled for `_finish`)."""
+    info, unit, cmp_op, cmp_shift = t.info, t.unit, t.cmp_op, t.cmp_shift
+    consts, names = code.co_consts, code.co_names
+    raw = code.co_code
+    size = len(raw)
+    ops = raw[::2]
+    append = decoded.append
+    new = Instr  # (no __init__: a bare instance, its fields set below)
+    offset, name = 0, ""  # (named by the error below)
+    # One handler around the whole loop: an argument out of range is the only IndexError there.
+    try:
+        # The argument's value, for the kinds that index a table by it (`_PLAIN`: the number
+        # itself): one lookup instead of a test per kind.
+        by_kind: List[Any] = [None] * _TABLE_KINDS
+        by_kind[_PLAIN], by_kind[_CONST], by_kind[_NAME] = _NUMBERS, consts, names
+        by_kind[_LOCAL], by_kind[_FREE] = local_names, free_names
+        for index, offset, op, oparg in zip(itertools.count(), range(0, size, 2), ops, raw[1::2]):
+            name, kind, _, alias, jump = info[op]
+            if kind < _TABLE_KINDS:  # (most instructions)
+                arg, argval = oparg, by_kind[kind][oparg]
+            elif kind == _NO_ARG:
+                arg = argval = None
+            elif kind == _COMPARE:
+                arg, argval, alias = oparg, cmp_op[oparg >> cmp_shift], name
+            elif kind == _UNKNOWN:
+                raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=offset,
+                                         opname=f"<{op}>", python_version=version.key)
+            else:
+                _special(decoded, t, name, oparg, offset, consts, names, local_names)
+                continue
+            # `make_instr(offset, alias, name, arg, argval, False, None, index)`, inlined (the
+            # call was a third of the time of this loop before 3.11); the other attributes
+            # keep their class-level values
+            instr = new()
+            instr.index = index
+            instr.offset = offset
+            instr.opname = alias
+            instr.raw_opname = name
+            instr.arg = arg
+            instr.argval = argval
+            if jump:
+                if jump == _JUMP_ABSOLUTE:
+                    target = oparg * unit
+                elif jump == _JUMP_BACKWARD:
+                    target = offset + 2 - oparg * unit
+                else:
+                    target = offset + 2 + oparg * unit
+                jumps.append((instr, target))
+            append(instr)
+        if len(decoded) != size // 2:  # (never: each unit made one instruction)
+            for k, instr in enumerate(decoded):
+                instr.index = k
+                index_at.setdefault(instr.offset, k)
+        elif t.dropped_ops.isdisjoint(ops):
+            return _finish_in_place(code, version, decoded, jumps)
+    except IndexError:
+        raise _out_of_range(code, version, offset, name) from None
+    return None
+
+
+def _decode_general(code: CodeType, version: BytecodeVersion, t: _Tables, local_names: Sequence[str],
+                    free_names: Sequence[str], decoded: List[Instr], jumps: List[Tuple[Instr, int]],
+                    index_at: Dict[int, int]) -> None:
+    """Decode any version's code (EXTENDED_ARG prefixes, inline caches) into `decoded`, the jumps
+    with their target offsets into `jumps` and each instruction's index into `index_at`."""
+    info, unit, have_argument = t.info, t.unit, t.have_argument
+    cmp_op, cmp_shift = t.cmp_op, t.cmp_shift
+    consts, names = code.co_consts, code.co_names
+    raw = code.co_code
+    size = len(raw)
+    append = decoded.append
+    new = Instr
     ext = 0
     pos = 0
     prefix_start = -1
-    cmp_op, cmp_shift = t.cmp_op, t.cmp_shift
     offset, name = 0, ""  # (named by the error below)
-    new = Instr  # (no __init__: a bare instance, its fields set below)
-    ops = raw[::2]  # (every instruction's opcode is at an even position of the raw code)
-    # One handler around the whole loop: an argument out of range is the only IndexError there.
     try:
-        if t.no_caches and t.extended_ops.isdisjoint(ops):
-            # The common case before 3.11: one code unit per instruction, no prefixes, no
-            # caches (and no instruction that decodes to two): the same instructions as the
-            # general loop below makes, made faster. The instruction at offset 2k is the k-th.
-            pos = size
-            # The argument's value, for the kinds that index a table by it (`_PLAIN`: the number
-            # itself): one lookup instead of a test per kind.
-            by_kind: List[Any] = [None] * _TABLE_KINDS
-            by_kind[_PLAIN], by_kind[_CONST], by_kind[_NAME] = _NUMBERS, consts, names
-            by_kind[_LOCAL], by_kind[_FREE] = local_names, free_names
-            for index, offset, op, oparg in zip(itertools.count(), range(0, size, 2), ops, raw[1::2]):
-                name, kind, _, alias, jump = info[op]
-                if kind < _TABLE_KINDS:  # (most instructions)
-                    arg, argval = oparg, by_kind[kind][oparg]
-                elif kind == _NO_ARG:
-                    arg = argval = None
-                elif kind == _COMPARE:
-                    arg, argval, alias = oparg, cmp_op[oparg >> cmp_shift], name
-                elif kind == _UNKNOWN:
-                    raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=offset,
-                                             opname=f"<{op}>", python_version=version.key)
-                else:
-                    _special(decoded, t, name, oparg, offset, consts, names, local_names)
-                    continue
-                # `make_instr(offset, alias, name, arg, argval, False, None, index)`, inlined (the
-                # call was a third of the time of this loop before 3.11); the other attributes
-                # keep their class-level values
-                instr = new()
-                instr.index = index
-                instr.offset = offset
-                instr.opname = alias
-                instr.raw_opname = name
-                instr.arg = arg
-                instr.argval = argval
-                if jump:
-                    if jump == _JUMP_ABSOLUTE:
-                        target = oparg * unit
-                    elif jump == _JUMP_BACKWARD:
-                        target = offset + 2 - oparg * unit
-                    else:
-                        target = offset + 2 + oparg * unit
-                    jumps.append((instr, target))
-                append(instr)
-            if len(decoded) != size // 2:  # (never: each unit made one instruction)
-                for k, instr in enumerate(decoded):
-                    instr.index = k
-                    index_at.setdefault(instr.offset, k)
-            elif t.dropped_ops.isdisjoint(ops):
-                return _finish_in_place(code, version, decoded, jumps)
         while pos < size:
             op = raw[pos]
             name, kind, cache_bytes, alias, jump = info[op]
@@ -454,7 +489,7 @@ def _decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
                 _special(decoded, t, name, oparg, instr_offset, consts, names, local_names)
                 continue
             # `make_instr(instr_offset, alias, name, arg, argval, False, None, index)`, made without
-            # the call of its __init__, as in the loop above
+            # the call of its __init__, as in `_decode_units`
             instr = new()
             instr.index = index
             instr.offset = instr_offset
@@ -472,10 +507,7 @@ def _decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
                 jumps.append((instr, target))
             append(instr)
     except IndexError:
-        raise DecompilationError("argument out of range", function=code.co_name,
-                                 offset=offset, opname=name, python_version=version.key) from None
-    keeps_all = t.dropped_ops.isdisjoint(ops)
-    return _finish(code, version, decoded, jumps, index_at if keeps_all else None)
+        raise _out_of_range(code, version, offset, name) from None
 
 
 def _special(out: List[Instr], t: _Tables, name: str, arg: int, offset: int, consts: tuple,

@@ -379,113 +379,116 @@ class Printer:
         return lines
 
     def stmt(self, s: n.Stmt, depth: int, out: List[str]) -> None:
-        pad = self.unit * depth
-        t = type(s)
-        if t is n.ExprStmt:
-            if isinstance(s.value, n.Const) and isinstance(s.value.value, str):
-                out.extend(self.docstring(s.value.value, pad))
-                return
-            out.append(pad + self.expr(s.value, YIELD))
-        elif t is n.Assign:
-            targets = " = ".join(self.target(x) for x in s.targets)
-            out.append(f"{pad}{targets} = {self._value(s.value)}")
-        elif t is n.AugAssign:
-            out.append(f"{pad}{self.target(s.target)} {s.op}= {self._value(s.value)}")
-        elif t is n.AnnAssign:
-            target = self.target(s.target)
-            if not s.simple and isinstance(s.target, n.Name):
-                target = "(" + target + ")"
-            text = f"{pad}{target}: {self.expr(s.annotation, TEST)}"
-            if s.value is not None:
-                text += " = " + self._value(s.value)
-            out.append(text)
-        elif t is n.Return:
-            out.append(pad + "return" + ("" if s.value is None else " " + self._value(s.value, yield_allowed=False)))
-        elif t is n.Pass:
-            out.append(pad + "pass")
-        elif t is n.Break:
-            out.append(pad + "break")
-        elif t is n.Continue:
-            out.append(pad + "continue")
-        elif t is n.Delete:
-            out.append(pad + "del " + ", ".join(self.target(x) for x in s.targets))
-        elif t is n.Global:
-            out.append(pad + "global " + ", ".join(s.names))
-        elif t is n.Nonlocal:
-            out.append(pad + "nonlocal " + ", ".join(s.names))
-        elif t is n.Assert:
-            text = pad + "assert " + self.expr(s.test, TEST)
-            if s.msg is not None:
-                text += ", " + self.expr(s.msg, TEST)
-            out.append(text)
-        elif t is n.Raise:
-            text = pad + "raise"
-            if s.exc is not None:
-                text += " " + self.expr(s.exc, TEST)
-                if s.cause is not None:
-                    text += " from " + self.expr(s.cause, TEST)
-            out.append(text)
-        elif t is n.Import:
-            lazy = "lazy " if s.lazy else ""
-            out.append(pad + lazy + "import " + ", ".join(_alias(name, asname) for name, asname in s.names))
-        elif t is n.ImportFrom:
-            names = ", ".join(_alias(name, asname) for name, asname in s.names)
-            out.append(f"{pad}{'lazy ' if s.lazy else ''}from {'.' * s.level}{s.module} import {names}")
-        elif t is n.If:
-            self._if(s, depth, out, "if")
-        elif t is n.While:
-            out.append(f"{pad}while {self.expr(s.test, NAMED)}:")
-            out.extend(self.block(s.body, depth + 1))
-            self._else(s.orelse, depth, out)
-        elif t is n.For:
-            kw = "async for" if s.is_async else "for"
-            iterable = self._value(s.iter, yield_allowed=False)
-            if isinstance(s.iter, n.Tuple_) and any(isinstance(x, n.Starred) for x in s.iter.elts):
-                iterable = f"({iterable})"  # (3.8's grammar wants `for x in (a, *b):`; the same code)
-            out.append(f"{pad}{kw} {self.target(s.target)} in {iterable}:")
-            out.extend(self.block(s.body, depth + 1))
-            self._else(s.orelse, depth, out)
-        elif t is n.Try:
-            self._try(s, depth, out)
-        elif t is n.With:
-            items = []
-            for ctx, var in s.items:
-                item = self.expr(ctx, TEST)
-                if var is not None:
-                    item += " as " + self.target(var) if not (isinstance(var, n.Tuple_) and var.elts) \
-                        else " as (" + self.target(var) + ")"
-                items.append(item)
-            out.append(f"{pad}{'async with' if s.is_async else 'with'} {', '.join(items)}:")
-            out.extend(self.block(s.body, depth + 1))
-        elif t is n.FunctionDef:
-            for dec in s.decorators:
-                out.append(pad + "@" + self.expr(dec, NAMED))
-            generic = f"[{s.type_params}]" if s.type_params else ""
-            head = f"{pad}{'async def' if s.is_async else 'def'} {_name(s.name)}{generic}({s.params})"
-            if s.returns is not None:
-                head += " -> " + self.expr(s.returns, TEST)
-            out.append(head + ":")
-            out.extend(self.block(s.body, depth + 1))
-        elif t is n.ClassDef:
-            for dec in s.decorators:
-                out.append(pad + "@" + self.expr(dec, NAMED))
-            bases = "(" + ", ".join(self.expr(b, TEST) for b in s.bases) + ")" if s.bases else ""
-            generic = f"[{s.type_params}]" if s.type_params else ""
-            out.append(f"{pad}class {_name(s.name)}{generic}{bases}:")
-            out.extend(self.block(s.body, depth + 1))
-        elif t is n.TypeAlias:
-            generic = f"[{s.type_params}]" if s.type_params else ""
-            out.append(f"{pad}type {s.name}{generic} = {self.expr(s.value, TEST)}")
-        elif t is n.Match:
-            out.append(f"{pad}match {self._value(s.subject, yield_allowed=False)}:")
-            for case in s.cases:
-                guard = "" if case.guard is None else " if " + self.expr(case.guard, NAMED)
-                out.append(f"{pad}{self.unit}case {case.pattern}{guard}:")
-                out.extend(self.block(case.body, depth + 2))
-        elif t is n.Comment:
-            out.extend(pad + "# " + line if line else pad + "#" for line in s.lines)
-        else:
+        write = _STMT.get(type(s))
+        if write is None:
             raise _unprintable(s)
+        write(self, s, self.unit * depth, depth, out)
+
+    # --- one writer per statement type (`_STMT`): (statement, indentation, depth, lines) ----------
+
+    def _expr_stmt(self, s: n.ExprStmt, pad: str, depth: int, out: List[str]) -> None:
+        if isinstance(s.value, n.Const) and isinstance(s.value.value, str):
+            out.extend(self.docstring(s.value.value, pad))
+            return
+        out.append(pad + self.expr(s.value, YIELD))
+
+    def _assign(self, s: n.Assign, pad: str, depth: int, out: List[str]) -> None:
+        targets = " = ".join(self.target(x) for x in s.targets)
+        out.append(f"{pad}{targets} = {self._value(s.value)}")
+
+    def _aug_assign(self, s: n.AugAssign, pad: str, depth: int, out: List[str]) -> None:
+        out.append(f"{pad}{self.target(s.target)} {s.op}= {self._value(s.value)}")
+
+    def _ann_assign(self, s: n.AnnAssign, pad: str, depth: int, out: List[str]) -> None:
+        target = self.target(s.target)
+        if not s.simple and isinstance(s.target, n.Name):
+            target = "(" + target + ")"
+        text = f"{pad}{target}: {self.expr(s.annotation, TEST)}"
+        if s.value is not None:
+            text += " = " + self._value(s.value)
+        out.append(text)
+
+    def _return(self, s: n.Return, pad: str, depth: int, out: List[str]) -> None:
+        out.append(pad + "return" + ("" if s.value is None else " " + self._value(s.value, yield_allowed=False)))
+
+    def _assert(self, s: n.Assert, pad: str, depth: int, out: List[str]) -> None:
+        text = pad + "assert " + self.expr(s.test, TEST)
+        if s.msg is not None:
+            text += ", " + self.expr(s.msg, TEST)
+        out.append(text)
+
+    def _raise(self, s: n.Raise, pad: str, depth: int, out: List[str]) -> None:
+        text = pad + "raise"
+        if s.exc is not None:
+            text += " " + self.expr(s.exc, TEST)
+            if s.cause is not None:
+                text += " from " + self.expr(s.cause, TEST)
+        out.append(text)
+
+    def _import(self, s: n.Import, pad: str, depth: int, out: List[str]) -> None:
+        lazy = "lazy " if s.lazy else ""
+        out.append(pad + lazy + "import " + ", ".join(_alias(name, asname) for name, asname in s.names))
+
+    def _import_from(self, s: n.ImportFrom, pad: str, depth: int, out: List[str]) -> None:
+        names = ", ".join(_alias(name, asname) for name, asname in s.names)
+        out.append(f"{pad}{'lazy ' if s.lazy else ''}from {'.' * s.level}{s.module} import {names}")
+
+    def _while(self, s: n.While, pad: str, depth: int, out: List[str]) -> None:
+        out.append(f"{pad}while {self.expr(s.test, NAMED)}:")
+        out.extend(self.block(s.body, depth + 1))
+        self._else(s.orelse, depth, out)
+
+    def _for(self, s: n.For, pad: str, depth: int, out: List[str]) -> None:
+        kw = "async for" if s.is_async else "for"
+        iterable = self._value(s.iter, yield_allowed=False)
+        if isinstance(s.iter, n.Tuple_) and any(isinstance(x, n.Starred) for x in s.iter.elts):
+            iterable = f"({iterable})"  # (3.8's grammar wants `for x in (a, *b):`; the same code)
+        out.append(f"{pad}{kw} {self.target(s.target)} in {iterable}:")
+        out.extend(self.block(s.body, depth + 1))
+        self._else(s.orelse, depth, out)
+
+    def _with(self, s: n.With, pad: str, depth: int, out: List[str]) -> None:
+        items = []
+        for ctx, var in s.items:
+            item = self.expr(ctx, TEST)
+            if var is not None:
+                item += " as " + self.target(var) if not (isinstance(var, n.Tuple_) and var.elts) \
+                    else " as (" + self.target(var) + ")"
+            items.append(item)
+        out.append(f"{pad}{'async with' if s.is_async else 'with'} {', '.join(items)}:")
+        out.extend(self.block(s.body, depth + 1))
+
+    def _function_def(self, s: n.FunctionDef, pad: str, depth: int, out: List[str]) -> None:
+        for dec in s.decorators:
+            out.append(pad + "@" + self.expr(dec, NAMED))
+        generic = f"[{s.type_params}]" if s.type_params else ""
+        head = f"{pad}{'async def' if s.is_async else 'def'} {_name(s.name)}{generic}({s.params})"
+        if s.returns is not None:
+            head += " -> " + self.expr(s.returns, TEST)
+        out.append(head + ":")
+        out.extend(self.block(s.body, depth + 1))
+
+    def _class_def(self, s: n.ClassDef, pad: str, depth: int, out: List[str]) -> None:
+        for dec in s.decorators:
+            out.append(pad + "@" + self.expr(dec, NAMED))
+        bases = "(" + ", ".join(self.expr(b, TEST) for b in s.bases) + ")" if s.bases else ""
+        generic = f"[{s.type_params}]" if s.type_params else ""
+        out.append(f"{pad}class {_name(s.name)}{generic}{bases}:")
+        out.extend(self.block(s.body, depth + 1))
+
+    def _type_alias(self, s: n.TypeAlias, pad: str, depth: int, out: List[str]) -> None:
+        generic = f"[{s.type_params}]" if s.type_params else ""
+        out.append(f"{pad}type {s.name}{generic} = {self.expr(s.value, TEST)}")
+
+    def _match(self, s: n.Match, pad: str, depth: int, out: List[str]) -> None:
+        out.append(f"{pad}match {self._value(s.subject, yield_allowed=False)}:")
+        for case in s.cases:
+            guard = "" if case.guard is None else " if " + self.expr(case.guard, NAMED)
+            out.append(f"{pad}{self.unit}case {case.pattern}{guard}:")
+            out.extend(self.block(case.body, depth + 2))
+
+    def _comment(self, s: n.Comment, pad: str, depth: int, out: List[str]) -> None:
+        out.extend(pad + "# " + line if line else pad + "#" for line in s.lines)
 
     def docstring(self, text: str, pad: str) -> List[str]:
         """A string statement (in practice a docstring) as a triple-quoted literal, when that spells
@@ -619,6 +622,35 @@ def _dedent_docstring(doc: str) -> str:
 _TRAILER_BASE: Dict[type, str] = {n.Attribute: "value", n.Subscript: "value", n.Call: "func"}
 _TRAILER_TEXT: Dict[type, Callable[[Printer, Any, str], str]] = {
     n.Attribute: Printer._attribute_text, n.Subscript: Printer._subscript_text, n.Call: Printer._call_text,
+}
+
+#: How each statement type is written: (printer, statement, indentation, depth, lines).
+_STMT: Dict[Type[n.Stmt], Callable[[Printer, Any, str, int, List[str]], None]] = {
+    n.ExprStmt: Printer._expr_stmt,
+    n.Assign: Printer._assign,
+    n.AugAssign: Printer._aug_assign,
+    n.AnnAssign: Printer._ann_assign,
+    n.Return: Printer._return,
+    n.Pass: lambda self, s, pad, depth, out: out.append(pad + "pass"),
+    n.Break: lambda self, s, pad, depth, out: out.append(pad + "break"),
+    n.Continue: lambda self, s, pad, depth, out: out.append(pad + "continue"),
+    n.Delete: lambda self, s, pad, depth, out: out.append(pad + "del " + ", ".join(self.target(x) for x in s.targets)),
+    n.Global: lambda self, s, pad, depth, out: out.append(pad + "global " + ", ".join(s.names)),
+    n.Nonlocal: lambda self, s, pad, depth, out: out.append(pad + "nonlocal " + ", ".join(s.names)),
+    n.Assert: Printer._assert,
+    n.Raise: Printer._raise,
+    n.Import: Printer._import,
+    n.ImportFrom: Printer._import_from,
+    n.If: lambda self, s, pad, depth, out: self._if(s, depth, out, "if"),
+    n.While: Printer._while,
+    n.For: Printer._for,
+    n.Try: lambda self, s, pad, depth, out: self._try(s, depth, out),
+    n.With: Printer._with,
+    n.FunctionDef: Printer._function_def,
+    n.ClassDef: Printer._class_def,
+    n.TypeAlias: Printer._type_alias,
+    n.Match: Printer._match,
+    n.Comment: Printer._comment,
 }
 
 _EXPR: Dict[Type[n.Expr], Callable[[Printer, Any], str]] = {

@@ -237,55 +237,16 @@ class _Folder:
         if isinstance(stmt, n.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
             if isinstance(target, n.Name) and target.id in self.private:
-                pending: List[n.Stmt] = []
-                value = self.value_of(stmt.value, state, pending)
-                if value is None:
-                    return False
-                out.extend(pending)
-                if target.id in state.pinned():
-                    raise _GiveUp("a name an item stands for is bound again")
-                state.env[target.id] = value
-                return True
+                return self.bind_private(stmt, target, state, out)
             if isinstance(target, n.Subscript):
-                base = self.peek(target.value, state)
-                if not isinstance(base, ListValue):
-                    return False
-                pending = []
-                value = self.value_of(stmt.value, state, pending)  # (evaluated before the target)
-                if _slice_bounds(target.index) is not None:
-                    if not isinstance(value, ListValue):
-                        raise _GiveUp("a slice assigned from something that is not a tracked list")
-                    base.items[slice(*_slice_bounds(target.index))] = list(value.items)
-                elif isinstance(target.index, n.Const) and type(target.index.value) is int:
-                    self.subscript(base, target.index)  # (in range)
-                    base.items[target.index.value] = value if value is not None else self.item(stmt.value, state, pending)
-                else:
-                    raise _GiveUp("an item assignment this pass does not model")
-                if base.left:
-                    raise _GiveUp("a list changed after it was written out")
-                out.extend(pending)
-                return True
+                return self.assign_item(stmt, target, state, out)
             return False
         if isinstance(stmt, n.ExprStmt):
             call = stmt.value
             if isinstance(call, n.Call) and isinstance(call.func, n.Attribute) and len(call.args) == 1 \
                     and call.func.attr in ("extend", "append") and not isinstance(call.args[0], (n.Starred, n.Keyword)):
-                base = self.peek(call.func.value, state)
-                if not isinstance(base, ListValue):
-                    return False
-                pending = []
-                if call.func.attr == "append":
-                    base.items.append(self.item(call.args[0], state, pending))
-                else:
-                    value = self.value_of(call.args[0], state, pending)
-                    if not isinstance(value, ListValue):
-                        raise _GiveUp("extend with something that is not a tracked list")
-                    base.items.extend(value.items)
-                if base.left:
-                    raise _GiveUp("a list changed after it was written out")
-                out.extend(pending)
-                return True
-            pending = []
+                return self.grow_list(call, state, out)
+            pending: List[n.Stmt] = []
             if isinstance(stmt.value, n.List_) or self.peek(stmt.value, state) is not None:
                 # A display or a tracked value, evaluated and dropped: only its items' own
                 # evaluations are kept.
@@ -299,20 +260,75 @@ class _Folder:
                 del state.env[target.id]
                 return True
             if isinstance(target, n.Subscript):
-                base = self.peek(target.value, state)
-                if not isinstance(base, ListValue):
-                    return False
-                if base.left:
-                    raise _GiveUp("a list changed after it was written out")
-                if isinstance(target.index, n.Const) and type(target.index.value) is int:
-                    self.subscript(base, target.index)  # (in range)
-                    del base.items[target.index.value]
-                elif _slice_bounds(target.index) is not None:
-                    del base.items[slice(*_slice_bounds(target.index))]
-                else:
-                    raise _GiveUp("a deletion this pass does not model")
-                return True
+                return self.delete_item(target, state)
         return False
+
+    def bind_private(self, stmt: n.Assign, target: n.Name, state: _State, out: List[n.Stmt]) -> bool:
+        """`name = value` for one of the names the pass tracks."""
+        pending: List[n.Stmt] = []
+        value = self.value_of(stmt.value, state, pending)
+        if value is None:
+            return False
+        out.extend(pending)
+        if target.id in state.pinned():
+            raise _GiveUp("a name an item stands for is bound again")
+        state.env[target.id] = value
+        return True
+
+    def assign_item(self, stmt: n.Assign, target: n.Subscript, state: _State, out: List[n.Stmt]) -> bool:
+        """`lst[i] = value` or `lst[a:b] = other` on a tracked list."""
+        base = self.peek(target.value, state)
+        if not isinstance(base, ListValue):
+            return False
+        pending: List[n.Stmt] = []
+        value = self.value_of(stmt.value, state, pending)  # (evaluated before the target)
+        if _slice_bounds(target.index) is not None:
+            if not isinstance(value, ListValue):
+                raise _GiveUp("a slice assigned from something that is not a tracked list")
+            base.items[slice(*_slice_bounds(target.index))] = list(value.items)
+        elif isinstance(target.index, n.Const) and type(target.index.value) is int:
+            self.subscript(base, target.index)  # (in range)
+            base.items[target.index.value] = value if value is not None else self.item(stmt.value, state, pending)
+        else:
+            raise _GiveUp("an item assignment this pass does not model")
+        if base.left:
+            raise _GiveUp("a list changed after it was written out")
+        out.extend(pending)
+        return True
+
+    def grow_list(self, call: n.Call, state: _State, out: List[n.Stmt]) -> bool:
+        """`lst.append(x)` or `lst.extend(other)` on a tracked list."""
+        base = self.peek(call.func.value, state)
+        if not isinstance(base, ListValue):
+            return False
+        pending: List[n.Stmt] = []
+        if call.func.attr == "append":
+            base.items.append(self.item(call.args[0], state, pending))
+        else:
+            value = self.value_of(call.args[0], state, pending)
+            if not isinstance(value, ListValue):
+                raise _GiveUp("extend with something that is not a tracked list")
+            base.items.extend(value.items)
+        if base.left:
+            raise _GiveUp("a list changed after it was written out")
+        out.extend(pending)
+        return True
+
+    def delete_item(self, target: n.Subscript, state: _State) -> bool:
+        """`del lst[i]` or `del lst[a:b]` on a tracked list."""
+        base = self.peek(target.value, state)
+        if not isinstance(base, ListValue):
+            return False
+        if base.left:
+            raise _GiveUp("a list changed after it was written out")
+        if isinstance(target.index, n.Const) and type(target.index.value) is int:
+            self.subscript(base, target.index)  # (in range)
+            del base.items[target.index.value]
+        elif _slice_bounds(target.index) is not None:
+            del base.items[slice(*_slice_bounds(target.index))]
+        else:
+            raise _GiveUp("a deletion this pass does not model")
+        return True
 
     def if_statement(self, stmt: n.If, state: _State, out: List[n.Stmt]) -> None:
         holder = n.ExprStmt(stmt.test)
