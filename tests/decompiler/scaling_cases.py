@@ -122,6 +122,9 @@ LONG: Dict[str, Make] = {
     "subscript_chain": _chain("[0]"),
     "call_chain": _chain("()"),
     "string_concat": lambda size: _function(["return " + " + ".join(f"'s{i}' + x" for i in range(size // 2))]),
+    # (3.10+ could read `COPY 1; STORE a` as the start of a match statement at every copy)
+    "chained_assignment": lambda size: _function([" = ".join(f"a{i}" for i in range(size)) + " = x",
+                                                  "if a0:", "    x = a1", "return x"]),
 }
 
 # --- deep inputs: size is a depth of nesting -----------------------------------------------------

@@ -59,6 +59,7 @@ LONG_SIZES: Dict[str, int] = {
     "subscript_chain": 1500,
     "call_chain": 1500,
     "string_concat": 1500,
+    "chained_assignment": 1000,
 }
 # The sizes issue 23 names, where every supported CPython compiles them: a function of 20,000
 # lines (10,000 statements of `statements`), an expression of 10,000 terms.

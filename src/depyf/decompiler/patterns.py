@@ -25,9 +25,23 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING, DecompilationError
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.pattern_values import (_COPIES, _OPNAME, _VALUE_OPS, _VALUE_CONSUMERS, _PATTERN_STARTS,
-                                             _MAX_INLINE_TAIL, _NotAPattern, _Subj, _Len, _Parts, _CaseRead)
+                                             _MAX_INLINE_TAIL, _STORES, _NotAPattern, _Subj, _Len, _Parts, _CaseRead)
 from depyf.decompiler.pattern_text import _PatternPrinter
 from depyf.decompiler.pattern_sim import _Sim
+
+
+def _assignment_chain_copies(instrs: List[Instr], copies: Set[int]) -> Set[int]:
+    """The copies (of `copies`) that begin `COPY 1; STORE a`, repeated, then a last store: a
+    chained assignment `a = b = ... = v`. No match statement starts so: a case that only
+    captures is either the only case (which reads as the assignment) or keeps the subject for a
+    guard, and no guard starts with a copy of the subject. Said here because reading a chain as a
+    match costs a new try at each of its copies (cubic in its length: 800 names took minutes)."""
+    chain: Set[int] = set()
+    for k in sorted(copies, reverse=True):  # (from the end: a copy's chain goes on at k + 2)
+        if k + 2 < len(instrs) and instrs[k + 1].opname in _STORES \
+                and (instrs[k + 2].opname in _STORES or k + 2 in chain):
+            chain.add(k)
+    return chain
 
 
 class PatternRules:
@@ -54,7 +68,7 @@ class PatternRules:
                         k = names.index(copy, k + 1)
                     except ValueError:
                         break
-        self.match_starts: FrozenSet[int] = frozenset(starts)
+        self.match_starts: FrozenSet[int] = frozenset(starts - _assignment_chain_copies(self.instrs, starts))
 
     def match_at(self, i: int) -> Optional[int]:
         """A match statement whose first case starts with a copy of the subject at `i`."""
