@@ -1386,15 +1386,17 @@ class ControlRules:
     # --- if / conditional expression ----------------------------------------------------------
 
     def _written_apart(self, a: int, b: int) -> bool:
-        """Do the blocks at `a` and `b` carry lines of their own, and different ones? 3.12+ copy
+        """Do the blocks at `a` and `b` have different lines, one of them its own? 3.12+ copy
         an exit block that has a line with that line; one without (an implicit `return None`,
         the only kind 3.10/3.11 copy) takes the line of what comes before each copy, so only a
-        line that no predecessor of the block has is the block's own."""
+        line that no predecessor of the block has is the block's own. A block with a line of its
+        own and one with another line are no copies of one block: every copy of the first has
+        its line (a written `return` beside the implicit one that a test jumps to)."""
         positions = self.bc.graph.positions
         line_a, line_b = positions.line_at(self.instrs[a].offset), positions.line_at(self.instrs[b].offset)
         if line_a is None or line_b is None or line_a == line_b:
             return False
-        return not self._line_inherited(a, line_a) and not self._line_inherited(b, line_b)
+        return not self._line_inherited(a, line_a) or not self._line_inherited(b, line_b)
 
     def _line_inherited(self, k: int, line: int) -> bool:
         positions, instrs = self.bc.graph.positions, self.instrs
