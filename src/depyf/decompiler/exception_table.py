@@ -971,6 +971,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 else_end = cont = borrows.walked_part_end(self.code, self.version, instrs, be, min(t, end),
                                                           self.jump_sources)
                 else_kept = True
+            elif not star and body_falls and be < min(t, end) and self._rest_walked(s, be) is not False \
+                    and self._else_part_by_handler_order(s, be, min(t, end), t):
+                else_end = cont = min(t, end)
+                else_kept = True
             loop = self.loops[-1] if self.loops else None
             if not star and body_falls and loop is not None and not loop.is_while \
                     and self.version.keeps_try_else_exit \
@@ -1677,6 +1681,25 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # follows the handlers, so code right after the body is its else part.
             return True
         return any(self._kept_else_exit(be, k, head, t) for k in range(be + 1, min(end + 1, len(self.instrs))))
+
+    def _else_part_by_handler_order(self, s: int, be: int, stop: int, t: int) -> bool:
+        """3.12+, handlers that never fall out: is the code [be, stop) that the try's body [s, be)
+        falls into its else part, as the tries that start there tell? The compiler emits an else
+        part before the handlers and the code after the statement after them, and moving the
+        handler code to the end keeps that order: a try in the else part has its handler before
+        `t`, one after the statement after it. Only when every such try says else part (with
+        none, nothing tells: either reading compiles alike). The body's own tries do not count,
+        nor their code moved past its end (an `await`'s throw path), nor handler code (of earlier
+        statements, say) lying before `t`."""
+        if not self.version.handler_code_at_end:
+            return False
+        known = set(self._chain_of(t, 0))
+        for k in range(s, be):
+            known.update(self._chain(k))
+        cold = self.handler_only_code()
+        inner = {chain[0] for chain in map(self._chain, (k for k in range(be, stop) if k not in cold))
+                 if chain and chain[0] not in known}
+        return bool(inner) and max(inner) < t
 
     def _kept_else_exit(self, be: int, k: int, head: int, t: int) -> bool:
         """Is `k` a lone jump back to the loop's `head` that code in [be, k) jumps to (3.13's
