@@ -45,7 +45,7 @@ class LoopInfo:
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
                  "iterator", "outer_end", "is_while", "top_test", "falls_off_to_exit", "handler_break",
-                 "only_breaks_leave", "break_tail")
+                 "only_breaks_leave", "break_tail", "handler_break_on")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -67,6 +67,9 @@ class LoopInfo:
         # 3.12+: where a handler's `break` goes when only handlers leave the loop (that code was
         # moved after the handler code).
         self.handler_break: Optional[int] = None
+        # 3.12+: where a handler's `break` goes when normal flow reaches that code too (a `while
+        # True:` ending an if body: the code after the if statement, past its else part).
+        self.handler_break_on: Optional[int] = None
         # `while True:`: only a `break` leaves it. Any other loop also ends by its test or its
         # exhausted iterator, which reaches the code after it: handlers never reach that alone.
         self.only_breaks_leave = False
@@ -3156,6 +3159,10 @@ class ControlRules:
             # on where the if statement does, past its else part (laid at the false target with
             # no jump over it, as the loop never falls out): that is the else part's end.
             self.range_falls_to.setdefault(self.end, break_target)  # (see `if_statement`)
+        elif cond is None and break_target is None and info.handler_break_on is not None \
+                and info.handler_break_on > self.end == real_exit:
+            # (... so is a `break` in an except clause, its jump laid with the handler code)
+            self.range_falls_to.setdefault(self.end, info.handler_break_on)
         if else_break:
             orelse = [n.Break()]
         elif not orelse and cond is not None and after == real_exit and info.copied_exit is not None:

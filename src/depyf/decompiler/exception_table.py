@@ -773,6 +773,19 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         return self.version.handler_exit_skips_interrupt_check and ins.raw_opname == "JUMP_BACKWARD" \
             and ins.target is not None and be <= ins.target < j and not self._breaks_loop_ending_clause(j, hs)
 
+    def _note_written_handler_breaks(self, be: int, exits: List[Tuple[int, int, int, int]]) -> None:
+        """3.13+: a clause's written `break` (`_written_jump_out`) of a `while True:` whose body
+        the try is in, to code past the loop that normal flow reaches too: where that loop's
+        `break`s go (control: the else part of an if whose body the loop ends stops there)."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or not loop.is_while or not loop.only_breaks_leave or loop.handler_break_on is not None:
+            return
+        for hs, _, j, x in exits:
+            if x != _BREAK and x > loop.exit and x not in self.handler_only_code() \
+                    and self._written_jump_out(j, be, hs):
+                loop.handler_break_on = x
+                return
+
     def _breaks_loop_ending_clause(self, j: int, hs: int) -> bool:
         """Is the clause's jump at `j` (after POP_TOP, POP_EXCEPT) the `break` of a for loop that
         the clause (starting at `hs`) begins and that ends it? It drops that loop's iterator, then
@@ -854,6 +867,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             exits = [(hs, he, j, be if x in copies else x) for hs, he, j, x in exits]
         # Where the handlers fall out to, and where the normal path jumps over them (3.11).
         targets = [x for hs, _, j, x in exits if x != _BREAK and not self._written_jump_out(j, be, hs)]
+        self._note_written_handler_breaks(be, exits)
         # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
         targets = [x for x in targets if x >= be] or targets
         # A handler's jump goes where the try ends; a handler whose last block only looks like a
@@ -1037,6 +1051,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if leaves_loop:
                 if self.version.handler_code_at_end and x in self.handler_only_code():
                     loop.handler_break = x  # (read after the loop)
+                elif self.version.handler_code_at_end and loop.handler_break_on is None:
+                    loop.handler_break_on = x  # (control: an enclosing if's else part ends there)
                 x = None  # the jump past the loop is a `break`, not the end of the try
                 # (a break that a test in the else part jumps to is that if's else branch; a jump past
                 # it from the else part makes it the body of an if: `if c: break`)
