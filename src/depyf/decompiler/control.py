@@ -299,6 +299,16 @@ class ControlRules:
         extra_headers: Dict[int, Set[int]] = {}
         for h in headers:
             j = back[h]
+            outer = next((h0 for h0 in merged if h0 in self.handler_closed and h0 < h <= j < merged[h0]
+                          and self._handler_bottom_test_of(h0, h, j)), None)
+            if outer is not None:
+                # A while loop that only a handler's `continue` (to the test at the top) closes
+                # as read so far: the jump back at `j`, to the body's start, ends the copy of
+                # that test at the bottom. It is that loop's end, the handler's jump back a
+                # `continue` past it (`while a and b: ...` then `try: ... / except E: continue`).
+                merged[outer] = j
+                extra_headers.setdefault(outer, set()).add(h)
+                continue
             for h0 in list(merged):
                 j0 = merged[h0]
                 closed = h in self.handler_closed and self.version.handler_code_at_end
@@ -408,7 +418,7 @@ class ControlRules:
         if self.version.removes_dead_code_to_label_only and (end := self._returning_try_tail(h, j)) is not None:
             return end
         exits = {ins.target for ins in instrs[h:j + 1] if ins.target is not None and ins.target > j}
-        if len(exits) < 2 or self._else_part_of_top_test(h, j):
+        if len(exits) < 2 or self._else_part_of_top_test(h, j) or self._top_test_exit_copies(h, j, exits):
             return j
         last = max(exits)
         if instrs[last - 1].opname not in TERMINAL:
@@ -469,6 +479,30 @@ class ControlRules:
         # (a test's jump there too: a loop's test, threaded through the `break` after that loop)
         return self.version.removes_dead_code_to_label_only and instrs[last - 1].opname in ("RETURN_VALUE",
                                                                                            "RAISE_VARARGS")
+
+    def _top_test_exit_copies(self, h: int, j: int, exits: Set[int]) -> bool:
+        """3.12+: are the places past the loop [h, j] that its body leaves for copies of one exit
+        block, each the exit of a test of the chain the loop starts with or of its copy at the
+        bottom (`while a and b:`, each test jumping to its own copy of the `return None` after
+        the loop)? Those are the loop's way out, not blocks of its body that return."""
+        instrs = self.instrs
+        tests: Set[int] = set()
+        for k in range(h, j):
+            ins = instrs[k]
+            if ins.opname in COND_JUMPS:
+                tests.add(k)
+            elif ins.is_jump or ins.opname in _NOT_IN_ATOM:
+                break
+        if not tests:
+            return False
+        # (and those of its copy at the bottom, which has its own copies of the block)
+        bottom = self._bottom_test(h, max(tests) + 1, j) if self.version.while_condition_duplicated else None
+        if bottom is not None and bottom > max(tests):
+            tests.update(k for k in range(bottom, j + 1) if instrs[k].opname in COND_JUMPS)
+        first = min(exits)
+        return len(tests) >= len(exits) and all(
+            set(self.jump_sources.get(x, ())) <= tests and (x == first or self._same_exit_block(first, x))
+            for x in exits)
 
     def _else_part_of_top_test(self, h: int, j: int) -> bool:
         """3.8/3.9: does the loop [h, j] start with a test (pure code, then a conditional jump)

@@ -1037,7 +1037,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             falls_out = (x > end and not leaves_loop) or (
                 loop is not None and x in loop.continue_targets and not body_ends
                 and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
-                and not self._closing_jump_at(end, x))
+                and not self._closing_jump_at(end, x)
+                # (the body's end falls into the copy of the test at the bottom: a jump to the
+                # test at the top is a `continue`)
+                and not (x == loop.top_test and end == loop.body_end and end != x))
             if not star and loop is not None and x in loop.continue_targets and not body_ends and body_falls \
                     and else_end > be and self._rest_walked(s, be) is not True \
                     and not self._rest_is_else_part(be, else_end, t, x):
