@@ -2595,7 +2595,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             if t in self._chain(k) or k == 0:
                 continue
-            if t not in self._chain(k - 1) and not (k - 1 in self.skip) and not self._ends_skip(k) \
+            # (a body that raises or returns right before `k` does not fall into it: code there
+            # that looks like the finally body is the code after the statement, `try: raise E`
+            # / `finally: f()` then `f()`; 3.12+ drop the dead normal copy)
+            falls_in = t in self._chain(k - 1) and instrs[k - 1].opname not in TERMINAL
+            if not falls_in and not (k - 1 in self.skip) and not self._ends_skip(k) \
                     and not any(t in self._chain(src) for src in self.jump_sources.get(k, ())):
                 continue
             # (only the copy on the normal way out, after the body, may end in copied returns:
