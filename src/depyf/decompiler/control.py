@@ -45,7 +45,7 @@ class LoopInfo:
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
                  "iterator", "outer_end", "is_while", "top_test", "falls_off_to_exit", "handler_break",
-                 "only_breaks_leave", "break_tail")
+                 "only_breaks_leave", "break_tail", "handler_break_on")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -67,6 +67,9 @@ class LoopInfo:
         # 3.12+: where a handler's `break` goes when only handlers leave the loop (that code was
         # moved after the handler code).
         self.handler_break: Optional[int] = None
+        # 3.12+: where a handler's `break` goes when normal flow reaches that code too (a `while
+        # True:` ending an if body: the code after the if statement, past its else part).
+        self.handler_break_on: Optional[int] = None
         # `while True:`: only a `break` leaves it. Any other loop also ends by its test or its
         # exhausted iterator, which reaches the code after it: handlers never reach that alone.
         self.only_breaks_leave = False
@@ -296,6 +299,16 @@ class ControlRules:
         extra_headers: Dict[int, Set[int]] = {}
         for h in headers:
             j = back[h]
+            outer = next((h0 for h0 in merged if h0 in self.handler_closed and h0 < h <= j < merged[h0]
+                          and self._handler_bottom_test_of(h0, h, j)), None)
+            if outer is not None:
+                # A while loop that only a handler's `continue` (to the test at the top) closes
+                # as read so far: the jump back at `j`, to the body's start, ends the copy of
+                # that test at the bottom. It is that loop's end, the handler's jump back a
+                # `continue` past it (`while a and b: ...` then `try: ... / except E: continue`).
+                merged[outer] = j
+                extra_headers.setdefault(outer, set()).add(h)
+                continue
             for h0 in list(merged):
                 j0 = merged[h0]
                 closed = h in self.handler_closed and self.version.handler_code_at_end
@@ -405,7 +418,7 @@ class ControlRules:
         if self.version.removes_dead_code_to_label_only and (end := self._returning_try_tail(h, j)) is not None:
             return end
         exits = {ins.target for ins in instrs[h:j + 1] if ins.target is not None and ins.target > j}
-        if len(exits) < 2 or self._else_part_of_top_test(h, j):
+        if len(exits) < 2 or self._else_part_of_top_test(h, j) or self._top_test_exit_copies(h, j, exits):
             return j
         last = max(exits)
         if instrs[last - 1].opname not in TERMINAL:
@@ -466,6 +479,30 @@ class ControlRules:
         # (a test's jump there too: a loop's test, threaded through the `break` after that loop)
         return self.version.removes_dead_code_to_label_only and instrs[last - 1].opname in ("RETURN_VALUE",
                                                                                            "RAISE_VARARGS")
+
+    def _top_test_exit_copies(self, h: int, j: int, exits: Set[int]) -> bool:
+        """3.12+: are the places past the loop [h, j] that its body leaves for copies of one exit
+        block, each the exit of a test of the chain the loop starts with or of its copy at the
+        bottom (`while a and b:`, each test jumping to its own copy of the `return None` after
+        the loop)? Those are the loop's way out, not blocks of its body that return."""
+        instrs = self.instrs
+        tests: Set[int] = set()
+        for k in range(h, j):
+            ins = instrs[k]
+            if ins.opname in COND_JUMPS:
+                tests.add(k)
+            elif ins.is_jump or ins.opname in _NOT_IN_ATOM:
+                break
+        if not tests:
+            return False
+        # (and those of its copy at the bottom, which has its own copies of the block)
+        bottom = self._bottom_test(h, max(tests) + 1, j) if self.version.while_condition_duplicated else None
+        if bottom is not None and bottom > max(tests):
+            tests.update(k for k in range(bottom, j + 1) if instrs[k].opname in COND_JUMPS)
+        first = min(exits)
+        return len(tests) >= len(exits) and all(
+            set(self.jump_sources.get(x, ())) <= tests and (x == first or self._same_exit_block(first, x))
+            for x in exits)
 
     def _else_part_of_top_test(self, h: int, j: int) -> bool:
         """3.8/3.9: does the loop [h, j] start with a test (pure code, then a conditional jump)
@@ -1472,15 +1509,17 @@ class ControlRules:
         return test_end == src + 1
 
     def _written_apart(self, a: int, b: int) -> bool:
-        """Do the blocks at `a` and `b` carry lines of their own, and different ones? 3.12+ copy
+        """Do the blocks at `a` and `b` have different lines, one of them its own? 3.12+ copy
         an exit block that has a line with that line; one without (an implicit `return None`,
         the only kind 3.10/3.11 copy) takes the line of what comes before each copy, so only a
-        line that no predecessor of the block has is the block's own."""
+        line that no predecessor of the block has is the block's own. A block with a line of its
+        own and one with another line are no copies of one block: every copy of the first has
+        its line (a written `return` beside the implicit one that a test jumps to)."""
         positions = self.bc.graph.positions
         line_a, line_b = positions.line_at(self.instrs[a].offset), positions.line_at(self.instrs[b].offset)
         if line_a is None or line_b is None or line_a == line_b:
             return False
-        return not self._line_inherited(a, line_a) and not self._line_inherited(b, line_b)
+        return not self._line_inherited(a, line_a) or not self._line_inherited(b, line_b)
 
     def _line_inherited(self, k: int, line: int) -> bool:
         positions, instrs = self.bc.graph.positions, self.instrs
@@ -3242,6 +3281,10 @@ class ControlRules:
             # on where the if statement does, past its else part (laid at the false target with
             # no jump over it, as the loop never falls out): that is the else part's end.
             self.range_falls_to.setdefault(self.end, break_target)  # (see `if_statement`)
+        elif cond is None and break_target is None and info.handler_break_on is not None \
+                and info.handler_break_on > self.end == real_exit:
+            # (... so is a `break` in an except clause, its jump laid with the handler code)
+            self.range_falls_to.setdefault(self.end, info.handler_break_on)
         if else_break:
             orelse = [n.Break()]
         elif not orelse and cond is not None and after == real_exit and info.copied_exit is not None:

@@ -477,8 +477,11 @@ class ExceptionRegionAnalysis:
         flow = self._reach(start, None)
         while k > start and k not in flow:
             k -= 1
-        leaves = self.instrs[k].opname == "JUMP" and not start < (self.instrs[k].target or -1) < end
-        if self.instrs[k].opname in TERMINAL or leaves:
+        target = self.instrs[k].target
+        leaves = self.instrs[k].opname == "JUMP" and not start < (target or -1) < end
+        # (or the jump back of a `while True:` that only an except clause's `break` leaves)
+        closes_loop = self.instrs[k].opname == "JUMP" and target is not None and start < target <= k
+        if self.instrs[k].opname in TERMINAL or leaves or closes_loop:
             # A body that ends in a try whose body always leaves (`try: return f()`, or a
             # `continue`) goes on only from its handlers: a handler's way out past `end` is the
             # jump over the else part.

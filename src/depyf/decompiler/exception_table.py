@@ -773,6 +773,19 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
         return self.version.handler_exit_skips_interrupt_check and ins.raw_opname == "JUMP_BACKWARD" \
             and ins.target is not None and be <= ins.target < j and not self._breaks_loop_ending_clause(j, hs)
 
+    def _note_written_handler_breaks(self, be: int, exits: List[Tuple[int, int, int, int]]) -> None:
+        """3.13+: a clause's written `break` (`_written_jump_out`) of a `while True:` whose body
+        the try is in, to code past the loop that normal flow reaches too: where that loop's
+        `break`s go (control: the else part of an if whose body the loop ends stops there)."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or not loop.is_while or not loop.only_breaks_leave or loop.handler_break_on is not None:
+            return
+        for hs, _, j, x in exits:
+            if x != _BREAK and x > loop.exit and x not in self.handler_only_code() \
+                    and self._written_jump_out(j, be, hs):
+                loop.handler_break_on = x
+                return
+
     def _breaks_loop_ending_clause(self, j: int, hs: int) -> bool:
         """Is the clause's jump at `j` (after POP_TOP, POP_EXCEPT) the `break` of a for loop that
         the clause (starting at `hs`) begins and that ends it? It drops that loop's iterator, then
@@ -854,6 +867,7 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             exits = [(hs, he, j, be if x in copies else x) for hs, he, j, x in exits]
         # Where the handlers fall out to, and where the normal path jumps over them (3.11).
         targets = [x for hs, _, j, x in exits if x != _BREAK and not self._written_jump_out(j, be, hs)]
+        self._note_written_handler_breaks(be, exits)
         # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
         targets = [x for x in targets if x >= be] or targets
         # A handler's jump goes where the try ends; a handler whose last block only looks like a
@@ -971,6 +985,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 else_end = cont = borrows.walked_part_end(self.code, self.version, instrs, be, min(t, end),
                                                           self.jump_sources)
                 else_kept = True
+            elif not star and body_falls and be < min(t, end) and self._rest_walked(s, be) is not False \
+                    and self._else_part_by_handler_order(s, be, min(t, end), t):
+                else_end = cont = min(t, end)
+                else_kept = True
             loop = self.loops[-1] if self.loops else None
             if not star and body_falls and loop is not None and not loop.is_while \
                     and self.version.keeps_try_else_exit \
@@ -1019,7 +1037,10 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             falls_out = (x > end and not leaves_loop) or (
                 loop is not None and x in loop.continue_targets and not body_ends
                 and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
-                and not self._closing_jump_at(end, x))
+                and not self._closing_jump_at(end, x)
+                # (the body's end falls into the copy of the test at the bottom: a jump to the
+                # test at the top is a `continue`)
+                and not (x == loop.top_test and end == loop.body_end and end != x))
             if not star and loop is not None and x in loop.continue_targets and not body_ends and body_falls \
                     and else_end > be and (rest_walked := self._rest_walked(s, be)) is not True \
                     and (rest_walked is False or not self._rest_is_else_part(be, else_end, t, x)):
@@ -1034,6 +1055,8 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             if leaves_loop:
                 if self.version.handler_code_at_end and x in self.handler_only_code():
                     loop.handler_break = x  # (read after the loop)
+                elif self.version.handler_code_at_end and loop.handler_break_on is None:
+                    loop.handler_break_on = x  # (control: an enclosing if's else part ends there)
                 x = None  # the jump past the loop is a `break`, not the end of the try
                 # (a break that a test in the else part jumps to is that if's else branch; a jump past
                 # it from the else part makes it the body of an if: `if c: break`)
@@ -1706,6 +1729,25 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
             # follows the handlers, so code right after the body is its else part.
             return True
         return any(self._kept_else_exit(be, k, head, t) for k in range(be + 1, min(end + 1, len(self.instrs))))
+
+    def _else_part_by_handler_order(self, s: int, be: int, stop: int, t: int) -> bool:
+        """3.12+, handlers that never fall out: is the code [be, stop) that the try's body [s, be)
+        falls into its else part, as the tries that start there tell? The compiler emits an else
+        part before the handlers and the code after the statement after them, and moving the
+        handler code to the end keeps that order: a try in the else part has its handler before
+        `t`, one after the statement after it. Only when every such try says else part (with
+        none, nothing tells: either reading compiles alike). The body's own tries do not count,
+        nor their code moved past its end (an `await`'s throw path), nor handler code (of earlier
+        statements, say) lying before `t`."""
+        if not self.version.handler_code_at_end:
+            return False
+        known = set(self._chain_of(t, 0))
+        for k in range(s, be):
+            known.update(self._chain(k))
+        cold = self.handler_only_code()
+        inner = {chain[0] for chain in map(self._chain, (k for k in range(be, stop) if k not in cold))
+                 if chain and chain[0] not in known}
+        return bool(inner) and max(inner) < t
 
     def _kept_else_exit(self, be: int, k: int, head: int, t: int) -> bool:
         """Is `k` a lone jump back to the loop's `head` that code in [be, k) jumps to (3.13's
@@ -2582,7 +2624,11 @@ class ExceptionTableRules(ExceptionRegionAnalysis):
                 continue
             if t in self._chain(k) or k == 0:
                 continue
-            if t not in self._chain(k - 1) and not (k - 1 in self.skip) and not self._ends_skip(k) \
+            # (a body that raises or returns right before `k` does not fall into it: code there
+            # that looks like the finally body is the code after the statement, `try: raise E`
+            # / `finally: f()` then `f()`; 3.12+ drop the dead normal copy)
+            falls_in = t in self._chain(k - 1) and instrs[k - 1].opname not in TERMINAL
+            if not falls_in and not (k - 1 in self.skip) and not self._ends_skip(k) \
                     and not any(t in self._chain(src) for src in self.jump_sources.get(k, ())):
                 continue
             # (only the copy on the normal way out, after the body, may end in copied returns:
