@@ -8,6 +8,14 @@ Structures are recognised from jump targets, which are instruction indices:
 * a loop is the range between a *header* (the target of a backward jump) and the last backward jump
   to it; 3.10+ repeats a while loop's test at the bottom, which is recognised and dropped;
 * a forward jump out of a loop is a `break`; a jump to a loop's header or test is a `continue`.
+
+The rules are mixins by section, composed here: control_prepare.py (the loop and range tables),
+control_conditions.py and control_chain_build.py (condition chains), control_ifs.py,
+control_if_loops.py and control_if_values.py (if statements, inside loops, conditional
+expressions), control_jumps.py (unconditional jumps), control_values.py (value-level and/or),
+control_loops.py, control_for_loops.py and control_loop_tests.py (loops, for loops, the bottom copy
+of a while loop's test) and control_compare.py (chained comparisons); control_model.py holds what
+they share (`LoopInfo`, `COND_JUMPS`, the condition atoms and negation helpers).
 """
 from depyf.decompiler.control_prepare import ControlPrepare
 from depyf.decompiler.control_conditions import ControlConditions
