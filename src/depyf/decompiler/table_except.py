@@ -1,0 +1,643 @@
+"""try/except on 3.11+ (`_build_except`): the body, the clauses, the else part and where the
+statement ends.
+"""
+from typing import List, Optional, Set, Tuple
+
+from depyf.decompiler import borrows
+from depyf.decompiler import markers as m
+from depyf.decompiler import nodes as n
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL
+from depyf.decompiler.control import COND_JUMPS, LoopInfo, _may_complete
+from depyf.decompiler.table_model import _BREAK, _FORWARD_JUMPS
+
+
+class TableExcept:
+    """try/except; mixed into `exception_table.ExceptionTableRules`."""
+
+    def _build_except(self, s: int, t: int) -> int:
+        st = self._xt_state
+        instrs = self.instrs
+        base = list(self.stack)
+        warm = self._reach(s)
+        be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
+        be = self._past_swallowed_way_on(s, self._past_with_return(s, be, t), t)
+        be = self._past_const_return_through_copies(s, be, t)
+        be = self._past_dead_end_return(s, be, t)
+        before_inner = be
+        be = self._past_inner_clause_way_on(s, be, t, warm)
+        nested_exit = self._nested_handler_exit(s, be, t)
+        if nested_exit is not None:
+            warm = warm | self._reach(nested_exit)
+        cleanup_region = st.region_at[t]
+        if cleanup_region is None:
+            raise self.fail(instrs[t], "try handler without its cleanup")
+        cleanup = cleanup_region.handler
+        star = st.kinds[t] == "star"
+        exits: List[Tuple[int, int, int, int]] = []
+        if star:
+            clauses, exit_at = self._parse_star_clauses(t, base)
+            exits.extend((j, j + 1, j, x) for j, x in self._star_exits(exit_at, be, warm))
+        else:
+            clauses = self._parse_clauses(t, cleanup, base)
+            for _, _, hs, he in clauses:
+                exits.extend((hs, he, j, x) for j, x in self._clause_exits(hs, he, be, warm))
+        stray = self._stray_clause_break(s, exits) if not star else None
+        if stray is not None:
+            raise self.fail(instrs[stray], "break or continue of a loop that never jumps back")
+        if exits and self._falls_into(s, be):
+            # (a handler going on to its own copy of the small block the body falls into goes
+            # where the body does)
+            copies = {x for _, _, _, x in exits if x != _BREAK and self._duplicate_way_on(x, be)}
+            for y in copies:
+                self._mark_dead(y, self._block_end(y))
+            exits = [(hs, he, j, be if x in copies else x) for hs, he, j, x in exits]
+        # Where the handlers fall out to, and where the normal path jumps over them (3.11).
+        targets = [x for hs, _, j, x in exits if x != _BREAK and not self._written_jump_out(j, be, hs)]
+        self._note_written_handler_breaks(be, exits)
+        # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
+        targets = [x for x in targets if x >= be] or targets
+        # A handler's jump goes where the try ends; a handler whose last block only looks like a
+        # copy of code elsewhere (a `return` like the body's) while another jumps past it
+        # returns on its own.
+        jumped = {x for _, _, j, x in exits if instrs[j].opname == "JUMP" and instrs[j].target == x}
+        targets = [x for x in targets if x in jumped] or targets
+        inner = self.loops[-1] if self.loops else None
+        if inner is not None and inner.break_target is not None and self.version.handler_code_at_end:
+            # (a clause's jump to the loop's break target, the code after the loop, while
+            # another clause goes on elsewhere, is a `break`: the other place is the try's end)
+            targets = [x for x in targets if x != inner.break_target] or targets
+        x_h = max(sorted(set(targets)), key=targets.count) if targets else None
+        over = instrs[t - 1] if t - 1 >= be else None
+        n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
+        if n_jump is not None and self._before_unwinding(t - 1, be) == be:
+            # The body falls into the unwinding of an enclosing except clause (3.13 copies that
+            # clause's way out into the try's): not the jump over the handlers. (A `break`
+            # pops the loop's iterator first.)
+            n_jump = None
+        x = n_jump if n_jump is not None else x_h
+        if x is not None and n_jump is None and x > be and x not in jumped and not star \
+                and self._falls_into(s, be) and self._rest_walked(s, be) is False:
+            x = None  # 3.14: the clauses' copies of the code at `x` are their own way out
+        # 3.11 lays the else of an except* after its handlers: the body jumps over them to it, and
+        # the handlers' way out jumps past it.
+        star_else = star and n_jump is not None and x_h is not None and n_jump > exit_at \
+            and n_jump != x_h
+        if star_else:
+            x = x_h
+        if x is not None and x == n_jump and self._breaks_out_of_loop(t - 1):
+            x = None  # the body's way on is a `break` (read from the jump), not the try's end
+            if x_h is not None and t < x_h <= self.end and not self.version.handler_code_at_end:
+                x = x_h  # (3.11: where the handlers go on, right after them, is the try's end)
+        swallowed = self._swallowed_way_on(s, be, t, warm)
+        break_tail = self._break_tail(clauses, exits) if not star else None
+        if break_tail is not None:
+            # (read after the loop: not handler code)
+            typ, name, hs, he = clauses[-1]
+            clauses[-1] = (typ, name, hs, break_tail)
+            exits.append((hs, break_tail, break_tail, _BREAK))
+        elif x is None and not star and clauses and self.version.handler_code_at_end:
+            # 3.12+: code after the try that only the handlers reach follows the last one.
+            x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
+            if x is not None and self._body_leaves_enclosing_clause(s, be, t):
+                x = None  # the handler's tail (unwinding the enclosing clause too) is its own return
+            if x is not None and x > be and self._falls_into(s, be) and self._rest_walked(s, be) is False:
+                x = None  # 3.14: the rest follows the try (the clause's way out is its own)
+            if x is not None and x >= self.end and not self._rest_of_enclosing_body(x, t):
+                copy_end = self._copied_way_on(x)
+                if copy_end is not None:
+                    # the clause falls out: its tail is a copy of the code the range goes on to
+                    typ, name, hs, he = clauses[-1]
+                    clauses[-1] = (typ, name, hs, x)
+                    self._mark_dead(x, copy_end)
+                # Beyond the range: a fall-out would jump to what follows; an explicit return. But
+                # when the clause falls out to the range's end, the code the body falls into
+                # before there is no code after the try (`if c: try: A; return True / except E:
+                # pass`, then `return False`): it is the try's else part.
+                x = self.end if copy_end is not None and be < self.end and self._falls_into(s, be) else None
+            if x is not None and swallowed is not None \
+                    and not self._same_instructions(swallowed[0], x, swallowed[1] - swallowed[0]):
+                x = None  # the handler's return is its own: the body falls into other code
+        after_loop = None  # the code after the loop, where a handler's `break` goes
+        # (a body that never falls out has no else part: the code at `be` is not the try's, but
+        # an enclosing if's else part, say)
+        if x is not None and x > be and not star and self.version.handler_code_at_end \
+                and self._falls_into(s, be) and self._later_construct_in(be, min(x, t), t):
+            loop = self.loops[-1] if self.loops else None
+            if loop is not None and loop.is_while and loop.handler_break is None and x >= loop.exit \
+                    and x >= self.end and x in self.handler_only_code():
+                # (a handler's `break` jumping over a later try's handler code to the code after
+                # the loop, which only it reaches: read after the loop)
+                loop.handler_break = after_loop = x
+            x = None  # the handlers' returns are their own: what the body falls into follows the try
+        star_tail = None
+        loop_tail = None
+        only_tail = None  # (`_handler_only_tail`)
+        if x is None and star and self.version.handler_code_at_end:
+            # The same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
+            # past this range (only the handlers reach it): it is the code after the try.
+            star_tail = self._star_tail(exit_at)
+        if x is not None and not star:
+            clauses = [(typ, name, hs, x if hs < x < he else he) for typ, name, hs, he in clauses]
+        # (where the handlers go on may be code that a jump from before the try reaches too, the
+        # code after an enclosing if whose body the try ends with a `break`, or the code after
+        # the loop that a handler's `break` leaves for: not handler code)
+        loop = self.loops[-1] if self.loops else None
+        shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))
+                  or loop is not None and y in (loop.exit, loop.break_target)}
+        stops = {k for k in (x, break_tail, after_loop) if k is not None}
+        if loop is not None and (loop.is_while or not self.version.handler_code_at_end):
+            # (3.11: a handler that goes on to the loop's test at the bottom, laid inline, falls
+            # through it into the loop's exit, the loop's else part, say: not handler code. Nor
+            # is the code after a for loop whose body never goes back to its head, which only
+            # the FOR_ITER's first exit and the handler's `break` reach. 3.12+ lay a while
+            # loop's test with the handler code, but when the test at the top goes to the exit
+            # too, the exit was moved back after the loop: `relayout.exits_after_loops`.)
+            stops |= {k for k in (loop.exit, loop.break_target) if k is not None
+                      and (not self.version.handler_code_at_end
+                           or any(src < s for src in self.jump_sources.get(k, ())))}
+        cold = self._cold_code(t, warm | shared | stops)
+        span_end = max(cold) + 1 if cold else t + 1
+        end = self.end
+        falls_out = leaves_to_bottom = False
+        body_falls = self._falls_into(s, be) or (not self.version.handler_code_at_end or be != before_inner) \
+            and self._falls_into(s, be, through_inner_handlers=True)
+        else_break = False
+        else_kept = False
+        else_from = be
+        if x is None:
+            else_end, cont = be, be
+            if not star and body_falls and be < min(t, end) and self._rest_walked(s, be):
+                # 3.14: the rest is the else part, up to what its borrowed loads leave out (`borrows.py`)
+                else_end = cont = borrows.walked_part_end(self.code, self.version, instrs, be, min(t, end),
+                                                          self.jump_sources)
+                else_kept = True
+            elif not star and body_falls and be < min(t, end) and self._rest_walked(s, be) is not False \
+                    and self._else_part_by_handler_order(s, be, min(t, end), t):
+                else_end = cont = min(t, end)
+                else_kept = True
+            loop = self.loops[-1] if self.loops else None
+            if not star and body_falls and loop is not None and not loop.is_while \
+                    and self.version.keeps_try_else_exit \
+                    and be < end < len(instrs) and self._kept_else_exit(be, end, instrs[end].target, t) \
+                    and instrs[end].target in loop.continue_targets:
+                # 3.13: the handlers never finish, and the rest of the loop body leaves by the
+                # kept jump out of an else part
+                else_end = cont = end
+                else_kept = True
+            if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t) \
+                    and not self.version.handler_code_at_end:
+                else_end = cont = t  # 3.11: the handlers follow the else part
+        elif s < x <= end:
+            else_end, cont, falls_out = (self._before_loop_exit(be, min(x, t)) if body_falls else be), x, True
+            if nested_exit is not None and nested_exit < min(x, t):
+                else_from, else_end = nested_exit, min(x, t)
+            elif not body_falls:
+                jumped = self._jumped_else_part(s, be, min(x, t), t)
+                if jumped is not None:
+                    else_from, else_end = jumped, self._before_loop_exit(jumped, min(x, t))
+        else:
+            # The try ends its range: it jumps past the range's end, or back to the loop's head.
+            else_end = self._before_loop_exit(be, min(t, end))
+            cont = end if (t >= end or x > end) else max(span_end, else_end)
+            body_ends = be > s and instrs[be - 1].opname in TERMINAL and else_end <= be
+            loop = self.loops[-1] if self.loops else None
+            loop_tail = self._handler_loop_tail(x, end, loop)
+            if loop_tail is None and not self._unwinds_enclosing_clause(x):
+                only_tail = self._handler_only_tail(x, end, t)
+            # (a stretch that jumps back to the range's end inside the loop is the rest of the
+            # loop body, even where only breaks leave the loop; so is one whose own code jumps
+            # back to the loop's head, a `continue`: no code after the loop goes back into it)
+            # (or over the else part of the if whose body it ends: `_handler_only_tail`)
+            rejoins = only_tail is not None and loop is not None and end < loop.exit \
+                and (end in self.tail_else_joins
+                     or any(instrs[k].target == end or instrs[k].opname == "JUMP" and k in self._reach(x)
+                            and instrs[k].target in loop.continue_targets and instrs[k].target < x
+                            for k in range(x, min(only_tail[1], len(instrs)))))
+            leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
+                and loop_tail is None and x not in loop.continue_targets \
+                and (only_tail is None or not rejoins and (
+                    loop.only_breaks_leave or body_falls and not self._goes_back_at_once(be, loop)))
+            # (code only the handlers reach, laid past a loop that also ends by its test or
+            # iterator, is no code after that loop: it is the rest of the range after the try,
+            # unless the body goes on after the try too, which would then run it)
+            falls_out = (x > end and not leaves_loop) or (
+                loop is not None and x in loop.continue_targets and not body_ends
+                and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
+                and not self._closing_jump_at(end, x)
+                # (the body's end falls into the copy of the test at the bottom: a jump to the
+                # test at the top is a `continue`)
+                and not (x == loop.top_test and end == loop.body_end and end != x))
+            if not star and loop is not None and x in loop.continue_targets and not body_ends and body_falls \
+                    and else_end > be and (rest_walked := self._rest_walked(s, be)) is not True \
+                    and (rest_walked is False or not self._rest_is_else_part(be, else_end, t, x)):
+                # the handlers' jumps back are `continue`s, the rest follows the try (3.14: as
+                # its plain loads say, where 3.13 compiles both alike)
+                falls_out = False
+                else_end = cont = be
+            # (the body's way on is a `break`; a handler that goes to the loop's test at the
+            # bottom, the end of the body that the try ends, just falls out of the try)
+            leaves_to_bottom = leaves_loop and loop is not None and end == loop.body_end \
+                and end in loop.continue_targets and end != loop.exit
+            if leaves_loop:
+                if self.version.handler_code_at_end and x in self.handler_only_code():
+                    loop.handler_break = x  # (read after the loop)
+                elif self.version.handler_code_at_end and loop.handler_break_on is None:
+                    loop.handler_break_on = x  # (control: an enclosing if's else part ends there)
+                x = None  # the jump past the loop is a `break`, not the end of the try
+                # (a break that a test in the else part jumps to is that if's else branch; a jump past
+                # it from the else part makes it the body of an if: `if c: break`)
+                if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end \
+                        and not self.jump_sources.get(else_end - 1) \
+                        and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
+                    else_end -= 1
+                    else_break = True
+                elif else_end > be and body_falls and loop_tail is None \
+                        and self._rest_walked(s, be) is False:
+                    # 3.14: the rest of the loop body follows the try (the code after a `while
+                    # True:` loop, which only the handler's `break` reaches, is no way on of it)
+                    else_end = cont = be
+                    only_tail = None
+        back = self.skip.get(x, -1) if x is not None and x > end and self.version.handler_code_at_end else -1
+        if 0 <= back < len(instrs) and instrs[back].opname == "JUMP" and instrs[back].target == end \
+                and back not in self.skip and not self.jump_sources.get(back):
+            # 3.12+: the clauses go on through a copy of an enclosing finally body (already
+            # registered), laid past the range, whose jump goes back to where the range ends
+            # (the try/finally ends an if body: to the code after the if). They fall out of the
+            # range, as the statement does; no else part of an enclosing if ends at the copy.
+            self._mark_dead(back, back + 1)
+        elif x is not None and falls_out and x > end and only_tail is None and self.version.handler_code_at_end:
+            self.range_falls_to.setdefault(end, x)  # control: an enclosing if's else part ends there
+        elif x is None and not star and not self.version.handler_code_at_end \
+                and (way_on := self._body_jump_past_range(s, be, end)) is not None:
+            self.range_falls_to.setdefault(end, way_on)  # control: an enclosing if's else part ends there
+        else_start = else_from
+        if star_else and n_jump is not None and x_h is not None:
+            else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
+            cont = max(cont, else_end)
+        if else_end > else_start:
+            copied = self._copied_else_part(s, be, else_start, else_end)
+            if copied is not None:
+                self._mark_dead(copied, copied + copied - else_start)
+                else_end = copied
+        if x is not None and (falls_out or x > s) and else_end > else_start and instrs[else_end - 1].opname == "JUMP" \
+                and instrs[else_end - 1].target == x \
+                and not any(else_start <= src < else_end - 1 and instrs[src].opname in COND_JUMPS
+                            for src in self.jump_sources.get(else_end, ())):
+            # (not when a test in the else part jumps over it: `if c: continue` ends the else part)
+            else_end -= 1
+        self._note_unprotected_breaks(s, be, t)
+        if x is not None and falls_out and self.version.handler_code_at_end:
+            # (with an else part, the body's way out runs it first: a copy of the code after the
+            # statement in the body is a `return` written there)
+            self._note_unprotected_way_outs(s, be, t, else_start if else_end > else_start else x)
+        breaks: Set[int] = set()
+        for hs, he, j, target in exits:
+            if target == _BREAK:
+                if j < he:
+                    self.skip[j] = he
+                breaks.add(hs)
+            elif falls_out and target == x:
+                self._fall_out(j, he)
+            elif leaves_to_bottom and target == end:
+                self._fall_out(j, he)
+        swallowed_tail: List[n.Stmt] = []
+        if x is None and not star and swallowed is not None:
+            # Only a with that swallowed an exception goes on after the try: the compiler copied
+            # that code (a small exit block) into the with's handler (read before the with marks
+            # its handler as read).
+            swallowed_tail = self.run_range(swallowed[0], swallowed[1], list(base))
+        body = self.run_range(s, be, list(base))
+        left = self.last_stack
+        if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
+                and not isinstance(left[-1], m.MARKER_TYPES):
+            # The body ends in `return value` and the copy of an enclosing finally body that
+            # follows never finishes: the value is computed before the copy, and the compiler
+            # dropped the RETURN_VALUE after it as dead (as in `_build_finally`; left on the
+            # stack, the value and its side effects would be lost).
+            body.append(n.Return(left.pop()))
+        handlers: List[n.ExceptHandler] = []
+        for typ, name, hs, he in clauses:
+            if name is not None and not star:
+                self._skip_name_cleanups(hs, he, name)
+            outer_clause = self._clause_read
+            self._clause_read = (hs, he)
+            try:
+                stmts = self.run_range(hs, he, list(base) + [m.Sentinel("previous-exception")])
+            finally:
+                self._clause_read = outer_clause
+            if hs in breaks:
+                stmts.append(n.Break())
+            elif self._continue_after_finally_copy(hs, he) and not (stmts and isinstance(stmts[-1], n.Continue)):
+                stmts.append(n.Continue())
+            handlers.append(n.ExceptHandler(typ, name, stmts))
+        if else_end > else_start and self.version.keeps_try_else_exit and else_end < len(instrs) \
+                and instrs[else_end].opname == "JUMP":
+            self.kept_else_exits.add(else_end)  # (control: `_block_ends_going_back`)
+        orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
+        if else_break and not (orelse and isinstance(orelse[-1], n.Break)):
+            orelse.append(n.Break())  # (read already where the dropped iterator shows it)
+        if loop_tail is not None and loop_tail == x and loop is not None and loop.falls_off_to_exit \
+                and end == loop.body_end and self._falls_into(s, end):
+            # 3.12+: a `while True:` inside a with, closed only by this try's handlers: they go
+            # straight to the loop's jump back (nothing follows the try in the body), while the
+            # body's normal way out falls off the loop's end, which leaves the loop (the with's
+            # exit call follows). That way out is a `break`; falling out of a clause, read
+            # before a `break` that ends the loop body, is a `continue`.
+            (orelse if orelse else body).append(n.Break())
+            for clause in handlers:
+                if _may_complete(clause.body):
+                    clause.body.append(n.Continue(required=True))
+        elif (loop_tail is not None or only_tail is not None and self._goes_back_at_once(end, loop)) \
+                and self._falls_into(s, max(be, end)):
+            # The normal way out of the try runs into the loop's own jump back, but the rest of
+            # the body follows the try: that way out is a `continue`. (`for a in d: try: g(a);
+            # continue / except E: pass` then more: the range ends at that jump back, and the
+            # rest, which only the handler reaches, lies after the handler code.) Not where the
+            # body reaches past the range, to its own `return CONST` after the copy of an
+            # enclosing finally body (`_past_const_return_through_copies`).
+            (orelse if orelse else body).append(n.Continue())
+        tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
+        # (3.11: code that normal flow reaches from the code's start is no handler code, even where
+        # only the handlers reach it from the try: the code after an if statement whose body the
+        # try ends, which its else part falls into, when a clause's `break` of a loop that never
+        # jumps back, read as that if, goes there)
+        self._mark_dead_code(cold & self.handler_only_code() if not self.version.handler_code_at_end else cold)
+        self.stack = base
+        self.emit(n.Try(body, handlers, orelse, [], star, else_kept))
+        for stmt in tail:
+            self.emit(stmt)
+        if loop_tail is not None and x is not None:
+            # 3.12+: the rest of the loop body after the try, reached only from its handlers,
+            # lies after the handler code and ends with the loop's jump back.
+            for stmt in self.run_range(x, loop_tail, list(base)):
+                self.emit(stmt)
+            self._mark_dead(x, loop_tail + 1)
+        if only_tail is not None and x is not None:
+            # 3.12+: the code after the try, reached only from its handlers, was moved past the
+            # range that the try does not end (an if body whose try body returns).
+            self.tail_ways_on.setdefault(only_tail[0], end)
+            for stmt in self.run_range(x, only_tail[0], list(base)):
+                self.emit(stmt)
+            self._mark_dead(x, only_tail[1])
+            way_on = self.range_falls_to.get(only_tail[0])
+            closing = instrs[only_tail[0]] if only_tail[1] == only_tail[0] + 1 else None
+            if way_on is None and closing is not None and closing.opname == "JUMP" \
+                    and closing.target is not None and closing.target > only_tail[1] \
+                    and self._leaves_enclosing_finally(end, closing.target):
+                # (its closing jump goes on past it, out of an enclosing try/finally, through
+                # the finally body's copy: `try: if c: (try: raise / except E: pass); more`
+                # `else: return / finally: ...` then more; the rest of the range, inside that
+                # try, is not reached from there)
+                way_on = closing.target
+            if way_on is not None and way_on > only_tail[1]:
+                # (that code's last statement goes on past it, to code only handlers reach
+                # too: so does this statement, past the range, as far as an enclosing if is
+                # concerned, whose else part then runs to the end of its range)
+                self.range_falls_to.setdefault(end, way_on)
+                self.tail_else_joins.add(end)
+        if falls_out and t < x < end:
+            # 3.12+: the code after the try is reached only from its handlers and was moved after
+            # them. It is read here, then marked as read, so that no enclosing range that reaches
+            # it by position (after a loop's exit, say) reads it again.
+            for stmt in self.run_range(x, end, list(base)):
+                self.emit(stmt)
+            loop = self.loops[-1] if self.loops else None
+            closing = loop is not None and end == loop.body_end and end < len(self.instrs) \
+                and self.instrs[end].opname == "JUMP"
+            self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
+            return end
+        return max(cont, s + 1)
+
+    def _rest_walked(self, s: int, be: int) -> Optional[bool]:
+        """3.14: whether the code the try's body (from `s`) falls into at `be` lay in the block
+        of the body's end (its else part: True) or after the statement (False), as its borrowed
+        loads tell; None where they do not (`borrows.py`: the compiler's borrow pass never
+        reaches the block after a try whose handlers all leave)."""
+        if not self.version.borrows_stop_at_empty_blocks \
+                or any(s <= src < be and self.instrs[src].opname == "JUMP" for src in self.jump_sources.get(be, ())):
+            # (a jump from the body to the statement's end reaches it: walked either way; a test's
+            # jump there goes to the empty block of the body's end, where the walk stops too)
+            return None
+        walked = borrows.block_was_walked(self.code, self.version, self.instrs, be, self.end, self.jump_sources)
+        if walked is None:
+            walked = self._break_target_walked(be)
+        if walked is False and not borrows.walked_up_to(self.code, self.version, self.instrs, be,
+                                                                 self.jump_sources):
+            return None  # (the body's code was not reached either: nothing tells)
+        return walked
+
+    def _break_target_walked(self, be: int) -> Optional[bool]:
+        """3.14: where the rest at `be` is a `break` (`else: break`, or one after the try; a for
+        loop's pops its iterator first), what the code it leads to tells. Its jump forward: not
+        reached there says the jump was not either; reached says it was where nothing else leads
+        there (no other jump, no fall-through into it). A for loop's `break` may hold a copy of
+        that code in place of the jump (a short `return`): its own loads tell."""
+        instrs = self.instrs
+        if be + 1 >= len(instrs):
+            return None
+        j = be + 1 if instrs[be].opname == "POP_TOP" else be  # (a for loop's iterator)
+        if j > be and instrs[j].opname != "JUMP":
+            return borrows.block_was_walked(self.code, self.version, instrs, j, len(instrs), self.jump_sources)
+        if instrs[j].opname != "JUMP" or instrs[j].target is None or instrs[j].target <= j:
+            return None
+        target = instrs[j].target
+        walked = borrows.block_was_walked(self.code, self.version, instrs, target, len(instrs), self.jump_sources)
+        if walked is not False and (set(self.jump_sources.get(target, ())) - {j}
+                                    or instrs[target - 1].opname not in ENDS_FLOW):
+            return None  # (reached, but maybe by another way in)
+        return walked
+
+    def _leaves_enclosing_finally(self, k: int, target: int) -> bool:
+        """Is `target` outside a try/finally whose body holds `k`?"""
+        kinds = self._xt_state.kinds
+        outside = self._chain(target)
+        return any(kinds.get(h) == "finally" and h not in outside for h in self._chain(k))
+
+    def _rest_of_enclosing_body(self, x: int, t: int) -> bool:
+        """3.12+: is the code at `x`, past the range being read, where the clauses of the try
+        with handler `t` fall out, the rest of an enclosing try's body, moved with the handler
+        code (`try: try: return f() / except E: pass` then `raise X`, inside the outer try)?"""
+        return bool(self._chain_of(t, 0)[1:]) and self._handler_only_tail(x, self.end, t) is not None
+
+    def _jumped_else_part(self, s: int, be: int, end: int, t: int) -> Optional[int]:
+        """3.11: where the else part starts when the body never falls into `be`: its last
+        statement, a try, jumps over its own handler code (laid inline, right after the body's
+        range) to the else part, and so does its except clause (`try: (try: ... except E:
+        pass) except F: ... else: return`). One target in (be, end), reached only from the body;
+        None otherwise."""
+        if self.version.handler_code_at_end:
+            return None
+        instrs = self.instrs
+        # (or an if last in the body whose test jumps over the handler code of a try in its
+        # body to the else part: `try: (if c: try: return x / finally: f()) except E: ...
+        # else: ...`)
+        targets = {instrs[k].target for k in range(s, be) if instrs[k].opname in _FORWARD_JUMPS
+                   and instrs[k].target is not None and be < instrs[k].target < end}
+        if not targets:
+            # (or a with last in the body whose own body never ends normally: only a manager
+            # that swallowed the exception goes on, past the with's handler code laid right
+            # after the body, into the else part)
+            tails = {self._swallowed_tail(r.handler) for r in self._with_regions(s, be) if be <= r.handler < end}
+            tails = {y for y in tails if y is not None and be < y < end and t not in self._chain(y)
+                     and not self.jump_sources.get(y)}
+            warm = self._reach(s)
+            if len(tails) == 1 and not any(k in warm for k in range(be, min(tails))):
+                return tails.pop()
+        if len(targets) != 1:
+            return None
+        y = targets.pop()
+        if any(not s <= src < be for src in self.jump_sources.get(y, ())):
+            return None
+        if instrs[y - 1].opname not in ENDS_FLOW:
+            return None
+        if any(instrs[src].opname != "JUMP" for src in self.jump_sources.get(y, ())):
+            warm = self._reach(s)
+            if any(k in warm for k in range(be, y)):
+                return None  # (code in between that the body reaches: no handler code)
+        return y
+
+    def _copied_else_part(self, s: int, be: int, start: int, end: int) -> Optional[int]:
+        """Where, inside [start, end), a copy of the else part [start, that point) begins: a small
+        else part that returns is copied (3.12+) into each way the body reaches it, a test in
+        the body whose false branch ends it (`if c: ...` last in the body) jumping to that copy,
+        which is laid right after the original (3.12: `for`: `else: return` pops the iterator
+        first)."""
+        instrs = self.instrs
+        if not self.version.copies_exit_blocks:
+            return None
+        for k in range(start + 1, end):
+            size = k - start
+            if k + size > end or instrs[k - 1].opname not in TERMINAL:
+                continue
+            sources = self.jump_sources.get(k, ())
+            if sources and all(s <= src < be for src in sources) \
+                    and self._same_instructions(start, k, size):
+                return k
+        return None
+
+    def _before_loop_exit(self, be: int, else_end: int) -> int:
+        """`else_end`, or the exit of the innermost for loop where that lies in [be, else_end):
+        an else part that returns, in a for loop whose only jump back is in handler code (3.12+),
+        is followed by the loop's exit (END_FOR) and the code after the loop, then the handler
+        code (`for s in a: try: ... except E: pass else: return` then more of the body)."""
+        if not self.loops or not self.version.handler_code_at_end:
+            return else_end
+        instrs = self.instrs
+        for h in self.loops[-1].continue_targets:
+            if instrs[h].opname == "FOR_ITER" and be <= instrs[h].target < else_end:
+                return instrs[h].target
+        return else_end
+
+    def _continue_after_finally_copy(self, hs: int, he: int) -> bool:
+        """3.12+: does the except clause ending at `he` end with a `continue` through an enclosing
+        finally body? Its unwinding runs into the copy of the finally body (registered as read),
+        and the clause's last instruction jumps back to the loop's head (the loop's last jump
+        back, read as its natural end; `except E as e:` deletes `e` first). A clause that falls
+        out instead jumps to such a copy, laid after the handler code: `except E: pass` as the
+        last statement of the loop body reads the same, but compiles to that jump."""
+        loop = self.loops[-1] if self.loops else None
+        last = he - 1
+        if loop is None or not self.version.handler_code_at_end or last in self.skip:
+            return False
+        ins = self.instrs[last]
+        if ins.opname != "JUMP" or ins.target not in loop.continue_targets:
+            return False
+        start = last
+        while self.skip.get(start - 1) == last:
+            start -= 1
+        pop = self._before_unwinding(start, hs) if start < last else None  # (after `e = None; del e`)
+        if pop is None:
+            return False
+        region = self._xt_state.region_at[pop]  # (the unwinding is the finally's protected code)
+        return region is not None and self._xt_state.kinds.get(region.handler) == "finally"
+
+    def _body_leaves_enclosing_clause(self, s: int, be: int, t: int) -> bool:
+        """Inside an except clause, does the try body [s, be) go on into that clause's unwinding
+        (POP_EXCEPT, then its jump or return)? Then the try is the clause's last statement on
+        the body's path, and a handler's tail that unwinds the clause as well is a statement of
+        that handler (`except A: try: f(); return 1 / except B: return 2`), not code after the
+        try reached only from the handlers."""
+        return self._clause_read is not None and be < t and self.instrs[be].opname == "POP_EXCEPT" \
+            and self._falls_into(s, be)
+
+    def _block_end(self, k: int) -> int:
+        """The end of the straight block at `k` that ends in its first return (or `k` when a jump
+        or another way out comes first)."""
+        instrs = self.instrs
+        for q in range(k, min(k + 8, len(instrs))):
+            if instrs[q].opname == "RETURN_VALUE":
+                return q + 1
+            if instrs[q].is_jump or instrs[q].opname in TERMINAL:
+                break
+        return k
+
+    def _duplicate_way_on(self, y: int, x: int) -> bool:
+        """Is the code at `y`, where a handler jumps, another copy of the small block at `x` where
+        the try goes on, that only handler code reaches? 3.12 keeps a separate copy of a small
+        exit block (`return None`) for each jump to it from handler code (`if c: try: try: ...
+        except A: ... except B: ...` whose inner handlers go on through the outer try's end),
+        between the if body and its else part."""
+        end = self._block_end(y)
+        if y == x or end == y or end - y != self._block_end(x) - x \
+                or not self._same_instructions(y, x, end - y):
+            return False
+        handler_code = self.handler_only_code()
+        return y in handler_code and not any(self.jump_sources.get(k) for k in range(y + 1, end)) \
+            and all(src in handler_code for src in self.jump_sources.get(y, ()))
+
+    def _unwinds_enclosing_clause(self, x: int) -> bool:
+        """Is `x`, where a try inside an except clause goes on, that clause's own unwinding
+        (its POP_EXCEPT, then its way out)? 3.12+ lays the unwinding after the clause's code, so
+        a try that ends an if body whose else part ends in a `raise` (`except E: if c: try: f()
+        except F: raise G / else: raise H`) jumps forward past the range to it: the try is the
+        last statement of the clause on that path, and the unwinding is no code after it."""
+        clause = self._clause_read
+        if clause is not None and x == clause[1]:
+            return True  # (its jump out, pointed at the clause's end: `_fall_out`, 3.13 copies it)
+        return clause is not None and clause[0] <= x < clause[1] and self.instrs[x].opname == "POP_EXCEPT"
+
+    def _breaks_out_of_loop(self, j: int) -> bool:
+        """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of
+        the enclosing for loop: it drops the loop's iterator first (`try: f(); break`)? A try
+        that only ends the loop body jumps back to the loop's head instead."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or loop.iterator is None or j < 1 or self.instrs[j - 1].opname != "POP_TOP":
+            return False
+        if self._inside_clause_of(loop):
+            # The try is inside an except clause inside the loop (3.12+ lays it after the loop): a
+            # `break` would leave the clause (POP_EXCEPT) first; the jump goes where the try ends.
+            return False
+        target = self.instrs[j].target
+        if loop.exit <= j < target <= self.end:
+            # 3.12+: the try lies in the rest of the loop body that only an earlier try's
+            # handlers reach, laid past the loop's exit; its jump stays in that code.
+            return False
+        return target >= loop.exit or target == loop.break_target
+
+    def _inside_clause_of(self, loop: LoopInfo) -> bool:
+        """Is an except clause open inside `loop` (the previous exception, which a clause keeps on
+        the stack, above the loop's iterator)?"""
+        for k in range(len(self.stack) - 1, -1, -1):
+            value = self.stack[k]
+            if value is loop.iterator:
+                return False
+            if isinstance(value, m.Sentinel) and value.what == "previous-exception":
+                return True
+        return False
+
+    def _handler_loop_tail(self, x: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
+        """Where the handlers of a try inside a loop fall out to code that only they reach (3.12+
+        moves it after the handler code, past the loop), the index of that code's closing jump
+        back to the loop's head: the code is the rest of the loop body, after the try."""
+        if loop is None or not self.version.handler_code_at_end or x <= end \
+                or x not in self.handler_only_code():
+            return None
+        last = self._handler_tail_last(x)
+        if last is None or self.instrs[last].opname != "JUMP" or self.instrs[last].target not in loop.continue_targets:
+            return None
+        return last
+
+    def _goes_back_at_once(self, be: int, loop: Optional[LoopInfo]) -> bool:
+        """Is the way out of a try body at `be` a `continue` (the jump back, left unprotected)?"""
+        ins = self.instrs[be] if be < len(self.instrs) else None
+        return loop is not None and ins is not None and ins.opname == "JUMP" and ins.target in loop.continue_targets
