@@ -1,0 +1,332 @@
+"""Matching a copy of a finally body against the original (`_match_copy`), allowing for the
+exits the compiler inlines or inverts in it.
+"""
+from typing import Dict, List, Optional, Set, Tuple
+
+from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, Instr
+from depyf.decompiler.table_model import _MAX_COPIED_EXIT, _MAX_RETURN_BLOCK
+
+
+class TableCopies:
+    """Copies of finally bodies; mixed into `exception_table.ExceptionTableRules`."""
+
+    def _match_copy(self, a: int, length: int, b: int, returns: bool = False
+                    ) -> Optional[Tuple[int, Optional[int], List[Tuple[int, int]]]]:
+        """(length, inner exit, returns) of the copy of [a, a+length) starting at `b`, or None if
+        no copy. `returns` are the return blocks [start, end) of the copy where the handler's copy
+        re-raises.
+
+        Where the handler's copy re-raises, a copy on a way out goes on out instead: a jump, a
+        return, or (3.12+) a constant return, which takes two instructions. The inner exit is the
+        last jump back (3.12+) that stands for a jump to the handler's closing re-raise.
+        """
+        instrs = self.instrs
+        size = len(instrs)
+        where: Dict[int, int] = {}
+        jumps: List[Tuple[int, int]] = []
+        flow = self._reach(a, floor=a)  # handler code inside either copy may lie elsewhere
+        flow_b = self._reach(b, floor=b)
+        plain, plain_b = flow, flow_b
+        if self._goes_on_through_clauses(a, length, flow):
+            # The rest of the finally body is reached only through the clauses of a try in it
+            # whose body never falls out (`try: raise E` / `except E: ...` then more): in both
+            # copies that handler code lies inline, in the same order.
+            flow = self._reach_through_handlers(a, floor=a)
+            flow_b = self._reach_through_handlers(b, floor=b)
+        p, q = a, b
+        inner_exit: Optional[int] = None
+        inlined: List[Tuple[int, int, int]] = []  # (exit block in the handler's copy, size, jump target)
+        returns_at: Dict[int, int] = {}  # a re-raise matched with a copied return block -> that block
+        outs: List[Tuple[int, int]] = []  # the returns matched where the handler's copy re-raises
+        merged = self.merged_end_copies
+        stop = a + length
+        # 3.12+ with the handler code inline in the handler's copy, reached through the clauses
+        # of a try in it (`_goes_on_through_clauses`): the normal copy has that code at the end,
+        # past its way out. Runs of it the handler's copy reaches only through clauses where the
+        # normal copy goes on are matched after the rest, at the counterpart try's handler.
+        defer = plain is not flow and self.version.handler_code_at_end
+        deferred: List[Tuple[int, int]] = []
+        runs: List[Tuple[int, int]] = []  # where the normal copy has them
+        main_end: Optional[int] = None
+        while p < stop or deferred:
+            if p >= stop:
+                if main_end is None:
+                    main_end = q
+                else:
+                    runs.append((resumed, q))
+                p, stop = deferred.pop(0)
+                q = self._handler_counterpart(p, where)
+                if q is None:
+                    return None
+                resumed = q
+                continue
+            if defer and p in flow and p not in plain and q in plain_b and q < size:
+                r = p
+                while r < stop and r not in plain:
+                    r += 1
+                deferred.append((p, r))
+                p = r
+                continue
+            if p not in flow:
+                width = self._return_width(q) if p in merged and q < size and self.jump_sources.get(q) else 0
+                if width:
+                    # 3.11: a merged copy of the closing re-raise, where the normal copy has the
+                    # return block its (unmerged) jump goes to
+                    where[p] = q
+                    q += width
+                p += 1
+                continue
+            earlier = self._inlined_exit_again(p, q, where, flow, flow_b)
+            if earlier is not None:
+                # The jumps to it go where its copy's match went (checked with `where` below);
+                # a return block the copy's re-raise took for a copied one is the real one.
+                width = self._inlined_exit_size(p, flow)
+                for d in range(width):
+                    where[p + d] = where[earlier + d]
+                q = returns_at.get(earlier + width - 1, q)
+                p += width
+                continue
+            if q >= size:
+                return None
+            if q not in flow_b:
+                q += 1
+                continue
+            x, y = instrs[p], instrs[q]
+            where[p] = q
+            if x.opname == "RERAISE" and x.arg == 0 or self._jumps_to_reraise(x, a + length):
+                # (the jump to the closing re-raise, after a try statement inside the body)
+                if y.opname in ("RETURN_VALUE", "JUMP"):
+                    if y.opname == "RETURN_VALUE":
+                        outs.append((q, q + 1))
+                    p, q = p + 1, q + 1
+                    continue
+                if y.opname == "LOAD_CONST" and q + 1 < size and instrs[q + 1].opname == "RETURN_VALUE":
+                    outs.append((q, q + 2))
+                    p, q = p + 1, q + 2
+                    continue
+                block_end = self._copied_return_block(q) if returns else None
+                if block_end is not None:
+                    returns_at[p] = q
+                    outs.append((q, block_end))
+                    p, q = p + 1, block_end
+                    continue
+            drop = self._exception_drop(p, a + length)
+            if drop and self._exception_drop(q, size) != drop:
+                p += drop  # a way out of the handler's copy drops the exception first
+                continue
+            back = self._inverted_back_jump(x, q)
+            if back is not None:
+                jumps.append((x.target, back))
+                if x.target >= a + length:
+                    inner_exit = q + 1
+                p, q = p + 1, q + 2
+                continue
+            if x.opname != y.opname:
+                if x.opname == "POP_EXCEPT" or (x.opname in ("POP_TOP", "SWAP") and any(
+                        instrs[r].opname == "POP_EXCEPT" for r in range(p + 1, min(p + 4, a + length)))):
+                    p += 1  # a return inside the handler's copy drops the exception first
+                    continue
+                if self._jumps_over_handlers(x, p, plain):
+                    # The normal copy goes straight on where the handler's copy jumps (over
+                    # handler code; with `defer`, code reached only through clauses: a `while
+                    # True:` loop's `break` over its except clause and the jump back only that
+                    # clause reaches, matched later).
+                    p += 1
+                    continue
+                width = self._inlined_exit_size(p, flow) if y.opname == "JUMP" and y.target > q else 0
+                if width:
+                    # The handler's copy has a copy of a small exit block where the normal
+                    # copy jumps to that block (checked once the block is matched).
+                    inlined.append((p, width, y.target))
+                    p, q = p + width, q + 1
+                    continue
+                return None
+            if x.target is not None:
+                jumps.append((x.target, y.target))
+            elif x.argval != y.argval and repr(x.argval) != repr(y.argval) and x.opname != "YIELD_VALUE":
+                return None  # (3.12+ YIELD_VALUE carries the stack depth, deeper in the handler)
+            p, q = p + 1, q + 1
+        if main_end is not None:
+            runs.append((resumed, q))
+            end = main_end
+        else:
+            end = q
+        while end < size and end not in flow_b and self.instrs[end - 1].opname in TERMINAL \
+                and not self.jump_sources.get(end):
+            end += 1  # handler code of the copy that follows its last exit (no jump goes there)
+        for start, width, yt in inlined:
+            if not any(where.get(k) == yt and self._same_instructions(start, k, width) for k in where):
+                return None
+        # where the normal copy goes out in place of the handler copy's re-raises
+        ways_out = {q for p, q in where.items() if instrs[p].opname == "RERAISE" and instrs[p].arg == 0} \
+            if any(a <= k < a + length for k in merged) else set()
+        for xt, yt in jumps:
+            while a <= xt < a + length and xt not in flow:
+                xt += 1  # (a target before the copy, e.g. a loop's head, stays where it is)
+            inside_x = a <= xt < a + length
+            inside_y = b <= yt < end or any(r0 <= yt < r1 for r0, r1 in runs)
+            if not inside_x and inside_y and yt in ways_out:
+                continue  # (a jump to a merged copy of the closing re-raise: see above)
+            if inside_x != inside_y or (inside_x and where.get(xt) != yt):
+                return None
+        return end - b, inner_exit, outs
+
+    def _handler_counterpart(self, h: int, where: Dict[int, int]) -> Optional[int]:
+        """The handler in the normal copy matching the handler at `h` in the handler's copy: that
+        of the region protecting the match (`where`) of code that `h` protects, if one."""
+        st = self._xt_state
+        for k, q in where.items():
+            region, other = st.region_at[k], st.region_at[q]
+            if region is not None and region.handler == h and other is not None:
+                return other.handler
+        return None
+
+    def _goes_on_through_clauses(self, a: int, length: int, flow: Set[int]) -> bool:
+        """Does the finally body's handler copy [a, a + length) go on past a try inside it only
+        through that try's except clauses: a clause's jump forward, to code of the copy that
+        its normal flow `flow` never reaches?"""
+        if a + length - 1 in flow:
+            return False
+        through = self._reach_through_handlers(a, floor=a)
+        instrs = self.instrs
+        for k in through - flow:
+            ins = instrs[k]
+            if a <= k < a + length and ins.opname == "JUMP" and k < ins.target < a + length \
+                    and ins.target in through and ins.target not in flow:
+                return True
+        # (or past a with inside it whose body never ends normally: only a swallowing manager
+        # goes on, falling into the rest of the copy after the with's handler code)
+        st = self._xt_state
+        for h in range(a, a + length) if not self.version.handler_code_at_end else ():
+            if st.kinds.get(h) == "with" and h in through:
+                j = self._swallowed_tail(h)
+                if j is not None and a <= j < a + length and j not in flow and j in through:
+                    return True
+        return False
+
+    def _return_width(self, q: int) -> int:
+        """The length of the way out at `q` that a copy on a way out has where the handler's copy
+        re-raises: a jump or return (1), a constant return (2); 0 if none."""
+        instrs = self.instrs
+        if instrs[q].opname in ("RETURN_VALUE", "JUMP"):
+            return 1
+        if instrs[q].opname == "LOAD_CONST" and q + 1 < len(instrs) and instrs[q + 1].opname == "RETURN_VALUE":
+            return 2
+        return 0
+
+    def _jumps_over_handlers(self, x: Instr, p: int, flow: Set[int]) -> bool:
+        """Is `x`, at `p` in the finally body's handler copy, a jump forward over handler code only?
+
+        3.12+ moves the handlers of a try statement inside the finally body's normal copy to the
+        end of the function, but the handler copy is all exception code and keeps them in place:
+        there the try body jumps over them to the code after the try statement.
+        """
+        return self.version.handler_code_at_end and x.opname == "JUMP" and x.target > p + 1 \
+            and all(k not in flow for k in range(p + 1, x.target))
+
+    def _inlined_exit_size(self, p: int, flow: Set[int]) -> int:
+        """The size of the small exit block (straight code ending in the closing re-raise) at `p`
+        in the finally body's handler copy, or 0.
+
+        3.12+ replaces a jump to a block of at most four instructions that leaves the scope by a
+        copy of it; in the handler copy such a block ends with the re-raise, while on the normal
+        way out the same statements go on, and the jumps to them stay.
+        """
+        if not self.version.copies_exits_with_line_numbers:
+            return 0
+        instrs = self.instrs
+        for k in range(p, min(p + _MAX_COPIED_EXIT, len(instrs))):
+            ins = instrs[k]
+            if k not in flow or ins.target is not None or (k > p and self.jump_sources.get(k)):
+                return 0
+            if ins.opname == "RERAISE":
+                return k + 1 - p if ins.arg == 0 and k > p else 0
+            if ins.opname in TERMINAL or ins.opname in ("POP_EXCEPT", "PUSH_EXC_INFO"):
+                return 0
+        return 0
+
+    def _inlined_exit_again(self, p: int, q: int, where: Dict[int, int], flow: Set[int],
+                            flow_b: Set[int]) -> Optional[int]:
+        """Where the match already placed a copy of the small exit block at `p`
+        (`_inlined_exit_size`), when only jumps reach `p` and the normal copy has no such block
+        at `q`: the handler's copy keeps the block itself where the jumps to it stayed."""
+        instrs = self.instrs
+        if p == 0 or instrs[p - 1].opname not in ENDS_FLOW and p - 1 in flow:
+            return None
+        width = self._inlined_exit_size(p, flow)
+        if not width:
+            return None
+        while q < len(instrs) and q not in flow_b:
+            q += 1
+        x = instrs[p]
+        if q < len(instrs) and instrs[q].opname == x.opname and instrs[q].argval == x.argval:
+            return None  # (the normal copy has its own block here)
+        earlier = next((k for k in where if k + width <= p and instrs[k + width - 1].opname == "RERAISE"
+                        and self._same_instructions(p, k, width)), None)
+        if earlier is None or any(earlier + d not in where for d in range(width)):
+            return None
+        return earlier
+
+    def _jumps_to_reraise(self, x: Instr, end: int) -> bool:
+        """Is `x` a JUMP to `end`, the finally body's closing RERAISE right after its handler copy
+        (the normal way out of a try statement that ends the finally body)?"""
+        return x.opname == "JUMP" and x.target == end and end < len(self.instrs) \
+            and self.instrs[end].opname == "RERAISE" and self.instrs[end].arg == 0
+
+    def _copied_return_block(self, q: int) -> Optional[int]:
+        """The end of a copy of the code after the statement, ending in a return, placed where a
+        way out of the finally body goes on (`return x` after the try, copied into the branches of
+        a finally body's last `if`): straight-line code that no jump enters."""
+        instrs = self.instrs
+        for k in range(q, min(q + _MAX_RETURN_BLOCK, len(instrs))):
+            ins = instrs[k]
+            if ins.target is not None or (k > q and self.jump_sources.get(k)) \
+                    or ins.opname in ("RERAISE", "RAISE_VARARGS", "POP_EXCEPT", "PUSH_EXC_INFO"):
+                return None
+            if ins.opname == "RETURN_VALUE":
+                return k + 1
+        return None
+
+    def _exception_drop(self, p: int, end: int) -> int:
+        """The length of the `[SWAP 2;] POP_TOP; POP_EXCEPT` a way out of a handler starts with."""
+        k = p
+        while k < min(p + 3, end) and self.instrs[k].opname in ("POP_TOP", "SWAP"):
+            k += 1
+        if k > p and k < end and self.instrs[k].opname == "POP_EXCEPT":
+            return k + 1 - p
+        return 0
+
+    def _inverted_back_jump(self, x: Instr, q: int) -> Optional[int]:
+        """Where the copy at `q` jumps back, where the handler's copy has the conditional jump `x`.
+
+        3.12+ has no backward conditional jump: where a copy on a way out jumps back (to a loop's
+        head) the compiler spells it `jump-if-not L; JUMP back; L:`, while the handler's copy keeps
+        the plain conditional jump to its re-raise.
+        """
+        instrs = self.instrs
+        if not self.version.conditional_jumps_forward_only or q + 2 >= len(instrs):
+            return None
+        y, back = instrs[q], instrs[q + 1]
+        if y.target != q + 2 or back.opname != "JUMP" or back.target > q:
+            return None
+        if OPPOSITE_JUMPS.get(x.opname) != y.opname:
+            return None
+        return back.target
+
+    def _same_instructions(self, a: int, b: int, length: int) -> bool:
+        instrs = self.instrs
+        for d in range(length):
+            x, y = instrs[a + d], instrs[b + d]
+            if x.opname == "RERAISE" and x.arg == 0 and y.opname in ("RETURN_VALUE", "JUMP"):
+                continue  # where the handler's copy re-raises, a copy on a way out goes on out
+            if x.opname != y.opname:
+                return False
+            if x.target is not None:
+                inside_x = a <= x.target < a + length
+                inside_y = b <= y.target < b + length
+                if inside_x != inside_y or (inside_x and x.target - a != y.target - b):
+                    return False
+            elif x.argval != y.argval and not (x.argval != x.argval):
+                if not (isinstance(x.argval, type(y.argval)) and repr(x.argval) == repr(y.argval)):
+                    return False
+        return True
