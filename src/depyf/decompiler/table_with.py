@@ -1,0 +1,589 @@
+"""`with` and `async with` on 3.11+: the body, the `__exit__` calls on each way out, and the
+breaks, continues and returns around them.
+"""
+from typing import List, Optional, Set, Tuple
+
+from depyf.decompiler import markers as m
+from depyf.decompiler import nodes as n
+from depyf.decompiler.instructions import TERMINAL, Instr
+from depyf.decompiler.control import LoopInfo
+
+
+class TableWith:
+    """with and async with; mixed into `exception_table.ExceptionTableRules`."""
+
+    def op_BEFORE_WITH(self, ins: Instr, i: int) -> int:
+        return self._build_with(i, i + 1, False)
+
+    def op_BEFORE_ASYNC_WITH(self, ins: Instr, i: int) -> Optional[int]:
+        if not self.version.has_exception_table:
+            return super().op_BEFORE_ASYNC_WITH(ins, i)  # type: ignore[misc]
+        # BEFORE_ASYNC_WITH; GET_AWAITABLE 1; LOAD_CONST None; SEND ... [END_SEND]; <target>
+        k = i + 1
+        while k < len(self.instrs) and self.instrs[k].opname != "SEND":
+            k += 1
+        start = self.instrs[k].target
+        if start < len(self.instrs) and self.instrs[start].opname == "END_SEND":
+            start += 1
+        return self._build_with(i, start, True)
+
+    def _build_with(self, i: int, start: int, is_async: bool) -> int:
+        if self.pure_mode:
+            raise self.fail(self.instrs[i], "with statement inside an expression")
+        st = self._xt()
+        instrs = self.instrs
+        ctx = self.finish_expr(self.pop())
+        base = list(self.stack)
+        region = st.region_at[start] if start < len(instrs) else None
+        if region is None or st.kinds.get(region.handler) != "with":
+            raise self.fail(instrs[i], "with statement without its exception handler")
+        t = region.handler
+        st.handled.add(t)
+        warm = self._reach(start)
+        after = self._with_handler_exit(t, warm)
+        span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
+        self._register_exit_calls(start, is_async, self._protected_end(start, t, warm))
+        be = self._extend_for_return(self._protected_end(start, t, warm))
+        protected_end = be
+        exit_at = self._normal_exit_past_handlers(be, t, warm)
+        past = self._with_const_return(exit_at, t, after)
+        be = past if past != exit_at else be
+        way_on_end = self._past_handler_way_on(start, be, t, warm)
+        if past == exit_at and way_on_end > be:
+            # (the code that only an inner handler goes on to may end in `return CONST`, after
+            # this with's exit call: `with a: (with b: raise E); more; return 1`)
+            way_on_end = self._with_const_return(way_on_end, t, after)
+        be = way_on_end
+        if past == exit_at:
+            be = self._swallowed_const_return(start, be, t, warm, after)
+        be = self._past_with_dead_end_return(start, be, t)
+        self.for_targets.append(None)
+        try:
+            body = self.run_range(start, be, list(base) + [m.WithExit(), m.Sentinel("for-target")])
+            target = self.for_targets[-1]
+        finally:
+            self.for_targets.pop()
+        left = self.last_stack
+        if len(left) > len(base) + 1 and not isinstance(left[-1], m.MARKER_TYPES) \
+                and self._return_into_dead_end_copy(be):
+            # The body ends in `return value` and the copy of an enclosing finally body after
+            # the exit call never finishes: the compiler dropped the RETURN_VALUE after it as
+            # dead (left on the stack, the value and its side effects would be lost).
+            body.append(n.Return(left.pop()))
+        handler_tail = after is not None and after not in warm and t < after < self.end
+        # (3.12+: past the range, an if body say, when the with body never ends normally)
+        only_tail = self._handler_only_tail(after, self.end, t) if after not in warm else None
+        if handler_tail or only_tail is not None:
+            # The code after the with lies inside the handler's span (its cleanup follows it).
+            self._mark_dead_code(self._cold_code(t, warm | {after}))
+        elif any(k in warm for k in range(t, span_end)):
+            # The span runs on to an enclosing clause's `e = None; del e` cleanup, past the code
+            # after the with (which the body reaches): only the handler code itself is read.
+            self._mark_dead_code(self._cold_code(t, warm | ({after} if after is not None else set())))
+        else:
+            code = self._cold_code(t, warm | ({after} if after is not None else set()))
+            if any(k not in code and any(src not in code for src in self.jump_sources.get(k, ()))
+                   for k in range(t, span_end)):
+                # (code in between that is reached from elsewhere, an if's else part that the
+                # handler's way on jumps over, to the loop's closing jump, is no handler code)
+                self._mark_dead_code(code)
+            else:
+                self._mark_dead(t, span_end)
+        # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
+        items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(ctx, target)]
+        if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async \
+                and not self._with_lines_apart(start):
+            items.extend(body[0].items)
+            body = body[0].body
+        self.stack = base
+        # (not after a `return <constant>` that ends the body, read into it)
+        found_break = self._break_after_exit_call(be, span_end, after) if be == protected_end else None
+        past_break = found_break[1] if found_break is not None else None
+        if found_break is not None:
+            body.append(n.Break())
+            way, past = found_break
+            if instrs[past - 1].opname == "JUMP":
+                self.with_break_jumps.add(past - 1)
+            if self.loops[-1].iterator is not None or instrs[past - 1].opname in TERMINAL:
+                # (a for loop's break pops the iterator first; then it jumps, or runs a copy of
+                # the code after the loop: all of it is the break's)
+                self.with_break_ways[way] = past
+                self.skip.setdefault(way, past)
+                tail = self.loops[-1].break_tail
+                if instrs[past - 1].opname in TERMINAL and (tail is None or tail[1] != past):
+                    copy = way + 1 if self.loops[-1].iterator is not None else way
+                    self.note_copied_break(copy, past)  # control
+        elif be == protected_end and self._break_into_exit_after_exit_call(be, span_end, after):
+            body.append(n.Break())
+        elif be == protected_end:
+            past_continue = self._continue_after_exit_call(be, span_end, after)
+            if past_continue is not None:
+                body.append(n.Continue(required=True))
+                self.skip[past_continue - 1] = past_continue  # (its jump, read as that continue)
+        self.emit(n.With(items, body, is_async))
+        if past_break is not None:
+            if only_tail is not None and after is not None and after > t:
+                # (the code after the with, which only a swallowed exception reaches, laid past
+                # the range with the handler code: 3.12+)
+                for stmt in self.run_range(after, only_tail[0], list(base)):
+                    self.emit(stmt)
+                self._mark_dead(after, only_tail[1])
+            if instrs[past_break - 1].opname in TERMINAL and not self.jump_sources.get(past_break):
+                # (the break ran the code after the loop, which returns or raises: what follows
+                # is reached only by jumps, as after any return read in a range)
+                return self._next_reachable(past_break, self.end)  # builder
+            return past_break
+        if handler_tail:
+            # Only the handler reaches the code after the with: it is read here, once. (Where
+            # the body's way out is a copy of that code, laid after it, it ends there.)
+            stop = self._exit_copy_of(be, after)
+            for stmt in self.run_range(after, stop, list(base)):
+                self.emit(stmt)
+            self._mark_dead(t, self.end)
+            return self.end
+        if only_tail is not None and after is not None:
+            # ... or past the range (3.12+).
+            for stmt in self.run_range(after, only_tail[0], list(base)):
+                self.emit(stmt)
+            self._mark_dead(after, only_tail[1])
+        if be != protected_end and self.loops and self.loops[-1].iterator is not None:
+            # The body ends in a `return <constant>` read into it (a for loop's iterator popped
+            # first): what follows is no way out of it (the for loop's exit, say).
+            if after is not None and be >= self.end:
+                self.with_ways_on[self.end] = after
+            return max(be, i + 1)
+        cont = be
+        while cont in self.skip and self.skip[cont] > cont and cont < span_end:
+            cont = self.skip[cont]
+        over = instrs[cont] if cont < len(instrs) else None
+        if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:
+            moved = self._moved_rest(over.target, i + 1) if be >= self.end else None
+            if moved is not None:
+                # The body's normal exit lies past the range (3.12+: after the END_ASYNC_FOR of an
+                # async for that ends the body, in an if body), and so does the code after the
+                # with, where the handler goes on too: the rest of the range.
+                stop, way_on, rest_end = moved
+                for stmt in self.run_range(over.target, stop, list(base)):
+                    self.emit(stmt)
+                self._mark_dead(be, cont + 1)
+                self._mark_dead(over.target, rest_end)
+                return max(way_on, i + 1)
+            cont = min(over.target, self.end)
+        elif over is not None and over.opname == "JUMP" and cont + 1 == t and be >= self.end \
+                and i < over.target <= self.end:
+            # (... and jumps back to the range's end, or to the code after the with laid in place)
+            self._mark_dead(be, cont + 1)
+            return over.target
+        if after is not None and cont >= self.end:
+            self.with_ways_on[self.end] = after  # (control: an if body that this with ends)
+        if be >= self.end and cont > be:
+            # The body's normal exit lies past the range (3.12+: after the END_ASYNC_FOR of an
+            # async for that ends the body, in an if body): its exit call has been read here.
+            self._mark_dead(be, cont)
+        return max(cont, i + 1)
+
+    def _break_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> Optional[Tuple[int, int]]:
+        """A `break` that ends the with body: its way out runs the exit call, then leaves the loop
+        (a for loop's iterator popped first), while an exit that swallows the exception goes on
+        to `after`, somewhere else (the next iteration, or more of the loop body). Read as a
+        `break` after the with statement, a swallowed exception would stop the loop. Where the
+        break's own code starts, past the copies on the way out (the exit call, finally bodies),
+        and where it ends; None when the body's way out goes on where the handler does."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or after is None:
+            return None
+        instrs = self.instrs
+        k = be
+        while k in self.skip and self.skip[k] > k and k < span_end:
+            nxt = self.skip[k]
+            if k > be and instrs[nxt - 1].opname == "JUMP" and instrs[nxt - 1].target is not None \
+                    and k <= instrs[nxt - 1].target < nxt and loop.iterator is None:
+                # A copy on the way out (the finally body's, after the exit call) that ends in a
+                # loop of its own, whose exits the compiler threaded to where the `break` goes
+                # (3.12+: the loop's exit; `finally: while c: ...`): nothing falls out of it.
+                outs = [instrs[q].target for q in range(k, nxt) if instrs[q].target is not None
+                        and not k <= instrs[q].target < nxt]
+                if outs and all(x == loop.exit or x == loop.break_target for x in outs):
+                    return k, nxt
+            k = nxt
+        if k == after or k + 1 >= len(instrs):
+            return None
+        start = k
+        if loop.iterator is not None:
+            if instrs[k].opname != "POP_TOP" or k + 1 == after:
+                return None
+            k += 1
+        jump = instrs[k]
+        if jump.opname != "JUMP" and (loop.iterator is not None or self.version.copies_exit_blocks):
+            # (3.12 copies a small exit block into the jump to it: the code after a while loop
+            # too, whose `break` has no iterator to pop)
+            copy_end = self._copied_loop_exit_at(k, loop)
+            if copy_end is None and loop.iterator is not None:
+                # (a copy of code after the loop that stands elsewhere, past its else part, or
+                # that exists only as the breaks' copies: as a plain `break` reads it)
+                copy_end = self.copied_break_end(loop, k - 1)  # control
+            elif copy_end is None and loop.break_tail is None and loop.is_while and not loop.only_breaks_leave:
+                copy_end = self._exit_code_after_exit_call(k, k - 1)
+                if copy_end is not None:
+                    loop.break_tail = (k, copy_end)  # (read after the loop: `while_loop`)
+            return None if copy_end is None else (start, copy_end)
+        if jump.opname == "JUMP" and jump.target == k + 1 and loop.iterator is None and loop.break_tail is None \
+                and loop.is_while and not loop.only_breaks_leave and k + 1 < loop.exit:
+            # (3.13 keeps the jump, to the next instruction once the else part moved past the
+            # loop: `relayout.exits_after_loops`)
+            copy_end = self._exit_code_after_exit_call(k + 1, start - 1, k)
+            if copy_end is not None:
+                loop.break_tail = (k + 1, copy_end)
+                return start, copy_end
+        if jump.opname != "JUMP" or jump.target is None \
+                or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
+            return None
+        return start, k + 1
+
+    def _exit_code_after_exit_call(self, k: int, call: int, jump: Optional[int] = None) -> Optional[int]:
+        """3.12+: where the code after a while loop ends when it stands right after the exit
+        call (ending at `call`) of a with body that `break`s, at `k`: the jump there was dropped
+        (3.12; 3.13 keeps it, at `jump`), and the loop's else part (which its tests reach) is laid
+        after it. It is a straight block that only that break enters, ending in a return or
+        raise; a swallowing exit goes on in the loop, elsewhere (the caller's check). Where it
+        ends, or None."""
+        instrs = self.instrs
+        if self.jump_sources.get(k, []) != ([] if jump is None else [jump]):
+            return None
+        e = k
+        while e < len(instrs) and instrs[e].target is None \
+                and instrs[e].opname not in TERMINAL and (e == k or not self.jump_sources.get(e)):
+            e += 1
+        if e >= len(instrs) or e > k and self.jump_sources.get(e) \
+                or instrs[e].opname not in ("RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS") \
+                or instrs[e].opname == "RAISE_VARARGS" and instrs[e].arg == 0:
+            return None
+        if any(self._line_of(q) == self._line_of(call) for q in range(k, e + 1)):
+            return None  # (a statement of the with's own line: its exit's)
+        return e + 1
+
+    def _copied_loop_exit_at(self, k: int, loop: LoopInfo) -> Optional[int]:
+        """3.12+: where the copy at `k` of the small block after the for loop (a `return x`,
+        after END_FOR) ends, when the `break` that leads there had it copied in place of its
+        jump; None when the code at `k` is no such copy."""
+        instrs = self.instrs
+        exit_ = loop.exit
+        if exit_ < len(instrs) and instrs[exit_].opname == "END_FOR":
+            exit_ += 1
+        if not self._same_exit_block(k, exit_):  # control
+            return None
+        r = k
+        while instrs[r].opname not in TERMINAL:
+            r += 1
+        return r + 1
+
+    def _break_into_exit_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> bool:
+        """A `break` that ends the with body of a `while` loop whose exit comes right after the
+        exit call (its jump dropped), while an exit that swallows the exception goes on to more
+        of the loop body, laid elsewhere (3.12+: after the handler code, with the loop's test).
+        Read as the with's end, falling into the exit, the `break` would be lost."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or after is None or loop.iterator is not None or not loop.is_while:
+            return False
+        k = be
+        if k in self.skip and k < self.skip[k] < span_end:
+            k = self.skip[k]  # (this with's exit call)
+        return k != after and k == loop.exit and after not in loop.continue_targets and after > k
+
+    def _continue_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> Optional[int]:
+        """A `continue` that ends the with body: its way out runs the exit call, then jumps back
+        to the loop's head, while an exit that swallows the exception goes on to `after`, more of
+        the loop body (or the body's own jump back, which for a `while True:` goes past the NOP
+        of its line, where a `continue` goes: 3.10+). Read as a `continue` after the with, a
+        swallowed exception would skip that. Where the jump ends; None when the body's way out
+        goes on where the handler does."""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or after is None:
+            return None
+        instrs = self.instrs
+        k = be
+        if k in self.skip and k < self.skip[k] < span_end:
+            k = self.skip[k]  # (this with's exit call; an enclosing with's comes next, if any)
+            while k != after and self._exit_call_at(k) and self.skip[k] < span_end:
+                k = self.skip[k]  # (the enclosing withs' exit calls, that the `continue` runs too)
+        if k == after or k >= len(instrs):
+            return None
+        jump = instrs[k]
+        if jump.opname != "JUMP" or jump.target not in loop.continue_targets or jump.target == after:
+            return None
+        if instrs[after].opname == "JUMP" and instrs[after].target_offset == jump.target_offset:
+            return None  # (the same jump back: the with ends the body)
+        return k + 1
+
+    def _exit_copy_of(self, be: int, after: int) -> int:
+        """The end of the code after a with that only its handler reaches, at `after`, read up to
+        the range's end: or the start of the copy of it that the body's way out (its exit call,
+        then a jump) goes to, laid right after it (3.12+ copies a small block that returns, like
+        `POP_EXCEPT; return None` in an except clause, into each way there)."""
+        instrs = self.instrs
+        k = be
+        while k in self.skip and self.skip[k] > k:
+            k = self.skip[k]
+        y = instrs[k].target if k < len(instrs) and instrs[k].opname == "JUMP" else None
+        if y is None or not after < y < self.end or instrs[y - 1].opname not in TERMINAL \
+                or y + (y - after) > self.end or not self._same_instructions(after, y, y - after):
+            return self.end
+        return y
+
+    def _swallowed_const_return(self, start: int, be: int, t: int, warm: Set[int], after: Optional[int]) -> int:
+        """`with a: (with b: <never ends normally>); return CONST`. Only the inner with's
+        handler, after `b` swallowed the exception, goes on to the return: the exit call of `a`,
+        then the constant's return, laid past the handler code (3.12+: jumped to; 3.11: where
+        the inner handler falls, inline, after its pops). Where `a`'s own handler goes on to
+        other code after the with (`_with_const_return`), that return is the body's own: the
+        body ends after it (read as the code after the with, it was lost, and the handler's way
+        on ran in its place)."""
+        instrs = self.instrs
+        if be in warm and not self._exit_calls_then_loop_jump(be):
+            # (the body's normal exit, where the code after the with may follow: but the normal
+            # flow that only runs the exit calls to a `continue` or `break` never goes on there)
+            return be
+        handler_code = self.handler_only_code()
+        found = None
+        for h in range(start, t):
+            if self._xt_state.kinds.get(h) != "with" or h not in handler_code or t not in self._chain(h):
+                continue
+            y = self._swallowed_tail(h)
+            if y is not None and instrs[y].opname == "JUMP":
+                y = instrs[y].target  # (the jump over the handler's cleanup)
+            if y is None or not be <= y < t or y in warm:
+                continue
+            k = y
+            while k < t and instrs[k].opname == "NOP" and not self.jump_sources.get(k + 1):
+                k += 1  # (the return's line)
+            if not self._exit_call_at(k) or found is not None and found != k:
+                return be
+            found = k
+        if found is None:
+            return be
+        past = self._with_const_return(self.skip[found], t, after, exit_call=True)
+        return past if past != self.skip[found] else be
+
+    def _exit_calls_then_loop_jump(self, k: int) -> bool:
+        """Is `k` a with's exit call (then those of the withs around it, and the pops of the for
+        loops' iterators a `break` drops) followed by a jump to the innermost loop's head or
+        past its end: a `continue` or `break` that ends a with body?"""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or not self._exit_call_at(k):
+            return False
+        instrs = self.instrs
+        while self._exit_call_at(k):
+            k = self.skip[k]
+        while k < len(instrs) and instrs[k].opname == "POP_TOP" and not self.jump_sources.get(k):
+            k += 1
+        y = instrs[k].target if k < len(instrs) and instrs[k].opname == "JUMP" else None
+        return y is not None and (y in loop.continue_targets or y == loop.break_target or y >= loop.exit)
+
+    def _past_handler_way_on(self, start: int, be: int, t: int, warm: Set[int]) -> int:
+        """`with a: (try: ... except E: ... else: return x); more`: only the handler of the try
+        goes on to `more`, which the with still protects; the normal flow never reaches it, so it
+        lies past the body read from the normal flow (3.11+: after the handler code). The body
+        ends after it (read as the code after the with, it ran after `__exit__`, or was lost).
+        Not where the normal flow (`warm`) reaches the with's exit at `be`: a jump from handler
+        code into the with's span there is an enclosing clause's way out (its POP_EXCEPT)."""
+        if be in warm:
+            return be
+        instrs = self.instrs
+        st = self._xt_state
+        end = be
+        handler_code = self.handler_only_code()
+        for k in range(start, t):
+            ins = instrs[k]
+            y = ins.target
+            if ins.opname != "JUMP" or y is None or not be <= y < t or k not in handler_code \
+                    or t not in self._chain(k):
+                continue
+            region = st.region_at[y]
+            if region is None or region.handler != t or y in st.kinds or instrs[y].opname == "POP_EXCEPT":
+                continue
+            inside = [q for q in self._reach(y) if q < t and t in self._chain(q)]
+            if inside:
+                end = max(end, max(inside) + 1)
+        # `with a: (with b: <never ends normally>); more`: the inner with's handler, after `b`
+        # swallowed the exception, falls into `more`, which `a` still protects.
+        for h in range(start, t):
+            if st.kinds.get(h) != "with" or h not in handler_code:
+                continue
+            y = self._swallowed_tail(h)
+            if y is None or not be <= y < t or y in warm:
+                continue
+            region = st.region_at[y]
+            if region is None or region.handler != t:
+                continue
+            inside = [q for q in self._reach(y) if q < t and t in self._chain(q)]
+            if inside:
+                end = max(end, max(inside) + 1)
+        return end if end <= self.end else be
+
+    def _with_handler_exit(self, t: int, warm: Set[int]) -> Optional[int]:
+        """Where a with handler that suppressed the exception continues (the statement after)."""
+        instrs = self.instrs
+        j = self._swallowed_tail(t)
+        if j is None:
+            return None
+        if instrs[j].opname == "JUMP":
+            y = instrs[j].target
+            loop = self.loops[-1] if self.loops else None
+            if loop is not None and y < len(instrs) and instrs[y].opname == "JUMP" \
+                    and instrs[y].target in loop.continue_targets and y >= loop.body_end:
+                # (3.12+: the way back to the loop's head that only the suppressed path takes,
+                # laid with the handler code: the with ends the loop body)
+                return instrs[y].target
+            return y
+        if j in warm:
+            return j
+        # Not reached normally: a copy of a small exit block (3.11+ copies them into the handler),
+        # or the code after a with whose body never ends normally, which only the handler reaches.
+        r = j
+        while r < len(instrs) and r < j + 6 and instrs[r].target is None and instrs[r].opname not in TERMINAL:
+            r += 1
+        if r < len(instrs) and instrs[r].opname in TERMINAL and r < j + 6 \
+                and self._find_copy(j, r + 1 - j, 0, warm) is not None:
+            return None
+        return j
+
+    def _normal_exit_past_handlers(self, be: int, t: int, warm: Set[int]) -> int:
+        """The with body's normal exit call, when handler code of a try that ends the body lies
+        between `be` and it (3.11: `with a: (try: ... except E: return x); return CONST`, the
+        try body jumping over its handler code to the exit call): for `_with_const_return`."""
+        k = be
+        while k < t and k not in warm:
+            k += 1
+        if be < k < t and self.skip.get(k, k) > k and self.instrs[k].opname in ("LOAD_CONST", "SWAP"):
+            return k
+        return be
+
+    def _with_lines_apart(self, start: int) -> bool:
+        """3.13: does the `as` target's store at `start`, the first instruction of the with body,
+        stand apart from the inner with's context expression, a local's load, after it? 3.13
+        fuses the two into one instruction when they share a line (`with a as x, b:`), so
+        apart they were on two lines: `with a as x:` then `with b:` nested."""
+        instrs = self.instrs
+        return self.version.fuses_local_pairs and start + 1 < len(instrs) \
+            and instrs[start].raw_opname == "STORE_FAST" and instrs[start + 1].raw_opname == "LOAD_FAST" \
+            and not self._with_items_continued(start)
+
+    def _with_items_continued(self, start: int) -> bool:
+        """...unless the columns say the second item only went on to the next line (`with a as
+        x, \\` or a parenthesized item list). Nested, the inner `with` stands one indent deeper
+        than the outer one and every statement of its body deeper still; continued, the body
+        stands one indent deeper than the outer `with`. A `with` statement's column is its
+        context expression's, less `with `; a statement's own column is the least of its code's.
+        Without positions (or a shape this does not cover) the lines decide."""
+        instrs, positions = self.instrs, self.positions
+        inner = next((k for k in range(start + 1, len(instrs)) if instrs[k].opname == "BEFORE_WITH"), None)
+        if inner is None or instrs[start - 1].opname != "BEFORE_WITH":
+            return False
+        at_outer = positions.position_at(instrs[start - 1].offset)
+        at_inner = positions.position_at(instrs[inner].offset)
+        if not at_outer or not at_inner or at_outer[2] is None or at_inner[2] is None:
+            return False
+        outer_column, inner_column = at_outer[2] - 5, at_inner[2] - 5
+        indent = inner_column - outer_column
+        body = self._with_body_column(instrs[inner].offset, at_inner[0])
+        if indent < 0:  # (the outer item is not the first of its with: no column to start from)
+            return False
+        return body is not None and (indent == 0 or body < inner_column + indent)
+
+    def _with_body_column(self, enter_offset: int, with_line: Optional[int]) -> Optional[int]:
+        """The least column of the code after a with's BEFORE_WITH, up to its exit call (the first
+        code back on the with's own line), or None when the body shares that line."""
+        columns = self.positions.columns
+        least: Optional[int] = None
+        for line, _, column, _ in columns[enter_offset // 2 + 1:]:
+            if line is None:
+                continue
+            if line == with_line:
+                if least is not None:
+                    break
+                continue
+            if column is not None and (least is None or column < least):
+                least = column
+        return least
+
+    def _with_const_return(self, be: int, t: int, after: Optional[int], exit_call: bool = False) -> int:
+        """`return <constant>` right after the `__exit__` call belongs to the with body...
+
+        ...unless the handler, after suppressing an exception, goes on to the same code: then
+        it is the statement after the with (3.12+ may have copied it into the handler).
+        """
+        instrs = self.instrs
+        k = be
+        passed = {be}
+        while k in self.skip and self.skip[k] > k:
+            k = self.skip[k]
+            passed.add(k)
+        if k == be and not exit_call:  # (with `exit_call`, `be` follows the not yet skipped exit call)
+            return be
+        # Inside for loops, the return first drops each loop's iterator (a POP_TOP apiece, between
+        # the exit call and the constant, which the compiler loads last).
+        first = k
+        iterators = sum(1 for loop in self.loops if loop.iterator is not None) if k > be or exit_call else 0
+        pops = 0
+        # (an except clause around the with is left first too: a POP_EXCEPT apiece, 3.11+)
+        while k < len(instrs) and not self.jump_sources.get(k) and (
+                instrs[k].opname == "POP_TOP" and pops < iterators or instrs[k].opname == "POP_EXCEPT"):
+            passed.add(k)
+            pops += instrs[k].opname == "POP_TOP"
+            k += 1
+            while k in self.skip and self.skip[k] > k:
+                passed.add(k)
+                k = self.skip[k]  # (... and a try/finally around it: the finally body's copy)
+        if pops not in (0, iterators):
+            return be
+        unwound = k - first
+        if k + 1 >= len(instrs) or instrs[k].opname != "LOAD_CONST" \
+                or instrs[k + 1].opname != "RETURN_VALUE" or after in passed or self.jump_sources.get(k):
+            return be
+        j = t + 1
+        while j < len(instrs) and j < t + 16 and instrs[j].opname != "POP_JUMP_IF_TRUE":
+            j += 1
+        if j < len(instrs) and instrs[j].opname == "POP_JUMP_IF_TRUE":
+            tail = instrs[j].target + 4
+            if self._same_instructions(tail, first, unwound + 2):
+                return be
+        if unwound:
+            self.skip[first] = k  # (the iterators' POP_TOPs are the return's, not statements)
+        return k + 2
+
+    def _register_exit_calls(self, start: int, is_async: bool, body_end: int) -> None:
+        """`__exit__(None, None, None)` on each normal exit of a with body is not source.
+
+        One on a way out from inside the body (before `body_end`) may be followed by the exit
+        block a `break` jumped to, copied there."""
+        instrs = self.instrs
+        size = len(instrs)
+        for k in range(start, size - 4):
+            if not (instrs[k].opname == "LOAD_CONST" and instrs[k].argval is None
+                    and instrs[k + 1].opname == "LOAD_CONST" and instrs[k + 1].argval is None
+                    and instrs[k + 2].opname == "LOAD_CONST" and instrs[k + 2].argval is None
+                    and instrs[k + 3].opname == "CALL" and instrs[k + 3].arg == 2):
+                continue
+            end = k + 4
+            if end < size and instrs[end].opname == "GET_AWAITABLE":
+                j = end
+                while j < size and instrs[j].opname != "SEND":
+                    j += 1
+                if j >= size:
+                    continue
+                end = instrs[j].target
+                if end < size and instrs[end].opname == "END_SEND":
+                    end += 1
+            if end >= size or instrs[end].opname != "POP_TOP":
+                continue
+            first = k - 1 if k - 1 >= 0 and instrs[k - 1].opname == "SWAP" and instrs[k - 1].arg == 2 else k
+            last = end + 1
+            if first < k and last + 1 < size and instrs[last].opname == "SWAP" and instrs[last].arg == 2 \
+                    and instrs[last + 1].opname == "POP_EXCEPT":
+                # A return from a with inside an except clause then puts the value below the
+                # previous exception; stepping over the exit call left the with's `__exit__`
+                # there instead, and POP_EXCEPT finds the exception wherever it lies.
+                last += 1
+            self.skip[first] = last
+            if first == k and k < body_end:
+                self._note_exit_break(end + 1)
