@@ -6,6 +6,12 @@ body before each exit, the `__exit__` call of a with statement, the `e = None; d
 `except E as e`, small exit blocks copied into handlers) is registered in `self.skip` so the
 builder steps over it, and so is each handler's code once it has been read (3.12+ moves that code
 to the end of the function).
+
+The rules are mixins by construct, composed here over `ExceptionRegionAnalysis`; the entry
+point (`try_at`) stays here. table_try_ends.py (where a try body ends), table_except.py,
+table_handler_tails.py and table_clauses.py (try/except: the statement, code only its handlers
+reach, the clauses), table_finally.py and table_copies.py (try/finally and the matching of its
+copies), table_with.py and table_async_for.py; table_model.py holds the constants they share.
 """
 from typing import List, Optional, Tuple
 
