@@ -1,7 +1,7 @@
 """Loops: a loop's header and closing jump (`loop_at`), while loops, and where a loop body ends when
 its tail returns, breaks or ends inside a try.
 """
-from typing import List, Optional, Set, Tuple
+from typing import List, NamedTuple, Optional, Set, Tuple
 
 from depyf.decompiler import borrows
 from depyf.decompiler import nodes as n
@@ -9,6 +9,40 @@ from depyf.decompiler.errors import NOT_A_MISREADING
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, TERMINAL, Instr
 from depyf.decompiler.control_model import (COND_JUMPS, LoopInfo, _BLOCK_SETUPS, _drop_trailing_continue,
     _may_complete)
+
+
+class _WhileBounds(NamedTuple):
+    """Where a while loop's body lies as its test and closing jump tell (`_while_body_bounds`)."""
+    body_start: int  # the body's first instruction, past the test at the top
+    body_end: int  # where the body's reading stops: the copy of the test at the bottom, the closing jump
+    continue_targets: Set[int]  # where a jump is a `continue` of this loop: its heads and tests
+    explicit_continue: bool  # the body ends in a `continue` of its own (no test at the bottom closes it)
+    exclude: Set[int]  # the loop's own tests and closing jump: their jumps past the exit are no `break`
+
+
+class _WhileShape(NamedTuple):
+    """Where a while loop's body lies and how it is left (`_while_exits`), for reading its body,
+    ending it and finding its else part."""
+    exit: int  # where the loop is left: the test's false target, or past a body that never falls through
+    body_start: int  # the body's first instruction, past the test at the top
+    body_end: int  # where the body's reading stops
+    real_exit: int  # where the code after the loop (or its else part) starts
+    continue_targets: Set[int]  # where a jump is a `continue` of this loop
+    exclude: Set[int]  # the loop's own tests and closing jump: their jumps past the exit are no `break`
+    explicit_continue: bool  # the body ends in a `continue` of its own
+    body_runs_on: bool  # 3.10+: the body never falls through, and goes on past its last jump back to the exit
+    clipped: bool  # only a handler closes the loop: the body ends with the range, falling off it leaves
+    else_break: bool  # the else part is a `break` (before a handler-closed test, 3.12+)
+    exit_inside: bool  # the loop is left inside the body, before a handler-closed test (3.12+)
+    breaking_tail: bool  # the body's rest past its last jump back ends in a `break`'s target
+
+
+class _LoopElse(NamedTuple):
+    """A loop's else part as read after its body (`_while_else`)."""
+    stmts: List[n.Stmt]  # the else part's statements (none: no else part)
+    after: int  # where the code after the loop statement starts
+    handler_break_after_else: bool  # 3.12+: a handler's `break` goes past the else part, to the code after the loop
+    copies_close_range: bool  # the code after the loop exists only as the breaks' copies
 
 
 class ControlLoops:
@@ -109,6 +143,53 @@ class ControlLoops:
     def while_loop(self, h: int, cond: Optional[n.Expr], exit: int, top_test: Optional[Tuple[int, int]]) -> int:
         """Build `while cond:` (cond None for `while True`) whose loop region starts at `h`."""
         j = self.loop_end[h]
+        bounds = self._while_body_bounds(h, j, top_test)
+        back = self.instrs[j]
+        shape = self._while_exits(h, j, exit, top_test, bounds)
+        exit, body_start, body_end, real_exit = shape.exit, shape.body_start, shape.body_end, shape.real_exit
+        explicit_continue, body_runs_on = shape.explicit_continue, shape.body_runs_on
+        break_target = self._break_target(body_start, body_end, real_exit, shape.exclude)
+        # (3.10+: the body's last instruction is never the loop's closing jump, which keeps the
+        # loop's line; a jump back there is a `continue` of its own.)
+        closing_apart = self.version.while_back_jump_has_line
+        info = LoopInfo(shape.continue_targets, break_target, real_exit, body_end,
+                        natural_end=-1 if explicit_continue or closing_apart else None)
+        info.is_while = True
+        info.only_breaks_leave = cond is None
+        if top_test is not None and body_end != j and not explicit_continue:
+            info.top_test = top_test[0]
+        info.falls_off_to_exit = shape.clipped or body_runs_on
+        self.loops.append(info)
+        self.active_loops.add(h)
+        try:
+            body = self.run_range(body_start, body_end, list(self.stack))
+        finally:
+            self.loops.pop()
+            self.active_loops.discard(h)
+        self._close_while_body(body, back, top_test, shape)
+        orelse = self._while_else(h, j, cond, info, shape)
+        after = orelse.after
+        self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse.stmts))
+        if info.break_tail is not None:
+            start, end = info.break_tail
+            hidden = self.skip.pop(start, None)  # (skipped as the break's, in the body)
+            for stmt in self.run_range(start, end, list(self.stack)):
+                self.emit(stmt)
+            if hidden is not None:
+                self.skip[start] = hidden
+        if info.handler_break is not None and (cond is None or orelse.handler_break_after_else):
+            self.read_handler_break_tail(info, after)  # exception_table
+        self._place_copied_exit(info, after, orelse.copies_close_range)
+        if exit > j + 1 and after == real_exit and not body_runs_on:
+            # 3.10+ copies a small exit block for the test at the top; read it once.
+            self._skip_copy(exit, j + 1)
+            after = j + 1
+        return after
+
+    def _while_body_bounds(self, h: int, j: int, top_test: Optional[Tuple[int, int]]) -> _WhileBounds:
+        """Where the body of the while loop [h, j] starts and ends as its test and closing jump
+        tell (a copy of the test at the bottom ends it, 3.10+; it is read with the loop, so it is
+        skipped here), and the heads a `continue` may jump to."""
         body_start = top_test[1] if top_test else h
         continue_targets = {h} | self.loop_extra_headers.get(h, set())
         if top_test is None and h > 0 and self.instrs[h - 1].opname == "NOP":
@@ -161,6 +242,14 @@ class ControlLoops:
             explicit_continue = True
         if h != body_start:
             continue_targets.add(body_start)
+        return _WhileBounds(body_start, body_end, continue_targets, explicit_continue, exclude)
+
+    def _while_exits(self, h: int, j: int, exit: int, top_test: Optional[Tuple[int, int]],
+                     bounds: _WhileBounds) -> _WhileShape:
+        """Where the while loop [h, j] is left, and so where its body really ends: past the
+        closing jump when the body never falls through, at the end of the range or the handler
+        code when only a handler closes the loop, before a handler-closed test (3.12+)."""
+        body_start, body_end, explicit_continue = bounds.body_start, bounds.body_end, bounds.explicit_continue
         real_exit = exit if exit <= j + 2 else j + 1
         real_exit = max(real_exit, j + 1)
         body_runs_on = explicit_continue and top_test is not None and self._body_runs_past_back_jump(h, j, exit)
@@ -201,24 +290,16 @@ class ControlLoops:
             # 3.10+: a body that never falls through has no test at the bottom; its last jump back
             # is a `continue`, and the body goes on after it up to where the test leaves the loop.
             body_end = real_exit = exit
-        break_target = self._break_target(body_start, body_end, real_exit, exclude)
-        # (3.10+: the body's last instruction is never the loop's closing jump, which keeps the
-        # loop's line; a jump back there is a `continue` of its own.)
-        closing_apart = self.version.while_back_jump_has_line
-        info = LoopInfo(continue_targets, break_target, real_exit, body_end,
-                        natural_end=-1 if explicit_continue or closing_apart else None)
-        info.is_while = True
-        info.only_breaks_leave = cond is None
-        if top_test is not None and body_end != j and not explicit_continue:
-            info.top_test = top_test[0]
-        info.falls_off_to_exit = clipped or body_runs_on
-        self.loops.append(info)
-        self.active_loops.add(h)
-        try:
-            body = self.run_range(body_start, body_end, list(self.stack))
-        finally:
-            self.loops.pop()
-            self.active_loops.discard(h)
+        return _WhileShape(exit, body_start, body_end, real_exit, bounds.continue_targets, bounds.exclude,
+                           explicit_continue, body_runs_on, clipped, else_break, exit_inside, breaking_tail)
+
+    def _close_while_body(self, body: List[n.Stmt], back: Instr, top_test: Optional[Tuple[int, int]],
+                          shape: _WhileShape) -> None:
+        """End the while loop's `body` as the code does: a `continue` the closing jump stands
+        for is dropped; where the body's end falls into the loop's exit (no jump back or test
+        at the bottom closes it), that is a `break`."""
+        exit, body_start, body_end = shape.exit, shape.body_start, shape.body_end
+        explicit_continue, body_runs_on, exit_inside = shape.explicit_continue, shape.body_runs_on, shape.exit_inside
         if not explicit_continue:
             _drop_trailing_continue(body)
         elif top_test is None and back.opname in COND_JUMPS:
@@ -228,7 +309,7 @@ class ControlLoops:
         inline_last = body_runs_on and self.version.has_exception_table and not self.version.handler_code_at_end \
             and exit - 1 in self.handler_only_code()
         if body_runs_on and (self.instrs[exit - 1].opname not in ENDS_FLOW
-                             or (breaking_tail or inline_last) and _may_complete(body)):
+                             or (shape.breaking_tail or inline_last) and _may_complete(body)):
             # The body's end falls into the loop's exit: a `break` there. (A try ending the body
             # may have its handler code last, 3.11: its ways out jump to the exit.)
             body.append(n.Break())
@@ -244,8 +325,15 @@ class ControlLoops:
             # Only the try's normal way out falls into the exit; its handlers go on to the test.
             last = body[-1]
             (last.orelse if last.orelse else last.body).append(n.Break())
-        elif (clipped or exit_inside) and self._falls_into(body_start, body_end) and _may_complete(body):
+        elif (shape.clipped or exit_inside) and self._falls_into(body_start, body_end) and _may_complete(body):
             body.append(n.Break())
+
+    def _while_else(self, h: int, j: int, cond: Optional[n.Expr], info: LoopInfo, shape: _WhileShape) -> _LoopElse:
+        """The else part of the while loop [h, j], read once the body was: the code from the
+        loop's exit up to where its `break`s go, where the tables of the body's reading say the
+        else part lies; and the ways on past the range that the loop's breaks take."""
+        exit, body_start, body_end, real_exit = shape.exit, shape.body_start, shape.body_end, shape.real_exit
+        break_target = info.break_target
         orelse: List[n.Stmt] = []
         after = real_exit
         handler_break_after_else = False
@@ -295,7 +383,7 @@ class ControlLoops:
                 and info.handler_break_on > self.end == real_exit:
             # (... so is a `break` in an except clause, its jump laid with the handler code)
             self.range_falls_to.setdefault(self.end, info.handler_break_on)
-        if else_break:
+        if shape.else_break:
             orelse = [n.Break()]
         elif not orelse and cond is not None and after == real_exit and info.copied_exit is not None:
             # 3.10+: the breaks ran a copy of the code after the loop; where that code stands,
@@ -313,22 +401,7 @@ class ControlLoops:
                 orelse = self.run_range(real_exit, self.end, list(self.stack))
                 after = self.end
                 copies_close_range = True
-        self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse))
-        if info.break_tail is not None:
-            start, end = info.break_tail
-            hidden = self.skip.pop(start, None)  # (skipped as the break's, in the body)
-            for stmt in self.run_range(start, end, list(self.stack)):
-                self.emit(stmt)
-            if hidden is not None:
-                self.skip[start] = hidden
-        if info.handler_break is not None and (cond is None or handler_break_after_else):
-            self.read_handler_break_tail(info, after)  # exception_table
-        self._place_copied_exit(info, after, copies_close_range)
-        if exit > j + 1 and after == real_exit and not body_runs_on:
-            # 3.10+ copies a small exit block for the test at the top; read it once.
-            self._skip_copy(exit, j + 1)
-            after = j + 1
-        return after
+        return _LoopElse(orelse, after, handler_break_after_else, copies_close_range)
 
     def _break_past_inline_handler(self, h: int, j: int) -> Optional[int]:
         """Where the `while True:` loop [h, j] really ends when the jump right after its last
