@@ -133,3 +133,13 @@ def test_decompiler_core_imports_only_the_standard_library_and_itself() -> None:
                 assert top in stdlib or top == "__future__", f"{name} imports {dep}"
             else:
                 assert top not in ("torch", "numpy"), f"{name} imports {dep}"
+
+
+def test_only_the_adapter_imports_torch_internals() -> None:
+    """torch's private modules (`torch._dynamo`, `torch._inductor`, ...) change between releases:
+    one package feature-detects them, so a torch upgrade is fixed in one place."""
+    for name, deps in _graph().items():
+        if name == "depyf.dynamo.adapter" or name.startswith("depyf.dynamo.adapter."):
+            continue
+        private = sorted(d for d in deps if d.startswith("torch._"))
+        assert not private, f"{name} imports {private}: reach them through depyf.dynamo.adapter"

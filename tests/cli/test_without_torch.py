@@ -2,6 +2,7 @@
 
 Run in a fresh interpreter where torch cannot be imported: for real in the torch-free
 environments, and with torch blocked (``sys.modules["torch"] = None``) where it is installed."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -70,7 +71,7 @@ def test_too_old_torch_is_named(monkeypatch) -> None:
 
     from depyf.dynamo import adapter
 
-    monkeypatch.setattr(adapter.importlib.util, "find_spec", lambda name: object())
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: object())
     monkeypatch.setattr(metadata, "version", lambda name: "2.1.2+cpu")
     with pytest.raises(adapter.TorchNotInstalled, match=r"needs torch >= 2\.2, but torch 2\.1\.2\+cpu is installed"):
         adapter.require_torch("depyf.prepare_debug")
