@@ -1,7 +1,7 @@
 """One interpreter's side of the round-trip benchmark (started by run_all.py, not by people).
 
 It runs under the interpreter being measured, so that code objects are that version's.  It loads
-the oracle (``src/depyf/verify.py``) by path under another module name: the decompiler being
+the oracle (``src/depyf/verify``) by path under another module name: the decompiler being
 judged may itself be a package called ``depyf`` (the 0.20 baseline), and the two must not clash.
 
 Protocol (one JSON object per line):
@@ -41,7 +41,9 @@ class _Timeout(BaseException):
 
 
 def _load_verify(path: str):
-    spec = importlib.util.spec_from_file_location("_depyf_bench_verify", path)
+    """The oracle package (``src/depyf/verify``) loaded from its folder under another name."""
+    spec = importlib.util.spec_from_file_location("_depyf_bench_verify", os.path.join(path, "__init__.py"),
+                                                  submodule_search_locations=[path])
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -227,7 +229,7 @@ def run_file(path: str, skip: List[int], kind: str, verify, decompile, guard: _G
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--verify", required=True, help="path of src/depyf/verify.py")
+    parser.add_argument("--verify", required=True, help="folder of the src/depyf/verify package")
     parser.add_argument("--decompiler", default="ours", help="ours, baseline, control or MODULE:FUNCTION")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per definition")
     parser.add_argument("--memory", action="store_true")

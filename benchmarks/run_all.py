@@ -10,7 +10,7 @@
 
 For each interpreter, a worker process of that interpreter (``benchmarks/_roundtrip_worker.py``)
 checks every function, method and lambda defined at module level or in a class body with the
-round-trip oracle (``src/depyf/verify.py``): decompile, splice into the file, recompile, compare
+round-trip oracle (``src/depyf/verify``): decompile, splice into the file, recompile, compare
 the bytecode.  It reports per version: definitions, % decompiled without exception, % whose
 splice compiles, % bytecode-equal, decompile time and peak memory relative to
 ``list(dis.get_instructions(code))`` on the same code objects (nested included).
@@ -51,7 +51,7 @@ sys.path.insert(0, str(REPO / "tools"))
 import debian_pythons  # noqa: E402  (the 3.14/3.15 interpreters set up from Debian's packages)
 
 WORKER = REPO / "benchmarks" / "_roundtrip_worker.py"
-VERIFY = REPO / "src" / "depyf" / "verify.py"
+VERIFY = REPO / "src" / "depyf" / "verify"  # the oracle package, loaded by path
 README = REPO / "README.md"
 FAILURES_FILE = REPO / "benchmarks" / "LATEST_FAILURES.md"
 BASELINE_ROOT = Path(os.environ.get("DEPYF_BASELINE_CACHE", "~/.cache/depyf/baseline")).expanduser()
@@ -319,7 +319,8 @@ def _baseline_cache_file(interp: Interpreter, files: List[str], args) -> Path:
     """Where a baseline outcome is kept: depyf 0.20 never changes, so its numbers only depend on
     the interpreter, the corpus, the oracle and the options."""
     digest = hashlib.sha256()
-    for part in (VERIFY.read_bytes(), interp.full.encode(), "\n".join(files).encode(),
+    oracle = b"".join(p.read_bytes() for p in sorted(VERIFY.glob("*.py")))
+    for part in (oracle, interp.full.encode(), "\n".join(files).encode(),
                  f"{args.timeout} {args.repeat} {args.no_memory}".encode()):
         digest.update(part)
     return BASELINE_ROOT / "results" / f"{interp.full}-{digest.hexdigest()[:16]}.json"

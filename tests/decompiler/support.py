@@ -97,8 +97,10 @@ def verify() -> types.ModuleType:
     way keeps collection (and the corpus self-check) working while the package cannot import."""
     global _VERIFY
     if _VERIFY is None:
-        path = SRC_DIR / "depyf" / "verify.py"
-        spec = importlib.util.spec_from_file_location("depyf_tests_verify", str(path))
+        package = SRC_DIR / "depyf" / "verify"
+        # (a package: its modules import each other relatively, under whatever name it is given)
+        spec = importlib.util.spec_from_file_location("depyf_tests_verify", str(package / "__init__.py"),
+                                                      submodule_search_locations=[str(package)])
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module  # dataclasses look their module up by name

@@ -17,11 +17,13 @@ from typing import List
 
 import pytest
 
-VERIFY_PATH = Path(__file__).resolve().parents[2] / "src" / "depyf" / "verify.py"
+VERIFY_PACKAGE = Path(__file__).resolve().parents[2] / "src" / "depyf" / "verify"
 
 
 def _load_verify():
-    spec = importlib.util.spec_from_file_location("_depyf_verify_under_test", str(VERIFY_PATH))
+    # (a package loaded by path under another name: its modules import each other relatively)
+    spec = importlib.util.spec_from_file_location("_depyf_verify_under_test", str(VERIFY_PACKAGE / "__init__.py"),
+                                                  submodule_search_locations=[str(VERIFY_PACKAGE)])
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while building classes
     spec.loader.exec_module(module)
@@ -308,8 +310,8 @@ def test_compare_signatures() -> None:
 def test_docstrings_only_where_written() -> None:
     # 3.14 puts a function's first constant first whether or not it is the docstring (the code's
     # CO_HAS_DOCSTRING flag tells); a string returned is no docstring on any version.
-    assert verify._docstring(_function("def f():\n    return 'x'\n")) is None
-    assert verify._docstring(_function("def f():\n    'x'\n    return 'x'\n")) == "x"
+    assert verify.code_docstring(_function("def f():\n    return 'x'\n")) is None
+    assert verify.code_docstring(_function("def f():\n    'x'\n    return 'x'\n")) == "x"
     message = verify.compare_code(_function("def f():\n    'x'\n    return 'x'\n"),
                                   _function("def f():\n    return 'x'\n"))
     assert message is not None and "docstring" in message
@@ -373,7 +375,7 @@ def test_compare_docstrings() -> None:
 
 # --- the benchmark worker survives what a decompiler under test may do ---------------------------
 
-WORKER = VERIFY_PATH.parents[2] / "benchmarks" / "_roundtrip_worker.py"
+WORKER = VERIFY_PACKAGE.parents[2] / "benchmarks" / "_roundtrip_worker.py"
 
 _NASTY_DECOMPILER = '''
 def decompile(code):
@@ -401,7 +403,7 @@ def test_worker_survives_hangs_and_errors(tmp_path: Path) -> None:
     target.write_text("def spins():\n    return 1\n\ndef fails():\n    return 1\n\ndef fine():\n    return 1\n")
     request = json.dumps({"file": str(target)}) + "\n"
     out = subprocess.run(
-        [sys.executable, str(WORKER), "--verify", str(VERIFY_PATH), "--decompiler", "nasty:decompile",
+        [sys.executable, str(WORKER), "--verify", str(VERIFY_PACKAGE), "--decompiler", "nasty:decompile",
          "--timeout", "1", "--repeat", "1"],
         input=request, capture_output=True, text=True, timeout=60, cwd=str(tmp_path),
         env={"PYTHONPATH": str(tmp_path), "PATH": ""},

@@ -84,7 +84,7 @@ def file_digest(path: Path) -> str:
 
 
 def _list(python: str, flags: List[str]) -> List[List[str]]:
-    argv = [python, str(WORKER), "--verify", str(REPO / "src" / "depyf" / "verify.py")] + flags
+    argv = [python, str(WORKER), "--verify", str(REPO / "src" / "depyf" / "verify")] + flags
     out = subprocess.run(argv, capture_output=True, text=True, timeout=300, cwd=str(REPO),
                          env=dict(run_all.os.environ, PYTHONPATH=str(REPO / "src"), PYTHONDONTWRITEBYTECODE="1"))
     if out.returncode != 0:
@@ -152,8 +152,10 @@ def units_for(corpora: Sequence[str], python: str, minor: str, seeds: Dict[str, 
 # What decides a verdict besides the decompiled text: a recorded verdict is reused only when
 # all of it is the same.
 
+# (the oracle is the whole package src/depyf/verify/: each of its modules decides verdicts)
+_ORACLE = sorted(str(p.relative_to(REPO)) for p in (REPO / "src" / "depyf" / "verify").glob("*.py"))
 _HARNESS = {
-    "*": ["src/depyf/verify.py"],
+    "*": _ORACLE,
     "execution": ["tests/decompiler/execution.py", "tests/decompiler/outcomes.py", "tests/decompiler/support.py",
                   "tests/decompiler/corpus/_cases.py"],
     "fuzz": ["tools/fuzz_control_flow.py"],

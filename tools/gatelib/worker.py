@@ -127,7 +127,7 @@ def run_source_file(path: str, skip: List[int], known: Dict[str, str], verify, g
         except rt._Timeout:
             return {"status": "decompile_error", "detail": "TimeoutError: decompiling took more than %g s" % guard.seconds}
         except Exception as exc:  # what the oracle's own `check` records for a failing decompiler
-            return {"status": "decompile_error", "detail": verify._describe_exception(exc)}
+            return {"status": "decompile_error", "detail": verify.describe_exception(exc)}
         if known_sha is not None and text_digest(text) == known_sha:
             return {"status": "reused", "sha": known_sha}
         texts[index] = text
@@ -249,7 +249,7 @@ def run_execution(unit: _Unit, path: str, verify, guard) -> None:
         except _Known:
             return {"status": "reused", "sha": known_sha}
         except Exception as exc:  # from the decompiler: a loud failure
-            return {"status": "decompile_error", "detail": verify._describe_exception(exc)}
+            return {"status": "decompile_error", "detail": verify.describe_exception(exc)}
         except BaseException as exc:  # support.Timeout: a decompiled loop that does not stop
             return {"status": RUNS_DIFFERENTLY, "text": made.get("text"), "detail": "%s: %s" % (type(exc).__name__, exc)}
         if not problems:
@@ -273,14 +273,14 @@ def run_dynamo(unit: _Unit, path: str, verify, guard) -> None:
         except rt._Timeout:
             return {"status": "decompile_error", "detail": "TimeoutError: decompiling took more than %g s" % guard.seconds}
         except Exception as exc:
-            return {"status": "decompile_error", "detail": verify._describe_exception(exc)}
+            return {"status": "decompile_error", "detail": verify.describe_exception(exc)}
         reused = _reused_or(text, known_sha)
         if reused:
             return reused
         try:
             module = compile(text, path, "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as exc:
-            return {"status": "no_compile", "text": text, "detail": verify._describe_exception(exc)}
+            return {"status": "no_compile", "text": text, "detail": verify.describe_exception(exc)}
         candidate = next((c for c in verify.code_objects(module) if c.co_name == code.co_name), None)
         if candidate is None:
             return {"status": "differs", "text": text, "detail": "no code object named %s" % code.co_name}
