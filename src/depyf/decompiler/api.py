@@ -23,8 +23,8 @@ from depyf.decompiler.code_check import check_code, comment_text, is_source_name
 from depyf.decompiler.errors import DecompilationError, NeedsTemporaries, internal_error, naming_function
 from depyf.decompiler.generics import GENERIC_WRAPPER_PREFIX
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
-from depyf.decompiler.passes import read
-from depyf.decompiler.relayout import exits_after_loops, relayout
+from depyf.decompiler.passes import lay_out, read
+from depyf.decompiler.relayout import relayout
 from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
 from depyf.decompiler import deferred_annotations as da
@@ -190,8 +190,8 @@ class Decompiler:
                                      python_version=self.version.key)
         if self.rewritten and self.version.has_exception_table:
             bytecode = relayout(bytecode)
-        elif self.version.has_exception_table:
-            bytecode = exits_after_loops(bytecode)
+        else:
+            bytecode = lay_out(bytecode)
         builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=self.rewritten)
         try:
             stmts = builder.run()
