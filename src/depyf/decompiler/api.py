@@ -24,7 +24,7 @@ from depyf.decompiler.errors import DecompilationError, NeedsTemporaries, intern
 from depyf.decompiler.generics import GENERIC_WRAPPER_PREFIX
 from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, decode
 from depyf.decompiler.passes import lay_out, read
-from depyf.decompiler.relayout import relayout
+from depyf.decompiler.passes.resume_layout import relayout
 from depyf.decompiler.mangling import CO_OPTIMIZED, demangle, demangled_code, private_prefix
 from depyf.decompiler.printer import Printer
 from depyf.decompiler import deferred_annotations as da

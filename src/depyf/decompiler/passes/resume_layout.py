@@ -1,4 +1,5 @@
-"""Lay tool-made bytecode out the way a compiler would, before it is read.
+"""Tool-made bytecode laid out the way a compiler would, before it is read (Dynamo's resume
+functions; `relayout`).
 
 Dynamo's resume functions (3.11+) start with a prologue that re-enters the context managers that
 were active at the graph break (`with torch.no_grad():` ...) and then jump into the middle of the
@@ -14,13 +15,16 @@ context managers Dynamo re-enters (grad modes, autocast) never suppress exceptio
 
 Only rewritten code (``decompile(..., rewritten=True)``) with exception tables goes through all of
 it: code a compiler made has no unreachable stretches of this kind. Compiler-made code gets one
-step, `exits_after_loops`, and the rest only when it cannot be read as laid out.
+step, the pass `loop_exits_after_loops` (`passes.lay_out`), and the rest only when it cannot be
+read as laid out (api.py's retry). Which code is live, and its blocks, are the graph's.
 """
-from typing import Callable, Dict, List, Optional, Sequence, Set
+from typing import AbstractSet, Dict, List, Optional, Set
 
+from depyf.decompiler.graph import FlowGraph
+from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, ExceptionRegion, Instr
 from depyf.decompiler.passes.loop_exits_after_loops import exits_after_loops
-from depyf.decompiler.instructions import ENDS_FLOW, Bytecode, ExceptionRegion, Instr, make_instr
-
+from depyf.decompiler.passes.reorder import (RegionOf, clone, moved_target, new_jump, regions_by_instruction,
+                                             regions_in_order)
 
 
 def relayout(bytecode: Bytecode, follow_loop_exits: bool = True) -> Bytecode:
@@ -31,21 +35,32 @@ def relayout(bytecode: Bytecode, follow_loop_exits: bool = True) -> Bytecode:
     bytecode = exits_after_loops(bytecode)
     bytecode = _peel_jump_into_loop(bytecode)
     instrs = bytecode.instrs
-    handler_of = _handlers(bytecode)
-    live = reachable(instrs, handler_of)
+    handler_of = regions_by_instruction(bytecode)
+    live = _live(bytecode)
     if len(live) == len(instrs):
         return bytecode
     instrs, rejoined = _rejoin_suppressed_paths(instrs, bytecode.regions, live)
     if rejoined:
         bytecode = Bytecode(bytecode.code, bytecode.version, instrs, bytecode.regions)
-        live = reachable(instrs, handler_of)
-    blocks = _blocks(instrs, live, handler_of, bytecode.regions)
-    order = _thread_jumps(instrs, blocks, live, rejoined, follow_loop_exits)
+        live = _live(bytecode)
+    order = _thread_jumps(instrs, live_blocks(bytecode, live), live, rejoined, follow_loop_exits)
     return _renumber(bytecode, order, handler_of)
 
 
+def _live(bytecode: Bytecode) -> AbstractSet[int]:
+    """The instructions a path from the start reaches, handlers included."""
+    return FlowGraph.of(bytecode).reachable_instructions()
+
+
+def live_blocks(bytecode: Bytecode, live: AbstractSet[int]) -> List[List[int]]:
+    """The graph's blocks that `live` holds, each as its instruction indices, in their original
+    order. (The graph also cuts a straight run where only dead code jumps into it: the two
+    parts are laid out one after the other all the same, since one falls into the other.)"""
+    return [list(range(block.start, block.end)) for block in FlowGraph.of(bytecode).blocks if block.start in live]
+
+
 def _rejoin_suppressed_paths(instrs: List[Instr], regions: List[ExceptionRegion],
-                             live: Set[int]) -> "tuple[List[Instr], Set[int]]":
+                             live: AbstractSet[int]) -> "tuple[List[Instr], Set[int]]":
     """Before the blocks are ordered: the path after a with handler that suppressed the
     exception, when it can only end in Dynamo's `raise None` (through the exits of the context
     managers around it), becomes a jump to where that with statement's normal exit goes.
@@ -72,9 +87,7 @@ def _rejoin_suppressed_paths(instrs: List[Instr], regions: List[ExceptionRegion]
         if out is None:
             out = list(instrs)
         ins = instrs[k]
-        jump = make_instr(ins.offset, "JUMP", "JUMP_FORWARD", 0, after, False, ins.line)
-        jump.index, jump.target = k, after
-        out[k] = jump
+        out[k] = new_jump(ins, k, after, ins.line)
         made.add(k)
     return (out if out is not None else instrs), made
 
@@ -109,42 +122,6 @@ def _is_with_exit(instrs: List[Instr], k: int) -> bool:
         and window[3].opname == "CALL" and window[3].arg == 2 and window[4].opname == "POP_TOP"
 
 
-def _reordered(bytecode: Bytecode, order: List[int], alias: Dict[int, int],
-               handler_of: List[Optional[ExceptionRegion]], jumps_after: Optional[Dict[int, int]] = None) -> Bytecode:
-    """`bytecode` with its instructions in `order`; a target left out goes to its alias.
-    `jumps_after` maps an instruction to the one a new, unprotected jump after it goes to (one
-    that fell into it before)."""
-    old = bytecode.instrs
-    jumps_after = jumps_after or {}
-    layout: List[Optional[int]] = []  # old indices, None for a new jump
-    for k in order:
-        layout.append(k)
-        if k in jumps_after:
-            layout.append(None)
-    new_index = {k: i for i, k in enumerate(layout) if k is not None}
-    instrs: List[Instr] = []
-    raw = bytecode.raw_targets
-    raw_targets: Dict[int, int] = {}
-    for i, k in enumerate(layout):
-        if k is None:
-            src = old[layout[i - 1]]
-            goes_to = jumps_after[layout[i - 1]]
-            jump = make_instr(src.offset, "JUMP", "JUMP_FORWARD", 0, new_index[goes_to], False, None)
-            jump.index, jump.target = i, new_index[goes_to]
-            instrs.append(jump)
-            raw_targets[i] = old[goes_to].offset
-            continue
-        target = old[k].target
-        if target is not None:
-            target = new_index[alias.get(target, target)]
-        instrs.append(_clone(old[k], i, target))
-        if k in raw:
-            raw_targets[i] = old[alias[old[k].target]].offset if old[k].target in alias else raw[k]
-    regions = _regions_in_order(list(range(len(layout))), [None if k is None else handler_of[k] for k in layout],
-                                lambda handler: new_index[handler])
-    return Bytecode(bytecode.code, bytecode.version, instrs, regions, raw_targets)
-
-
 def _peel_jump_into_loop(bytecode: Bytecode) -> Bytecode:
     """A forward jump into the middle of a loop body (3.12+ resume functions continue a `while`
     loop where it broke) gets its own copy of the rest of that iteration, which then jumps to the
@@ -175,82 +152,21 @@ def _with_copy(bytecode: Bytecode, j: int, t: int, e: int) -> Bytecode:
 
     instrs: List[Instr] = []
     for k in range(j):
-        instrs.append(_clone(old[k], len(instrs), None if old[k].target is None else moved(old[k].target)))
+        instrs.append(clone(old[k], len(instrs), None if old[k].target is None else moved(old[k].target)))
     for k in range(t, e + 1):
         target = old[k].target
         if target is not None:
             target = j + (target - t) if t <= target <= e else moved(target)
-        instrs.append(_clone(old[k], len(instrs), target))
+        instrs.append(clone(old[k], len(instrs), target))
     for k in range(j + 1, len(old)):
-        instrs.append(_clone(old[k], len(instrs), None if old[k].target is None else moved(old[k].target)))
+        instrs.append(clone(old[k], len(instrs), None if old[k].target is None else moved(old[k].target)))
     regions = [ExceptionRegion(moved(r.start), moved(r.end), moved(r.handler), r.depth, r.lasti)
                for r in bytecode.regions]
     return Bytecode(bytecode.code, bytecode.version, instrs, regions)
 
 
-def _clone(src: Instr, index: int, target: Optional[int]) -> Instr:
-    ins = make_instr(src.offset, src.opname, src.raw_opname, src.arg, src.argval, src.flag, src.line)
-    ins.index = index
-    if target is not None:
-        ins.target = ins.argval = target
-    return ins
-
-
-def _handlers(bytecode: Bytecode) -> List[Optional[ExceptionRegion]]:
-    """The exception region covering each instruction (3.11+ regions do not overlap)."""
-    covering: List[Optional[ExceptionRegion]] = [None] * len(bytecode.instrs)
-    for region in bytecode.regions:
-        for k in range(region.start, min(region.end, len(covering))):
-            covering[k] = region
-    return covering
-
-
-def reachable(instrs: List[Instr], handler_of: Optional[List[Optional[ExceptionRegion]]] = None,
-              starts: Sequence[int] = (0,)) -> Set[int]:
-    """The instructions a path from `starts` (the start) reaches: falling through, jumping, and
-    (with `handler_of`, each instruction's exception region) entering a handler."""
-    seen: Set[int] = set()
-    work = [k for k in starts if k >= 0] if instrs else []
-    while work:
-        k = work.pop()
-        if k in seen or k >= len(instrs):
-            continue
-        seen.add(k)
-        ins = instrs[k]
-        if ins.opname not in ENDS_FLOW:
-            work.append(k + 1)
-        if ins.target is not None:
-            work.append(ins.target)
-        region = handler_of[k] if handler_of is not None else None
-        if region is not None:
-            work.append(region.handler)
-    return seen
-
-
-def _blocks(instrs: List[Instr], live: Set[int], handler_of: List[Optional[ExceptionRegion]],
-            regions: List[ExceptionRegion]) -> List[List[int]]:
-    """The reachable instructions cut into straight runs, in their original order."""
-    leaders = {0}
-    for k in live:
-        ins = instrs[k]
-        if ins.target is not None:
-            leaders.add(ins.target)
-        if ins.opname in ENDS_FLOW or ins.target is not None:
-            leaders.add(k + 1)
-    for region in regions:
-        leaders.update((region.start, region.end, region.handler))
-    blocks: List[List[int]] = []
-    for k in range(len(instrs)):
-        if k not in live:
-            continue
-        if k in leaders or not blocks or blocks[-1][-1] != k - 1:
-            blocks.append([])
-        blocks[-1].append(k)
-    return blocks
-
-
-def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: Set[int],
-                  rejoined: Set[int] = frozenset(), follow_loop_exits: bool = True) -> List[int]:
+def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: AbstractSet[int],
+                  rejoined: AbstractSet[int] = frozenset(), follow_loop_exits: bool = True) -> List[int]:
     """Instruction indices in their new order, without the jumps that now reach the next one.
 
     A jump from a handler's rejoined path (`_rejoin_suppressed_paths`) also pulls its target up
@@ -306,49 +222,22 @@ def _thread_jumps(instrs: List[Instr], blocks: List[List[int]], live: Set[int],
     return order
 
 
-def _live_between(jump: int, target: int, live: Set[int]) -> bool:
+def _live_between(jump: int, target: int, live: AbstractSet[int]) -> bool:
     """Whether reachable code lies between a forward jump and its target: only then is the
     target moved up (a jump over dead code alone stays a jump, as the compiler would write it)."""
     return target > jump and any(k in live for k in range(jump + 1, target))
 
 
-def _renumber(bytecode: Bytecode, order: List[int], handler_of: List[Optional[ExceptionRegion]]) -> Bytecode:
+def _renumber(bytecode: Bytecode, order: List[int], handler_of: RegionOf) -> Bytecode:
     old = bytecode.instrs
     new_index = {k: i for i, k in enumerate(order)}
     instrs: List[Instr] = []
     for i, k in enumerate(order):
         src = old[k]
-        instrs.append(_clone(src, i, None if src.target is None else _moved(src.target, new_index, old)))
+        instrs.append(clone(src, i, None if src.target is None else moved_target(src.target, new_index, old)))
     _join_impossible_paths(instrs)
-    regions = _regions_in_order(order, handler_of, lambda handler: _moved(handler, new_index, old))
+    regions = regions_in_order(order, handler_of, lambda handler: moved_target(handler, new_index, old))
     return Bytecode(bytecode.code, bytecode.version, instrs, regions)
-
-
-def _regions_in_order(order: List[int], handler_of: List[Optional[ExceptionRegion]],
-                      handler_at: Callable[[int], int]) -> List[ExceptionRegion]:
-    """The exception regions of instructions laid out in `order`: each keeps its old region,
-    runs of neighbours with the same handler merged; `handler_at` says where a handler went."""
-    regions: List[ExceptionRegion] = []
-    for i, k in enumerate(order):
-        region = handler_of[k]
-        if region is None:
-            continue
-        handler = handler_at(region.handler)
-        last = regions[-1] if regions else None
-        if last is not None and last.end == i and last.handler == handler and last.depth == region.depth \
-                and last.lasti == region.lasti:
-            last.end = i + 1
-        else:
-            regions.append(ExceptionRegion(i, i + 1, handler, region.depth, region.lasti))
-    return regions
-
-
-def _moved(target: int, new_index: Dict[int, int], old: List[Instr]) -> int:
-    """Where an old target went; a target that was dropped (a jump to the next instruction
-    removed) continues at the next kept instruction."""
-    while target not in new_index and target < len(old):
-        target += 1
-    return new_index.get(target, len(new_index))
 
 
 def _join_impossible_paths(instrs: List[Instr]) -> None:
@@ -370,9 +259,7 @@ def _join_impossible_paths(instrs: List[Instr]) -> None:
         if after is None:
             continue
         ins = instrs[k]
-        jump = make_instr(ins.offset, "JUMP", "JUMP_FORWARD", 0, after, False, ins.line)
-        jump.index, jump.target = k, after
-        instrs[k] = jump
+        instrs[k] = new_jump(ins, k, after, ins.line)
 
 
 def _normal_exit_continuation(instrs: List[Instr], k: int) -> Optional[int]:
