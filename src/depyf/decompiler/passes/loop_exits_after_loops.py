@@ -40,10 +40,11 @@ def exits_after_loops(bytecode: Bytecode) -> Bytecode:
     the module docstring), one loop at a time; a jump there that then reaches the next
     instruction is dropped."""
     instrs = bytecode.instrs
-    last_back: Dict[int, int] = {}
-    for j, ins in enumerate(instrs):
-        if ins.opname == "JUMP" and ins.target is not None and ins.target < j:
-            last_back[ins.target] = j
+    graph = FlowGraph.of(bytecode)
+    last_back: Dict[int, int] = {}  # loop head -> the last JUMP back to it
+    for j in graph.jumps.backward:
+        if instrs[j].opname == "JUMP" and instrs[j].target < j:
+            last_back[instrs[j].target] = j
     # While loops tested at the top whose test exits into the loop's own span (not a jump back
     # after a with's handler, say); usually there are none, and nothing more is computed.
     loops = [(h, j) for h, j in sorted(last_back.items())
@@ -51,10 +52,9 @@ def exits_after_loops(bytecode: Bytecode) -> Bytecode:
     if not loops:
         return _after_loop_closed_by_handlers(bytecode, last_back)
     handler_of = regions_by_instruction(bytecode)
-    entries: Dict[int, List[int]] = {}  # instruction -> where control comes from other than by falling in
-    for k, ins in enumerate(instrs):
-        if ins.target is not None:
-            entries.setdefault(ins.target, []).append(k)
+    # instruction -> where control comes from other than by falling in: the jumps, and the code
+    # whose exceptions go to it
+    entries: Dict[int, List[int]] = {target: list(sources) for target, sources in graph.jump_table.items()}
     for region in bytecode.regions:
         entries.setdefault(region.handler, []).extend(range(region.start, region.end))
     warm: Optional[AbstractSet[int]] = None
@@ -103,6 +103,7 @@ def _after_loop_closed_by_handlers(bytecode: Bytecode, last_back: Dict[int, int]
     if not bytecode.version.handler_code_at_end:
         return bytecode
     instrs = bytecode.instrs
+    graph = FlowGraph.of(bytecode)
     warm: Optional[AbstractSet[int]] = None
     handler_of: Optional[RegionOf] = None
     for h, j in sorted(last_back.items()):
@@ -111,7 +112,7 @@ def _after_loop_closed_by_handlers(bytecode: Bytecode, last_back: Dict[int, int]
         if warm is None:
             warm = _warm(bytecode)
             handler_of = regions_by_instruction(bytecode)
-        if h not in warm or any(k in warm for k in range(h, j + 1) if instrs[k].target == h):
+        if h not in warm or any(h <= k <= j and k in warm for k in graph.jump_sources(h)):
             continue  # (a jump back that normal code reaches: the span is the loop's)
         assert handler_of is not None
         last = max((k for k in range(h, j) if k in warm), default=None)
@@ -125,7 +126,7 @@ def _after_loop_closed_by_handlers(bytecode: Bytecode, last_back: Dict[int, int]
         x -= 1
         # (a straight stretch [x, last]: entered only by the `break`s of the body before it, each a
         # JUMP of its own; what a test jumps to is an else branch)
-        sources = [k for k, ins in enumerate(instrs) if ins.target is not None and x <= ins.target <= last]
+        sources = [k for k, target in zip(graph.jumps.indices, graph.jumps.targets) if x <= target <= last]
         if not sources or any(not h <= k < x or k not in warm or instrs[k].opname != "JUMP" for k in sources) \
                 or any(instrs[k].target is not None for k in range(x, last + 1)) \
                 or any(handler_of[k] is not handler_of[h] for k in range(x, last + 1)) \
