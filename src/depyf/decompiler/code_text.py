@@ -17,8 +17,8 @@ from depyf.decompiler.code_check import check_code, safe_identifier
 from depyf.decompiler.errors import DecompilationError, NeedsTemporaries
 from depyf.decompiler.generics import GENERIC_WRAPPER_PREFIX
 from depyf.decompiler.instructions import Bytecode
-from depyf.decompiler.passes import read
-from depyf.decompiler.relayout import exits_after_loops, relayout
+from depyf.decompiler.passes import lay_out, read
+from depyf.decompiler.passes.resume_layout import relayout
 from depyf.decompiler.mangling import CO_OPTIMIZED, demangled_code
 from depyf.decompiler.printer import Printer
 from depyf.decompiler import deferred_annotations as da
@@ -67,8 +67,8 @@ class Decompiler:
                                      python_version=self.version.key)
         if self.rewritten and self.version.has_exception_table:
             bytecode = relayout(bytecode)
-        elif self.version.has_exception_table:
-            bytecode = exits_after_loops(bytecode)
+        else:
+            bytecode = lay_out(bytecode)
         builder = CodeBuilder(bytecode, self.body, qualname, self.printer, spill_mode=self.rewritten)
         try:
             stmts = builder.run()

@@ -151,7 +151,7 @@ class TableExcept:
             # is the code after a for loop whose body never goes back to its head, which only
             # the FOR_ITER's first exit and the handler's `break` reach. 3.12+ lay a while
             # loop's test with the handler code, but when the test at the top goes to the exit
-            # too, the exit was moved back after the loop: `relayout.exits_after_loops`.)
+            # too, the exit was moved back after the loop: pass `loop_exits_after_loops`.)
             stops |= {k for k in (loop.exit, loop.break_target) if k is not None
                       and (not self.version.handler_code_at_end
                            or any(src < s for src in self.jump_sources.get(k, ())))}

@@ -230,7 +230,7 @@ class TableWith:
         if jump.opname == "JUMP" and jump.target == k + 1 and loop.iterator is None and loop.break_tail is None \
                 and loop.is_while and not loop.only_breaks_leave and k + 1 < loop.exit:
             # (3.13 keeps the jump, to the next instruction once the else part moved past the
-            # loop: `relayout.exits_after_loops`)
+            # loop: pass `loop_exits_after_loops`)
             copy_end = self._exit_code_after_exit_call(k + 1, start - 1, k)
             if copy_end is not None:
                 loop.break_tail = (k + 1, copy_end)

@@ -81,6 +81,13 @@ class BytecodeVersion:
         return self.key >= (3, 11)
 
     @property
+    def lays_exits_inside_loops(self) -> bool:
+        """3.11+ lay code that only a handler reaches (a while loop's test at the bottom, when
+        only an except clause goes on to the next turn) at the end, so code the loop exits to
+        can lie inside the loop's span (pass `loop_exits_after_loops` moves it after the loop)."""
+        return self.has_exception_table
+
+    @property
     def regions_leave_out_added_jumps_back(self) -> bool:
         """3.11-3.14 draw the exception table before adding the JUMP back that completes a
         backward conditional jump (3.12+: a test over a jump back), so no region covers that

@@ -9,9 +9,9 @@ from typing import Callable, List, Tuple
 
 from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.versions import BytecodeVersion
-from depyf.decompiler.passes import (builtin_genexpr_calls, call_ex_kwargs, older_raw_names, threaded_values,
-                                     two_slot_iterators, while_bottom_tests, while_true_breaks,
-                                     with_load_special, written_continues)
+from depyf.decompiler.passes import (builtin_genexpr_calls, call_ex_kwargs, loop_exits_after_loops,
+                                     older_raw_names, threaded_values, two_slot_iterators, while_bottom_tests,
+                                     while_true_breaks, with_load_special, written_continues)
 
 # (capability of BytecodeVersion, pass): in the order they run.
 PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
@@ -29,9 +29,26 @@ PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
 ]
 
 
+# Passes that move whole blocks: they run where a function's body is read (`lay_out`, api.py),
+# after `read`. A reading that fails lays the code out anew from what `read` gave
+# (`resume_layout`), and other readers of `read` (generics.py) see the code as compiled.
+LAYOUT_PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
+    ("lays_exits_inside_loops", loop_exits_after_loops.canonicalize),
+]
+
+
 def canonicalize(bytecode: Bytecode) -> Bytecode:
+    return _run(PASSES, bytecode)
+
+
+def lay_out(bytecode: Bytecode) -> Bytecode:
+    """`bytecode` (what `read` gives) with its blocks where the structuring core reads them."""
+    return _run(LAYOUT_PASSES, bytecode)
+
+
+def _run(passes: List[Tuple[str, Callable[[Bytecode], Bytecode]]], bytecode: Bytecode) -> Bytecode:
     version = bytecode.version
-    for capability, run in PASSES:
+    for capability, run in passes:
         if getattr(version, capability):
             bytecode = run(bytecode)
     return bytecode
