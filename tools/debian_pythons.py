@@ -31,7 +31,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 MINORS = ("3.14", "3.15")
 MIRROR = "http://deb.debian.org/debian"

@@ -13,8 +13,6 @@ from typing import Dict, Iterator, List, Optional, Set
 from depyf.decompiler import nodes as n
 from depyf.explain.readable.tree import (
     blocks_of,
-    copy_expr,
-    has_hidden_scope,
     read_names,
     rewrite_loads,
     stored_names,
