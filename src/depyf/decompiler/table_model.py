@@ -2,7 +2,7 @@
 the forward jumps, the sizes of the exit blocks the compiler copies, and the shapes of
 constructs read from the bytecode.
 """
-from typing import NamedTuple, Optional, Set
+from typing import NamedTuple, Optional, Set, Tuple
 
 from depyf.decompiler.control import COND_JUMPS
 
@@ -24,3 +24,14 @@ class _WithShape(NamedTuple):
     span_end: int  # the end of the handler's code
     protected_end: int  # the end of the body the handler protects (a return read into it)
     body_end: int  # the end of the body as read (past code only an inner handler goes on to, ...)
+
+
+class _MovedTail(NamedTuple):
+    """A straight stretch of code that only handlers reach, which 3.12+ laid past the range
+    being read (`TableHandlerTails._moved_tail_at`)."""
+    start: int  # its first instruction, where the handler goes on
+    last: int  # its last instruction (the end of what it reaches straight on)
+    flow: Set[int]  # what it reaches from `start` on, with the handler code of statements in it
+    context: Tuple[int, ...]  # the handlers of the try and with statements around it, innermost first
+    at_exit: int  # `start` past the NOPs of the line the exit call of a with around it starts
+    with_handler: Optional[int]  # that with's handler, where the stretch begins with its exit call
