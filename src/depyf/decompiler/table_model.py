@@ -2,7 +2,7 @@
 the forward jumps, the sizes of the exit blocks the compiler copies, and the shapes of
 constructs read from the bytecode.
 """
-from typing import NamedTuple, Optional, Set, Tuple
+from typing import List, NamedTuple, Optional, Set, Tuple
 
 from depyf.decompiler.control import COND_JUMPS
 
@@ -35,3 +35,19 @@ class _MovedTail(NamedTuple):
     context: Tuple[int, ...]  # the handlers of the try and with statements around it, innermost first
     at_exit: int  # `start` past the NOPs of the line the exit call of a with around it starts
     with_handler: Optional[int]  # that with's handler, where the stretch begins with its exit call
+
+
+class _FinallyClose(NamedTuple):
+    """How the handler's copy of a 3.11+ finally body ends (`TableFinally._finally_close`)."""
+    closing: Optional[int]  # its closing RERAISE, None where the body never ends or is left by breaks
+    reraise: int  # where the finally body's handler code ends (the cleanup, or past the body)
+    raising_last: bool  # the body's last branch raises, laid after the closing re-raise (3.12+)
+
+
+class _FinallyShape(NamedTuple):
+    """Where the finally body of a 3.11+ try/finally lies (`TableFinally._finally_shape`)."""
+    final_start: int  # the handler's copy of the finally body: [final_start, final_end)
+    final_end: int
+    closing: Optional[int]  # its closing RERAISE (see `_FinallyClose`)
+    raising_last: bool  # the body's last branch raises, laid after the closing re-raise (3.12+)
+    clause_ends: List[int]  # 3.11: copies of the closing re-raise ending the clauses of a try in it
