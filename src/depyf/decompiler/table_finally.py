@@ -45,7 +45,7 @@ class TableFinally:
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         be = self._past_dead_end_return(s, be, t)
         self._skip_swallowed_copy_jumps(s, be, copies)
-        body = self._read_finally_try_body(s, be, t, base, bool(shape.clause_ends))
+        body = self._read_protected_body(s, be, t, base, bool(shape.clause_ends))
         after = self.carry_out(body, base, self.last_stack)
         finalbody = self.run_range(shape.final_start, shape.final_end,
                                    list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()])
@@ -206,17 +206,20 @@ class TableFinally:
             if sources and all(src in swallows for src in sources):
                 self.skip[copy_stop] = copy_stop + 1
 
-    def _read_finally_try_body(self, s: int, be: int, t: int, base: List[n.Expr],
-                               clause_ends: bool) -> List[n.Stmt]:
-        """The try body [s, be), with the `return value` whose RETURN_VALUE the compiler placed
-        past the finally body's copy (or dropped as dead)."""
+    def _read_protected_body(self, s: int, be: int, t: int, base: List[n.Expr],
+                       clause_ends: bool = False) -> List[n.Stmt]:
+        """The try body [s, be) of a try/finally or try/except, with the `return value` whose
+        RETURN_VALUE the compiler placed past the finally body's copy (or dropped as dead).
+        `clause_ends`: the finally body's except clauses end it (`_finally_clause_ends`)."""
         instrs = self.instrs
         body = self.run_range(s, be, list(base))
         left = self.last_stack
         if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
                 and not isinstance(left[-1], m.MARKER_TYPES):
-            # The body ends in `return value` and the finally body never finishes: the value is
-            # computed before the copy, and the RETURN_VALUE after it was dropped as dead.
+            # The body ends in `return value` and the finally body (of this try, or of an
+            # enclosing one, whose copy follows) never finishes: the value is computed before
+            # the copy, and the compiler dropped the RETURN_VALUE after it as dead (left on the
+            # stack, the value and its side effects would be lost).
             body.append(n.Return(left.pop()))
         elif clause_ends and len(left) == len(base) + 1 and not isinstance(left[-1], m.MARKER_TYPES):
             # `try: return value / finally: (try: raise E / except E: ...)` (3.11): the value is

@@ -4,6 +4,7 @@ constructs read from the bytecode.
 """
 from typing import List, NamedTuple, Optional, Set, Tuple
 
+from depyf.decompiler import nodes as n
 from depyf.decompiler.control import COND_JUMPS
 
 
@@ -51,3 +52,48 @@ class _FinallyShape(NamedTuple):
     closing: Optional[int]  # its closing RERAISE (see `_FinallyClose`)
     raising_last: bool  # the body's last branch raises, laid after the closing re-raise (3.12+)
     clause_ends: List[int]  # 3.11: copies of the closing re-raise ending the clauses of a try in it
+
+
+# An except clause as `table_clauses` reads it: (type, name, body start, body end).
+_Clause = Tuple[Optional[n.Expr], Optional[str], int, int]
+# A handler's way out: (clause body start, clause body end, the exit's index, where it goes
+# (`_BREAK`: out of the loop)).
+_HandlerExit = Tuple[int, int, int, int]
+
+
+class _ExceptBodyEnd(NamedTuple):
+    """Where the body of a 3.11+ try/except ends (`TableExcept._except_body_end`)."""
+    body_end: int  # the end of the try body as read (past code it goes on to through copies, ...)
+    before_inner: int  # ... before the way on of an inner try's clauses was added to it
+    nested_exit: Optional[int]  # the exit of a nested handler that the body goes on through
+    warm: Set[int]  # what normal flow reaches from the body's start (and from `nested_exit`)
+
+
+class _ExceptClauses(NamedTuple):
+    """The clauses of a 3.11+ try/except and their ways out (`TableExcept._except_clauses`)."""
+    clauses: List[_Clause]
+    exit_at: Optional[int]  # except*: where the handler's normal exit (the recombination) starts
+    exits: List[_HandlerExit]
+
+
+class _ExceptWayOut(NamedTuple):
+    """Where a 3.11+ try/except goes on, as its jumps tell (`TableExcept._except_way_out`)."""
+    way_on: Optional[int]  # the code after the try; None where it has no way on of its own
+    handlers_to: Optional[int]  # where most handlers fall out to
+    body_jump: Optional[int]  # where the body's jump over the handlers goes
+    star_else: bool  # 3.11: the else part of an except*, laid after its handlers
+    targets: List[int]  # where the handlers go on
+
+
+class _ExceptElse(NamedTuple):
+    """The else part of a 3.11+ try/except and how the statement ends (table_except_ends.py)."""
+    way_on: Optional[int]  # the code after the try (None: a break, or no way on of its own)
+    else_start: int  # the else part: [else_start, else_end)
+    else_end: int
+    cont: int  # where reading goes on after the statement
+    falls_out: bool  # the handlers fall out to `way_on`: their jumps there are no statements
+    leaves_to_bottom: bool  # a handler's jump to the loop's test at the bottom falls out too
+    else_break: bool  # the else part ends in a `break`, read from the jump past the loop
+    else_kept: bool  # the rest is the else part, as 3.13+ tells (`n.Try.else_kept`)
+    loop_tail: Optional[int]  # 3.12+: the rest of the loop body, only the handlers reach it
+    only_tail: Optional[Tuple[int, int]]  # 3.12+: the code after it, moved (`_handler_only_tail`)
