@@ -16,6 +16,9 @@ class TableExcept:
     """try/except; mixed into `exception_table.ExceptionTableRules`."""
 
     def _build_except(self, s: int, t: int) -> int:
+        """The try/except (or except*) whose body starts at `s`, protected by the handler `t`;
+        where reading goes on. In phases: the body's end, the clauses, where the statement goes
+        on, the handler code, the else part (table_except_ends.py), then each part is read."""
         base = list(self.stack)
         ends = self._except_body_end(s, t)
         be, warm = ends.body_end, ends.warm
@@ -26,13 +29,8 @@ class TableExcept:
         way = self._except_way_out(s, t, be, read, star, loop)
         x = way.way_on
         swallowed = self._swallowed_way_on(s, be, t, warm)
-        break_tail = self._break_tail(clauses, exits) if not star else None
-        if break_tail is not None:
-            # (read after the loop: not handler code)
-            typ, name, hs, he = clauses[-1]
-            clauses[-1] = (typ, name, hs, break_tail)
-            exits.append((hs, break_tail, break_tail, _BREAK))
-        elif x is None and not star and clauses and self.version.handler_code_at_end:
+        break_tail = self._except_break_tail(clauses, exits) if not star else None
+        if break_tail is None and x is None and not star and clauses and self.version.handler_code_at_end:
             x = self._except_fallthrough_tail(s, t, be, clauses, swallowed)
         after_loop = None  # the code after the loop, where a handler's `break` goes
         # (a body that never falls out has no else part: the code at `be` is not the try's, but
@@ -41,11 +39,10 @@ class TableExcept:
                 and self._falls_into(s, be) and self._later_construct_in(be, min(x, t), t):
             after_loop = self._handler_break_past_later_try(x, loop)
             x = None  # the handlers' returns are their own: what the body falls into follows the try
-        star_tail = None
-        if x is None and star and self.version.handler_code_at_end:
-            # The same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
-            # past this range (only the handlers reach it): it is the code after the try.
-            star_tail = self._star_tail(read.exit_at)
+        # (the same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
+        # past this range, only the handlers reach it: it is the code after the try)
+        star_tail = self._star_tail(read.exit_at) if x is None and star and self.version.handler_code_at_end \
+            else None
         if x is not None and not star:
             clauses = [(typ, name, hs, x if hs < x < he else he) for typ, name, hs, he in clauses]
         cold = self._except_cold_code(s, t, warm, way.targets, {x, break_tail, after_loop}, loop)
@@ -54,12 +51,7 @@ class TableExcept:
         part = self._except_else_part(s, t, ends, star, x, span_end, loop)
         self._note_except_range_way_on(s, be, part, star)
         part = self._except_else_bounds(s, be, part, way)
-        self._note_unprotected_breaks(s, be, t)
-        if part.way_on is not None and part.falls_out and self.version.handler_code_at_end:
-            # (with an else part, the body's way out runs it first: a copy of the code after the
-            # statement in the body is a `return` written there)
-            self._note_unprotected_way_outs(s, be, t, part.else_start if part.else_end > part.else_start
-                                            else part.way_on)
+        self._note_except_unprotected(s, be, t, part)
         breaks = self._except_exit_jumps(exits, part, end)
         swallowed_tail: List[n.Stmt] = []
         if part.way_on is None and not star and swallowed is not None:
@@ -175,6 +167,18 @@ class TableExcept:
                 x = x_h  # (3.11: where the handlers go on, right after them, is the try's end)
         return _ExceptWayOut(x, x_h, n_jump, star_else, targets)
 
+    def _except_break_tail(self, clauses: List[_Clause], exits: List[_HandlerExit]) -> Optional[int]:
+        """3.12+: where the last clause of a try inside a `while True:` runs on into the code
+        after the loop, which only its `break` reaches (`_break_tail`): the clause ends there,
+        and that way out is the break (`clauses` and `exits` changed); the code there is read
+        after the loop, not handler code."""
+        break_tail = self._break_tail(clauses, exits)
+        if break_tail is not None:
+            typ, name, hs, he = clauses[-1]
+            clauses[-1] = (typ, name, hs, break_tail)
+            exits.append((hs, break_tail, break_tail, _BREAK))
+        return break_tail
+
     def _except_fallthrough_tail(self, s: int, t: int, be: int, clauses: List[_Clause],
                                  swallowed: Optional[Tuple[int, int]]) -> Optional[int]:
         """3.12+: code after the try that only the handlers reach follows the last one; where
@@ -234,6 +238,16 @@ class TableExcept:
                       and (not self.version.handler_code_at_end
                            or any(src < s for src in self.jump_sources.get(k, ())))}
         return self._cold_code(t, warm | shared | stops)
+
+    def _note_except_unprotected(self, s: int, be: int, t: int, part: _ExceptElse) -> None:
+        """Note the ways out of the body at `s` that its handler does not protect (the breaks;
+        3.12+, where the handlers fall out, the copies of the code after the statement)."""
+        self._note_unprotected_breaks(s, be, t)
+        if part.way_on is not None and part.falls_out and self.version.handler_code_at_end:
+            # (with an else part, the body's way out runs it first: a copy of the code after the
+            # statement in the body is a `return` written there)
+            self._note_unprotected_way_outs(s, be, t, part.else_start if part.else_end > part.else_start
+                                            else part.way_on)
 
     def _except_exit_jumps(self, exits: List[_HandlerExit], part: _ExceptElse, end: int) -> Set[int]:
         """Register the clauses' ways out: a `break` (the clauses whose body starts are
