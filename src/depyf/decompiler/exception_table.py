@@ -9,9 +9,10 @@ to the end of the function).
 
 The rules are mixins by construct, composed here over `ExceptionRegionAnalysis`; the entry
 point (`try_at`) stays here. table_try_ends.py (where a try body ends), table_except.py,
-table_handler_tails.py and table_clauses.py (try/except: the statement, code only its handlers
-reach, the clauses), table_finally.py and table_copies.py (try/finally and the matching of its
-copies), table_with.py and table_async_for.py; table_model.py holds the constants they share.
+table_except_ends.py, table_handler_tails.py and table_clauses.py (try/except: the statement,
+its else part and way on, code only its handlers reach, the clauses), table_finally.py and
+table_copies.py (try/finally and the matching of its copies), table_with.py and
+table_async_for.py; table_model.py holds the constants and shapes they share.
 """
 from typing import List, Optional, Tuple
 
@@ -20,6 +21,7 @@ from depyf.decompiler.exception_regions import ExceptionRegionAnalysis
 from depyf.decompiler.control import COND_JUMPS
 from depyf.decompiler.table_try_ends import TableTryEnds
 from depyf.decompiler.table_except import TableExcept
+from depyf.decompiler.table_except_ends import TableExceptEnds
 from depyf.decompiler.table_handler_tails import TableHandlerTails
 from depyf.decompiler.table_clauses import TableClauses
 from depyf.decompiler.table_finally import TableFinally
@@ -28,7 +30,7 @@ from depyf.decompiler.table_with import TableWith
 from depyf.decompiler.table_async_for import TableAsyncFor
 
 
-class ExceptionTableRules(TableTryEnds, TableExcept, TableHandlerTails, TableClauses, TableFinally,
+class ExceptionTableRules(TableTryEnds, TableExcept, TableExceptEnds, TableHandlerTails, TableClauses, TableFinally,
     TableCopies, TableWith, TableAsyncFor, ExceptionRegionAnalysis):
     """Exception-table constructs (3.11+); mixed into `builder.CodeBuilder`."""
 

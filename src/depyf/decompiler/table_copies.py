@@ -1,10 +1,40 @@
 """Matching a copy of a finally body against the original (`_match_copy`), allowing for the
 exits the compiler inlines or inverts in it.
 """
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, TERMINAL, Instr
 from depyf.decompiler.table_model import _MAX_COPIED_EXIT, _MAX_RETURN_BLOCK
+
+
+class _NoCopy(Exception):
+    """The code at the place tried is no copy of the finally body (raised by the match's steps)."""
+
+
+@dataclass
+class _CopyMatch:
+    """The state of one `_match_copy`: the handler's copy [a, end) against the copy at `b`.
+
+    Positions `p` in the handler's copy and `q` in the other copy are passed along the steps;
+    what the steps find on the way is gathered here (local to one match)."""
+    a: int  # the handler's copy of the finally body starts here
+    end: int  # ... and ends here (its closing RERAISE follows)
+    b: int  # the copy tried starts here
+    returns: bool  # may a re-raise stand for a copied return block (`_copied_return_block`)?
+    flow: Set[int]  # what the handler's copy reaches (through clauses where it goes on only so)
+    flow_b: Set[int]  # ... and the copy at `b`
+    plain: Set[int]  # what the handler's copy reaches by its normal flow
+    plain_b: Set[int]  # ... and the copy at `b`
+    defer: bool  # match code reached only through clauses later (`_step_over_gap`)
+    where: Dict[int, int] = field(default_factory=dict)  # matched position in each copy
+    jumps: List[Tuple[int, int]] = field(default_factory=list)  # (target in a's copy, in b's)
+    inlined: List[Tuple[int, int, int]] = field(default_factory=list)  # (exit block in the handler's copy, size, jump target)
+    returns_at: Dict[int, int] = field(default_factory=dict)  # a re-raise matched with a copied return block -> that block
+    outs: List[Tuple[int, int]] = field(default_factory=list)  # the returns matched where the handler's copy re-raises
+    inner_exit: Optional[int] = None  # the last jump back standing for a jump to the re-raise
+    deferred: List[Tuple[int, int]] = field(default_factory=list)  # runs [p, r) matched later
+    runs: List[Tuple[int, int]] = field(default_factory=list)  # where the normal copy has them
 
 
 class TableCopies:
@@ -20,10 +50,18 @@ class TableCopies:
         return, or (3.12+) a constant return, which takes two instructions. The inner exit is the
         last jump back (3.12+) that stands for a jump to the handler's closing re-raise.
         """
-        instrs = self.instrs
-        size = len(instrs)
-        where: Dict[int, int] = {}
-        jumps: List[Tuple[int, int]] = []
+        m = self._copy_match_start(a, length, b, returns)
+        try:
+            end = self._match_copy_runs(m)
+        except _NoCopy:
+            return None
+        end = self._copy_trailing_handlers(m, end)
+        if not self._inlined_blocks_matched(m) or not self._copy_jumps_agree(m, end):
+            return None
+        return end - b, m.inner_exit, m.outs
+
+    def _copy_match_start(self, a: int, length: int, b: int, returns: bool) -> _CopyMatch:
+        """The match of the handler's copy [a, a + length) against the copy at `b`, not begun."""
         flow = self._reach(a, floor=a)  # handler code inside either copy may lie elsewhere
         flow_b = self._reach(b, floor=b)
         plain, plain_b = flow, flow_b
@@ -33,143 +71,193 @@ class TableCopies:
             # copies that handler code lies inline, in the same order.
             flow = self._reach_through_handlers(a, floor=a)
             flow_b = self._reach_through_handlers(b, floor=b)
-        p, q = a, b
-        inner_exit: Optional[int] = None
-        inlined: List[Tuple[int, int, int]] = []  # (exit block in the handler's copy, size, jump target)
-        returns_at: Dict[int, int] = {}  # a re-raise matched with a copied return block -> that block
-        outs: List[Tuple[int, int]] = []  # the returns matched where the handler's copy re-raises
-        merged = self.merged_end_copies
-        stop = a + length
         # 3.12+ with the handler code inline in the handler's copy, reached through the clauses
         # of a try in it (`_goes_on_through_clauses`): the normal copy has that code at the end,
         # past its way out. Runs of it the handler's copy reaches only through clauses where the
         # normal copy goes on are matched after the rest, at the counterpart try's handler.
         defer = plain is not flow and self.version.handler_code_at_end
-        deferred: List[Tuple[int, int]] = []
-        runs: List[Tuple[int, int]] = []  # where the normal copy has them
+        return _CopyMatch(a=a, end=a + length, b=b, returns=returns, flow=flow, flow_b=flow_b,
+                          plain=plain, plain_b=plain_b, defer=defer)
+
+    def _match_copy_runs(self, m: _CopyMatch) -> int:
+        """Match the handler's copy, then each deferred run of it at the counterpart handler in
+        the normal copy; where the normal copy's main run ends (raises `_NoCopy`)."""
+        p, q, stop = m.a, m.b, m.end
         main_end: Optional[int] = None
-        while p < stop or deferred:
-            if p >= stop:
-                if main_end is None:
-                    main_end = q
-                else:
-                    runs.append((resumed, q))
-                p, stop = deferred.pop(0)
-                q = self._handler_counterpart(p, where)
-                if q is None:
-                    return None
-                resumed = q
-                continue
-            if defer and p in flow and p not in plain and q in plain_b and q < size:
-                r = p
-                while r < stop and r not in plain:
-                    r += 1
-                deferred.append((p, r))
-                p = r
-                continue
-            if p not in flow:
-                width = self._return_width(q) if p in merged and q < size and self.jump_sources.get(q) else 0
-                if width:
-                    # 3.11: a merged copy of the closing re-raise, where the normal copy has the
-                    # return block its (unmerged) jump goes to
-                    where[p] = q
-                    q += width
-                p += 1
-                continue
-            earlier = self._inlined_exit_again(p, q, where, flow, flow_b)
-            if earlier is not None:
-                # The jumps to it go where its copy's match went (checked with `where` below);
-                # a return block the copy's re-raise took for a copied one is the real one.
-                width = self._inlined_exit_size(p, flow)
-                for d in range(width):
-                    where[p + d] = where[earlier + d]
-                q = returns_at.get(earlier + width - 1, q)
-                p += width
-                continue
-            if q >= size:
-                return None
-            if q not in flow_b:
-                q += 1
-                continue
-            x, y = instrs[p], instrs[q]
-            where[p] = q
-            if x.opname == "RERAISE" and x.arg == 0 or self._jumps_to_reraise(x, a + length):
-                # (the jump to the closing re-raise, after a try statement inside the body)
-                if y.opname in ("RETURN_VALUE", "JUMP"):
-                    if y.opname == "RETURN_VALUE":
-                        outs.append((q, q + 1))
-                    p, q = p + 1, q + 1
-                    continue
-                if y.opname == "LOAD_CONST" and q + 1 < size and instrs[q + 1].opname == "RETURN_VALUE":
-                    outs.append((q, q + 2))
-                    p, q = p + 1, q + 2
-                    continue
-                block_end = self._copied_return_block(q) if returns else None
-                if block_end is not None:
-                    returns_at[p] = q
-                    outs.append((q, block_end))
-                    p, q = p + 1, block_end
-                    continue
-            drop = self._exception_drop(p, a + length)
-            if drop and self._exception_drop(q, size) != drop:
-                p += drop  # a way out of the handler's copy drops the exception first
-                continue
-            back = self._inverted_back_jump(x, q)
-            if back is not None:
-                jumps.append((x.target, back))
-                if x.target >= a + length:
-                    inner_exit = q + 1
-                p, q = p + 1, q + 2
-                continue
-            if x.opname != y.opname:
-                if x.opname == "POP_EXCEPT" or (x.opname in ("POP_TOP", "SWAP") and any(
-                        instrs[r].opname == "POP_EXCEPT" for r in range(p + 1, min(p + 4, a + length)))):
-                    p += 1  # a return inside the handler's copy drops the exception first
-                    continue
-                if self._jumps_over_handlers(x, p, plain):
-                    # The normal copy goes straight on where the handler's copy jumps (over
-                    # handler code; with `defer`, code reached only through clauses: a `while
-                    # True:` loop's `break` over its except clause and the jump back only that
-                    # clause reaches, matched later).
-                    p += 1
-                    continue
-                width = self._inlined_exit_size(p, flow) if y.opname == "JUMP" and y.target > q else 0
-                if width:
-                    # The handler's copy has a copy of a small exit block where the normal
-                    # copy jumps to that block (checked once the block is matched).
-                    inlined.append((p, width, y.target))
-                    p, q = p + width, q + 1
-                    continue
-                return None
-            if x.target is not None:
-                jumps.append((x.target, y.target))
-            elif x.argval != y.argval and repr(x.argval) != repr(y.argval) and x.opname != "YIELD_VALUE":
-                return None  # (3.12+ YIELD_VALUE carries the stack depth, deeper in the handler)
-            p, q = p + 1, q + 1
-        if main_end is not None:
-            runs.append((resumed, q))
-            end = main_end
-        else:
-            end = q
-        while end < size and end not in flow_b and self.instrs[end - 1].opname in TERMINAL \
+        resumed = m.b  # where the deferred run being matched starts in the normal copy
+        while True:
+            while p < stop:
+                p, q = self._match_step(m, p, q, stop)
+            if not m.deferred:
+                break
+            if main_end is None:
+                main_end = q
+            else:
+                m.runs.append((resumed, q))
+            p, stop = m.deferred.pop(0)
+            counterpart = self._handler_counterpart(p, m.where)
+            if counterpart is None:
+                raise _NoCopy
+            q = resumed = counterpart
+        if main_end is None:
+            return q
+        m.runs.append((resumed, q))
+        return main_end
+
+    def _match_step(self, m: _CopyMatch, p: int, q: int, stop: int) -> Tuple[int, int]:
+        """Match the instruction at `p` in the handler's copy with the copy at `q`: the next
+        (p, q), or raise `_NoCopy`."""
+        step = self._step_over_gap(m, p, q, stop)
+        if step is not None:
+            return step
+        m.where[p] = q
+        step = self._step_way_out(m, p, q)
+        if step is None:
+            step = self._step_drop_or_back_jump(m, p, q)
+        if step is None:
+            step = self._step_instruction(m, p, q)
+        return step
+
+    def _step_over_gap(self, m: _CopyMatch, p: int, q: int, stop: int) -> Optional[Tuple[int, int]]:
+        """Step over what one copy has and the other lacks before `p` and `q` are compared: a run
+        deferred (`defer`), code the handler's copy does not reach (and a 3.11 merged re-raise),
+        an exit block inlined a second time, code the normal copy does not reach."""
+        instrs = self.instrs
+        size = len(instrs)
+        if m.defer and p in m.flow and p not in m.plain and q in m.plain_b and q < size:
+            r = p
+            while r < stop and r not in m.plain:
+                r += 1
+            m.deferred.append((p, r))
+            return r, q
+        if p not in m.flow:
+            width = self._return_width(q) if p in self.merged_end_copies and q < size \
+                and self.jump_sources.get(q) else 0
+            if width:
+                # 3.11: a merged copy of the closing re-raise, where the normal copy has the
+                # return block its (unmerged) jump goes to
+                m.where[p] = q
+                q += width
+            return p + 1, q
+        earlier = self._inlined_exit_again(p, q, m.where, m.flow, m.flow_b)
+        if earlier is not None:
+            # The jumps to it go where its copy's match went (checked with `where` later);
+            # a return block the copy's re-raise took for a copied one is the real one.
+            width = self._inlined_exit_size(p, m.flow)
+            for d in range(width):
+                m.where[p + d] = m.where[earlier + d]
+            return p + width, m.returns_at.get(earlier + width - 1, q)
+        if q >= size:
+            raise _NoCopy
+        if q not in m.flow_b:
+            return p, q + 1
+        return None
+
+    def _step_way_out(self, m: _CopyMatch, p: int, q: int) -> Optional[Tuple[int, int]]:
+        """Where the handler's copy re-raises (or jumps to its closing re-raise, after a try
+        statement inside the body), a copy on a way out goes on out: a jump, a return, a constant
+        return (3.12+), or a copy of the return block after the statement."""
+        instrs = self.instrs
+        x, y = instrs[p], instrs[q]
+        if not (x.opname == "RERAISE" and x.arg == 0 or self._jumps_to_reraise(x, m.end)):
+            return None
+        if y.opname in ("RETURN_VALUE", "JUMP"):
+            if y.opname == "RETURN_VALUE":
+                m.outs.append((q, q + 1))
+            return p + 1, q + 1
+        if y.opname == "LOAD_CONST" and q + 1 < len(instrs) and instrs[q + 1].opname == "RETURN_VALUE":
+            m.outs.append((q, q + 2))
+            return p + 1, q + 2
+        block_end = self._copied_return_block(q) if m.returns else None
+        if block_end is not None:
+            m.returns_at[p] = q
+            m.outs.append((q, block_end))
+            return p + 1, block_end
+        return None
+
+    def _step_drop_or_back_jump(self, m: _CopyMatch, p: int, q: int) -> Optional[Tuple[int, int]]:
+        """A way out of the handler's copy that drops the exception first, where the normal copy
+        has none; or a conditional jump the normal copy inverts around a jump back (3.12+)."""
+        drop = self._exception_drop(p, m.end)
+        if drop and self._exception_drop(q, len(self.instrs)) != drop:
+            return p + drop, q
+        x = self.instrs[p]
+        back = self._inverted_back_jump(x, q)
+        if back is None:
+            return None
+        m.jumps.append((x.target, back))
+        if x.target >= m.end:
+            m.inner_exit = q + 1
+        return p + 1, q + 2
+
+    def _step_instruction(self, m: _CopyMatch, p: int, q: int) -> Tuple[int, int]:
+        """The same instruction in both copies (jump targets are checked at the end), or one of
+        the differences `_step_difference` allows; else raise `_NoCopy`."""
+        x, y = self.instrs[p], self.instrs[q]
+        if x.opname != y.opname:
+            return self._step_difference(m, p, q)
+        if x.target is not None:
+            m.jumps.append((x.target, y.target))
+        elif x.argval != y.argval and repr(x.argval) != repr(y.argval) and x.opname != "YIELD_VALUE":
+            raise _NoCopy  # (3.12+ YIELD_VALUE carries the stack depth, deeper in the handler)
+        return p + 1, q + 1
+
+    def _step_difference(self, m: _CopyMatch, p: int, q: int) -> Tuple[int, int]:
+        """Instructions that differ where the handler's copy drops the exception before a
+        return, jumps over handler code, or has a copy of a small exit block (3.12+) that the
+        normal copy jumps to; else raise `_NoCopy`."""
+        instrs = self.instrs
+        x, y = instrs[p], instrs[q]
+        if x.opname == "POP_EXCEPT" or (x.opname in ("POP_TOP", "SWAP") and any(
+                instrs[r].opname == "POP_EXCEPT" for r in range(p + 1, min(p + 4, m.end)))):
+            return p + 1, q  # a return inside the handler's copy drops the exception first
+        if self._jumps_over_handlers(x, p, m.plain):
+            # The normal copy goes straight on where the handler's copy jumps (over handler
+            # code; with `defer`, code reached only through clauses: a `while True:` loop's
+            # `break` over its except clause and the jump back only that clause reaches,
+            # matched later).
+            return p + 1, q
+        width = self._inlined_exit_size(p, m.flow) if y.opname == "JUMP" and y.target > q else 0
+        if width:
+            # The handler's copy has a copy of a small exit block where the normal copy jumps
+            # to that block (checked once the block is matched: `_inlined_blocks_matched`).
+            m.inlined.append((p, width, y.target))
+            return p + width, q + 1
+        raise _NoCopy
+
+    def _copy_trailing_handlers(self, m: _CopyMatch, end: int) -> int:
+        """`end` moved past handler code of the copy that follows its last exit (no jump goes
+        there)."""
+        size = len(self.instrs)
+        while end < size and end not in m.flow_b and self.instrs[end - 1].opname in TERMINAL \
                 and not self.jump_sources.get(end):
-            end += 1  # handler code of the copy that follows its last exit (no jump goes there)
-        for start, width, yt in inlined:
-            if not any(where.get(k) == yt and self._same_instructions(start, k, width) for k in where):
-                return None
+            end += 1
+        return end
+
+    def _inlined_blocks_matched(self, m: _CopyMatch) -> bool:
+        """Does each exit block inlined in the handler's copy match what the normal copy's jump
+        to it reaches?"""
+        return all(any(m.where.get(k) == yt and self._same_instructions(start, k, width) for k in m.where)
+                   for start, width, yt in m.inlined)
+
+    def _copy_jumps_agree(self, m: _CopyMatch, end: int) -> bool:
+        """Do the jumps of both copies go to matching places: both inside their copy (to
+        positions matched) or both out of it?"""
+        instrs = self.instrs
+        a = m.a
         # where the normal copy goes out in place of the handler copy's re-raises
-        ways_out = {q for p, q in where.items() if instrs[p].opname == "RERAISE" and instrs[p].arg == 0} \
-            if any(a <= k < a + length for k in merged) else set()
-        for xt, yt in jumps:
-            while a <= xt < a + length and xt not in flow:
+        ways_out = {q for p, q in m.where.items() if instrs[p].opname == "RERAISE" and instrs[p].arg == 0} \
+            if any(a <= k < m.end for k in self.merged_end_copies) else set()
+        for xt, yt in m.jumps:
+            while a <= xt < m.end and xt not in m.flow:
                 xt += 1  # (a target before the copy, e.g. a loop's head, stays where it is)
-            inside_x = a <= xt < a + length
-            inside_y = b <= yt < end or any(r0 <= yt < r1 for r0, r1 in runs)
+            inside_x = a <= xt < m.end
+            inside_y = m.b <= yt < end or any(r0 <= yt < r1 for r0, r1 in m.runs)
             if not inside_x and inside_y and yt in ways_out:
-                continue  # (a jump to a merged copy of the closing re-raise: see above)
-            if inside_x != inside_y or (inside_x and where.get(xt) != yt):
-                return None
-        return end - b, inner_exit, outs
+                continue  # (a jump to a merged copy of the closing re-raise: see `_step_over_gap`)
+            if inside_x != inside_y or (inside_x and m.where.get(xt) != yt):
+                return False
+        return True
 
     def _handler_counterpart(self, h: int, where: Dict[int, int]) -> Optional[int]:
         """The handler in the normal copy matching the handler at `h` in the handler's copy: that

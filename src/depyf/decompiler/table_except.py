@@ -7,17 +7,79 @@ from depyf.decompiler import borrows
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL
-from depyf.decompiler.control import COND_JUMPS, LoopInfo, _may_complete
-from depyf.decompiler.table_model import _BREAK, _FORWARD_JUMPS
+from depyf.decompiler.control import LoopInfo, _may_complete
+from depyf.decompiler.table_model import (_BREAK, _FORWARD_JUMPS, _Clause, _ExceptBodyEnd, _ExceptClauses,
+                                          _ExceptElse, _ExceptWayOut, _HandlerExit)
 
 
 class TableExcept:
     """try/except; mixed into `exception_table.ExceptionTableRules`."""
 
     def _build_except(self, s: int, t: int) -> int:
-        st = self._xt_state
-        instrs = self.instrs
+        """The try/except (or except*) whose body starts at `s`, protected by the handler `t`;
+        where reading goes on. In phases: the body's end, the clauses, where the statement goes
+        on, the handler code, the else part (table_except_ends.py), then each part is read."""
         base = list(self.stack)
+        ends = self._except_body_end(s, t)
+        be, warm = ends.body_end, ends.warm
+        star = self._xt_state.kinds[t] == "star"
+        read = self._except_clauses(s, t, be, warm, base, star)
+        clauses, exits = read.clauses, read.exits
+        loop = self.loops[-1] if self.loops else None
+        way = self._except_way_out(s, t, be, read, star, loop)
+        x = way.way_on
+        swallowed = self._swallowed_way_on(s, be, t, warm)
+        break_tail = self._except_break_tail(clauses, exits) if not star else None
+        if break_tail is None and x is None and not star and clauses and self.version.handler_code_at_end:
+            x = self._except_fallthrough_tail(s, t, be, clauses, swallowed)
+        after_loop = None  # the code after the loop, where a handler's `break` goes
+        # (a body that never falls out has no else part: the code at `be` is not the try's, but
+        # an enclosing if's else part, say)
+        if x is not None and x > be and not star and self.version.handler_code_at_end \
+                and self._falls_into(s, be) and self._later_construct_in(be, min(x, t), t):
+            after_loop = self._handler_break_past_later_try(x, loop)
+            x = None  # the handlers' returns are their own: what the body falls into follows the try
+        # (the same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
+        # past this range, only the handlers reach it: it is the code after the try)
+        star_tail = self._star_tail(read.exit_at) if x is None and star and self.version.handler_code_at_end \
+            else None
+        if x is not None and not star:
+            clauses = [(typ, name, hs, x if hs < x < he else he) for typ, name, hs, he in clauses]
+        cold = self._except_cold_code(s, t, warm, way.targets, {x, break_tail, after_loop}, loop)
+        span_end = max(cold) + 1 if cold else t + 1
+        end = self.end
+        part = self._except_else_part(s, t, ends, star, x, span_end, loop)
+        self._note_except_range_way_on(s, be, part, star)
+        part = self._except_else_bounds(s, be, part, way)
+        self._note_except_unprotected(s, be, t, part)
+        breaks = self._except_exit_jumps(exits, part, end)
+        swallowed_tail: List[n.Stmt] = []
+        if part.way_on is None and not star and swallowed is not None:
+            # Only a with that swallowed an exception goes on after the try: the compiler copied
+            # that code (a small exit block) into the with's handler (read before the with marks
+            # its handler as read).
+            swallowed_tail = self.run_range(swallowed[0], swallowed[1], list(base))
+        body = self._read_protected_body(s, be, t, base)
+        handlers = self._read_except_clauses(clauses, breaks, star, base)
+        orelse = self._read_except_else(part, base)
+        self._except_loop_way_out(s, be, end, part, loop, body, orelse, handlers)
+        tail = self.run_range(read.exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
+        # (3.11: code that normal flow reaches from the code's start is no handler code, even where
+        # only the handlers reach it from the try: the code after an if statement whose body the
+        # try ends, which its else part falls into, when a clause's `break` of a loop that never
+        # jumps back, read as that if, goes there)
+        self._mark_dead_code(cold & self.handler_only_code() if not self.version.handler_code_at_end else cold)
+        self.stack = base
+        self.emit(n.Try(body, handlers, orelse, [], star, part.else_kept))
+        for stmt in tail:
+            self.emit(stmt)
+        return self._emit_except_moved_tails(s, t, end, part, base)
+
+    def _except_body_end(self, s: int, t: int) -> _ExceptBodyEnd:
+        """Where the try body at `s`, protected by the handler `t`, ends: past the protected
+        range, it may go on to a return after the exit copies the compiler placed there (an
+        unwound exit, a with's return, a way on a swallowed exception takes, a `return CONST`
+        through finally copies, a dead-end return), and to the way on of an inner try's clauses."""
         warm = self._reach(s)
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         be = self._past_swallowed_way_on(s, self._past_with_return(s, be, t), t)
@@ -28,12 +90,22 @@ class TableExcept:
         nested_exit = self._nested_handler_exit(s, be, t)
         if nested_exit is not None:
             warm = warm | self._reach(nested_exit)
+        return _ExceptBodyEnd(be, before_inner, nested_exit, warm)
+
+    def _except_clauses(self, s: int, t: int, be: int, warm: Set[int], base: List[n.Expr],
+                        star: bool) -> _ExceptClauses:
+        """The clauses of the handler at `t` (under its cleanup, the handler that restores the
+        previous exception) and their ways out. A clause going on to its own copy of the small
+        block the body falls into (the compiler copies small exit blocks) goes where the body
+        does."""
+        st = self._xt_state
+        instrs = self.instrs
         cleanup_region = st.region_at[t]
         if cleanup_region is None:
             raise self.fail(instrs[t], "try handler without its cleanup")
         cleanup = cleanup_region.handler
-        star = st.kinds[t] == "star"
-        exits: List[Tuple[int, int, int, int]] = []
+        exits: List[_HandlerExit] = []
+        exit_at: Optional[int] = None
         if star:
             clauses, exit_at = self._parse_star_clauses(t, base)
             exits.extend((j, j + 1, j, x) for j, x in self._star_exits(exit_at, be, warm))
@@ -45,13 +117,19 @@ class TableExcept:
         if stray is not None:
             raise self.fail(instrs[stray], "break or continue of a loop that never jumps back")
         if exits and self._falls_into(s, be):
-            # (a handler going on to its own copy of the small block the body falls into goes
-            # where the body does)
             copies = {x for _, _, _, x in exits if x != _BREAK and self._duplicate_way_on(x, be)}
             for y in copies:
                 self._mark_dead(y, self._block_end(y))
             exits = [(hs, he, j, be if x in copies else x) for hs, he, j, x in exits]
-        # Where the handlers fall out to, and where the normal path jumps over them (3.11).
+        return _ExceptClauses(clauses, exit_at, exits)
+
+    def _except_way_out(self, s: int, t: int, be: int, read: _ExceptClauses, star: bool,
+                        loop: Optional[LoopInfo]) -> _ExceptWayOut:
+        """Where the handlers fall out to, and where the normal path jumps over them (3.11): the
+        code after the try, unless the body's jump is a `break`, or (3.14) the clauses' copies
+        of the code there are their own way out."""
+        instrs = self.instrs
+        exits = read.exits
         targets = [x for hs, _, j, x in exits if x != _BREAK and not self._written_jump_out(j, be, hs)]
         self._note_written_handler_breaks(be, exits)
         # (a jump back before the try, to a loop's head, is a `continue`, not the way out)
@@ -61,11 +139,10 @@ class TableExcept:
         # returns on its own.
         jumped = {x for _, _, j, x in exits if instrs[j].opname == "JUMP" and instrs[j].target == x}
         targets = [x for x in targets if x in jumped] or targets
-        inner = self.loops[-1] if self.loops else None
-        if inner is not None and inner.break_target is not None and self.version.handler_code_at_end:
+        if loop is not None and loop.break_target is not None and self.version.handler_code_at_end:
             # (a clause's jump to the loop's break target, the code after the loop, while
             # another clause goes on elsewhere, is a `break`: the other place is the try's end)
-            targets = [x for x in targets if x != inner.break_target] or targets
+            targets = [x for x in targets if x != loop.break_target] or targets
         x_h = max(sorted(set(targets)), key=targets.count) if targets else None
         over = instrs[t - 1] if t - 1 >= be else None
         n_jump = over.target if over is not None and over.opname == "JUMP" and over.target > t else None
@@ -80,7 +157,7 @@ class TableExcept:
             x = None  # 3.14: the clauses' copies of the code at `x` are their own way out
         # 3.11 lays the else of an except* after its handlers: the body jumps over them to it, and
         # the handlers' way out jumps past it.
-        star_else = star and n_jump is not None and x_h is not None and n_jump > exit_at \
+        star_else = star and n_jump is not None and x_h is not None and n_jump > read.exit_at \
             and n_jump != x_h
         if star_else:
             x = x_h
@@ -88,63 +165,68 @@ class TableExcept:
             x = None  # the body's way on is a `break` (read from the jump), not the try's end
             if x_h is not None and t < x_h <= self.end and not self.version.handler_code_at_end:
                 x = x_h  # (3.11: where the handlers go on, right after them, is the try's end)
-        swallowed = self._swallowed_way_on(s, be, t, warm)
-        break_tail = self._break_tail(clauses, exits) if not star else None
+        return _ExceptWayOut(x, x_h, n_jump, star_else, targets)
+
+    def _except_break_tail(self, clauses: List[_Clause], exits: List[_HandlerExit]) -> Optional[int]:
+        """3.12+: where the last clause of a try inside a `while True:` runs on into the code
+        after the loop, which only its `break` reaches (`_break_tail`): the clause ends there,
+        and that way out is the break (`clauses` and `exits` changed); the code there is read
+        after the loop, not handler code."""
+        break_tail = self._break_tail(clauses, exits)
         if break_tail is not None:
-            # (read after the loop: not handler code)
             typ, name, hs, he = clauses[-1]
             clauses[-1] = (typ, name, hs, break_tail)
             exits.append((hs, break_tail, break_tail, _BREAK))
-        elif x is None and not star and clauses and self.version.handler_code_at_end:
-            # 3.12+: code after the try that only the handlers reach follows the last one.
-            x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
-            if x is not None and self._body_leaves_enclosing_clause(s, be, t):
-                x = None  # the handler's tail (unwinding the enclosing clause too) is its own return
-            if x is not None and x > be and self._falls_into(s, be) and self._rest_walked(s, be) is False:
-                x = None  # 3.14: the rest follows the try (the clause's way out is its own)
-            if x is not None and x >= self.end and not self._rest_of_enclosing_body(x, t):
-                copy_end = self._copied_way_on(x)
-                if copy_end is not None:
-                    # the clause falls out: its tail is a copy of the code the range goes on to
-                    typ, name, hs, he = clauses[-1]
-                    clauses[-1] = (typ, name, hs, x)
-                    self._mark_dead(x, copy_end)
-                # Beyond the range: a fall-out would jump to what follows; an explicit return. But
-                # when the clause falls out to the range's end, the code the body falls into
-                # before there is no code after the try (`if c: try: A; return True / except E:
-                # pass`, then `return False`): it is the try's else part.
-                x = self.end if copy_end is not None and be < self.end and self._falls_into(s, be) else None
-            if x is not None and swallowed is not None \
-                    and not self._same_instructions(swallowed[0], x, swallowed[1] - swallowed[0]):
-                x = None  # the handler's return is its own: the body falls into other code
-        after_loop = None  # the code after the loop, where a handler's `break` goes
-        # (a body that never falls out has no else part: the code at `be` is not the try's, but
-        # an enclosing if's else part, say)
-        if x is not None and x > be and not star and self.version.handler_code_at_end \
-                and self._falls_into(s, be) and self._later_construct_in(be, min(x, t), t):
-            loop = self.loops[-1] if self.loops else None
-            if loop is not None and loop.is_while and loop.handler_break is None and x >= loop.exit \
-                    and x >= self.end and x in self.handler_only_code():
-                # (a handler's `break` jumping over a later try's handler code to the code after
-                # the loop, which only it reaches: read after the loop)
-                loop.handler_break = after_loop = x
-            x = None  # the handlers' returns are their own: what the body falls into follows the try
-        star_tail = None
-        loop_tail = None
-        only_tail = None  # (`_handler_only_tail`)
-        if x is None and star and self.version.handler_code_at_end:
-            # The same for except*: the tail follows the recombination's POP_EXCEPT. It may lie
-            # past this range (only the handlers reach it): it is the code after the try.
-            star_tail = self._star_tail(exit_at)
-        if x is not None and not star:
-            clauses = [(typ, name, hs, x if hs < x < he else he) for typ, name, hs, he in clauses]
+        return break_tail
+
+    def _except_fallthrough_tail(self, s: int, t: int, be: int, clauses: List[_Clause],
+                                 swallowed: Optional[Tuple[int, int]]) -> Optional[int]:
+        """3.12+: code after the try that only the handlers reach follows the last one; where
+        it is the code after the try (None where it is the handler's own return). Past the
+        range, the last clause's tail may be a copy of the code the range goes on to (the
+        clause ends there, `clauses` changed)."""
+        x = self._fallthrough_tail(clauses[-1][2], clauses[-1][3])
+        if x is not None and self._body_leaves_enclosing_clause(s, be, t):
+            x = None  # the handler's tail (unwinding the enclosing clause too) is its own return
+        if x is not None and x > be and self._falls_into(s, be) and self._rest_walked(s, be) is False:
+            x = None  # 3.14: the rest follows the try (the clause's way out is its own)
+        if x is not None and x >= self.end and not self._rest_of_enclosing_body(x, t):
+            copy_end = self._copied_way_on(x)
+            if copy_end is not None:
+                # the clause falls out: its tail is a copy of the code the range goes on to
+                typ, name, hs, he = clauses[-1]
+                clauses[-1] = (typ, name, hs, x)
+                self._mark_dead(x, copy_end)
+            # Beyond the range: a fall-out would jump to what follows; an explicit return. But
+            # when the clause falls out to the range's end, the code the body falls into
+            # before there is no code after the try (`if c: try: A; return True / except E:
+            # pass`, then `return False`): it is the try's else part.
+            x = self.end if copy_end is not None and be < self.end and self._falls_into(s, be) else None
+        if x is not None and swallowed is not None \
+                and not self._same_instructions(swallowed[0], x, swallowed[1] - swallowed[0]):
+            x = None  # the handler's return is its own: the body falls into other code
+        return x
+
+    def _handler_break_past_later_try(self, x: int, loop: Optional[LoopInfo]) -> Optional[int]:
+        """Where a handler's `break` goes when it jumps over a later try's handler code to the
+        code after the `while` loop, which only it reaches (read after the loop:
+        `loop.handler_break`); None if it is no such break."""
+        if loop is not None and loop.is_while and loop.handler_break is None and x >= loop.exit \
+                and x >= self.end and x in self.handler_only_code():
+            loop.handler_break = x
+            return x
+        return None
+
+    def _except_cold_code(self, s: int, t: int, warm: Set[int], targets: List[int],
+                          ways_on: Set[Optional[int]], loop: Optional[LoopInfo]) -> Set[int]:
+        """The handler code of the try at `t`: what only its handlers reach, short of where they
+        go on (`ways_on`, the try's way on, a break tail, the code after the loop)."""
         # (where the handlers go on may be code that a jump from before the try reaches too, the
         # code after an enclosing if whose body the try ends with a `break`, or the code after
         # the loop that a handler's `break` leaves for: not handler code)
-        loop = self.loops[-1] if self.loops else None
         shared = {y for y in targets if any(src < s for src in self.jump_sources.get(y, ()))
                   or loop is not None and y in (loop.exit, loop.break_target)}
-        stops = {k for k in (x, break_tail, after_loop) if k is not None}
+        stops = {k for k in ways_on if k is not None}
         if loop is not None and (loop.is_while or not self.version.handler_code_at_end):
             # (3.11: a handler that goes on to the loop's test at the bottom, laid inline, falls
             # through it into the loop's exit, the loop's else part, say: not handler code. Nor
@@ -155,166 +237,38 @@ class TableExcept:
             stops |= {k for k in (loop.exit, loop.break_target) if k is not None
                       and (not self.version.handler_code_at_end
                            or any(src < s for src in self.jump_sources.get(k, ())))}
-        cold = self._cold_code(t, warm | shared | stops)
-        span_end = max(cold) + 1 if cold else t + 1
-        end = self.end
-        falls_out = leaves_to_bottom = False
-        body_falls = self._falls_into(s, be) or (not self.version.handler_code_at_end or be != before_inner) \
-            and self._falls_into(s, be, through_inner_handlers=True)
-        else_break = False
-        else_kept = False
-        else_from = be
-        if x is None:
-            else_end, cont = be, be
-            if not star and body_falls and be < min(t, end) and self._rest_walked(s, be):
-                # 3.14: the rest is the else part, up to what its borrowed loads leave out (`borrows.py`)
-                else_end = cont = borrows.walked_part_end(self.code, self.version, instrs, be, min(t, end),
-                                                          self.jump_sources)
-                else_kept = True
-            elif not star and body_falls and be < min(t, end) and self._rest_walked(s, be) is not False \
-                    and self._else_part_by_handler_order(s, be, min(t, end), t):
-                else_end = cont = min(t, end)
-                else_kept = True
-            loop = self.loops[-1] if self.loops else None
-            if not star and body_falls and loop is not None and not loop.is_while \
-                    and self.version.keeps_try_else_exit \
-                    and be < end < len(instrs) and self._kept_else_exit(be, end, instrs[end].target, t) \
-                    and instrs[end].target in loop.continue_targets:
-                # 3.13: the handlers never finish, and the rest of the loop body leaves by the
-                # kept jump out of an else part
-                else_end = cont = end
-                else_kept = True
-            if t < end and t > be and self._falls_into(s, be) and not self._implicit_return_at(be, t) \
-                    and not self.version.handler_code_at_end:
-                else_end = cont = t  # 3.11: the handlers follow the else part
-        elif s < x <= end:
-            else_end, cont, falls_out = (self._before_loop_exit(be, min(x, t)) if body_falls else be), x, True
-            if nested_exit is not None and nested_exit < min(x, t):
-                else_from, else_end = nested_exit, min(x, t)
-            elif not body_falls:
-                jumped = self._jumped_else_part(s, be, min(x, t), t)
-                if jumped is not None:
-                    else_from, else_end = jumped, self._before_loop_exit(jumped, min(x, t))
-        else:
-            # The try ends its range: it jumps past the range's end, or back to the loop's head.
-            else_end = self._before_loop_exit(be, min(t, end))
-            cont = end if (t >= end or x > end) else max(span_end, else_end)
-            body_ends = be > s and instrs[be - 1].opname in TERMINAL and else_end <= be
-            loop = self.loops[-1] if self.loops else None
-            loop_tail = self._handler_loop_tail(x, end, loop)
-            if loop_tail is None and not self._unwinds_enclosing_clause(x):
-                only_tail = self._handler_only_tail(x, end, t)
-            # (a stretch that jumps back to the range's end inside the loop is the rest of the
-            # loop body, even where only breaks leave the loop; so is one whose own code jumps
-            # back to the loop's head, a `continue`: no code after the loop goes back into it)
-            # (or over the else part of the if whose body it ends: `_handler_only_tail`)
-            rejoins = only_tail is not None and loop is not None and end < loop.exit \
-                and (end in self.tail_else_joins
-                     or any(instrs[k].target == end or instrs[k].opname == "JUMP" and k in self._reach(x)
-                            and instrs[k].target in loop.continue_targets and instrs[k].target < x
-                            for k in range(x, min(only_tail[1], len(instrs)))))
-            leaves_loop = loop is not None and x > end and (x >= loop.exit or x == loop.break_target) \
-                and loop_tail is None and x not in loop.continue_targets \
-                and (only_tail is None or not rejoins and (
-                    loop.only_breaks_leave or body_falls and not self._goes_back_at_once(be, loop)))
-            # (code only the handlers reach, laid past a loop that also ends by its test or
-            # iterator, is no code after that loop: it is the rest of the range after the try,
-            # unless the body goes on after the try too, which would then run it)
-            falls_out = (x > end and not leaves_loop) or (
-                loop is not None and x in loop.continue_targets and not body_ends
-                and self._falls_into(s, else_end) and self._goes_on_at_head(end, loop)
-                and not self._closing_jump_at(end, x)
-                # (the body's end falls into the copy of the test at the bottom: a jump to the
-                # test at the top is a `continue`)
-                and not (x == loop.top_test and end == loop.body_end and end != x))
-            if not star and loop is not None and x in loop.continue_targets and not body_ends and body_falls \
-                    and else_end > be and (rest_walked := self._rest_walked(s, be)) is not True \
-                    and (rest_walked is False or not self._rest_is_else_part(be, else_end, t, x)):
-                # the handlers' jumps back are `continue`s, the rest follows the try (3.14: as
-                # its plain loads say, where 3.13 compiles both alike)
-                falls_out = False
-                else_end = cont = be
-            # (the body's way on is a `break`; a handler that goes to the loop's test at the
-            # bottom, the end of the body that the try ends, just falls out of the try)
-            leaves_to_bottom = leaves_loop and loop is not None and end == loop.body_end \
-                and end in loop.continue_targets and end != loop.exit
-            if leaves_loop:
-                if self.version.handler_code_at_end and x in self.handler_only_code():
-                    loop.handler_break = x  # (read after the loop)
-                elif self.version.handler_code_at_end and loop.handler_break_on is None:
-                    loop.handler_break_on = x  # (control: an enclosing if's else part ends there)
-                x = None  # the jump past the loop is a `break`, not the end of the try
-                # (a break that a test in the else part jumps to is that if's else branch; a jump past
-                # it from the else part makes it the body of an if: `if c: break`)
-                if else_end > be and instrs[else_end - 1].opname == "JUMP" and instrs[else_end - 1].target > end \
-                        and not self.jump_sources.get(else_end - 1) \
-                        and not any(be <= src < else_end - 1 for src in self.jump_sources.get(else_end, ())):
-                    else_end -= 1
-                    else_break = True
-                elif else_end > be and body_falls and loop_tail is None \
-                        and self._rest_walked(s, be) is False:
-                    # 3.14: the rest of the loop body follows the try (the code after a `while
-                    # True:` loop, which only the handler's `break` reaches, is no way on of it)
-                    else_end = cont = be
-                    only_tail = None
-        back = self.skip.get(x, -1) if x is not None and x > end and self.version.handler_code_at_end else -1
-        if 0 <= back < len(instrs) and instrs[back].opname == "JUMP" and instrs[back].target == end \
-                and back not in self.skip and not self.jump_sources.get(back):
-            # 3.12+: the clauses go on through a copy of an enclosing finally body (already
-            # registered), laid past the range, whose jump goes back to where the range ends
-            # (the try/finally ends an if body: to the code after the if). They fall out of the
-            # range, as the statement does; no else part of an enclosing if ends at the copy.
-            self._mark_dead(back, back + 1)
-        elif x is not None and falls_out and x > end and only_tail is None and self.version.handler_code_at_end:
-            self.range_falls_to.setdefault(end, x)  # control: an enclosing if's else part ends there
-        elif x is None and not star and not self.version.handler_code_at_end \
-                and (way_on := self._body_jump_past_range(s, be, end)) is not None:
-            self.range_falls_to.setdefault(end, way_on)  # control: an enclosing if's else part ends there
-        else_start = else_from
-        if star_else and n_jump is not None and x_h is not None:
-            else_start, else_end = n_jump, self._star_else_end(n_jump, x_h, end)
-            cont = max(cont, else_end)
-        if else_end > else_start:
-            copied = self._copied_else_part(s, be, else_start, else_end)
-            if copied is not None:
-                self._mark_dead(copied, copied + copied - else_start)
-                else_end = copied
-        if x is not None and (falls_out or x > s) and else_end > else_start and instrs[else_end - 1].opname == "JUMP" \
-                and instrs[else_end - 1].target == x \
-                and not any(else_start <= src < else_end - 1 and instrs[src].opname in COND_JUMPS
-                            for src in self.jump_sources.get(else_end, ())):
-            # (not when a test in the else part jumps over it: `if c: continue` ends the else part)
-            else_end -= 1
+        return self._cold_code(t, warm | shared | stops)
+
+    def _note_except_unprotected(self, s: int, be: int, t: int, part: _ExceptElse) -> None:
+        """Note the ways out of the body at `s` that its handler does not protect (the breaks;
+        3.12+, where the handlers fall out, the copies of the code after the statement)."""
         self._note_unprotected_breaks(s, be, t)
-        if x is not None and falls_out and self.version.handler_code_at_end:
+        if part.way_on is not None and part.falls_out and self.version.handler_code_at_end:
             # (with an else part, the body's way out runs it first: a copy of the code after the
             # statement in the body is a `return` written there)
-            self._note_unprotected_way_outs(s, be, t, else_start if else_end > else_start else x)
+            self._note_unprotected_way_outs(s, be, t, part.else_start if part.else_end > part.else_start
+                                            else part.way_on)
+
+    def _except_exit_jumps(self, exits: List[_HandlerExit], part: _ExceptElse, end: int) -> Set[int]:
+        """Register the clauses' ways out: a `break` (the clauses whose body starts are
+        returned) is stepped over, a fall-out to the try's way on is no statement."""
         breaks: Set[int] = set()
         for hs, he, j, target in exits:
             if target == _BREAK:
                 if j < he:
                     self.skip[j] = he
                 breaks.add(hs)
-            elif falls_out and target == x:
+            elif part.falls_out and target == part.way_on:
                 self._fall_out(j, he)
-            elif leaves_to_bottom and target == end:
+            elif part.leaves_to_bottom and target == end:
                 self._fall_out(j, he)
-        swallowed_tail: List[n.Stmt] = []
-        if x is None and not star and swallowed is not None:
-            # Only a with that swallowed an exception goes on after the try: the compiler copied
-            # that code (a small exit block) into the with's handler (read before the with marks
-            # its handler as read).
-            swallowed_tail = self.run_range(swallowed[0], swallowed[1], list(base))
-        body = self.run_range(s, be, list(base))
-        left = self.last_stack
-        if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
-                and not isinstance(left[-1], m.MARKER_TYPES):
-            # The body ends in `return value` and the copy of an enclosing finally body that
-            # follows never finishes: the value is computed before the copy, and the compiler
-            # dropped the RETURN_VALUE after it as dead (as in `_build_finally`; left on the
-            # stack, the value and its side effects would be lost).
-            body.append(n.Return(left.pop()))
+        return breaks
+
+    def _read_except_clauses(self, clauses: List[_Clause], breaks: Set[int], star: bool,
+                             base: List[n.Expr]) -> List[n.ExceptHandler]:
+        """The except clauses, read above the previous exception; a clause that leaves the loop
+        ends in `break`, one that goes on through a finally copy to the loop's head in
+        `continue`. (`except E as e` cleans the name up: `e = None; del e`, skipped.)"""
         handlers: List[n.ExceptHandler] = []
         for typ, name, hs, he in clauses:
             if name is not None and not star:
@@ -330,12 +284,25 @@ class TableExcept:
             elif self._continue_after_finally_copy(hs, he) and not (stmts and isinstance(stmts[-1], n.Continue)):
                 stmts.append(n.Continue())
             handlers.append(n.ExceptHandler(typ, name, stmts))
+        return handlers
+
+    def _read_except_else(self, part: _ExceptElse, base: List[n.Expr]) -> List[n.Stmt]:
+        """The else part [else_start, else_end) (3.13+ keeps the jump that leaves it)."""
+        instrs = self.instrs
+        else_start, else_end = part.else_start, part.else_end
         if else_end > else_start and self.version.keeps_try_else_exit and else_end < len(instrs) \
                 and instrs[else_end].opname == "JUMP":
             self.kept_else_exits.add(else_end)  # (control: `_block_ends_going_back`)
         orelse = self.run_range(else_start, else_end, list(base)) if else_end > else_start else []
-        if else_break and not (orelse and isinstance(orelse[-1], n.Break)):
+        if part.else_break and not (orelse and isinstance(orelse[-1], n.Break)):
             orelse.append(n.Break())  # (read already where the dropped iterator shows it)
+        return orelse
+
+    def _except_loop_way_out(self, s: int, be: int, end: int, part: _ExceptElse, loop: Optional[LoopInfo],
+                             body: List[n.Stmt], orelse: List[n.Stmt], handlers: List[n.ExceptHandler]) -> None:
+        """The `break` or `continue` that the try's normal way out is, in a loop whose rest only
+        the handlers reach (3.12+), added to the else part (or the body)."""
+        loop_tail, x = part.loop_tail, part.way_on
         if loop_tail is not None and loop_tail == x and loop is not None and loop.falls_off_to_exit \
                 and end == loop.body_end and self._falls_into(s, end):
             # 3.12+: a `while True:` inside a with, closed only by this try's handlers: they go
@@ -347,7 +314,7 @@ class TableExcept:
             for clause in handlers:
                 if _may_complete(clause.body):
                     clause.body.append(n.Continue(required=True))
-        elif (loop_tail is not None or only_tail is not None and self._goes_back_at_once(end, loop)) \
+        elif (loop_tail is not None or part.only_tail is not None and self._goes_back_at_once(end, loop)) \
                 and self._falls_into(s, max(be, end)):
             # The normal way out of the try runs into the loop's own jump back, but the rest of
             # the body follows the try: that way out is a `continue`. (`for a in d: try: g(a);
@@ -356,57 +323,6 @@ class TableExcept:
             # body reaches past the range, to its own `return CONST` after the copy of an
             # enclosing finally body (`_past_const_return_through_copies`).
             (orelse if orelse else body).append(n.Continue())
-        tail = self.run_range(exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
-        # (3.11: code that normal flow reaches from the code's start is no handler code, even where
-        # only the handlers reach it from the try: the code after an if statement whose body the
-        # try ends, which its else part falls into, when a clause's `break` of a loop that never
-        # jumps back, read as that if, goes there)
-        self._mark_dead_code(cold & self.handler_only_code() if not self.version.handler_code_at_end else cold)
-        self.stack = base
-        self.emit(n.Try(body, handlers, orelse, [], star, else_kept))
-        for stmt in tail:
-            self.emit(stmt)
-        if loop_tail is not None and x is not None:
-            # 3.12+: the rest of the loop body after the try, reached only from its handlers,
-            # lies after the handler code and ends with the loop's jump back.
-            for stmt in self.run_range(x, loop_tail, list(base)):
-                self.emit(stmt)
-            self._mark_dead(x, loop_tail + 1)
-        if only_tail is not None and x is not None:
-            # 3.12+: the code after the try, reached only from its handlers, was moved past the
-            # range that the try does not end (an if body whose try body returns).
-            self.tail_ways_on.setdefault(only_tail[0], end)
-            for stmt in self.run_range(x, only_tail[0], list(base)):
-                self.emit(stmt)
-            self._mark_dead(x, only_tail[1])
-            way_on = self.range_falls_to.get(only_tail[0])
-            closing = instrs[only_tail[0]] if only_tail[1] == only_tail[0] + 1 else None
-            if way_on is None and closing is not None and closing.opname == "JUMP" \
-                    and closing.target is not None and closing.target > only_tail[1] \
-                    and self._leaves_enclosing_finally(end, closing.target):
-                # (its closing jump goes on past it, out of an enclosing try/finally, through
-                # the finally body's copy: `try: if c: (try: raise / except E: pass); more`
-                # `else: return / finally: ...` then more; the rest of the range, inside that
-                # try, is not reached from there)
-                way_on = closing.target
-            if way_on is not None and way_on > only_tail[1]:
-                # (that code's last statement goes on past it, to code only handlers reach
-                # too: so does this statement, past the range, as far as an enclosing if is
-                # concerned, whose else part then runs to the end of its range)
-                self.range_falls_to.setdefault(end, way_on)
-                self.tail_else_joins.add(end)
-        if falls_out and t < x < end:
-            # 3.12+: the code after the try is reached only from its handlers and was moved after
-            # them. It is read here, then marked as read, so that no enclosing range that reaches
-            # it by position (after a loop's exit, say) reads it again.
-            for stmt in self.run_range(x, end, list(base)):
-                self.emit(stmt)
-            loop = self.loops[-1] if self.loops else None
-            closing = loop is not None and end == loop.body_end and end < len(self.instrs) \
-                and self.instrs[end].opname == "JUMP"
-            self._mark_dead(t, end + 1 if closing else end)  # with the loop's jump back, if last
-            return end
-        return max(cont, s + 1)
 
     def _rest_walked(self, s: int, be: int) -> Optional[bool]:
         """3.14: whether the code the try's body (from `s`) falls into at `be` lay in the block

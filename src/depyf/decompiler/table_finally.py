@@ -9,6 +9,7 @@ from depyf.decompiler.exception_regions import CONSTRUCTS
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL
 from depyf.decompiler.control import COND_JUMPS
 from depyf.decompiler.mangling import CO_OPTIMIZED
+from depyf.decompiler.table_model import _FinallyClose, _FinallyShape
 
 
 class TableFinally:
@@ -36,14 +37,65 @@ class TableFinally:
                    for ins in instrs[start + 1:last])
 
     def _build_finally(self, s: int, t: int) -> int:
-        st = self._xt_state
-        instrs = self.instrs
         base = list(self.stack)
-        cleanup_region = st.region_at[t]
+        shape = self._finally_shape(t)
+        warm = self._reach(s)
+        span_end = self._cold_span(t, warm)
+        copies = self._finally_copies(s, t, shape, warm, span_end)
+        be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
+        be = self._past_dead_end_return(s, be, t)
+        self._skip_swallowed_copy_jumps(s, be, copies)
+        body = self._read_protected_body(s, be, t, base, bool(shape.clause_ends))
+        after = self.carry_out(body, base, self.last_stack)
+        finalbody = self.run_range(shape.final_start, shape.final_end,
+                                   list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()])
+        finalbody = self.fold_end_copies(finalbody, shape.final_start)
+        self._mark_dead_code(set(range(t, span_end)) - self._entered_from_before(s, t, span_end, warm))
+        cont = self._finally_way_on(be, t, span_end, body, after)
+        self.stack = after
+        if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers:
+            inner = body[0]
+            self.emit(n.Try(inner.body, inner.handlers, inner.orelse, finalbody or [n.Pass()], inner.star))
+        else:
+            self.emit(n.Try(body, [], [], finalbody))
+        tail = self._after_clause_copies(s, be, copies, warm, t)
+        if tail is not None:
+            # 3.12+: the code after the statement, which only the except clauses reach (through
+            # their copies of the finally body), was moved past the range being read.
+            for stmt in self.run_range(tail[0], tail[1], list(base)):
+                self.emit(stmt)
+            self._mark_dead(tail[0], tail[2])
+            way_on = self.range_falls_to.get(tail[1])
+            if way_on is not None and way_on > tail[2]:
+                self.range_falls_to.setdefault(self.end, way_on)  # (as `_build_except` does)
+                self.tail_else_joins.add(self.end)
+        return max(cont, s + 1)
+
+    def _finally_shape(self, t: int) -> _FinallyShape:
+        """Where the handler's copy of the finally body at `t + 1` lies: from the handler to its
+        closing re-raise, or on to the cleanup when it never ends; the copies of the closing
+        re-raise in it are registered (`finally_end_copies`)."""
+        instrs = self.instrs
+        cleanup_region = self._xt_state.region_at[t]
         if cleanup_region is None:
             raise self.fail(instrs[t], "finally handler without its cleanup")
         cleanup = cleanup_region.handler
-        reraise = cleanup - 1
+        flow, ends = self._finally_flow(t, cleanup)
+        closing, reraise, raising_last = self._finally_close(t, cleanup, flow, max(ends) if ends else None)
+        final_start = t + 1
+        final_end = closing if closing is not None and instrs[reraise].opname == "RERAISE" else reraise
+        clause_ends: List[int] = []
+        if closing is None and not ends and not self.version.handler_code_at_end:
+            clause_ends = self._finally_clause_ends(t, cleanup, final_end)
+        ends = self._merge_jumped_end_copies(ends, final_end)
+        # 3.11+ copies the closing re-raise into the branches that reach it (`if c: A` last).
+        self.finally_end_copies.update(k for k in ends if k < final_end)
+        return _FinallyShape(final_start, final_end, closing, raising_last, clause_ends)
+
+    def _finally_flow(self, t: int, cleanup: int) -> Tuple[List[int], List[int]]:
+        """(what the finally handler at `t` reaches before its `cleanup`, the re-raises in it
+        that end the finally body)."""
+        instrs = self.instrs
         # The finally body ends with the RERAISE its normal flow reaches (handler code of tries
         # inside it may follow).
         flow = [k for k in self._reach(t + 1) if t < k < cleanup]
@@ -60,69 +112,87 @@ class TableFinally:
             ends = [k for k in through if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
             if ends:
                 flow = sorted(set(flow) | set(through))
-        closing = max(ends) if ends else None
-        raising_last = False  # the body's last branch raises, laid after the closing re-raise
-        if instrs[reraise].opname != "RERAISE":
-            if closing is not None and max(flow) > closing and self._loop_closes_finally_body(t, closing, max(flow)):
-                closing = None  # (the re-raises are the breaks' copies: read as `break`)
-            elif closing is not None and max(flow) > closing and self._raising_last_branch(t, closing, max(flow)):
-                # 3.12+: a finally body ending in an if whose last branch raises: the closing
-                # re-raise is only copied into the other branch, and the raising branch follows
-                # it. The body runs to that branch's end; the copy is one of its ends.
-                reraise = max(flow) + 1
-                raising_last = True
-            elif not flow or closing is not None and max(flow) > closing:
-                raise self.fail(instrs[t], "finally handler does not end with a re-raise")
-            # A finally body that never ends (`finally: raise`); or one whose last statement is
-            # a loop left by a `break` that falls into the closing re-raise, while a try in the
-            # loop body has handler code that jumps back to the loop's head after it (3.12+:
-            # `while True: try: f() / except E: pass / else: break`): the body is read with
-            # that handler code, up to the cleanup.
-            if closing is None:
-                # (code that only handlers inside it reach, still under the finally's cleanup, is
-                # part of the body too: `finally: (with a: raise E); more` runs `more` after the
-                # manager swallowed the exception)
-                last = max(k for k in self._reach_through_handlers(t + 1, floor=t + 1)
-                           if t < k < cleanup and (k in flow or self._cleanup_of(k) == cleanup))
-                reraise = max(flow) + 1 if last <= max(flow) else last + 1
-            else:
-                reraise = cleanup
-        final_start = t + 1
-        final_end = closing if closing is not None and instrs[reraise].opname == "RERAISE" else reraise
-        clause_ends: List[int] = []
-        if closing is None and not ends and not self.version.handler_code_at_end:
-            # 3.11: a try in the finally body whose body never falls out, its except clauses
-            # ending the finally body: each of their ways out (after POP_EXCEPT, under the
-            # finally's cleanup) holds a copy of the closing re-raise, which has no original
-            # after them (`finally: (try: raise E / except E: while c: ...)`). The body is still
-            # read to `final_end`; the copies only end the clauses. (Not 3.12+, where the code
-            # after the statement lies inside the normal copy's handler code, between its
-            # clauses' way out and their handler code: this reading would lose it.)
-            clause_ends = sorted(
-                k for k in self._reach_through_handlers(t + 1, floor=t + 1, kinds=("except", "star"))
-                if t < k < final_end and instrs[k].opname == "RERAISE" and instrs[k].arg == 0
-                and instrs[k - 1].opname == "POP_EXCEPT" and self._cleanup_of(k) == cleanup)
-            self.finally_end_copies.update(clause_ends)
-        ends = self._merge_jumped_end_copies(ends, final_end)
-        # 3.11+ copies the closing re-raise into the branches that reach it (`if c: A` last).
-        self.finally_end_copies.update(k for k in ends if k < final_end)
-        warm = self._reach(s)
-        span_end = self._cold_span(t, warm)
+        return flow, ends
+
+    def _finally_close(self, t: int, cleanup: int, flow: List[int], closing: Optional[int]) -> _FinallyClose:
+        """How the finally body at `t + 1`, reaching `flow`, ends: at its last re-raise `closing`
+        before the handler's RERAISE at `cleanup - 1`, or (where the compiler dropped that
+        RERAISE as dead) never, or in a raising last branch."""
+        instrs = self.instrs
+        reraise = cleanup - 1
+        raising_last = False
+        if instrs[reraise].opname == "RERAISE":
+            return _FinallyClose(closing, reraise, raising_last)
+        if closing is not None and max(flow) > closing and self._loop_closes_finally_body(t, closing, max(flow)):
+            closing = None  # (the re-raises are the breaks' copies: read as `break`)
+        elif closing is not None and max(flow) > closing and self._raising_last_branch(t, closing, max(flow)):
+            # 3.12+: a finally body ending in an if whose last branch raises: the closing
+            # re-raise is only copied into the other branch, and the raising branch follows
+            # it. The body runs to that branch's end; the copy is one of its ends.
+            reraise = max(flow) + 1
+            raising_last = True
+        elif not flow or closing is not None and max(flow) > closing:
+            raise self.fail(instrs[t], "finally handler does not end with a re-raise")
+        # A finally body that never ends (`finally: raise`); or one whose last statement is
+        # a loop left by a `break` that falls into the closing re-raise, while a try in the
+        # loop body has handler code that jumps back to the loop's head after it (3.12+:
+        # `while True: try: f() / except E: pass / else: break`): the body is read with
+        # that handler code, up to the cleanup.
+        if closing is None:
+            # (code that only handlers inside it reach, still under the finally's cleanup, is
+            # part of the body too: `finally: (with a: raise E); more` runs `more` after the
+            # manager swallowed the exception)
+            last = max(k for k in self._reach_through_handlers(t + 1, floor=t + 1)
+                       if t < k < cleanup and (k in flow or self._cleanup_of(k) == cleanup))
+            reraise = max(flow) + 1 if last <= max(flow) else last + 1
+        else:
+            reraise = cleanup
+        return _FinallyClose(closing, reraise, raising_last)
+
+    def _finally_clause_ends(self, t: int, cleanup: int, final_end: int) -> List[int]:
+        """3.11: a try in the finally body whose body never falls out, its except clauses
+        ending the finally body: each of their ways out (after POP_EXCEPT, under the finally's
+        cleanup) holds a copy of the closing re-raise, which has no original after them
+        (`finally: (try: raise E / except E: while c: ...)`). The body is still read to
+        `final_end`; the copies (registered here) only end the clauses. (Not 3.12+, where the
+        code after the statement lies inside the normal copy's handler code, between its
+        clauses' way out and their handler code: this reading would lose it.)"""
+        instrs = self.instrs
+        clause_ends = sorted(
+            k for k in self._reach_through_handlers(t + 1, floor=t + 1, kinds=("except", "star"))
+            if t < k < final_end and instrs[k].opname == "RERAISE" and instrs[k].arg == 0
+            and instrs[k - 1].opname == "POP_EXCEPT" and self._cleanup_of(k) == cleanup)
+        self.finally_end_copies.update(clause_ends)
+        return clause_ends
+
+    def _finally_copies(self, s: int, t: int, shape: _FinallyShape, warm: Set[int],
+                        span_end: int) -> List[Tuple[int, int]]:
+        """The copies [start, stop) of the finally body on the ways out of the try body at `s`,
+        registered as read (`_register_copies`)."""
+        instrs = self.instrs
+        final_start, final_end, closing = shape.final_start, shape.final_end, shape.closing
         # (the copies on the ways out end where the closing re-raise stands: after that come
         # the code after the statement, then the copy's handler code)
-        copy_end = final_end if closing is None or final_end <= closing or raising_last else closing
+        copy_end = final_end if closing is None or final_end <= closing or shape.raising_last else closing
         while copy_end - 1 > final_start and instrs[copy_end - 1].opname == "RERAISE" \
                 and instrs[copy_end - 1].arg == 0:
             copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there
         self._registered_copies: List[Tuple[int, int]] = []
         self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
         copies = self._registered_copies
-        if clause_ends and any(start < self._protected_end(s, t, warm) for start, _ in copies):
+        if shape.clause_ends and any(start < self._protected_end(s, t, warm) for start, _ in copies):
             # (a way out from inside the body, `break` or `continue`, goes on through its copy's
             # clauses: not read here)
             raise self.fail(instrs[t], "a way out through a finally body whose except clauses end it")
-        be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
-        be = self._past_dead_end_return(s, be, t)
+        return copies
+
+    def _skip_swallowed_copy_jumps(self, s: int, be: int, copies: List[Tuple[int, int]]) -> None:
+        """3.12+: a try body that never falls out (`with a: raise E`, the manager may swallow
+        it) reaches its copy of the finally body only through that with's handler, laid after
+        the code the statement goes on to (an if body the try ends: the code after the if): the
+        copy's jump back to `be` there is the way on, read with it (skipped). (Not where an
+        except clause reaches the copy: its way on is read elsewhere.)"""
+        instrs = self.instrs
         swallows: Optional[Set[int]] = None
         for copy_start, copy_stop in copies:
             back = instrs[copy_stop] if copy_stop < len(instrs) else None
@@ -134,18 +204,22 @@ class TableFinally:
                 swallows = {self._swallowed_tail(r.handler) for r in self._with_regions(s, be)} - {None}
             sources = self.jump_sources.get(copy_start, ())
             if sources and all(src in swallows for src in sources):
-                # 3.12+: a try body that never falls out (`with a: raise E`, the manager may
-                # swallow it) reaches its copy of the finally body only through that with's
-                # handler, laid after the code the statement goes on to (an if body the try ends:
-                # the code after the if): the copy's jump back there is the way on, read with it.
-                # (Not where an except clause reaches the copy: its way on is read elsewhere.)
                 self.skip[copy_stop] = copy_stop + 1
+
+    def _read_protected_body(self, s: int, be: int, t: int, base: List[n.Expr],
+                       clause_ends: bool = False) -> List[n.Stmt]:
+        """The try body [s, be) of a try/finally or try/except, with the `return value` whose
+        RETURN_VALUE the compiler placed past the finally body's copy (or dropped as dead).
+        `clause_ends`: the finally body's except clauses end it (`_finally_clause_ends`)."""
+        instrs = self.instrs
         body = self.run_range(s, be, list(base))
         left = self.last_stack
         if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
                 and not isinstance(left[-1], m.MARKER_TYPES):
-            # The body ends in `return value` and the finally body never finishes: the value is
-            # computed before the copy, and the RETURN_VALUE after it was dropped as dead.
+            # The body ends in `return value` and the finally body (of this try, or of an
+            # enclosing one, whose copy follows) never finishes: the value is computed before
+            # the copy, and the compiler dropped the RETURN_VALUE after it as dead (left on the
+            # stack, the value and its side effects would be lost).
             body.append(n.Return(left.pop()))
         elif clause_ends and len(left) == len(base) + 1 and not isinstance(left[-1], m.MARKER_TYPES):
             # `try: return value / finally: (try: raise E / except E: ...)` (3.11): the value is
@@ -156,11 +230,13 @@ class TableFinally:
             if not outs or any(instrs[k + 1].opname != "RETURN_VALUE" for k in outs):
                 raise self.fail(instrs[t], "a value left before a finally body whose except clauses end it")
             body.append(n.Return(left.pop()))
-        after = self.carry_out(body, base, self.last_stack)
-        finalbody = self.run_range(final_start, final_end,
-                                   list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()])
-        finalbody = self.fold_end_copies(finalbody, final_start)
-        self._mark_dead_code(set(range(t, span_end)) - self._entered_from_before(s, t, span_end, warm))
+        return body
+
+    def _finally_way_on(self, be: int, t: int, span_end: int, body: List[n.Stmt], after: List[n.Expr]) -> int:
+        """Where reading goes on after the try/finally: past the copy of the finally body on the
+        try body's normal way out at `be` (and a `return CONST` after it, added to `body`), and
+        past the jump over the handler code."""
+        instrs = self.instrs
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
@@ -187,24 +263,7 @@ class TableFinally:
             cont = min(over.target, self.end) if over.target <= self.end else self.end
         if self._ends_loop_body_before_exit(cont):
             cont = self.end
-        self.stack = after
-        if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers:
-            inner = body[0]
-            self.emit(n.Try(inner.body, inner.handlers, inner.orelse, finalbody or [n.Pass()], inner.star))
-        else:
-            self.emit(n.Try(body, [], [], finalbody))
-        tail = self._after_clause_copies(s, be, copies, warm, t)
-        if tail is not None:
-            # 3.12+: the code after the statement, which only the except clauses reach (through
-            # their copies of the finally body), was moved past the range being read.
-            for stmt in self.run_range(tail[0], tail[1], list(base)):
-                self.emit(stmt)
-            self._mark_dead(tail[0], tail[2])
-            way_on = self.range_falls_to.get(tail[1])
-            if way_on is not None and way_on > tail[2]:
-                self.range_falls_to.setdefault(self.end, way_on)  # (as `_build_except` does)
-                self.tail_else_joins.add(self.end)
-        return max(cont, s + 1)
+        return cont
 
     def _after_clause_copies(self, s: int, be: int, copies: List[Tuple[int, int]], warm: Set[int],
                              t: int) -> Optional[Tuple[int, int, int]]:

@@ -7,6 +7,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import CONSTRUCTS
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL
 from depyf.decompiler.control import COND_JUMPS, LoopInfo
+from depyf.decompiler.table_model import _MovedTail
 
 
 class TableHandlerTails:
@@ -42,6 +43,30 @@ class TableHandlerTails:
         handler_code = self.handler_only_code()
         if x not in handler_code:
             return None
+        tail = self._moved_tail_at(x, end, t, own)
+        if tail is None:
+            return None
+        context, last = tail.context, tail.last
+        if context and self._xt_state.kinds.get(context[0]) == "with" and tail.with_handler is None:
+            exit_at = next((k for k in range(x + 1, last + 1) if k in tail.flow and self._exit_call_at(k)
+                            and self._cleanup_of(k - 1) == context[0]), None)
+            if exit_at is not None:
+                return exit_at, exit_at
+        closing = self.instrs[last]
+        # (an if body's rest, whose jump over the if's else part closes it: that part, from the
+        # if's false target `end` on, lies before the stretch, in the normal code)
+        over_else = closing.opname == "JUMP" and end < (closing.target or -1) < x \
+            and tail.with_handler is None \
+            and any(self.instrs[src].opname in COND_JUMPS and src < end for src in self.jump_sources.get(end, ()))
+        if not self._moved_tail_jumps_fit(tail, end, handler_code, over_else):
+            return None
+        return self._moved_tail_end(tail, end, over_else)
+
+    def _moved_tail_at(self, x: int, end: int, t: int, own: Tuple[int, int]) -> Optional[_MovedTail]:
+        """The stretch at `x` that `_handler_only_tail` reads, where no other handler reaches it
+        (past `end`, or before the statement with the handler `t`), and it lies in the same try
+        and with statements as that statement (past the exit call of the with around `t`, when
+        the code begins with that with's normal exit)."""
         first_protected = self._statement_starts()
         if self._reached_from_handlers_past(x, end, first_protected):
             return None
@@ -62,17 +87,16 @@ class TableHandlerTails:
         last = x
         while last + 1 in flow:
             last += 1
-        if context and self._xt_state.kinds.get(context[0]) == "with" and not exits_with:
-            exit_at = next((k for k in range(x + 1, last + 1) if k in flow and self._exit_call_at(k)
-                            and self._cleanup_of(k - 1) == context[0]), None)
-            if exit_at is not None:
-                return exit_at, exit_at
-        onward = False  # does the stretch jump on to moved code past it?
+        return _MovedTail(x, last, flow, context, at_exit, with_handler)
+
+    def _moved_tail_jumps_fit(self, tail: _MovedTail, end: int, handler_code: Set[int],
+                              over_else: bool) -> bool:
+        """Do the jumps that leave the stretch go where the range goes on: back to `end`, to a
+        loop's `continue` target, over an if's else part (`over_else`), or forward to code that
+        only handlers reach (then the stretch may reach more than its straight run)?"""
+        x, last = tail.start, tail.last
         closing = self.instrs[last]
-        # (an if body's rest, whose jump over the if's else part closes it: that part, from the
-        # if's false target `end` on, lies before the stretch, in the normal code)
-        over_else = closing.opname == "JUMP" and end < (closing.target or -1) < x and not exits_with \
-            and any(self.instrs[src].opname in COND_JUMPS and src < end for src in self.jump_sources.get(end, ()))
+        onward = False  # does the stretch jump on to moved code past it?
         for ins in self.instrs[x:last + 1]:
             target = ins.target
             if target is None or x <= target <= last or target == end or over_else and ins is closing:
@@ -80,11 +104,19 @@ class TableHandlerTails:
             if self.loops and target in self.loops[-1].continue_targets and target < x \
                     and x not in self.loops[-1].continue_targets:
                 continue  # a `continue` in that rest of a loop body (not the loop's own test)
-            if target < x or target not in handler_code or exits_with:
-                return None
+            if target < x or target not in handler_code or tail.with_handler is not None:
+                return False
             onward = True
-        if not onward and len(flow) != last + 1 - x:
-            return None  # (the stretch goes on elsewhere)
+        # (else the stretch goes on elsewhere)
+        return onward or len(tail.flow) == last + 1 - x
+
+    def _moved_tail_end(self, tail: _MovedTail, end: int, over_else: bool) -> Optional[Tuple[int, int]]:
+        """(end of its statements, end of the code to mark read) of the stretch, by the way it
+        ends: a closing jump (to `end`, onward, over an if's else part, a loop's jump back), a
+        jump back to `end` before the handler code of a try in it, a return or raise."""
+        x, last = tail.start, tail.last
+        exits_with = tail.with_handler is not None
+        closing = self.instrs[last]
         if closing.opname == "JUMP" and (closing.target == end or closing.target > last):
             return last, last + 1
         if over_else:
@@ -106,8 +138,9 @@ class TableHandlerTails:
             return last, last + 1
         if closing.opname in TERMINAL and not exits_with:
             return last + 1, last + 1
-        if closing.opname in TERMINAL and with_handler is not None \
-                and self._with_const_return(self.skip[at_exit], with_handler, None, exit_call=True) == last + 1:
+        if closing.opname in TERMINAL and tail.with_handler is not None \
+                and self._with_const_return(self.skip[tail.at_exit], tail.with_handler, None,
+                                            exit_call=True) == last + 1:
             # 3.12+: the exit call, then `return CONST`, where the enclosing with's own handler
             # goes on to other code (`_with_const_return`): the return ends that with's body
             # (`with a: (if c: (with b: raise E); return 1); more`), it is no code after it.

@@ -7,6 +7,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import TERMINAL, Instr
 from depyf.decompiler.control import LoopInfo
+from depyf.decompiler.table_model import _WithShape
 
 
 class TableWith:
@@ -30,10 +31,51 @@ class TableWith:
     def _build_with(self, i: int, start: int, is_async: bool) -> int:
         if self.pure_mode:
             raise self.fail(self.instrs[i], "with statement inside an expression")
-        st = self._xt()
-        instrs = self.instrs
         ctx = self.finish_expr(self.pop())
         base = list(self.stack)
+        shape = self._with_shape(i, start, is_async)
+        body, target = self._read_with_body(start, shape.body_end, base)
+        handler_tail, only_tail = self._mark_with_handler_code(shape)
+        # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
+        items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(ctx, target)]
+        if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async \
+                and not self._with_lines_apart(start):
+            items.extend(body[0].items)
+            body = body[0].body
+        self.stack = base
+        past_break = self._with_body_ending_exit(shape, body)
+        self.emit(n.With(items, body, is_async))
+        if past_break is not None:
+            return self._with_after_break(shape, past_break, only_tail, base)
+        t, after, be = shape.handler, shape.after, shape.body_end
+        if handler_tail:
+            # Only the handler reaches the code after the with: it is read here, once. (Where
+            # the body's way out is a copy of that code, laid after it, it ends there.)
+            stop = self._exit_copy_of(be, after)
+            for stmt in self.run_range(after, stop, list(base)):
+                self.emit(stmt)
+            self._mark_dead(t, self.end)
+            return self.end
+        if only_tail is not None and after is not None:
+            # ... or past the range (3.12+).
+            for stmt in self.run_range(after, only_tail[0], list(base)):
+                self.emit(stmt)
+            self._mark_dead(after, only_tail[1])
+        if be != shape.protected_end and self.loops and self.loops[-1].iterator is not None:
+            # The body ends in a `return <constant>` read into it (a for loop's iterator popped
+            # first): what follows is no way out of it (the for loop's exit, say).
+            if after is not None and be >= self.end:
+                self.with_ways_on[self.end] = after
+            return max(be, i + 1)
+        return self._with_way_on(i, shape, base)
+
+    def _with_shape(self, i: int, start: int, is_async: bool) -> _WithShape:
+        """Where the handler of the with body at `start` lies, where it goes on when the exit
+        swallows the exception, and where the body ends: past the protected range, the body may
+        go on to a `return <constant>` after the exit call, to code that only an inner handler
+        goes on to, or to a return into a dead-end copy. The handler is marked as read."""
+        st = self._xt()
+        instrs = self.instrs
         region = st.region_at[start] if start < len(instrs) else None
         if region is None or st.kinds.get(region.handler) != "with":
             raise self.fail(instrs[i], "with statement without its exception handler")
@@ -57,6 +99,11 @@ class TableWith:
         if past == exit_at:
             be = self._swallowed_const_return(start, be, t, warm, after)
         be = self._past_with_dead_end_return(start, be, t)
+        return _WithShape(t, warm, after, span_end, protected_end, be)
+
+    def _read_with_body(self, start: int, be: int, base: List[n.Expr]
+                        ) -> Tuple[List[n.Stmt], Optional[n.Expr]]:
+        """The with body [start, be) and its `as` target, read above the exit marker."""
         self.for_targets.append(None)
         try:
             body = self.run_range(start, be, list(base) + [m.WithExit(), m.Sentinel("for-target")])
@@ -70,6 +117,12 @@ class TableWith:
             # the exit call never finishes: the compiler dropped the RETURN_VALUE after it as
             # dead (left on the stack, the value and its side effects would be lost).
             body.append(n.Return(left.pop()))
+        return body, target
+
+    def _mark_with_handler_code(self, shape: _WithShape) -> Tuple[bool, Optional[Tuple[int, int]]]:
+        """Mark the handler's code as read; (does the code after the with lie in the handler's
+        span, where it lies past the range instead (3.12+, `_handler_only_tail`))."""
+        t, warm, after, span_end = shape.handler, shape.warm, shape.after, shape.span_end
         handler_tail = after is not None and after not in warm and t < after < self.end
         # (3.12+: past the range, an if body say, when the with body never ends normally)
         only_tail = self._handler_only_tail(after, self.end, t) if after not in warm else None
@@ -89,16 +142,17 @@ class TableWith:
                 self._mark_dead_code(code)
             else:
                 self._mark_dead(t, span_end)
-        # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
-        items: List[Tuple[n.Expr, Optional[n.Expr]]] = [(ctx, target)]
-        if len(body) == 1 and isinstance(body[0], n.With) and body[0].is_async == is_async \
-                and not self._with_lines_apart(start):
-            items.extend(body[0].items)
-            body = body[0].body
-        self.stack = base
-        # (not after a `return <constant>` that ends the body, read into it)
-        found_break = self._break_after_exit_call(be, span_end, after) if be == protected_end else None
-        past_break = found_break[1] if found_break is not None else None
+        return handler_tail, only_tail
+
+    def _with_body_ending_exit(self, shape: _WithShape, body: List[n.Stmt]) -> Optional[int]:
+        """The `break` or `continue` that ends the body, read past its exit call (not after a
+        `return <constant>` that ends the body, read into it), added to `body`; where the
+        break's way out ends, if a break."""
+        be, span_end, after = shape.body_end, shape.span_end, shape.after
+        if be != shape.protected_end:
+            return None
+        instrs = self.instrs
+        found_break = self._break_after_exit_call(be, span_end, after)
         if found_break is not None:
             body.append(n.Break())
             way, past = found_break
@@ -113,45 +167,39 @@ class TableWith:
                 if instrs[past - 1].opname in TERMINAL and (tail is None or tail[1] != past):
                     copy = way + 1 if self.loops[-1].iterator is not None else way
                     self.note_copied_break(copy, past)  # control
-        elif be == protected_end and self._break_into_exit_after_exit_call(be, span_end, after):
+            return past
+        if self._break_into_exit_after_exit_call(be, span_end, after):
             body.append(n.Break())
-        elif be == protected_end:
-            past_continue = self._continue_after_exit_call(be, span_end, after)
-            if past_continue is not None:
-                body.append(n.Continue(required=True))
-                self.skip[past_continue - 1] = past_continue  # (its jump, read as that continue)
-        self.emit(n.With(items, body, is_async))
-        if past_break is not None:
-            if only_tail is not None and after is not None and after > t:
-                # (the code after the with, which only a swallowed exception reaches, laid past
-                # the range with the handler code: 3.12+)
-                for stmt in self.run_range(after, only_tail[0], list(base)):
-                    self.emit(stmt)
-                self._mark_dead(after, only_tail[1])
-            if instrs[past_break - 1].opname in TERMINAL and not self.jump_sources.get(past_break):
-                # (the break ran the code after the loop, which returns or raises: what follows
-                # is reached only by jumps, as after any return read in a range)
-                return self._next_reachable(past_break, self.end)  # builder
-            return past_break
-        if handler_tail:
-            # Only the handler reaches the code after the with: it is read here, once. (Where
-            # the body's way out is a copy of that code, laid after it, it ends there.)
-            stop = self._exit_copy_of(be, after)
-            for stmt in self.run_range(after, stop, list(base)):
-                self.emit(stmt)
-            self._mark_dead(t, self.end)
-            return self.end
-        if only_tail is not None and after is not None:
-            # ... or past the range (3.12+).
+            return None
+        past_continue = self._continue_after_exit_call(be, span_end, after)
+        if past_continue is not None:
+            body.append(n.Continue(required=True))
+            self.skip[past_continue - 1] = past_continue  # (its jump, read as that continue)
+        return None
+
+    def _with_after_break(self, shape: _WithShape, past_break: int, only_tail: Optional[Tuple[int, int]],
+                          base: List[n.Expr]) -> int:
+        """Where reading goes on after a with whose body ends in a break: past the break's way
+        out (what a swallowed exception reaches laid past the range, 3.12+, read first)."""
+        t, after = shape.handler, shape.after
+        if only_tail is not None and after is not None and after > t:
+            # (the code after the with, which only a swallowed exception reaches, laid past
+            # the range with the handler code: 3.12+)
             for stmt in self.run_range(after, only_tail[0], list(base)):
                 self.emit(stmt)
             self._mark_dead(after, only_tail[1])
-        if be != protected_end and self.loops and self.loops[-1].iterator is not None:
-            # The body ends in a `return <constant>` read into it (a for loop's iterator popped
-            # first): what follows is no way out of it (the for loop's exit, say).
-            if after is not None and be >= self.end:
-                self.with_ways_on[self.end] = after
-            return max(be, i + 1)
+        if self.instrs[past_break - 1].opname in TERMINAL and not self.jump_sources.get(past_break):
+            # (the break ran the code after the loop, which returns or raises: what follows
+            # is reached only by jumps, as after any return read in a range)
+            return self._next_reachable(past_break, self.end)  # builder
+        return past_break
+
+    def _with_way_on(self, i: int, shape: _WithShape, base: List[n.Expr]) -> int:
+        """Where reading goes on after the with: past its exit call on the normal way out and
+        the jump over the handler (to the code after the with; on 3.12+ that may lie past the
+        range, after an async for or in an if body)."""
+        instrs = self.instrs
+        t, after, span_end, be = shape.handler, shape.after, shape.span_end, shape.body_end
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
