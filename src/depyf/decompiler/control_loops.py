@@ -332,48 +332,8 @@ class ControlLoops:
         """The else part of the while loop [h, j], read once the body was: the code from the
         loop's exit up to where its `break`s go, where the tables of the body's reading say the
         else part lies; and the ways on past the range that the loop's breaks take."""
-        exit, body_start, body_end, real_exit = shape.exit, shape.body_start, shape.body_end, shape.real_exit
-        break_target = info.break_target
-        orelse: List[n.Stmt] = []
-        after = real_exit
-        handler_break_after_else = False
-        copies_close_range = False  # the code after the loop exists only as the breaks' copies
-        if break_target is not None and break_target > real_exit and break_target <= self.end:
-            orelse = self.run_range(real_exit, break_target, list(self.stack))
-            after = break_target
-        elif break_target is not None and real_exit < self.end and self._copy_of_range_end(break_target):
-            # (the breaks skip the rest of the range: the else part)
-            orelse = self.run_range(real_exit, self.end, list(self.stack))
-            after = self.end
-        elif cond is not None and real_exit < self.end and (else_end := self._else_end_before_enclosing_continue(
-                body_start, body_end, break_target)) is not None:
-            orelse = self.run_range(real_exit, else_end, list(self.stack))
-            after = else_end
-        elif cond is not None and info.handler_break is not None and info.handler_break > real_exit \
-                and (returning_end := self._returning_block_end(real_exit)) is not None:
-            # 3.12+: a handler's `break` jumps past the handler code, to the code after the loop
-            # moved there; the block at the loop's exit, where the test goes, is its else part.
-            orelse = self.run_range(real_exit, returning_end, list(self.stack))
-            after = returning_end
-            handler_break_after_else = True
-        elif info.break_tail is not None:
-            # The code after the loop lies in its body (`_exit_code_after_exit_call`): the block
-            # at the loop's exit, where the test goes, is its else part, which returns or raises.
-            returning_end = self._returning_block_end(real_exit) if cond is not None else None
-            if returning_end is None:
-                raise self.fail(self.instrs[h], "code after the loop laid in its body, with no else part before it")
-            orelse = self.run_range(real_exit, returning_end, list(self.stack))
-            after = returning_end
-        elif cond is None and real_exit == self.end and self._ends_range_breaking_to_next_iteration(
-                body_start, j + 1, real_exit):
-            # `if c: while True: ... break` then `else: ...` as the enclosing loop's last
-            # statement: the breaks go on to its next iteration, never to this range's end.
-            self.breaks_to_next_iteration.add(self.end)
-        elif cond is not None and real_exit == self.end and exit > self.end and self._goes_to_next_iteration(exit):
-            # `if c: while t: ...; continue` then `else: ...` as the enclosing loop's last
-            # statement: the body never falls into a copy of the test, and the test's exit went
-            # straight on to the enclosing loop's next iteration, past the else part.
-            self.breaks_to_next_iteration.add(self.end)
+        real_exit, break_target = shape.real_exit, info.break_target
+        orelse, after, handler_break_after_else = self._while_else_to_breaks(h, j, cond, info, shape)
         if cond is None and break_target is not None and break_target > self.end == real_exit:
             # A `while True:` that ends an if body is left only by its `break`s, which go
             # on where the if statement does, past its else part (laid at the false target with
@@ -383,25 +343,72 @@ class ControlLoops:
                 and info.handler_break_on > self.end == real_exit:
             # (... so is a `break` in an except clause, its jump laid with the handler code)
             self.range_falls_to.setdefault(self.end, info.handler_break_on)
+        copies_close_range = False  # the code after the loop exists only as the breaks' copies
         if shape.else_break:
             orelse = [n.Break()]
         elif not orelse and cond is not None and after == real_exit and info.copied_exit is not None:
-            # 3.10+: the breaks ran a copy of the code after the loop; where that code stands,
-            # ending the range, the loop's exit block before it is the else part they skipped.
-            rest = self._copied_exit_original(info.copied_exit, real_exit)
-            if rest is not None:
-                orelse = self.run_range(real_exit, rest, list(self.stack))
-                after = rest
-            elif break_target is None and self._else_ends_function(real_exit) \
-                    and not self._copy_stands_in(info.copied_exit, real_exit, self.end):
-                # Every `break` ran a copy of the code after the loop, which exists only as those
-                # copies (the compiler dropped it, only the breaks reaching it): the code at the
-                # loop's exit, which ends the range with a return or raise, is its else part
-                # (as for a for loop).
-                orelse = self.run_range(real_exit, self.end, list(self.stack))
-                after = self.end
-                copies_close_range = True
+            skipped = self._else_skipped_by_copied_breaks(info, real_exit)
+            if skipped is not None:
+                orelse, after, copies_close_range = skipped
         return _LoopElse(orelse, after, handler_break_after_else, copies_close_range)
+
+    def _while_else_to_breaks(self, h: int, j: int, cond: Optional[n.Expr], info: LoopInfo,
+                              shape: _WhileShape) -> Tuple[List[n.Stmt], int, bool]:
+        """The else part of the while loop [h, j] up to where its `break`s go, where the code
+        after the loop starts, and whether a handler's `break` goes past the else part (3.12+);
+        notes a loop whose breaks go on to the enclosing loop's next iteration."""
+        exit, body_start, body_end, real_exit = shape.exit, shape.body_start, shape.body_end, shape.real_exit
+        break_target = info.break_target
+        if break_target is not None and break_target > real_exit and break_target <= self.end:
+            return self.run_range(real_exit, break_target, list(self.stack)), break_target, False
+        if break_target is not None and real_exit < self.end and self._copy_of_range_end(break_target):
+            # (the breaks skip the rest of the range: the else part)
+            return self.run_range(real_exit, self.end, list(self.stack)), self.end, False
+        if cond is not None and real_exit < self.end and (else_end := self._else_end_before_enclosing_continue(
+                body_start, body_end, break_target)) is not None:
+            return self.run_range(real_exit, else_end, list(self.stack)), else_end, False
+        if cond is not None and info.handler_break is not None and info.handler_break > real_exit \
+                and (returning_end := self._returning_block_end(real_exit)) is not None:
+            # 3.12+: a handler's `break` jumps past the handler code, to the code after the loop
+            # moved there; the block at the loop's exit, where the test goes, is its else part.
+            return self.run_range(real_exit, returning_end, list(self.stack)), returning_end, True
+        if info.break_tail is not None:
+            # The code after the loop lies in its body (`_exit_code_after_exit_call`): the block
+            # at the loop's exit, where the test goes, is its else part, which returns or raises.
+            returning_end = self._returning_block_end(real_exit) if cond is not None else None
+            if returning_end is None:
+                raise self.fail(self.instrs[h], "code after the loop laid in its body, with no else part before it")
+            return self.run_range(real_exit, returning_end, list(self.stack)), returning_end, False
+        if cond is None and real_exit == self.end and self._ends_range_breaking_to_next_iteration(
+                body_start, j + 1, real_exit):
+            # `if c: while True: ... break` then `else: ...` as the enclosing loop's last
+            # statement: the breaks go on to its next iteration, never to this range's end.
+            self.breaks_to_next_iteration.add(self.end)
+        elif cond is not None and real_exit == self.end and exit > self.end and self._goes_to_next_iteration(exit):
+            # `if c: while t: ...; continue` then `else: ...` as the enclosing loop's last
+            # statement: the body never falls into a copy of the test, and the test's exit went
+            # straight on to the enclosing loop's next iteration, past the else part.
+            self.breaks_to_next_iteration.add(self.end)
+        return [], real_exit, False
+
+    def _else_skipped_by_copied_breaks(self, info: LoopInfo,
+                                       real_exit: int) -> Optional[Tuple[List[n.Stmt], int, bool]]:
+        """3.10+: the else part of a while loop whose `break`s ran a copy of the code after the
+        loop (`info.copied_exit`), where the code after it starts, and whether that code exists
+        only as those copies; None where the loop's exit block is no else part."""
+        # Where that code stands, ending the range, the loop's exit block before it is the else
+        # part they skipped.
+        rest = self._copied_exit_original(info.copied_exit, real_exit)
+        if rest is not None:
+            return self.run_range(real_exit, rest, list(self.stack)), rest, False
+        if info.break_target is None and self._else_ends_function(real_exit) \
+                and not self._copy_stands_in(info.copied_exit, real_exit, self.end):
+            # Every `break` ran a copy of the code after the loop, which exists only as those
+            # copies (the compiler dropped it, only the breaks reaching it): the code at the
+            # loop's exit, which ends the range with a return or raise, is its else part
+            # (as for a for loop).
+            return self.run_range(real_exit, self.end, list(self.stack)), self.end, True
+        return None
 
     def _break_past_inline_handler(self, h: int, j: int) -> Optional[int]:
         """Where the `while True:` loop [h, j] really ends when the jump right after its last
