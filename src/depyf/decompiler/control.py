@@ -13,9 +13,10 @@ The rules are mixins by section, composed here: control_prepare.py (the loop and
 control_conditions.py and control_chain_build.py (condition chains), control_ifs.py,
 control_if_loops.py and control_if_values.py (if statements, inside loops, conditional
 expressions), control_jumps.py (unconditional jumps), control_values.py (value-level and/or),
-control_loops.py, control_for_loops.py and control_loop_tests.py (loops, for loops, the bottom copy
-of a while loop's test) and control_compare.py (chained comparisons); control_model.py holds what
-they share (`LoopInfo`, `COND_JUMPS`, the condition atoms and negation helpers).
+control_loops.py, control_loop_tries.py, control_for_loops.py and control_loop_tests.py (loops,
+loop bodies ending inside a try, for loops, the bottom copy of a while loop's test) and
+control_compare.py (chained comparisons); control_model.py holds what they share (`LoopInfo`,
+`COND_JUMPS`, the condition atoms and negation helpers).
 """
 from depyf.decompiler.control_prepare import ControlPrepare
 from depyf.decompiler.control_conditions import ControlConditions
@@ -26,6 +27,7 @@ from depyf.decompiler.control_if_values import ControlIfValues
 from depyf.decompiler.control_jumps import ControlJumps
 from depyf.decompiler.control_values import ControlValues
 from depyf.decompiler.control_loops import ControlLoops
+from depyf.decompiler.control_loop_tries import ControlLoopTries
 from depyf.decompiler.control_for_loops import ControlForLoops
 from depyf.decompiler.control_loop_tests import ControlLoopTests
 from depyf.decompiler.control_compare import ControlCompare
@@ -37,6 +39,6 @@ from depyf.decompiler.control_ifs import fold_tail_into_else  # noqa: F401
 
 
 class ControlRules(ControlPrepare, ControlConditions, ControlChainBuild, ControlIfs, ControlIfLoops,
-    ControlIfValues, ControlJumps, ControlValues, ControlLoops, ControlForLoops, ControlLoopTests,
-    ControlCompare):
+    ControlIfValues, ControlJumps, ControlValues, ControlLoops, ControlLoopTries, ControlForLoops,
+    ControlLoopTests, ControlCompare):
     """Control-flow recognition; mixed into `builder.CodeBuilder`."""

@@ -146,111 +146,7 @@ class ControlConditions:
         """
         ins = self.instrs[i]
         value_start = self.expr_start  # (parsing the atoms after it moves `expr_start`)
-        expr, on_true = _jump_condition(ins, first)
-        atoms = [self._normalised_atom(_Atom(i, expr, on_true, ins.target, i, self.fall_override.get(i, i + 1)))]
-        limit = self.end
-        while len(atoms) < 64:
-            nxt = atoms[-1].fall
-            if nxt >= limit or nxt in self.loop_end \
-                    or (self.version.has_exception_table and self.try_starts_at(nxt)):
-                break
-            parsed = self.parse_atom(nxt, limit)
-            if parsed is None:
-                if self._fold_conditional_test(atoms, nxt, limit):
-                    continue  # `x if t else y` as a test, read as one
-                jump = self.instrs[nxt]
-                prev = self.instrs[atoms[-1].start]
-                if jump.opname == "JUMP" and atoms[-1].always and prev.opname == "JUMP" \
-                        and jump.target == prev.target and nxt not in self.skip \
-                        and all(any(a.jump_index == src for a in atoms) or _inside_atom_to(atoms, src, nxt)
-                                for src in self.jump_sources.get(nxt, ())):
-                    # `if (b or lo <= e <= hi) if c else d:` (3.11+): the comparison's jump over
-                    # its cleanup was threaded past the arm's own JUMP over the other arm, which
-                    # `b` still reaches: both JUMPs go to one place, the second is the same way on.
-                    for a in atoms:
-                        if a.target == nxt:
-                            a.target = jump.target
-                    atoms[-1].fall = nxt + 1
-                    continue
-                again = self._copied_branch_exit(atoms, nxt, limit) \
-                    if atoms[-1].always and self.instrs[atoms[-1].start].opname != "JUMP" else None
-                if again is not None and again[0] == atoms[-1].target:
-                    # The same on 3.10/3.12+, where both JUMPs became copies of the block they go
-                    # to (`return 3`): the second copy, which only atoms of the chain reach, is the
-                    # same way on as the first.
-                    for a in atoms:
-                        if a.target == nxt:
-                            a.target = again[0]
-                    atoms[-1].fall = again[1]
-                    continue
-                if jump.opname == "JUMP" and jump.target == nxt + 1 and nxt not in self.skip \
-                        and not self.jump_sources.get(nxt) and atoms[-1].target != nxt + 1 \
-                        and any(a.target == nxt + 1 for a in atoms) and not atoms[-1].always:
-                    # `if (a if b else 1):` (3.11+): the constant true arm leaves no code (a NOP,
-                    # dropped), so the other arm's JUMP over it goes to the next instruction, the
-                    # body, where the test's jump to that arm lands: the JUMP is falling through.
-                    atoms[-1].fall = nxt + 1
-                    continue
-                between = self._alias_jumps(atoms, nxt, jump.target) \
-                    if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
-                    and not self.jump_sources.get(nxt) and not atoms[-1].always else None
-                if between and all(self._exit_of_next_atom(jump.target, limit, self.instrs[k].target) for k in between):
-                    # `if (a if b else 1) or c:` (3.11+): the constant true arm is a JUMP to the
-                    # body, which only the chain's jumps reach, laid between the other arm's JUMP
-                    # over it and the rest of the chain: a jump to it goes where it goes, and the
-                    # JUMP over it falls into the rest.
-                    for a in atoms:
-                        if a.target in between:
-                            a.target = self.instrs[a.target].target
-                    atoms[-1].fall = jump.target
-                    continue
-                f = nxt + 1
-                if f in self.skip and self.instrs[f].opname == "POP_TOP" and f < self.skip[f] < limit:
-                    f = self.skip[f]  # (a chained comparison's cleanup: `chained_compare`)
-                copied = self._copied_branch_exit(atoms, f, limit, other=jump.target) \
-                    if jump.opname == "JUMP" and jump.target > f and not self.jump_sources.get(nxt) \
-                    and not atoms[-1].always else None
-                if copied is not None and copied[1] == jump.target and self._exit_of_next_atom(jump.target, limit, copied[0]):
-                    # The same when that JUMP to the body became a copy of it (3.10+ copy a small
-                    # block that ends the function, `return 4`, in place of a jump to it). (Both
-                    # only where the JUMP over it goes on to more of the chain: `c`.)
-                    for a in atoms:
-                        if a.target == f:
-                            a.target = copied[0]
-                    atoms[-1].fall = jump.target
-                    continue
-                if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
-                        and not atoms[-1].always:
-                    after = nxt + 1
-                    if after in self.skip and self.instrs[after].opname == "POP_TOP":
-                        after = self.skip[after]  # (a chained comparison's cleanup: `chained_compare`)
-                        closing = self.instrs[after - 1]
-                        if closing.opname == "JUMP" and closing.target == jump.target:
-                            # (3.10+: the cleanup ends in a JUMP where this one goes, which a test
-                            # of the branch before the comparison jumps to when false,
-                            # `(a and lo < b < hi) if c else (d if e else f)`, or an or before the
-                            # comparison, `(d or not a == b == c) if e else x`: the same way on)
-                            for a in atoms:
-                                if a.target == after - 1 and not a.always:
-                                    a.target = jump.target
-                    atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, after, always=True))
-                    continue
-                copied = self._copied_branch_exit(atoms, nxt, limit)
-                if copied is not None and not atoms[-1].always and len(atoms) == 1:
-                    # (a copy right after the first test is no branch of a conditional expression
-                    # the chain could start with: `_build` refuses every longer chain then. Read
-                    # no further: on 3.10 each `if` of `x if y == 0 else x if y == 1 else ...` would
-                    # collect the 64 tests and copies after it, and try them all, for nothing)
-                    break
-                if copied is not None and not atoms[-1].always:
-                    # (read as the JUMP it replaced; skipped with the chain: `_skip_copy`)
-                    atoms.append(_Atom(nxt, n.Const(True), True, copied[0], nxt, copied[1], always=True))
-                    continue
-                break
-            value, q = parsed
-            jins = self.instrs[q]
-            e, t = _jump_condition(jins, value)
-            atoms.append(self._normalised_atom(_Atom(nxt, e, t, jins.target, q, self.fall_override.get(q, q + 1))))
+        atoms = self._chain_atoms(ins, i, first)
         for count in range(self._before_while_test(atoms, value_start), 0, -1):
             chain = atoms[:count]
             if chain[-1].always:
@@ -277,6 +173,135 @@ class ControlConditions:
                     self.skip[a.start] = a.fall  # (a copy of the block at a.target: `_copied_branch_exit`)
             return _settle_negations(expr), fall, false_exit, fall
         raise self.fail(ins, "condition does not form a chain")
+
+    def _chain_atoms(self, ins: Instr, i: int, first: n.Expr) -> List[_Atom]:
+        """The conditional jumps that may form one chain with `ins` at `i` (at most 64): each
+        next test the previous one falls into, up to the end of the range, a loop's end or a
+        try's start (3.11+), and the JUMPs of conditional expressions used as tests between them
+        (`_chain_past_jump`). `condition_chain` tries the longest prefix that forms a chain."""
+        expr, on_true = _jump_condition(ins, first)
+        atoms = [self._normalised_atom(_Atom(i, expr, on_true, ins.target, i, self.fall_override.get(i, i + 1)))]
+        limit = self.end
+        while len(atoms) < 64:
+            nxt = atoms[-1].fall
+            if nxt >= limit or nxt in self.loop_end \
+                    or (self.version.has_exception_table and self.try_starts_at(nxt)):
+                break
+            parsed = self.parse_atom(nxt, limit)
+            if parsed is None:
+                if self._chain_through_arm_jumps(atoms, nxt, limit) or self._chain_arm_jump_atom(atoms, nxt, limit):
+                    continue
+                break
+            value, q = parsed
+            jins = self.instrs[q]
+            e, t = _jump_condition(jins, value)
+            atoms.append(self._normalised_atom(_Atom(nxt, e, t, jins.target, q, self.fall_override.get(q, q + 1))))
+        return atoms
+
+    def _chain_through_arm_jumps(self, atoms: List[_Atom], nxt: int, limit: int) -> bool:
+        """At `nxt`, where no test starts, does the chain go on past the way out of a conditional
+        expression's arm that jumps where another arm's JUMP goes (or its copy, 3.10+), or that is
+        a constant true arm (3.11+: no code, or a JUMP to the body)? Sends the atoms' jumps there
+        on (`atoms` changes) and says whether the chain reads on."""
+        if self._fold_conditional_test(atoms, nxt, limit):
+            return True  # `x if t else y` as a test, read as one
+        jump = self.instrs[nxt]
+        prev = self.instrs[atoms[-1].start]
+        if jump.opname == "JUMP" and atoms[-1].always and prev.opname == "JUMP" \
+                and jump.target == prev.target and nxt not in self.skip \
+                and all(any(a.jump_index == src for a in atoms) or _inside_atom_to(atoms, src, nxt)
+                        for src in self.jump_sources.get(nxt, ())):
+            # `if (b or lo <= e <= hi) if c else d:` (3.11+): the comparison's jump over
+            # its cleanup was threaded past the arm's own JUMP over the other arm, which
+            # `b` still reaches: both JUMPs go to one place, the second is the same way on.
+            for a in atoms:
+                if a.target == nxt:
+                    a.target = jump.target
+            atoms[-1].fall = nxt + 1
+            return True
+        again = self._copied_branch_exit(atoms, nxt, limit) \
+            if atoms[-1].always and self.instrs[atoms[-1].start].opname != "JUMP" else None
+        if again is not None and again[0] == atoms[-1].target:
+            # The same on 3.10/3.12+, where both JUMPs became copies of the block they go
+            # to (`return 3`): the second copy, which only atoms of the chain reach, is the
+            # same way on as the first.
+            for a in atoms:
+                if a.target == nxt:
+                    a.target = again[0]
+            atoms[-1].fall = again[1]
+            return True
+        if jump.opname == "JUMP" and jump.target == nxt + 1 and nxt not in self.skip \
+                and not self.jump_sources.get(nxt) and atoms[-1].target != nxt + 1 \
+                and any(a.target == nxt + 1 for a in atoms) and not atoms[-1].always:
+            # `if (a if b else 1):` (3.11+): the constant true arm leaves no code (a NOP,
+            # dropped), so the other arm's JUMP over it goes to the next instruction, the
+            # body, where the test's jump to that arm lands: the JUMP is falling through.
+            atoms[-1].fall = nxt + 1
+            return True
+        between = self._alias_jumps(atoms, nxt, jump.target) \
+            if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
+            and not self.jump_sources.get(nxt) and not atoms[-1].always else None
+        if between and all(self._exit_of_next_atom(jump.target, limit, self.instrs[k].target) for k in between):
+            # `if (a if b else 1) or c:` (3.11+): the constant true arm is a JUMP to the
+            # body, which only the chain's jumps reach, laid between the other arm's JUMP
+            # over it and the rest of the chain: a jump to it goes where it goes, and the
+            # JUMP over it falls into the rest.
+            for a in atoms:
+                if a.target in between:
+                    a.target = self.instrs[a.target].target
+            atoms[-1].fall = jump.target
+            return True
+        return False
+
+    def _chain_arm_jump_atom(self, atoms: List[_Atom], nxt: int, limit: int) -> bool:
+        """At `nxt`, where no test starts, is there the JUMP that ends the first arm of a
+        conditional expression used as a test (or 3.10+'s copy of the block it went to)? It is
+        added to `atoms` as an `always` atom, or a copied constant arm's jumps are sent on past
+        it; says whether the chain reads on."""
+        jump = self.instrs[nxt]
+        f = nxt + 1
+        if f in self.skip and self.instrs[f].opname == "POP_TOP" and f < self.skip[f] < limit:
+            f = self.skip[f]  # (a chained comparison's cleanup: `chained_compare`)
+        copied = self._copied_branch_exit(atoms, f, limit, other=jump.target) \
+            if jump.opname == "JUMP" and jump.target > f and not self.jump_sources.get(nxt) \
+            and not atoms[-1].always else None
+        if copied is not None and copied[1] == jump.target and self._exit_of_next_atom(jump.target, limit, copied[0]):
+            # The same when that JUMP to the body became a copy of it (3.10+ copy a small
+            # block that ends the function, `return 4`, in place of a jump to it). (Both
+            # only where the JUMP over it goes on to more of the chain: `c`.)
+            for a in atoms:
+                if a.target == f:
+                    a.target = copied[0]
+            atoms[-1].fall = jump.target
+            return True
+        if jump.opname == "JUMP" and nxt + 1 < jump.target <= limit and nxt not in self.skip \
+                and not atoms[-1].always:
+            after = nxt + 1
+            if after in self.skip and self.instrs[after].opname == "POP_TOP":
+                after = self.skip[after]  # (a chained comparison's cleanup: `chained_compare`)
+                closing = self.instrs[after - 1]
+                if closing.opname == "JUMP" and closing.target == jump.target:
+                    # (3.10+: the cleanup ends in a JUMP where this one goes, which a test
+                    # of the branch before the comparison jumps to when false,
+                    # `(a and lo < b < hi) if c else (d if e else f)`, or an or before the
+                    # comparison, `(d or not a == b == c) if e else x`: the same way on)
+                    for a in atoms:
+                        if a.target == after - 1 and not a.always:
+                            a.target = jump.target
+            atoms.append(_Atom(nxt, n.Const(True), True, jump.target, nxt, after, always=True))
+            return True
+        copied = self._copied_branch_exit(atoms, nxt, limit)
+        if copied is not None and not atoms[-1].always and len(atoms) == 1:
+            # (a copy right after the first test is no branch of a conditional expression
+            # the chain could start with: `_build` refuses every longer chain then. Read
+            # no further: on 3.10 each `if` of `x if y == 0 else x if y == 1 else ...` would
+            # collect the 64 tests and copies after it, and try them all, for nothing)
+            return False
+        if copied is not None and not atoms[-1].always:
+            # (read as the JUMP it replaced; skipped with the chain: `_skip_copy`)
+            atoms.append(_Atom(nxt, n.Const(True), True, copied[0], nxt, copied[1], always=True))
+            return True
+        return False
 
     def _exit_of_next_atom(self, start: int, limit: int, x: int) -> bool:
         """Is `x` where the test at `start` goes, when it is true or when false?"""

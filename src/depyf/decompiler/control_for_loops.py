@@ -1,12 +1,21 @@
 """for loops, and the exit blocks (a `break`'s return, a clause's way out) that the compiler copies
 into a loop body in place of the jump out.
 """
-from typing import List, Optional, Set, Tuple
+from typing import List, NamedTuple, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import ENDS_FLOW
 from depyf.decompiler.control_model import LoopInfo, _BLOCK_SETUPS, _drop_trailing_continue
+
+
+class _ForBounds(NamedTuple):
+    """Where a for loop's body lies and where it is left (`ControlForLoops._for_bounds`)."""
+    exit: int  # the FOR_ITER's target: where the exhausted iterator goes (3.12+: END_FOR)
+    real_exit: int  # where the code after the loop (or its else part) starts, past END_FOR (and POP_TOP)
+    body_end: int  # where the body's reading stops: the closing jump back, or past the exit (3.12+)
+    past_exit: Set[int]  # the body's code laid past the exit (3.12+ handler code), which it reaches
+    break_target: Optional[int]  # where a `break` goes, None where no `break` shows it yet
 
 
 class ControlForLoops:
@@ -206,6 +215,8 @@ class ControlForLoops:
                 return
 
     def for_loop(self, h: int) -> int:
+        """The for loop whose FOR_ITER is at `h`, with its else part; returns where the code after
+        it starts."""
         ins = self.instrs[h]
         iterator = self.pop()
         is_async = False
@@ -216,31 +227,9 @@ class ControlForLoops:
             iterable = iterator.value
         else:
             iterable = iterator
-        j = self.loop_end[h]
-        exit = ins.target
-        # 3.12+ FOR_ITER lands on END_FOR (3.13: END_FOR, POP_TOP).
-        real_exit = exit
-        while real_exit < len(self.instrs) and self.instrs[real_exit].opname in ("END_FOR",) :
-            real_exit += 1
-            if self.version.end_for_then_pop_top and real_exit < len(self.instrs) \
-                    and self.instrs[real_exit].opname == "POP_TOP":
-                real_exit += 1
-        # The body runs up to the exit: 3.12+ may place copies of exit blocks after the last jump back.
-        last = self.instrs[exit - 1]
-        body_end = exit - 1 if last.opname == "JUMP" and last.target == h else max(exit, j + 1)
-        body_end = self._before_outside_tail(h, body_end)
-        exclude = {h}
-        past_exit: Set[int] = set()  # the body's code laid past the loop's exit
-        if body_end > exit and self.version.handler_code_at_end:
-            # The body runs past the loop's exit (3.12+: a jump back from handler code closes the
-            # loop); the code in between that the body never reaches (the code after the loop,
-            # an earlier try's handler code) holds no `break`.
-            # (a `break` jumps past END_FOR to `real_exit`: what it reaches from there is the
-            # code after the loop, not the body's)
-            past_exit = self.loop_body_reach(h, exit, real_exit) & set(range(exit, body_end))  # exception_regions
-            exclude.update(set(range(exit, body_end)) - past_exit)
-        break_target = self._break_target(h + 1, body_end, real_exit, exclude, past_exit)
-        info = LoopInfo({h}, break_target, real_exit, body_end)
+        bounds = self._for_bounds(h)
+        exit, body_end, past_exit = bounds.exit, bounds.body_end, bounds.past_exit
+        info = LoopInfo({h}, bounds.break_target, bounds.real_exit, body_end)
         info.iterator, info.outer_end = iterator, self.end
         self.loops.append(info)
         self.active_loops.add(h)
@@ -265,6 +254,49 @@ class ControlForLoops:
         # (read: the code after the loop, read next, runs up to it by position)
         self._mark_dead_code({k for k in past_exit if k not in self.skip})  # exception_regions
         _drop_trailing_continue(body)
+        orelse, after, copies_close_range = self._for_else(h, info, bounds)
+        after = self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
+        self._place_copied_exit(info, after, copies_close_range)
+        return after
+
+    def _for_bounds(self, h: int) -> _ForBounds:
+        """Where the body of the for loop at `h` ends and a `break` goes: the FOR_ITER's target is
+        the exit (3.12+: END_FOR there, then 3.13's POP_TOP, before the code after the loop), the
+        body runs up to it or past it to the loop's last jump back (3.12+ lay copies of exit
+        blocks and handler code after the last jump back)."""
+        ins = self.instrs[h]
+        j = self.loop_end[h]
+        exit = ins.target
+        # 3.12+ FOR_ITER lands on END_FOR (3.13: END_FOR, POP_TOP).
+        real_exit = exit
+        while real_exit < len(self.instrs) and self.instrs[real_exit].opname in ("END_FOR",) :
+            real_exit += 1
+            if self.version.end_for_then_pop_top and real_exit < len(self.instrs) \
+                    and self.instrs[real_exit].opname == "POP_TOP":
+                real_exit += 1
+        # The body runs up to the exit: 3.12+ may place copies of exit blocks after the last jump back.
+        last = self.instrs[exit - 1]
+        body_end = exit - 1 if last.opname == "JUMP" and last.target == h else max(exit, j + 1)
+        body_end = self._before_outside_tail(h, body_end)
+        exclude = {h}
+        past_exit: Set[int] = set()  # the body's code laid past the loop's exit
+        if body_end > exit and self.version.handler_code_at_end:
+            # The body runs past the loop's exit (3.12+: a jump back from handler code closes the
+            # loop); the code in between that the body never reaches (the code after the loop,
+            # an earlier try's handler code) holds no `break`.
+            # (a `break` jumps past END_FOR to `real_exit`: what it reaches from there is the
+            # code after the loop, not the body's)
+            past_exit = self.loop_body_reach(h, exit, real_exit) & set(range(exit, body_end))  # exception_regions
+            exclude.update(set(range(exit, body_end)) - past_exit)
+        break_target = self._break_target(h + 1, body_end, real_exit, exclude, past_exit)
+        return _ForBounds(exit, real_exit, body_end, past_exit, break_target)
+
+    def _for_else(self, h: int, info: LoopInfo, bounds: _ForBounds) -> Tuple[List[n.Stmt], int, bool]:
+        """The else part of the for loop at `h` whose body was read (`info`), where the code after
+        the loop starts, and whether that code exists only as the `break`s' copies of it: the
+        else part runs from the exit up to where the `break`s go, which may be found only now
+        from the exit blocks they ran copies of (3.10+)."""
+        real_exit, break_target = bounds.real_exit, bounds.break_target
         if break_target is None and info.copied_exit is not None:
             break_target = self._exit_original(info, *info.copied_exit)
             if break_target is None and self._copy_at_range_end(info, *info.copied_exit):
@@ -281,7 +313,7 @@ class ControlForLoops:
             orelse = self.run_range(real_exit, self.end, list(self.stack))
             after = self.end
         elif real_exit < self.end and (else_end := self._else_end_before_enclosing_continue(
-                h + 1, body_end, break_target)) is not None:
+                h + 1, bounds.body_end, break_target)) is not None:
             orelse = self.run_range(real_exit, else_end, list(self.stack))
             after = else_end
         elif break_target is None and info.copied_exit is not None and self._else_ends_function(real_exit):
@@ -291,9 +323,7 @@ class ControlForLoops:
             orelse = self.run_range(real_exit, self.end, list(self.stack))
             after = self.end
             copies_close_range = True
-        after = self.finish_for(n.For(target, iterable, body, orelse, is_async), after)
-        self._place_copied_exit(info, after, copies_close_range)
-        return after
+        return orelse, after, copies_close_range
 
     def _before_outside_tail(self, h: int, body_end: int) -> int:
         """Where the body of the for loop at `h` ends when code only jumps from before the loop

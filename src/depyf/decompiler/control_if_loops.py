@@ -6,7 +6,7 @@ from typing import List, Optional
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import AssertionErrorName, folds_under_not
 from depyf.decompiler.instructions import TERMINAL, Instr
-from depyf.decompiler.control_model import COND_JUMPS, LoopInfo, demorgan_not
+from depyf.decompiler.control_model import COND_JUMPS, IfTest, LoopInfo, _may_complete, demorgan_not
 
 
 class ControlIfLoops:
@@ -167,6 +167,103 @@ class ControlIfLoops:
                 if any(not src < fall for p in range(k + 1, threaded) for src in self.jump_sources.get(p, ())):
                     return None
                 return k
+        return None
+
+    def _if_leaving_loop(self, test: IfTest) -> int:
+        """`if test: ...` whose false branch leaves the innermost loop or goes back to its head
+        (`_test_leaves_loop`): `if not test: break/continue`, unless the body is the rest of the
+        loop body or block that the compiler's jumps let the false branch skip."""
+        stmt: n.Stmt = n.Continue() if test.false_target in test.loop.continue_targets else n.Break()
+        done = self._if_closing_loop_body(test, stmt)
+        if done is None:
+            done = self._if_before_threaded_exit(test, stmt)
+        if done is not None:
+            return done
+        self.emit(n.If(demorgan_not(test.cond), [stmt], []))
+        return test.fall
+
+    def _if_closing_loop_body(self, test: IfTest, stmt: n.Stmt) -> Optional[int]:
+        """`if test: <rest of the loop body or block>`, whose false branch does `stmt` (the `break`
+        or `continue` it jumps to) in place of running off the body's end: the compiler sends it
+        straight to the loop's head or exit. Emits the if statement; None when it is no such if."""
+        cond, fall, false_target, end, loop = test.cond, test.fall, test.false_target, test.end, test.loop
+        if isinstance(stmt, n.Break) and self._continue_then_break(fall, end, false_target, loop):
+            # `if test: ...; continue` then `break` (3.10+): the body falls into the loop's
+            # closing jump, the `break` is no code before the exit.
+            body = self.run_range(fall, end, list(self.stack))
+            self.emit(self._if_or_assert(cond, body + [n.Continue()]))
+            self.emit(stmt)
+            return end
+        if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end \
+                and false_target != loop.top_test and not loop.falls_off_to_exit:
+            # `if test: <rest of the body>`: the compiler sends the false branch straight back.
+            # (Not where falling off the body's end leaves the loop: then the rest of the
+            # body ends in a `break`, and the test is `if not test: continue`.)
+            stop = end - 1 if self._continue_after_if_body(fall, end, false_target) else end
+            body = self.run_range(fall, stop, list(self.stack))
+            self.emit(self._if_or_assert(cond, body))
+            return stop
+        if fall < end and (self._threaded_through(false_target, end)
+                           or isinstance(stmt, n.Continue) and self._block_ends_going_back(end, false_target)):
+            # `if test: <rest of the block>`: the false branch went to the jump that ends the
+            # enclosing block (over its else part), and on to where that jump goes.
+            body = self.run_range(fall, end, list(self.stack))
+            self.emit(self._if_or_assert(cond, body))
+            return end
+        last = self.instrs[end - 1]
+        if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and self._never_falls_through(last, loop):
+            # `if test: ...; continue` then `break`: the body never falls through.
+            body = self.run_range(fall, end, list(self.stack))
+            if _may_complete(body):
+                # (an inner statement of the body goes on to the loop's closing jump back,
+                # `if i > 9: return` then `continue`: read as the body's natural end, that
+                # `continue` must show, or the body would fall into the `break`)
+                body.append(n.Continue())
+            self.emit(self._if_or_assert(cond, body))
+            self.emit(stmt)
+            return end
+        if isinstance(stmt, n.Break) and end == loop.body_end and fall < end - 1 and last.opname == "JUMP" \
+                and last.target == false_target and not self.jump_sources.get(end - 1) \
+                and self._never_falls_through(self.instrs[end - 2], loop):
+            # 3.8/3.9 keep that `break` as a jump nothing reaches (the test's jump was threaded
+            # past it): the same statement.
+            body = self.run_range(fall, end - 1, list(self.stack))
+            self.emit(self._if_or_assert(cond, body))
+            self.emit(stmt)
+            return end
+        return None
+
+    def _if_before_threaded_exit(self, test: IfTest, stmt: n.Stmt) -> Optional[int]:
+        """`if test: ...` whose false branch jumps straight to `stmt`'s target because the
+        compiler threaded it there: through a closing `continue` the body keeps (`is` tests, which
+        `not` would turn into `is not`), through an else part's jump (3.8/3.9), or through the
+        `break`/`continue` the body falls into (3.8/3.9). Emits the if; None when it is none of these."""
+        cond, fall, false_target, end, loop = test.cond, test.fall, test.false_target, test.end, test.loop
+        if isinstance(stmt, n.Continue) and folds_under_not(cond):
+            # `if a is b: ...; continue`, whose test jumps straight back when false: `if not
+            # a is b: continue` would compile to `is not`, so the body keeps its test.
+            closing = self._closing_continue(fall, end, false_target, loop)
+            if closing is not None:
+                body = self.run_range(fall, closing, list(self.stack))
+                if closing == end:  # the enclosing block's own way back (a jump over its else)
+                    self.emit(n.If(cond, body, []))
+                    return end
+                self.emit(n.If(cond, body + [n.Continue()], []))
+                return closing + 1
+        over = self._jump_over_threaded_else(fall, end, false_target, loop)
+        if over is not None:
+            # `if test: ... else: continue`: the test's jump was threaded through the else
+            # part's jump, which nothing reaches any more.
+            body = self.run_range(fall, over, list(self.stack))
+            self.emit(n.If(cond, body, [stmt]))
+            return over + 2
+        closing = self._threaded_exit_statement(fall, end, false_target, loop)
+        if closing is not None:
+            # `if test: ...` then `break`/`continue`: the test's jump was threaded through
+            # that statement's jump, which is left where the body falls into it.
+            body = self.run_range(fall, closing, list(self.stack))
+            self.emit(self._if_or_assert(cond, body))
+            return closing
         return None
 
     def _copies_of_block_at(self, start: int, target: int) -> bool:

@@ -1,16 +1,24 @@
 """`if` statements: a conditional jump's body and else part, where they end and join, and the
 compiler's copies of the blocks they share.
 """
-from typing import List, Optional, Set
+from typing import List, NamedTuple, Optional, Set
 
 from depyf.decompiler import borrows
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.graph.breaks import stray_break
-from depyf.decompiler.expressions import folds_under_not
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
-from depyf.decompiler.control_model import (COND_JUMPS, LoopInfo, StatementsInValue, _may_complete,
-    demorgan_not)
+from depyf.decompiler.control_model import COND_JUMPS, IfTest, LoopInfo, StatementsInValue, _may_complete
+
+
+class _ElseJump(NamedTuple):
+    """The jump that ends an if body over its else part, as `_else_jump` reads it."""
+    last_at: int  # the body's last instruction before the false target (past 3.11's inline handler code)
+    last: Optional[Instr]  # that instruction, None when the body is only the test's own jump
+    else_end: Optional[int]  # where the else part ends; None when no jump over an else part ends the body
+    continue_ends_body: bool  # the jump back is an inner if's `continue`, read as part of the body
+    past_join: bool  # the jump goes past where the enclosing if statement goes on (a copied way out)
+    empty_else: bool  # 3.8/3.9: the jump over an empty `else: pass`
 
 
 class ControlIfs:
@@ -129,137 +137,107 @@ class ControlIfs:
         threaded = self._threaded_boolean(ins, i, value)
         if threaded is not None:
             return threaded
-        loop = self.loops[-1] if self.loops else None
-        cond, fall, false_target, _ = self.condition_chain(i, value)
-        if self._test_after_empty_block(test_start, i):
-            cond = n.BoolOp("and", [n.Name("__debug__"), cond])
-        end = self.end
-        chained = self._chain_then_value_jump(cond, fall, false_target)
+        test = self._if_test(ins, i, test_start, value)
+        chained = self._chain_then_value_jump(test.cond, test.fall, test.false_target)
         if chained is not None:
             return chained
+        fall, false_target, loop = test.fall, test.false_target, test.loop
         # 3.10+: the test in front of a while loop whose body starts right here (its exit may be
         # the head of an enclosing loop).
         if fall in self.loop_end and fall not in self.active_loops and self.version.while_condition_duplicated \
                 and (false_target > i or loop is not None):
             if self._bottom_test(test_start, fall, self.loop_end[fall]) is not None:
-                return self.while_loop(fall, cond, false_target, top_test=(test_start, fall))
-        # A test that leaves the loop or goes back to its head: `if ...: break/continue`.
-        leaves = loop is not None and (false_target in loop.continue_targets or self._is_break_target(loop, false_target)
-                                       or self._past_loop(loop, i, false_target)
-                                       or self._continues_outer_loop(false_target))
-        if leaves and not (fall < false_target < end or (false_target == end and end < loop.exit)):
-            stmt: n.Stmt = n.Continue() if false_target in loop.continue_targets else n.Break()
-            if isinstance(stmt, n.Break) and self._continue_then_break(fall, end, false_target, loop):
-                # `if test: ...; continue` then `break` (3.10+): the body falls into the loop's
-                # closing jump, the `break` is no code before the exit.
-                body = self.run_range(fall, end, list(self.stack))
-                self.emit(self._if_or_assert(cond, body + [n.Continue()]))
-                self.emit(stmt)
-                return end
-            if isinstance(stmt, n.Continue) and end == loop.body_end and fall < end \
-                    and false_target != loop.top_test and not loop.falls_off_to_exit:
-                # `if test: <rest of the body>`: the compiler sends the false branch straight back.
-                # (Not where falling off the body's end leaves the loop: then the rest of the
-                # body ends in a `break`, and the test is `if not test: continue`.)
-                stop = end - 1 if self._continue_after_if_body(fall, end, false_target) else end
-                body = self.run_range(fall, stop, list(self.stack))
-                self.emit(self._if_or_assert(cond, body))
-                return stop
-            if fall < end and (self._threaded_through(false_target, end)
-                               or isinstance(stmt, n.Continue) and self._block_ends_going_back(end, false_target)):
-                # `if test: <rest of the block>`: the false branch went to the jump that ends the
-                # enclosing block (over its else part), and on to where that jump goes.
-                body = self.run_range(fall, end, list(self.stack))
-                self.emit(self._if_or_assert(cond, body))
-                return end
-            last = self.instrs[end - 1]
-            if isinstance(stmt, n.Break) and end == loop.body_end and fall < end and self._never_falls_through(last, loop):
-                # `if test: ...; continue` then `break`: the body never falls through.
-                body = self.run_range(fall, end, list(self.stack))
-                if _may_complete(body):
-                    # (an inner statement of the body goes on to the loop's closing jump back,
-                    # `if i > 9: return` then `continue`: read as the body's natural end, that
-                    # `continue` must show, or the body would fall into the `break`)
-                    body.append(n.Continue())
-                self.emit(self._if_or_assert(cond, body))
-                self.emit(stmt)
-                return end
-            if isinstance(stmt, n.Break) and end == loop.body_end and fall < end - 1 and last.opname == "JUMP" \
-                    and last.target == false_target and not self.jump_sources.get(end - 1) \
-                    and self._never_falls_through(self.instrs[end - 2], loop):
-                # 3.8/3.9 keep that `break` as a jump nothing reaches (the test's jump was threaded
-                # past it): the same statement.
-                body = self.run_range(fall, end - 1, list(self.stack))
-                self.emit(self._if_or_assert(cond, body))
-                self.emit(stmt)
-                return end
-            if isinstance(stmt, n.Continue) and folds_under_not(cond):
-                # `if a is b: ...; continue`, whose test jumps straight back when false: `if not
-                # a is b: continue` would compile to `is not`, so the body keeps its test.
-                closing = self._closing_continue(fall, end, false_target, loop)
-                if closing is not None:
-                    body = self.run_range(fall, closing, list(self.stack))
-                    if closing == end:  # the enclosing block's own way back (a jump over its else)
-                        self.emit(n.If(cond, body, []))
-                        return end
-                    self.emit(n.If(cond, body + [n.Continue()], []))
-                    return closing + 1
-            over = self._jump_over_threaded_else(fall, end, false_target, loop)
-            if over is not None:
-                # `if test: ... else: continue`: the test's jump was threaded through the else
-                # part's jump, which nothing reaches any more.
-                body = self.run_range(fall, over, list(self.stack))
-                self.emit(n.If(cond, body, [stmt]))
-                return over + 2
-            closing = self._threaded_exit_statement(fall, end, false_target, loop)
-            if closing is not None:
-                # `if test: ...` then `break`/`continue`: the test's jump was threaded through
-                # that statement's jump, which is left where the body falls into it.
-                body = self.run_range(fall, closing, list(self.stack))
-                self.emit(self._if_or_assert(cond, body))
-                return closing
-            self.emit(n.If(demorgan_not(cond), [stmt], []))
-            return fall
-        if false_target <= i and self.tail_ways_on.get(self.end) == false_target and end == self.end:
+                return self.while_loop(fall, test.cond, false_target, top_test=(test_start, fall))
+        if self._test_leaves_loop(test):
+            return self._if_leaving_loop(test)
+        if false_target <= i and self.tail_ways_on.get(self.end) == false_target and test.end == self.end:
             # 3.12+: code that only handlers reach, moved past the range it ends (`_handler_only_tail`),
             # leaves by jumps back to where that range goes on: such a test's false branch falls
             # out of the code being read, as the rest of the range
-            false_target = end
-        if false_target <= i:
+            test = test._replace(false_target=test.end)
+        if test.false_target <= i:
             raise self.fail(ins, "backward conditional jump outside a loop")
-        if false_target > end:
-            # (an assert that ends an enclosing block jumps to where that block goes)
-            body = self.run_range(fall, end, list(self.stack))
-            stmt = self._if_or_assert(cond, body)
-            if not isinstance(stmt, n.Assert) and self._end_before_join(false_target, i) is None \
-                    and not (end < len(self.instrs) and self._same_exit_block(end, false_target, reraise=True)) \
-                    and (not body or not self.loops and not self._goes_on_past(false_target, strict=True)
-                         and not self._same_reraise(end - 1, false_target)):
-                # (a false branch that skips more than the rest of the range: the test's jump
-                # goes on past where the range goes, which `if t: ...` would lose; unless it goes
-                # to a copy of the block where the range goes on, 3.10+. With a body, only outside
-                # loops: inside one such a jump may be a `continue` or `break` spelled through
-                # the loop's own jumps, which the loop rules read)
-                raise self.fail(ins, "conditional jump past the end of the enclosing block")
-            if isinstance(stmt, n.Assert):
-                # That is the block's way on, not `end`: an enclosing if whose false target is
-                # `end` has an else part there (`assert (x if b else y)` read as `if b: assert x`
-                # `else: assert y`; 3.10+ lay no jump over it after the raise).
-                self.range_falls_to.setdefault(end, false_target)
-            self.emit(stmt)
-            return end
-        # The instruction before the false target may jump over an else part.
+        if test.false_target > test.end:
+            return self._if_past_range(test)
+        jump = self._else_jump(test)
+        if jump.past_join:
+            return self._if_with_copied_way_out(test, jump)
+        if jump.empty_else:
+            # 3.8/3.9 keep the jump over an empty `else: pass` (later versions drop it).
+            body = self.run_range(test.fall, test.false_target - 1, list(self.stack))
+            self.emit(n.If(test.cond, body or [n.Pass()], [n.Pass()]))
+            return test.false_target
+        if jump.else_end is None and jump.last is not None and jump.last_at == test.false_target - 1 \
+                and not self.pure_mode:
+            # (an if statement, never part of a value being read)
+            threaded_end = self._if_threaded_else(test)
+            if threaded_end is not None:
+                return threaded_end
+        if jump.else_end is not None:
+            return self._if_else(test, jump)
+        return self._if_without_else_jump(test, jump)
+
+    op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE
+
+    def _if_test(self, ins: Instr, i: int, test_start: int, value: n.Expr) -> IfTest:
+        """The test of the if statement whose (last) conditional jump is `ins` at `i`, with its
+        whole chain of and/or jumps read (`condition_chain`). 3.14 folds a `__debug__ and` in front
+        of it away, leaving only an empty block where the test starts (`_test_after_empty_block`)."""
+        loop = self.loops[-1] if self.loops else None
+        cond, fall, false_target, _ = self.condition_chain(i, value)
+        if self._test_after_empty_block(test_start, i):
+            cond = n.BoolOp("and", [n.Name("__debug__"), cond])
+        return IfTest(ins, i, test_start, cond, fall, false_target, self.end, loop)
+
+    def _test_leaves_loop(self, test: IfTest) -> bool:
+        """Does the test's false branch leave the innermost loop or go back to its head (`if ...:
+        break/continue`), rather than to an else part or the code after the if inside the body?"""
+        loop, false_target, fall, end = test.loop, test.false_target, test.fall, test.end
+        leaves = loop is not None and (false_target in loop.continue_targets or self._is_break_target(loop, false_target)
+                                       or self._past_loop(loop, test.i, false_target)
+                                       or self._continues_outer_loop(false_target))
+        return leaves and not (fall < false_target < end or (false_target == end and end < loop.exit))
+
+    def _if_past_range(self, test: IfTest) -> int:
+        """`if test: ...` (or an assert) ending the range being read, whose false branch goes past
+        the range's end: an assert that ends an enclosing block jumps to where that block goes."""
+        cond, fall, false_target, end = test.cond, test.fall, test.false_target, test.end
+        body = self.run_range(fall, end, list(self.stack))
+        stmt = self._if_or_assert(cond, body)
+        if not isinstance(stmt, n.Assert) and self._end_before_join(false_target, test.i) is None \
+                and not (end < len(self.instrs) and self._same_exit_block(end, false_target, reraise=True)) \
+                and (not body or not self.loops and not self._goes_on_past(false_target, strict=True)
+                     and not self._same_reraise(end - 1, false_target)):
+            # (a false branch that skips more than the rest of the range: the test's jump
+            # goes on past where the range goes, which `if t: ...` would lose; unless it goes
+            # to a copy of the block where the range goes on, 3.10+. With a body, only outside
+            # loops: inside one such a jump may be a `continue` or `break` spelled through
+            # the loop's own jumps, which the loop rules read)
+            raise self.fail(test.ins, "conditional jump past the end of the enclosing block")
+        if isinstance(stmt, n.Assert):
+            # That is the block's way on, not `end`: an enclosing if whose false target is
+            # `end` has an else part there (`assert (x if b else y)` read as `if b: assert x`
+            # `else: assert y`; 3.10+ lay no jump over it after the raise).
+            self.range_falls_to.setdefault(end, false_target)
+        self.emit(stmt)
+        return end
+
+    def _else_jump(self, test: IfTest) -> _ElseJump:
+        """The jump that ends the if body, right before the false target, read for the else part
+        it jumps over: a JUMP past the false target (3.11 lays inline handler code in between,
+        `last_normal_index` skips it); the jump back to the loop's head that ends the loop body
+        before the rest of it, which is the else part; 3.8/3.9's jump over an empty `else: pass`."""
+        i, fall, false_target, end, loop = test.i, test.fall, test.false_target, test.end, test.loop
         last_at = self.last_normal_index(i, false_target)  # exception_table: skip inline handler code
         last = self.instrs[last_at] if last_at > i else None
         if last is not None and last.opname == "JUMP" and not self.end >= last.target >= false_target \
                 and self._stray_handler_exit(last, false_target):
             raise self.fail(last, "break or continue of a loop that never jumps back")
-        else_end: Optional[int] = None
-        continue_ends_body = False
-        if last is not None and last.opname == "JUMP" and last.target > false_target \
-                and not (loop is not None and self._is_break_target(loop, last.target)
-                         and not self._jump_to_last_break_line(last, loop)):
-            else_end = min(last.target, end)
+        jump = _ElseJump(last_at, last, None, False, False, False)
+        if last is None or last.opname != "JUMP":
+            return jump
+        if last.target > false_target and not (loop is not None and self._is_break_target(loop, last.target)
+                                                and not self._jump_to_last_break_line(last, loop)):
             if loop is not None and last.target > end and end == loop.body_end \
                     and last.target != loop.break_target and self._past_loop(loop, last.index, last.target) \
                     and not self.version.threads_jumps_once:
@@ -269,81 +247,102 @@ class ControlIfs:
                 # `while True` read where the loop's test at the bottom was not, 3.10+).
                 raise self.fail(last, "jump out of the loop past its exit")
             if self._jumps_to_return_in_view(last.target, false_target, end):
-                else_end = end - 1
-            elif not self.pure_mode and not self._goes_on_past(last.target):
-                copy = self._terminal_block_copy(last.index, last.target) if last.index == false_target - 1 else None
-                if copy is None:
-                    raise self.fail(last, "jump over an else part past where the enclosing if statement goes on")
-                # (the body's way out is that block: written out at the body's end, the if
-                # statement has no jump over its else part, which runs up to the range's end)
-                body = self.run_range(fall, last.index, list(self.stack)) + copy
-                orelse = self.run_range(false_target, end, list(self.stack))
-                self.emit(n.If(cond, body, orelse))
-                return end
-        elif last is not None and last.opname == "JUMP" and loop is not None \
-                and last.target in loop.continue_targets and end == loop.body_end and last.index != end - 1 \
-                and last.index > fall and all(src < fall for src in self.jump_sources.get(false_target, ())) \
+                return jump._replace(else_end=end - 1)
+            past_join = not self.pure_mode and not self._goes_on_past(last.target)
+            return jump._replace(else_end=min(last.target, end), past_join=past_join)
+        if loop is not None and last.target in loop.continue_targets and end == loop.body_end \
+                and last.index != end - 1 and last.index > fall \
+                and all(src < fall for src in self.jump_sources.get(false_target, ())) \
                 and not self._explicit_continue(last, end) \
                 and not (loop.is_while and self.version.while_back_jump_has_line):
             # (the rest of the loop body is an else part only if nothing else in the body goes there:
             # a `continue` ending an inner if sends that if's false branch to it too)
             else_end = self._join_after_else(fall, false_target - 1, false_target, end)
-            continue_ends_body = else_end != end  # (read as part of the body: an inner if's continue)
-        elif last is not None and last.opname == "JUMP" and last.target == false_target and last_at == false_target - 1:
-            # 3.8/3.9 keep the jump over an empty `else: pass` (later versions drop it).
-            body = self.run_range(fall, false_target - 1, list(self.stack))
-            self.emit(n.If(cond, body or [n.Pass()], [n.Pass()]))
-            return false_target
-        if else_end is None and last is not None and last_at == false_target - 1 and not self.pure_mode:
-            # (an if statement, never part of a value being read)
-            threaded = self._threaded_else_end(fall, false_target, end, loop)
-            if threaded is not None:
-                body = self._run_if_body(fall, false_target, false_target, threaded)
-                closing = self._else_jump_to_bottom_test(fall, false_target, threaded, loop)
-                orelse = self.run_range(false_target, threaded if closing is None else closing, list(self.stack))
-                self.emit(n.If(cond, body, orelse))
-                return threaded if closing is None else closing + 1
-        if else_end is not None and last is not None and last.target == else_end:
+            # (read as part of the body: an inner if's continue)
+            return jump._replace(else_end=else_end, continue_ends_body=else_end != end)
+        if last.target == false_target and last_at == false_target - 1:
+            return jump._replace(empty_else=True)
+        return jump
+
+    def _if_with_copied_way_out(self, test: IfTest, jump: _ElseJump) -> int:
+        """An if whose body jumps over its else part past where the enclosing if statement goes
+        on: only a straight block that returns or raises may be its way out (`_terminal_block_copy`,
+        3.11+), written out at the body's end."""
+        last = jump.last
+        copy = self._terminal_block_copy(last.index, last.target) if last.index == test.false_target - 1 else None
+        if copy is None:
+            raise self.fail(last, "jump over an else part past where the enclosing if statement goes on")
+        # (the body's way out is that block: written out at the body's end, the if
+        # statement has no jump over its else part, which runs up to the range's end)
+        body = self.run_range(test.fall, last.index, list(self.stack)) + copy
+        orelse = self.run_range(test.false_target, test.end, list(self.stack))
+        self.emit(n.If(test.cond, body, orelse))
+        return test.end
+
+    def _if_threaded_else(self, test: IfTest) -> Optional[int]:
+        """An if whose body ends in a jump to a jump over an else part (`_threaded_else_end`): the
+        else part runs up to where that jump goes, or to the loop's bottom test it jumps to."""
+        fall, false_target = test.fall, test.false_target
+        threaded = self._threaded_else_end(fall, false_target, test.end, test.loop)
+        if threaded is None:
+            return None
+        body = self._run_if_body(fall, false_target, false_target, threaded)
+        closing = self._else_jump_to_bottom_test(fall, false_target, threaded, test.loop)
+        orelse = self.run_range(false_target, threaded if closing is None else closing, list(self.stack))
+        self.emit(n.If(test.cond, body, orelse))
+        return threaded if closing is None else closing + 1
+
+    def _if_else(self, test: IfTest, jump: _ElseJump) -> int:
+        """`if test: ... else: ...` whose body's last jump goes over the else part up to
+        `jump.else_end` (or a value's two branches, `a if test else b`)."""
+        cond, fall, false_target, end, loop = test.cond, test.fall, test.false_target, test.end, test.loop
+        last, else_end = jump.last, jump.else_end
+        if last is not None and last.target == else_end:
             merged = self._value_then_copied_tail(cond, fall, false_target, else_end)
             if merged is not None:
                 return merged
-        if else_end is not None:
-            value_if = self.try_value_branches(cond, fall, false_target - 1, false_target, else_end)
-            if value_if is not None:
-                self.stack.append(value_if)
-                return else_end
-            if self.pure_mode:
-                # Read as statements, the if would only be emitted, which fails a value's reading.
-                # Failing now keeps nested ifs from being read twice at each level (2**depth).
-                raise StatementsInValue()
-            body = self._run_if_body(fall, false_target if continue_ends_body else false_target - 1, false_target,
-                                     else_end)
-            if loop is not None and else_end == end and self.version.threads_jumps_once and body \
-                    and isinstance(body[-1], n.If) \
-                    and not body[-1].orelse and self.instrs[false_target - 1].target in loop.continue_targets \
-                    and self._jumps_stay_in_loop_body(fall, false_target - 1, loop):
-                # `if t: ...; if u: ...; continue` and more of the loop body: u's false branch goes
-                # straight to the loop's head. Written as an else part, it would stop at the jump
-                # over it (that of an else part reaches the loop's closing jump instead).
-                self.emit(n.If(cond, body + [n.Continue()], []))
-                return false_target
-            if self._dead_jump(false_target - 1):
-                # 3.8/3.9 keep the jump over the else part after a body that cannot fall through
-                # only when the body's last statement was compound: `if b: return x else: ...`.
-                fold_tail_into_else(body)
-            orelse = self._run_else_part(false_target, else_end, last_at if last is not None else -1)
-            if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end \
-                    and not continue_ends_body:
-                body.append(n.Continue())
-            self.emit(n.If(cond, body, orelse))
-            if last.target > end and else_end == end:
-                # The body's jump over the else part goes past the range: the if statement, the
-                # range's last, goes on there. An enclosing if whose false target is `end` has an
-                # else part up to there (3.13 places the original of a copied `return x` after a
-                # middle else part: `if a: (if b: x = 0 / else: x = 1)` / `else: x = 2` then
-                # `return x`, each other branch with its copy).
-                self.range_falls_to.setdefault(end, last.target)
+        value_if = self.try_value_branches(cond, fall, false_target - 1, false_target, else_end)
+        if value_if is not None:
+            self.stack.append(value_if)
             return else_end
+        if self.pure_mode:
+            # Read as statements, the if would only be emitted, which fails a value's reading.
+            # Failing now keeps nested ifs from being read twice at each level (2**depth).
+            raise StatementsInValue()
+        body = self._run_if_body(fall, false_target if jump.continue_ends_body else false_target - 1, false_target,
+                                 else_end)
+        if loop is not None and else_end == end and self.version.threads_jumps_once and body \
+                and isinstance(body[-1], n.If) \
+                and not body[-1].orelse and self.instrs[false_target - 1].target in loop.continue_targets \
+                and self._jumps_stay_in_loop_body(fall, false_target - 1, loop):
+            # `if t: ...; if u: ...; continue` and more of the loop body: u's false branch goes
+            # straight to the loop's head. Written as an else part, it would stop at the jump
+            # over it (that of an else part reaches the loop's closing jump instead).
+            self.emit(n.If(cond, body + [n.Continue()], []))
+            return false_target
+        if self._dead_jump(false_target - 1):
+            # 3.8/3.9 keep the jump over the else part after a body that cannot fall through
+            # only when the body's last statement was compound: `if b: return x else: ...`.
+            fold_tail_into_else(body)
+        orelse = self._run_else_part(false_target, else_end, jump.last_at if last is not None else -1)
+        if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end \
+                and not jump.continue_ends_body:
+            body.append(n.Continue())
+        self.emit(n.If(cond, body, orelse))
+        if last.target > end and else_end == end:
+            # The body's jump over the else part goes past the range: the if statement, the
+            # range's last, goes on there. An enclosing if whose false target is `end` has an
+            # else part there (3.13 places the original of a copied `return x` after a
+            # middle else part: `if a: (if b: x = 0 / else: x = 1)` / `else: x = 2` then
+            # `return x`, each other branch with its copy).
+            self.range_falls_to.setdefault(end, last.target)
+        return else_end
+
+    def _if_without_else_jump(self, test: IfTest, jump: _ElseJump) -> int:
+        """An if whose body ends in no jump over an else part: `if test: ...`, unless the body's
+        way on skips the code at the false target, which is then the else part
+        (`_else_up_to_body_join`, `_else_past_body_exit`)."""
+        cond, fall, false_target, end = test.cond, test.fall, test.false_target, test.end
         merged = self._value_before_copied_exit(cond, fall, false_target)
         if merged is not None:
             return merged
@@ -357,8 +356,33 @@ class ControlIfs:
                 and len(self.jump_sources.get(false_target, ())) > 1:
             stray = stray_break(self.graph, fall, false_target, self.jump_sources)
             if stray is not None:
-                return self._never_back_while(cond, test_start, fall, false_target, stray)
+                return self._never_back_while(cond, test.test_start, fall, false_target, stray)
         body = self.run_range(fall, false_target, list(self.stack))
+        else_end = self._else_up_to_body_join(test, body)
+        if else_end is None:
+            else_end = self._else_past_body_exit(test, body, jump.last_at)
+        if else_end is not None:
+            return else_end
+        copy = self._copied_fall_out_past_range(fall, false_target, end)
+        if copy is not None:
+            # The body ends in a copy of the try's way out, which goes past where this if's
+            # false branch goes on: written as falling out of the body it would run that code
+            # too, so it is the block written out (`if b: return None` then more of an
+            # enclosing if body, and code after that: pydoc's `_getowndoc`, 3.12+).
+            skipped_to = self.skip.pop(copy)
+            try:
+                body = body + self.run_range(copy, false_target, list(self.stack))
+            finally:
+                self.skip[copy] = skipped_to
+        self.emit(self._if_or_assert(cond, body))
+        return false_target
+
+    def _else_up_to_body_join(self, test: IfTest, body: List[n.Stmt]) -> Optional[int]:
+        """Where the else part of the if with `body` ends when the body's last statement goes on
+        past the false target (`range_falls_to`: a try whose except clause, laid with the handler
+        code at the end, 3.12+, jumps to the code after the if): the code in between is the else
+        part. Emits the if statement; None when the body has no such way on."""
+        cond, fall, false_target, end = test.cond, test.fall, test.false_target, test.end
         join = self.range_falls_to.get(false_target)
         if join is not None and false_target in self.tail_else_joins and join > end \
                 and self.instrs[fall - 1].opname in COND_JUMPS:
@@ -366,7 +390,7 @@ class ControlIfs:
             # try, which its handler reaches too): the rest of this block is the else part.
             join = end
         if join is not None and false_target in self.tail_else_joins and not false_target < join <= end:
-            raise self.fail(ins, "if body whose rest jumps over an else part past the enclosing block")
+            raise self.fail(test.ins, "if body whose rest jumps over an else part past the enclosing block")
         if join is not None and false_target < join <= end:
             # The body's last statement is a try whose except clause goes on past the false
             # target (3.12+: the body returns, and the clause's jump from the handler code at
@@ -383,47 +407,35 @@ class ControlIfs:
             self.emit(n.If(cond, body, orelse))
             self.range_falls_to.setdefault(end, join)  # (and so does this if statement)
             return end
-        if false_target in self.breaks_to_next_iteration and loop is not None and false_target < end:
+        return None
+
+    def _else_past_body_exit(self, test: IfTest, body: List[n.Stmt], last_at: int) -> Optional[int]:
+        """Where the else part of the if with `body` ends when the body's last statement leaves
+        by a way that skips the false target: a loop's `break` to the enclosing loop's next
+        iteration, a with's suppressed exception (3.11+), a copy of the enclosing try's way out
+        (3.10), a dead jump over the else part. Emits the if statement; None for none of these."""
+        cond, fall, false_target, end = test.cond, test.fall, test.false_target, test.end
+        if false_target in self.breaks_to_next_iteration and test.loop is not None and false_target < end:
             # The body's last statement is a loop whose `break` goes on to the enclosing loop's
             # next iteration, not to the false target: the rest up to there is the else part.
             else_end = self._end_before_next_iteration()
             if else_end is None:
-                raise self.fail(ins, "if body breaks to the next iteration of an enclosing loop")
-            orelse = self.run_range(false_target, else_end, list(self.stack))
-            self.emit(n.If(cond, body, orelse))
-            return else_end
-        else_end = self._with_way_on_past_else(body, false_target, end) if false_target < end else None
-        if else_end is not None:
-            # `if c: with cm: return x` then `else: ...`: a suppressed exception goes on after
-            # the if statement, not at the false target (3.11+ lay no jump over the else part)
-            orelse = self.run_range(false_target, else_end, list(self.stack))
-            self.emit(n.If(cond, body, orelse))
-            return else_end
-        if false_target < end and self._ends_in_outer_way_out(body, false_target):
+                raise self.fail(test.ins, "if body breaks to the next iteration of an enclosing loop")
+        else:
+            else_end = self._with_way_on_past_else(body, false_target, end) if false_target < end else None
+            # (if not None: `if c: with cm: return x` then `else: ...`: a suppressed exception goes
+            # on after the if statement, not at the false target; 3.11+ lay no jump over the else part)
+        if else_end is None and (false_target < end and self._ends_in_outer_way_out(body, false_target)
+                                 or self._else_before_dead_jump(false_target)
+                                 or self._body_ends_in_copied_fall_out(fall, false_target, end, last_at)):
             # The body's last statement left the enclosing try through its copied way out
             # (3.10): it does not go on at the false target, which is the else part.
-            orelse = self.run_range(false_target, end, list(self.stack))
-            self.emit(n.If(cond, body, orelse))
-            return end
-        if self._else_before_dead_jump(false_target) or self._body_ends_in_copied_fall_out(fall, false_target, end, last_at):
-            orelse = self.run_range(false_target, end, list(self.stack))
-            self.emit(n.If(cond, body, orelse))
-            return end
-        copy = self._copied_fall_out_past_range(fall, false_target, end)
-        if copy is not None:
-            # The body ends in a copy of the try's way out, which goes past where this if's
-            # false branch goes on: written as falling out of the body it would run that code
-            # too, so it is the block written out (`if b: return None` then more of an
-            # enclosing if body, and code after that: pydoc's `_getowndoc`, 3.12+).
-            skipped_to = self.skip.pop(copy)
-            try:
-                body = body + self.run_range(copy, false_target, list(self.stack))
-            finally:
-                self.skip[copy] = skipped_to
-        self.emit(self._if_or_assert(cond, body))
-        return false_target
-
-    op_POP_JUMP_IF_TRUE = op_POP_JUMP_IF_NONE = op_POP_JUMP_IF_NOT_NONE = op_POP_JUMP_IF_FALSE
+            else_end = end
+        if else_end is None:
+            return None
+        orelse = self.run_range(false_target, else_end, list(self.stack))
+        self.emit(n.If(cond, body, orelse))
+        return else_end
 
     def _copied_fall_out_past_range(self, fall: int, false_target: int, end: int) -> Optional[int]:
         """The copy of a try's way out that ends the if body [fall, false_target) when the if

@@ -1,5 +1,5 @@
 """Loops: a loop's header and closing jump (`loop_at`), while loops, and where a loop body ends when
-its tail returns, breaks or ends inside a try.
+its tail returns, breaks or ends inside a try (where that try ends: control_loop_tries.py).
 """
 from typing import List, NamedTuple, Optional, Set, Tuple
 
@@ -7,8 +7,7 @@ from depyf.decompiler import borrows
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, TERMINAL, Instr
-from depyf.decompiler.control_model import (COND_JUMPS, LoopInfo, _BLOCK_SETUPS, _drop_trailing_continue,
-    _may_complete)
+from depyf.decompiler.control_model import COND_JUMPS, LoopInfo, _drop_trailing_continue, _may_complete
 
 
 class _WhileBounds(NamedTuple):
@@ -332,48 +331,8 @@ class ControlLoops:
         """The else part of the while loop [h, j], read once the body was: the code from the
         loop's exit up to where its `break`s go, where the tables of the body's reading say the
         else part lies; and the ways on past the range that the loop's breaks take."""
-        exit, body_start, body_end, real_exit = shape.exit, shape.body_start, shape.body_end, shape.real_exit
-        break_target = info.break_target
-        orelse: List[n.Stmt] = []
-        after = real_exit
-        handler_break_after_else = False
-        copies_close_range = False  # the code after the loop exists only as the breaks' copies
-        if break_target is not None and break_target > real_exit and break_target <= self.end:
-            orelse = self.run_range(real_exit, break_target, list(self.stack))
-            after = break_target
-        elif break_target is not None and real_exit < self.end and self._copy_of_range_end(break_target):
-            # (the breaks skip the rest of the range: the else part)
-            orelse = self.run_range(real_exit, self.end, list(self.stack))
-            after = self.end
-        elif cond is not None and real_exit < self.end and (else_end := self._else_end_before_enclosing_continue(
-                body_start, body_end, break_target)) is not None:
-            orelse = self.run_range(real_exit, else_end, list(self.stack))
-            after = else_end
-        elif cond is not None and info.handler_break is not None and info.handler_break > real_exit \
-                and (returning_end := self._returning_block_end(real_exit)) is not None:
-            # 3.12+: a handler's `break` jumps past the handler code, to the code after the loop
-            # moved there; the block at the loop's exit, where the test goes, is its else part.
-            orelse = self.run_range(real_exit, returning_end, list(self.stack))
-            after = returning_end
-            handler_break_after_else = True
-        elif info.break_tail is not None:
-            # The code after the loop lies in its body (`_exit_code_after_exit_call`): the block
-            # at the loop's exit, where the test goes, is its else part, which returns or raises.
-            returning_end = self._returning_block_end(real_exit) if cond is not None else None
-            if returning_end is None:
-                raise self.fail(self.instrs[h], "code after the loop laid in its body, with no else part before it")
-            orelse = self.run_range(real_exit, returning_end, list(self.stack))
-            after = returning_end
-        elif cond is None and real_exit == self.end and self._ends_range_breaking_to_next_iteration(
-                body_start, j + 1, real_exit):
-            # `if c: while True: ... break` then `else: ...` as the enclosing loop's last
-            # statement: the breaks go on to its next iteration, never to this range's end.
-            self.breaks_to_next_iteration.add(self.end)
-        elif cond is not None and real_exit == self.end and exit > self.end and self._goes_to_next_iteration(exit):
-            # `if c: while t: ...; continue` then `else: ...` as the enclosing loop's last
-            # statement: the body never falls into a copy of the test, and the test's exit went
-            # straight on to the enclosing loop's next iteration, past the else part.
-            self.breaks_to_next_iteration.add(self.end)
+        real_exit, break_target = shape.real_exit, info.break_target
+        orelse, after, handler_break_after_else = self._while_else_to_breaks(h, j, cond, info, shape)
         if cond is None and break_target is not None and break_target > self.end == real_exit:
             # A `while True:` that ends an if body is left only by its `break`s, which go
             # on where the if statement does, past its else part (laid at the false target with
@@ -383,25 +342,72 @@ class ControlLoops:
                 and info.handler_break_on > self.end == real_exit:
             # (... so is a `break` in an except clause, its jump laid with the handler code)
             self.range_falls_to.setdefault(self.end, info.handler_break_on)
+        copies_close_range = False  # the code after the loop exists only as the breaks' copies
         if shape.else_break:
             orelse = [n.Break()]
         elif not orelse and cond is not None and after == real_exit and info.copied_exit is not None:
-            # 3.10+: the breaks ran a copy of the code after the loop; where that code stands,
-            # ending the range, the loop's exit block before it is the else part they skipped.
-            rest = self._copied_exit_original(info.copied_exit, real_exit)
-            if rest is not None:
-                orelse = self.run_range(real_exit, rest, list(self.stack))
-                after = rest
-            elif break_target is None and self._else_ends_function(real_exit) \
-                    and not self._copy_stands_in(info.copied_exit, real_exit, self.end):
-                # Every `break` ran a copy of the code after the loop, which exists only as those
-                # copies (the compiler dropped it, only the breaks reaching it): the code at the
-                # loop's exit, which ends the range with a return or raise, is its else part
-                # (as for a for loop).
-                orelse = self.run_range(real_exit, self.end, list(self.stack))
-                after = self.end
-                copies_close_range = True
+            skipped = self._else_skipped_by_copied_breaks(info, real_exit)
+            if skipped is not None:
+                orelse, after, copies_close_range = skipped
         return _LoopElse(orelse, after, handler_break_after_else, copies_close_range)
+
+    def _while_else_to_breaks(self, h: int, j: int, cond: Optional[n.Expr], info: LoopInfo,
+                              shape: _WhileShape) -> Tuple[List[n.Stmt], int, bool]:
+        """The else part of the while loop [h, j] up to where its `break`s go, where the code
+        after the loop starts, and whether a handler's `break` goes past the else part (3.12+);
+        notes a loop whose breaks go on to the enclosing loop's next iteration."""
+        exit, body_start, body_end, real_exit = shape.exit, shape.body_start, shape.body_end, shape.real_exit
+        break_target = info.break_target
+        if break_target is not None and break_target > real_exit and break_target <= self.end:
+            return self.run_range(real_exit, break_target, list(self.stack)), break_target, False
+        if break_target is not None and real_exit < self.end and self._copy_of_range_end(break_target):
+            # (the breaks skip the rest of the range: the else part)
+            return self.run_range(real_exit, self.end, list(self.stack)), self.end, False
+        if cond is not None and real_exit < self.end and (else_end := self._else_end_before_enclosing_continue(
+                body_start, body_end, break_target)) is not None:
+            return self.run_range(real_exit, else_end, list(self.stack)), else_end, False
+        if cond is not None and info.handler_break is not None and info.handler_break > real_exit \
+                and (returning_end := self._returning_block_end(real_exit)) is not None:
+            # 3.12+: a handler's `break` jumps past the handler code, to the code after the loop
+            # moved there; the block at the loop's exit, where the test goes, is its else part.
+            return self.run_range(real_exit, returning_end, list(self.stack)), returning_end, True
+        if info.break_tail is not None:
+            # The code after the loop lies in its body (`_exit_code_after_exit_call`): the block
+            # at the loop's exit, where the test goes, is its else part, which returns or raises.
+            returning_end = self._returning_block_end(real_exit) if cond is not None else None
+            if returning_end is None:
+                raise self.fail(self.instrs[h], "code after the loop laid in its body, with no else part before it")
+            return self.run_range(real_exit, returning_end, list(self.stack)), returning_end, False
+        if cond is None and real_exit == self.end and self._ends_range_breaking_to_next_iteration(
+                body_start, j + 1, real_exit):
+            # `if c: while True: ... break` then `else: ...` as the enclosing loop's last
+            # statement: the breaks go on to its next iteration, never to this range's end.
+            self.breaks_to_next_iteration.add(self.end)
+        elif cond is not None and real_exit == self.end and exit > self.end and self._goes_to_next_iteration(exit):
+            # `if c: while t: ...; continue` then `else: ...` as the enclosing loop's last
+            # statement: the body never falls into a copy of the test, and the test's exit went
+            # straight on to the enclosing loop's next iteration, past the else part.
+            self.breaks_to_next_iteration.add(self.end)
+        return [], real_exit, False
+
+    def _else_skipped_by_copied_breaks(self, info: LoopInfo,
+                                       real_exit: int) -> Optional[Tuple[List[n.Stmt], int, bool]]:
+        """3.10+: the else part of a while loop whose `break`s ran a copy of the code after the
+        loop (`info.copied_exit`), where the code after it starts, and whether that code exists
+        only as those copies; None where the loop's exit block is no else part."""
+        # Where that code stands, ending the range, the loop's exit block before it is the else
+        # part they skipped.
+        rest = self._copied_exit_original(info.copied_exit, real_exit)
+        if rest is not None:
+            return self.run_range(real_exit, rest, list(self.stack)), rest, False
+        if info.break_target is None and self._else_ends_function(real_exit) \
+                and not self._copy_stands_in(info.copied_exit, real_exit, self.end):
+            # Every `break` ran a copy of the code after the loop, which exists only as those
+            # copies (the compiler dropped it, only the breaks reaching it): the code at the
+            # loop's exit, which ends the range with a return or raise, is its else part
+            # (as for a for loop).
+            return self.run_range(real_exit, self.end, list(self.stack)), self.end, True
+        return None
 
     def _break_past_inline_handler(self, h: int, j: int) -> Optional[int]:
         """Where the `while True:` loop [h, j] really ends when the jump right after its last
@@ -567,162 +573,6 @@ class ControlLoops:
                 or self.jump_sources.get(k):
             return x
         return k
-
-    def _end_of_try_begun_in_loop(self, h: int, j: int) -> Optional[int]:
-        """3.11+: where the try protecting `j + 1` ends, when that try starts inside the loop
-        [h, j] (its body's `continue` is the loop's last jump back, and the rest of its body
-        follows): on 3.11 the target of the first jump in [j + 1, handler) over the handler
-        code, the try's way on; on 3.12+ past the finally body's copy, or where the except
-        clauses go on. None for code no such try protects. (A loop that ends only in a `break`
-        falling into the code after it ends anywhere from there on with the same bytecode:
-        right after the try is as good as later.)"""
-        if not self.version.has_exception_table or not self.bc.regions:
-            return None
-        self._xt()
-        after = j + 1
-        chain = self._chain(after)
-        if not chain:
-            # (unprotected, it may be the try's else part, or its finally body's copy, where its
-            # body's test skipping the `continue` jumps: `try: if c: continue / except E: ...
-            # else: ...`)
-            chain = tuple({self._chain(src)[0] for src in self.jump_sources.get(after, ())
-                           if h <= src < j and self._chain(src)})
-            if len(chain) != 1:
-                chain = ()
-        # (the outermost such try: `try: ... except E: ... finally: ...` ends past its finally;
-        # one that starts at `j + 1` or later lies in the rest of its body)
-        begun = [t for t in chain if h <= self._try_start_of(t) < after]
-        if not begun and not self.version.handler_code_at_end:
-            # 3.11: the try's else part, unprotected, follows the body that ends in the
-            # `continue` at `j` and comes before the handler code inline
-            # (the nearest handler past `after` of a try started in the loop)
-            ts = [t for s, hs in self._xt().try_starts.items() if h <= s < after for t in hs if t > after]
-            begun = [min(ts)] if ts else []
-        if not begun:
-            return None
-        t = begun[-1]
-        if self.version.handler_code_at_end:
-            # (3.12+: no jump over the handler code, which lies at the end of the function; the
-            # rest of the body is reached from the try's start, never only through a handler)
-            s = self._try_start_of(t)
-            x = self.try_end_past_protected(s, t) if after in self._reach(s) else None  # exception_table
-            return x if x is not None and x > after else None
-        for ins in self.instrs[after:t]:
-            if ins.opname == "JUMP" and ins.target is not None and ins.target > t:
-                return ins.target
-        return None
-
-    def _end_of_block_try_begun_in_loop(self, h: int, j: int) -> Optional[int]:
-        """3.10: where the try that protects `j + 1` ends, when that try starts inside the loop
-        [h, j]: a `continue` in its body is the loop's last jump back, and the rest of its body,
-        its handler code (the block stack's handler lies after the body's ways on) and what
-        follows the try are the rest of the loop body. The try ends where its body's way on
-        jumps over the handler code (and past an else part, where its clauses jump), or, when
-        that way on is a copied return, after the handler code. None for code no such try
-        protects."""
-        instrs = self.instrs
-        if self.version.has_exception_table:
-            return None
-        after = j + 1
-        # (3.10: or right after `j`, the try body's `continue` its only way on, the handler code
-        # ending the body after the copied exit of a `break` before the try)
-        first = after if self.version.copies_exit_blocks else after + 1
-        handlers = [ins.target for ins in instrs[h:j] if ins.opname in ("SETUP_FINALLY", "SETUP_WITH",
-                                                                        "SETUP_ASYNC_WITH")
-                    and ins.target is not None and ins.target >= first]
-        if not handlers:
-            return None
-        t = max(handlers)  # (the outermost such try)
-        if instrs[t].opname == "WITH_EXCEPT_START":
-            # A with: its cleanup's way on when the exception is swallowed (`POP_EXCEPT;
-            # POP_TOP` after a test that re-raises otherwise) goes where the with goes on.
-            test = instrs[t + 1]
-            if [ins.opname for ins in instrs[t + 1:t + 4]] == ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"]:
-                test = instrs[t + 4]  # (an async with: the test follows the awaited __aexit__ call)
-            if test.opname != "POP_JUMP_IF_TRUE" or test.target is None:
-                return None
-            k = test.target
-            while k < len(instrs) and instrs[k].opname in ("POP_TOP", "POP_EXCEPT"):
-                k += 1  # (the unwinding of the swallowed exception)
-            if k == len(instrs):
-                return None
-            if instrs[k].opname == "JUMP":
-                return instrs[k].target if instrs[k].target > k else None
-            # (no jump: the code after the with follows; the walk on to its end would take in
-            # the code after the loop too, past a `break` in the with body)
-            return k
-        way_on: Optional[Instr] = instrs[t - 1]
-        if t == after:
-            way_on = None  # (the body's way on is the `continue` at `j`)
-        elif way_on.opname == "BEGIN_FINALLY":
-            way_on = None  # (3.8: the body's way on falls into the finally body, to its END_FINALLY)
-        elif way_on.opname == "JUMP" and way_on.target is not None and way_on.target > t:
-            end = way_on.target
-            if instrs[t].opname in ("DUP_TOP", "POP_TOP"):
-                # (an else part at `end`: the clauses that finish jump past it)
-                later = [ins.target for ins in instrs[t:end] if ins.opname == "JUMP"
-                         and ins.target is not None and ins.target > end]
-                if later:
-                    end = max(later)
-                else:
-                    # (... or run a copy of the small block that ends the function, where the
-                    # else part falls (a `break` to it after the try): the try ends there)
-                    end = self._clause_copied_way_on(t, end)
-            return end
-        if way_on is not None and way_on.opname not in TERMINAL:
-            return None
-        if instrs[t].opname in ("DUP_TOP", "POP_TOP"):
-            end = self._except_chain_end(t)
-            if end is None:
-                return None
-            later = [ins.target for ins in instrs[t:end] if ins.opname == "JUMP"
-                     and ins.target is not None and ins.target > end]
-            return max(later) if later else end
-        # A finally body's exceptional copy: up to the re-raise it reaches.
-        k = t
-        while k < len(instrs) and instrs[k].opname not in ("RERAISE", "END_FINALLY"):
-            if instrs[k].opname in ("RETURN_VALUE", "RAISE_VARARGS") or instrs[k].opname in _BLOCK_SETUPS:
-                return None  # (a finally body with a construct or an exit of its own: not read here)
-            k += 1
-        return k + 1 if k < len(instrs) else None
-
-    def _clause_copied_way_on(self, t: int, end: int) -> int:
-        """3.10: where the else part at `end` of the try whose except clauses start at `t` goes
-        on, when a clause's way on, after its POP_EXCEPT, is a copy of the small block that ends
-        the function there (the code after the loop, reached by a `break` after the try): the
-        start of that block, which the else part falls into; `end` when there is none."""
-        instrs = self.instrs
-        p = end
-        while p < len(instrs) and not instrs[p].is_jump and instrs[p].opname not in ENDS_FLOW \
-                and instrs[p].opname not in _BLOCK_SETUPS \
-                and (p == end or not any(src < end for src in self.jump_sources.get(p, ()))):
-            p += 1
-        if p >= len(instrs) or instrs[p].opname not in TERMINAL:
-            return end
-        for q in range(t, end):
-            if instrs[q].opname != "POP_EXCEPT":
-                continue
-            c = q + 1
-            if c + 3 <= end and instrs[c].opname == "LOAD_CONST" and instrs[c].argval is None \
-                    and instrs[c + 1].opname.startswith("STORE_") and instrs[c + 2].opname.startswith("DELETE_") \
-                    and instrs[c + 1].argval == instrs[c + 2].argval:
-                c += 3  # (`except E as e:` drops its name first: `e = None; del e`)
-            for s in range(max(end + 1, p + 1 - MAX_COPY), p + 1):
-                length = p + 1 - s
-                if c + length <= end and self._same_code((c, c + length), (s, p + 1)) \
-                        and self._is_copy(c, c + length):
-                    return s
-        return end
-
-    def _try_start_of(self, t: int) -> int:
-        """Where the try (or with) statement whose handler is `t` starts; -1 when none does."""
-        st = self._xt()
-        for s, ts in st.try_starts.items():
-            if t in ts:
-                return s
-        if st.kinds.get(t) == "with":
-            return self._first_protected().get(t, -1)  # (its body's first instruction)
-        return -1
 
     def _copied_exit_after_tail(self, h: int, j: int) -> Optional[int]:
         """`_breaking_tail_end` when the earlier `break`s left no jump: they went to a small block

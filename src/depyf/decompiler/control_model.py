@@ -1,10 +1,11 @@
 """What the control-flow mixins share: the conditional jumps, `LoopInfo` (what `break`/`continue` mean
 in one loop), the exception a value reading raises at a statement, and the negation helpers.
 """
-from typing import List, Optional, Set, Tuple
+from typing import List, NamedTuple, Optional, Set, Tuple
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import folds_under_not, negate
+from depyf.decompiler.instructions import Instr
 
 
 COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
@@ -57,6 +58,19 @@ class LoopInfo:
         # 3.12: [start, end) of the code after a while loop, laid in its body right after the
         # exit call of a with body that `break`s (the loop's else part after the loop).
         self.break_tail: Optional[Tuple[int, int]] = None
+
+
+class IfTest(NamedTuple):
+    """The test of an if statement as its conditional jump lays it out (`ControlIfs._if_test`):
+    the body falls through, the false branch jumps to the else part or the code after the if."""
+    ins: Instr  # the test's last conditional jump
+    i: int  # its index
+    test_start: int  # where the test's code starts
+    cond: n.Expr  # the whole test (its chain of and/or jumps read), as the if statement writes it
+    fall: int  # where the body starts: the jump's fall-through
+    false_target: int  # where the false branch goes: the else part, the code after the if, a loop's head or exit
+    end: int  # the end of the range being read
+    loop: Optional[LoopInfo]  # the innermost loop being read, None outside loops
 
 
 class _Atom:

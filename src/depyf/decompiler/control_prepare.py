@@ -5,7 +5,7 @@ from bisect import bisect_left
 from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler import nodes as n
-from depyf.decompiler.graph import FlowGraph
+from depyf.decompiler.graph import FlowGraph, JumpIndex
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.control_model import COND_JUMPS, _BLOCK_SETUPS, _NOT_IN_ATOM
 
@@ -18,22 +18,10 @@ class ControlPrepare:
     """The control tables, prepared once per reading; mixed into `control.ControlRules`."""
 
     def prepare_control(self) -> None:
-        instrs = self.instrs
-        self.skip: Dict[int, int] = {}
-        # 3.11+: copies of a finally body that never finishes on a way out of the try body, with
-        # the stack of the try: the way out is emitted there (`exit_into_dead_end`).
-        self.dead_end_exits: Dict[int, Tuple[List[n.Expr], int]] = {}
-        self.value_only_dead_ends: Set[int] = set()  # (of those, the ones past the protected code)
-        # The end of code only handlers reach, moved past the range it ends -> where that range goes on.
-        self.tail_ways_on: Dict[int, int] = {}
-        self.fall_override: Dict[int, int] = {}
-        # The end of an if body being read -> where the else part after it ends.
-        self.else_joins: Dict[int, int] = {}
-        # Ends of the else parts being read where their if statement goes on (`_run_else_part`).
-        self.exact_joins: Dict[int, int] = {}
-        # The end of a range that a with statement ends -> where that with goes on when its
-        # context manager suppresses an exception (exception_table).
-        self.with_ways_on: Dict[int, int] = {}
+        """Set up this reading's control tables: the jump tables of the code's graph, the loops
+        (each header's closing jump, merged where 3.10+ tests overlap, extended over handler code
+        and returning tails), and the empty tables the rules fill as they read."""
+        self._prepare_join_tables()
         # The jump tables come from the graph of the code as decoded (one per `Bytecode`,
         # shared by every reading of it; `redirect` re-points a jump only in this reading's
         # view, and no instruction becomes a jump or stops being one).
@@ -47,65 +35,9 @@ class ControlPrepare:
         # fused jump may change from one test to another, `chained_compare`, but stays one).
         self.jump_indices: Sequence[int] = jumps.indices
         self.cond_jump_indices: Sequence[int] = jumps.conditional
-        back: Dict[int, int] = {}
         handler_code = self.handler_only_code()  # exception_table: 3.12+ handler code at the end
-        handler_back: Dict[int, int] = {}
-        for k in jumps.backward:
-            t = instrs[k].target
-            if not self.is_send_loop(t) and not self.async_for_way_back(k, t):
-                into = handler_back if k in handler_code else back
-                into[t] = max(into.get(t, -1), k)
-        # Loops that only a handler closes: with 3.12+ handler code at the end, such a loop's
-        # jump back lies past any loop around it, which it must not be merged with.
-        self.handler_closed: Set[int] = set()
-        for t, j in handler_back.items():
-            if self.handler_jump_closes_loop(j, t):  # exception_table
-                if t not in back:
-                    self.handler_closed.add(t)
-                back.setdefault(t, self.handler_loop_end(t, j))  # only a handler closes the loop
-        for k in jumps.iterations:
-            # A for loop's body runs from the FOR_ITER up to the loop's exit, even when it always
-            # leaves (return, raise, break: no jump back) or its only jumps back are breaks of an
-            # inner loop that the compiler sent straight to this head.
-            back[k] = max(back.get(k, -1), instrs[k].target - 1)
-        # Merge loops that overlap without nesting (3.10+ `continue` jumps to the top test while
-        # the bottom test jumps to the body).
-        headers = sorted(back)
-        merged: Dict[int, int] = {}
-        extra_headers: Dict[int, Set[int]] = {}
-        for h in headers:
-            j = back[h]
-            outer = next((h0 for h0 in merged if h0 in self.handler_closed and h0 < h <= j < merged[h0]
-                          and self._handler_bottom_test_of(h0, h, j)), None)
-            if outer is not None:
-                # A while loop that only a handler's `continue` (to the test at the top) closes
-                # as read so far: the jump back at `j`, to the body's start, ends the copy of
-                # that test at the bottom. It is that loop's end, the handler's jump back a
-                # `continue` past it (`while a and b: ...` then `try: ... / except E: continue`).
-                merged[outer] = j
-                extra_headers.setdefault(outer, set()).add(h)
-                continue
-            for h0 in list(merged):
-                j0 = merged[h0]
-                closed = h in self.handler_closed and self.version.handler_code_at_end
-                bottom_test = closed and self._handler_bottom_test_of(h0, h, j)
-                if h0 < h <= j0 < j and not (closed and not self._continue_nop_of(h0, h) and not bottom_test):
-                    if not closed or bottom_test:
-                        # (a handler's jump back, at the end, does not end the body, unless it is
-                        # the body's own end, the copy of the test)
-                        merged[h0] = j
-                    extra_headers.setdefault(h0, set()).add(h)
-                    break
-            else:
-                for h0 in list(merged):
-                    j0 = merged[h0]
-                    if h0 < h <= j0 and j <= j0:
-                        break
-                merged.setdefault(h, j)
-        # A header absorbed into another loop is not a loop of its own.
-        for h0, hs in extra_headers.items():
-            for h in hs:
-                merged.pop(h, None)
+        back = self._loop_back_jumps(jumps, handler_code)
+        merged, extra_headers = self._merge_overlapping_loops(back)
         # 3.8-3.10: a `while True:` closed by an except clause's `continue` runs on to the end of
         # the handler code after that jump back (see `_handler_overrun`).
         self.handler_overrun: Dict[int, int] = {}
@@ -142,6 +74,95 @@ class ControlPrepare:
         self.chain_jumps: FrozenSet[int] = frozenset()  # the conditional jumps of the chain being built
         self.no_copied_exits = False  # (patterns: reading a guard, whose tests never leave by copies)
         self.copied_fall_outs: Set[int] = set()  # exception_table: handler exits that are copies of the way out
+
+    def _prepare_join_tables(self) -> None:
+        """The empty tables of skipped code and of where the statements being read join or go on,
+        which the rules fill as they read (the first thing `prepare_control` sets up)."""
+        self.skip: Dict[int, int] = {}
+        # 3.11+: copies of a finally body that never finishes on a way out of the try body, with
+        # the stack of the try: the way out is emitted there (`exit_into_dead_end`).
+        self.dead_end_exits: Dict[int, Tuple[List[n.Expr], int]] = {}
+        self.value_only_dead_ends: Set[int] = set()  # (of those, the ones past the protected code)
+        # The end of code only handlers reach, moved past the range it ends -> where that range goes on.
+        self.tail_ways_on: Dict[int, int] = {}
+        self.fall_override: Dict[int, int] = {}
+        # The end of an if body being read -> where the else part after it ends.
+        self.else_joins: Dict[int, int] = {}
+        # Ends of the else parts being read where their if statement goes on (`_run_else_part`).
+        self.exact_joins: Dict[int, int] = {}
+        # The end of a range that a with statement ends -> where that with goes on when its
+        # context manager suppresses an exception (exception_table).
+        self.with_ways_on: Dict[int, int] = {}
+
+    def _loop_back_jumps(self, jumps: JumpIndex, handler_code: Set[int]) -> Dict[int, int]:
+        """Each loop header -> the last jump back to it that closes the loop: a backward jump
+        (not a `yield from`/`await` loop's, nor an async for's way back through its handler), a
+        handler's jump back where only it closes the loop (3.11+; sets `handler_closed`), and a
+        for loop's FOR_ITER, whose body runs up to the loop's exit."""
+        instrs = self.instrs
+        back: Dict[int, int] = {}
+        handler_back: Dict[int, int] = {}
+        for k in jumps.backward:
+            t = instrs[k].target
+            if not self.is_send_loop(t) and not self.async_for_way_back(k, t):
+                into = handler_back if k in handler_code else back
+                into[t] = max(into.get(t, -1), k)
+        # Loops that only a handler closes: with 3.12+ handler code at the end, such a loop's
+        # jump back lies past any loop around it, which it must not be merged with.
+        self.handler_closed: Set[int] = set()
+        for t, j in handler_back.items():
+            if self.handler_jump_closes_loop(j, t):  # exception_table
+                if t not in back:
+                    self.handler_closed.add(t)
+                back.setdefault(t, self.handler_loop_end(t, j))  # only a handler closes the loop
+        for k in jumps.iterations:
+            # A for loop's body runs from the FOR_ITER up to the loop's exit, even when it always
+            # leaves (return, raise, break: no jump back) or its only jumps back are breaks of an
+            # inner loop that the compiler sent straight to this head.
+            back[k] = max(back.get(k, -1), instrs[k].target - 1)
+        return back
+
+    def _merge_overlapping_loops(self, back: Dict[int, int]) -> Tuple[Dict[int, int], Dict[int, Set[int]]]:
+        """The loops (header -> closing jump) with those that overlap without nesting merged
+        (3.10+ `continue` jumps to the top test while the bottom test jumps to the body), and
+        each merged loop's other headers."""
+        headers = sorted(back)
+        merged: Dict[int, int] = {}
+        extra_headers: Dict[int, Set[int]] = {}
+        for h in headers:
+            j = back[h]
+            outer = next((h0 for h0 in merged if h0 in self.handler_closed and h0 < h <= j < merged[h0]
+                          and self._handler_bottom_test_of(h0, h, j)), None)
+            if outer is not None:
+                # A while loop that only a handler's `continue` (to the test at the top) closes
+                # as read so far: the jump back at `j`, to the body's start, ends the copy of
+                # that test at the bottom. It is that loop's end, the handler's jump back a
+                # `continue` past it (`while a and b: ...` then `try: ... / except E: continue`).
+                merged[outer] = j
+                extra_headers.setdefault(outer, set()).add(h)
+                continue
+            for h0 in list(merged):
+                j0 = merged[h0]
+                closed = h in self.handler_closed and self.version.handler_code_at_end
+                bottom_test = closed and self._handler_bottom_test_of(h0, h, j)
+                if h0 < h <= j0 < j and not (closed and not self._continue_nop_of(h0, h) and not bottom_test):
+                    if not closed or bottom_test:
+                        # (a handler's jump back, at the end, does not end the body, unless it is
+                        # the body's own end, the copy of the test)
+                        merged[h0] = j
+                    extra_headers.setdefault(h0, set()).add(h)
+                    break
+            else:
+                for h0 in list(merged):
+                    j0 = merged[h0]
+                    if h0 < h <= j0 and j <= j0:
+                        break
+                merged.setdefault(h, j)
+        # A header absorbed into another loop is not a loop of its own.
+        for h0, hs in extra_headers.items():
+            for h in hs:
+                merged.pop(h, None)
+        return merged, extra_headers
 
     def jumps_in(self, start: int, end: int) -> List[Instr]:
         """The jumps among the instructions [start, end), in order: what a scan of the range for
