@@ -62,25 +62,7 @@ class ControlChainBuild:
             return self._build(chain[:lo] + [merged] + chain[lo + 2:], lo, hi - 1)
         rest, rt, rf = self._build(chain, lo + 1, hi)
         if t not in (rt, rf):
-            # 3.10+: `a` may leave through its own copy of the small exit block the rest leaves by.
-            if self._copied_exits(t, rf):
-                t, rf = self._same_exit(t, rf)
-            elif self._copied_exits(t, rt):
-                t, rt = self._same_exit(t, rt)
-            elif self._threaded_through(t, rt):
-                t = rt
-            elif self._threaded_through(t, rf):
-                t = rf
-            else:
-                # A jump to the JUMP that ends the first branch of a conditional expression used
-                # as a test goes where that JUMP goes (3.8/3.9 thread one into the other).
-                ta = _jump_alias(chain, t)
-                if ta in (rt, rf):
-                    t = ta
-                elif _jump_alias(chain, rt) == ta:
-                    t = rt = ta
-                elif _jump_alias(chain, rf) == ta:
-                    t = rf = ta
+            t, rt, rf = self._exits_as_one(chain, t, rt, rf)
         if t in (rt, rf):
             if t == rt:
                 left = a.expr if a.jump_if_true else _negated_atom(a.expr)
@@ -95,6 +77,33 @@ class ControlChainBuild:
         # (copies taken for a reading that failed are no copies: the block may be real code)
         del self.chain_copies[copies:]
         raise _BadChain()
+
+    def _exits_as_one(self, chain: List[_Atom], t: int, rt: int, rf: int) -> Tuple[int, int, int]:
+        """`(t, rt, rf)` with the first atom's target `t` made one of the rest's exits `rt`
+        (true) and `rf` (false) where both go to the same code by another spelling: a copy of
+        the small exit block the rest leaves by (3.10+), a jump threaded on through a JUMP, or
+        a jump to the JUMP that ends the first branch of a conditional expression used as a test
+        (3.8/3.9 thread one into the other). Unchanged where they differ."""
+        # 3.10+: `a` may leave through its own copy of the small exit block the rest leaves by.
+        if self._copied_exits(t, rf):
+            t, rf = self._same_exit(t, rf)
+        elif self._copied_exits(t, rt):
+            t, rt = self._same_exit(t, rt)
+        elif self._threaded_through(t, rt):
+            t = rt
+        elif self._threaded_through(t, rf):
+            t = rf
+        else:
+            # A jump to the JUMP that ends the first branch of a conditional expression used
+            # as a test goes where that JUMP goes (3.8/3.9 thread one into the other).
+            ta = _jump_alias(chain, t)
+            if ta in (rt, rf):
+                t = ta
+            elif _jump_alias(chain, rt) == ta:
+                t = rt = ta
+            elif _jump_alias(chain, rf) == ta:
+                t = rf = ta
+        return t, rt, rf
 
     def _then_rest(self, g: n.Expr, gt: int, gf: int, chain: List[_Atom], k: int, hi: int) -> Tuple[n.Expr, int, int]:
         """A finished group (true exit gt, false exit gf), then atoms [k, hi) that one exit enters."""

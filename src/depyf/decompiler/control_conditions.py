@@ -348,18 +348,9 @@ class ControlConditions:
                 # expression folded into one atom: `_fold_conditional_test`)
                 return None
         instrs = self.instrs
-        # The block: up to 8 instructions, no jump in it or into it after its start, ending in a
-        # return or raise. (This runs for nearly every if statement: its body's first statement
-        # is tried as one more test of the chain; the bounds are taken once.)
-        for end in range(f, min(limit, len(instrs), f + 8)):
-            ins = instrs[end]
-            if ins.target is not None or (end != f and jump_sources.get(end)):
-                return None
-            if ins.opname in TERMINAL:
-                break
-        else:
+        end = self._small_exit_block_end(f, limit)
+        if end is None:
             return None
-        end += 1
         length = end - f
         if end in self.skip and instrs[end].opname == "POP_TOP":
             end = self.skip[end]  # (a chained comparison's cleanup: `chained_compare`)
@@ -388,6 +379,21 @@ class ControlConditions:
                 # later chained comparison's cleanup: one an atom jumps to is the block itself)
                 found = found or (t, end)
         return found
+
+    def _small_exit_block_end(self, f: int, limit: int) -> Optional[int]:
+        """The end of the block at `f` that 3.10+ copy in place of a jump to it: up to 8
+        instructions before `limit`, no jump in it or into it after its start, ending in a return
+        or raise; None when the code at `f` is no such block. (This runs for nearly every if
+        statement: its body's first statement is tried as one more test of the chain; the bounds
+        are taken once.)"""
+        instrs, jump_sources = self.instrs, self.jump_sources
+        for end in range(f, min(limit, len(instrs), f + 8)):
+            ins = instrs[end]
+            if ins.target is not None or (end != f and jump_sources.get(end)):
+                return None
+            if ins.opname in TERMINAL:
+                return end + 1
+        return None
 
     def _in_chain_cleanup(self, src: int, start: int, end: int) -> bool:
         """Is `src` in [start, end) the way out of a chained comparison's cleanup, code skipped

@@ -422,14 +422,15 @@ class ControlIfs:
             if else_end is None:
                 raise self.fail(test.ins, "if body breaks to the next iteration of an enclosing loop")
         else:
+            # `if c: with cm: return x` then `else: ...`: a suppressed exception goes on after
+            # the if statement, not at the false target (3.11+ lay no jump over the else part)
             else_end = self._with_way_on_past_else(body, false_target, end) if false_target < end else None
-            # (if not None: `if c: with cm: return x` then `else: ...`: a suppressed exception goes
-            # on after the if statement, not at the false target; 3.11+ lay no jump over the else part)
         if else_end is None and (false_target < end and self._ends_in_outer_way_out(body, false_target)
                                  or self._else_before_dead_jump(false_target)
                                  or self._body_ends_in_copied_fall_out(fall, false_target, end, last_at)):
             # The body's last statement left the enclosing try through its copied way out
-            # (3.10): it does not go on at the false target, which is the else part.
+            # (3.10), or the else part runs up to a dead jump, or the body ends in a copy of the
+            # try's way out: it does not go on at the false target, which is the else part.
             else_end = end
         if else_end is None:
             return None

@@ -36,6 +36,13 @@ class _WhileShape(NamedTuple):
     breaking_tail: bool  # the body's rest past its last jump back ends in a `break`'s target
 
 
+class _TopTest(NamedTuple):
+    """The chain of tests at a loop's header read as a while loop's test (`_loop_top_test`)."""
+    cond: n.Expr  # the test, true when the body runs
+    fall: int  # where the body starts: past the test's last jump
+    false_target: int  # where the test goes when false: the loop's exit, or a jump on to it
+
+
 class _LoopElse(NamedTuple):
     """A loop's else part as read after its body (`_while_else`)."""
     stmts: List[n.Stmt]  # the else part's statements (none: no else part)
@@ -60,6 +67,26 @@ class ControlLoops:
             return self.async_for_table_loop(h)  # 3.11+ `async for` (exception_table)
         # A test at the header that leaves the loop: `while test:`.
         j = self.loop_end[h]
+        test = self._loop_top_test(h, j)
+        if test is not None:
+            cond, fall, false_target = test
+            if false_target > j:
+                return self.while_loop(h, cond, false_target, top_test=(h, fall))
+            if self._threaded_through(false_target, j + 1):
+                # (the loop's exit is a jump, e.g. an enclosing loop's way back: the test goes there)
+                return self.while_loop(h, cond, j + 1, top_test=(h, fall))
+            if false_target < h and self.version.while_condition_duplicated \
+                    and self._bottom_test(h, fall, j) is not None:
+                # 3.10+: a while loop that ends an enclosing loop's body, whose `continue` makes its
+                # top test a loop head too: that test's exit went straight to the enclosing head.
+                return self.while_loop(h, cond, j + 1, top_test=(h, fall))
+        return self.while_loop(h, None, j + 1, top_test=None)
+
+    def _loop_top_test(self, h: int, j: int) -> Optional[_TopTest]:
+        """The chain of tests at the header `h` of the loop [h, j], read as a while loop's test
+        at the top, with nothing emitted: where its body starts and where it goes when false.
+        None where no test starts there (or a try does, 3.11+, which protects the test:
+        `while True: try: if not t: ...`), or where the tests form no chain."""
         self.active_loops.add(h)
         try:
             # (a try that starts at the head protects the test: `while True: try: if not t: ...`)
@@ -67,50 +94,41 @@ class ControlLoops:
             atom = None if tried else self.parse_atom(h, j + 1)
         finally:
             self.active_loops.discard(h)
-        if atom is not None:
-            value, q = atom
-            saved_stack = self.stack
-            self.stack = list(saved_stack)
-            self.active_loops.add(h)
-            self.pure_mode += 1
-            try:
-                k = h
-                while k < q:
-                    k = self.step(k)
-            finally:
-                self.pure_mode -= 1
-                self.active_loops.discard(h)
-            self.stack = saved_stack
-            # Re-run the chain from q to see where it exits.
-            stack_before = self.stack
-            self.stack = list(stack_before)
-            saved_end = self.end
-            self.end = j + 1
-            try:
+        if atom is None:
+            return None
+        value, q = atom
+        saved_stack = self.stack
+        self.stack = list(saved_stack)
+        self.active_loops.add(h)
+        self.pure_mode += 1
+        try:
+            k = h
+            while k < q:
+                k = self.step(k)
+        finally:
+            self.pure_mode -= 1
+            self.active_loops.discard(h)
+        self.stack = saved_stack
+        # Re-run the chain from q to see where it exits.
+        stack_before = self.stack
+        self.stack = list(stack_before)
+        saved_end = self.end
+        self.end = j + 1
+        try:
+            cond, fall, false_target, _ = self.condition_chain(q, value)
+            last_test = self._test_of_else_break(h, j, fall, false_target)
+            if last_test is not None:
+                self.end = last_test
+                self.stack = list(stack_before)
                 cond, fall, false_target, _ = self.condition_chain(q, value)
-                last_test = self._test_of_else_break(h, j, fall, false_target)
-                if last_test is not None:
-                    self.end = last_test
-                    self.stack = list(stack_before)
-                    cond, fall, false_target, _ = self.condition_chain(q, value)
-            except NOT_A_MISREADING:
-                raise  # out of stack or memory: every other reading would fail alike
-            except Exception:
-                cond = None
-            finally:
-                self.end = saved_end
-                self.stack = stack_before
-            if cond is not None and false_target > j:
-                return self.while_loop(h, cond, false_target, top_test=(h, fall))
-            if cond is not None and self._threaded_through(false_target, j + 1):
-                # (the loop's exit is a jump, e.g. an enclosing loop's way back: the test goes there)
-                return self.while_loop(h, cond, j + 1, top_test=(h, fall))
-            if cond is not None and false_target < h and self.version.while_condition_duplicated \
-                    and self._bottom_test(h, fall, j) is not None:
-                # 3.10+: a while loop that ends an enclosing loop's body, whose `continue` makes its
-                # top test a loop head too: that test's exit went straight to the enclosing head.
-                return self.while_loop(h, cond, j + 1, top_test=(h, fall))
-        return self.while_loop(h, None, j + 1, top_test=None)
+        except NOT_A_MISREADING:
+            raise  # out of stack or memory: every other reading would fail alike
+        except Exception:
+            return None
+        finally:
+            self.end = saved_end
+            self.stack = stack_before
+        return _TopTest(cond, fall, false_target)
 
     def _test_of_else_break(self, h: int, j: int, fall: int, exit: int) -> Optional[int]:
         """3.8/3.9: where the last test of the chain at the top of the loop [h, j] starts when it

@@ -1,6 +1,6 @@
 """Value-level `and`/`or` (JUMP_IF_*_OR_POP, and 3.12+ `COPY 1` + conditional jump + POP_TOP).
 """
-from typing import Optional
+from typing import Optional, Tuple
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import TERMINAL, Instr
@@ -26,6 +26,9 @@ class ControlValues:
     op_JUMP_IF_TRUE_OR_POP = op_JUMP_IF_FALSE_OR_POP
 
     def _short_circuit(self, op: str, left: n.Expr, start: int, target: int) -> int:
+        """`left and <operand>` (or `or`) whose operand starts at `start` and whose jump, right
+        before it, goes to `target`: the operand is the value read up to where the jump lands
+        (`_short_circuit_operand`). Returns where reading goes on."""
         # `a and b and c` reads as a, then the rest as one operand (all jumps go to the end). A
         # left operand that is already a finished `a and b` had its own jump land on this test:
         # the source grouped it, `(a and b) and c`, and 3.12+ compile the two differently.
@@ -40,59 +43,72 @@ class ControlValues:
             # the same place (`(a or (b and c)) and d`: `b and c` is the left operand of that
             # `and`); this jump was threaded through it. The operand ends there.
             target = end
+        read = self._short_circuit_operand(start, target)
+        if read is None:
+            raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
+        right, on = read
+        self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
+        return on
+
+    def _short_circuit_operand(self, start: int, target: int) -> Optional[Tuple[n.Expr, int]]:
+        """The right operand of a short circuit read from `start`, and where it ends: at the
+        jump's `target`, or where the compiler laid the operand's own copy of the block there (a
+        return, 3.8/3.9; a POP_TOP and small exit block, 3.10+), or the operand's own return.
+        None where no reading of it is a value."""
         right = self.pure_value(start, target)
         if right is not None:
-            self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
-            return target
+            return right, target
         # The jump may go to a return that another branch shares (3.8/3.9 `return (a or b) if c
         # else d`): the operand ends at this branch's own return.
         if target < len(self.instrs) and self.instrs[target].opname == "RETURN_VALUE":
             own = next((k for k in range(start, target) if self.instrs[k].opname == "RETURN_VALUE"), None)
             right = self.pure_value(start, own) if own is not None else None
             if right is not None:
-                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
-                return own
+                return right, own
         # `return a and b` may have its return duplicated into both paths.
         if self.instrs[target - 1].opname == "RETURN_VALUE":
             right = self.pure_value(start, target - 1)
             if right is not None:
-                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
-                return target - 1
+                return right, target - 1
         # `a and b` as a statement before a small exit block: its POP_TOP and the block after it
         # were copied (3.10+), the fall-through copy ends right before the jump's target.
         own = self._copied_pop_exit(start, target)
         if own is not None:
             right = self.pure_value(start, own)
             if right is not None:
-                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
                 self.skip[target] = target + (target - own)
-                return own
-        # `return a and (b if c else d)`: the compiler copies the block at the target (the rest of the
-        # return) into the first arm in place of its jump there, so the operand is that arm's
-        # copy, then the other arm falling into the target. Read with the block in view, the
-        # if is one value before the copied exit (`_value_before_copied_exit`).
+                return right, own
+        return self._operand_before_function_end(start, target)
+
+    def _operand_before_function_end(self, start: int, target: int) -> Optional[Tuple[n.Expr, int]]:
+        """The short circuit's operand from `start` and where it ends, when the block at the
+        jump's `target` ends the function (`_function_end_block`) and the compiler copied it into
+        the operand's first arm (`return a and (b if c else d)`); None otherwise."""
+        # The compiler copies the block at the target (the rest of the return) into the first
+        # arm in place of its jump there, so the operand is that arm's copy, then the other arm
+        # falling into the target. Read with the block in view, the if is one value before the
+        # copied exit (`_value_before_copied_exit`).
         tail = self._function_end_block(target)
-        if tail is not None:
-            right = self.pure_value(start, target, view_end=tail)
-            if right is not None:
-                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
-                return target
-            # The operand may fall into its own copy of that block before the target, with more
-            # code in between (3.10+: `x = ((c and d) if a else c) if b else 1`, where the arm
-            # `c and d` ends in a copy of the join, and the other arm `c` falls into the join
-            # the `and` jumps to): the operand ends where the copy starts.
-            length = tail - target
-            for own in range(start + 1, min(target - length, self.end - length) + 1):
-                if not self.version.copies_exit_blocks:
-                    break
-                if self._same_test(own, target, length) \
-                        and not any(self.jump_sources.get(q) for q in range(own, own + length)):
-                    right = self.pure_value(start, own)
-                    if right is not None:
-                        self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
-                        return own
-                    break
-        raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
+        if tail is None:
+            return None
+        right = self.pure_value(start, target, view_end=tail)
+        if right is not None:
+            return right, target
+        # The operand may fall into its own copy of that block before the target, with more
+        # code in between (3.10+: `x = ((c and d) if a else c) if b else 1`, where the arm
+        # `c and d` ends in a copy of the join, and the other arm `c` falls into the join
+        # the `and` jumps to): the operand ends where the copy starts.
+        length = tail - target
+        for own in range(start + 1, min(target - length, self.end - length) + 1):
+            if not self.version.copies_exit_blocks:
+                break
+            if self._same_test(own, target, length) \
+                    and not any(self.jump_sources.get(q) for q in range(own, own + length)):
+                right = self.pure_value(start, own)
+                if right is not None:
+                    return right, own
+                break
+        return None
 
     def _function_end_block(self, k: int) -> Optional[int]:
         """The end of the small straight block at `k` that returns (3.10+ copy such a block into
