@@ -3,7 +3,7 @@ handler break tails, copied exits and the ways on of inner clauses.
 """
 from typing import Iterator, List, Optional, Set, Tuple
 
-from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion, Instr
 from depyf.decompiler.control import COND_JUMPS
 from depyf.decompiler.table_model import _BREAK, _FORWARD_JUMPS, _MAX_COPIED_EXIT, _MAX_RETURN_BLOCK
 
@@ -202,16 +202,22 @@ class TableTryEnds:
             # (try: A; return 1 / except E: B); C / except F: D)` then the normal exit's copy of
             # an enclosing finally body)
             return k
-        if last.opname == "JUMP" and tail_end > end:
-            y = last.target
-            guard = 0
-            while y is not None and tail_end <= y < t and instrs[y].opname == "JUMP" \
-                    and instrs[y].target is not None and instrs[y].target > y and guard < 8:
-                y = instrs[y].target
-                guard += 1
-            if y is not None and (t < y <= self.end or tail_end <= y < t and t not in self._chain(y)):
-                return tail_end  # (... or to its else part, which follows the protected code)
+        if last.opname == "JUMP" and tail_end > end and self._tail_jumps_past_handlers(last, tail_end, t):
+            return tail_end  # (... or to its else part, which follows the protected code)
         return end
+
+    def _tail_jumps_past_handlers(self, last: Instr, tail_end: int, t: int) -> bool:
+        """Does the jump `last` that ends a break tail (`_past_handler_break_tail`) go, perhaps
+        through the forward jumps after it (the normal exit of a with inside), over the handler
+        code at `t` to the code after the statement, or out of the protection to its else part?"""
+        instrs = self.instrs
+        y = last.target
+        guard = 0
+        while y is not None and tail_end <= y < t and instrs[y].opname == "JUMP" \
+                and instrs[y].target is not None and instrs[y].target > y and guard < 8:
+            y = instrs[y].target
+            guard += 1
+        return y is not None and (t < y <= self.end or tail_end <= y < t and t not in self._chain(y))
 
     def _unwinding_return(self, k: int) -> bool:
         """Is `k` part of what a return does after it left the try blocks: pops of for loops'
