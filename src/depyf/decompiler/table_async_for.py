@@ -6,6 +6,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import TERMINAL
 from depyf.decompiler.control import LoopInfo
+from depyf.decompiler.table_model import _AsyncForShape
 
 
 class TableAsyncFor:
@@ -13,54 +14,13 @@ class TableAsyncFor:
 
     def async_for_table_loop(self, h: int) -> int:
         """`async for`: GET_ANEXT, an await, the target store, the body, and END_ASYNC_FOR."""
-        from depyf.decompiler.control import LoopInfo, _drop_trailing_continue
-        st = self._xt()
-        instrs = self.instrs
         iterator = self.pop()
         iterable = iterator.value if isinstance(iterator, m.Iterator) else iterator
-        region = st.region_at[h]
-        if region is None or st.kinds.get(region.handler) != "asyncfor":
-            raise self.fail(instrs[h], "async for without END_ASYNC_FOR")
-        exit_at = region.handler
-        k = h + 1
-        while k < len(instrs) and instrs[k].opname != "SEND":
-            k += 1
-        start = instrs[k].target
-        if start < len(instrs) and instrs[start].opname == "END_SEND":
-            start += 1
-        j = self.loop_end[h]
-        body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
-        last = instrs[exit_at - 1]
-        if j + 1 < exit_at and not (last.opname == "JUMP" and last.target == h) \
-                and any(j < k < exit_at for k in self._reach(start, {exit_at})):
-            # 3.12+: copies of exit blocks (a break) after the last jump back. (Not when only
-            # handler code lies there: that of a try before the loop, whose else part the loop
-            # is read in, comes before END_ASYNC_FOR.)
-            body_end = exit_at
-        real_exit = exit_at + 1
-        targets = [x.target for x in instrs[start:body_end]
-                   if x.target is not None and x.target > real_exit - 1 and x.target != exit_at]
-        break_target = min(targets) if targets else None
-        popped = self._popping_break(start, j, real_exit)
-        if popped is not None:
-            # (a POP_TOP that falls into the code after the loop is a `break`: read in the body)
-            break_target = popped[0]
-            body_end = popped[0] if popped[0] > j + 1 else j if instrs[j].target == h else j + 1
-        info = LoopInfo({h}, break_target, real_exit if popped is None else popped[0], body_end)
-        info.iterator, info.outer_end = m.Iterator(iterable, True), self.end
-        self.loops.append(info)
-        self.active_loops.add(h)
-        self.for_targets.append(None)
-        try:
-            body = self.run_range(start, body_end, list(self.stack) + [info.iterator, m.Sentinel("for-target")])
-            target = self.for_targets[-1]
-        finally:
-            self.loops.pop()
-            self.active_loops.discard(h)
-            self.for_targets.pop()
-        if target is None:
-            raise self.fail(instrs[h], "async for loop without a target")
-        _drop_trailing_continue(body)
+        shape = self._async_for_shape(h)
+        start, body_end, real_exit, exit_at = shape.start, shape.body_end, shape.real_exit, shape.exit_at
+        popped = shape.popped
+        info, body, target = self._read_async_for_body(h, shape, iterable)
+        break_target = shape.break_target
         if break_target is None and info.copied_exit is not None:
             break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
@@ -91,6 +51,66 @@ class TableAsyncFor:
             after = break_target
         self.skip[exit_at] = exit_at + 1
         return self.finish_for(n.For(target, iterable, body, orelse, True), after)
+
+    def _async_for_shape(self, h: int) -> _AsyncForShape:
+        """Where the parts of the async for whose GET_ANEXT is at `h` lie: END_ASYNC_FOR is the
+        handler of the region around the await (`GET_ANEXT; ...; SEND; [END_SEND]`, then the
+        target's store), the body ends with the jump back to `h` (3.12+: or past copies of exit
+        blocks after it), and a break goes past END_ASYNC_FOR."""
+        st = self._xt()
+        instrs = self.instrs
+        region = st.region_at[h]
+        if region is None or st.kinds.get(region.handler) != "asyncfor":
+            raise self.fail(instrs[h], "async for without END_ASYNC_FOR")
+        exit_at = region.handler
+        k = h + 1
+        while k < len(instrs) and instrs[k].opname != "SEND":
+            k += 1
+        start = instrs[k].target
+        if start < len(instrs) and instrs[start].opname == "END_SEND":
+            start += 1
+        j = self.loop_end[h]
+        body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
+        last = instrs[exit_at - 1]
+        if j + 1 < exit_at and not (last.opname == "JUMP" and last.target == h) \
+                and any(j < k < exit_at for k in self._reach(start, {exit_at})):
+            # 3.12+: copies of exit blocks (a break) after the last jump back. (Not when only
+            # handler code lies there: that of a try before the loop, whose else part the loop
+            # is read in, comes before END_ASYNC_FOR.)
+            body_end = exit_at
+        real_exit = exit_at + 1
+        targets = [x.target for x in instrs[start:body_end]
+                   if x.target is not None and x.target > real_exit - 1 and x.target != exit_at]
+        break_target = min(targets) if targets else None
+        popped = self._popping_break(start, j, real_exit)
+        if popped is not None:
+            # (a POP_TOP that falls into the code after the loop is a `break`: read in the body)
+            break_target = popped[0]
+            body_end = popped[0] if popped[0] > j + 1 else j if instrs[j].target == h else j + 1
+        return _AsyncForShape(exit_at, start, body_end, real_exit, break_target, popped)
+
+    def _read_async_for_body(self, h: int, shape: _AsyncForShape, iterable: n.Expr
+                             ) -> Tuple[LoopInfo, List[n.Stmt], n.Expr]:
+        """The loop (its `LoopInfo`), its body and target, read with the iterator on the stack
+        (the trailing `continue` the jump back reads as dropped)."""
+        from depyf.decompiler.control import _drop_trailing_continue
+        popped, body_end = shape.popped, shape.body_end
+        info = LoopInfo({h}, shape.break_target, shape.real_exit if popped is None else popped[0], body_end)
+        info.iterator, info.outer_end = m.Iterator(iterable, True), self.end
+        self.loops.append(info)
+        self.active_loops.add(h)
+        self.for_targets.append(None)
+        try:
+            body = self.run_range(shape.start, body_end, list(self.stack) + [info.iterator, m.Sentinel("for-target")])
+            target = self.for_targets[-1]
+        finally:
+            self.loops.pop()
+            self.active_loops.discard(h)
+            self.for_targets.pop()
+        if target is None:
+            raise self.fail(self.instrs[h], "async for loop without a target")
+        _drop_trailing_continue(body)
+        return info, body, target
 
     def _popping_break(self, start: int, j: int, real_exit: int) -> Optional[Tuple[int, int]]:
         """3.12+: (the code after the async for, the end of its else part) when a `break` in the

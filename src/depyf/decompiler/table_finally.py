@@ -6,7 +6,7 @@ from typing import List, Optional, Set, Tuple
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.exception_regions import CONSTRUCTS
-from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.control import COND_JUMPS
 from depyf.decompiler.mangling import CO_OPTIMIZED
 from depyf.decompiler.table_model import _FinallyClose, _FinallyShape
@@ -177,9 +177,7 @@ class TableFinally:
         while copy_end - 1 > final_start and instrs[copy_end - 1].opname == "RERAISE" \
                 and instrs[copy_end - 1].arg == 0:
             copy_end -= 1  # a copied closing re-raise: the normal copy jumps or falls out there
-        self._registered_copies: List[Tuple[int, int]] = []
-        self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
-        copies = self._registered_copies
+        copies = self._register_copies(s, t, final_start, copy_end, span_end, self._protected_end(s, t, warm))
         if shape.clause_ends and any(start < self._protected_end(s, t, warm) for start, _ in copies):
             # (a way out from inside the body, `break` or `continue`, goes on through its copy's
             # clauses: not read here)
@@ -389,84 +387,109 @@ class TableFinally:
             self._xt_state.exit_breaks[k] = end
 
     def _register_copies(self, s: int, t: int, fs: int, fe: int, span_end: int,
-                         body_end: int) -> None:
+                         body_end: int) -> List[Tuple[int, int]]:
         """Mark the copies of the finally body the compiler put before each exit of the try
-        (those before `body_end` leave from inside the body)."""
+        (those before `body_end` leave from inside the body); the copies [start, stop) that
+        are stepped over whole."""
+        copies: List[Tuple[int, int]] = []
         length = fe - fs
         if length <= 0:
-            return
+            return copies
         instrs = self.instrs
         first = instrs[fs]
         through_clauses = self._goes_on_through_clauses(fs, length, self._reach(fs, floor=fs))
         for k in range(s, len(instrs) - length + 1):
-            if t <= k < span_end or instrs[k].opname != first.opname or instrs[k].argval != first.argval \
-                    and first.target is None:
-                continue
-            if t in self._chain(k) or k == 0:
-                continue
-            # (a body that raises or returns right before `k` does not fall into it: code there
-            # that looks like the finally body is the code after the statement, `try: raise E`
-            # / `finally: f()` then `f()`; 3.12+ drop the dead normal copy)
-            falls_in = t in self._chain(k - 1) and instrs[k - 1].opname not in TERMINAL
-            if not falls_in and not (k - 1 in self.skip) and not self._ends_skip(k) \
-                    and not any(t in self._chain(src) for src in self.jump_sources.get(k, ())):
+            if not self._may_start_copy(k, t, first, span_end):
                 continue
             # (only the copy on the normal way out, after the body, may end in copied returns:
             # a way out from inside the body, a break say, reads them as its own statements)
             matched = self._match_copy(fs, length, k, returns=k >= body_end)
             if matched is not None:
-                size, exit, outs = matched
-                pieces = self._copy_pieces(k, size)
-                if len(pieces) > 1 and k < body_end:
-                    # (a way out from inside the body: the copy in place never finishes; its
-                    # handler code, with the way on, goes with the constructs inside it)
-                    size = pieces[0][1] - k
-                elif len(pieces) > 1:
-                    # (the normal way out: its way on ends the last run; entering the copy steps
-                    # over all of it, the foreign code in between keeps its own reading)
-                    for start, end in pieces:
-                        self._mark_dead(start, end)
-                    self.skip[k] = k + size
-                    self._registered_copies.append((k, k + size))
-                    for start, end in pieces:
-                        self._drop_handlers_of(start, end, through_clauses, span_end)
-                    continue
-                kept = self._return_inside_copy(k, k + size, outs)
-                if kept is not None:
-                    # The copy's only way on is a return inside it (a loop in the finally body
-                    # left by a `break` straight to it): that return is the statement's own.
-                    self._mark_dead(k, kept[0])
-                    self._mark_dead(kept[1], k + size)
-                    self._drop_handlers_of(k, k + size)
-                    continue
-                self._mark_dead(k, k + size)
-                self._registered_copies.append((k, k + size))
-                if k < body_end and instrs[k + size - 1].opname not in ENDS_FLOW:
-                    self._note_exit_break(k + size)  # (a copy that falls into what follows)
-                if (k < body_end or self._if_body_ends_in_copy(s, k, size)) and self._never_finishes(k, k + size) \
-                        or self._after_handler_return_unwinding(k) and self._never_finishes(fs, fe):
-                    # A way out from inside the body whose copy raises or returns on every path:
-                    # the compiler dropped what followed it (a RETURN_VALUE, a jump) as dead.
-                    # The builder emits that way out where the copy is skipped. (Also one from an
-                    # except clause inside the body, which `body_end`, the end of the code the
-                    # body's normal flow reaches, leaves out: `return x` there unwinds the clause
-                    # first.)
-                    self.dead_end_exits[k] = (list(self.stack), len(self.loops))
-                elif k >= body_end and k not in self.dead_end_exits and self._never_finishes(k, k + size):
-                    # The same past the protected code (`try: if c: return f()` / `finally:
-                    # raise E`, or a clause's `return f()`): a value computed for a return, left
-                    # above the try's own stack where the copy is skipped, is that return's; with
-                    # none left, it is where the body falls out (`value_only`).
-                    self.dead_end_exits[k] = (list(self.stack), len(self.loops))
-                    self.value_only_dead_ends.add(k)
-                if exit is not None and instrs[k + size - 1].opname in ENDS_FLOW:
-                    # The copy's only way on is a jump back inside it: that jump is the try
-                    # body's own `continue`, the rest of the copy is the finally body.
-                    self._mark_dead(k, exit)
-                    del self.skip[exit]
-                    self._mark_dead(exit + 1, k + size)
-                self._drop_handlers_of(k, k + size, through_clauses, span_end)
-                self._drop_copied_ways_on(k, k + size)
+                self._register_copy(s, k, matched, (fs, fe), body_end, through_clauses, span_end, copies)
+        return copies
+
+    def _may_start_copy(self, k: int, t: int, first: Instr, span_end: int) -> bool:
+        """Can a copy of the finally body (starting with `first`) of the handler `t` start at
+        `k`: outside the handler's code and the body it protects, where the body falls in, a
+        skip ends, or a jump from the protected code goes?"""
+        instrs = self.instrs
+        if t <= k < span_end or instrs[k].opname != first.opname or instrs[k].argval != first.argval \
+                and first.target is None:
+            return False
+        if t in self._chain(k) or k == 0:
+            return False
+        # (a body that raises or returns right before `k` does not fall into it: code there
+        # that looks like the finally body is the code after the statement, `try: raise E`
+        # / `finally: f()` then `f()`; 3.12+ drop the dead normal copy)
+        falls_in = t in self._chain(k - 1) and instrs[k - 1].opname not in TERMINAL
+        return falls_in or (k - 1 in self.skip) or self._ends_skip(k) \
+            or any(t in self._chain(src) for src in self.jump_sources.get(k, ()))
+
+    def _register_copy(self, s: int, k: int, matched: Tuple[int, Optional[int], List[Tuple[int, int]]],
+                       final: Tuple[int, int], body_end: int, through_clauses: bool, span_end: int,
+                       copies: List[Tuple[int, int]]) -> None:
+        """Mark the copy at `k` (`_match_copy`'s (size, inner exit, returns)) of the finally
+        body `final` [fs, fe) as read, with the handler code of the constructs in it; a copy
+        stepped over whole goes into `copies`."""
+        instrs = self.instrs
+        size, exit, outs = matched
+        pieces = self._copy_pieces(k, size)
+        if len(pieces) > 1 and k < body_end:
+            # (a way out from inside the body: the copy in place never finishes; its
+            # handler code, with the way on, goes with the constructs inside it)
+            size = pieces[0][1] - k
+        elif len(pieces) > 1:
+            # (the normal way out: its way on ends the last run; entering the copy steps
+            # over all of it, the foreign code in between keeps its own reading)
+            for start, end in pieces:
+                self._mark_dead(start, end)
+            self.skip[k] = k + size
+            copies.append((k, k + size))
+            for start, end in pieces:
+                self._drop_handlers_of(start, end, through_clauses, span_end)
+            return
+        kept = self._return_inside_copy(k, k + size, outs)
+        if kept is not None:
+            # The copy's only way on is a return inside it (a loop in the finally body
+            # left by a `break` straight to it): that return is the statement's own.
+            self._mark_dead(k, kept[0])
+            self._mark_dead(kept[1], k + size)
+            self._drop_handlers_of(k, k + size)
+            return
+        self._mark_dead(k, k + size)
+        copies.append((k, k + size))
+        if k < body_end and instrs[k + size - 1].opname not in ENDS_FLOW:
+            self._note_exit_break(k + size)  # (a copy that falls into what follows)
+        self._note_dead_end_copy(s, k, size, final, body_end)
+        if exit is not None and instrs[k + size - 1].opname in ENDS_FLOW:
+            # The copy's only way on is a jump back inside it: that jump is the try
+            # body's own `continue`, the rest of the copy is the finally body.
+            self._mark_dead(k, exit)
+            del self.skip[exit]
+            self._mark_dead(exit + 1, k + size)
+        self._drop_handlers_of(k, k + size, through_clauses, span_end)
+        self._drop_copied_ways_on(k, k + size)
+
+    def _note_dead_end_copy(self, s: int, k: int, size: int, final: Tuple[int, int], body_end: int) -> None:
+        """Note the copy [k, k + size) as a dead end where it raises or returns on every path
+        (`dead_end_exits`): the compiler dropped what followed it."""
+        fs, fe = final
+        if (k < body_end or self._if_body_ends_in_copy(s, k, size)) and self._never_finishes(k, k + size) \
+                or self._after_handler_return_unwinding(k) and self._never_finishes(fs, fe):
+            # A way out from inside the body whose copy raises or returns on every path:
+            # the compiler dropped what followed it (a RETURN_VALUE, a jump) as dead.
+            # The builder emits that way out where the copy is skipped. (Also one from an
+            # except clause inside the body, which `body_end`, the end of the code the
+            # body's normal flow reaches, leaves out: `return x` there unwinds the clause
+            # first.)
+            self.dead_end_exits[k] = (list(self.stack), len(self.loops))
+        elif k >= body_end and k not in self.dead_end_exits and self._never_finishes(k, k + size):
+            # The same past the protected code (`try: if c: return f()` / `finally:
+            # raise E`, or a clause's `return f()`): a value computed for a return, left
+            # above the try's own stack where the copy is skipped, is that return's; with
+            # none left, it is where the body falls out (`value_only`).
+            self.dead_end_exits[k] = (list(self.stack), len(self.loops))
+            self.value_only_dead_ends.add(k)
 
     def _return_into_dead_end_copy(self, k: int) -> bool:
         return self._dead_end_copy_after_exit(k) is not None
@@ -546,7 +569,6 @@ class TableFinally:
         if not self.version.handler_code_at_end:
             return [(k, k + size)]
         instrs = self.instrs
-        st = self._xt_state
         own = self._reach_through_handlers(k, floor=k)
         pieces: List[Tuple[int, int]] = []
         start: Optional[int] = k

@@ -97,3 +97,13 @@ class _ExceptElse(NamedTuple):
     else_kept: bool  # the rest is the else part, as 3.13+ tells (`n.Try.else_kept`)
     loop_tail: Optional[int]  # 3.12+: the rest of the loop body, only the handlers reach it
     only_tail: Optional[Tuple[int, int]]  # 3.12+: the code after it, moved (`_handler_only_tail`)
+
+
+class _AsyncForShape(NamedTuple):
+    """Where the parts of a 3.11+ async for lie (`TableAsyncFor._async_for_shape`)."""
+    exit_at: int  # END_ASYNC_FOR, the handler of the GET_ANEXT await's region
+    start: int  # the body's first instruction (the target's store), past the SEND loop
+    body_end: int  # the end of the body (past 3.12+ copies of exit blocks after the jump back)
+    real_exit: int  # the code after END_ASYNC_FOR
+    break_target: Optional[int]  # where the body's breaks go
+    popped: Optional[Tuple[int, int]]  # 3.12+: a break that pops the iterator (`_popping_break`)

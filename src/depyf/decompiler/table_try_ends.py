@@ -3,7 +3,7 @@ handler break tails, copied exits and the ways on of inner clauses.
 """
 from typing import Iterator, List, Optional, Set, Tuple
 
-from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion, Instr
 from depyf.decompiler.control import COND_JUMPS
 from depyf.decompiler.table_model import _BREAK, _FORWARD_JUMPS, _MAX_COPIED_EXIT, _MAX_RETURN_BLOCK
 
@@ -48,11 +48,10 @@ class TableTryEnds:
         function, so no jump of the body goes over it: past the protected body come, for a
         try/finally, the copy of the finally body on the normal way out, and the code after the
         statement right after that copy (for a with statement, the call of `__exit__`); for a
-        try/except, the else part, then the code after
-        the statement, where the except clauses jump (or whose small block, ending in a
-        return, they copied). None when that cannot be told."""
+        try/except, the else part, then the code after the statement, where the except clauses
+        jump (or whose small block, ending in a return, they copied). None when that cannot be
+        told."""
         st = self._xt()
-        instrs = self.instrs
         region = st.region_at[t] if t < len(st.region_at) else None
         if region is None:
             return None
@@ -61,36 +60,53 @@ class TableTryEnds:
         be = self._protected_end(s, t, warm)
         kind = st.kinds.get(t)
         if kind == "finally":
-            flow = [k for k in self._reach(t + 1) if t < k < cleanup]
-            ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
-            if not ends or max(flow) > max(ends) or instrs[cleanup - 1].opname != "RERAISE":
-                return None  # (a finally body that never ends, or ends in a loop: not told here)
-            copy_end = max(ends)
-            while copy_end - 1 > t + 1 and instrs[copy_end - 1].opname == "RERAISE" \
-                    and instrs[copy_end - 1].arg == 0:
-                copy_end -= 1  # (a copied closing re-raise: see `_build_finally`)
-            if copy_end <= t + 1:
-                return be
-            matched = self._match_copy(t + 1, copy_end - (t + 1), be, returns=True)
-            if matched is None or matched[2] or instrs[be + matched[0] - 1].opname in ENDS_FLOW:
-                return None  # (no copy there, or one that leaves: the statement never goes on)
-            return be + matched[0]
+            return self._finally_way_on_past_protected(t, cleanup, be)
         if kind == "with":
-            # (the normal exit: `__exit__(None, None, None)`, awaited in an async with, its value
-            # dropped, then what follows)
-            call = instrs[be:be + 5]
-            if len(call) < 5 or not all(ins.opname == "LOAD_CONST" and ins.argval is None for ins in call[:3]) \
-                    or call[3].opname != "CALL" or call[3].arg != 2:
-                return None
-            done = be + 4
-            if call[4].opname == "GET_AWAITABLE" and be + 6 < len(instrs) and instrs[be + 6].opname == "SEND":
-                done = instrs[be + 6].target
-                if done is None or instrs[done].opname != "END_SEND":
-                    return None
-                done += 1
-            return done + 1 if done < len(instrs) and instrs[done].opname == "POP_TOP" else None
+            return self._with_way_on_past_protected(be)
         if kind != "except":
             return None
+        return self._except_way_on_past_protected(t, cleanup, be, warm)
+
+    def _finally_way_on_past_protected(self, t: int, cleanup: int, be: int) -> Optional[int]:
+        """`try_end_past_protected` of a try/finally: past the copy of the finally body (from
+        `t + 1` to its closing re-raise) on the normal way out at `be`."""
+        instrs = self.instrs
+        flow = [k for k in self._reach(t + 1) if t < k < cleanup]
+        ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
+        if not ends or max(flow) > max(ends) or instrs[cleanup - 1].opname != "RERAISE":
+            return None  # (a finally body that never ends, or ends in a loop: not told here)
+        copy_end = max(ends)
+        while copy_end - 1 > t + 1 and instrs[copy_end - 1].opname == "RERAISE" \
+                and instrs[copy_end - 1].arg == 0:
+            copy_end -= 1  # (a copied closing re-raise: see `_build_finally`)
+        if copy_end <= t + 1:
+            return be
+        matched = self._match_copy(t + 1, copy_end - (t + 1), be, returns=True)
+        if matched is None or matched[2] or instrs[be + matched[0] - 1].opname in ENDS_FLOW:
+            return None  # (no copy there, or one that leaves: the statement never goes on)
+        return be + matched[0]
+
+    def _with_way_on_past_protected(self, be: int) -> Optional[int]:
+        """`try_end_past_protected` of a with: past the normal exit at `be`,
+        `__exit__(None, None, None)` (awaited in an async with), its value dropped."""
+        instrs = self.instrs
+        call = instrs[be:be + 5]
+        if len(call) < 5 or not all(ins.opname == "LOAD_CONST" and ins.argval is None for ins in call[:3]) \
+                or call[3].opname != "CALL" or call[3].arg != 2:
+            return None
+        done = be + 4
+        if call[4].opname == "GET_AWAITABLE" and be + 6 < len(instrs) and instrs[be + 6].opname == "SEND":
+            done = instrs[be + 6].target
+            if done is None or instrs[done].opname != "END_SEND":
+                return None
+            done += 1
+        return done + 1 if done < len(instrs) and instrs[done].opname == "POP_TOP" else None
+
+    def _except_way_on_past_protected(self, t: int, cleanup: int, be: int, warm: Set[int]) -> Optional[int]:
+        """`try_end_past_protected` of a try/except: the first place the clauses of the handler
+        `t` go on to, by a jump after their unwinding, or by a copy of the small block there
+        ending in a return (the compiler copies small exit blocks into the clauses)."""
+        instrs = self.instrs
         flow = sorted(k for k in self._reach(t) if t <= k < cleanup)
         found = []
         for k in flow:
@@ -186,16 +202,22 @@ class TableTryEnds:
             # (try: A; return 1 / except E: B); C / except F: D)` then the normal exit's copy of
             # an enclosing finally body)
             return k
-        if last.opname == "JUMP" and tail_end > end:
-            y = last.target
-            guard = 0
-            while y is not None and tail_end <= y < t and instrs[y].opname == "JUMP" \
-                    and instrs[y].target is not None and instrs[y].target > y and guard < 8:
-                y = instrs[y].target
-                guard += 1
-            if y is not None and (t < y <= self.end or tail_end <= y < t and t not in self._chain(y)):
-                return tail_end  # (... or to its else part, which follows the protected code)
+        if last.opname == "JUMP" and tail_end > end and self._tail_jumps_past_handlers(last, tail_end, t):
+            return tail_end  # (... or to its else part, which follows the protected code)
         return end
+
+    def _tail_jumps_past_handlers(self, last: Instr, tail_end: int, t: int) -> bool:
+        """Does the jump `last` that ends a break tail (`_past_handler_break_tail`) go, perhaps
+        through the forward jumps after it (the normal exit of a with inside), over the handler
+        code at `t` to the code after the statement, or out of the protection to its else part?"""
+        instrs = self.instrs
+        y = last.target
+        guard = 0
+        while y is not None and tail_end <= y < t and instrs[y].opname == "JUMP" \
+                and instrs[y].target is not None and instrs[y].target > y and guard < 8:
+            y = instrs[y].target
+            guard += 1
+        return y is not None and (t < y <= self.end or tail_end <= y < t and t not in self._chain(y))
 
     def _unwinding_return(self, k: int) -> bool:
         """Is `k` part of what a return does after it left the try blocks: pops of for loops'
