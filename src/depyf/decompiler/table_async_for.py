@@ -1,11 +1,20 @@
 """`async for` on 3.11+: the loop read from its exception-table entry around GET_ANEXT.
 """
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import TERMINAL
 from depyf.decompiler.control import LoopInfo
+
+
+class _AsyncForShape(NamedTuple):
+    """Where the parts of an `async for` (3.11+) lie, read from its bytecode."""
+    exit_at: int  # END_ASYNC_FOR: the handler of the exception-table entry around GET_ANEXT
+    start: int  # the body's first instruction: past the await's SEND (and END_SEND)
+    body_end: int  # end of the body (the last jump back, or 3.12+ past copied exit blocks)
+    break_target: Optional[int]  # where a `break` goes, when a jump in the body says so
+    popped: Optional[Tuple[int, int]]  # see TableAsyncFor._popping_break
 
 
 class TableAsyncFor:
@@ -14,10 +23,36 @@ class TableAsyncFor:
     def async_for_table_loop(self, h: int) -> int:
         """`async for`: GET_ANEXT, an await, the target store, the body, and END_ASYNC_FOR."""
         from depyf.decompiler.control import LoopInfo, _drop_trailing_continue
-        st = self._xt()
         instrs = self.instrs
         iterator = self.pop()
         iterable = iterator.value if isinstance(iterator, m.Iterator) else iterator
+        shape = self._async_for_shape(h)
+        real_exit = shape.exit_at + 1
+        info = LoopInfo({h}, shape.break_target,
+                        real_exit if shape.popped is None else shape.popped[0], shape.body_end)
+        info.iterator, info.outer_end = m.Iterator(iterable, True), self.end
+        self.loops.append(info)
+        self.active_loops.add(h)
+        self.for_targets.append(None)
+        try:
+            body = self.run_range(shape.start, shape.body_end,
+                                  list(self.stack) + [info.iterator, m.Sentinel("for-target")])
+            target = self.for_targets[-1]
+        finally:
+            self.loops.pop()
+            self.active_loops.discard(h)
+            self.for_targets.pop()
+        if target is None:
+            raise self.fail(instrs[h], "async for loop without a target")
+        _drop_trailing_continue(body)
+        return self._async_for_rest(shape, info, n.For(target, iterable, body, [], True))
+
+    def _async_for_shape(self, h: int) -> "_AsyncForShape":
+        """Where the parts of the `async for` at GET_ANEXT `h` lie: its exception-table entry's
+        handler is END_ASYNC_FOR (the loop's exit), the body starts past the SEND (and 3.12+
+        END_SEND) of the await, and ends at the last jump back to GET_ANEXT."""
+        st = self._xt()
+        instrs = self.instrs
         region = st.region_at[h]
         if region is None or st.kinds.get(region.handler) != "asyncfor":
             raise self.fail(instrs[h], "async for without END_ASYNC_FOR")
@@ -46,31 +81,24 @@ class TableAsyncFor:
             # (a POP_TOP that falls into the code after the loop is a `break`: read in the body)
             break_target = popped[0]
             body_end = popped[0] if popped[0] > j + 1 else j if instrs[j].target == h else j + 1
-        info = LoopInfo({h}, break_target, real_exit if popped is None else popped[0], body_end)
-        info.iterator, info.outer_end = m.Iterator(iterable, True), self.end
-        self.loops.append(info)
-        self.active_loops.add(h)
-        self.for_targets.append(None)
-        try:
-            body = self.run_range(start, body_end, list(self.stack) + [info.iterator, m.Sentinel("for-target")])
-            target = self.for_targets[-1]
-        finally:
-            self.loops.pop()
-            self.active_loops.discard(h)
-            self.for_targets.pop()
-        if target is None:
-            raise self.fail(instrs[h], "async for loop without a target")
-        _drop_trailing_continue(body)
+        return _AsyncForShape(exit_at, start, body_end, break_target, popped)
+
+    def _async_for_rest(self, shape: "_AsyncForShape", info: LoopInfo, loop: n.For) -> int:
+        """Read what follows the `async for` body `loop` (orelse still empty): its else part,
+        up to where a `break` goes, and on 3.12+ the code after END_ASYNC_FOR where the compiler
+        laid it elsewhere (after a popping `break`, or moved past the range)."""
+        exit_at, start, body_end, break_target, popped = shape
+        real_exit = exit_at + 1
         if break_target is None and info.copied_exit is not None:
             break_target = self._exit_original(info, *info.copied_exit)
         orelse: List[n.Stmt] = []
         after = real_exit
         if popped is not None:
             after, stop = popped
-            orelse = self.run_range(real_exit, stop, list(self.stack)) if stop > real_exit else []
+            loop.orelse = self.run_range(real_exit, stop, list(self.stack)) if stop > real_exit else []
             self._mark_dead(real_exit, stop + 1)
             self.skip[exit_at] = exit_at + 1
-            return self.finish_for(n.For(target, iterable, body, orelse, True), after)
+            return self.finish_for(loop, after)
         moved = self._moved_rest(real_exit, body_end)
         if moved is not None:
             # 3.12+: END_ASYNC_FOR lies with the handler code at the end, past the range (an if
@@ -81,8 +109,9 @@ class TableAsyncFor:
             self._mark_dead(real_exit, span_end)
             self.skip[exit_at] = exit_at + 1
             if after < self.end and self._breaks_to(start, body_end, after, info):
-                return self.finish_for(n.For(target, iterable, body, tail, True), after)
-            done = self.finish_for(n.For(target, iterable, body, [], True), after)
+                loop.orelse = tail
+                return self.finish_for(loop, after)
+            done = self.finish_for(loop, after)
             for stmt in tail:
                 self.emit(stmt)
             return done
@@ -90,7 +119,8 @@ class TableAsyncFor:
             orelse = self.run_range(real_exit, break_target, list(self.stack))
             after = break_target
         self.skip[exit_at] = exit_at + 1
-        return self.finish_for(n.For(target, iterable, body, orelse, True), after)
+        loop.orelse = orelse
+        return self.finish_for(loop, after)
 
     def _popping_break(self, start: int, j: int, real_exit: int) -> Optional[Tuple[int, int]]:
         """3.12+: (the code after the async for, the end of its else part) when a `break` in the
