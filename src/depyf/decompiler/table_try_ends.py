@@ -52,7 +52,6 @@ class TableTryEnds:
         the statement, where the except clauses jump (or whose small block, ending in a
         return, they copied). None when that cannot be told."""
         st = self._xt()
-        instrs = self.instrs
         region = st.region_at[t] if t < len(st.region_at) else None
         if region is None:
             return None
@@ -61,36 +60,56 @@ class TableTryEnds:
         be = self._protected_end(s, t, warm)
         kind = st.kinds.get(t)
         if kind == "finally":
-            flow = [k for k in self._reach(t + 1) if t < k < cleanup]
-            ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
-            if not ends or max(flow) > max(ends) or instrs[cleanup - 1].opname != "RERAISE":
-                return None  # (a finally body that never ends, or ends in a loop: not told here)
-            copy_end = max(ends)
-            while copy_end - 1 > t + 1 and instrs[copy_end - 1].opname == "RERAISE" \
-                    and instrs[copy_end - 1].arg == 0:
-                copy_end -= 1  # (a copied closing re-raise: see `_build_finally`)
-            if copy_end <= t + 1:
-                return be
-            matched = self._match_copy(t + 1, copy_end - (t + 1), be, returns=True)
-            if matched is None or matched[2] or instrs[be + matched[0] - 1].opname in ENDS_FLOW:
-                return None  # (no copy there, or one that leaves: the statement never goes on)
-            return be + matched[0]
+            return self._past_finally_copy(t, cleanup, be)
         if kind == "with":
-            # (the normal exit: `__exit__(None, None, None)`, awaited in an async with, its value
-            # dropped, then what follows)
-            call = instrs[be:be + 5]
-            if len(call) < 5 or not all(ins.opname == "LOAD_CONST" and ins.argval is None for ins in call[:3]) \
-                    or call[3].opname != "CALL" or call[3].arg != 2:
-                return None
-            done = be + 4
-            if call[4].opname == "GET_AWAITABLE" and be + 6 < len(instrs) and instrs[be + 6].opname == "SEND":
-                done = instrs[be + 6].target
-                if done is None or instrs[done].opname != "END_SEND":
-                    return None
-                done += 1
-            return done + 1 if done < len(instrs) and instrs[done].opname == "POP_TOP" else None
+            return self._past_with_exit(be)
         if kind != "except":
             return None
+        return self._past_except_clauses(t, cleanup, be, warm)
+
+    def _past_finally_copy(self, t: int, cleanup: int, be: int) -> Optional[int]:
+        """3.12+ try/finally with the handler at `t` (cleanup at `cleanup`): the statement goes
+        on past the copy of the finally body that the compiler lays on the normal way out, right
+        after the protected body ending at `be`; the handler's copy, up to its closing RERAISE,
+        tells what that copy holds."""
+        instrs = self.instrs
+        flow = [k for k in self._reach(t + 1) if t < k < cleanup]
+        ends = [k for k in flow if instrs[k].opname == "RERAISE" and instrs[k].arg == 0]
+        if not ends or max(flow) > max(ends) or instrs[cleanup - 1].opname != "RERAISE":
+            return None  # (a finally body that never ends, or ends in a loop: not told here)
+        copy_end = max(ends)
+        while copy_end - 1 > t + 1 and instrs[copy_end - 1].opname == "RERAISE" \
+                and instrs[copy_end - 1].arg == 0:
+            copy_end -= 1  # (a copied closing re-raise: see `_build_finally`)
+        if copy_end <= t + 1:
+            return be
+        matched = self._match_copy(t + 1, copy_end - (t + 1), be, returns=True)
+        if matched is None or matched[2] or instrs[be + matched[0] - 1].opname in ENDS_FLOW:
+            return None  # (no copy there, or one that leaves: the statement never goes on)
+        return be + matched[0]
+
+    def _past_with_exit(self, be: int) -> Optional[int]:
+        """3.12+ with statement: the statement goes on past the normal exit laid right after the
+        protected body ending at `be`: `__exit__(None, None, None)` (awaited in an async with,
+        through SEND/END_SEND), its value dropped by POP_TOP."""
+        instrs = self.instrs
+        call = instrs[be:be + 5]
+        if len(call) < 5 or not all(ins.opname == "LOAD_CONST" and ins.argval is None for ins in call[:3]) \
+                or call[3].opname != "CALL" or call[3].arg != 2:
+            return None
+        done = be + 4
+        if call[4].opname == "GET_AWAITABLE" and be + 6 < len(instrs) and instrs[be + 6].opname == "SEND":
+            done = instrs[be + 6].target
+            if done is None or instrs[done].opname != "END_SEND":
+                return None
+            done += 1
+        return done + 1 if done < len(instrs) and instrs[done].opname == "POP_TOP" else None
+
+    def _past_except_clauses(self, t: int, cleanup: int, be: int, warm: Set[int]) -> Optional[int]:
+        """3.12+ try/except with the handler at `t`: the code after the statement is where the
+        except clauses' ways on jump (after their unwinding), or the small block ending in a
+        return that they copied, at or past the protected body's end `be`."""
+        instrs = self.instrs
         flow = sorted(k for k in self._reach(t) if t <= k < cleanup)
         found = []
         for k in flow:
@@ -186,16 +205,22 @@ class TableTryEnds:
             # (try: A; return 1 / except E: B); C / except F: D)` then the normal exit's copy of
             # an enclosing finally body)
             return k
-        if last.opname == "JUMP" and tail_end > end:
-            y = last.target
-            guard = 0
-            while y is not None and tail_end <= y < t and instrs[y].opname == "JUMP" \
-                    and instrs[y].target is not None and instrs[y].target > y and guard < 8:
-                y = instrs[y].target
-                guard += 1
-            if y is not None and (t < y <= self.end or tail_end <= y < t and t not in self._chain(y)):
-                return tail_end  # (... or to its else part, which follows the protected code)
+        if last.opname == "JUMP" and tail_end > end and self._jumps_past_handler_code(last.target, tail_end, t):
+            return tail_end  # (... or to its else part, which follows the protected code)
         return end
+
+    def _jumps_past_handler_code(self, y: Optional[int], tail_end: int, t: int) -> bool:
+        """3.11: does a jump to `y` that ends a handler break tail (ending at `tail_end`) lead,
+        through the forward jumps 3.11 leaves chained (a with's normal exit inside, say), past
+        the handler code at `t` to the code after the statement, or to unprotected code before
+        `t`: the else part?"""
+        instrs = self.instrs
+        guard = 0
+        while y is not None and tail_end <= y < t and instrs[y].opname == "JUMP" \
+                and instrs[y].target is not None and instrs[y].target > y and guard < 8:
+            y = instrs[y].target
+            guard += 1
+        return y is not None and (t < y <= self.end or tail_end <= y < t and t not in self._chain(y))
 
     def _unwinding_return(self, k: int) -> bool:
         """Is `k` part of what a return does after it left the try blocks: pops of for loops'
