@@ -1,6 +1,6 @@
 """Value-level `and`/`or` (JUMP_IF_*_OR_POP, and 3.12+ `COPY 1` + conditional jump + POP_TOP).
 """
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import TERMINAL, Instr
@@ -13,6 +13,12 @@ _MAX_VALUE_TAIL = 6
 
 
 _OR_POP = ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP")
+
+
+class _Operand(NamedTuple):
+    """The right operand of an and/or, read from the code after its jump."""
+    value: n.Expr
+    end: int  # where the operand's code ends: the code after the and/or goes on there
 
 
 class ControlValues:
@@ -30,69 +36,80 @@ class ControlValues:
         # left operand that is already a finished `a and b` had its own jump land on this test:
         # the source grouped it, `(a and b) and c`, and 3.12+ compile the two differently.
         grouped = isinstance(left, n.BoolOp) and left.op == op
+        found = self._right_operand(start, self._unthreaded_target(start, target))
+        if found is None:
+            raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
+        self.stack.append(_flatten(op, left, found.value) if not grouped else n.BoolOp(op, [left, found.value]))
+        return found.end
+
+    def _unthreaded_target(self, start: int, target: int) -> int:
+        """Where the short-circuit jump at `start - 1` to `target` ends its right operand: the
+        jump optimiser may have threaded it through a jump at the end of the range being read."""
         end = self.end
         if target > end and end < len(self.instrs) and self.instrs[end].opname == "JUMP" \
                 and self.instrs[end].target == target:
-            target = end  # threaded through the jump that ends this branch (`(a or b) if c else d`)
-        elif target > end and end < len(self.instrs) and self.instrs[start - 1].opname in _OR_POP \
+            return end  # threaded through the jump that ends this branch (`(a or b) if c else d`)
+        if target > end and end < len(self.instrs) and self.instrs[start - 1].opname in _OR_POP \
                 and self.instrs[end].opname == self.instrs[start - 1].opname and self.instrs[end].target == target:
             # 3.8-3.11: the operand being read ends right before a jump that tests the same way to
             # the same place (`(a or (b and c)) and d`: `b and c` is the left operand of that
             # `and`); this jump was threaded through it. The operand ends there.
-            target = end
+            return end
+        return target
+
+    def _right_operand(self, start: int, target: int) -> Optional["_Operand"]:
+        """The right operand of an and/or from `start`, whose jump goes to `target`: up to the
+        target, or, where the compiler copied the exit block there (a return) into the operand's
+        own path, up to that copy."""
         right = self.pure_value(start, target)
         if right is not None:
-            self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
-            return target
+            return _Operand(right, target)
         # The jump may go to a return that another branch shares (3.8/3.9 `return (a or b) if c
         # else d`): the operand ends at this branch's own return.
         if target < len(self.instrs) and self.instrs[target].opname == "RETURN_VALUE":
             own = next((k for k in range(start, target) if self.instrs[k].opname == "RETURN_VALUE"), None)
             right = self.pure_value(start, own) if own is not None else None
             if right is not None:
-                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
-                return own
+                return _Operand(right, own)
         # `return a and b` may have its return duplicated into both paths.
         if self.instrs[target - 1].opname == "RETURN_VALUE":
             right = self.pure_value(start, target - 1)
             if right is not None:
-                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
-                return target - 1
+                return _Operand(right, target - 1)
         # `a and b` as a statement before a small exit block: its POP_TOP and the block after it
         # were copied (3.10+), the fall-through copy ends right before the jump's target.
         own = self._copied_pop_exit(start, target)
         if own is not None:
             right = self.pure_value(start, own)
             if right is not None:
-                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
                 self.skip[target] = target + (target - own)
-                return own
-        # `return a and (b if c else d)`: the compiler copies the block at the target (the rest of the
-        # return) into the first arm in place of its jump there, so the operand is that arm's
-        # copy, then the other arm falling into the target. Read with the block in view, the
-        # if is one value before the copied exit (`_value_before_copied_exit`).
+                return _Operand(right, own)
         tail = self._function_end_block(target)
-        if tail is not None:
-            right = self.pure_value(start, target, view_end=tail)
-            if right is not None:
-                self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
-                return target
-            # The operand may fall into its own copy of that block before the target, with more
-            # code in between (3.10+: `x = ((c and d) if a else c) if b else 1`, where the arm
-            # `c and d` ends in a copy of the join, and the other arm `c` falls into the join
-            # the `and` jumps to): the operand ends where the copy starts.
-            length = tail - target
-            for own in range(start + 1, min(target - length, self.end - length) + 1):
-                if not self.version.copies_exit_blocks:
-                    break
-                if self._same_test(own, target, length) \
-                        and not any(self.jump_sources.get(q) for q in range(own, own + length)):
-                    right = self.pure_value(start, own)
-                    if right is not None:
-                        self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
-                        return own
-                    break
-        raise self.fail(self.instrs[start - 1], "short-circuit operand is not an expression")
+        return self._operand_before_return_copy(start, target, tail) if tail is not None else None
+
+    def _operand_before_return_copy(self, start: int, target: int, tail: int) -> Optional["_Operand"]:
+        """`return a and (b if c else d)`: the compiler copies the block [target, tail) (the rest
+        of the return) into the first arm in place of its jump there, so the operand is that
+        arm's copy, then the other arm falling into the target. Read with the block in view, the
+        if is one value before the copied exit (`_value_before_copied_exit`)."""
+        right = self.pure_value(start, target, view_end=tail)
+        if right is not None:
+            return _Operand(right, target)
+        # The operand may fall into its own copy of that block before the target, with more
+        # code in between (3.10+: `x = ((c and d) if a else c) if b else 1`, where the arm
+        # `c and d` ends in a copy of the join, and the other arm `c` falls into the join
+        # the `and` jumps to): the operand ends where the copy starts.
+        length = tail - target
+        for own in range(start + 1, min(target - length, self.end - length) + 1):
+            if not self.version.copies_exit_blocks:
+                break
+            if self._same_test(own, target, length) \
+                    and not any(self.jump_sources.get(q) for q in range(own, own + length)):
+                right = self.pure_value(start, own)
+                if right is not None:
+                    return _Operand(right, own)
+                break
+        return None
 
     def _function_end_block(self, k: int) -> Optional[int]:
         """The end of the small straight block at `k` that returns (3.10+ copy such a block into
