@@ -1,7 +1,7 @@
 """How a condition chain's atoms combine (`_build`): `and`/`or` groups and what follows them,
 conditional expressions among the tests, and exits that are copies or aliases of one another.
 """
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -28,6 +28,13 @@ def _jump_alias(chain: List[_Atom], x: int) -> int:
     return x
 
 
+class _Exits(NamedTuple):
+    """Where an atom and the rest of the chain after it go, with one name per exit."""
+    t: int  # where the atom's jump goes
+    rt: int  # where the rest goes when true
+    rf: int  # where the rest goes when false
+
+
 class ControlChainBuild:
     """How a condition chain combines; mixed into `control.ControlRules`."""
 
@@ -48,39 +55,12 @@ class ControlChainBuild:
         if ternary is not None:
             return ternary
         del self.chain_copies[copies:]
-        over = chain[lo + 1].target if hi - lo > 2 else None
-        if over is not None and chain[lo + 1].always and a.target == chain[lo + 1].fall \
-                and self.instrs[chain[lo + 1].start].opname == "JUMP" \
-                and (over == chain[hi - 1].fall or any(chain[k].start == over for k in range(lo + 2, hi))):
-            # `a` jumps over a JUMP that follows it: together one test that jumps the other way
-            # to where the JUMP goes (`1 if c else b` as a test: a constant true arm leaves no
-            # code, its branch is the JUMP to the body, so the test reads as `c or b`). Only
-            # when the JUMP goes into the chain or to where it goes when true: one past the if
-            # body is `if c: pass` then `elif b:` (the same test, read as an if statement).
-            merged = _Atom(a.start, a.expr, not a.jump_if_true, chain[lo + 1].target, a.jump_index,
-                           chain[lo + 1].fall)
+        merged = self._merged_over_jump(chain, lo, hi)
+        if merged is not None:
             return self._build(chain[:lo] + [merged] + chain[lo + 2:], lo, hi - 1)
         rest, rt, rf = self._build(chain, lo + 1, hi)
         if t not in (rt, rf):
-            # 3.10+: `a` may leave through its own copy of the small exit block the rest leaves by.
-            if self._copied_exits(t, rf):
-                t, rf = self._same_exit(t, rf)
-            elif self._copied_exits(t, rt):
-                t, rt = self._same_exit(t, rt)
-            elif self._threaded_through(t, rt):
-                t = rt
-            elif self._threaded_through(t, rf):
-                t = rf
-            else:
-                # A jump to the JUMP that ends the first branch of a conditional expression used
-                # as a test goes where that JUMP goes (3.8/3.9 thread one into the other).
-                ta = _jump_alias(chain, t)
-                if ta in (rt, rf):
-                    t = ta
-                elif _jump_alias(chain, rt) == ta:
-                    t = rt = ta
-                elif _jump_alias(chain, rf) == ta:
-                    t = rf = ta
+            t, rt, rf = self._unified_exits(chain, t, rt, rf)
         if t in (rt, rf):
             if t == rt:
                 left = a.expr if a.jump_if_true else _negated_atom(a.expr)
@@ -95,6 +75,48 @@ class ControlChainBuild:
         # (copies taken for a reading that failed are no copies: the block may be real code)
         del self.chain_copies[copies:]
         raise _BadChain()
+
+    def _merged_over_jump(self, chain: List[_Atom], lo: int, hi: int) -> Optional[_Atom]:
+        """The atom `chain[lo]` and the JUMP after it read as one test, where `a` jumps over that
+        JUMP (see below), else None."""
+        a = chain[lo]
+        over = chain[lo + 1].target if hi - lo > 2 else None
+        if over is not None and chain[lo + 1].always and a.target == chain[lo + 1].fall \
+                and self.instrs[chain[lo + 1].start].opname == "JUMP" \
+                and (over == chain[hi - 1].fall or any(chain[k].start == over for k in range(lo + 2, hi))):
+            # `a` jumps over a JUMP that follows it: together one test that jumps the other way
+            # to where the JUMP goes (`1 if c else b` as a test: a constant true arm leaves no
+            # code, its branch is the JUMP to the body, so the test reads as `c or b`). Only
+            # when the JUMP goes into the chain or to where it goes when true: one past the if
+            # body is `if c: pass` then `elif b:` (the same test, read as an if statement).
+            return _Atom(a.start, a.expr, not a.jump_if_true, chain[lo + 1].target, a.jump_index,
+                         chain[lo + 1].fall)
+        return None
+
+    def _unified_exits(self, chain: List[_Atom], t: int, rt: int, rf: int) -> "_Exits":
+        """The exits of an atom jumping to `t` and of the rest after it (true `rt`, false `rf`),
+        where `t` is neither: the same exit reached another way, when the compiler copied the
+        small exit block into the atom's jump (3.10+), or threaded the jump through a JUMP."""
+        # 3.10+: `a` may leave through its own copy of the small exit block the rest leaves by.
+        if self._copied_exits(t, rf):
+            t, rf = self._same_exit(t, rf)
+        elif self._copied_exits(t, rt):
+            t, rt = self._same_exit(t, rt)
+        elif self._threaded_through(t, rt):
+            t = rt
+        elif self._threaded_through(t, rf):
+            t = rf
+        else:
+            # A jump to the JUMP that ends the first branch of a conditional expression used
+            # as a test goes where that JUMP goes (3.8/3.9 thread one into the other).
+            ta = _jump_alias(chain, t)
+            if ta in (rt, rf):
+                t = ta
+            elif _jump_alias(chain, rt) == ta:
+                t = rt = ta
+            elif _jump_alias(chain, rf) == ta:
+                t = rf = ta
+        return _Exits(t, rt, rf)
 
     def _then_rest(self, g: n.Expr, gt: int, gf: int, chain: List[_Atom], k: int, hi: int) -> Tuple[n.Expr, int, int]:
         """A finished group (true exit gt, false exit gf), then atoms [k, hi) that one exit enters."""
