@@ -4,7 +4,7 @@
 POP_FINALLY; 3.9 and 3.10 copy the finally body onto every way out of the try body and end the
 exceptional copy with RERAISE. The copies are matched against the body and dropped.
 """
-from typing import Any, List, Optional, Set, Tuple
+from typing import Any, List, NamedTuple, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
@@ -59,6 +59,13 @@ class _FinallyWalk:
                     break
                 k += 1
         return furthest, reraises
+
+
+class _NormalCopy(NamedTuple):
+    """The copy of a 3.9/3.10 finally body on the try body's normal way out."""
+    body_end: int  # where the try body ends (before the copy, or its POP_BLOCK)
+    after_copy: Optional[int]  # where the copy ends, the code after the statement; None if none found
+    continuation: Optional[Tuple[int, int]]  # the copied way on of the copy's last `if` branch
 
 
 class BlockFinally:
@@ -481,14 +488,10 @@ class BlockFinally:
             return None
         return r + 1
 
-    def _try_finally_copies(self, i: int, h: int) -> int:
-        """3.9/3.10 try/finally: the finally body is copied onto every way out of the try body."""
-        fin_end, reraises = self._finally_handler_end(h)
-        outer = list(self.stack)
-        tokens = [_token("exc") for _ in range(6)]
-        handler = _Block("finally-handler", tokens, closing=fin_end if reraises else None)
-        finalbody = self.fold_end_copies(self._run_in(handler, h, fin_end, outer + tokens), h)
-        end = fin_end + 1 if reraises else fin_end
+    def _normal_finally_copy(self, i: int, h: int, fin_end: int) -> "_NormalCopy":
+        """3.9/3.10: find the copy of the finally body [h, fin_end) the compiler laid on the try
+        body's way out by falling off its end (after the last POP_BLOCK that one matches), and
+        so where the try body [i + 1, ...) ends."""
         instrs = self.instrs
         body_end, after_copy = self._live_end(i + 1, h), None
         continuation: Optional[Tuple[int, int]] = None
@@ -531,6 +534,18 @@ class BlockFinally:
                 # too (the jump back of a `while True` loop left only by a break).
                 body_end = ce + 1
             break
+        return _NormalCopy(body_end, after_copy, continuation)
+
+    def _try_finally_copies(self, i: int, h: int) -> int:
+        """3.9/3.10 try/finally: the finally body is copied onto every way out of the try body."""
+        fin_end, reraises = self._finally_handler_end(h)
+        outer = list(self.stack)
+        tokens = [_token("exc") for _ in range(6)]
+        handler = _Block("finally-handler", tokens, closing=fin_end if reraises else None)
+        finalbody = self.fold_end_copies(self._run_in(handler, h, fin_end, outer + tokens), h)
+        end = fin_end + 1 if reraises else fin_end
+        instrs = self.instrs
+        body_end, after_copy, continuation = self._normal_finally_copy(i, h, fin_end)
         block = _Block("finally-body-copy", start=h, end=fin_end)
         body = self._run_in(block, i + 1, body_end, list(outer))
         left = self.last_stack

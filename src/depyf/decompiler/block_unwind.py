@@ -36,13 +36,7 @@ class BlockUnwind:
         copied = self._copied_clause_exit(i, blocks)
         if copied is not None:
             return copied
-        state = self._unwind_from
-        if state is not None:
-            end, done = state
-            if end <= i and all(self.instrs[k].opname in _ROTATIONS or self.instrs[k].opname == "POP_TOP"
-                                for k in range(end, i)) \
-                    and not any(self.jump_sources.get(k) for k in range(end, i + 1)):
-                level = done - 1
+        level = self._resumed_level(i, level)
         k = i
         matched = False
         while level >= 0:
@@ -72,27 +66,51 @@ class BlockUnwind:
         if self._unwinds_into_dead_end(i, k, unwound):
             return k
         if self.loops and all(b.info["loops"] == len(self.loops) for b in unwound):
-            j = k
-            if self._op(j) == "POP_TOP" and self.stack and isinstance(self.stack[-1], m.Iterator):
-                j += 1
-            outer_copy = self._copied_try_exit(j, blocks[:level + 1])
-            if outer_copy is not None:
-                # A `break` that leaves the blocks inside the loop, then the loop, and then runs
-                # the copied way out of the try whose body the loop ends.
-                if j > k:
-                    self.stack.pop()
-                self.emit(n.Break())
-                return outer_copy
-            end = self._copy_end(j)
-            if end is not None and not (self._op(j) == "LOAD_CONST" and end == j + 2):
-                # A value loaded only after the blocks are left: no `return` compiles so; it is a
-                # `break` to a loop exit that 3.10 copied here.
-                if j > k:
-                    self.stack.pop()
-                self.emit(n.Break())
-                self.note_copied_break(j, end)
+            end = self._unwinding_break_copy(k, blocks[:level + 1])
+            if end is not None:
                 return end
         return k
+
+    def _resumed_level(self, i: int, level: int) -> int:
+        """The innermost block still open for an unwinding at `i`: where one ended just before
+        (only rotations and pops in between, nothing jumps in), the compiler split one way out's
+        unwinding in two (a value kept on the stack across it), and this one goes on below the
+        blocks that one left."""
+        state = self._unwind_from
+        if state is not None:
+            end, done = state
+            if end <= i and all(self.instrs[k].opname in _ROTATIONS or self.instrs[k].opname == "POP_TOP"
+                                for k in range(end, i)) \
+                    and not any(self.jump_sources.get(k) for k in range(end, i + 1)):
+                return done - 1
+        return level
+
+    def _unwinding_break_copy(self, k: int, outer: List[_Block]) -> Optional[int]:
+        """3.10: an unwinding that ended at `k`, having left only blocks inside the innermost
+        loop, is a `break` when a copy of a way out follows it (the loop's iterator popped
+        first): the copied way out of the try in `outer` whose body the loop ends, or a loop
+        exit copied here. Emits the break; returns where the copy ends, or None."""
+        j = k
+        if self._op(j) == "POP_TOP" and self.stack and isinstance(self.stack[-1], m.Iterator):
+            j += 1
+        outer_copy = self._copied_try_exit(j, outer)
+        if outer_copy is not None:
+            # A `break` that leaves the blocks inside the loop, then the loop, and then runs
+            # the copied way out of the try whose body the loop ends.
+            if j > k:
+                self.stack.pop()
+            self.emit(n.Break())
+            return outer_copy
+        end = self._copy_end(j)
+        if end is not None and not (self._op(j) == "LOAD_CONST" and end == j + 2):
+            # A value loaded only after the blocks are left: no `return` compiles so; it is a
+            # `break` to a loop exit that 3.10 copied here.
+            if j > k:
+                self.stack.pop()
+            self.emit(n.Break())
+            self.note_copied_break(j, end)
+            return end
+        return None
 
     def _unwinds_into_dead_end(self, i: int, k: int, unwound: List[_Block]) -> bool:
         """3.10: does the unwinding [i, k) run a copy of a finally body that never finishes (it

@@ -239,24 +239,7 @@ class _Tables:
         tables = version.tables
         self.version = version
         self.names: Dict[int, str] = {num: name for name, num in tables["opmap"].items()}
-        kinds: Dict[str, int] = {}
-        for kind, key in ((_CONST, "hasconst"), (_NAME, "hasname"), (_LOCAL, "haslocal"),
-                          (_FREE, "hasfree"), (_COMPARE, "hascompare")):
-            for name in tables[key]:
-                kinds[name] = kind
-        for name in ("IS_OP", "CONTAINS_OP", "BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
-            kinds[name] = _SPECIAL
-        for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_SUPER_ATTR", "LOAD_METHOD",
-                                                "LOAD_SMALL_INT", "LOAD_COMMON_CONSTANT", "LOAD_SPECIAL"]:
-            kinds[name] = _SPECIAL
-        # (where no bit is packed with the name index, these decode as any name instruction)
-        if version.load_global_pushes_null_bit:
-            kinds["LOAD_GLOBAL"] = _SPECIAL
-        if version.load_attr_method_bit:
-            kinds["LOAD_ATTR"] = _SPECIAL
-        if version.import_name_packs_lazy_bits:
-            kinds["IMPORT_NAME"] = _SPECIAL
-        self.kind = kinds
+        self.kind = kinds = _argument_kinds(version)
         self.jrel = frozenset(tables["hasjrel"])
         self.jabs = frozenset(tables["hasjabs"])
         self.backward = frozenset(tables["backward_jumps"])
@@ -275,10 +258,14 @@ class _Tables:
         self.extended_ops = frozenset(num for num, name in self.names.items()
                                       if name in ("EXTENDED_ARG", "EXTENDED_ARG_QUICK"))
         self.no_caches = not any(self.cache.values())  # (before 3.11)
-        # Everything the decoding loop needs about an opcode, in one lookup by its number:
-        # (name, argument kind, cache bytes after it, normalized name, jump kind).
-        # An opcode no table names gets `_UNKNOWN`, which the loops report as an error.
-        self.info: List[Tuple[str, int, int, str, int]] = [
+        self.info = self._opcode_info(kinds)
+
+    def _opcode_info(self, kinds: Dict[str, int]) -> List[Tuple[str, int, int, str, int]]:
+        """Everything the decoding loops need about an opcode, in one lookup by its number:
+        (name, argument kind, cache bytes after it, normalized name, jump kind), from the
+        version's tables (the `dis` data of that CPython, never the host's).
+        An opcode no table names gets `_UNKNOWN`, which the loops report as an error."""
+        info: List[Tuple[str, int, int, str, int]] = [
             (f"<{num}>", _UNKNOWN, 0, f"<{num}>", _NO_JUMP) for num in range(256)]
         for num, name in self.names.items():
             if num > 255:
@@ -303,7 +290,32 @@ class _Tables:
                 kind = _NO_ARG
             # (an instruction whose argument is a constant, a name or a comparison keeps its name)
             alias = name if kind in (_CONST, _NAME, _FREE, _COMPARE) else _JUMP_ALIASES.get(name, name)
-            self.info[num] = (name, kind, self.cache.get(name, 0), alias, jump)
+            info[num] = (name, kind, self.cache.get(name, 0), alias, jump)
+        return info
+
+
+def _argument_kinds(version: BytecodeVersion) -> Dict[str, int]:
+    """Instruction name -> how its argument decodes (`_CONST`, `_NAME`, ...; `_SPECIAL` where it
+    packs more than an index, or the instruction decodes to two); names not in it are `_PLAIN`."""
+    tables = version.tables
+    kinds: Dict[str, int] = {}
+    for kind, key in ((_CONST, "hasconst"), (_NAME, "hasname"), (_LOCAL, "haslocal"),
+                      (_FREE, "hasfree"), (_COMPARE, "hascompare")):
+        for name in tables[key]:
+            kinds[name] = kind
+    for name in ("IS_OP", "CONTAINS_OP", "BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
+        kinds[name] = _SPECIAL
+    for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_SUPER_ATTR", "LOAD_METHOD",
+                                            "LOAD_SMALL_INT", "LOAD_COMMON_CONSTANT", "LOAD_SPECIAL"]:
+        kinds[name] = _SPECIAL
+    # (where no bit is packed with the name index, these decode as any name instruction)
+    if version.load_global_pushes_null_bit:
+        kinds["LOAD_GLOBAL"] = _SPECIAL
+    if version.load_attr_method_bit:
+        kinds["LOAD_ATTR"] = _SPECIAL
+    if version.import_name_packs_lazy_bits:
+        kinds["IMPORT_NAME"] = _SPECIAL
+    return kinds
 
 
 def _common_constant(entry: List[Any]) -> Tuple[str, Any]:
@@ -363,6 +375,22 @@ def _decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     return _finish(code, version, decoded, jumps, index_at if keeps_all else None)
 
 
+def _unknown_opcode(code: CodeType, version: BytecodeVersion, op: int, offset: int) -> DecompilationError:
+    """An opcode the version's tables do not name: no compiler of that version made this code."""
+    return DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=offset,
+                              opname=f"<{op}>", python_version=version.key)
+
+
+def _argument_tables(consts: tuple, names: tuple, local_names: Sequence[str],
+                     free_names: Sequence[str]) -> List[Any]:
+    """Argument kind -> the table its argument indexes, for the kinds below `_TABLE_KINDS`
+    (`_PLAIN`: the number itself), so that `_decode_units` reads a value in one lookup."""
+    by_kind: List[Any] = [None] * _TABLE_KINDS
+    by_kind[_PLAIN], by_kind[_CONST], by_kind[_NAME] = _NUMBERS, consts, names
+    by_kind[_LOCAL], by_kind[_FREE] = local_names, free_names
+    return by_kind
+
+
 def _out_of_range(code: CodeType, version: BytecodeVersion, offset: int, name: str) -> DecompilationError:
     return DecompilationError("argument out of range", function=code.co_name,
                               offset=offset, opname=name, python_version=version.key)
@@ -385,11 +413,8 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
     offset, name = 0, ""  # (named by the error below)
     # One handler around the whole loop: an argument out of range is the only IndexError there.
     try:
-        # The argument's value, for the kinds that index a table by it (`_PLAIN`: the number
-        # itself): one lookup instead of a test per kind.
-        by_kind: List[Any] = [None] * _TABLE_KINDS
-        by_kind[_PLAIN], by_kind[_CONST], by_kind[_NAME] = _NUMBERS, consts, names
-        by_kind[_LOCAL], by_kind[_FREE] = local_names, free_names
+        # The argument's value, for the kinds that index a table: one lookup, no test per kind.
+        by_kind = _argument_tables(consts, names, local_names, free_names)
         for index, offset, op, oparg in zip(itertools.count(), range(0, size, 2), ops, raw[1::2]):
             name, kind, _, alias, jump = info[op]
             if kind < _TABLE_KINDS:  # (most instructions)
@@ -399,8 +424,7 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
             elif kind == _COMPARE:
                 arg, argval, alias = oparg, cmp_op[oparg >> cmp_shift], name
             elif kind == _UNKNOWN:
-                raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=offset,
-                                         opname=f"<{op}>", python_version=version.key)
+                raise _unknown_opcode(code, version, op, offset)
             else:
                 _special(decoded, t, name, oparg, offset, consts, names, local_names)
                 continue
@@ -423,14 +447,14 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
                     target = offset + 2 + oparg * unit
                 jumps.append((instr, target))
             append(instr)
-        if len(decoded) != size // 2:  # (never: each unit made one instruction)
-            for k, instr in enumerate(decoded):
-                instr.index = k
-                index_at.setdefault(instr.offset, k)
-        elif t.dropped_ops.isdisjoint(ops):
-            return _finish_in_place(code, version, decoded, jumps)
     except IndexError:
         raise _out_of_range(code, version, offset, name) from None
+    if len(decoded) != size // 2:  # (never: each unit made one instruction)
+        for k, instr in enumerate(decoded):
+            instr.index = k
+            index_at.setdefault(instr.offset, k)
+    elif t.dropped_ops.isdisjoint(ops):
+        return _finish_in_place(code, version, decoded, jumps)
     return None
 
 
@@ -439,24 +463,17 @@ def _decode_general(code: CodeType, version: BytecodeVersion, t: _Tables, local_
                     index_at: Dict[int, int]) -> None:
     """Decode any version's code (EXTENDED_ARG prefixes, inline caches) into `decoded`, the jumps
     with their target offsets into `jumps` and each instruction's index into `index_at`."""
-    info, unit, have_argument = t.info, t.unit, t.have_argument
-    cmp_op, cmp_shift = t.cmp_op, t.cmp_shift
-    consts, names = code.co_consts, code.co_names
-    raw = code.co_code
-    size = len(raw)
-    append = decoded.append
-    new = Instr
-    ext = 0
-    pos = 0
-    prefix_start = -1
+    info, unit, have_argument, cmp_op, cmp_shift = t.info, t.unit, t.have_argument, t.cmp_op, t.cmp_shift
+    consts, names, raw = code.co_consts, code.co_names, code.co_code
+    size, append, new = len(raw), decoded.append, Instr
+    ext, pos, prefix_start = 0, 0, -1  # (the EXTENDED_ARG bits so far; where its prefix starts)
     offset, name = 0, ""  # (named by the error below)
     try:
         while pos < size:
             op = raw[pos]
             name, kind, cache_bytes, alias, jump = info[op]
             if kind == _UNKNOWN:
-                raise DecompilationError(f"unknown opcode {op}", function=code.co_name, offset=pos,
-                                         opname=f"<{op}>", python_version=version.key)
+                raise _unknown_opcode(code, version, op, pos)
             oparg = raw[pos + 1] | ext
             offset = pos
             pos += 2
@@ -488,8 +505,7 @@ def _decode_general(code: CodeType, version: BytecodeVersion, t: _Tables, local_
             else:
                 _special(decoded, t, name, oparg, instr_offset, consts, names, local_names)
                 continue
-            # `make_instr(instr_offset, alias, name, arg, argval, False, None, index)`, made without
-            # the call of its __init__, as in `_decode_units`
+            # `make_instr(instr_offset, alias, name, arg, argval, False, None, index)`, as in `_decode_units`
             instr = new()
             instr.index = index
             instr.offset = instr_offset
@@ -638,15 +654,42 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
     # Each raw offset maps to the index the instruction there (or the next kept one) gets.
     kept: List[Instr] = []
     index_at: Dict[int, int] = {}
-    pending: List[int] = []
-    skip_pop_after_gen = False
     to_filter = decoded
     if decoded_index_at is not None:
         # The common case before 3.11: nothing to drop, every instruction is kept, with the
         # index it was decoded with (3.13's split pairs share their offset: the first's).
         kept, to_filter, index_at = decoded, [], decoded_index_at
     table = _parse_exception_table(code.co_exceptiontable) if version.has_exception_table else []
-    kept_nops = _nested_loop_heads(to_filter, jumps, table)
+    _keep_instructions(to_filter, _nested_loop_heads(to_filter, jumps, table), kept, index_at)
+    index_at[len(code.co_code)] = len(kept)
+    raw_targets: Dict[int, int] = {}
+    for instr, target in jumps:
+        if instr.index < 0:
+            continue
+        idx = index_at.get(target)
+        instr.target = instr.argval = idx if idx is not None else _index_after(code, version, index_at, target, instr)
+        instr.target_offset = target
+        raw_targets[instr.index] = target
+    regions: List[ExceptionRegion] = []
+    if version.has_exception_table:
+        # The error names the code's last instruction, a dropped one (RESUME) if that is all.
+        at = kept[-1] if kept else (decoded[-1] if decoded else None)
+        for start, stop, handler, depth, lasti in table:
+            region = ExceptionRegion(_index_after(code, version, index_at, start * 2, at),
+                                     _index_after(code, version, index_at, stop * 2, at),
+                                     _index_after(code, version, index_at, handler * 2, at), depth, lasti)
+            if region.start < region.end:
+                regions.append(region)
+    return Bytecode(code, version, kept, regions, raw_targets)
+
+
+def _keep_instructions(to_filter: List[Instr], kept_nops: Set[int], kept: List[Instr],
+                       index_at: Dict[int, int]) -> None:
+    """Append to `kept` the instructions of `to_filter` that are not bookkeeping (`_DROPPED`,
+    and the POP_TOP that follows 3.11+'s RETURN_GENERATOR: it pops the generator object the
+    frame's creation left), each indexed; a dropped one's offset maps to the next kept one."""
+    pending: List[int] = []
+    skip_pop_after_gen = False
     for instr in to_filter:
         name = instr.raw_opname
         if name in _DROPPED or skip_pop_after_gen:  # (most instructions: neither)
@@ -670,36 +713,19 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
     end = len(kept)
     for off in pending:
         index_at[off] = end
-    index_at[len(code.co_code)] = end
 
-    def to_index(offset: int, instr: "Optional[Instr]" = None) -> int:  # (a string: not evaluated per call)
-        idx = index_at.get(offset)
-        if idx is None:
-            # A jump into the middle of a cache or an EXTENDED_ARG prefix: take the next instruction.
-            later = [o for o in index_at if o > offset]
-            if not later:
-                raise DecompilationError("jump target outside the code", function=code.co_name,
-                                         offset=instr.offset if instr else None,
-                                         opname=instr.raw_opname if instr else None,
-                                         python_version=version.key)
-            idx = index_at[min(later)]
-        return idx
 
-    raw_targets: Dict[int, int] = {}
-    for instr, target in jumps:
-        if instr.index < 0:
-            continue
-        idx = index_at.get(target)
-        instr.target = instr.argval = idx if idx is not None else to_index(target, instr)
-        instr.target_offset = target
-        raw_targets[instr.index] = target
-    regions: List[ExceptionRegion] = []
-    if version.has_exception_table:
-        for start, stop, handler, depth, lasti in table:
-            # The error names the code's last instruction, a dropped one (RESUME) if that is all.
-            at = kept[-1] if kept else (decoded[-1] if decoded else None)
-            region = ExceptionRegion(to_index(start * 2, at), to_index(stop * 2, at), to_index(handler * 2, at),
-                                     depth, lasti)
-            if region.start < region.end:
-                regions.append(region)
-    return Bytecode(code, version, kept, regions, raw_targets)
+def _index_after(code: CodeType, version: BytecodeVersion, index_at: Dict[int, int], offset: int,
+                 instr: Optional[Instr] = None) -> int:
+    """The index of the instruction at raw `offset`, or where that is the middle of a cache or
+    an EXTENDED_ARG prefix (a jump there), of the next instruction."""
+    idx = index_at.get(offset)
+    if idx is None:
+        later = [o for o in index_at if o > offset]
+        if not later:
+            raise DecompilationError("jump target outside the code", function=code.co_name,
+                                     offset=instr.offset if instr else None,
+                                     opname=instr.raw_opname if instr else None,
+                                     python_version=version.key)
+        idx = index_at[min(later)]
+    return idx

@@ -138,30 +138,9 @@ class _Reader:
             self.spend(1 + len(data))
             return data, 1 + len(data)
         if kind in ("u", "t", "a", "A", "z", "Z"):
-            raw = self.take(self.size(small=kind in ("z", "Z")))
-            try:
-                text = raw.decode("utf-8", "surrogatepass") if kind in ("u", "t") else raw.decode("latin-1")
-            except UnicodeDecodeError:
-                raise self.fail("a string that is not UTF-8") from None
-            if kind in ("t", "A", "Z"):
-                text = sys.intern(text) if "\0" not in text else text
-            self.spend(1 + len(text))
-            return text, 1 + len(text)
+            return self._text(kind)
         if kind in ("(", ")", ">"):
-            count = self.size(small=kind == ")")
-            items = []
-            weight = 1
-            for _ in range(count):
-                item, item_weight = self.object()
-                items.append(item)
-                weight += item_weight
-            self.spend(1)
-            if kind != ">":
-                return tuple(items), weight
-            try:
-                return frozenset(items), weight
-            except TypeError:
-                raise self.fail("a frozenset of unhashable items") from None
+            return self._items(kind)
         if kind == "c":
             return self._code()
         if kind == ":" and self.version.marshal_version >= 5:
@@ -173,6 +152,36 @@ class _Reader:
             # (compiled code holds none of these: only constants that are immutable)
             raise self.fail(f"a {names[kind]}, which compiled code never holds")
         raise self.fail(f"unknown type code {ord(kind):#x}")
+
+    def _text(self, kind: str) -> Tuple[str, int]:
+        """A str: UTF-8 (`u`, `t`), or ASCII-only (`a`, `A`, and `z`, `Z` with a one-byte size),
+        read as latin-1; `t`, `A` and `Z` are the interned ones."""
+        raw = self.take(self.size(small=kind in ("z", "Z")))
+        try:
+            text = raw.decode("utf-8", "surrogatepass") if kind in ("u", "t") else raw.decode("latin-1")
+        except UnicodeDecodeError:
+            raise self.fail("a string that is not UTF-8") from None
+        if kind in ("t", "A", "Z"):
+            text = sys.intern(text) if "\0" not in text else text
+        self.spend(1 + len(text))
+        return text, 1 + len(text)
+
+    def _items(self, kind: str) -> Tuple[Any, int]:
+        """A tuple (`(`, and `)` with a one-byte size) or a frozenset (`>`) and its items."""
+        count = self.size(small=kind == ")")
+        items = []
+        weight = 1
+        for _ in range(count):
+            item, item_weight = self.object()
+            items.append(item)
+            weight += item_weight
+        self.spend(1)
+        if kind != ">":
+            return tuple(items), weight
+        try:
+            return frozenset(items), weight
+        except TypeError:
+            raise self.fail("a frozenset of unhashable items") from None
 
     def _slice(self) -> Tuple[slice, int]:
         parts, weight = [], 1

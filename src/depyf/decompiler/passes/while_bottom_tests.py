@@ -42,15 +42,37 @@ class _Test(NamedTuple):
     threaded: Optional[int] = None
 
 
-def canonicalize(bytecode: Bytecode) -> Bytecode:
-    instrs = bytecode.instrs
-    heads: Dict[int, List[int]] = {}  # loop head -> the jumps back to it
-    entries: Dict[int, List[int]] = {}  # instruction -> the jumps to it
+class _Jumps(NamedTuple):
+    """The jumps of a code object, read once for the whole pass."""
+
+    heads: Dict[int, List[int]]  # loop head -> the jumps back to it (a JUMP to itself or before)
+    entries: Dict[int, List[int]]  # instruction -> the jumps to it
+
+
+class _CopiedTest(NamedTuple):
+    """The instructions of a loop's test copied for the bottom, before the blocks laid after it."""
+
+    copy: List[Instr]  # the copied instructions, so far
+    position: Dict[int, int]  # index in the test -> position of its copy
+    pending: List[Tuple[int, object]]  # (a jump inside the copy, the index or label it goes to)
+
+
+def _scan_jumps(instrs: List[Instr]) -> _Jumps:
+    """Every jump's target, and the loops' heads: the targets of unconditional jumps backward
+    (3.14 ends both a `while` body and a `continue` with one)."""
+    heads: Dict[int, List[int]] = {}
+    entries: Dict[int, List[int]] = {}
     for k, ins in enumerate(instrs):
         if ins.target is not None:
             entries.setdefault(ins.target, []).append(k)
             if ins.opname == "JUMP" and ins.target <= k:
                 heads.setdefault(ins.target, []).append(k)
+    return _Jumps(heads, entries)
+
+
+def canonicalize(bytecode: Bytecode) -> Bytecode:
+    instrs = bytecode.instrs
+    heads, entries = _scan_jumps(instrs)
     if not heads:
         return bytecode
     positions = SourcePositions.of(bytecode.code, bytecode.version)
@@ -81,13 +103,7 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
         way_out = next((ways_out[k] for k in backs if k in ways_out), None)
         if way_out is not None and way_out[0] == test.exit - 1 and handler_at[way_out[0]] == handler_at[head]:
             # (an inner loop's way out ends the body: this loop's bottom test takes its place)
-            at, base = way_out
-            copy, inner = _bottom_test(instrs, test, instrs[at], adjacent=True)
-            edits[at] = [*edits[at][:base], *copy]
-            placed.update(((at, k + base), (at, to + base)) for k, to in inner.items())
-            for k in ends:
-                _send_to(instrs, k, way_out, at, edits, placed, entries)
-            _keep_inner_head_nop(instrs, test.body, entries, edits, placed)
+            _test_at_way_out(instrs, test, way_out, ends, entries, edits, placed)
             continue
         where = _bottom_place(instrs, loop, ends, test.exit, handler_at, handler_at[head])
         if where is None:
@@ -106,6 +122,20 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
                 _send_to(instrs, k, (at, shift), at, edits, placed, entries)
         _keep_inner_head_nop(instrs, test.body, entries, edits, placed)
     return rewrite(bytecode, edits, placed)
+
+
+def _test_at_way_out(instrs: List[Instr], test: _Test, way_out: Spot, ends: List[int],
+                     entries: Dict[int, List[int]], edits: Edits, placed: Placed) -> None:
+    """Lay the bottom test of a loop whose body ends with an inner loop's way out (its jump back
+    to this loop's head, already copied at `way_out`): 3.13 has the inner loop exit straight to
+    this loop's bottom test, so the copy replaces that jump, and the loop's other ends go there."""
+    at, base = way_out
+    copy, inner = _bottom_test(instrs, test, instrs[at], adjacent=True)
+    edits[at] = [*edits[at][:base], *copy]
+    placed.update(((at, k + base), (at, to + base)) for k, to in inner.items())
+    for k in ends:
+        _send_to(instrs, k, way_out, at, edits, placed, entries)
+    _keep_inner_head_nop(instrs, test.body, entries, edits, placed)
 
 
 def _breaks_inner_loop(instrs: List[Instr], k: int, head: int, handler_at: List[_Handler]) -> bool:
@@ -509,10 +539,24 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
     goes to a jump to the exit, then comes the cleanup. Where the exit does not follow the copy
     (`adjacent`), the jumps out go to jumps there after it (3.12+ has no backward conditional
     jump)."""
+    copied = _copied_exits(instrs, test) if adjacent and test.threaded is None else {}
+    copy, position, pending = _copy_test(instrs, test, back, adjacent, copied)
+    copy.append(_jump(back, instrs[test.body], "JUMP_BACKWARD"))
+    labels = _lay_blocks_after(instrs, test, back, adjacent, copied, copy, pending)
+    inner: Dict[int, int] = {}
+    for at, to in pending:
+        inner[at] = at + 2 if to == "after" else position[to] if isinstance(to, int) else labels[to]
+    return copy, inner
+
+
+def _copy_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool,
+               copied: Dict[int, range]) -> _CopiedTest:
+    """Copy the instructions of `test` for the bottom, each jump noted for `_lay_blocks_after`
+    to resolve: 3.13's bottom test jumps back to the body where the top one falls into it, so a
+    jump to the body becomes the opposite test over a jump back."""
     copy: List[Instr] = []
     position: Dict[int, int] = {}  # index in the test -> position of its copy
     pending: List[Tuple[int, object]] = []  # (a jump inside the copy, the index or label it goes to)
-    copied = _copied_exits(instrs, test) if adjacent and test.threaded is None else {}
 
     def head_to(target: int) -> bool:
         return test.head <= target < test.end or target == test.body
@@ -553,7 +597,14 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
             elif not adjacent:
                 pending.append((len(copy), ("exit", ins.target)))
             copy.append(copy_instr(ins))
-    copy.append(_jump(back, instrs[test.body], "JUMP_BACKWARD"))
+    return _CopiedTest(copy, position, pending)
+
+
+def _lay_blocks_after(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool, copied: Dict[int, range],
+                      copy: List[Instr], pending: List[Tuple[int, object]]) -> Dict[object, int]:
+    """Append to `copy` what 3.13 lays after its bottom test (a chained comparison's jump out
+    and cleanup, the copied exit blocks, the threaded way out, jumps to exits that do not follow
+    the copy: 3.12+ has no backward conditional jump), and say where each label lies."""
     labels: Dict[object, int] = {}
     if test.cleanup is not None:
         labels["out"] = len(copy)
@@ -577,10 +628,7 @@ def _bottom_test(instrs: List[Instr], test: _Test, back: Instr, adjacent: bool) 
         if isinstance(to, tuple) and to not in labels:
             labels[to] = len(copy)
             copy.append(_jump(back, instrs[to[1]], "JUMP_BACKWARD_NO_INTERRUPT"))
-    inner: Dict[int, int] = {}
-    for at, to in pending:
-        inner[at] = at + 2 if to == "after" else position[to] if isinstance(to, int) else labels[to]
-    return copy, inner
+    return labels
 
 
 def _copied_exits(instrs: List[Instr], test: _Test) -> Dict[int, range]:
