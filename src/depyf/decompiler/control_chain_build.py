@@ -7,14 +7,22 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import folds_under_not, negate
 from depyf.decompiler.instructions import TERMINAL
-from depyf.decompiler.control_model import _Atom, _BadChain, _flatten, _through_jump, demorgan_not
+from depyf.decompiler.control_model import _Atom, _BadChain, _flatten, _through_jump, _un_negated_arms, demorgan_not
 
 
 def _negated_atom(e: n.Expr) -> n.Expr:
     """The negation of one test of a chain. That of an `is`/`in` comparison stays a `not` around
     it (printed `a is not b`, which compiles the same), so that `_settle_negations` can move it
-    over the and/or holding it and a later `demorgan_not` can take it off again."""
-    return n.UnaryOp("not", e) if folds_under_not(e) else negate(e)
+    over the and/or holding it and a later `demorgan_not` can take it off again.
+
+    A conditional expression whose arms are all negations (`not a if t else b not in c`, whose
+    arms were negated atoms) loses them instead: in a jump context the compiler sends a `not`
+    into each arm, so `a if t else b in c` makes the same jumps, where a `not` left around it
+    would keep `not in`, another instruction than the `in` that was read."""
+    if folds_under_not(e):
+        return n.UnaryOp("not", e)
+    plain = _un_negated_arms(e) if isinstance(e, n.IfExp) else None
+    return plain if plain is not None else negate(e)
 
 
 def _jump_alias(chain: List[_Atom], x: int) -> int:
