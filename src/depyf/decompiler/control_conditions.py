@@ -28,9 +28,13 @@ def _jump_condition(ins: Instr, value: n.Expr) -> Tuple[n.Expr, bool]:
 
 def _un_negated(e: n.Expr) -> Optional[n.Expr]:
     """`x` where `e` is `not x` spelt so that the compiler reads it as such in a jump context
-    (`not x`, or an and/or of such), else None."""
+    (`not x`, or an and/or or conditional expression of such: the compiler sends a `not` into
+    each operand, each arm), else None."""
     if isinstance(e, n.UnaryOp) and e.op == "not":
         return e.operand
+    if isinstance(e, n.IfExp):
+        body, orelse = _un_negated(e.body), _un_negated(e.orelse)
+        return n.IfExp(e.test, body, orelse) if body is not None and orelse is not None else None
     if isinstance(e, n.BoolOp):
         values = [_un_negated(v) for v in e.values]
         if all(v is not None for v in values):
