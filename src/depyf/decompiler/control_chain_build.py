@@ -7,7 +7,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import folds_under_not, negate
 from depyf.decompiler.instructions import TERMINAL
-from depyf.decompiler.control_model import _Atom, _BadChain, _flatten, _through_jump, _un_negated_arms, demorgan_not
+from depyf.decompiler.control_model import _Atom, _BadChain, _flatten, _through_jump, demorgan_not, un_negated
 
 
 def _negated_atom(e: n.Expr) -> n.Expr:
@@ -21,7 +21,7 @@ def _negated_atom(e: n.Expr) -> n.Expr:
     would keep `not in`, another instruction than the `in` that was read."""
     if folds_under_not(e):
         return n.UnaryOp("not", e)
-    plain = _un_negated_arms(e) if isinstance(e, n.IfExp) else None
+    plain = un_negated(e) if isinstance(e, n.IfExp) else None
     return plain if plain is not None else negate(e)
 
 

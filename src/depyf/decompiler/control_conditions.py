@@ -9,7 +9,7 @@ from depyf.decompiler.errors import NOT_A_MISREADING
 from depyf.decompiler.expressions import folds_under_not, negate
 from depyf.decompiler.instructions import TERMINAL, Instr
 from depyf.decompiler.control_model import (COND_JUMPS, _Atom, _BadChain, _NOT_IN_ATOM, _OTHER_BOOL_OP,
-    _through_jump)
+    _through_jump, un_negated)
 
 
 # What a walrus stores: the value is duplicated first and stays on the stack.
@@ -24,22 +24,6 @@ def _jump_condition(ins: Instr, value: n.Expr) -> Tuple[n.Expr, bool]:
     if op == "POP_JUMP_IF_NOT_NONE":
         return n.Compare(value, ["is not"], [n.Const(None)], fused=True), True
     return value, op == "POP_JUMP_IF_TRUE"
-
-
-def _un_negated(e: n.Expr) -> Optional[n.Expr]:
-    """`x` where `e` is `not x` spelt so that the compiler reads it as such in a jump context
-    (`not x`, or an and/or or conditional expression of such: the compiler sends a `not` into
-    each operand, each arm), else None."""
-    if isinstance(e, n.UnaryOp) and e.op == "not":
-        return e.operand
-    if isinstance(e, n.IfExp):
-        body, orelse = _un_negated(e.body), _un_negated(e.orelse)
-        return n.IfExp(e.test, body, orelse) if body is not None and orelse is not None else None
-    if isinstance(e, n.BoolOp):
-        values = [_un_negated(v) for v in e.values]
-        if all(v is not None for v in values):
-            return n.BoolOp(_OTHER_BOOL_OP[e.op], values)  # type: ignore[arg-type]
-    return None
 
 
 def _is_negated_comparison(e: n.Expr) -> bool:
@@ -66,7 +50,7 @@ def _inside_not(e: n.Expr) -> Optional[n.Expr]:
     """What `e` becomes inside a `not` put around the and/or holding it: `x` for `not x`, and
     `not x` for an `x` whose negation is a plain `not` (the compiler makes the same jumps for
     it); None where the negation would change an instruction (`a < b` into `a >= b`)."""
-    plain = _un_negated(e)
+    plain = un_negated(e)
     if plain is not None:
         return plain
     negated = negate(e)

@@ -102,22 +102,26 @@ def demorgan_not(e: n.Expr) -> n.Expr:
         if any(folds_under_not(v) for v in e.values):
             return n.UnaryOp("not", e)
         return n.BoolOp(_OTHER_BOOL_OP[e.op], [demorgan_not(v) for v in e.values])
-    plain = _un_negated_arms(e) if isinstance(e, n.IfExp) else None
+    plain = un_negated(e) if isinstance(e, n.IfExp) else None
     if plain is not None:
         return plain
     return negate(e)
 
 
-def _un_negated_arms(e: n.Expr) -> Optional[n.Expr]:
-    """`x` where `e` is `not x`, or a conditional expression whose arms are all such (`not a if
-    t else not b` is `a if t else b` under a `not`: in a jump context the compiler sends `not`
-    into each arm, so both make the same jumps), else None."""
+def un_negated(e: n.Expr) -> Optional[n.Expr]:
+    """`x` where `e` is `not x` spelt so that the compiler reads it as such in a jump context, else
+    None: `not x` itself, and an and/or or conditional expression whose operands are all such
+    (the compiler sends a `not` into each operand of an and/or, flipping it, and into each arm of
+    a conditional expression, so `not a if t else not b` makes the jumps of `not (a if t else b)`)."""
     if isinstance(e, n.UnaryOp) and e.op == "not":
         return e.operand
     if isinstance(e, n.IfExp):
-        body, orelse = _un_negated_arms(e.body), _un_negated_arms(e.orelse)
-        if body is not None and orelse is not None:
-            return n.IfExp(e.test, body, orelse)
+        body, orelse = un_negated(e.body), un_negated(e.orelse)
+        return n.IfExp(e.test, body, orelse) if body is not None and orelse is not None else None
+    if isinstance(e, n.BoolOp):
+        values = [un_negated(v) for v in e.values]
+        if all(v is not None for v in values):
+            return n.BoolOp(_OTHER_BOOL_OP[e.op], values)  # type: ignore[arg-type]
     return None
 
 
