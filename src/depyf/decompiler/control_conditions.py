@@ -35,7 +35,14 @@ def _settle_negations(e: n.Expr) -> n.Expr:
     the and/or holding them where every operand is negated: `not a is b or not c` compiles
     `a is b` to `a is not b`, `not (a is b and c)` keeps `is` and makes the same jumps."""
     if isinstance(e, n.IfExp):
-        return n.IfExp(_settle_negations(e.test), _settle_negations(e.body), _settle_negations(e.orelse))
+        test, body, orelse = _settle_negations(e.test), _settle_negations(e.body), _settle_negations(e.orelse)
+        if _is_negated_comparison(body) or _is_negated_comparison(orelse):
+            # (the same for a conditional expression's arms: the compiler sends a `not` around
+            # it into each arm, so `not (a is b if t else c)` keeps `is` and makes those jumps)
+            inner_body, inner_orelse = _inside_not(body), _inside_not(orelse)
+            if inner_body is not None and inner_orelse is not None:
+                return n.UnaryOp("not", n.IfExp(test, inner_body, inner_orelse))
+        return n.IfExp(test, body, orelse)
     if not isinstance(e, n.BoolOp):
         return e
     values = [_settle_negations(v) for v in e.values]
