@@ -21,8 +21,29 @@ def _negated_atom(e: n.Expr) -> n.Expr:
     would keep `not in`, another instruction than the `in` that was read."""
     if folds_under_not(e):
         return n.UnaryOp("not", e)
-    plain = un_negated(e) if isinstance(e, n.IfExp) else None
-    return plain if plain is not None else negate(e)
+    if isinstance(e, n.IfExp):
+        sent = _not_sent_into_arms(e)
+        if sent is not None and sent[1]:
+            return sent[0]
+    return negate(e)
+
+
+def _not_sent_into_arms(e: n.Expr) -> Optional[Tuple[n.Expr, bool]]:
+    """(`not e` with the `not` sent into the arms of `e`'s conditional expressions, whether that
+    took a negation off an arm), or None where an arm's negation would change its instruction
+    (an `is`/`in` comparison). In a jump context the compiler does the same with a `not` around
+    a conditional expression, so both spellings make the same jumps."""
+    plain = un_negated(e)
+    if plain is not None:
+        return plain, True
+    if isinstance(e, n.IfExp):
+        body, orelse = _not_sent_into_arms(e.body), _not_sent_into_arms(e.orelse)
+        if body is None or orelse is None:
+            return None
+        return n.IfExp(e.test, body[0], orelse[0]), body[1] or orelse[1]
+    if folds_under_not(e):
+        return None
+    return negate(e), False
 
 
 def _jump_alias(chain: List[_Atom], x: int) -> int:
