@@ -15,10 +15,10 @@ def _negated_atom(e: n.Expr) -> n.Expr:
     it (printed `a is not b`, which compiles the same), so that `_settle_negations` can move it
     over the and/or holding it and a later `demorgan_not` can take it off again.
 
-    A conditional expression whose arms are all negations (`not a if t else b not in c`, whose
-    arms were negated atoms) loses them instead: in a jump context the compiler sends a `not`
-    into each arm, so `a if t else b in c` makes the same jumps, where a `not` left around it
-    would keep `not in`, another instruction than the `in` that was read."""
+    A conditional expression gets the `not` sent into its arms (`_not_sent_into_arms`) where that
+    takes a negation off an arm: in a jump context the compiler sends a `not` into each arm, so
+    `a if t else b in c` makes the jumps of `not (not a if t else b not in c)`, where a `not` left
+    around it would keep `not in`, another instruction than the `in` that was read."""
     if folds_under_not(e):
         return n.UnaryOp("not", e)
     if isinstance(e, n.IfExp):

@@ -44,7 +44,8 @@ class DecompilationError(Exception):
 class NeedsTemporaries(Exception):
     """The code keeps values on the stack across statements: decompile again with temporaries.
 
-    (Not a `DecompilationError`: it never leaves the decompiler; api.py reads the code again.)"""
+    (Not a `DecompilationError`: it never leaves the decompiler; `Decompiler.body` in code_text.py
+    reads the code again.)"""
 
 
 def internal_error(exc: BaseException, function: Optional[str],

@@ -29,7 +29,7 @@ PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
 ]
 
 
-# Passes that move whole blocks: they run where a function's body is read (`lay_out`, api.py),
+# Passes that move whole blocks: they run where a function's body is read (`lay_out`, code_text.py),
 # after `read`. A reading that fails lays the code out anew from what `read` gave
 # (`resume_layout`), and other readers of `read` (generics.py) see the code as compiled.
 LAYOUT_PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [

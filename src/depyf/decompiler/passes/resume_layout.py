@@ -16,7 +16,7 @@ context managers Dynamo re-enters (grad modes, autocast) never suppress exceptio
 Only rewritten code (``decompile(..., rewritten=True)``) with exception tables goes through all of
 it: code a compiler made has no unreachable stretches of this kind. Compiler-made code gets one
 step, the pass `loop_exits_after_loops` (`passes.lay_out`), and the rest only when it cannot be
-read as laid out (api.py's retry). Which code is live, and its blocks, are the graph's.
+read as laid out (`Decompiler`'s retry, code_text.py). Which code is live, and its blocks, are the graph's.
 """
 from typing import AbstractSet, Dict, List, Optional, Set
 
