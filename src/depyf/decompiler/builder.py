@@ -78,7 +78,6 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.handled_regions: Set[int] = set()
         self.spill_mode = spill_mode
         self.for_targets: List[Optional[n.Expr]] = []
-        self.chain_compare_jumps: Set[int] = set()
         # Copies of a finally body's closing RERAISE (3.10+): each ends its branch of that body.
         self.finally_end_copies: Set[int] = set()
         # Copies of that re-raise that only conditional jumps reached, pointed at the last one.

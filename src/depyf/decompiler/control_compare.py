@@ -110,7 +110,6 @@ class ControlCompare:
         instrs = self.instrs
         j = instrs[k]
         if j.opname == "COPY" and j.arg == 1:
-            self.chain_compare_jumps.add(k)
             k += 1
             if instrs[k].opname == "TO_BOOL":
                 k += 1
