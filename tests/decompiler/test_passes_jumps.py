@@ -74,3 +74,52 @@ def test_a_lone_is_none_test_stays_fused() -> None:
     source = "def f(a):\n    if a is None:\n        return 1\n    return 2\n"
     raw, out = decode(_code(source), HOST), read(_code(source), HOST)
     assert [name for name in _names(out) if name in _FUSED] == [name for name in _names(raw) if name in _FUSED]
+
+
+_FINALLY_AND = "def f(a, b):\n    try:\n        g()\n    finally:\n        if a and b:\n            h()\n"
+
+
+def _reraises(bytecode: Bytecode) -> List[int]:
+    return [k for k, ins in enumerate(bytecode.instrs) if ins.opname == "RERAISE" and ins.arg == 0]
+
+
+def _jumps_to(bytecode: Bytecode, targets: List[int]) -> List[int]:
+    return [k for k, ins in enumerate(bytecode.instrs) if ins.target in targets and ins.opname.startswith("POP_JUMP")]
+
+
+@tabled
+def test_finally_reraise_copies_on_only_where_exit_blocks_are_copied() -> None:
+    raw = decode(_code(_FINALLY_AND), HOST)
+    out = read(_code(_FINALLY_AND), HOST)
+    ends = _reraises(raw)
+    # (the exceptional copy of the body: one re-raise `h()` falls into, one for each test's jump)
+    copied = len(ends) >= 3 and all(ends[-1] - k == len(ends) - 1 - n for n, k in enumerate(ends[-3:]))
+    assert copied == HOST.copies_closing_reraises
+    if not HOST.copies_closing_reraises:
+        assert [(i.opname, i.target) for i in out.instrs] == [(i.opname, i.target) for i in raw.instrs]
+
+
+@tabled
+def test_finally_tests_jump_to_the_closing_reraise() -> None:
+    if not HOST.copies_closing_reraises:
+        pytest.skip("3.10+ bytecode")
+    raw, out = decode(_code(_FINALLY_AND), HOST), read(_code(_FINALLY_AND), HOST)
+    fall, first, last = _reraises(raw)[-3:]
+    assert len(_jumps_to(raw, [first])) == 1 and len(_jumps_to(raw, [last])) == 1
+    shift = len(out.instrs) - len(raw.instrs)  # (0: the pass only re-points jumps)
+    assert shift == 0
+    # both tests of the exceptional copy now jump to the last re-raise; its copies stay, unreached
+    assert _jumps_to(out, [first]) == [] and len(_jumps_to(out, [last])) == 2
+    assert [out.instrs[k].opname for k in (fall, first, last)] == ["RERAISE"] * 3
+    from depyf.decompiler.graph import FlowGraph
+    assert first in FlowGraph.of(out).unreachable_instructions()
+    # (nothing else changed: the copy on the normal way out keeps its jumps to the returns after it)
+    changed = [k for k, (x, y) in enumerate(zip(raw.instrs, out.instrs)) if (x.opname, x.target) != (y.opname, y.target)]
+    assert changed == _jumps_to(raw, [first])
+
+
+@tabled
+def test_an_except_clauses_reraise_is_left_alone() -> None:
+    source = "def f(a, b):\n    try:\n        g()\n    except E:\n        if a and b:\n            h()\n"
+    raw, out = decode(_code(source), HOST), read(_code(source), HOST)
+    assert [(i.opname, i.target) for i in out.instrs] == [(i.opname, i.target) for i in raw.instrs]

@@ -80,8 +80,6 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.for_targets: List[Optional[n.Expr]] = []
         # Copies of a finally body's closing RERAISE (3.10+): each ends its branch of that body.
         self.finally_end_copies: Set[int] = set()
-        # Copies of that re-raise that only conditional jumps reached, pointed at the last one.
-        self.merged_end_copies: Set[int] = set()
         # Jumps read as the `break` that ends a with body, after the way out's exit call (and the
         # copies of enclosing finally bodies): that way out is the break's, not a statement's end.
         self.with_break_jumps: Set[int] = set()
@@ -211,6 +209,17 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             return frozenset()
         # (the graph of the code as decoded: `redirect` changes only this reading's view)
         return FlowGraph.of(self.bc).unreachable_instructions()
+
+    @cached_property
+    def merged_reraises(self) -> FrozenSet[int]:
+        """3.10+: the copies of a finally body's closing re-raise that pass `finally_reraises` left
+        unreached (the conditional jumps to them go to the last one; the compiler itself leaves
+        no code unreached there): ends of that body merged, not of a branch of it."""
+        if not self.version.copies_closing_reraises or "RERAISE" not in self.bc.opnames():
+            return frozenset()
+        instrs = self.instrs
+        return frozenset(k for k in FlowGraph.of(self.bc).unreachable_instructions()
+                         if instrs[k].opname == "RERAISE" and instrs[k].arg == 0)
 
     @cached_property
     def positions(self) -> SourcePositions:

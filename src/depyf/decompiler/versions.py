@@ -219,6 +219,13 @@ class BytecodeVersion:
         return self.key >= (3, 11)
 
     @property
+    def copies_closing_reraises(self) -> bool:
+        """From 3.10 each jump to the closing re-raise of a finally body's exceptional copy gets a
+        copy of it (`copies_exit_blocks`): pass `finally_reraises` sends the conditional jumps
+        back to the last one."""
+        return self.copies_exit_blocks
+
+    @property
     def uses_call_finally(self) -> bool:
         return self.key == (3, 8)
 
