@@ -226,11 +226,11 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         """Lines and (3.11+) columns of the code as compiled, for rules that read the layout."""
         return SourcePositions.of(self.code, self.version)
 
-    def redirect(self, k: int, target: Optional[int] = None, opname: Optional[str] = None) -> None:
-        """For the rest of this reading, the instruction at `k` jumps to `target` and/or is
-        read as `opname` (the one place a rule re-points a jump: it replaces the entry of this
-        reading's `instrs` by a copy; the decoded instruction is left as it was)."""
-        self.instrs[k] = redirected(self.instrs[k], target, opname)
+    def redirect(self, k: int, target: int) -> None:
+        """For the rest of this reading, the jump at `k` goes to `target` (the one place a rule
+        re-points a jump, `_fall_out`: it replaces the entry of this reading's `instrs` by a
+        copy; the decoded instruction is left as it was)."""
+        self.instrs[k] = redirected(self.instrs[k], target)
 
     # --- helpers shared by the rules ----------------------------------------------------------
 
