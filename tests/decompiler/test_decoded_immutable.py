@@ -1,8 +1,10 @@
 """Decoded instructions are never changed by a reading (issue 20: one instruction model, immutable).
 
-A rule that re-points a jump (`CodeBuilder.redirect`) replaces the entry of the reading's own
-list of instructions by a copy; the decoded `Bytecode` stays as the decoder made it, so a reading
-that fails leaves it ready for the next one (the reading does not decode the code again)."""
+The rule that re-points a jump (`_fall_out`, by `CodeBuilder.redirect`) replaces the entry of the
+reading's own list of instructions by a copy; the decoded `Bytecode` stays as the decoder made it,
+so a reading that fails leaves it ready for the next one (the reading does not decode the code
+again). The other jumps a reading used to re-point are respelled by passes (`chain_none_tests`,
+`finally_reraises`), which make a new `Bytecode` and leave the decoded one alone too."""
 import inspect
 import textwrap
 from typing import Any, Dict, List, Set, Tuple
@@ -16,8 +18,8 @@ from depyf.decompiler.printer import Printer
 from depyf.decompiler.versions import host
 
 # Constructs whose reading re-points jumps on some version (a handler's way out pointed at the
-# clause's end, 3.11+; a chained comparison ending in `is None`, 3.11+; conditional jumps to a
-# copy of a finally body's closing re-raise, 3.10+), and others.
+# clause's end, 3.11+), whose passes respell jumps (a chained comparison ending in `is None`,
+# 3.11+; conditional jumps to a copy of a finally body's closing re-raise, 3.10+), and others.
 SOURCES = [
     """
     def f(a):
@@ -147,8 +149,8 @@ def test_redirect_changes_only_the_readings_view() -> None:
     bytecode = decode(code, host())
     jump = next(ins for ins in bytecode.instrs if ins.target is not None)
     reading = builder.CodeBuilder(bytecode, lambda *a, **k: [], code.co_name, Printer())
-    reading.redirect(jump.index, target=0, opname="JUMP")
+    reading.redirect(jump.index, target=0)
     seen: Dict[str, Any] = {"target": reading.instrs[jump.index].target,
                             "opname": reading.instrs[jump.index].opname}
-    assert seen == {"target": 0, "opname": "JUMP"}
+    assert seen == {"target": 0, "opname": jump.opname}
     assert bytecode.instrs[jump.index] is jump and _state(bytecode) == _state(decode(code, host()))

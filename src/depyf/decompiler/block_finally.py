@@ -245,8 +245,10 @@ class BlockFinally:
                 # 3.10 copies that closing RERAISE into the branches that reach it (`if c: A` as
                 # the last statement): each copy ends its branch of the finally body. Each
                 # conditional jump to the end gets its own copy too (`if a and b:`), which is that
-                # end itself.
-                ends = self._merge_jumped_end_copies(ends, last)
+                # end itself (pass `finally_reraises` sent those jumps to the last one).
+                for k in self.merged_reraises:
+                    if h < k < last:
+                        self._mark_dead(k, k + 1)
                 self.finally_end_copies.update(
                     k for k in ends if k < last and instrs[k].arg == instrs[last].arg
                     and not self.jump_sources.get(k))

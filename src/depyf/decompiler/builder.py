@@ -78,11 +78,8 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         self.handled_regions: Set[int] = set()
         self.spill_mode = spill_mode
         self.for_targets: List[Optional[n.Expr]] = []
-        self.chain_compare_jumps: Set[int] = set()
         # Copies of a finally body's closing RERAISE (3.10+): each ends its branch of that body.
         self.finally_end_copies: Set[int] = set()
-        # Copies of that re-raise that only conditional jumps reached, pointed at the last one.
-        self.merged_end_copies: Set[int] = set()
         # Jumps read as the `break` that ends a with body, after the way out's exit call (and the
         # copies of enclosing finally bodies): that way out is the break's, not a statement's end.
         self.with_break_jumps: Set[int] = set()
@@ -214,15 +211,26 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         return FlowGraph.of(self.bc).unreachable_instructions()
 
     @cached_property
+    def merged_reraises(self) -> FrozenSet[int]:
+        """3.10+: the copies of a finally body's closing re-raise that pass `finally_reraises` left
+        unreached (the conditional jumps to them go to the last one; the compiler itself leaves
+        no code unreached there): ends of that body merged, not of a branch of it."""
+        if not self.version.copies_closing_reraises or "RERAISE" not in self.bc.opnames():
+            return frozenset()
+        instrs = self.instrs
+        return frozenset(k for k in FlowGraph.of(self.bc).unreachable_instructions()
+                         if instrs[k].opname == "RERAISE" and instrs[k].arg == 0)
+
+    @cached_property
     def positions(self) -> SourcePositions:
         """Lines and (3.11+) columns of the code as compiled, for rules that read the layout."""
         return SourcePositions.of(self.code, self.version)
 
-    def redirect(self, k: int, target: Optional[int] = None, opname: Optional[str] = None) -> None:
-        """For the rest of this reading, the instruction at `k` jumps to `target` and/or is
-        read as `opname` (the one place a rule re-points a jump: it replaces the entry of this
-        reading's `instrs` by a copy; the decoded instruction is left as it was)."""
-        self.instrs[k] = redirected(self.instrs[k], target, opname)
+    def redirect(self, k: int, target: int) -> None:
+        """For the rest of this reading, the jump at `k` goes to `target` (the one place a rule
+        re-points a jump, `_fall_out`: it replaces the entry of this reading's `instrs` by a
+        copy; the decoded instruction is left as it was)."""
+        self.instrs[k] = redirected(self.instrs[k], target)
 
     # --- helpers shared by the rules ----------------------------------------------------------
 

@@ -61,20 +61,6 @@ class ControlCompare:
             return "not in" if ins.flag else "in"
         return ins.argval
 
-    def _falls_like_cleanup(self, k: int, cleanup: int) -> bool:
-        """Does the code after the jump at `k` (up to a return or raise) repeat the code after
-        a chained comparison's cleanup at `cleanup` (its POP_TOP): is falling through there
-        where the chain goes when false?"""
-        instrs = self.instrs
-        if k + 1 < len(instrs) and instrs[k + 1].opname == "JUMP" and instrs[k + 1].target == cleanup + 1:
-            return True  # (3.11 jumps there instead)
-        r = k + 1
-        while r < len(instrs) and r < k + 8 and instrs[r].target is None and instrs[r].opname not in TERMINAL:
-            r += 1
-        if r >= len(instrs) or instrs[r].opname not in TERMINAL or cleanup + 1 + r - k > len(instrs):
-            return False
-        return self._same_instructions(k + 1, cleanup + 1, r - k)
-
     def chained_compare(self, i: int) -> int:
         """`a < b < c` whose first link starts at `i` (DUP_TOP/ROT_THREE before 3.11, SWAP/COPY
         after), pushed as one value. Returns where reading goes on: the cleanup block that a
@@ -94,7 +80,7 @@ class ControlCompare:
     def _read_compare_chain(self, i: int) -> _CompareChain:
         """Read the links of the chain at `i`: each one copies its right operand, compares, and
         jumps to the cleanup when false (`_compare_link_jump`); the last one compares without a
-        copy, or is 3.11+'s `is None` fused into its jump."""
+        copy."""
         instrs = self.instrs
         right = self.pop()
         left = self.pop()
@@ -104,17 +90,8 @@ class ControlCompare:
         while True:
             jump, k = self._compare_link_jump(k)
             cleanup = jump.target
-            fused = instrs[k]
-            if fused.opname in ("POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"):
-                # 3.11+: `... is None` last, its comparison fused into the jump. Read as the
-                # chain's own jump when false, which it is unless the code it falls into is
-                # that after the cleanup, where an earlier comparison that fails goes: then it
-                # is the jump when the chain holds (`assert a is b is not None`).
-                comparators.append(n.Const(None))
-                when_true = self._falls_like_cleanup(k, cleanup)
-                ops.append("is" if (fused.opname == "POP_JUMP_IF_NOT_NONE") != when_true else "is not")
-                self.redirect(k, opname="POP_JUMP_IF_TRUE" if when_true else "POP_JUMP_IF_FALSE")
-                break
+            # (3.11+'s `... is None` last, fused into its jump, is spelled out by pass
+            # `chain_none_tests`: a link like any other)
             operand, p = self._compare_operand(k)
             comparators.append(operand)
             if self.chain_compare_start(p):
@@ -133,7 +110,6 @@ class ControlCompare:
         instrs = self.instrs
         j = instrs[k]
         if j.opname == "COPY" and j.arg == 1:
-            self.chain_compare_jumps.add(k)
             k += 1
             if instrs[k].opname == "TO_BOOL":
                 k += 1

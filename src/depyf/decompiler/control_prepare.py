@@ -28,11 +28,10 @@ class ControlPrepare:
         graph = FlowGraph.of(self.bc)
         jumps = graph.jumps
         self.graph = graph
-        # Target -> the jumps to it, in order (this reading's own table: a rule that re-points
-        # a jump records it).
+        # Target -> the jumps to it, in order (this reading's own table; `_fall_out`, the one
+        # rule that re-points a jump, does not record it).
         self.jump_sources: Dict[int, List[int]] = graph.fresh_jump_sources()
-        # The indices of the jumps and of the conditional ones, in order, for `jumps_in` (a
-        # fused jump may change from one test to another, `chained_compare`, but stays one).
+        # The indices of the jumps and of the conditional ones, in order, for `jumps_in`.
         self.jump_indices: Sequence[int] = jumps.indices
         self.cond_jump_indices: Sequence[int] = jumps.conditional
         handler_code = self.handler_only_code()  # exception_table: 3.12+ handler code at the end

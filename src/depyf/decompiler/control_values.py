@@ -158,8 +158,6 @@ class ControlValues:
                     and jump.target > j:
                 left = self.pop()
                 op = "and" if jump.opname == "POP_JUMP_IF_FALSE" else "or"
-                if i in self.chain_compare_jumps:
-                    return None
                 return self._short_circuit(op, left, j + 2, jump.target)
         self.stack.append(self.stack[-ins.arg])
         return None

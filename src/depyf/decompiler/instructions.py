@@ -124,23 +124,22 @@ def make_instr(offset: int, opname: str, raw_opname: str, arg: Optional[int], ar
     return instr
 
 
-def redirected(ins: Instr, target: Optional[int] = None, opname: Optional[str] = None) -> Instr:
-    """A copy of `ins` that jumps to `target` and/or is spelled `opname` (its other fields kept).
+def redirected(ins: Instr, target: int) -> Instr:
+    """A copy of the jump `ins` that goes to `target` (its other fields kept).
 
     Decoded instructions are never changed: a reading that takes a jump to go elsewhere (a
-    handler's way out pointed at the clause's end) or reads a fused jump as another (`is None`
-    at the end of a chained comparison) puts such a copy in its own list of instructions, the
-    overlay `CodeBuilder.redirect` keeps; the decoded `Bytecode` stays as the decoder made it."""
+    handler's way out pointed at the clause's end) puts such a copy in its own list of
+    instructions, the overlay `CodeBuilder.redirect` keeps; the decoded `Bytecode` stays as the
+    decoder made it."""
     new = Instr()
     new.index = ins.index
     new.offset = ins.offset
-    new.opname = ins.opname if opname is None else opname
+    new.opname = ins.opname
     new.raw_opname = ins.raw_opname
     new.arg = ins.arg
     new.argval = ins.argval
     new.__dict__.update(ins.__dict__)
-    if target is not None:
-        new.target = new.argval = target
+    new.target = new.argval = target
     return new
 
 

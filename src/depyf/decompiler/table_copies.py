@@ -131,7 +131,7 @@ class TableCopies:
             m.deferred.append((p, r))
             return r, q
         if p not in m.flow:
-            width = self._return_width(q) if p in self.merged_end_copies and q < size \
+            width = self._return_width(q) if p in self.merged_reraises and q < size \
                 and self.jump_sources.get(q) else 0
             if width:
                 # 3.11: a merged copy of the closing re-raise, where the normal copy has the
@@ -247,7 +247,7 @@ class TableCopies:
         a = m.a
         # where the normal copy goes out in place of the handler copy's re-raises
         ways_out = {q for p, q in m.where.items() if instrs[p].opname == "RERAISE" and instrs[p].arg == 0} \
-            if any(a <= k < m.end for k in self.merged_end_copies) else set()
+            if any(a <= k < m.end for k in self.merged_reraises) else set()
         for xt, yt in m.jumps:
             while a <= xt < m.end and xt not in m.flow:
                 xt += 1  # (a target before the copy, e.g. a loop's head, stays where it is)

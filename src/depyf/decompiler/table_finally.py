@@ -87,7 +87,11 @@ class TableFinally:
         clause_ends: List[int] = []
         if closing is None and not ends and not self.version.handler_code_at_end:
             clause_ends = self._finally_clause_ends(t, cleanup, final_end)
-        ends = self._merge_jumped_end_copies(ends, final_end)
+        # (the copies of its closing re-raise that only conditional jumps reached are that end
+        # itself: pass `finally_reraises` sent the jumps to the last one, and they are stepped over)
+        for k in self.merged_reraises:
+            if t < k < final_end:
+                self._mark_dead(k, k + 1)
         # 3.11+ copies the closing re-raise into the branches that reach it (`if c: A` last).
         self.finally_end_copies.update(k for k in ends if k < final_end)
         return _FinallyShape(final_start, final_end, closing, raising_last, clause_ends)
@@ -350,26 +354,6 @@ class TableFinally:
         return k + 1 < len(instrs) and instrs[k].opname == "LOAD_CONST" \
             and instrs[k + 1].opname == "RETURN_VALUE" and not self.jump_sources.get(k + 1) \
             and all(copy <= src < k for src in self.jump_sources.get(k, ()))
-
-    def _merge_jumped_end_copies(self, ends: List[int], final_end: int) -> List[int]:
-        """3.11 gives each conditional jump to the end of a finally body its own copy of the closing
-        re-raise (`if a and b:` last: two). A copy that only jumps reach is that end itself: those
-        jumps are pointed at the closing re-raise, so that the condition reads as one."""
-        instrs = self.instrs
-        kept = []
-        for k in ends:
-            sources = self.jump_sources.get(k, [])
-            if k < final_end and sources and instrs[k - 1].opname in ENDS_FLOW \
-                    and all(instrs[src].opname in COND_JUMPS for src in sources):
-                for src in sources:
-                    self.redirect(src, final_end)
-                    self.jump_sources.setdefault(final_end, []).append(src)
-                del self.jump_sources[k]
-                self._mark_dead(k, k + 1)
-                self.merged_end_copies.add(k)
-                continue
-            kept.append(k)
-        return kept
 
     def _read_between(self, start: int, end: int) -> bool:
         """Is all of [start, end) code already read (or none)?"""

@@ -213,6 +213,19 @@ class BytecodeVersion:
         return self.key >= (3, 10)
 
     @property
+    def fuses_none_tests_into_jumps(self) -> bool:
+        """3.11+ fuse a test of `x is None` into its jump (POP_JUMP_IF_NONE / _NOT_NONE), the last
+        link of a chained comparison's too: pass `chain_none_tests` writes that link out."""
+        return self.key >= (3, 11)
+
+    @property
+    def copies_closing_reraises(self) -> bool:
+        """From 3.10 each jump to the closing re-raise of a finally body's exceptional copy gets a
+        copy of it (`copies_exit_blocks`): pass `finally_reraises` sends the conditional jumps
+        back to the last one."""
+        return self.copies_exit_blocks
+
+    @property
     def uses_call_finally(self) -> bool:
         return self.key == (3, 8)
 

@@ -9,7 +9,8 @@ from typing import Callable, List, Tuple
 
 from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.versions import BytecodeVersion
-from depyf.decompiler.passes import (builtin_genexpr_calls, call_ex_kwargs, loop_exits_after_loops,
+from depyf.decompiler.passes import (builtin_genexpr_calls, call_ex_kwargs, chain_none_tests, finally_reraises,
+                                     loop_exits_after_loops,
                                      older_raw_names, threaded_values, two_slot_iterators, while_bottom_tests,
                                      while_true_breaks, with_load_special, written_continues)
 
@@ -26,6 +27,9 @@ PASSES: List[Tuple[str, Callable[[Bytecode], Bytecode]]] = [
     ("copies_jumps_back_to_body_ends", written_continues.canonicalize),
     ("copies_for_jumps_back_to_body_ends", written_continues.for_loops),
     ("while_jumps_back_to_test", while_bottom_tests.canonicalize),
+    # (last: the passes above read a chain's fused `is None` as compiled; the rules never see it)
+    ("fuses_none_tests_into_jumps", chain_none_tests.canonicalize),
+    ("copies_closing_reraises", finally_reraises.canonicalize),
 ]
 
 
