@@ -6,6 +6,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.graph import FlowGraph, JumpIndex
+from depyf.decompiler.graph.jumps import SourceTable
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.control_model import COND_JUMPS, _BLOCK_SETUPS, _NOT_IN_ATOM
 
@@ -28,9 +29,9 @@ class ControlPrepare:
         graph = FlowGraph.of(self.bc)
         jumps = graph.jumps
         self.graph = graph
-        # Target -> the jumps to it, in order (this reading's own table; `_fall_out`, the one
-        # rule that re-points a jump, does not record it).
-        self.jump_sources: Dict[int, List[int]] = graph.fresh_jump_sources()
+        # Target -> the jumps to it, in order: the graph's read-only table (`_fall_out`, the one
+        # rule that re-points a jump, does not record it there).
+        self.jump_sources: SourceTable = graph.jump_table
         # The indices of the jumps and of the conditional ones, in order, for `jumps_in`.
         self.jump_indices: Sequence[int] = jumps.indices
         self.cond_jump_indices: Sequence[int] = jumps.conditional
