@@ -17,7 +17,7 @@ module reads that table for the statement builders of `exception_table`:
 Regions that are not source constructs (the generator wrapper, `await`/`yield from`, 3.12+ inlined
 comprehensions, async for) never start a statement; their handler code is dead for the builder.
 """
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion
@@ -253,16 +253,17 @@ class ExceptionRegionAnalysis:
         for k in range(start, end):
             self.skip[k] = end
 
-    def handler_only_code(self) -> Set[int]:
+    def handler_only_code(self) -> FrozenSet[int]:
         """Instructions that only an exception reaches (3.11+ handler code).
 
         3.12+ moves handler code to the end of the function; its jumps back to a loop's head must
         not make that loop reach over everything in between. First asked while the control
-        tables are prepared, before any `redirect`: the graph of the code as decoded answers.
+        tables are prepared, before any `redirect`: the graph of the code as decoded answers,
+        and the answer, a fact of the bytecode, is kept frozen.
         """
-        cached = getattr(self, "_handler_code", None)
-        if cached is None:
-            cached = set()
+        frozen: Optional[FrozenSet[int]] = getattr(self, "_handler_code", None)
+        if frozen is None:
+            cached: Set[int] = set()
             if self.bc.regions:
                 cached = FlowGraph.of(self.bc).handler_only_instructions()
                 # (the rest is `_reach(0)` as asked here, before any redirect: kept for it)
@@ -277,8 +278,8 @@ class ExceptionRegionAnalysis:
                 # (what a handler reaches, not the dead closing jump that pass
                 # `written_continues` lays after a written `continue`, as 3.8/3.9 keep one)
                 cached = cached & set().union(*(self._reach(h) for h in {r.handler for r in self.bc.regions}))
-            self._handler_code = cached
-        return cached
+            frozen = self._handler_code = frozenset(cached)
+        return frozen
 
     def handler_jump_closes_loop(self, src: int, target: int) -> bool:
         """Does handler code at `src` jumping back to `target` close a source loop?
