@@ -635,8 +635,10 @@ def test_jump_tables_and_handler_code_equal_the_walks() -> None:
         indices, conditional, backward, iterations, sources = _walked_jump_tables(bytecode)
         assert (g.jumps.indices, g.jumps.conditional, g.jumps.backward, g.jumps.iterations) == \
             (indices, conditional, backward, iterations), code.co_name
-        first, second = g.fresh_jump_sources(), g.fresh_jump_sources()
-        assert first == second == sources and first is not second, code.co_name
+        table = g.jump_table
+        assert table is g.jump_table and dict(table) == {t: tuple(s) for t, s in sources.items()}, code.co_name
+        with pytest.raises(TypeError):
+            table[0] = ()  # type: ignore[index]  # (read-only: every reading shares it)
         if bytecode.regions:
             with_handlers += 1
             assert g.handler_only_instructions() == _walked_handler_only_code(bytecode), code.co_name

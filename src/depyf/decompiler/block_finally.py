@@ -427,7 +427,7 @@ class BlockFinally:
                 # an `if`.)
                 todo.append((a + 1, b + 1))
                 if self._op(b - 1) == "POP_BLOCK" and a < y.target < len(instrs) \
-                        and self._op(y.target) == "JUMP" and self.jump_sources.get(y.target) == [a]:
+                        and self._op(y.target) == "JUMP" and self.jump_sources.get(y.target) == (a,):
                     # (3.10: the try's else part, a `break` that the exceptional copy
                     # copied the re-raise for: here a jump laid after the handler code)
                     outlined.add(y.target)

@@ -75,7 +75,6 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         # Compiler-made locals whose names no source can spell (`.type_params`): values, no text.
         self.hidden_locals: Dict[str, n.Expr] = {}
         self.loops: List[LoopInfo] = []
-        self.handled_regions: Set[int] = set()
         self.spill_mode = spill_mode
         self.for_targets: List[Optional[n.Expr]] = []
         # Copies of a finally body's closing RERAISE (3.10+): each ends its branch of that body.

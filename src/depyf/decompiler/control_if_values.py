@@ -96,7 +96,7 @@ class ControlIfValues:
         tail = copy - length
         if tail <= false_target or not self._same_test(tail, copy, length) \
                 or any(self.jump_sources.get(k) for k in range(copy + 1, r + 1)) \
-                or self.jump_sources.get(copy) != [false_target - 1]:
+                or self.jump_sources.get(copy) != (false_target - 1,):
             return None
         a = self.pure_value(fall, false_target - 1)
         b = self.pure_value(false_target, tail) if a is not None else None

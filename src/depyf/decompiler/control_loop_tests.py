@@ -95,13 +95,13 @@ class ControlLoopTests:
         if self.version.conditional_jumps_forward_only and j + 3 < len(instrs) and jump.opname == "JUMP" \
                 and jump.target < bottom and instrs[j + 3].opname == "JUMP" and instrs[j + 3].target == jump.target \
                 and pop.opname == "POP_TOP" and self.jump_sources.get(j + 2) \
-                and all(bottom <= src < j for src in self.jump_sources.get(j + 1, []) + self.jump_sources[j + 2]):
+                and all(bottom <= src < j for src in self.jump_sources.get(j + 1, ()) + self.jump_sources[j + 2]):
             # (3.12+: both ways out go back to an enclosing loop's head: read the last one)
             self.skip[j + 1] = j + 3
             return False
         return jump.opname == "JUMP" and jump.target == j + 3 and pop.opname == "POP_TOP" \
             and bool(self.jump_sources.get(j + 2)) \
-            and all(bottom <= src < j for src in self.jump_sources.get(j + 1, []) + self.jump_sources[j + 2])
+            and all(bottom <= src < j for src in self.jump_sources.get(j + 1, ()) + self.jump_sources[j + 2])
 
     def _bottom_chain_copied_exit(self, bottom: int, j: int) -> Optional[int]:
         """3.12+: after a bottom test [bottom, j] that is a chained comparison, the way out when

@@ -2,10 +2,12 @@
 handler or returning tail extends to, and what starts at an instruction (`control_at`).
 """
 from bisect import bisect_left
-from typing import Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from types import MappingProxyType
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler import nodes as n
 from depyf.decompiler.graph import FlowGraph, JumpIndex
+from depyf.decompiler.graph.jumps import SourceTable
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.control_model import COND_JUMPS, _BLOCK_SETUPS, _NOT_IN_ATOM
 
@@ -28,9 +30,9 @@ class ControlPrepare:
         graph = FlowGraph.of(self.bc)
         jumps = graph.jumps
         self.graph = graph
-        # Target -> the jumps to it, in order (this reading's own table; `_fall_out`, the one
-        # rule that re-points a jump, does not record it).
-        self.jump_sources: Dict[int, List[int]] = graph.fresh_jump_sources()
+        # Target -> the jumps to it, in order: the graph's read-only table (`_fall_out`, the one
+        # rule that re-points a jump, does not record it there).
+        self.jump_sources: SourceTable = graph.jump_table
         # The indices of the jumps and of the conditional ones, in order, for `jumps_in`.
         self.jump_indices: Sequence[int] = jumps.indices
         self.cond_jump_indices: Sequence[int] = jumps.conditional
@@ -39,14 +41,14 @@ class ControlPrepare:
         merged, extra_headers = self._merge_overlapping_loops(back)
         # 3.8-3.10: a `while True:` closed by an except clause's `continue` runs on to the end of
         # the handler code after that jump back (see `_handler_overrun`).
-        self.handler_overrun: Dict[int, int] = {}
+        overrun: Dict[int, int] = {}
         if not self.version.has_exception_table:
             for h, j in list(merged.items()):
                 x = self._handler_overrun(h, j)
                 if x is not None:
                     merged[h] = x - 1
-                    self.handler_overrun[h] = x
-        self.returning_tails: Set[int] = set()  # loops whose body ends in a returning block
+                    overrun[h] = x
+        returning_tails: Set[int] = set()  # loops whose body ends in a returning block
         # Ends of ranges whose last statement, a loop, breaks to the enclosing loop's next
         # iteration (`_else_end_before_enclosing_continue`).
         self.breaks_to_next_iteration: Set[int] = set()
@@ -65,9 +67,13 @@ class ControlPrepare:
                 end = self._next_iteration_tail_end(h, j, handler_code, merged)
             if end != j:
                 merged[h] = end
-                self.returning_tails.add(h)
-        self.loop_end = merged
-        self.loop_extra_headers = extra_headers
+                returning_tails.add(h)
+        # (the loop tables are facts of the bytecode, fixed once prepared: "The reading's state")
+        self.handler_overrun: Mapping[int, int] = MappingProxyType(overrun)
+        self.returning_tails: FrozenSet[int] = frozenset(returning_tails)
+        self.loop_end: Mapping[int, int] = MappingProxyType(merged)
+        self.loop_extra_headers: Mapping[int, FrozenSet[int]] = MappingProxyType(
+            {h: frozenset(others) for h, others in extra_headers.items()})
         self.active_loops: Set[int] = set()
         self.chain_copies: List[Tuple[int, int]] = []  # (copy, original) exits of the chain being built
         self.chain_jumps: FrozenSet[int] = frozenset()  # the conditional jumps of the chain being built
@@ -108,12 +114,13 @@ class ControlPrepare:
                 into[t] = max(into.get(t, -1), k)
         # Loops that only a handler closes: with 3.12+ handler code at the end, such a loop's
         # jump back lies past any loop around it, which it must not be merged with.
-        self.handler_closed: Set[int] = set()
+        closed: Set[int] = set()
         for t, j in handler_back.items():
             if self.handler_jump_closes_loop(j, t):  # exception_table
                 if t not in back:
-                    self.handler_closed.add(t)
+                    closed.add(t)
                 back.setdefault(t, self.handler_loop_end(t, j))  # only a handler closes the loop
+        self.handler_closed: FrozenSet[int] = frozenset(closed)
         for k in jumps.iterations:
             # A for loop's body runs from the FOR_ITER up to the loop's exit, even when it always
             # leaves (return, raise, break: no jump back) or its only jumps back are breaks of an

@@ -17,7 +17,8 @@ module reads that table for the statement builders of `exception_table`:
 Regions that are not source constructs (the generator wrapper, `await`/`yield from`, 3.12+ inlined
 comprehensions, async for) never start a statement; their handler code is dead for the builder.
 """
-from typing import Dict, List, Optional, Set, Tuple
+from types import MappingProxyType
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion
@@ -35,13 +36,15 @@ CONSTRUCTS = frozenset({"except", "finally", "star", "with"})
 
 
 class TableState:
-    """What the exception table says about one code object, computed once per builder."""
+    """What the exception table says about one code object, computed once per builder:
+    `region_at`, `kinds` and `try_starts` are facts of the bytecode, frozen once made (`chains`
+    is their memo); the three sets below are filled as the reading goes."""
 
     def __init__(self) -> None:
-        self.region_at: List[Optional[ExceptionRegion]] = []
-        self.kinds: Dict[int, str] = {}
+        self.region_at: Sequence[Optional[ExceptionRegion]] = ()
+        self.kinds: Mapping[int, str] = {}
         self.chains: Dict[int, Tuple[int, ...]] = {}
-        self.try_starts: Dict[int, List[int]] = {}
+        self.try_starts: Mapping[int, Tuple[int, ...]] = {}
         self.handled: Set[int] = set()
         # Small exit blocks a `break` runs after leaving a try/finally: start -> end.
         self.exit_breaks: Dict[int, int] = {}
@@ -61,14 +64,17 @@ class ExceptionRegionAnalysis:
     def _analyse_table(self) -> TableState:
         st = TableState()
         size = len(self.instrs)
-        st.region_at = [None] * size
+        region_at: List[Optional[ExceptionRegion]] = [None] * size
         for region in self.bc.regions:
             for k in range(region.start, min(region.end, size)):
-                if st.region_at[k] is None:
-                    st.region_at[k] = region
+                if region_at[k] is None:
+                    region_at[k] = region
+        st.region_at = tuple(region_at)
+        kinds: Dict[int, str] = {}
         for region in self.bc.regions:
-            if region.handler < size and region.handler not in st.kinds:
-                st.kinds[region.handler] = self._handler_kind(region.handler)
+            if region.handler < size and region.handler not in kinds:
+                kinds[region.handler] = self._handler_kind(region.handler)
+        st.kinds = MappingProxyType(kinds)
         self._xt_state = st
         # Handler code of regions that are no source construct is never run.
         for t, kind in st.kinds.items():
@@ -79,18 +85,19 @@ class ExceptionRegionAnalysis:
             elif kind == "send" and t + 1 < size and self.instrs[t + 1].opname == "JUMP":
                 self._mark_dead(t, t + 2)
         self._mark_dead_code(self._orphan_code())
+        first_at: Dict[int, int] = {}  # try handler -> the first instruction it protects
         for k in range(size):
             for t in self._chain(k):
                 if st.kinds.get(t) in ("except", "finally", "star"):
-                    st.try_starts.setdefault(t, k)  # type: ignore[arg-type]
+                    first_at.setdefault(t, k)
         by_start: Dict[int, List[int]] = {}
-        for t, s in list(st.try_starts.items()):
+        for t, s in list(first_at.items()):
             by_start.setdefault(s, []).append(t)
         for s, ts in by_start.items():
             chain = self._chain(s)
             # Outermost first: a try/finally around a try/except starts at the same instruction.
             ts.sort(key=lambda t: -chain.index(t) if t in chain else 0)
-        st.try_starts = by_start
+        st.try_starts = MappingProxyType({s: tuple(ts) for s, ts in by_start.items()})
         return st
 
     def _orphan_code(self) -> Set[int]:
@@ -253,16 +260,17 @@ class ExceptionRegionAnalysis:
         for k in range(start, end):
             self.skip[k] = end
 
-    def handler_only_code(self) -> Set[int]:
+    def handler_only_code(self) -> FrozenSet[int]:
         """Instructions that only an exception reaches (3.11+ handler code).
 
         3.12+ moves handler code to the end of the function; its jumps back to a loop's head must
         not make that loop reach over everything in between. First asked while the control
-        tables are prepared, before any `redirect`: the graph of the code as decoded answers.
+        tables are prepared, before any `redirect`: the graph of the code as decoded answers,
+        and the answer, a fact of the bytecode, is kept frozen.
         """
-        cached = getattr(self, "_handler_code", None)
-        if cached is None:
-            cached = set()
+        frozen: Optional[FrozenSet[int]] = getattr(self, "_handler_code", None)
+        if frozen is None:
+            cached: Set[int] = set()
             if self.bc.regions:
                 cached = FlowGraph.of(self.bc).handler_only_instructions()
                 # (the rest is `_reach(0)` as asked here, before any redirect: kept for it)
@@ -277,8 +285,8 @@ class ExceptionRegionAnalysis:
                 # (what a handler reaches, not the dead closing jump that pass
                 # `written_continues` lays after a written `continue`, as 3.8/3.9 keep one)
                 cached = cached & set().union(*(self._reach(h) for h in {r.handler for r in self.bc.regions}))
-            self._handler_code = cached
-        return cached
+            frozen = self._handler_code = frozenset(cached)
+        return frozen
 
     def handler_jump_closes_loop(self, src: int, target: int) -> bool:
         """Does handler code at `src` jumping back to `target` close a source loop?

@@ -113,7 +113,7 @@ class PatternRules:
         `tentative`: the statement was only guessed from a copy of a value; a body that cannot be
         built then means the guess was wrong, and the builder's state is put back."""
         saved_stack = list(self.stack)
-        saved_state = (dict(self.skip), dict(self.fall_override), set(self.handled_regions))
+        saved_state = (dict(self.skip), dict(self.fall_override))
         subject = self.finish_expr(self.stack[-1])
         base = self.stack[:-1]
         try:
@@ -122,7 +122,7 @@ class PatternRules:
             if isinstance(exc, DecompilationError) and not tentative:
                 raise
             self.stack = saved_stack
-            self.skip, self.fall_override, self.handled_regions = saved_state
+            self.skip, self.fall_override = saved_state
             return None
         self.stack = base
         stmt.subject = subject

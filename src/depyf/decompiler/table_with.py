@@ -296,7 +296,7 @@ class TableWith:
         raise; a swallowing exit goes on in the loop, elsewhere (the caller's check). Where it
         ends, or None."""
         instrs = self.instrs
-        if self.jump_sources.get(k, []) != ([] if jump is None else [jump]):
+        if self.jump_sources.get(k, ()) != (() if jump is None else (jump,)):
             return None
         e = k
         while e < len(instrs) and instrs[e].target is None \

@@ -17,7 +17,7 @@ from depyf.decompiler.graph.blocks import Block, BlockTable, split_blocks
 from depyf.decompiler.graph.dominators import DominatorTree, reversed_with_exit
 from depyf.decompiler.graph.edges import Edge, EdgeKind
 from depyf.decompiler.graph.flow import BLOCK_SETUPS, JUMPS_WHEN, SUBROUTINE_CALLS
-from depyf.decompiler.graph.jumps import JumpIndex
+from depyf.decompiler.graph.jumps import JumpIndex, SourceTable
 from depyf.decompiler.graph.loops import Loop, find_loops
 from depyf.decompiler.graph.positions import SourcePositions
 from depyf.decompiler.graph.once import once
@@ -52,7 +52,7 @@ class FlowGraph:
         self.instrs: Sequence[Instr] = bytecode.instrs
         self.size = len(bytecode.instrs)
         self._jumps: Optional[JumpIndex] = None
-        self._first_sources: Optional[Dict[int, List[int]]] = None
+        self._sources: Optional[SourceTable] = None
 
     @classmethod
     def of(cls, bytecode: Bytecode) -> "FlowGraph":
@@ -77,20 +77,13 @@ class FlowGraph:
     def jumps(self) -> JumpIndex:
         jumps = self._jumps
         if jumps is None:
-            jumps, self._first_sources = JumpIndex.with_sources(self.bytecode, _TESTS)
-            self._jumps = jumps
+            jumps = self._take_jumps()[0]
         return jumps
 
-    def fresh_jump_sources(self) -> Dict[int, List[int]]:
-        """Target -> the jumps to it, in order, as a table the caller may change (a reading
-        that records a jump it re-points): the first call gets the one made with `jumps`, in
-        the same loop over the jumps; later ones a new one."""
-        jumps = self.jumps
-        first = self._first_sources
-        if first is not None:
-            self._first_sources = None
-            return first
-        return jumps.sources()
+    def _take_jumps(self) -> Tuple[JumpIndex, SourceTable]:
+        jumps, sources = JumpIndex.with_sources(self.bytecode, _TESTS)
+        self._jumps, self._sources = jumps, sources
+        return jumps, sources
 
     @once
     def table(self) -> BlockTable:
@@ -242,12 +235,16 @@ class FlowGraph:
 
     def jump_sources(self, index: int) -> Tuple[int, ...]:
         """The instructions that jump to `index` (its handler's SETUP_* included, 3.8-3.10)."""
-        return tuple(self.jump_table.get(index, ()))
+        return self.jump_table.get(index, ())
 
-    @once
-    def jump_table(self) -> Dict[int, List[int]]:
-        """Target -> the jumps to it, in order (the graph's own: not to be changed)."""
-        return self.jumps.sources()
+    @property
+    def jump_table(self) -> SourceTable:
+        """Target -> the jumps to it, in order: read-only, made with `jumps` in its loop and
+        shared by every reading of this code (`CodeBuilder.jump_sources`)."""
+        table = self._sources
+        if table is None:
+            table = self._take_jumps()[1]
+        return table
 
     # --- exceptions ---------------------------------------------------------------------------
 

@@ -5,7 +5,8 @@ this range" and "which instructions jump here" all the time), so it is built eag
 from the jumps: a few in ten instructions.
 """
 from bisect import bisect_left
-from typing import Dict, FrozenSet, List, NamedTuple, Sequence, Tuple
+from types import MappingProxyType
+from typing import Dict, FrozenSet, List, Mapping, NamedTuple, Sequence, Tuple
 
 from depyf.decompiler.graph.flow import BLOCK_SETUPS, SUBROUTINE_CALLS
 from depyf.decompiler.instructions import Bytecode, Instr
@@ -13,6 +14,10 @@ from depyf.decompiler.instructions import Bytecode, Instr
 
 
 _new = tuple.__new__  # (a named tuple made without its generated __new__: one call fewer)
+
+# Target -> the jumps to it, in order: read-only (a mapping proxy over tuples), one per graph,
+# shared by every reading of its code (no rule records a jump of its own there).
+SourceTable = Mapping[int, Tuple[int, ...]]
 
 
 class JumpIndex(NamedTuple):
@@ -35,9 +40,9 @@ class JumpIndex(NamedTuple):
         return cls.with_sources(bytecode, tests)[0]
 
     @classmethod
-    def with_sources(cls, bytecode: Bytecode, tests: FrozenSet[str]) -> "Tuple[JumpIndex, Dict[int, List[int]]]":
-        """The index and, made in the same pass, a fresh `sources()` table (the builder takes
-        both for every code object it reads: one loop over the jumps, as before the graph)."""
+    def with_sources(cls, bytecode: Bytecode, tests: FrozenSet[str]) -> "Tuple[JumpIndex, SourceTable]":
+        """The index and, made in the same pass, the `SourceTable` (the builder takes both for
+        every code object it reads: one loop over the jumps, as before the graph)."""
         jumping: Sequence[Instr] = bytecode.jumps if bytecode.jumps is not None else \
             [ins for ins in bytecode.instrs if ins.target is not None]
         # (one loop over the jumps, a few in ten instructions, as cheap per code object as the
@@ -47,38 +52,28 @@ class JumpIndex(NamedTuple):
         conditional: List[int] = []
         backward: List[int] = []
         iterations: List[int] = []
-        sources: Dict[int, List[int]] = {}
+        sources: Dict[int, Tuple[int, ...]] = {}
         for ins in jumping:
             k, t = ins.index, ins.target
             indices.append(k)
             targets.append(t)
-            if t in sources:
-                sources[t].append(k)
-            else:
-                sources[t] = [k]
+            got = sources.get(t)
+            # (most targets have one or two jumps: a new tuple per jump costs less than a list
+            # per target turned into a tuple afterwards)
+            sources[t] = (k,) if got is None else got + (k,)
             if ins.opname in tests:
                 conditional.append(k)
             if t <= k:
                 backward.append(k)
             elif ins.opname == "FOR_ITER":
                 iterations.append(k)
-        return _new(cls, (tuple(indices), tuple(targets), tuple(conditional), tuple(backward), tuple(iterations))), sources
+        index = _new(cls, (tuple(indices), tuple(targets), tuple(conditional), tuple(backward), tuple(iterations)))
+        return index, MappingProxyType(sources)
 
     def between(self, start: int, end: int) -> Tuple[int, ...]:
         """The jumps among the instructions [start, end), in order (O(log n) to find them)."""
         indices = self.indices
         return indices[bisect_left(indices, start):bisect_left(indices, end)]
-
-    def sources(self) -> Dict[int, List[int]]:
-        """Target -> the jumps to it, in order: a fresh table each call (a reader that re-points
-        jumps as it goes keeps its own copy up to date; the index itself never changes)."""
-        table: Dict[int, List[int]] = {}
-        for k, t in zip(self.indices, self.targets):
-            if t in table:
-                table[t].append(k)
-            else:
-                table[t] = [k]
-        return table
 
 
 def is_handler_jump(opname: str) -> bool:
