@@ -173,9 +173,9 @@ class Bytecode:
         # Jump index -> the byte offset it jumps to. Two jumps to one index may still differ
         # there: one lands on a dropped NOP (a `while` line's), the other on what follows.
         self.raw_targets: Dict[int, int] = raw_targets if raw_targets is not None else {}
-        # The jumps among `instrs`, in order, where the decoder lists them (code kept as decoded,
-        # before 3.11); None: to be picked out of `instrs` (the passes of 3.11+ that lay code out
-        # again may turn an instruction into a jump).
+        # The jumps among `instrs`, in order, where the decoder lists them (every decoded code
+        # object); None: to be picked out of `instrs` (the passes that make new instructions,
+        # or lay code out again, may turn an instruction into a jump).
         self.jumps = jumps
         self._opnames: Optional[FrozenSet[str]] = None
         # The control-flow graph of these instructions (`graph.FlowGraph.of` makes it on first
@@ -259,6 +259,22 @@ class _Tables:
                                       if name in ("EXTENDED_ARG", "EXTENDED_ARG_QUICK"))
         self.no_caches = not any(self.cache.values())  # (before 3.11)
         self.info = self._opcode_info(kinds)
+        self.opname_of = self._decoded_names(kinds)
+
+    def _decoded_names(self, kinds: Dict[str, int]) -> List[Optional[str]]:
+        """Opcode number -> the opname `_decode_units` gives its instruction, where that is
+        always the same one (None: it depends on the argument, or no instruction has it), so
+        that `Bytecode.opnames` can be taken from the opcodes present instead of every
+        instruction."""
+        names: List[Optional[str]] = [None] * 256
+        for num, (name, kind, _, alias, _) in enumerate(self.info):
+            if kind == _SPECIAL:
+                # (of the instructions `_special` decodes, these always keep one name)
+                names[num] = "LOAD_ATTR" if name == "LOAD_METHOD" else \
+                    name if name in ("IS_OP", "CONTAINS_OP") else None
+            elif kind not in (_UNKNOWN, _EXTENDED):
+                names[num] = alias
+        return names
 
     def _opcode_info(self, kinds: Dict[str, int]) -> List[Tuple[str, int, int, str, int]]:
         """Everything the decoding loops need about an opcode, in one lookup by its number:
@@ -454,7 +470,13 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
             instr.index = k
             index_at.setdefault(instr.offset, k)
     elif t.dropped_ops.isdisjoint(ops):
-        return _finish_in_place(code, version, decoded, jumps)
+        bytecode = _finish_in_place(code, version, decoded, jumps)
+        # (each instruction decoded from one opcode: the opnames are those of the opcodes present,
+        # a few dozen, where each has a fixed one)
+        present = [t.opname_of[op] for op in set(ops)]
+        if None not in present:
+            bytecode._opnames = frozenset(present)
+        return bytecode
     return None
 
 
@@ -663,6 +685,7 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
     _keep_instructions(to_filter, _nested_loop_heads(to_filter, jumps, table), kept, index_at)
     index_at[len(code.co_code)] = len(kept)
     raw_targets: Dict[int, int] = {}
+    kept_jumps: List[Instr] = []  # (in order: the jumps were decoded in it)
     for instr, target in jumps:
         if instr.index < 0:
             continue
@@ -670,6 +693,7 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
         instr.target = instr.argval = idx if idx is not None else _index_after(code, version, index_at, target, instr)
         instr.target_offset = target
         raw_targets[instr.index] = target
+        kept_jumps.append(instr)
     regions: List[ExceptionRegion] = []
     if version.has_exception_table:
         # The error names the code's last instruction, a dropped one (RESUME) if that is all.
@@ -680,7 +704,7 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
                                      _index_after(code, version, index_at, handler * 2, at), depth, lasti)
             if region.start < region.end:
                 regions.append(region)
-    return Bytecode(code, version, kept, regions, raw_targets)
+    return Bytecode(code, version, kept, regions, raw_targets, kept_jumps)
 
 
 def _keep_instructions(to_filter: List[Instr], kept_nops: Set[int], kept: List[Instr],
