@@ -30,6 +30,8 @@ _FIXED_PRECEDENCE: Dict[type, int] = {
 
 # Constants whose literal is an atom whatever its value (a number may be negative).
 _ATOM_CONSTANTS = frozenset({str, bytes, bool, type(None), type(Ellipsis)})
+# Of those, the ones printed as their repr (`Printer.constant`): `expr` writes them itself.
+_ATOM_REPRS = frozenset({str, bytes, bool, type(None)})
 
 
 def _escape(text: str, quote: str) -> str:
@@ -101,6 +103,8 @@ class Printer:
         kind = type(e)
         if kind is n.Name:
             return e.id  # the most common node: an atom, never in parentheses
+        if kind is n.Const and type(e.value) in _ATOM_REPRS:
+            return repr(e.value)  # (the next most common: `_const`, without the calls)
         render = _EXPR.get(kind)
         if render is None and isinstance(e, n.Name):
             render = _EXPR[n.Name]
@@ -203,7 +207,7 @@ class Printer:
             names = [a.name for a in args if isinstance(a, n.Keyword)]
             if len(set(names)) != len(names):  # (keyword names come from a constant: any tuple)
                 raise DecompilationError("a call passes one keyword argument twice")
-        return f"{func}({', '.join(self.expr(a, TEST) for a in args)})"
+        return f"{func}({', '.join([self.expr(a, TEST) for a in args])})"
 
     def _binop(self, e: n.BinOp) -> str:
         prec = BINOP_PREC[e.op]
@@ -239,7 +243,7 @@ class Printer:
 
     def _boolop(self, e: n.BoolOp) -> str:
         prec = OR if e.op == "or" else AND
-        return f" {e.op} ".join(self.expr(v, prec + 1) for v in e.values)
+        return f" {e.op} ".join([self.expr(v, prec + 1) for v in e.values])
 
     def _compare(self, e: n.Compare) -> str:
         parts = [self.expr(e.left, CMP + 1)]
@@ -253,7 +257,7 @@ class Printer:
             return "()"
         if len(e.elts) == 1:
             return self.expr(e.elts[0], TEST) + ","
-        return ", ".join(self.expr(x, TEST) for x in e.elts)
+        return ", ".join([self.expr(x, TEST) for x in e.elts])
 
     def _set(self, e: n.Set_) -> str:
         if not e.elts:
@@ -354,6 +358,8 @@ class Printer:
 
     def target(self, e: n.Expr) -> str:
         """An assignment or loop target: tuples print without parentheses."""
+        if type(e) is n.Name:
+            return e.id  # (most targets)
         if isinstance(e, n.Tuple_) and e.elts:
             return self._tuple_target(e)
         return self.expr(e, ATOM if not isinstance(e, n.Starred) else EXPR)
@@ -393,7 +399,7 @@ class Printer:
         out.append(pad + self.expr(s.value, YIELD))
 
     def _assign(self, s: n.Assign, pad: str, depth: int, out: List[str]) -> None:
-        targets = " = ".join(self.target(x) for x in s.targets)
+        targets = self.target(s.targets[0]) if len(s.targets) == 1 else " = ".join([self.target(x) for x in s.targets])
         out.append(f"{pad}{targets} = {self._value(s.value)}")
 
     def _aug_assign(self, s: n.AugAssign, pad: str, depth: int, out: List[str]) -> None:
@@ -505,6 +511,8 @@ class Printer:
     def _value(self, e: n.Expr, yield_allowed: bool = True) -> str:
         """A right-hand side: a bare tuple needs no parentheses here; a bare yield neither, after
         `=` (not after `return`, `for ... in` or `match`, where the grammar wants them)."""
+        if type(e) is n.Name:
+            return e.id  # (the most common value)
         if isinstance(e, n.Tuple_) and e.elts:
             return self._tuple(e)
         return self.expr(e, YIELD if yield_allowed else TEST)
