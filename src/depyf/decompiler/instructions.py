@@ -268,11 +268,11 @@ class _Tables:
         instruction."""
         names: List[Optional[str]] = [None] * 256
         for num, (name, kind, _, alias, _) in enumerate(self.info):
-            if kind == _SPECIAL:
-                # (of the instructions `_special` decodes, these always keep one name)
-                names[num] = "LOAD_ATTR" if name == "LOAD_METHOD" else \
-                    name if name in ("IS_OP", "CONTAINS_OP") else None
-            elif kind not in (_UNKNOWN, _EXTENDED):
+            if kind == _METHOD:
+                names[num] = "LOAD_ATTR"
+            elif kind == _NEGATABLE:
+                names[num] = name
+            elif kind not in (_SPECIAL, _UNKNOWN, _EXTENDED):
                 names[num] = alias
         return names
 
@@ -319,11 +319,14 @@ def _argument_kinds(version: BytecodeVersion) -> Dict[str, int]:
                       (_FREE, "hasfree"), (_COMPARE, "hascompare")):
         for name in tables[key]:
             kinds[name] = kind
-    for name in ("IS_OP", "CONTAINS_OP", "BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
+    for name in ("BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
         kinds[name] = _SPECIAL
-    for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_SUPER_ATTR", "LOAD_METHOD",
+    for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_SUPER_ATTR",
                                             "LOAD_SMALL_INT", "LOAD_COMMON_CONSTANT", "LOAD_SPECIAL"]:
         kinds[name] = _SPECIAL
+    # (decoded by `_special` too, except in `_decode_units`, which makes them itself)
+    kinds["LOAD_METHOD"] = _METHOD
+    kinds["IS_OP"] = kinds["CONTAINS_OP"] = _NEGATABLE
     # (where no bit is packed with the name index, these decode as any name instruction)
     if version.load_global_pushes_null_bit:
         kinds["LOAD_GLOBAL"] = _SPECIAL
@@ -342,7 +345,7 @@ def _common_constant(entry: List[Any]) -> Tuple[str, Any]:
     return kind, value
 
 
-_PLAIN, _CONST, _NAME, _LOCAL, _FREE, _COMPARE, _SPECIAL, _EXTENDED, _NO_ARG, _UNKNOWN = range(10)
+_PLAIN, _CONST, _NAME, _LOCAL, _FREE, _COMPARE, _SPECIAL, _EXTENDED, _NO_ARG, _UNKNOWN, _METHOD, _NEGATABLE = range(12)
 _TABLE_KINDS = _COMPARE  # (the kinds below it take their value from a table indexed by the argument)
 _NUMBERS = range(1 << 32)  # (the "table" of `_PLAIN`: each argument is its own value)
 _NO_JUMP, _JUMP_ABSOLUTE, _JUMP_FORWARD, _JUMP_BACKWARD = range(4)
@@ -441,6 +444,21 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
                 arg, argval, alias = oparg, cmp_op[oparg >> cmp_shift], name
             elif kind == _UNKNOWN:
                 raise _unknown_opcode(code, version, op, offset)
+            elif kind == _METHOD or kind == _NEGATABLE:
+                # (what `_special` makes of these, its commonest before 3.12, without its calls)
+                instr = new()
+                instr.index = index
+                instr.offset = offset
+                instr.raw_opname = name
+                instr.arg = oparg
+                if kind == _METHOD:
+                    instr.opname, instr.argval, instr.flag = "LOAD_ATTR", names[oparg], True
+                else:
+                    instr.opname, instr.argval = name, oparg
+                    if oparg:
+                        instr.flag = True  # (`is not`, `not in`)
+                append(instr)
+                continue
             else:
                 _special(decoded, t, name, oparg, offset, consts, names, local_names)
                 continue
