@@ -447,10 +447,8 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
             elif kind == _METHOD or kind == _NEGATABLE:
                 # (what `_special` makes of these, its commonest before 3.12, without its calls)
                 instr = new()
-                instr.index = index
-                instr.offset = offset
-                instr.raw_opname = name
-                instr.arg = oparg
+                instr.index, instr.offset = index, offset
+                instr.raw_opname, instr.arg = name, oparg
                 if kind == _METHOD:
                     instr.opname, instr.argval, instr.flag = "LOAD_ATTR", names[oparg], True
                 else:
