@@ -163,7 +163,7 @@ class Printer:
         while type(e) in _TRAILER_BASE:
             chain.append(e)
             e = getattr(e, _TRAILER_BASE[type(e)])
-        text = self.expr(e, ATOM)
+        text = e.id if type(e) is n.Name else self.expr(e, ATOM)  # (most chains start at a name)
         for link in reversed(chain):
             text = _TRAILER_TEXT[type(link)](self, link, text)
         return text
@@ -207,7 +207,8 @@ class Printer:
             names = [a.name for a in args if isinstance(a, n.Keyword)]
             if len(set(names)) != len(names):  # (keyword names come from a constant: any tuple)
                 raise DecompilationError("a call passes one keyword argument twice")
-        return f"{func}({', '.join([self.expr(a, TEST) for a in args])})"
+        # (a name, the commonest argument, printed without the call of `expr`)
+        return f"{func}({', '.join([a.id if type(a) is n.Name else self.expr(a, TEST) for a in args])})"
 
     def _binop(self, e: n.BinOp) -> str:
         prec = BINOP_PREC[e.op]
@@ -221,9 +222,10 @@ class Printer:
         while type(left) is n.BinOp and left.op != "**" and BINOP_PREC[left.op] == prec:
             chain.append(left)
             left = left.left
-        parts = [self.expr(left, prec)]
+        parts = [left.id if type(left) is n.Name else self.expr(left, prec)]  # (as in `_call_text`)
         for link in reversed(chain):
-            parts.append(f" {link.op} {self.expr(link.right, prec + 1)}")
+            right = link.right
+            parts.append(f" {link.op} {right.id if type(right) is n.Name else self.expr(right, prec + 1)}")
         return "".join(parts)
 
     def _unary(self, e: n.UnaryOp) -> str:
@@ -246,10 +248,11 @@ class Printer:
         return f" {e.op} ".join([self.expr(v, prec + 1) for v in e.values])
 
     def _compare(self, e: n.Compare) -> str:
-        parts = [self.expr(e.left, CMP + 1)]
+        left = e.left
+        parts = [left.id if type(left) is n.Name else self.expr(left, CMP + 1)]  # (as in `_call_text`)
         for op, right in zip(e.ops, e.comparators):
             parts.append(op)
-            parts.append(self.expr(right, CMP + 1))
+            parts.append(right.id if type(right) is n.Name else self.expr(right, CMP + 1))
         return " ".join(parts)
 
     def _tuple(self, e: n.Tuple_) -> str:
@@ -378,8 +381,12 @@ class Printer:
 
     def block(self, body: Sequence[n.Stmt], depth: int) -> List[str]:
         lines: List[str] = []
+        pad = self.unit * depth
         for stmt in body:
-            self.stmt(stmt, depth, lines)
+            write = _STMT.get(type(stmt))  # (`stmt`, inlined: the indentation taken once)
+            if write is None:
+                raise _unprintable(stmt)
+            write(self, stmt, pad, depth, lines)
         if not lines:
             lines.append(self.unit * depth + "pass")
         return lines
