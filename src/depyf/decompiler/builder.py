@@ -125,21 +125,22 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             # (`self.skip` is read each time: a match statement's failed reading puts back an
             # earlier one)
             construct_starts, anywhere = self.construct_starts, self.constructs_anywhere
-            handlers = _HANDLERS
+            handlers, terminal = _HANDLERS, TERMINAL
             while i < end:
                 if len(self.stack) <= self.base_depth:
                     self.expr_start = i  # where the value now being computed began
-                nxt = self.control_at(i) if anywhere or i in self.skip or i in construct_starts else None
-                if nxt is None:
+                # (where no construct starts, the instruction's handler)
+                if not (anywhere or i in self.skip or i in construct_starts) or (nxt := self.control_at(i)) is None:
                     ins = instrs[i]
+                    name = ins.opname  # (a decoded instruction never changes: `redirect` replaces it)
                     try:
-                        nxt = handlers[ins.opname](self, ins, i)
+                        nxt = handlers[name](self, ins, i)
                     except (IndexError, _StackUnderflow):
                         raise self.fail(ins, "stack does not match any source construct") from None
                     except (AssertionError, AttributeError, TypeError, KeyError):
                         raise self.fail(ins, _operands_or_unsupported(ins)) from None
                     if nxt is None:
-                        if ins.opname not in TERMINAL:
+                        if name not in terminal:
                             i += 1  # (the common case: on to the next instruction, as below)
                             continue
                         nxt = i + 1

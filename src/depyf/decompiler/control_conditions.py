@@ -117,16 +117,22 @@ class ControlConditions:
         this look ahead answers most of those tries without running the instructions."""
         instrs, jump_sources = self.instrs, self.jump_sources
         skip, construct_starts, fall_override = self.skip, self.construct_starts, self.fall_override
-        if start in skip or start in construct_starts:
+        stop = min(limit, start + 48)
+        if start in skip or start in construct_starts or start >= stop:
             return False
-        for k in range(start, min(limit, start + 48)):
+        ins = instrs[start]  # (the first instruction apart: others may not be jumped to)
+        if ins.target is not None or start in fall_override:
+            return False  # a jump of some kind: only running it tells
+        if ins.opname in _NOT_IN_ATOM:
+            return True
+        for k in range(start + 1, stop):
             ins = instrs[k]
             if ins.target is not None or k in fall_override:
-                return False  # a jump of some kind: only running it tells
-            if k != start and (jump_sources.get(k) or k in skip or k in construct_starts):
+                return False
+            if jump_sources.get(k) or k in skip or k in construct_starts:
                 return False
             if ins.opname in _NOT_IN_ATOM:
-                return k == start or instrs[k - 1].opname not in _WALRUS_COPIES
+                return instrs[k - 1].opname not in _WALRUS_COPIES
         return False
 
     def _inner_target(self, i: int, start: int) -> bool:

@@ -37,8 +37,12 @@ class ControlPrepare:
         self.jump_indices: Sequence[int] = jumps.indices
         self.cond_jump_indices: Sequence[int] = jumps.conditional
         handler_code = self.handler_only_code()  # exception_table: 3.12+ handler code at the end
-        back = self._loop_back_jumps(jumps, handler_code)
-        merged, extra_headers = self._merge_overlapping_loops(back)
+        if jumps.backward or jumps.iterations:
+            back = self._loop_back_jumps(jumps, handler_code)
+            merged, extra_headers = self._merge_overlapping_loops(back)
+        else:  # (no loop: most code objects)
+            self.handler_closed = set()
+            merged, extra_headers = {}, {}
         # 3.8-3.10: a `while True:` closed by an except clause's `continue` runs on to the end of
         # the handler code after that jump back (see `_handler_overrun`).
         overrun: Dict[int, int] = {}

@@ -21,6 +21,7 @@ from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, parameters, postpo
 _SPECIAL_CALLEES = (m.MadeFunction, m.BuildClass)
 # Arguments passed on as they are: a function or class stays a marker until it is stored.
 _PASSED_ON = (m.MadeFunction, ClassValue)
+_new = object.__new__  # (the commonest nodes made without their __init__: one call fewer)
 
 COMPREHENSION_NAMES = {"<listcomp>": "list", "<setcomp>": "set", "<dictcomp>": "dict", "<genexpr>": "gen"}
 CO_COROUTINE = 0x80
@@ -197,7 +198,10 @@ class DefinitionRules:
                 return self.comprehension_call(callee, iterable)
         # A function or class passed on (a decorator call) stays a marker until it is stored.
         finish = self.finish_expr
-        return n.Call(finish(callee), [a if isinstance(a, _PASSED_ON) else finish(a) for a in args])
+        call = _new(n.Call)  # `n.Call(finish(callee), [...])`, its argument list already a new one
+        call.func = finish(callee)
+        call.args = [a if isinstance(a, _PASSED_ON) else finish(a) for a in args]
+        return call
 
     def comprehension_call(self, fn: m.MadeFunction, iterable: n.Expr) -> n.Expr:
         expr = self.decompile_nested(fn.code, comprehension=True)

@@ -478,7 +478,11 @@ class ExpressionRules:
 
     def op_CALL_FUNCTION(self, ins: Instr, i: int) -> None:
         args = self.popn(ins.arg)
-        head = [self.pop()]
+        callee = self.pop()
+        if ins.raw_opname == "CALL_FUNCTION" and callee is not m.NULL:
+            self.stack.append(self.make_call(callee, args))  # (`_finish_call` of a lone callable)
+            return
+        head = [callee]
         # (a plain CALL_FUNCTION, before 3.11, takes no NULL: one below its callable belongs to
         # a method call around it, `obj.m(f(x))`)
         if ins.raw_opname != "CALL_FUNCTION" and (self.stack and self.stack[-1] is m.NULL or head[0] is m.NULL):

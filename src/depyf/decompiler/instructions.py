@@ -172,9 +172,9 @@ class Bytecode:
         # Jump index -> the byte offset it jumps to. Two jumps to one index may still differ
         # there: one lands on a dropped NOP (a `while` line's), the other on what follows.
         self.raw_targets: Dict[int, int] = raw_targets if raw_targets is not None else {}
-        # The jumps among `instrs`, in order, where the decoder lists them (code kept as decoded,
-        # before 3.11); None: to be picked out of `instrs` (the passes of 3.11+ that lay code out
-        # again may turn an instruction into a jump).
+        # The jumps among `instrs`, in order, where the decoder lists them (every decoded code
+        # object); None: to be picked out of `instrs` (the passes that make new instructions,
+        # or lay code out again, may turn an instruction into a jump).
         self.jumps = jumps
         self._opnames: Optional[FrozenSet[str]] = None
         # The control-flow graph of these instructions (`graph.FlowGraph.of` makes it on first
@@ -258,6 +258,22 @@ class _Tables:
                                       if name in ("EXTENDED_ARG", "EXTENDED_ARG_QUICK"))
         self.no_caches = not any(self.cache.values())  # (before 3.11)
         self.info = self._opcode_info(kinds)
+        self.opname_of = self._decoded_names(kinds)
+
+    def _decoded_names(self, kinds: Dict[str, int]) -> List[Optional[str]]:
+        """Opcode number -> the opname `_decode_units` gives its instruction, where that is
+        always the same one (None: it depends on the argument, or no instruction has it), so
+        that `Bytecode.opnames` can be taken from the opcodes present instead of every
+        instruction."""
+        names: List[Optional[str]] = [None] * 256
+        for num, (name, kind, _, alias, _) in enumerate(self.info):
+            if kind == _METHOD:
+                names[num] = "LOAD_ATTR"
+            elif kind == _NEGATABLE:
+                names[num] = name
+            elif kind not in (_SPECIAL, _UNKNOWN, _EXTENDED):
+                names[num] = alias
+        return names
 
     def _opcode_info(self, kinds: Dict[str, int]) -> List[Tuple[str, int, int, str, int]]:
         """Everything the decoding loops need about an opcode, in one lookup by its number:
@@ -302,11 +318,14 @@ def _argument_kinds(version: BytecodeVersion) -> Dict[str, int]:
                       (_FREE, "hasfree"), (_COMPARE, "hascompare")):
         for name in tables[key]:
             kinds[name] = kind
-    for name in ("IS_OP", "CONTAINS_OP", "BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
+    for name in ("BINARY_OP", "CALL_INTRINSIC_1", "CALL_INTRINSIC_2"):
         kinds[name] = _SPECIAL
-    for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_SUPER_ATTR", "LOAD_METHOD",
+    for name in list(_SPLIT_FAST_PAIRS) + ["RETURN_CONST", "LOAD_SUPER_ATTR",
                                             "LOAD_SMALL_INT", "LOAD_COMMON_CONSTANT", "LOAD_SPECIAL"]:
         kinds[name] = _SPECIAL
+    # (decoded by `_special` too, except in `_decode_units`, which makes them itself)
+    kinds["LOAD_METHOD"] = _METHOD
+    kinds["IS_OP"] = kinds["CONTAINS_OP"] = _NEGATABLE
     # (where no bit is packed with the name index, these decode as any name instruction)
     if version.load_global_pushes_null_bit:
         kinds["LOAD_GLOBAL"] = _SPECIAL
@@ -325,7 +344,7 @@ def _common_constant(entry: List[Any]) -> Tuple[str, Any]:
     return kind, value
 
 
-_PLAIN, _CONST, _NAME, _LOCAL, _FREE, _COMPARE, _SPECIAL, _EXTENDED, _NO_ARG, _UNKNOWN = range(10)
+_PLAIN, _CONST, _NAME, _LOCAL, _FREE, _COMPARE, _SPECIAL, _EXTENDED, _NO_ARG, _UNKNOWN, _METHOD, _NEGATABLE = range(12)
 _TABLE_KINDS = _COMPARE  # (the kinds below it take their value from a table indexed by the argument)
 _NUMBERS = range(1 << 32)  # (the "table" of `_PLAIN`: each argument is its own value)
 _NO_JUMP, _JUMP_ABSOLUTE, _JUMP_FORWARD, _JUMP_BACKWARD = range(4)
@@ -424,6 +443,19 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
                 arg, argval, alias = oparg, cmp_op[oparg >> cmp_shift], name
             elif kind == _UNKNOWN:
                 raise _unknown_opcode(code, version, op, offset)
+            elif kind == _METHOD or kind == _NEGATABLE:
+                # (what `_special` makes of these, its commonest before 3.12, without its calls)
+                instr = new()
+                instr.index, instr.offset = index, offset
+                instr.raw_opname, instr.arg = name, oparg
+                if kind == _METHOD:
+                    instr.opname, instr.argval, instr.flag = "LOAD_ATTR", names[oparg], True
+                else:
+                    instr.opname, instr.argval = name, oparg
+                    if oparg:
+                        instr.flag = True  # (`is not`, `not in`)
+                append(instr)
+                continue
             else:
                 _special(decoded, t, name, oparg, offset, consts, names, local_names)
                 continue
@@ -453,7 +485,13 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
             instr.index = k
             index_at.setdefault(instr.offset, k)
     elif t.dropped_ops.isdisjoint(ops):
-        return _finish_in_place(code, version, decoded, jumps)
+        bytecode = _finish_in_place(code, version, decoded, jumps)
+        # (each instruction decoded from one opcode: the opnames are those of the opcodes present,
+        # a few dozen, where each has a fixed one)
+        present = [t.opname_of[op] for op in set(ops)]
+        if None not in present:
+            bytecode._opnames = frozenset(present)
+        return bytecode
     return None
 
 
@@ -662,6 +700,7 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
     _keep_instructions(to_filter, _nested_loop_heads(to_filter, jumps, table), kept, index_at)
     index_at[len(code.co_code)] = len(kept)
     raw_targets: Dict[int, int] = {}
+    kept_jumps: List[Instr] = []  # (in order: the jumps were decoded in it)
     for instr, target in jumps:
         if instr.index < 0:
             continue
@@ -669,6 +708,7 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
         instr.target = instr.argval = idx if idx is not None else _index_after(code, version, index_at, target, instr)
         instr.target_offset = target
         raw_targets[instr.index] = target
+        kept_jumps.append(instr)
     regions: List[ExceptionRegion] = []
     if version.has_exception_table:
         # The error names the code's last instruction, a dropped one (RESUME) if that is all.
@@ -679,7 +719,7 @@ def _finish(code: CodeType, version: BytecodeVersion, decoded: List[Instr],
                                      _index_after(code, version, index_at, handler * 2, at), depth, lasti)
             if region.start < region.end:
                 regions.append(region)
-    return Bytecode(code, version, kept, regions, raw_targets)
+    return Bytecode(code, version, kept, regions, raw_targets, kept_jumps)
 
 
 def _keep_instructions(to_filter: List[Instr], kept_nops: Set[int], kept: List[Instr],

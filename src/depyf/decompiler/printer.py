@@ -30,6 +30,8 @@ _FIXED_PRECEDENCE: Dict[type, int] = {
 
 # Constants whose literal is an atom whatever its value (a number may be negative).
 _ATOM_CONSTANTS = frozenset({str, bytes, bool, type(None), type(Ellipsis)})
+# Of those, the ones printed as their repr (`Printer.constant`): `expr` writes them itself.
+_ATOM_REPRS = frozenset({str, bytes, bool, type(None)})
 
 
 def _escape(text: str, quote: str) -> str:
@@ -101,6 +103,8 @@ class Printer:
         kind = type(e)
         if kind is n.Name:
             return e.id  # the most common node: an atom, never in parentheses
+        if kind is n.Const and type(e.value) in _ATOM_REPRS:
+            return repr(e.value)  # (the next most common: `_const`, without the calls)
         render = _EXPR.get(kind)
         if render is None and isinstance(e, n.Name):
             render = _EXPR[n.Name]
@@ -159,7 +163,7 @@ class Printer:
         while type(e) in _TRAILER_BASE:
             chain.append(e)
             e = getattr(e, _TRAILER_BASE[type(e)])
-        text = self.expr(e, ATOM)
+        text = e.id if type(e) is n.Name else self.expr(e, ATOM)  # (most chains start at a name)
         for link in reversed(chain):
             text = _TRAILER_TEXT[type(link)](self, link, text)
         return text
@@ -203,7 +207,8 @@ class Printer:
             names = [a.name for a in args if isinstance(a, n.Keyword)]
             if len(set(names)) != len(names):  # (keyword names come from a constant: any tuple)
                 raise DecompilationError("a call passes one keyword argument twice")
-        return f"{func}({', '.join(self.expr(a, TEST) for a in args)})"
+        # (a name, the commonest argument, printed without the call of `expr`)
+        return f"{func}({', '.join([a.id if type(a) is n.Name else self.expr(a, TEST) for a in args])})"
 
     def _binop(self, e: n.BinOp) -> str:
         prec = BINOP_PREC[e.op]
@@ -217,9 +222,10 @@ class Printer:
         while type(left) is n.BinOp and left.op != "**" and BINOP_PREC[left.op] == prec:
             chain.append(left)
             left = left.left
-        parts = [self.expr(left, prec)]
+        parts = [left.id if type(left) is n.Name else self.expr(left, prec)]  # (as in `_call_text`)
         for link in reversed(chain):
-            parts.append(f" {link.op} {self.expr(link.right, prec + 1)}")
+            right = link.right
+            parts.append(f" {link.op} {right.id if type(right) is n.Name else self.expr(right, prec + 1)}")
         return "".join(parts)
 
     def _unary(self, e: n.UnaryOp) -> str:
@@ -239,13 +245,14 @@ class Printer:
 
     def _boolop(self, e: n.BoolOp) -> str:
         prec = OR if e.op == "or" else AND
-        return f" {e.op} ".join(self.expr(v, prec + 1) for v in e.values)
+        return f" {e.op} ".join([self.expr(v, prec + 1) for v in e.values])
 
     def _compare(self, e: n.Compare) -> str:
-        parts = [self.expr(e.left, CMP + 1)]
+        left = e.left
+        parts = [left.id if type(left) is n.Name else self.expr(left, CMP + 1)]  # (as in `_call_text`)
         for op, right in zip(e.ops, e.comparators):
             parts.append(op)
-            parts.append(self.expr(right, CMP + 1))
+            parts.append(right.id if type(right) is n.Name else self.expr(right, CMP + 1))
         return " ".join(parts)
 
     def _tuple(self, e: n.Tuple_) -> str:
@@ -253,7 +260,7 @@ class Printer:
             return "()"
         if len(e.elts) == 1:
             return self.expr(e.elts[0], TEST) + ","
-        return ", ".join(self.expr(x, TEST) for x in e.elts)
+        return ", ".join([self.expr(x, TEST) for x in e.elts])
 
     def _set(self, e: n.Set_) -> str:
         if not e.elts:
@@ -354,6 +361,8 @@ class Printer:
 
     def target(self, e: n.Expr) -> str:
         """An assignment or loop target: tuples print without parentheses."""
+        if type(e) is n.Name:
+            return e.id  # (most targets)
         if isinstance(e, n.Tuple_) and e.elts:
             return self._tuple_target(e)
         return self.expr(e, ATOM if not isinstance(e, n.Starred) else EXPR)
@@ -372,8 +381,12 @@ class Printer:
 
     def block(self, body: Sequence[n.Stmt], depth: int) -> List[str]:
         lines: List[str] = []
+        pad = self.unit * depth
         for stmt in body:
-            self.stmt(stmt, depth, lines)
+            write = _STMT.get(type(stmt))  # (`stmt`, inlined: the indentation taken once)
+            if write is None:
+                raise _unprintable(stmt)
+            write(self, stmt, pad, depth, lines)
         if not lines:
             lines.append(self.unit * depth + "pass")
         return lines
@@ -393,7 +406,7 @@ class Printer:
         out.append(pad + self.expr(s.value, YIELD))
 
     def _assign(self, s: n.Assign, pad: str, depth: int, out: List[str]) -> None:
-        targets = " = ".join(self.target(x) for x in s.targets)
+        targets = self.target(s.targets[0]) if len(s.targets) == 1 else " = ".join([self.target(x) for x in s.targets])
         out.append(f"{pad}{targets} = {self._value(s.value)}")
 
     def _aug_assign(self, s: n.AugAssign, pad: str, depth: int, out: List[str]) -> None:
@@ -505,6 +518,8 @@ class Printer:
     def _value(self, e: n.Expr, yield_allowed: bool = True) -> str:
         """A right-hand side: a bare tuple needs no parentheses here; a bare yield neither, after
         `=` (not after `return`, `for ... in` or `match`, where the grammar wants them)."""
+        if type(e) is n.Name:
+            return e.id  # (the most common value)
         if isinstance(e, n.Tuple_) and e.elts:
             return self._tuple(e)
         return self.expr(e, YIELD if yield_allowed else TEST)

@@ -8,7 +8,13 @@ from depyf.decompiler.instructions import ENDS_FLOW, Instr
 from depyf.decompiler.signature import CO_FUTURE_ANNOTATIONS, postponed_annotation
 
 
+_new = object.__new__
 _SIMPLE_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
+# Values that `store` puts into a plain `name = value` whatever they hold, unless the value stays
+# on the stack (a chained assignment or walrus): no marker, no chain, no call (a decorator's).
+_PLAIN_VALUES = frozenset({n.Name, n.Const, n.Attribute, n.Subscript, n.BinOp, n.UnaryOp, n.BoolOp,
+                           n.Compare, n.IfExp, n.Tuple_, n.List_, n.Dict_, n.Set_, n.JoinedStr,
+                           n.ComprehensionExpr})
 
 
 _CO_OPTIMIZED = 0x01
@@ -180,7 +186,19 @@ class StatementRules:
             self.emit(n.Assign([n.Tuple_(targets)], n.Tuple_([self.finish_expr(v) for v in values])))
             return i + count
         # (`self.pop()` without the call: see `CodeBuilder.pop`)
-        self.store(n.Name(ins.argval), self.stack.pop())
+        value = self.stack.pop()
+        name = ins.argval
+        if type(value) in _PLAIN_VALUES and name[:1] != "." and not (self.stack and self.stack[-1] is value):
+            # (what `store` makes of most stores, without its tests: `n.Assign([n.Name(name)], value)`,
+            # both nodes made without their __init__)
+            target = _new(n.Name)
+            target.id = name
+            assign = _new(n.Assign)
+            assign.targets = [target]
+            assign.value = value
+            self.emit(assign)
+            return None
+        self.store(n.Name(name), value)
         return None
 
     def _reordered_stores(self, i: int) -> int:

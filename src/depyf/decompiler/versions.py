@@ -446,6 +446,8 @@ RUNNING: Tuple[int, int] = (sys.version_info[0], sys.version_info[1])
 
 def host() -> BytecodeVersion:
     """The version of the running interpreter; `DecompilationError` if its bytecode is unknown."""
+    if RUNNING in SUPPORTED:
+        return _shared(*RUNNING)  # (the common case, asked a few times per decompilation)
     return for_key(RUNNING)
 
 
