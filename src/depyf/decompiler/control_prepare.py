@@ -41,7 +41,7 @@ class ControlPrepare:
             back = self._loop_back_jumps(jumps, handler_code)
             merged, extra_headers = self._merge_overlapping_loops(back)
         else:  # (no loop: most code objects)
-            self.handler_closed = set()
+            self.handler_closed = frozenset()
             merged, extra_headers = {}, {}
         # 3.8-3.10: a `while True:` closed by an except clause's `continue` runs on to the end of
         # the handler code after that jump back (see `_handler_overrun`).
