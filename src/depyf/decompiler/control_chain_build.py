@@ -7,7 +7,8 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import folds_under_not, negate
 from depyf.decompiler.instructions import TERMINAL
-from depyf.decompiler.control_model import _Atom, _BadChain, _flatten, _through_jump, demorgan_not, un_negated
+from depyf.decompiler.control_model import (
+    _Atom, _BadChain, _flatten, _not_sent_into_arms, _through_jump, demorgan_not)
 
 
 def _negated_atom(e: n.Expr) -> n.Expr:
@@ -26,24 +27,6 @@ def _negated_atom(e: n.Expr) -> n.Expr:
         if sent is not None and sent[1]:
             return sent[0]
     return negate(e)
-
-
-def _not_sent_into_arms(e: n.Expr) -> Optional[Tuple[n.Expr, bool]]:
-    """(`not e` with the `not` sent into the arms of `e`'s conditional expressions, whether that
-    took a negation off an arm), or None where an arm's negation would change its instruction
-    (an `is`/`in` comparison). In a jump context the compiler does the same with a `not` around
-    a conditional expression, so both spellings make the same jumps."""
-    plain = un_negated(e)
-    if plain is not None:
-        return plain, True
-    if isinstance(e, n.IfExp):
-        body, orelse = _not_sent_into_arms(e.body), _not_sent_into_arms(e.orelse)
-        if body is None or orelse is None:
-            return None
-        return n.IfExp(e.test, body[0], orelse[0]), body[1] or orelse[1]
-    if folds_under_not(e):
-        return None
-    return negate(e), False
 
 
 def _jump_alias(chain: List[_Atom], x: int) -> int:
