@@ -187,7 +187,10 @@ class ControlConditions:
             chain = atoms[:count]
             if chain[-1].always:
                 continue
-            self.chain_jumps = frozenset(a.jump_index for a in chain)
+            # (with the jumps of conditional expressions folded into one atom, which leave
+            # where the atom's own jump goes: `_fold_conditional_test`)
+            self.chain_jumps = frozenset(k for a in chain for k in range(a.start, a.jump_index + 1)
+                                         if self.instrs[k].opname in COND_JUMPS)
             try:
                 if count > 1 and not self._chain_targets_ok(chain):
                     continue

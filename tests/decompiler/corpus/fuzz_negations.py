@@ -1,0 +1,62 @@
+"""Negations in tests that hold `is`/`in` comparisons and conditional expressions (shapes found
+by the expression fuzzer, `tools/fuzz_control_flow.py --expressions`): the compiler sends a `not`
+into each operand of an and/or and into each arm of a conditional expression, while `not (a in
+b)` written out is `a not in b`, another instruction; and a chained comparison after the tests
+makes 3.10+ copy the body's `return` to where the tests before it jump."""
+from itertools import product
+
+from _cases import cases
+
+VALUES = list(product((0, 1, None), repeat=4))
+
+
+@cases(*VALUES)
+def negated_arm_beside_in_arm(a, b, c, d):
+    if (not d if (c and b) else ((c in (0, None)) if (a != b) else d)) or b:
+        return 1
+    return 2
+
+
+@cases(*VALUES)
+def not_or_holding_in_then_and(a, b, c, d):
+    if not ((c in (0, None)) or d) and (b in (0, None)):
+        return 1
+    return 2
+
+
+@cases(*VALUES)
+def not_or_holding_in_between_tests(a, b, c, d):
+    if a != b and not ((c in (0, None)) or not d) and (b in (0, None)):
+        return 1
+    return 2
+
+
+@cases(*VALUES)
+def and_holding_in_and_is_not_as_arm_in_or(a, b, c, d):
+    if (((c in (0, None)) and (b is not None) and b) if d else c) or a:
+        return 1
+    return 2
+
+
+@cases(*VALUES)
+def or_then_chained_comparison_at_end(a, b, c, d):
+    if c or d or (b == d == a):
+        return 1
+
+
+@cases(*VALUES)
+def conditional_then_chained_comparison_at_end(a, b, c, d):
+    if ((not a) if c else d) or (b == d == a):
+        return 1
+
+
+@cases(*VALUES)
+def nested_conditional_then_chained_comparison_at_end(a, b, c, d):
+    if ((not a) if (c and d) else ((c in (0, None)) if (a != b) else d)) or (b == d == a):
+        return 1
+
+
+@cases(*VALUES)
+def or_group_then_chained_comparison_at_end(a, b, c, d):
+    if (a and b or c) and (b == d == a):
+        return 1
