@@ -202,7 +202,11 @@ class ControlConditions:
             finally:
                 self.chain_jumps = frozenset()
             fall = chain[-1].fall
-            if true_exit != fall:
+            if true_exit != fall and (fall, true_exit) not in self.chain_copies:
+                # (the chain may go to an earlier copy of the small block it falls into, 3.10+:
+                # the `return` of the body, copied to each arm of a conditional expression
+                # used as the test and after a chained comparison's cleanup; the body is the
+                # copy it falls into)
                 continue
             for copy, original in self.chain_copies:
                 if copy not in (fall, false_exit):  # (where the chain goes is read, copy or not)

@@ -60,3 +60,12 @@ def nested_conditional_then_chained_comparison_at_end(a, b, c, d):
 def or_group_then_chained_comparison_at_end(a, b, c, d):
     if (a and b or c) and (b == d == a):
         return 1
+
+
+@cases(*VALUES)
+def conditional_of_chained_arm_under_not_returns(a, b, c, d):
+    # (3.10+ copy the `return 1` to each arm's way in and after the comparison's cleanup)
+    if not ((d if a else (a == d == d)) if c else b):
+        return 1
+    return 2
+
