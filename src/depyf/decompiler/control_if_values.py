@@ -106,6 +106,17 @@ class ControlIfValues:
         self.skip[copy] = r + 1
         return tail
 
+    def _unfused_tail_copy_in_arm(self, start: int, end: int, tail: int, length: int) -> bool:
+        """3.13: a copy of the tail at `tail` (`length` instructions) that ends the first arm
+        (starting in (start, end]), left unfused from the local load before it (`_unfused_local_pair`): an
+        inner conditional expression's arm falls into it, so the arm is one value of a statement
+        whose tail the compiler copied (`return ((x if c else y) if t else z), log`), no statement
+        of its own, where `return y, log` would load the pair with one instruction."""
+        if not self.version.fuses_local_pairs:
+            return False
+        return any(self._unfused_local_pair(k) and self._same_test(k, tail, length)
+                   for k in range(start + 1, end + 1))
+
     def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,
                     pending: bool, a_end: Optional[int] = None) -> Optional[int]:
         """`_value_before_copied_exit` with the else part's copy of the tail ending at `other`
@@ -123,15 +134,22 @@ class ControlIfValues:
             common += 1
         # The arms may end alike too (`d + 1 if e else a + 1`): the tail is the longest common
         # end that leaves one value in each arm. Outside a value being read, only the whole
-        # common end is tried (as an if statement, each branch would return on its own).
-        for length in range(common, 0 if pending else common - 1, -1):
+        # common end is tried (as an if statement, each branch would return on its own), and a
+        # shorter one where 3.13 left the local loads apart that start it (`return (x if t else
+        # c), log` with `x` ending in `c`: `c, log` unfused where the arm falls into the tail).
+        for length in range(common, 0, -1):
+            unfused = self._unfused_local_pair(other + 1 - length)
+            if not pending and length < common and not unfused:
+                continue
             # (An expression statement `a if cond else b` drops its value first; a constant dropped
             # as a statement of its own is no code at all, so that value is the statement's.)
             dropped = instrs[a_end - length].opname == "POP_TOP"
-            needs = needs_value or self._unfused_local_pair(other + 1 - length) \
-                or self._arm_load_left_on_block_end(other - length)
+            needs = needs_value or unfused or self._arm_load_left_on_block_end(other - length) \
+                or self._unfused_tail_copy_in_arm(fall, a_end - length, other + 1 - length, length)
             if not needs and not dropped:
-                return None
+                if pending or not self.version.fuses_local_pairs:
+                    return None
+                continue
             # (an arm that is itself `x if d else y` reads its own copies of the tail in view)
             a = self.pure_value(fall, a_end - length, view_end=a_end)
             b = self.pure_value(false_target, other + 1 - length, view_end=self.end) if a is not None else None

@@ -69,3 +69,11 @@ def conditional_of_chained_arm_under_not_returns(a, b, c, d):
         return 1
     return 2
 
+
+
+@cases(*VALUES)
+def returned_conditional_arm_ending_like_the_other(a, b, c, d):
+    # (3.13: the tail `log` is copied into the first arm; where the else arm `c` falls into
+    # it, the loads of `c` and `log` stay apart, which `return c, log` would fuse)
+    log = [b]
+    return ((d and c) if a else c), log
