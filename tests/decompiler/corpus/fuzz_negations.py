@@ -77,3 +77,10 @@ def returned_conditional_arm_ending_like_the_other(a, b, c, d):
     # it, the loads of `c` and `log` stay apart, which `return c, log` would fuse)
     log = [b]
     return ((d and c) if a else c), log
+
+
+@cases(*VALUES)
+def filter_not_conditional_with_chained_first_arm(a, b, c, d):
+    # (3.12+: the comparison's true way jumps back to the loop's head, a jump-if-false over
+    # a JUMP back; false, it falls into the arm's JUMP to the append)
+    return [v for v in range(3) if not ((c < d == b) if v else a)]
