@@ -57,6 +57,7 @@ class ControlIfValues:
             # (the test is a chained comparison whose cleanup, read, falls into the else part:
             # the first arm's copy of the tail ends before it, `x = a and (e if 1 <= b < 2 else c)`)
             a_end = false_target - 1
+        a_end = self._arm_end_before_skipped(fall, a_end)
         last = instrs[a_end - 1]
         if last.opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
@@ -79,6 +80,22 @@ class ControlIfValues:
             if merged is not None or not pending:
                 return merged
         return None
+
+    def _arm_end_before_skipped(self, fall: int, a_end: int) -> int:
+        """Where the first arm [fall, a_end) ends when its first return is followed only by
+        code the reading skips up to `a_end`: a chained comparison's cleanup and a copy of
+        the arm that the test's other jumps reached (`e if (c or a < c != c) else d` ending a
+        return, 3.10+: `c` jumps to a copy of `e` and the rest of the return, laid after the
+        cleanup). Else `a_end`."""
+        instrs = self.instrs
+        first = next((k for k in range(fall, a_end) if instrs[k].target is not None
+                      or instrs[k].opname in TERMINAL), None)
+        if first is None or first + 1 >= a_end or instrs[first].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return a_end
+        k = first + 1
+        while k < a_end and self.skip.get(k, k) > k:
+            k = self.skip[k]
+        return first + 1 if k == a_end else a_end
 
     def _value_then_copied_tail(self, cond: n.Expr, fall: int, false_target: int, copy: int) -> Optional[int]:
         """`return f(k=a if cond else b, ...)` on 3.10: the first arm's jump goes to a copy of the

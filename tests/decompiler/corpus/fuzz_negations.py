@@ -84,3 +84,10 @@ def filter_not_conditional_with_chained_first_arm(a, b, c, d):
     # (3.12+: the comparison's true way jumps back to the loop's head, a jump-if-false over
     # a JUMP back; false, it falls into the arm's JUMP to the append)
     return [v for v in range(3) if not ((c < d == b) if v else a)]
+
+
+@cases(*VALUES)
+def and_of_conditional_with_or_chained_test_returned(a, b, c, d):
+    # (3.10+: `c` jumps to a copy of the first arm and the rest of the return laid after the
+    # comparison's cleanup; the arm the comparison falls into ends at its own return)
+    return a and (d if (c or (a < c != b)) else b), c
