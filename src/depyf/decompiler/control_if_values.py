@@ -8,7 +8,7 @@ from depyf.decompiler import borrows
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING
-from depyf.decompiler.instructions import TERMINAL, Instr
+from depyf.decompiler.instructions import MAX_COPY, TERMINAL, Instr
 from depyf.decompiler.control_model import StatementsInValue, _flatten, demorgan_not
 
 
@@ -81,6 +81,18 @@ class ControlIfValues:
                 return merged
         return None
 
+    def _cleanup_falls_into_arm(self, a_end: int, false_target: int) -> bool:
+        """3.10+: does the test's chained comparison's cleanup at `a_end` fall into the second
+        arm at `false_target`, a small block that ends the function, which the comparison's last
+        test jumps to as well? An if statement's cleanup leaves by a jump to its else part, which
+        3.10+ replace by a copy of such a block; a conditional expression's second arm goes on
+        into the rest of the statement, no such block when that jump was laid: `return a if
+        b < c < d else e`. (Only a block the compiler surely copies: up to four instructions,
+        counted split, so at most four as compiled.)"""
+        return self.version.copies_exit_blocks and a_end == false_target - 1 \
+            and self.instrs[a_end].opname == "POP_TOP" and bool(self.jump_sources.get(false_target)) \
+            and 0 < self._exit_block_length(false_target) <= MAX_COPY - 1
+
     def _arm_end_before_skipped(self, fall: int, a_end: int) -> int:
         """Where the first arm [fall, a_end) ends when its first return is followed only by
         code the reading skips up to `a_end`: a chained comparison's cleanup and a copy of
@@ -143,7 +155,7 @@ class ControlIfValues:
         if a_end is None:
             a_end = false_target
         needs_value = pending or self._unfused_constant_return(a_end - 1) \
-            or self._unfused_constant_return(other)
+            or self._unfused_constant_return(other) or self._cleanup_falls_into_arm(a_end, false_target)
         common = 1
         while common < min(longest, other + 1 - false_target) and \
                 not instrs[a_end - 1 - common].is_jump and \

@@ -91,3 +91,24 @@ def and_of_conditional_with_or_chained_test_returned(a, b, c, d):
     # (3.10+: `c` jumps to a copy of the first arm and the rest of the return laid after the
     # comparison's cleanup; the arm the comparison falls into ends at its own return)
     return a and (d if (c or (a < c != b)) else b), c
+
+
+@cases(*VALUES)
+def returned_conditional_with_chained_test(a, b, c, d):
+    # (3.10, 3.12+: the comparison's cleanup falls into the second arm, which its last test
+    # jumps to too; an if statement's cleanup falls into a copy of its else part's return)
+    return a if (b == c != d) else d
+
+
+@cases(*VALUES)
+def returned_conditional_with_chained_test_in_tuple(a, b, c, d):
+    return a if (b == c != d) else d, c
+
+
+@cases(*VALUES)
+def if_chained_test_then_long_return(a, b, c, d):
+    # (the same layout where the else part is too long to copy: an if statement)
+    log = [d]
+    if a and (a < c == b):
+        return 3
+    return c is None, log
