@@ -112,3 +112,10 @@ def if_chained_test_then_long_return(a, b, c, d):
     if a and (a < c == b):
         return 3
     return c is None, log
+
+
+@cases(*VALUES)
+def double_not_of_comparison_as_value(a, b, c, d):
+    # (3.13+ fold the TO_BOOL of `not not` into the comparison: a flag of COMPARE_OP)
+    x = a and (not (not (c == d)))
+    return x, not (not (b != a))
