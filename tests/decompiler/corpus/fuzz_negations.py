@@ -119,3 +119,18 @@ def double_not_of_comparison_as_value(a, b, c, d):
     # (3.13+ fold the TO_BOOL of `not not` into the comparison: a flag of COMPARE_OP)
     x = a and (not (not (c == d)))
     return x, not (not (b != a))
+
+
+@cases(*VALUES)
+def if_part_ending_in_copied_return_then_elif(a, b, c, d):
+    # (3.12: the if part's jump over the elif became a copy of `return log`, with its line)
+    log = []
+    if a <= c:
+        if b:
+            if d == c:
+                return 2
+        else:
+            log.append(3)
+    elif d:
+        log.append(4)
+    return log
