@@ -81,6 +81,22 @@ class ControlIfValues:
                 return merged
         return None
 
+    def _not_left_apart(self, k: int) -> bool:
+        """Is there a `not` of an `is`/`in` comparison, UNARY_NOT right after IS_OP or
+        CONTAINS_OP, at the end of an arm that ends before `k` or at the start of the tail at
+        `k`? Written, `not (a in b)` compiles to `not in` (up to 3.13): the `not` is over the
+        whole conditional expression, its tail copied into each arm (`return not (x if t else
+        a in b), log`), and an if statement with a return in each branch would fold it."""
+        if self.version.keeps_not_over_is_in:
+            return False
+        instrs = self.instrs
+        for q in (k, k - 1):
+            if 0 < q < len(instrs) and instrs[q].opname == "UNARY_NOT":
+                p = q - 1 if instrs[q - 1].opname != "TO_BOOL" else q - 2
+                if p >= 0 and instrs[p].opname in ("IS_OP", "CONTAINS_OP") and not self.jump_sources.get(q):
+                    return True
+        return False
+
     def _cleanup_falls_into_arm(self, a_end: int, false_target: int) -> bool:
         """3.10+: does the test's chained comparison's cleanup at `a_end` fall into the second
         arm at `false_target`, a small block that ends the function, which the comparison's last
@@ -174,7 +190,8 @@ class ControlIfValues:
             # as a statement of its own is no code at all, so that value is the statement's.)
             dropped = instrs[a_end - length].opname == "POP_TOP"
             needs = needs_value or unfused or self._arm_load_left_on_block_end(other - length) \
-                or self._unfused_tail_copy_in_arm(fall, a_end - length, other + 1 - length, length)
+                or self._unfused_tail_copy_in_arm(fall, a_end - length, other + 1 - length, length) \
+                or self._not_left_apart(a_end - length) or self._not_left_apart(other + 1 - length)
             if not needs and not dropped:
                 if pending or not self.version.fuses_local_pairs:
                     return None

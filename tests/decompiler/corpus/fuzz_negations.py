@@ -134,3 +134,10 @@ def if_part_ending_in_copied_return_then_elif(a, b, c, d):
     elif d:
         log.append(4)
     return log
+
+
+@cases(*VALUES)
+def not_over_conditional_with_is_not_arm_returned(a, b, c, d):
+    # (3.10+: the `not` and the rest of the return copied into each arm; `not (c is not
+    # None)` written alone would compile to `is`)
+    return (not (a if b else (c is not None))) if d else a, c
