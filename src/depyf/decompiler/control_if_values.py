@@ -68,6 +68,9 @@ class ControlIfValues:
             longest = 1  # (before 3.10 only a jump to a bare return becomes a copy of it)
         # (a value being read, an operand of `and`/`or`, is never an if statement)
         pending = self.pure_mode or any(not isinstance(v, m.MARKER_TYPES) for v in self.stack)
+        if not pending and self.version.copies_each_jump_to_small_exit:
+            r = next((q for q in range(false_target, self.end) if instrs[q].opname in TERMINAL), None)
+            pending = r is not None and instrs[r].opname == last.opname and self._jump_to_uncopied_exit(false_target, r)
         for other in range(false_target, self.end):
             ins = instrs[other]
             if not pending and ins.target is not None:  # (a jump: `is_jump`, without the call)
@@ -80,6 +83,20 @@ class ControlIfValues:
             if merged is not None or not pending:
                 return merged
         return None
+
+    def _jump_to_uncopied_exit(self, start: int, end: int) -> bool:
+        """3.12/3.13: does the second arm [start, end] hold a JUMP forward to a small block
+        ending at `end` that returns (`x if t else not (a < b < c)` then the rest of a return:
+        the comparison's jump over its cleanup, to the `not` and the tail)? Those compilers
+        replace each jump to such a block by a copy of it (`copies_each_jump_to_small_exit`);
+        one left was laid before the tail was joined on, inside a value, as no return statement
+        of a branch lays it."""
+        if not self.version.copies_each_jump_to_small_exit:
+            return False
+        instrs = self.instrs
+        return any(instrs[k].opname == "JUMP" and k < instrs[k].target <= end
+                   and instrs[k].target + self._exit_block_length(instrs[k].target) == end + 1
+                   and end + 1 - instrs[k].target <= MAX_COPY - 1 for k in range(start, end))
 
     def _not_left_apart(self, k: int) -> bool:
         """Is there a `not` of an `is`/`in` comparison, UNARY_NOT right after IS_OP or

@@ -141,3 +141,10 @@ def not_over_conditional_with_is_not_arm_returned(a, b, c, d):
     # (3.10+: the `not` and the rest of the return copied into each arm; `not (c is not
     # None)` written alone would compile to `is`)
     return (not (a if b else (c is not None))) if d else a, c
+
+
+@cases(*VALUES)
+def returned_conditional_with_not_chained_arm(a, b, c, d):
+    # (3.12/3.13: the comparison's jump over its cleanup to the `not` and the copied rest of
+    # the return stays a jump, which a return statement's branch would have copied)
+    return (c if d else (not (a == c == b))), d
