@@ -74,6 +74,38 @@ def ends_in_dead_return_none(bytecode: Bytecode) -> bool:
             and not any(ins.target == load.index for ins in instrs))
 
 
+def returns_on_own_line(code: CodeType, bytecode: Bytecode, line: Optional[int]) -> bool:
+    """Does `line` hold nothing but `return None` (the return and its copies), placed as the
+    last statement of the body writes it? 3.12+ give a `return None` the compiler adds the line
+    and place of the code before it (copied into each way that falls off the end, each copy
+    takes that way's), so one with a line of its own was written, which the compiler keeps as
+    one block (`try: g() / except E: if x: h()` then `return None` shares the block where the
+    clause falls out; dropped, it was copied there). 3.12+ only (`co_positions`)."""
+    if line is None:
+        return False
+    offsets = [range(start, end) for start, end, at in code.co_lines() if at == line]
+    if not offsets:
+        return False
+    positions = list(code.co_positions())
+    # The body's indentation: no instruction of the body starts left of its statements.
+    indent = min((p[2] for p in positions if p[0] is not None and p[0] > code.co_firstlineno
+                  and p[0] != line and p[2] is not None), default=None)
+    for ins in bytecode.instrs:
+        if not any(ins.offset in r for r in offsets):
+            continue
+        if ins.opname == "RETURN_VALUE":
+            # (where it is: a bare `return` spans its 6 columns from the body's indentation,
+            # `return None` puts the return at its `None`, 7 columns on; an implicit one takes
+            # the place of a statement that left no code, `else: pass`, `if False:`)
+            _, _, col, end_col = positions[ins.offset // 2]
+            if col is None or end_col is None or indent is None \
+                    or (end_col - col, col) not in ((6, indent), (4, indent + 7)):
+                return False
+        elif not (ins.opname == "LOAD_CONST" and ins.argval is None):
+            return False
+    return True
+
+
 def _is_class_cell_return(e: Optional[n.Expr]) -> bool:
     """The value a class body that uses `__class__` returns: `(__classcell__ := __class__)`."""
     return isinstance(e, n.NamedExpr) and isinstance(e.target, n.Name) and e.target.id == "__classcell__"

@@ -34,7 +34,7 @@ from depyf.decompiler.versions import BytecodeVersion
 from depyf.decompiler.body_tidy import (
     check_async_generator_returns, CLASS_BOOKKEEPING, CO_GENERATOR, conditional_annotations_ran,
     dead_yield, ends_in_dead_return_none, has_return, is_classdict_bookkeeping, is_none,
-    returned_expression, scope_declarations, stored_docstring, strip_returns, SUSPENDING,
+    returned_expression, returns_on_own_line, scope_declarations, stored_docstring, strip_returns, SUSPENDING,
     uses_postponed_annotations, YIELDS, yields,
 )
 from depyf.decompiler.runtime_values import runtime_type_params, value_expr
@@ -169,16 +169,25 @@ class Decompiler:
                     and isinstance(stmts[0].value, n.Const) and type(stmts[0].value.value) is str:
                 # (a module's docstring compiles to this store: the text keeps the line count)
                 stmts[0] = n.ExprStmt(stmts[0].value)
+        # (3.12+: a last `return None` with a line of its own was written, and stays; the
+        # copies of it that end the branches before it go as those of an implicit one)
+        # (not a body of nothing else: a docstring alone leaves the implicit one its line)
+        written = len(stmts) > 1 and isinstance(stmts[-1], n.Return) and is_none(stmts[-1].value) \
+            and self.version.copies_exits_with_line_numbers \
+            and returns_on_own_line(code, bytecode, stmts[-1].line)
         if self.version.copies_exit_blocks:
             fold_falling_tail_into_else(stmts)
+            last = stmts.pop() if written else None
             drop_copied_returns(stmts)  # copies of the implicit return in branches that fall off the end
+            if last is not None:
+                stmts.append(last)
         dead_return = ends_in_dead_return_none(bytecode)
         # Where the body ends in a compound statement that does not fall through (`while True:`,
         # a try statement), the compiler's unreachable `return None` may have been read as one.
         # One reached by two ways was written out (3.10+ copies an implicit one to each way).
         if stmts and isinstance(stmts[-1], n.Return) and is_none(stmts[-1].value) \
                 and (not dead_return or read_last_return) \
-                and not (self.version.copies_exit_blocks and stmts[-1].jumped_to):
+                and not (self.version.copies_exit_blocks and stmts[-1].jumped_to) and not written:
             stmts.pop()
         elif dead_return and bytecode.instrs[-3].opname != "RAISE_VARARGS":
             # The compiler of 3.8/3.9 appends `return None` unless the last statement returns;

@@ -7,7 +7,8 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import folds_under_not, negate
 from depyf.decompiler.instructions import TERMINAL
-from depyf.decompiler.control_model import _Atom, _BadChain, _flatten, _through_jump, demorgan_not, un_negated
+from depyf.decompiler.control_model import (
+    _Atom, _BadChain, _flatten, _not_sent_into_arms, _through_jump, demorgan_not)
 
 
 def _negated_atom(e: n.Expr) -> n.Expr:
@@ -26,24 +27,6 @@ def _negated_atom(e: n.Expr) -> n.Expr:
         if sent is not None and sent[1]:
             return sent[0]
     return negate(e)
-
-
-def _not_sent_into_arms(e: n.Expr) -> Optional[Tuple[n.Expr, bool]]:
-    """(`not e` with the `not` sent into the arms of `e`'s conditional expressions, whether that
-    took a negation off an arm), or None where an arm's negation would change its instruction
-    (an `is`/`in` comparison). In a jump context the compiler does the same with a `not` around
-    a conditional expression, so both spellings make the same jumps."""
-    plain = un_negated(e)
-    if plain is not None:
-        return plain, True
-    if isinstance(e, n.IfExp):
-        body, orelse = _not_sent_into_arms(e.body), _not_sent_into_arms(e.orelse)
-        if body is None or orelse is None:
-            return None
-        return n.IfExp(e.test, body[0], orelse[0]), body[1] or orelse[1]
-    if folds_under_not(e):
-        return None
-    return negate(e), False
 
 
 def _jump_alias(chain: List[_Atom], x: int) -> int:
@@ -139,7 +122,7 @@ class ControlChainBuild:
         copies = len(self.chain_copies)
         try:
             rest, rt, rf = self._build(chain, k, hi)
-            gt, gf, rt, rf = self._aliased_exits(chain, chain[k].start, gt, gf, rt, rf)
+            gt, gf, rt, rf = self._group_exits_as_one(chain, chain[k].start, gt, gf, rt, rf)
             return self._group_then(g, gt, gf, chain[k].start, rest, rt, rf)
         except _BadChain:
             del self.chain_copies[copies:]
@@ -155,12 +138,28 @@ class ControlChainBuild:
                 continue
             try:
                 part, pt, pf = self._build(chain, k, m)
-                g1t, g1f, pt, pf = self._aliased_exits(chain, chain[k].start, gt, gf, pt, pf)
+                g1t, g1f, pt, pf = self._group_exits_as_one(chain, chain[k].start, gt, gf, pt, pf)
                 g2, g2t, g2f = self._group_then(g, g1t, g1f, chain[k].start, part, pt, pf)
                 return self._then_rest(g2, g2t, g2f, chain, m, hi)
             except _BadChain:
                 del self.chain_copies[copies:]
         raise _BadChain()
+
+    def _group_exits_as_one(self, chain: List[_Atom], start: int, gt: int, gf: int, rt: int, rf: int
+                            ) -> Tuple[int, int, int, int]:
+        """(gt, gf, rt, rf) with the group's exit that is not `start` and the rest's exit it stands
+        for made one: aliased (`_aliased_exits`), or two copies of one small exit block (3.10+:
+        `(x if t else y) or a == b == c` at a function's end, whose branches jump to a copy of
+        the body's `return`, the comparison falling into the body)."""
+        gt, gf, rt, rf = self._aliased_exits(chain, start, gt, gf, rt, rf)
+        other = gf if gt == start else gt
+        if other in (rt, rf):
+            return gt, gf, rt, rf
+        if self._copied_exits(other, rt):
+            other, rt = self._same_exit(other, rt)
+        elif self._copied_exits(other, rf):
+            other, rf = self._same_exit(other, rf)
+        return (gt, other, rt, rf) if gt == start else (other, gf, rt, rf)
 
     @staticmethod
     def _aliased_exits(chain: List[_Atom], start: int, gt: int, gf: int, rt: int, rf: int
@@ -354,8 +353,7 @@ class ControlChainBuild:
             return False
         first, copy = min(x, y), max(x, y)
         sources = self.jump_sources.get(copy, ())
-        after_cleanup = self.instrs[copy - 1].opname == "POP_TOP" and bool(self.jump_sources.get(copy - 1))
-        if len(sources) != 1 and not (after_cleanup and self.chain_jumps.issuperset(sources)):
+        if len(sources) != 1 and not self.chain_jumps.issuperset(sources):
             return False  # another jump lands on the copy too: it must stay where it is
         if self._written_apart(first, copy):
             return False  # two blocks alike written on their own lines, not one block copied

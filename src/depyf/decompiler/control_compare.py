@@ -264,6 +264,12 @@ class ControlCompare:
             # comprehension's filter: back to the loop's head) as a jump-if-true over a JUMP back;
             # the branch's way on follows that pair (`_normalised_atom` reads the pair as one).
             false_dest, on = back.target, on + 1
+        elif self.version.conditional_jumps_forward_only and after.opname == "POP_JUMP_IF_FALSE" \
+                and after.target == on + 1 and back.opname == "JUMP" and back.target < k \
+                and not self.jump_sources.get(on) and cleanup == on + 2:
+            # (the same over a jump-if-false, a backward jump-if-true: the chain's true way goes
+            # back, `not (a < b < c if t else e)` as a filter; false, it falls into the way on)
+            false_dest = on = on + 1
         way_on = instrs[on]
         if way_on.opname == "JUMP" and cleanup == on + 1:
             branch_target = way_on.target

@@ -43,6 +43,11 @@ def _settle_negations(e: n.Expr) -> n.Expr:
             if inner_body is not None and inner_orelse is not None:
                 return n.UnaryOp("not", n.IfExp(test, inner_body, inner_orelse))
         return n.IfExp(test, body, orelse)
+    if isinstance(e, n.UnaryOp) and e.op == "not" and isinstance(e.operand, (n.BoolOp, n.IfExp)):
+        # (a `not` that a negation put around an and/or holding such comparisons: they move out
+        # over it too, and the two `not`s cancel in the jump context the chain is read in)
+        inner = _settle_negations(e.operand)
+        return un_negated(inner) if isinstance(inner, n.UnaryOp) and inner.op == "not" else n.UnaryOp("not", inner)
     if not isinstance(e, n.BoolOp):
         return e
     values = [_settle_negations(v) for v in e.values]
@@ -50,7 +55,43 @@ def _settle_negations(e: n.Expr) -> n.Expr:
         inner = [_inside_not(v) for v in values]
         if all(v is not None for v in inner):
             return n.UnaryOp("not", n.BoolOp(_OTHER_BOOL_OP[e.op], inner))  # type: ignore[arg-type]
-    return n.BoolOp(e.op, values)
+        values = _negations_grouped(e.op, values, inner)
+    return n.BoolOp(e.op, values) if len(values) > 1 else values[0]
+
+
+def _negations_grouped(op: str, values: List[n.Expr], inner: List[Optional[n.Expr]]) -> List[n.Expr]:
+    """`values` of an and/or (`op`) with each negated `is`/`in` comparison moved, with the negated
+    operands next to it, into a `not` around a group of its own, where not every operand can go
+    inside one: `not (c in d or e) and f < g` reads as `not c in d`, `not e`, `f < g`, and
+    `c not in d` would compile another instruction. The group takes the run of negated operands
+    around the comparison, or one neighbour that can go inside where there is none; in a jump
+    context the group makes the jumps of its operands."""
+    out: List[n.Expr] = []
+    free = 0  # (the operands from here on are in `out` as they are, none grouped yet)
+    k = 0
+    while k < len(values):
+        if not _is_negated_comparison(values[k]):
+            out.append(values[k])
+            k += 1
+            continue
+        lo, hi = k, k + 1
+        while lo > free and un_negated(values[lo - 1]) is not None:
+            lo -= 1
+        while hi < len(values) and un_negated(values[hi]) is not None:
+            hi += 1
+        if hi - lo == 1 and hi < len(values) and inner[hi] is not None:
+            hi += 1
+        elif hi - lo == 1 and lo > free and inner[lo - 1] is not None:
+            lo -= 1
+        if hi - lo == 1:
+            out.append(values[k])
+            k += 1
+            continue
+        del out[len(out) - (k - lo):]
+        group = [inner[j] for j in range(lo, hi)]
+        out.append(n.UnaryOp("not", n.BoolOp(_OTHER_BOOL_OP[op], group)))  # type: ignore[arg-type]
+        free = k = hi
+    return out
 
 
 def _inside_not(e: n.Expr) -> Optional[n.Expr]:
@@ -152,7 +193,10 @@ class ControlConditions:
             chain = atoms[:count]
             if chain[-1].always:
                 continue
-            self.chain_jumps = frozenset(a.jump_index for a in chain)
+            # (with the jumps of conditional expressions folded into one atom, which leave
+            # where the atom's own jump goes: `_fold_conditional_test`)
+            self.chain_jumps = frozenset(k for a in chain for k in range(a.start, a.jump_index + 1)
+                                         if self.instrs[k].opname in COND_JUMPS)
             try:
                 if count > 1 and not self._chain_targets_ok(chain):
                     continue
@@ -164,7 +208,11 @@ class ControlConditions:
             finally:
                 self.chain_jumps = frozenset()
             fall = chain[-1].fall
-            if true_exit != fall:
+            if true_exit != fall and (fall, true_exit) not in self.chain_copies:
+                # (the chain may go to an earlier copy of the small block it falls into, 3.10+:
+                # the `return` of the body, copied to each arm of a conditional expression
+                # used as the test and after a chained comparison's cleanup; the body is the
+                # copy it falls into)
                 continue
             for copy, original in self.chain_copies:
                 if copy not in (fall, false_exit):  # (where the chain goes is read, copy or not)

@@ -8,7 +8,7 @@ from depyf.decompiler import borrows
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING
-from depyf.decompiler.instructions import TERMINAL, Instr
+from depyf.decompiler.instructions import MAX_COPY, TERMINAL, Instr
 from depyf.decompiler.control_model import StatementsInValue, _flatten, demorgan_not
 
 
@@ -57,6 +57,7 @@ class ControlIfValues:
             # (the test is a chained comparison whose cleanup, read, falls into the else part:
             # the first arm's copy of the tail ends before it, `x = a and (e if 1 <= b < 2 else c)`)
             a_end = false_target - 1
+        a_end = self._arm_end_before_skipped(fall, a_end)
         last = instrs[a_end - 1]
         if last.opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
             return None
@@ -67,6 +68,9 @@ class ControlIfValues:
             longest = 1  # (before 3.10 only a jump to a bare return becomes a copy of it)
         # (a value being read, an operand of `and`/`or`, is never an if statement)
         pending = self.pure_mode or any(not isinstance(v, m.MARKER_TYPES) for v in self.stack)
+        if not pending and self.version.copies_each_jump_to_small_exit:
+            r = next((q for q in range(false_target, self.end) if instrs[q].opname in TERMINAL), None)
+            pending = r is not None and instrs[r].opname == last.opname and self._jump_to_uncopied_exit(false_target, r)
         for other in range(false_target, self.end):
             ins = instrs[other]
             if not pending and ins.target is not None:  # (a jump: `is_jump`, without the call)
@@ -79,6 +83,64 @@ class ControlIfValues:
             if merged is not None or not pending:
                 return merged
         return None
+
+    def _jump_to_uncopied_exit(self, start: int, end: int) -> bool:
+        """3.12/3.13: does the second arm [start, end] hold a JUMP forward to a small block
+        ending at `end` that returns (`x if t else not (a < b < c)` then the rest of a return:
+        the comparison's jump over its cleanup, to the `not` and the tail)? Those compilers
+        replace each jump to such a block by a copy of it (`copies_each_jump_to_small_exit`);
+        one left was laid before the tail was joined on, inside a value, as no return statement
+        of a branch lays it."""
+        if not self.version.copies_each_jump_to_small_exit:
+            return False
+        instrs = self.instrs
+        return any(instrs[k].opname == "JUMP" and k < instrs[k].target <= end
+                   and instrs[k].target + self._exit_block_length(instrs[k].target) == end + 1
+                   and end + 1 - instrs[k].target <= MAX_COPY - 1 for k in range(start, end))
+
+    def _not_left_apart(self, k: int) -> bool:
+        """Is there a `not` of an `is`/`in` comparison, UNARY_NOT right after IS_OP or
+        CONTAINS_OP, at the end of an arm that ends before `k` or at the start of the tail at
+        `k`? Written, `not (a in b)` compiles to `not in` (up to 3.13): the `not` is over the
+        whole conditional expression, its tail copied into each arm (`return not (x if t else
+        a in b), log`), and an if statement with a return in each branch would fold it."""
+        if self.version.keeps_not_over_is_in:
+            return False
+        instrs = self.instrs
+        for q in (k, k - 1):
+            if 0 < q < len(instrs) and instrs[q].opname == "UNARY_NOT":
+                p = q - 1 if instrs[q - 1].opname != "TO_BOOL" else q - 2
+                if p >= 0 and instrs[p].opname in ("IS_OP", "CONTAINS_OP") and not self.jump_sources.get(q):
+                    return True
+        return False
+
+    def _cleanup_falls_into_arm(self, a_end: int, false_target: int) -> bool:
+        """3.10+: does the test's chained comparison's cleanup at `a_end` fall into the second
+        arm at `false_target`, a small block that ends the function, which the comparison's last
+        test jumps to as well? An if statement's cleanup leaves by a jump to its else part, which
+        3.10+ replace by a copy of such a block; a conditional expression's second arm goes on
+        into the rest of the statement, no such block when that jump was laid: `return a if
+        b < c < d else e`. (Only a block the compiler surely copies: up to four instructions,
+        counted split, so at most four as compiled.)"""
+        return self.version.copies_exit_blocks and a_end == false_target - 1 \
+            and self.instrs[a_end].opname == "POP_TOP" and bool(self.jump_sources.get(false_target)) \
+            and 0 < self._exit_block_length(false_target) <= MAX_COPY - 1
+
+    def _arm_end_before_skipped(self, fall: int, a_end: int) -> int:
+        """Where the first arm [fall, a_end) ends when its first return is followed only by
+        code the reading skips up to `a_end`: a chained comparison's cleanup and a copy of
+        the arm that the test's other jumps reached (`e if (c or a < c != c) else d` ending a
+        return, 3.10+: `c` jumps to a copy of `e` and the rest of the return, laid after the
+        cleanup). Else `a_end`."""
+        instrs = self.instrs
+        first = next((k for k in range(fall, a_end) if instrs[k].target is not None
+                      or instrs[k].opname in TERMINAL), None)
+        if first is None or first + 1 >= a_end or instrs[first].opname not in ("RETURN_VALUE", "RAISE_VARARGS"):
+            return a_end
+        k = first + 1
+        while k < a_end and self.skip.get(k, k) > k:
+            k = self.skip[k]
+        return first + 1 if k == a_end else a_end
 
     def _value_then_copied_tail(self, cond: n.Expr, fall: int, false_target: int, copy: int) -> Optional[int]:
         """`return f(k=a if cond else b, ...)` on 3.10: the first arm's jump goes to a copy of the
@@ -106,6 +168,17 @@ class ControlIfValues:
         self.skip[copy] = r + 1
         return tail
 
+    def _unfused_tail_copy_in_arm(self, start: int, end: int, tail: int, length: int) -> bool:
+        """3.13: a copy of the tail at `tail` (`length` instructions) that ends the first arm
+        (starting in (start, end]), left unfused from the local load before it (`_unfused_local_pair`): an
+        inner conditional expression's arm falls into it, so the arm is one value of a statement
+        whose tail the compiler copied (`return ((x if c else y) if t else z), log`), no statement
+        of its own, where `return y, log` would load the pair with one instruction."""
+        if not self.version.fuses_local_pairs:
+            return False
+        return any(self._unfused_local_pair(k) and self._same_test(k, tail, length)
+                   for k in range(start + 1, end + 1))
+
     def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,
                     pending: bool, a_end: Optional[int] = None) -> Optional[int]:
         """`_value_before_copied_exit` with the else part's copy of the tail ending at `other`
@@ -115,7 +188,7 @@ class ControlIfValues:
         if a_end is None:
             a_end = false_target
         needs_value = pending or self._unfused_constant_return(a_end - 1) \
-            or self._unfused_constant_return(other)
+            or self._unfused_constant_return(other) or self._cleanup_falls_into_arm(a_end, false_target)
         common = 1
         while common < min(longest, other + 1 - false_target) and \
                 not instrs[a_end - 1 - common].is_jump and \
@@ -123,15 +196,23 @@ class ControlIfValues:
             common += 1
         # The arms may end alike too (`d + 1 if e else a + 1`): the tail is the longest common
         # end that leaves one value in each arm. Outside a value being read, only the whole
-        # common end is tried (as an if statement, each branch would return on its own).
-        for length in range(common, 0 if pending else common - 1, -1):
+        # common end is tried (as an if statement, each branch would return on its own), and a
+        # shorter one where 3.13 left the local loads apart that start it (`return (x if t else
+        # c), log` with `x` ending in `c`: `c, log` unfused where the arm falls into the tail).
+        for length in range(common, 0, -1):
+            unfused = self._unfused_local_pair(other + 1 - length)
+            if not pending and length < common and not unfused:
+                continue
             # (An expression statement `a if cond else b` drops its value first; a constant dropped
             # as a statement of its own is no code at all, so that value is the statement's.)
             dropped = instrs[a_end - length].opname == "POP_TOP"
-            needs = needs_value or self._unfused_local_pair(other + 1 - length) \
-                or self._arm_load_left_on_block_end(other - length)
+            needs = needs_value or unfused or self._arm_load_left_on_block_end(other - length) \
+                or self._unfused_tail_copy_in_arm(fall, a_end - length, other + 1 - length, length) \
+                or self._not_left_apart(a_end - length) or self._not_left_apart(other + 1 - length)
             if not needs and not dropped:
-                return None
+                if pending or not self.version.fuses_local_pairs:
+                    return None
+                continue
             # (an arm that is itself `x if d else y` reads its own copies of the tail in view)
             a = self.pure_value(fall, a_end - length, view_end=a_end)
             b = self.pure_value(false_target, other + 1 - length, view_end=self.end) if a is not None else None

@@ -102,9 +102,13 @@ def demorgan_not(e: n.Expr) -> n.Expr:
         if any(folds_under_not(v) for v in e.values):
             return n.UnaryOp("not", e)
         return n.BoolOp(_OTHER_BOOL_OP[e.op], [demorgan_not(v) for v in e.values])
-    plain = un_negated(e) if isinstance(e, n.IfExp) else None
-    if plain is not None:
-        return plain
+    if isinstance(e, n.IfExp):
+        # (the `not` sent into the arms where that takes a negation off one, as
+        # `_negated_atom` does: `not e if t else c in d` read as `not (e if t else c not in d)`
+        # compiled `not in`, another instruction than the `in` read)
+        sent = _not_sent_into_arms(e)
+        if sent is not None and sent[1]:
+            return sent[0]
     return negate(e)
 
 
@@ -124,6 +128,24 @@ def un_negated(e: n.Expr) -> Optional[n.Expr]:
             return n.BoolOp(_OTHER_BOOL_OP[e.op], values)  # type: ignore[arg-type]
     return None
 
+
+
+def _not_sent_into_arms(e: n.Expr) -> Optional[Tuple[n.Expr, bool]]:
+    """(`not e` with the `not` sent into the arms of `e`'s conditional expressions, whether that
+    took a negation off an arm), or None where an arm's negation would change its instruction
+    (an `is`/`in` comparison). In a jump context the compiler does the same with a `not` around
+    a conditional expression, so both spellings make the same jumps."""
+    plain = un_negated(e)
+    if plain is not None:
+        return plain, True
+    if isinstance(e, n.IfExp):
+        body, orelse = _not_sent_into_arms(e.body), _not_sent_into_arms(e.orelse)
+        if body is None or orelse is None:
+            return None
+        return n.IfExp(e.test, body[0], orelse[0]), body[1] or orelse[1]
+    if folds_under_not(e):
+        return None
+    return negate(e), False
 
 # The instructions that open a protected block up to their handler (3.8-3.10).
 _BLOCK_SETUPS = frozenset({"SETUP_FINALLY", "SETUP_WITH", "SETUP_ASYNC_WITH"})

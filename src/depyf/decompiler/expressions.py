@@ -19,6 +19,8 @@ BINARY_OPS = {
 INPLACE_OPS = {name.replace("BINARY_", "INPLACE_"): op for name, op in BINARY_OPS.items()}
 # What consumes a truth value that 3.13's TO_BOOL made explicit.
 _TRUTH_CONSUMERS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "UNARY_NOT"})
+# The bit of 3.13's COMPARE_OP argument that converts the result to bool (a TO_BOOL folded in).
+_COMPARE_TO_BOOL = 16
 UNARY_OPS = {"UNARY_NEGATIVE": "-", "UNARY_POSITIVE": "+", "UNARY_INVERT": "~", "UNARY_NOT": "not"}
 CONVERSIONS = {0: None, 1: "s", 2: "r", 3: "a"}
 _new = object.__new__
@@ -217,7 +219,13 @@ class ExpressionRules:
     def op_COMPARE_OP(self, ins: Instr, i: int) -> None:
         right = self.stack.pop()
         left = self.stack.pop()
-        self.stack.append(n.Compare(left, [ins.argval], [right]))
+        compare = n.Compare(left, [ins.argval], [right])
+        if self.version.has_to_bool and ins.arg is not None and ins.arg & _COMPARE_TO_BOOL \
+                and (self.instrs[i + 1].opname if i + 1 < len(self.instrs) else None) not in _TRUTH_CONSUMERS:
+            # (3.13 folds the TO_BOOL after a comparison into it; with no test or `not` after
+            # it, that TO_BOOL was `not not x`, as for `op_TO_BOOL`)
+            compare = n.UnaryOp("not", n.UnaryOp("not", compare))  # type: ignore[assignment]
+        self.stack.append(compare)
 
     def op_IS_OP(self, ins: Instr, i: int) -> None:
         right = self.stack.pop()

@@ -280,7 +280,8 @@ class TableExcept:
             finally:
                 self._clause_read = outer_clause
             if hs in breaks:
-                stmts.append(n.Break())
+                if not (stmts and isinstance(stmts[-1], n.Break)):  # (read already: a written one)
+                    stmts.append(n.Break())
             elif self._continue_after_finally_copy(hs, he) and not (stmts and isinstance(stmts[-1], n.Continue)):
                 stmts.append(n.Continue())
             handlers.append(n.ExceptHandler(typ, name, stmts))

@@ -88,7 +88,10 @@ def _fold_before(stmts: List[n.Stmt], original: n.Return) -> None:
             continue
         if k == len(stmts) - 1:
             if not s.orelse:
-                break  # (`if c: A; return x` then `return x`: the test jumps to the one, the body to a copy)
+                # (`if c: A; return x` then `return x`: the test jumps to the one, the body to a
+                # copy, which stays; an if before it may end in a copy of its own, the jump over
+                # its else part: `if a: ...; return x` / `if d: B` / `return x`)
+                continue
             _fold_before(s.body, original)
             _fold_before(s.orelse, original)
         elif not s.orelse and len(s.body) > 1 and _same_return(s.body[-1], original):

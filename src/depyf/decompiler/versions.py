@@ -389,6 +389,14 @@ class BytecodeVersion:
         return self.key >= (3, 13)
 
     @property
+    def copies_each_jump_to_small_exit(self) -> bool:
+        """3.12/3.13 replace every jump to a small block that returns by a copy of it, so a jump
+        to one left in the code was laid before the block was one (a value's join, the rest of
+        the statement joined on later); 3.14 keeps some (`argparse._get_nargs_pattern`'s jumps
+        to `return nargs_pattern` after assignments in an if/else)."""
+        return (3, 12) <= self.key < (3, 14)
+
+    @property
     def copies_exits_with_line_numbers(self) -> bool:
         """3.12+ copies any small exit block into its predecessors; 3.11 only an implicit return."""
         return self.key >= (3, 12)

@@ -570,3 +570,16 @@ def named_clause_with_then_return_else_raise(items):
         else:
             raise
     return value
+
+
+@cases(("1",), ("x",), ("",))
+def handler_if_then_written_return_none(text):
+    # The written `return None` keeps a line of its own (3.12+): one block, where the clause's
+    # if falls out; the implicit one is copied to each way out instead.
+    out = []
+    try:
+        out.append(int(text))
+    except ValueError:
+        if text:
+            out.append("bad")
+    return None
