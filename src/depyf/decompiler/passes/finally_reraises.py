@@ -22,7 +22,7 @@ raises past that re-raise: the rules read those re-raises as the `break`s or bra
 stand for. (A nested if ends each branch in a re-raise of its own, with the copies for its tests
 after it: `if a: (if b: A) / elif c: B` ends in four, the second and fourth copies.)
 """
-from typing import Dict, List, Set, Tuple
+from typing import List, Set, Tuple
 
 from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Bytecode, Instr
@@ -37,15 +37,13 @@ def canonicalize(bytecode: Bytecode) -> Bytecode:
     if "RERAISE" not in bytecode.opnames():
         return bytecode
     instrs = bytecode.instrs
-    sources: Dict[int, List[int]] = {}
-    for k, ins in enumerate(instrs):
-        if ins.target is not None:
-            sources.setdefault(ins.target, []).append(k)
+    # (the graph's table of jumps by target, which the reading of this code asks for anyway)
+    graph = FlowGraph.of(bytecode)
+    sources = graph.jump_table
     copies = {k for k, ins in enumerate(instrs) if _is_reraise(ins) and k > 0 and instrs[k - 1].opname in ENDS_FLOW
               and sources.get(k) and all(instrs[src].opname in _COND_JUMPS for src in sources[k])}
     if not copies:
         return bytecode
-    graph = FlowGraph.of(bytecode)
     edits: Edits = {}
     for handler in sorted(graph.handlers()):
         if handler >= len(instrs):
