@@ -22,7 +22,7 @@ from typing import Any, FrozenSet, List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.errors import NOT_A_MISREADING, DecompilationError
+from depyf.decompiler.errors import NOT_A_MISREADING
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.pattern_values import (_COPIES, _OPNAME, _VALUE_OPS, _VALUE_CONSUMERS, _PATTERN_STARTS,
                                              _MAX_INLINE_TAIL, _STORES, _NotAPattern, _Subj, _Len, _Parts, _CaseRead)
@@ -80,7 +80,7 @@ class PatternRules:
             return None
         if isinstance(self.stack[-1], m.MARKER_TYPES) or self.chain_compare_start(i):
             return None
-        return self._try_match(i, [], tentative=True)
+        return self._try_match(i, [])
 
     def op_MATCH_SEQUENCE(self, ins: Instr, i: int) -> int:
         return self._match_from_handler(ins, i, [])
@@ -107,23 +107,23 @@ class PatternRules:
 
     # --- the statement -------------------------------------------------------------------------
 
-    def _try_match(self, start: int, pushed: List[n.Expr], tentative: bool = False) -> Optional[int]:
+    def _try_match(self, start: int, pushed: List[n.Expr]) -> Optional[int]:
         """Build the match statement whose first case starts at `start`, or return None.
 
-        `tentative`: the statement was only guessed from a copy of a value; a body that cannot be
-        built then means the guess was wrong, and the builder's state is put back."""
-        saved_stack = list(self.stack)
-        saved_state = (dict(self.skip), dict(self.fall_override))
+        A statement guessed from a copy of a value (`match_at`) is decided by its cases' patterns
+        alone, before any body is read. Where they cannot be read, it is not a match statement
+        (None), and the reading has changed nothing it keeps: the patterns run on a symbolic
+        stack of their own, undone by their journal; a guard's tests are read on a scratch stack,
+        and the cleanups of chained comparisons they mark skipped are skipped by any reading of
+        that code. Once the patterns are read the statement is a match, and a body that cannot
+        be read is an error like any other (no state is saved to try another reading)."""
         subject = self.finish_expr(self.stack[-1])
         base = self.stack[:-1]
         try:
-            stmt, after = self._read_match(start, pushed, base)
-        except (_NotAPattern, DecompilationError) as exc:
-            if isinstance(exc, DecompilationError) and not tentative:
-                raise
-            self.stack = saved_stack
-            self.skip, self.fall_override = saved_state
+            reads = self._match_cases(start, pushed, base)
+        except _NotAPattern:
             return None
+        stmt, after = self._build_match(start, reads, base)
         self.stack = base
         stmt.subject = subject
         stmt.cases[:0] = self._guard_only_cases(subject)
@@ -147,12 +147,18 @@ class PatternRules:
             found.insert(0, n.MatchCase("_", last.test, last.body[1:] or [n.Pass()]))
         return found
 
-    def _read_match(self, start: int, pushed: List[n.Expr], base: List[n.Expr]) -> Tuple[n.Match, int]:
+    def _match_cases(self, start: int, pushed: List[n.Expr], base: List[n.Expr]) -> List[_CaseRead]:
+        """The cases' patterns and guards read from `start` (no body yet); `_NotAPattern` where
+        the code there is not a match statement."""
         reads = self._guarded_read_cases(start, pushed, base)
-        limit = self.end
         if len(reads) == 1 and not reads[0].root.has_structure():
             # Only captures: a chained assignment, perhaps followed by an `if`, compiles the same.
             raise _NotAPattern()
+        return reads
+
+    def _build_match(self, start: int, reads: List[_CaseRead], base: List[n.Expr]) -> Tuple[n.Match, int]:
+        """The statement of the cases read, with their bodies, and where the code after it starts."""
+        limit = self.end
         ends = self._body_jump_ends(reads, limit)
         starts = self._bound_moved_bodies(reads, limit)
         default_body, after = self._default_case(start, reads, ends, starts, base, limit)
