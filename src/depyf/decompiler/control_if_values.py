@@ -2,14 +2,14 @@
 (a return, a copied exit) the compiler copied into each arm, pure value readings of a range, and
 where an if body ends at a copied fall-out or a dead jump (`_with_way_on_past_else`, `_dead_jump`).
 """
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from depyf.decompiler import borrows
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING
 from depyf.decompiler.instructions import MAX_COPY, TERMINAL, Instr
-from depyf.decompiler.control_model import StatementsInValue, _flatten, demorgan_not
+from depyf.decompiler.control_model import StatementsInValue, _flatten, demorgan_not, short_circuits_value
 
 
 class ControlIfValues:
@@ -179,6 +179,16 @@ class ControlIfValues:
         return any(self._unfused_local_pair(k) and self._same_test(k, tail, length)
                    for k in range(start + 1, end + 1))
 
+    def _short_circuit_into_tail(self, start: int, end: int, tails: Tuple[int, int]) -> bool:
+        """3.12+: does a value's `and`/`or` in the first arm [start, end) jump to one of the arms'
+        copies of the tail (`tails`: where the first arm's and the second arm's start)? Its left
+        operand then arrives at a tail the arms share, as their value: one statement, the arms
+        values of it (`x = ((a and b) if c else c)`, the path through `b` given a copy of the
+        tail). As two statements, each would have its own `and`, joined before its own tail."""
+        instrs = self.instrs
+        return any(short_circuits_value(instrs, j) for tail in tails
+                   for j in self.jump_sources.get(tail, ()) if start <= j < end)
+
     def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,
                     pending: bool, a_end: Optional[int] = None) -> Optional[int]:
         """`_value_before_copied_exit` with the else part's copy of the tail ending at `other`
@@ -208,7 +218,8 @@ class ControlIfValues:
             dropped = instrs[a_end - length].opname == "POP_TOP"
             needs = needs_value or unfused or self._arm_load_left_on_block_end(other - length) \
                 or self._unfused_tail_copy_in_arm(fall, a_end - length, other + 1 - length, length) \
-                or self._not_left_apart(a_end - length) or self._not_left_apart(other + 1 - length)
+                or self._not_left_apart(a_end - length) or self._not_left_apart(other + 1 - length) \
+                or self._short_circuit_into_tail(fall, a_end - length, (a_end - length, other + 1 - length))
             if not needs and not dropped:
                 if pending or not self.version.fuses_local_pairs:
                     return None
