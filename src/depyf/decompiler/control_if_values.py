@@ -2,7 +2,7 @@
 (a return, a copied exit) the compiler copied into each arm, pure value readings of a range, and
 where an if body ends at a copied fall-out or a dead jump (`_with_way_on_past_else`, `_dead_jump`).
 """
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 from depyf.decompiler import borrows
 from depyf.decompiler import markers as m
@@ -71,16 +71,21 @@ class ControlIfValues:
         if not pending and self.version.copies_each_jump_to_small_exit:
             r = next((q for q in range(false_target, self.end) if instrs[q].opname in TERMINAL), None)
             pending = r is not None and instrs[r].opname == last.opname and self._jump_to_uncopied_exit(false_target, r)
+        # (a value's own and/or in the else part, a chained comparison's link say, may reach
+        # a copy of the tail of its own before the else part's end: `(1 <= a < 2), log`)
+        in_value = False
         for other in range(false_target, self.end):
             ins = instrs[other]
             if not pending and ins.target is not None:  # (a jump: `is_jump`, without the call)
-                return None
+                if not short_circuits_value(instrs, other):
+                    return None
+                in_value = True
             if ins.opname != last.opname:
                 continue  # (a value's else part may be `x if d else y`, its own copies inside)
             if ins.argval != last.argval:
                 return None
             merged = self._value_arms(cond, fall, false_target, other, longest, pending, a_end)
-            if merged is not None or not pending:
+            if merged is not None or not (pending or in_value):
                 return merged
         return None
 
@@ -179,15 +184,21 @@ class ControlIfValues:
         return any(self._unfused_local_pair(k) and self._same_test(k, tail, length)
                    for k in range(start + 1, end + 1))
 
-    def _short_circuit_into_tail(self, start: int, end: int, tails: Tuple[int, int]) -> bool:
-        """3.12+: does a value's `and`/`or` in the first arm [start, end) jump to one of the arms'
-        copies of the tail (`tails`: where the first arm's and the second arm's start)? Its left
+    def _tail_shared_by_short_circuit(self, fall: int, a_end: int, false_target: int, other: int) -> Optional[int]:
+        """3.12+: the length of the tail that a value's `and`/`or` in the first arm [fall, a_end)
+        jumps to, in either arm (the second one [false_target, other]), or None. Its left
         operand then arrives at a tail the arms share, as their value: one statement, the arms
         values of it (`x = ((a and b) if c else c)`, the path through `b` given a copy of the
         tail). As two statements, each would have its own `and`, joined before its own tail."""
         instrs = self.instrs
-        return any(short_circuits_value(instrs, j) for tail in tails
-                   for j in self.jump_sources.get(tail, ()) if start <= j < end)
+        for j in self.jumps_in(fall, a_end):
+            t = j.target
+            if short_circuits_value(instrs, j.index):
+                if false_target < t <= other:
+                    return other + 1 - t
+                if fall < t < a_end and t > j.index:
+                    return a_end - t
+        return None
 
     def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,
                     pending: bool, a_end: Optional[int] = None) -> Optional[int]:
@@ -209,9 +220,10 @@ class ControlIfValues:
         # common end is tried (as an if statement, each branch would return on its own), and a
         # shorter one where 3.13 left the local loads apart that start it (`return (x if t else
         # c), log` with `x` ending in `c`: `c, log` unfused where the arm falls into the tail).
+        shared = self._tail_shared_by_short_circuit(fall, a_end, false_target, other)
         for length in range(common, 0, -1):
             unfused = self._unfused_local_pair(other + 1 - length)
-            if not pending and length < common and not unfused:
+            if not pending and length < common and not unfused and length != shared:
                 continue
             # (An expression statement `a if cond else b` drops its value first; a constant dropped
             # as a statement of its own is no code at all, so that value is the statement's.)
@@ -219,7 +231,7 @@ class ControlIfValues:
             needs = needs_value or unfused or self._arm_load_left_on_block_end(other - length) \
                 or self._unfused_tail_copy_in_arm(fall, a_end - length, other + 1 - length, length) \
                 or self._not_left_apart(a_end - length) or self._not_left_apart(other + 1 - length) \
-                or self._short_circuit_into_tail(fall, a_end - length, (a_end - length, other + 1 - length))
+                or length == shared
             if not needs and not dropped:
                 if pending or not self.version.fuses_local_pairs:
                     return None
