@@ -184,20 +184,21 @@ class ControlIfValues:
         return any(self._unfused_local_pair(k) and self._same_test(k, tail, length)
                    for k in range(start + 1, end + 1))
 
-    def _tail_shared_by_short_circuit(self, fall: int, a_end: int, false_target: int, other: int) -> Optional[int]:
-        """3.12+: the length of the tail that a value's `and`/`or` in the first arm [fall, a_end)
-        jumps to, in either arm (the second one [false_target, other]), or None. Its left
-        operand then arrives at a tail the arms share, as their value: one statement, the arms
-        values of it (`x = ((a and b) if c else c)`, the path through `b` given a copy of the
-        tail). As two statements, each would have its own `and`, joined before its own tail."""
+    def _tail_shared_by_short_circuit(self, fall: int, a_end: int, false_target: int, other: int,
+                                      common: int) -> Optional[int]:
+        """3.12+: the length (up to `common`, the arms' common end) of the tail that a value's
+        `and`/`or` in the first arm [fall, a_end) jumps to, in either arm (the second one
+        [false_target, other]), or None. Its left operand then arrives at a tail the arms share,
+        as their value: one statement, the arms values of it (`x = ((a and b) if c else c)`, the
+        path through `b` given a copy of the tail). As two statements, each would have its own
+        `and`, joined before its own tail. (A chained comparison's links jump inside the arm.)"""
         instrs = self.instrs
         for j in self.jumps_in(fall, a_end):
             t = j.target
             if short_circuits_value(instrs, j.index):
-                if false_target < t <= other:
-                    return other + 1 - t
-                if fall < t < a_end and t > j.index:
-                    return a_end - t
+                length = other + 1 - t if false_target < t <= other else a_end - t if j.index < t < a_end else 0
+                if 0 < length <= common:
+                    return length
         return None
 
     def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,
@@ -220,7 +221,7 @@ class ControlIfValues:
         # common end is tried (as an if statement, each branch would return on its own), and a
         # shorter one where 3.13 left the local loads apart that start it (`return (x if t else
         # c), log` with `x` ending in `c`: `c, log` unfused where the arm falls into the tail).
-        shared = self._tail_shared_by_short_circuit(fall, a_end, false_target, other)
+        shared = self._tail_shared_by_short_circuit(fall, a_end, false_target, other, common)
         for length in range(common, 0, -1):
             unfused = self._unfused_local_pair(other + 1 - length)
             if not pending and length < common and not unfused and length != shared:
