@@ -71,13 +71,16 @@ class ControlIfValues:
         if not pending and self.version.copies_each_jump_to_small_exit:
             r = next((q for q in range(false_target, self.end) if instrs[q].opname in TERMINAL), None)
             pending = r is not None and instrs[r].opname == last.opname and self._jump_to_uncopied_exit(false_target, r)
-        # (a value's own and/or in the else part, a chained comparison's link say, may reach
-        # a copy of the tail of its own before the else part's end: `(1 <= a < 2), log`)
+        # Where an and/or of the first arm jumps past a copy of the tail, the arms are values
+        # (`_tail_shared_by_short_circuit`); a value's own and/or in the else part, a chained
+        # comparison's link say, may then reach a copy of the tail of its own before the else
+        # part's end (`... else (1 <= a < 2), log`).
+        shared = self._short_circuits_past_tail(fall, a_end)
         in_value = False
         for other in range(false_target, self.end):
             ins = instrs[other]
             if not pending and ins.target is not None:  # (a jump: `is_jump`, without the call)
-                if not short_circuits_value(instrs, other):
+                if not (shared and short_circuits_value(instrs, other)):
                     return None
                 in_value = True
             if ins.opname != last.opname:
@@ -184,21 +187,31 @@ class ControlIfValues:
         return any(self._unfused_local_pair(k) and self._same_test(k, tail, length)
                    for k in range(start + 1, end + 1))
 
+    def _short_circuits_past_tail(self, fall: int, a_end: int) -> List[Instr]:
+        """3.12+: the jumps of a value's `and`/`or` in the first arm [fall, a_end) that go past
+        an end of the statement (a copy of its tail): the path through the right operand was
+        given a copy of the tail, the jump lands on a tail that another path falls into."""
+        if not self.version.copies_exit_blocks:
+            return []
+        instrs = self.instrs
+        return [j for j in self.jumps_in(fall, a_end)
+                if j.index < j.target and short_circuits_value(instrs, j.index)
+                and any(instrs[q].opname in TERMINAL for q in range(j.index + 1, min(j.target, a_end)))]
+
     def _tail_shared_by_short_circuit(self, fall: int, a_end: int, false_target: int, other: int,
                                       common: int) -> Optional[int]:
         """3.12+: the length (up to `common`, the arms' common end) of the tail that a value's
-        `and`/`or` in the first arm [fall, a_end) jumps to, in either arm (the second one
-        [false_target, other]), or None. Its left operand then arrives at a tail the arms share,
-        as their value: one statement, the arms values of it (`x = ((a and b) if c else c)`, the
-        path through `b` given a copy of the tail). As two statements, each would have its own
-        `and`, joined before its own tail. (A chained comparison's links jump inside the arm.)"""
-        instrs = self.instrs
-        for j in self.jumps_in(fall, a_end):
+        `and`/`or` in the first arm [fall, a_end) jumps to past a copy of that tail, in either
+        arm (the second one [false_target, other]), or None. Its left operand then arrives at a
+        tail the arms share, as their value: one statement, the arms values of it (`x = ((a and
+        b) if c else c)`, the path through `b` given a copy of the tail). As two statements,
+        each would have its own `and`, joined at its own tail. (A chained comparison's links
+        jump inside the arm.)"""
+        for j in self._short_circuits_past_tail(fall, a_end):
             t = j.target
-            if short_circuits_value(instrs, j.index):
-                length = other + 1 - t if false_target < t <= other else a_end - t if j.index < t < a_end else 0
-                if 0 < length <= common:
-                    return length
+            length = other + 1 - t if false_target < t <= other else a_end - t if t < a_end else 0
+            if 0 < length <= common:
+                return length
         return None
 
     def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,
