@@ -6,7 +6,7 @@ from typing import List, Optional
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import AssertionErrorName, folds_under_not
 from depyf.decompiler.instructions import TERMINAL, Instr
-from depyf.decompiler.control_model import COND_JUMPS, IfTest, LoopInfo, _may_complete, demorgan_not
+from depyf.decompiler.control_model import COND_JUMPS, IfTest, LoopInfo, _may_complete, demorgan_not, short_circuits_value
 
 
 class ControlIfLoops:
@@ -95,8 +95,11 @@ class ControlIfLoops:
             # (3.10+: a jump to the test copied at the bottom is no `continue`, which goes to the
             # top: it is where the body's last statement ends)
             loop_targets = loop_targets - {loop.body_end}
+        # (a value's `and`/`or` jumps with its left operand to where the value is used, no way
+        # out of the statement: `x = ((a and b) if c else c) ...`, the `and` into the else arm's tail)
         targets = {ins.target for ins in self.jumps_in(fall, false_target)
-                   if (ins.opname in COND_JUMPS or ins.opname == "JUMP")
+                   if (ins.opname in COND_JUMPS and not short_circuits_value(self.instrs, ins.index)
+                       or ins.opname == "JUMP")
                    and ins.target > false_target and ins.target not in loop_targets}
         if len(targets) > 1:
             targets = {self._first_of_copied_blocks(sorted(targets))}

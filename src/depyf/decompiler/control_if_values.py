@@ -9,7 +9,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING
 from depyf.decompiler.instructions import MAX_COPY, TERMINAL, Instr
-from depyf.decompiler.control_model import StatementsInValue, _flatten, demorgan_not
+from depyf.decompiler.control_model import StatementsInValue, _flatten, demorgan_not, short_circuits_value
 
 
 class ControlIfValues:
@@ -71,16 +71,24 @@ class ControlIfValues:
         if not pending and self.version.copies_each_jump_to_small_exit:
             r = next((q for q in range(false_target, self.end) if instrs[q].opname in TERMINAL), None)
             pending = r is not None and instrs[r].opname == last.opname and self._jump_to_uncopied_exit(false_target, r)
+        # Where an and/or of the first arm jumps past a copy of the tail, the arms are values
+        # (`_tail_shared_by_short_circuit`); a value's own and/or in the else part, a chained
+        # comparison's link say, may then reach a copy of the tail of its own before the else
+        # part's end (`... else (1 <= a < 2), log`).
+        shared = self._short_circuits_past_tail(fall, a_end)
+        in_value = False
         for other in range(false_target, self.end):
             ins = instrs[other]
             if not pending and ins.target is not None:  # (a jump: `is_jump`, without the call)
-                return None
+                if not (shared and short_circuits_value(instrs, other)):
+                    return None
+                in_value = True
             if ins.opname != last.opname:
                 continue  # (a value's else part may be `x if d else y`, its own copies inside)
             if ins.argval != last.argval:
                 return None
             merged = self._value_arms(cond, fall, false_target, other, longest, pending, a_end)
-            if merged is not None or not pending:
+            if merged is not None or not (pending or in_value):
                 return merged
         return None
 
@@ -179,6 +187,33 @@ class ControlIfValues:
         return any(self._unfused_local_pair(k) and self._same_test(k, tail, length)
                    for k in range(start + 1, end + 1))
 
+    def _short_circuits_past_tail(self, fall: int, a_end: int) -> List[Instr]:
+        """3.12+: the jumps of a value's `and`/`or` in the first arm [fall, a_end) that go past
+        an end of the statement (a copy of its tail): the path through the right operand was
+        given a copy of the tail, the jump lands on a tail that another path falls into."""
+        if not self.version.copies_exit_blocks:
+            return []
+        instrs = self.instrs
+        return [j for j in self.jumps_in(fall, a_end)
+                if j.index < j.target and short_circuits_value(instrs, j.index)
+                and any(instrs[q].opname in TERMINAL for q in range(j.index + 1, min(j.target, a_end)))]
+
+    def _tail_shared_by_short_circuit(self, fall: int, a_end: int, false_target: int, other: int,
+                                      common: int) -> Optional[int]:
+        """3.12+: the length (up to `common`, the arms' common end) of the tail that a value's
+        `and`/`or` in the first arm [fall, a_end) jumps to past a copy of that tail, in either
+        arm (the second one [false_target, other]), or None. Its left operand then arrives at a
+        tail the arms share, as their value: one statement, the arms values of it (`x = ((a and
+        b) if c else c)`, the path through `b` given a copy of the tail). As two statements,
+        each would have its own `and`, joined at its own tail. (A chained comparison's links
+        jump inside the arm.)"""
+        for j in self._short_circuits_past_tail(fall, a_end):
+            t = j.target
+            length = other + 1 - t if false_target < t <= other else a_end - t if t < a_end else 0
+            if 0 < length <= common:
+                return length
+        return None
+
     def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,
                     pending: bool, a_end: Optional[int] = None) -> Optional[int]:
         """`_value_before_copied_exit` with the else part's copy of the tail ending at `other`
@@ -199,16 +234,18 @@ class ControlIfValues:
         # common end is tried (as an if statement, each branch would return on its own), and a
         # shorter one where 3.13 left the local loads apart that start it (`return (x if t else
         # c), log` with `x` ending in `c`: `c, log` unfused where the arm falls into the tail).
+        shared = self._tail_shared_by_short_circuit(fall, a_end, false_target, other, common)
         for length in range(common, 0, -1):
             unfused = self._unfused_local_pair(other + 1 - length)
-            if not pending and length < common and not unfused:
+            if not pending and length < common and not unfused and length != shared:
                 continue
             # (An expression statement `a if cond else b` drops its value first; a constant dropped
             # as a statement of its own is no code at all, so that value is the statement's.)
             dropped = instrs[a_end - length].opname == "POP_TOP"
             needs = needs_value or unfused or self._arm_load_left_on_block_end(other - length) \
                 or self._unfused_tail_copy_in_arm(fall, a_end - length, other + 1 - length, length) \
-                or self._not_left_apart(a_end - length) or self._not_left_apart(other + 1 - length)
+                or self._not_left_apart(a_end - length) or self._not_left_apart(other + 1 - length) \
+                or length == shared
             if not needs and not dropped:
                 if pending or not self.version.fuses_local_pairs:
                     return None

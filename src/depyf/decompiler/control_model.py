@@ -10,6 +10,17 @@ from depyf.decompiler.instructions import Instr
 
 COND_JUMPS = frozenset({"POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE"})
 
+
+def short_circuits_value(instrs: List[Instr], j: int) -> bool:
+    """Is the conditional jump at `j` a value's `and`/`or` (3.12+: `COPY 1`, maybe TO_BOOL, the
+    jump, POP_TOP)? It takes the left operand to where the value is used, no statement's way out."""
+    ins = instrs[j]
+    if ins.opname not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") or j + 1 >= len(instrs) \
+            or instrs[j + 1].opname != "POP_TOP":
+        return False
+    p = j - 1 if instrs[j - 1].opname != "TO_BOOL" else j - 2
+    return p >= 0 and instrs[p].opname == "COPY" and instrs[p].arg == 1
+
 # Instructions that end an expression where `parse_atom` runs: a statement (a store that is not
 # a walrus, an expression statement's POP_TOP, a return or raise) or one it refuses outright.
 _NOT_IN_ATOM = frozenset({

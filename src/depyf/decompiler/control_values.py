@@ -35,7 +35,7 @@ class ControlValues:
         grouped = isinstance(left, n.BoolOp) and left.op == op
         end = self.end
         if target > end and end < len(self.instrs) and self.instrs[end].opname == "JUMP" \
-                and self.instrs[end].target == target:
+                and (self.instrs[end].target == target or self._threaded_alike(end, target)):
             target = end  # threaded through the jump that ends this branch (`(a or b) if c else d`)
         elif target > end and end < len(self.instrs) and self.instrs[start - 1].opname in _OR_POP \
                 and self.instrs[end].opname == self.instrs[start - 1].opname and self.instrs[end].target == target:
@@ -49,6 +49,15 @@ class ControlValues:
         right, on = read
         self.stack.append(_flatten(op, left, right) if not grouped else n.BoolOp(op, [left, right]))
         return on
+
+    def _threaded_alike(self, end: int, target: int) -> bool:
+        """3.8/3.9: do the JUMP ending the branch at `end` and the JUMP at the short circuit's
+        `target` go to the same place? Both were threaded on from where the branch's value
+        is used: the short circuit lands on the jump past an inner conditional expression's
+        else arm (`x = ((a and b) if c else c) if d else b`), the branch's own jump over it
+        went straight on."""
+        landing = self.instrs[target] if target < len(self.instrs) else None
+        return landing is not None and landing.opname == "JUMP" and landing.target == self.instrs[end].target
 
     def _short_circuit_operand(self, start: int, target: int) -> Optional[Tuple[n.Expr, int]]:
         """The right operand of a short circuit read from `start`, and where it ends: at the
