@@ -1,0 +1,253 @@
+"""The if statement's region, from the graph: its body, its else part and where they join.
+
+For a conditional jump, the if statement it ends is two arms (the block it falls into, the
+block it jumps to) and their join, the follow node of structural analysis: the immediate
+post-dominator of the test's block inside the enclosing loop body, where the ways an arm leaves
+abruptly (`break`, `continue`, `return`, `raise`) do not count as joins. Asked in three steps,
+each only when the one before finds no join:
+
+1. post-dominators over the blocks the test reaches inside the innermost loop, whose only exit
+   is the loop's next iteration (an edge to its header): a `break`, `return` or `raise` is a
+   dead end, so an arm made only of those joins nothing;
+2. the same with every way out of the scope an exit (outside loops the returns are the only
+   ends: the function's last return is a join like any other);
+3. where the arms still meet only at the exit, the layout decides, as the compiler lays an if
+   statement out: the body first, then the else part that the body jumps over (a forward jump
+   from the body past the false target, to a block inside the scope), else no else part and
+   the statement goes on at the jump's target.
+
+Nothing here reads the builder's state: the answer is a fact of the decoded code, the same for
+every reading of it. `IfRegion` and `Arm` are frozen.
+"""
+from dataclasses import dataclass
+from enum import Enum
+from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+
+from depyf.decompiler.graph.cfg import BRANCHES, FlowGraph
+from depyf.decompiler.graph.dominators import DominatorTree, reversed_with_exit
+from depyf.decompiler.graph.loops import Loop
+
+
+class Way(Enum):
+    """How an arm of an if statement leaves."""
+
+    JOIN = "join"          # it falls (or jumps) to the statement's join
+    BREAK = "break"        # it leaves the innermost loop
+    CONTINUE = "continue"  # it jumps back to the innermost loop's header
+    RETURN = "return"
+    RAISE = "raise"
+
+
+_RETURNS = frozenset({"RETURN_VALUE", "RETURN_CONST"})
+_RAISES = frozenset({"RAISE_VARARGS", "RERAISE"})
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One arm of an if statement: `start` (its first instruction), `blocks` (the labels of the
+    blocks it runs, sorted; handler code not included: normal edges only), `end` (where the
+    run of its blocks laid one after the other from `start` ends: the arm's range is [start,
+    end)) and the ways it leaves (`ways`)."""
+
+    start: int
+    blocks: Tuple[int, ...]
+    end: int
+    ways: FrozenSet[Way]
+
+    @property
+    def leaves(self) -> bool:
+        """Does it never reach the join (every way out a break, continue, return or raise)?"""
+        return Way.JOIN not in self.ways
+
+
+@dataclass(frozen=True)
+class IfRegion:
+    """The if statement a conditional jump (`test`, the last jump of its condition) ends.
+
+    `body`: the arm the test falls into; `orelse`: the arm it jumps to where that is an else
+    part, None where the jump goes straight to the join; `join`: where both go on (the first
+    instruction of the follow block), None where no arm reaches one; `loop`: the header of the
+    innermost loop around the test, None outside loops; `step`: which step found the join
+    (1, 2: post-dominators; 3: the layout; 0: none)."""
+
+    test: int
+    body: Arm
+    orelse: Optional[Arm]
+    join: Optional[int]
+    loop: Optional[int]
+    step: int
+
+    @property
+    def body_end(self) -> int:
+        """Where the body's range ends: the else part's start, else the join."""
+        if self.orelse is not None:
+            return self.orelse.start
+        return self.join if self.join is not None else self.body.end
+
+    @property
+    def else_end(self) -> Optional[int]:
+        """Where the else part's range ends (the join; the arm's own end where there is none)."""
+        if self.orelse is None:
+            return None
+        return self.join if self.join is not None else self.orelse.end
+
+
+class _Scope:
+    """The blocks (by number) a test reaches by normal edges inside its innermost loop, and the
+    way each edge out of them leaves."""
+
+    def __init__(self, graph: FlowGraph, first: int, loop: Optional[Loop]) -> None:
+        self.graph = graph
+        number = graph.table.number_of_label
+        self.header = number(loop.header) if loop is not None else -1
+        self.body: Optional[FrozenSet[int]] = frozenset(map(number, loop.body)) if loop is not None else None
+        self.nodes: List[int] = []
+        self.inner: List[Tuple[int, ...]] = []   # per local node: successors inside, as local numbers
+        self.ways: List[Tuple[Way, ...]] = []    # per local node: the abrupt ways it leaves by
+        self.local: Dict[int, int] = {first: 0}  # block number -> local number
+        self.nodes.append(first)
+        edges: Dict[int, Tuple[List[int], Tuple[Way, ...]]] = {}
+        work = [first]
+        while work:
+            b = work.pop()
+            inside, ways = edges[b] = self._edges(b)
+            for s in inside:
+                if s not in self.local:
+                    self.local[s] = len(self.nodes)
+                    self.nodes.append(s)
+                    work.append(s)
+        for b in self.nodes:  # (numbered now: the successors as local numbers)
+            inside, ways = edges[b]
+            self.inner.append(tuple(self.local[s] for s in inside))
+            self.ways.append(ways)
+
+    def _edges(self, b: int) -> Tuple[List[int], Tuple[Way, ...]]:
+        graph = self.graph
+        inside: List[int] = []
+        ways: List[Way] = []
+        targets = [s for s in (graph.jump_to[b], graph.falls_to[b]) if s >= 0]
+        if not targets:
+            name = graph.last_ops[b]
+            ways.append(Way.RAISE if name in _RAISES else Way.RETURN)
+        for s in targets:
+            if s == self.header:
+                ways.append(Way.CONTINUE)
+            elif self.body is not None and s not in self.body:
+                ways.append(Way.BREAK)
+            else:
+                inside.append(s)
+        return inside, tuple(ways)
+
+    def join(self, root: int, ends: FrozenSet[Way]) -> Tuple[bool, Optional[int]]:
+        """(does `root` reach an end, its immediate post-dominator (a block number; None for
+        the virtual exit)), with the nodes that leave by one of `ends` leading to the exit and
+        the other abrupt ways dead ends."""
+        size = len(self.nodes)
+        exits = [k for k in range(size) if any(w in ends for w in self.ways[k])]
+        tree = DominatorTree.build(reversed_with_exit(self.inner, exits), size)
+        k = self.local[root]
+        if not tree.reached(k):
+            return False, None
+        parent = tree.idom[k]
+        return True, (None if parent is None or parent == size else self.nodes[parent])
+
+    def arm(self, entry: int, stop: Set[int]) -> Tuple[Set[int], Set[Way]]:
+        """The nodes reached from `entry` (a block number) without passing `stop`, and how they
+        leave (JOIN for an edge into `stop`)."""
+        seen: Set[int] = set()
+        ways: Set[Way] = set()
+        work = [entry] if entry not in stop else []
+        if entry in stop:
+            ways.add(Way.JOIN)
+        seen.update(work)
+        while work:
+            b = work.pop()
+            k = self.local[b]
+            ways.update(self.ways[k])
+            for s in self.inner[k]:
+                node = self.nodes[s]
+                if node in stop:
+                    ways.add(Way.JOIN)
+                elif node not in seen:
+                    seen.add(node)
+                    work.append(node)
+        return seen, ways
+
+
+def if_region(graph: FlowGraph, jump: int) -> IfRegion:
+    """The if statement that the conditional jump at instruction `jump` ends (see the module).
+    A ValueError where `jump` is no conditional jump ending its block."""
+    table = graph.table
+    b = table.number_of(jump)
+    if table.ends[b] - 1 != jump or graph.exit_kinds[b] != BRANCHES or graph.falls_to[b] < 0:
+        raise ValueError(f"instruction {jump} is no conditional jump")
+    label = table.starts[b]
+    loop = graph.loop_of(label)
+    if loop is not None and label == loop.header:
+        loop = _parent(graph, loop)  # (a while loop's own test: its scope is the loop around it)
+    scope = _Scope(graph, b, loop)
+    fall, taken = graph.falls_to[b], graph.jump_to[b]
+    header = scope.header if loop is not None else None
+    join, step = _find_join(scope, b, fall, taken)
+    return _region(scope, jump, fall, taken, join, header, step)
+
+
+def _parent(graph: FlowGraph, loop: Loop) -> Optional[Loop]:
+    return graph.loops[loop.parent] if loop.parent is not None else None
+
+
+def _find_join(scope: _Scope, b: int, fall: int, taken: int) -> Tuple[Optional[int], int]:
+    """(the join as a block number or None, the step that found it)."""
+    if taken not in scope.local or taken == b:
+        return fall, 0
+    if fall not in scope.local:
+        return taken, 0  # (the jump itself is the `break` / `continue`: the statement goes on at the fall)
+    for step, ends in ((1, frozenset({Way.CONTINUE})), (2, frozenset(Way))):
+        reached, join = scope.join(b, ends)
+        if join is not None:
+            return join, step
+        if reached:
+            break  # (both arms end only at the exit: the layout decides)
+    # (the body laid before the false target; a jump from it past the target goes over the else part)
+    reached, _ = scope.arm(fall, {taken, b})
+    body = [k for k in reached if k < taken]
+    past = [scope.nodes[s] for k in body for s in scope.inner[scope.local[k]] if scope.nodes[s] > taken]
+    return (min(past), 3) if past else (taken, 3)
+
+
+def _region(scope: _Scope, jump: int, fall: int, taken: int, join: Optional[int],
+            header: Optional[int], step: int) -> IfRegion:
+    graph = scope.graph
+    starts = graph.table.starts
+    stop = {join} if join is not None else set()
+    if join == fall and fall != taken:
+        # (the jump leaves the scope, `if t: break` read as one jump: the body is the jump itself)
+        body = Arm(jump, (), jump + 1, frozenset({_leaving_way(scope, taken)}))
+        return IfRegion(jump, body, None, starts[fall], _label(graph, header), step)
+    if fall not in scope.local:
+        # (the fall leaves the scope: `if t: ...` whose false branch is the loop's exit or head)
+        body = Arm(starts[fall], (), starts[fall], frozenset({_leaving_way(scope, fall)}))
+        return IfRegion(jump, body, None, starts[taken], _label(graph, header), step)
+    body = _arm(scope, fall, stop | {taken} if taken != join else stop)
+    orelse = None if taken == join else _arm(scope, taken, stop)
+    return IfRegion(jump, body, orelse, starts[join] if join is not None else None, _label(graph, header), step)
+
+
+def _leaving_way(scope: _Scope, target: int) -> Way:
+    return Way.CONTINUE if target == scope.header else Way.BREAK
+
+
+def _label(graph: FlowGraph, number: Optional[int]) -> Optional[int]:
+    return None if number is None else graph.table.starts[number]
+
+
+def _arm(scope: _Scope, entry: int, stop: Set[int]) -> Arm:
+    graph = scope.graph
+    table = graph.table
+    nodes, ways = scope.arm(entry, stop)
+    end = table.ends[entry]
+    k = entry + 1
+    while k in nodes:
+        end = table.ends[k]
+        k += 1
+    return Arm(table.starts[entry], tuple(sorted(table.starts[x] for x in nodes)), end, frozenset(ways))
