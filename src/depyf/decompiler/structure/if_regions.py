@@ -100,7 +100,7 @@ class _Scope:
         self.graph = graph
         number = graph.table.number_of_label
         self.header = number(loop.header) if loop is not None else -1
-        self.body: Optional[FrozenSet[int]] = frozenset(map(number, loop.body)) if loop is not None else None
+        self.body: Optional[FrozenSet[int]] = _loop_blocks(graph, loop) if loop is not None else None
         self.nodes: List[int] = []
         self.inner: List[Tuple[int, ...]] = []   # per local node: successors inside, as local numbers
         self.ways: List[Tuple[Way, ...]] = []    # per local node: the abrupt ways it leaves by
@@ -174,6 +174,25 @@ class _Scope:
         return seen, ways
 
 
+def _loop_blocks(graph: FlowGraph, loop: Loop) -> FrozenSet[int]:
+    """The loop's blocks (by number): its natural body, and the blocks its header dominates
+    that are laid before where the loop goes on (the first exit of a tested loop's header, else
+    its last exit). A tail the compiler copied into the body (3.10+: the code after the loop,
+    written out after a `break`'s test) reaches no jump back, so the natural body leaves it out;
+    it is the body's code all the same."""
+    number = graph.table.number_of_label
+    body = set(map(number, loop.body))
+    targets = [v for _, v in loop.exits]
+    from_header = [v for u, v in loop.exits if u == loop.header]
+    if not targets:
+        return frozenset(body)
+    follow = number(min(from_header) if from_header else max(targets))
+    header = number(loop.header)
+    tree = graph.dominator_tree
+    body.update(b for b in range(header + 1, follow) if b not in body and tree.dominates(header, b))
+    return frozenset(body)
+
+
 def if_region(graph: FlowGraph, jump: int) -> IfRegion:
     """The if statement that the conditional jump at instruction `jump` ends (see the module).
     A ValueError where `jump` is no conditional jump ending its block."""
@@ -183,17 +202,11 @@ def if_region(graph: FlowGraph, jump: int) -> IfRegion:
         raise ValueError(f"instruction {jump} is no conditional jump")
     label = table.starts[b]
     loop = graph.loop_of(label)
-    if loop is not None and label == loop.header:
-        loop = _parent(graph, loop)  # (a while loop's own test: its scope is the loop around it)
     scope = _Scope(graph, b, loop)
     fall, taken = graph.falls_to[b], graph.jump_to[b]
     header = scope.header if loop is not None else None
     join, step = _find_join(scope, b, fall, taken)
     return _region(scope, jump, fall, taken, join, header, step)
-
-
-def _parent(graph: FlowGraph, loop: Loop) -> Optional[Loop]:
-    return graph.loops[loop.parent] if loop.parent is not None else None
 
 
 def _find_join(scope: _Scope, b: int, fall: int, taken: int) -> Tuple[Optional[int], int]:
@@ -212,7 +225,14 @@ def _find_join(scope: _Scope, b: int, fall: int, taken: int) -> Tuple[Optional[i
     reached, _ = scope.arm(fall, {taken, b})
     body = [k for k in reached if k < taken]
     past = [scope.nodes[s] for k in body for s in scope.inner[scope.local[k]] if scope.nodes[s] > taken]
-    return (min(past), 3) if past else (taken, 3)
+    if past:
+        return min(past), 3
+    if body and all(w is Way.CONTINUE for k in body for w in scope.ways[scope.local[k]]) \
+            and not scope.arm(taken, {b})[1] - {Way.CONTINUE}:
+        # (both arms end the iteration, the body by its own jump back: `if t: ...` / `else: ...`
+        # ending the loop body, whose if part 3.8-3.10 send straight to the head; no join)
+        return None, 3
+    return taken, 3
 
 
 def _region(scope: _Scope, jump: int, fall: int, taken: int, join: Optional[int],
@@ -230,6 +250,11 @@ def _region(scope: _Scope, jump: int, fall: int, taken: int, join: Optional[int]
         return IfRegion(jump, body, None, starts[taken], _label(graph, header), step)
     body = _arm(scope, fall, stop | {taken} if taken != join else stop)
     orelse = None if taken == join else _arm(scope, taken, stop)
+    if orelse is not None and join is None and header is not None:
+        last = graph.instrs[orelse.end - 1]
+        if last.opname == "JUMP" and last.target == starts[header]:
+            # (the jump back that closes the loop body is the loop's, not the else part's)
+            orelse = Arm(orelse.start, orelse.blocks, orelse.end - 1, orelse.ways)
     return IfRegion(jump, body, orelse, starts[join] if join is not None else None, _label(graph, header), step)
 
 
