@@ -286,7 +286,7 @@ class ControlIfs:
         threaded = self._threaded_else_end(fall, false_target, test.end, test.loop)
         if threaded is None:
             return None
-        body = self._run_if_body(fall, false_target, false_target, threaded)
+        body = self.run_range(fall, false_target, list(self.stack))
         closing = self._else_jump_to_bottom_test(fall, false_target, threaded, test.loop)
         orelse = self.run_range(false_target, threaded if closing is None else closing, list(self.stack))
         self.emit(n.If(test.cond, body, orelse))
@@ -309,8 +309,7 @@ class ControlIfs:
             # Read as statements, the if would only be emitted, which fails a value's reading.
             # Failing now keeps nested ifs from being read twice at each level (2**depth).
             raise StatementsInValue()
-        body = self._run_if_body(fall, false_target if jump.continue_ends_body else false_target - 1, false_target,
-                                 else_end)
+        body = self.run_range(fall, false_target if jump.continue_ends_body else false_target - 1, list(self.stack))
         if loop is not None and else_end == end and self.version.threads_jumps_once and body \
                 and isinstance(body[-1], n.If) \
                 and not body[-1].orelse and self.instrs[false_target - 1].target in loop.continue_targets \
@@ -630,19 +629,6 @@ class ControlIfs:
         return bool(self.pure_mode) and not self.version.copies_exit_blocks and target > end \
             and instrs[target].opname == "RETURN_VALUE" and false_target < end - 1 \
             and instrs[end - 1].opname == "RETURN_VALUE"
-
-    def _run_if_body(self, fall: int, stop: int, false_target: int, else_end: int) -> List[n.Stmt]:
-        """Read the body [fall, stop) of an if whose else part is [false_target, else_end): inside
-        it, a jump to `else_end` is the body's way past the else part (`_threaded_else_end`)."""
-        saved = self.else_joins.get(stop)
-        self.else_joins[stop] = else_end
-        try:
-            return self.run_range(fall, stop, list(self.stack))
-        finally:
-            if saved is None:
-                del self.else_joins[stop]
-            else:
-                self.else_joins[stop] = saved
 
     def _continue_after_if_body(self, fall: int, end: int, head: int) -> bool:
         """3.8/3.9: is the JUMP back to `head` right before the loop's closing jump (at `end`) a

@@ -276,3 +276,19 @@ def _arm(scope: _Scope, entry: int, stop: Set[int]) -> Arm:
         end = table.ends[k]
         k += 1
     return Arm(table.starts[entry], tuple(sorted(table.starts[x] for x in nodes)), end, frozenset(ways))
+
+
+def else_end_after(graph: FlowGraph, body_end: int) -> Optional[int]:
+    """Where the else part ends of the if statement whose body's range ends at `body_end` (its
+    else part starts there, or right after the jump over it at `body_end`); None where no if
+    statement's else part starts there (by the tests that jump to it)."""
+    instrs = graph.instrs
+    for start in (body_end, body_end + 1):
+        for j in graph.jump_sources(start):
+            if j >= body_end or graph.exit_kinds[graph.table.number_of(j)] != BRANCHES \
+                    or graph.table.ends[graph.table.number_of(j)] - 1 != j or instrs[j].target != start:
+                continue
+            region = if_region(graph, j)
+            if region.orelse is not None and region.orelse.start == start:
+                return region.else_end
+    return None
