@@ -101,6 +101,12 @@ class _Scope:
         number = graph.table.number_of_label
         self.header = number(loop.header) if loop is not None else -1
         self.body: Optional[FrozenSet[int]] = _loop_blocks(graph, loop) if loop is not None else None
+        # The blocks that only jump back to the header are one place, the loop's next iteration
+        # (3.8-3.10 send an if body's jump over its else part straight to the head, while the
+        # else part falls into the closing jump): the last of them stands for all.
+        pure = [b for b in sorted(self.body or ()) if self._jumps_back_only(b)]
+        self.next_turn = pure[-1] if pure else -1
+        self.same = {b: self.next_turn for b in pure}
         self.nodes: List[int] = []
         self.inner: List[Tuple[int, ...]] = []   # per local node: successors inside, as local numbers
         self.ways: List[Tuple[Way, ...]] = []    # per local node: the abrupt ways it leaves by
@@ -135,8 +141,13 @@ class _Scope:
             elif self.body is not None and s not in self.body:
                 ways.append(Way.BREAK)
             else:
-                inside.append(s)
+                inside.append(self.same.get(s, s))
         return inside, tuple(ways)
+
+    def _jumps_back_only(self, b: int) -> bool:
+        graph = self.graph
+        return graph.table.ends[b] - graph.table.starts[b] == 1 and graph.last_ops[b] == "JUMP" \
+            and graph.jump_to[b] == self.header
 
     def join(self, root: int, ends: FrozenSet[Way]) -> Tuple[bool, Optional[int]]:
         """(does `root` reach an end, its immediate post-dominator (a block number; None for
@@ -205,6 +216,11 @@ def if_region(graph: FlowGraph, jump: int) -> IfRegion:
     scope = _Scope(graph, b, loop)
     fall, taken = graph.falls_to[b], graph.jump_to[b]
     header = scope.header if loop is not None else None
+    if fall in scope.same:
+        # (`if t: continue`: the body is a jump back and nothing else)
+        body = Arm(table.starts[fall], (table.starts[fall],), table.ends[fall], frozenset({Way.CONTINUE}))
+        return IfRegion(jump, body, None, table.starts[taken], _label(graph, header), 0)
+    taken = scope.same.get(taken, taken)
     join, step = _find_join(scope, b, fall, taken)
     return _region(scope, jump, fall, taken, join, header, step)
 
@@ -292,3 +308,24 @@ def else_end_after(graph: FlowGraph, body_end: int) -> Optional[int]:
             if region.orelse is not None and region.orelse.start == start:
                 return region.else_end
     return None
+
+
+def in_exact_else_part(graph: FlowGraph, at: int, end: int) -> bool:
+    """Is instruction `at` inside the else part of an if statement that ends at `end`, whose body
+    jumps over that else part right to `end` (the statement goes on there, so a jump from the
+    else part past `end` is no way out of it)?"""
+    instrs, table = graph.instrs, graph.table
+    for src in graph.jump_sources(end):
+        if src >= at or instrs[src].opname != "JUMP":
+            continue
+        for start in range(src + 1, at + 1):
+            for j in graph.jump_sources(start):
+                b = table.number_of(j)
+                if j >= src or table.ends[b] - 1 != j or graph.exit_kinds[b] != BRANCHES \
+                        or instrs[j].target != start:
+                    continue
+                region = if_region(graph, j)
+                if region.orelse is not None and region.orelse.start == start and region.else_end == end \
+                        and region.body.start <= src:
+                    return True
+    return False
