@@ -21,6 +21,7 @@ every reading of it. `IfRegion` and `Arm` are frozen.
 """
 from dataclasses import dataclass
 from enum import Enum
+from weakref import WeakKeyDictionary
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
 from depyf.decompiler.graph.cfg import BRANCHES, FlowGraph
@@ -96,11 +97,10 @@ class _Scope:
     """The blocks (by number) a test reaches by normal edges inside its innermost loop, and the
     way each edge out of them leaves."""
 
-    def __init__(self, graph: FlowGraph, first: int, loop: Optional[Loop]) -> None:
+    def __init__(self, graph: FlowGraph, first: int, loop: Optional[Loop], body: Optional[FrozenSet[int]]) -> None:
         self.graph = graph
-        number = graph.table.number_of_label
-        self.header = number(loop.header) if loop is not None else -1
-        self.body: Optional[FrozenSet[int]] = _loop_blocks(graph, loop) if loop is not None else None
+        self.header = graph.table.number_of_label(loop.header) if loop is not None else -1
+        self.body = body
         # The blocks that only jump back to the header are one place, the loop's next iteration
         # (3.8-3.10 send an if body's jump over its else part straight to the head, while the
         # else part falls into the closing jump): the last of them stands for all.
@@ -187,21 +187,56 @@ class _Scope:
 
 def _loop_blocks(graph: FlowGraph, loop: Loop) -> FrozenSet[int]:
     """The loop's blocks (by number): its natural body, and the blocks its header dominates
-    that are laid before where the loop goes on (the first exit of a tested loop's header, else
-    its last exit). A tail the compiler copied into the body (3.10+: the code after the loop,
-    written out after a `break`'s test) reaches no jump back, so the natural body leaves it out;
-    it is the body's code all the same."""
+    that the code where the loop goes on (its follow) does not lead to without passing the
+    header. A tail the compiler copied into the body (3.10+: the code after the loop written
+    out after a `break`'s test, a `return` after the last `continue`) reaches no jump back, so
+    the natural body leaves it out; it is the body's code all the same. The follow: where the
+    header's own test leaves, else the exit most edges of the body take (the later one of a
+    tie: the code after a `while True:` loop is laid after the tails in its body). (A test in
+    the header that leaves to code laid before the last jump back is the body's first if
+    statement, not the loop's test.)"""
     number = graph.table.number_of_label
     body = set(map(number, loop.body))
-    targets = [v for _, v in loop.exits]
-    from_header = [v for u, v in loop.exits if u == loop.header]
-    if not targets:
-        return frozenset(body)
-    follow = number(min(from_header) if from_header else max(targets))
     header = number(loop.header)
+    last_latch = max(number(u) for u in loop.latches)
+    exits = [number(v) for u, v in loop.exits if u == loop.header and number(v) > last_latch] \
+        or [number(v) for _, v in loop.exits]
+    if not exits:
+        return frozenset(body)
+    counts: Dict[int, int] = {}
+    for v in exits:
+        counts[v] = counts.get(v, 0) + 1
+    follow = max(counts, key=lambda v: (counts[v], v))
+    after = {follow}
+    work = [follow]
+    jump_to, falls_to = graph.jump_to, graph.falls_to
+    while work:
+        b = work.pop()
+        for s in (jump_to[b], falls_to[b]):
+            if s >= 0 and s != header and s not in after:
+                after.add(s)
+                work.append(s)
     tree = graph.dominator_tree
-    body.update(b for b in range(header + 1, follow) if b not in body and tree.dominates(header, b))
+    body.update(b for b in range(header + 1, len(graph.table))
+                if b not in body and b not in after and tree.dominates(header, b))
     return frozenset(body)
+
+
+# graph -> each loop's blocks (`_loop_blocks`), made on the first question about that graph
+_LOOP_BLOCKS: "WeakKeyDictionary[FlowGraph, Tuple[FrozenSet[int], ...]]" = WeakKeyDictionary()
+
+
+def _innermost_loop(graph: FlowGraph, b: int) -> Tuple[Optional[Loop], Optional[FrozenSet[int]]]:
+    """The innermost loop whose blocks (`_loop_blocks`, copied tails included) hold block `b`,
+    with those blocks."""
+    bodies = _LOOP_BLOCKS.get(graph)
+    if bodies is None:
+        bodies = _LOOP_BLOCKS[graph] = tuple(_loop_blocks(graph, loop) for loop in graph.loops)
+    inside = [k for k, body in enumerate(bodies) if b in body]
+    if not inside:
+        return None, None
+    k = max(inside, key=lambda k: (graph.loops[k].depth, -len(bodies[k])))
+    return graph.loops[k], bodies[k]
 
 
 def if_region(graph: FlowGraph, jump: int) -> IfRegion:
@@ -211,9 +246,8 @@ def if_region(graph: FlowGraph, jump: int) -> IfRegion:
     b = table.number_of(jump)
     if table.ends[b] - 1 != jump or graph.exit_kinds[b] != BRANCHES or graph.falls_to[b] < 0:
         raise ValueError(f"instruction {jump} is no conditional jump")
-    label = table.starts[b]
-    loop = graph.loop_of(label)
-    scope = _Scope(graph, b, loop)
+    loop, blocks = _innermost_loop(graph, b)
+    scope = _Scope(graph, b, loop, blocks)
     fall, taken = graph.falls_to[b], graph.jump_to[b]
     header = scope.header if loop is not None else None
     if fall in scope.same:
@@ -233,8 +267,10 @@ def _find_join(scope: _Scope, b: int, fall: int, taken: int) -> Tuple[Optional[i
         return taken, 0  # (the jump itself is the `break` / `continue`: the statement goes on at the fall)
     for step, ends in ((1, frozenset({Way.CONTINUE})), (2, frozenset(Way))):
         reached, join = scope.join(b, ends)
-        if join is not None:
+        if join is not None and join != fall:
             return join, step
+        # (a join at the body's start: the jumped-to arm only leaves, laid after the body; the
+        # layout tells where that arm is: an else part, or the code after `if t: ...`)
         if reached:
             break  # (both arms end only at the exit: the layout decides)
     # (the body laid before the false target; a jump from it past the target goes over the else part)
@@ -244,11 +280,26 @@ def _find_join(scope: _Scope, b: int, fall: int, taken: int) -> Tuple[Optional[i
     if past:
         return min(past), 3
     if body and all(w is Way.CONTINUE for k in body for w in scope.ways[scope.local[k]]) \
-            and not scope.arm(taken, {b})[1] - {Way.CONTINUE}:
+            and not scope.arm(taken, {b})[1] - {Way.CONTINUE} \
+            and not _written_continue(scope, list(range(fall, taken))):
         # (both arms end the iteration, the body by its own jump back: `if t: ...` / `else: ...`
         # ending the loop body, whose if part 3.8-3.10 send straight to the head; no join)
         return None, 3
     return taken, 3
+
+
+def _written_continue(scope: _Scope, blocks: List[int]) -> bool:
+    """Does one of `blocks` end in a jump back with a line of its own (a written `continue`,
+    where the compiler's jump over an else part has the line of the code before it)?"""
+    graph = scope.graph
+    instrs, positions = graph.instrs, graph.positions
+    for k in blocks:
+        last = graph.table.ends[k] - 1
+        if graph.last_ops[k] == "JUMP" and last > 0 and graph.jump_to[k] in (scope.header, scope.next_turn):
+            line = positions.line_at(instrs[last].offset)
+            if line is not None and line != positions.line_at(instrs[last - 1].offset):
+                return True
+    return False
 
 
 def _region(scope: _Scope, jump: int, fall: int, taken: int, join: Optional[int],
@@ -256,7 +307,7 @@ def _region(scope: _Scope, jump: int, fall: int, taken: int, join: Optional[int]
     graph = scope.graph
     starts = graph.table.starts
     stop = {join} if join is not None else set()
-    if join == fall and fall != taken:
+    if join == fall and fall != taken and step == 0:
         # (the jump leaves the scope, `if t: break` read as one jump: the body is the jump itself)
         body = Arm(jump, (), jump + 1, frozenset({_leaving_way(scope, taken)}))
         return IfRegion(jump, body, None, starts[fall], _label(graph, header), step)
@@ -311,9 +362,12 @@ def else_end_after(graph: FlowGraph, body_end: int) -> Optional[int]:
 
 
 def in_exact_else_part(graph: FlowGraph, at: int, end: int) -> bool:
-    """Is instruction `at` inside the else part of an if statement that ends at `end`, whose body
-    jumps over that else part right to `end` (the statement goes on there, so a jump from the
-    else part past `end` is no way out of it)?"""
+    """Is instruction `at` inside the else part of an if statement whose body jumps over it
+    right to `end`, the end of the range being read (the statement goes on there, so a jump from
+    the else part past `end` is no way out of it)? The else part starts between that jump and
+    `at`, where the if's test jumps; the graph's region of that test has it as its else part
+    (holding `at`: not the dead jump 3.8/3.9 keep after its last raise) and the jump in its
+    body."""
     instrs, table = graph.instrs, graph.table
     for src in graph.jump_sources(end):
         if src >= at or instrs[src].opname != "JUMP":
@@ -325,7 +379,9 @@ def in_exact_else_part(graph: FlowGraph, at: int, end: int) -> bool:
                         or instrs[j].target != start:
                     continue
                 region = if_region(graph, j)
-                if region.orelse is not None and region.orelse.start == start and region.else_end == end \
-                        and region.body.start <= src:
+                orelse = region.orelse
+                if orelse is not None and orelse.start == start and region.else_end == end \
+                        and region.body.start <= src \
+                        and (at < orelse.end or graph.block_at(at).label in orelse.blocks):
                     return True
     return False
