@@ -75,31 +75,48 @@ def graph_answer(bc, test) -> Tuple[IfRegion, int]:
     return if_region(FlowGraph.of(bc), jump), jump
 
 
+def _follow(bc, k: int) -> int:
+    """Where a jump to `k` ends up, past unconditional jumps."""
+    seen = set()
+    instrs = bc.instrs
+    while 0 <= k < len(instrs) and k not in seen and instrs[k].opname == "JUMP":
+        seen.add(k)
+        k = instrs[k].target
+    return k
+
+
 def _classify(bc, test, has_else: bool, end: int, region: IfRegion, path: str) -> str:
+    """The disagreement's class, by the first of these that fits."""
     g = FlowGraph.of(bc)
     arms = [region.body] + ([region.orelse] if region.orelse else [])
     ways = set().union(*(a.ways for a in arms))
     g_else = region.orelse is not None
+    g_end = region.else_end if g_else else region.body_end
+    if g_else == has_else and _follow(bc, end) == _follow(bc, g_end if g_end is not None else -1):
+        return "same place: the reading's end jumps on to the graph's join (threaded jumps)"
+    if g_else == has_else and region.join is None and test.loop is not None and end == test.end \
+            and ways <= {Way.CONTINUE, Way.BREAK, Way.RETURN, Way.RAISE}:
+        return "same place: no join, the reading's end is the loop body's"
     if path == "_if_past_range":
-        return "test jumps past the range read (assert / enclosing block's way on)"
-    if end == test.end and not (g_else and region.else_end == end):
-        in_region = g.region_at(test.i) is not None
-        return "ends with the range read: " + ("inside a try/with/handler" if in_region else
-                                                "loop body end" if test.loop else "other")
-    if region.loop is not None and any(lp.header != region.loop and test.loop is not None
-                                       for lp in g.loops if region.loop in lp.body and lp.header in g.loops[0].body):
-        pass
-    if has_else and not g_else and region.body.leaves:
-        return "body leaves (" + ",".join(sorted(w.value for w in region.body.ways)) + "): reading has else, graph none"
-    if not has_else and g_else and region.orelse is not None and region.orelse.leaves:
-        return "else arm leaves: graph has else, reading none"
+        return "test jumps past the range read (assert, an enclosing block's way on)"
+    if test.loop is not None and region.loop is not None and region.loop not in test.loop.continue_targets:
+        return "loop the reading sees otherwise (while-bottom test, continue to the top test)"
+    if test.loop is not None and region.loop is None:
+        return "loop the graph does not see (never jumps back, or the test outside its blocks)"
+    if bc.version.has_exception_table and any(b >= test.end for a in arms for b in a.blocks) \
+            and g.handler_only_instructions() & {b for a in arms for b in a.blocks}:
+        return "handler code laid at the end (3.11+)"
+    if end == test.end:
+        if g.region_at(test.i) is not None or any(r.covers(end - 1) for r in g.regions):
+            return "ends with the enclosing try/with/handler range"
+        return "ends with the enclosing range (loop body, if part)"
+    if has_else != g_else and ways & {Way.CONTINUE, Way.BREAK, Way.RETURN, Way.RAISE}:
+        return "an arm leaves: else part or code after (compile alike)"
     if Way.RETURN in ways and bc.version.copies_exit_blocks:
         return "copied exit blocks (an arm returns)"
-    if region.join is None:
-        return "no join (both arms leave)"
-    if region.join < end:
-        return "graph joins earlier"
-    return "graph joins later"
+    if g.regions and any(g.region_at(b) is not None or b in g.handlers() for a in arms for b in a.blocks):
+        return "an arm holds a try/with (finally copies, handlers' ways out)"
+    return "other (join " + ("earlier" if region.join is not None and region.join < end else "later") + ")"
 
 
 def main() -> int:
