@@ -266,13 +266,13 @@ def _find_join(scope: _Scope, b: int, fall: int, taken: int) -> Tuple[Optional[i
     if fall not in scope.local:
         return taken, 0  # (the jump itself is the `break` / `continue`: the statement goes on at the fall)
     for step, ends in ((1, frozenset({Way.CONTINUE})), (2, frozenset(Way))):
+        # (a join at the body's start means the jumped-to arm only leaves, laid after the
+        # body: the layout tells whether that arm is an else part or the code after the if)
         reached, join = scope.join(b, ends)
         if join is not None and join != fall:
             return join, step
-        # (a join at the body's start: the jumped-to arm only leaves, laid after the body; the
-        # layout tells where that arm is: an else part, or the code after `if t: ...`)
         if reached:
-            break  # (both arms end only at the exit: the layout decides)
+            break  # (the arms meet only at the exit: the layout decides)
     # (the body laid before the false target; a jump from it past the target goes over the else part)
     reached, _ = scope.arm(fall, {taken, b})
     body = [k for k in reached if k < taken]
