@@ -7,6 +7,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import AssertionErrorName, folds_under_not
 from depyf.decompiler.instructions import TERMINAL, Instr
 from depyf.decompiler.control_model import COND_JUMPS, IfTest, LoopInfo, _may_complete, demorgan_not, short_circuits_value
+from depyf.decompiler.structure.if_regions import else_end_after
 
 
 class ControlIfLoops:
@@ -106,7 +107,7 @@ class ControlIfLoops:
         if len(targets) != 1 or None in targets:
             return None
         target = targets.pop()
-        if target > end and self.else_joins.get(end) == target:
+        if target > end and else_end_after(self.graph, end) == target:
             # to where the else part of the enclosing if ends, past that else part (which starts at
             # the end of the range): the way out of the enclosing body, so this else part runs to
             # the range's end (`if a: {if b: {if c: x} else: continue} else: y`, then more code)

@@ -7,6 +7,7 @@ from depyf.decompiler import borrows
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.graph.breaks import stray_break
+from depyf.decompiler.structure.if_regions import in_exact_else_part
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.control_model import COND_JUMPS, IfTest, LoopInfo, StatementsInValue, _may_complete
 
@@ -248,7 +249,7 @@ class ControlIfs:
                 raise self.fail(last, "jump out of the loop past its exit")
             if self._jumps_to_return_in_view(last.target, false_target, end):
                 return jump._replace(else_end=end - 1)
-            past_join = not self.pure_mode and not self._goes_on_past(last.target)
+            past_join = not self.pure_mode and not self._goes_on_past(last.target, at=last.index)
             return jump._replace(else_end=min(last.target, end), past_join=past_join)
         if loop is not None and last.target in loop.continue_targets and end == loop.body_end \
                 and last.index != end - 1 and last.index > fall \
@@ -286,7 +287,7 @@ class ControlIfs:
         threaded = self._threaded_else_end(fall, false_target, test.end, test.loop)
         if threaded is None:
             return None
-        body = self._run_if_body(fall, false_target, false_target, threaded)
+        body = self.run_range(fall, false_target, list(self.stack))
         closing = self._else_jump_to_bottom_test(fall, false_target, threaded, test.loop)
         orelse = self.run_range(false_target, threaded if closing is None else closing, list(self.stack))
         self.emit(n.If(test.cond, body, orelse))
@@ -309,8 +310,7 @@ class ControlIfs:
             # Read as statements, the if would only be emitted, which fails a value's reading.
             # Failing now keeps nested ifs from being read twice at each level (2**depth).
             raise StatementsInValue()
-        body = self._run_if_body(fall, false_target if jump.continue_ends_body else false_target - 1, false_target,
-                                 else_end)
+        body = self.run_range(fall, false_target if jump.continue_ends_body else false_target - 1, list(self.stack))
         if loop is not None and else_end == end and self.version.threads_jumps_once and body \
                 and isinstance(body[-1], n.If) \
                 and not body[-1].orelse and self.instrs[false_target - 1].target in loop.continue_targets \
@@ -324,7 +324,7 @@ class ControlIfs:
             # 3.8/3.9 keep the jump over the else part after a body that cannot fall through
             # only when the body's last statement was compound: `if b: return x else: ...`.
             fold_tail_into_else(body)
-        orelse = self._run_else_part(false_target, else_end, jump.last_at if last is not None else -1)
+        orelse = self.run_range(false_target, else_end, list(self.stack))
         if self.instrs[false_target - 1].target in (loop.continue_targets if loop else ()) and else_end != end \
                 and not jump.continue_ends_body:
             body.append(n.Continue())
@@ -510,22 +510,7 @@ class ControlIfs:
         self.emit(n.While(cond, body, []))
         return false_target
 
-    def _run_else_part(self, start: int, end: int, over: int) -> List[n.Stmt]:
-        """Read the else part [start, end) of an if whose body jumps over it at `over`. When that
-        jump lands right at `end`, the if statement goes on there: so does the else part's last
-        statement, and a jump from inside it past `end` is no way out of it (`_goes_on_past`)."""
-        exact = over >= 0 and self.instrs[over].opname == "JUMP" and self.instrs[over].target == end
-        if exact:
-            self.exact_joins[end] = self.exact_joins.get(end, 0) + 1
-        try:
-            return self.run_range(start, end, list(self.stack))
-        finally:
-            if exact:
-                self.exact_joins[end] -= 1
-                if not self.exact_joins[end]:
-                    del self.exact_joins[end]
-
-    def _goes_on_past(self, target: int, strict: bool = False) -> bool:
+    def _goes_on_past(self, target: int, strict: bool = False, at: int = -1) -> bool:
         """May a forward jump to `target`, at or past the end of the range being read, that no
         statement of the range claims, stand for the range's way out? Not when the range is (the
         tail of) an else part whose if statement goes on right at the range's end, since an
@@ -534,7 +519,7 @@ class ControlIfs:
         not seen (one that never jumps back, 3.11+: no trace of it is left) or the way out of
         a construct further out; read as the range's end, the code it skips would run."""
         end = self.end
-        if target <= end or not strict and end not in self.exact_joins:
+        if target <= end or not strict and not (0 <= at < end and in_exact_else_part(self.graph, at, end)):
             return True
         instrs = self.instrs
         last = instrs[end - 1] if 0 < end <= len(instrs) else None
@@ -630,19 +615,6 @@ class ControlIfs:
         return bool(self.pure_mode) and not self.version.copies_exit_blocks and target > end \
             and instrs[target].opname == "RETURN_VALUE" and false_target < end - 1 \
             and instrs[end - 1].opname == "RETURN_VALUE"
-
-    def _run_if_body(self, fall: int, stop: int, false_target: int, else_end: int) -> List[n.Stmt]:
-        """Read the body [fall, stop) of an if whose else part is [false_target, else_end): inside
-        it, a jump to `else_end` is the body's way past the else part (`_threaded_else_end`)."""
-        saved = self.else_joins.get(stop)
-        self.else_joins[stop] = else_end
-        try:
-            return self.run_range(fall, stop, list(self.stack))
-        finally:
-            if saved is None:
-                del self.else_joins[stop]
-            else:
-                self.else_joins[stop] = saved
 
     def _continue_after_if_body(self, fall: int, end: int, head: int) -> bool:
         """3.8/3.9: is the JUMP back to `head` right before the loop's closing jump (at `end`) a

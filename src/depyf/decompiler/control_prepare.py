@@ -95,10 +95,6 @@ class ControlPrepare:
         # The end of code only handlers reach, moved past the range it ends -> where that range goes on.
         self.tail_ways_on: Dict[int, int] = {}
         self.fall_override: Dict[int, int] = {}
-        # The end of an if body being read -> where the else part after it ends.
-        self.else_joins: Dict[int, int] = {}
-        # Ends of the else parts being read where their if statement goes on (`_run_else_part`).
-        self.exact_joins: Dict[int, int] = {}
         # The end of a range that a with statement ends -> where that with goes on when its
         # context manager suppresses an exception (exception_table).
         self.with_ways_on: Dict[int, int] = {}
