@@ -80,6 +80,13 @@ class ControlIfLoops:
         return last.opname in ("RETURN_VALUE", "RAISE_VARARGS") or \
             (last.opname == "JUMP" and last.target in loop.continue_targets)
 
+    def _threaded_to_bare_return(self, jump: Instr) -> bool:
+        """3.8/3.9: is `jump` a JUMP to a bare RETURN_VALUE? Those compilers turn a jump to a
+        bare return into a copy of it, but not one threaded there through another jump: the
+        join of a value's arms (`(e if c else c) if d else b` returned), no statement's."""
+        return not self.version.copies_exit_blocks and jump.target < len(self.instrs) \
+            and self.instrs[jump.target].opname == "RETURN_VALUE"
+
     def _threaded_else_end(self, fall: int, false_target: int, end: int, loop: Optional[LoopInfo]) -> Optional[int]:
         """The end of the else part of an if whose body [fall, false_target) ends in a raise,
         return, `break` or `continue` and has no jump over the else part: the compiler sent the
@@ -98,9 +105,11 @@ class ControlIfLoops:
             loop_targets = loop_targets - {loop.body_end}
         # (a value's `and`/`or` jumps with its left operand to where the value is used, no way
         # out of the statement: `x = ((a and b) if c else c) ...`, the `and` into the else arm's tail)
+        # 3.8/3.9: a JUMP to a bare return is one threaded on from a value's join (a statement's
+        # jump there would have become a copy of the return): `return (e if c else c) if d else b`.
         targets = {ins.target for ins in self.jumps_in(fall, false_target)
                    if (ins.opname in COND_JUMPS and not short_circuits_value(self.instrs, ins.index)
-                       or ins.opname == "JUMP")
+                       or ins.opname == "JUMP" and not self._threaded_to_bare_return(ins))
                    and ins.target > false_target and ins.target not in loop_targets}
         if len(targets) > 1:
             targets = {self._first_of_copied_blocks(sorted(targets))}

@@ -212,6 +212,9 @@ class ControlIfValues:
             length = other + 1 - t if false_target < t <= other else a_end - t if t < a_end else 0
             if 0 < length <= common:
                 return length
+        if not self.version.copies_exit_blocks and self.instrs[other].opname == "RETURN_VALUE" \
+                and any(self._threaded_to_bare_return(j) and j.target == other for j in self.jumps_in(fall, a_end)):
+            return 1  # (3.8/3.9: a value's join threaded on to the second arm's return)
         return None
 
     def _value_arms(self, cond: n.Expr, fall: int, false_target: int, other: int, longest: int,

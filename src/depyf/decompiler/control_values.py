@@ -55,9 +55,17 @@ class ControlValues:
         `target` go to the same place? Both were threaded on from where the branch's value
         is used: the short circuit lands on the jump past an inner conditional expression's
         else arm (`x = ((a and b) if c else c) if d else b`), the branch's own jump over it
-        went straight on."""
-        landing = self.instrs[target] if target < len(self.instrs) else None
-        return landing is not None and landing.opname == "JUMP" and landing.target == self.instrs[end].target
+        went straight on. Or that jump past the else arm became a copy of the bare return the
+        branch's jump goes to (`return ((c and c) if c else c) if d else b`)."""
+        instrs = self.instrs
+        landing = instrs[target] if target < len(instrs) else None
+        way_on = instrs[end].target
+        if landing is None or way_on is None:
+            return False
+        if landing.opname == "JUMP":
+            return landing.target == way_on
+        return landing.opname == "RETURN_VALUE" and not self.version.copies_exit_blocks \
+            and way_on < len(instrs) and instrs[way_on].opname == "RETURN_VALUE"
 
     def _short_circuit_operand(self, start: int, target: int) -> Optional[Tuple[n.Expr, int]]:
         """The right operand of a short circuit read from `start`, and where it ends: at the

@@ -31,3 +31,13 @@ def and_arm_stored_in_tuple(a, b, c, d):
     x = ((a and b) if c else c) if d else b, 1
     return x
 
+
+
+@cases(*VALUES)
+def and_of_same_name_returned(a, b, c, d):
+    return ((c and c) if c else c) if d else b
+
+
+@cases(*VALUES)
+def inner_arms_returned(a, b, c, d):
+    return (a if c else c) if d else b
