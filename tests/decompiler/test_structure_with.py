@@ -227,3 +227,21 @@ def test_stdlib_withs_found(module: str) -> None:
         known = {s.setup for s in table.statements}
         for call in table.exit_calls:
             assert call.owner in known or call.start in dead or call.start - 1 in dead, (code, call)
+
+
+def test_last_with_of_a_range() -> None:
+    """The last statement of an if body, a with holding another: the outer one."""
+    read = Read("""
+        def f(a, b, c):
+            if c:
+                g()
+                with a:
+                    with b:
+                        return k()
+            m()
+    """)
+    outer, inner = read.statement_of("a"), read.statement_of("b")
+    start, end = read.calls("g")[0], read.calls("m")[0]
+    assert read.table.last_in(start, end) is outer
+    assert read.table.last_in(inner.setup, end) is inner
+    assert read.table.last_in(end, end + 1) is None

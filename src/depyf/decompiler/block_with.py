@@ -10,7 +10,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.control import _drop_trailing_continue
 from depyf.decompiler.instructions import MAX_COPY as _MAX_COPY, Instr
-from depyf.decompiler.block_model import _EXIT_CALL, _AWAIT, _Block, _AsyncContext
+from depyf.decompiler.block_model import _EXIT_CALL, _Block, _AsyncContext
 
 
 class BlockWith:

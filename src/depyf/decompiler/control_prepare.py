@@ -99,9 +99,6 @@ class ControlPrepare:
         self.else_joins: Dict[int, int] = {}
         # Ends of the else parts being read where their if statement goes on (`_run_else_part`).
         self.exact_joins: Dict[int, int] = {}
-        # The end of a range that a with statement ends -> where that with goes on when its
-        # context manager suppresses an exception (exception_table).
-        self.with_ways_on: Dict[int, int] = {}
 
     def _loop_back_jumps(self, jumps: JumpIndex, handler_code: Set[int]) -> Dict[int, int]:
         """Each loop header -> the last jump back to it that closes the loop: a backward jump

@@ -62,8 +62,6 @@ class TableWith:
         if be != shape.protected_end and self.loops and self.loops[-1].iterator is not None:
             # The body ends in a `return <constant>` read into it (a for loop's iterator popped
             # first): what follows is no way out of it (the for loop's exit, say).
-            if after is not None and be >= self.end:
-                self.with_ways_on[self.end] = after
             return max(be, i + 1)
         return self._with_way_on(i, shape, base)
 
@@ -216,8 +214,6 @@ class TableWith:
             # (... and jumps back to the range's end, or to the code after the with laid in place)
             self._mark_dead(be, cont + 1)
             return over.target
-        if after is not None and cont >= self.end:
-            self.with_ways_on[self.end] = after  # (control: an if body that this with ends)
         if be >= self.end and cont > be:
             # The body's normal exit lies past the range (3.12+: after the END_ASYNC_FOR of an
             # async for that ends the body, in an if body): its exit call has been read here.

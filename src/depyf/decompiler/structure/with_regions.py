@@ -118,6 +118,13 @@ class WithTable:
         """The with statements entered in [start, end), in order."""
         return tuple(s for s in self.statements if start <= s.setup < end)
 
+    def last_in(self, start: int, end: int) -> Optional[WithStatement]:
+        """The last with statement of the range [start, end) that no other with of the range
+        holds: where the range's last statement is a with, that one."""
+        found = self.in_range(start, end)
+        outer = [s for s in found if not any(o.setup < s.setup < o.protected_end for o in found)]
+        return outer[-1] if outer else None
+
     def handlers_in(self, start: int, end: int) -> Tuple[WithStatement, ...]:
         """The with statements whose handler starts in [start, end), by where it starts."""
         return tuple(sorted((s for s in self.statements if start <= s.handler.start < end),
