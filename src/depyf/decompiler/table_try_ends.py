@@ -562,9 +562,7 @@ class TableTryEnds:
         for statement in self.withs.in_range(s, be):
             if not be <= statement.handler.start < t:
                 continue
-            j = statement.handler.way_on
-            if j is not None and instrs[j].opname == "JUMP":
-                j = instrs[j].target
+            j = statement.handler.way_on if statement.handler.goes_to is None else statement.handler.goes_to
             if j is None or not be <= j < t or t not in self._chain(j):
                 continue
             inside = [q for q in self._reach(j) if t in self._chain(q)]

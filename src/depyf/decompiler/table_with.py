@@ -387,9 +387,8 @@ class TableWith:
             h = inner.handler.start
             if h not in handler_code or t not in self._chain(h):
                 continue
-            y = inner.handler.way_on
-            if y is not None and instrs[y].opname == "JUMP":
-                y = instrs[y].target  # (the jump over the handler's cleanup)
+            # (past the jump over the handler's cleanup, where there is one)
+            y = inner.handler.way_on if inner.handler.goes_to is None else inner.handler.goes_to
             if y is None or not be <= y < t or y in warm:
                 continue
             k = y
@@ -462,11 +461,12 @@ class TableWith:
     def _with_handler_exit(self, t: int, warm: Set[int]) -> Optional[int]:
         """Where a with handler that suppressed the exception continues (the statement after)."""
         instrs = self.instrs
-        j = self.withs.handler_way_on(t)
-        if j is None:
+        statement = self.withs.by_handler(t)
+        j = statement.handler.way_on if statement is not None else None
+        if j is None or statement is None:
             return None
-        if instrs[j].opname == "JUMP":
-            y = instrs[j].target
+        y = statement.handler.goes_to
+        if y is not None:
             loop = self.loops[-1] if self.loops else None
             if loop is not None and y < len(instrs) and instrs[y].opname == "JUMP" \
                     and instrs[y].target in loop.continue_targets and y >= loop.body_end:
