@@ -1,9 +1,9 @@
 """Where the body of a 3.11+ try statement ends: past its protected range, through returns,
 handler break tails, copied exits and the ways on of inner clauses.
 """
-from typing import Iterator, List, Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
-from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.control import COND_JUMPS
 from depyf.decompiler.table_model import _BREAK, _FORWARD_JUMPS, _MAX_COPIED_EXIT, _MAX_RETURN_BLOCK
 
