@@ -267,9 +267,9 @@ class BlockFinally:
             # Left behind after a finally body that never finishes (3.9 keeps the dead jumps
             # to it after the raises of an if/else).
             return furthest + 1, True
-        if self._op(furthest) == "RERAISE" and any(self._op(t) == "WITH_EXCEPT_START" and furthest - t in (8, 11)
-                                                   for t in nested_handlers) \
-                and self._ops_at(furthest - 5, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")):
+        if self._op(furthest) == "RERAISE" and any(
+                w.handler.way_on == furthest and w.handler.test is not None
+                for w in self.withs.statements if w.handler.start in nested_handlers):
             # 3.10: a `with` ends the finally body; the way on after its handler swallowed the
             # exception is the closing RERAISE, copied there.
             return furthest, True
@@ -278,7 +278,7 @@ class BlockFinally:
                 and not any(self._runs_straight_into(t, furthest) for t in nested_handlers) \
                 and any((self._ops_at(k - 1, ("POP_EXCEPT", "JUMP")) and instrs[k].target is not None
                          and self._flows_to(instrs[k].target, furthest))
-                        or (self._with_swallow_exit(k) and self._flows_to(k + 1, furthest)) for k in seen):
+                        or (self.withs.suppressed_path_ends_at(k + 1) and self._flows_to(k + 1, furthest)) for k in seen):
             # A try in the finally body whose body never falls out (it raises or returns): the
             # rest of the finally body is reached only through that try's except clauses (their
             # jump on, after POP_EXCEPT), and ends in the closing re-raise, the last code that

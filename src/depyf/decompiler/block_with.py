@@ -10,7 +10,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.control import _drop_trailing_continue
 from depyf.decompiler.instructions import MAX_COPY as _MAX_COPY, Instr
-from depyf.decompiler.block_model import _EXIT_CALL, _AWAIT, _Block, _AsyncContext
+from depyf.decompiler.block_model import _EXIT_CALL, _Block, _AsyncContext
 
 
 class BlockWith:
@@ -80,23 +80,19 @@ class BlockWith:
         return manager
 
     def _with_parts(self, ins: Instr, i: int, h: int, awaits: int) -> Tuple[int, int, Optional[Tuple[int, int]]]:
-        """Where the with statement at `i` ends (past its handler at `h`), where its body ends, and
-        the copied tail its way out leaves through after the exit call, if any."""
-        instrs = self.instrs
-        if self._op(h) == "WITH_CLEANUP_START":
-            end = h + 3 + awaits
-            if self._op(end - 1) != "END_FINALLY":
-                raise self.fail(instrs[h], "unrecognised with cleanup")
-            body_end = h - 2 if self._ops_at(h - 2, ("POP_BLOCK", "BEGIN_FINALLY")) \
-                else self._live_end(i + 1, h)
-            tail: Optional[Tuple[int, int]] = None
-        elif self._op(h) == "WITH_EXCEPT_START":
-            end = h + 8 + awaits
-            if not self._ops_at(end - 5, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")):
-                raise self.fail(instrs[h], "unrecognised with cleanup")
-            body_end, tail = self._with_exit_copy(i, h, end, awaits)
-        else:
-            raise self.fail(instrs[h], "unrecognised with handler")
+        """Where the with statement at `i` ends (past its handler at `h`, the structure's), where
+        its body ends, and the copied tail its way out leaves through after the exit call, if any."""
+        statement = self.withs.at_setup(i)
+        if statement is None:
+            raise self.fail(self.instrs[h], "unrecognised with handler")
+        end = statement.handler.end
+        if statement.handler.test is None:
+            # 3.8: the normal exit `POP_BLOCK; BEGIN_FINALLY` falls into the handler
+            exit_ = self.withs.exit_call_at(h - 1)
+            if exit_ is not None and exit_.into_handler:
+                return end, h - 2, None
+            return end, self._live_end(i + 1, h), None
+        body_end, tail = self._with_exit_copy(i, h, end, awaits)
         return end, body_end, tail
 
     def _with_exit_copy(self, i: int, h: int, end: int, awaits: int) -> Tuple[int, Optional[Tuple[int, int]]]:
@@ -158,22 +154,11 @@ class BlockWith:
         return tail
 
     def _is_with_exit(self, k: int, awaits: int) -> bool:
-        """`POP_BLOCK; __exit__(None, None, None); [await]; POP_TOP` at `k` (3.9+)."""
-        if self._op(k) != "POP_BLOCK" or not self._ops_at(k + 1, _EXIT_CALL) or self.instrs[k + 1].argval is not None:
-            return False
-        j = k + 5
-        if awaits and not self._ops_at(j, _AWAIT):
-            return False
-        return self._op(j + awaits) == "POP_TOP"
-
-    def _with_swallow_exit(self, k: int) -> bool:
-        """Is `k` the last instruction of a with handler's way on after its `__exit__` swallowed
-        the exception (3.9/3.10: `WITH_EXCEPT_START; POP_JUMP_IF_TRUE s; RERAISE; s: POP_TOP x3;
-        POP_EXCEPT; POP_TOP`)?"""
-        s = k - 4
-        return s >= 3 and self._ops_at(s, ("POP_TOP", "POP_TOP", "POP_TOP", "POP_EXCEPT", "POP_TOP")) \
-            and self._ops_at(s - 3, ("WITH_EXCEPT_START", "POP_JUMP_IF_TRUE", "RERAISE")) \
-            and self.instrs[s - 2].target == s
+        """`POP_BLOCK; __exit__(None, None, None); [await]; POP_TOP` at `k` (3.9+), an await
+        there only where `awaits`."""
+        call = self.withs.exit_call_at(k + 1)
+        return self._op(k) == "POP_BLOCK" and call is not None and call.call == k + 1 \
+            and call.end - call.call == 5 + awaits
 
     # --- async for ------------------------------------------------------------------------------
 

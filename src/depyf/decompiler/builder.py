@@ -22,6 +22,7 @@ from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr, redirected
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.statements import StatementRules
+from depyf.decompiler.structure.with_regions import WithTable, with_table
 from depyf.decompiler.temporaries import TEMP_PREFIX
 
 Handler = Callable[["CodeBuilder", Instr, int], Optional[int]]
@@ -209,6 +210,11 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
             return frozenset()
         # (the graph of the code as decoded: `redirect` changes only this reading's view)
         return FlowGraph.of(self.bc).unreachable_instructions()
+
+    @cached_property
+    def withs(self) -> WithTable:
+        """The with statements of the code as decoded (`structure/with_regions.py`)."""
+        return with_table(FlowGraph.of(self.bc))
 
     @cached_property
     def merged_reraises(self) -> FrozenSet[int]:

@@ -286,15 +286,21 @@ class ControlIfValues:
         self.emit(n.ExprStmt(n.IfExp(cond, first, n.Const(instrs[false_target].argval))))
         return tail
 
-    def _with_way_on_past_else(self, body: List[n.Stmt], false_target: int, end: int) -> Optional[int]:
+    def _with_way_on_past_else(self, body: List[n.Stmt], fall: int, false_target: int, end: int) -> Optional[int]:
         """The end of the else part of an if whose body [.., false_target) ends with a with
         statement whose body never falls through (3.11: its handler code ends the if body) and
         which, when its context manager suppresses an exception, goes on elsewhere than at the
         false target: to the code after the if statement (the end of the else part), back to
         the loop's head (the if ends the loop body), or to a copy of the code after the if
         statement that is not the code at the false target (3.12+ lay it with the handler
-        code). None when the code at the false target follows the if."""
-        way_on = self.with_ways_on.get(false_target)
+        code). None when the code at the false target follows the if. (3.11+: the with
+        statement, and where its handler goes on, are the structure's.)"""
+        if not body or not isinstance(body[-1], n.With) or not self.version.has_exception_table:
+            return None
+        statement = self.withs.last_in(fall, false_target)
+        if statement is None:
+            return None
+        way_on = self._with_handler_exit(statement.handler.start, self._reach(statement.body_start))
         if way_on is None or way_on == false_target or not body or not isinstance(body[-1], n.With):
             return None
         loop = self.loops[-1] if self.loops else None

@@ -349,7 +349,6 @@ class ControlIfs:
         merged = self._constant_arms_before_copied_exit(cond, fall, false_target)
         if merged is not None:
             return merged
-        self.with_ways_on.pop(false_target, None)
         # (the common case, a body that may run off its end, is no loop's; nor is one whose
         # false target only the test jumps to)
         if self.instrs[false_target - 1].opname in ENDS_FLOW and not self.pure_mode \
@@ -424,7 +423,7 @@ class ControlIfs:
         else:
             # `if c: with cm: return x` then `else: ...`: a suppressed exception goes on after
             # the if statement, not at the false target (3.11+ lay no jump over the else part)
-            else_end = self._with_way_on_past_else(body, false_target, end) if false_target < end else None
+            else_end = self._with_way_on_past_else(body, fall, false_target, end) if false_target < end else None
         if else_end is None and (false_target < end and self._ends_in_outer_way_out(body, false_target)
                                  or self._else_before_dead_jump(false_target)
                                  or self._body_ends_in_copied_fall_out(fall, false_target, end, last_at)):

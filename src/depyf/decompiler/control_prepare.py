@@ -95,9 +95,6 @@ class ControlPrepare:
         # The end of code only handlers reach, moved past the range it ends -> where that range goes on.
         self.tail_ways_on: Dict[int, int] = {}
         self.fall_override: Dict[int, int] = {}
-        # The end of a range that a with statement ends -> where that with goes on when its
-        # context manager suppresses an exception (exception_table).
-        self.with_ways_on: Dict[int, int] = {}
 
     def _loop_back_jumps(self, jumps: JumpIndex, handler_code: Set[int]) -> Dict[int, int]:
         """Each loop header -> the last jump back to it that closes the loop: a backward jump

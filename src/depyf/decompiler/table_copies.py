@@ -287,7 +287,7 @@ class TableCopies:
         st = self._xt_state
         for h in range(a, a + length) if not self.version.handler_code_at_end else ():
             if st.kinds.get(h) == "with" and h in through:
-                j = self._swallowed_tail(h)
+                j = self.withs.handler_way_on(h)
                 if j is not None and a <= j < a + length and j not in flow and j in through:
                     return True
         return False

@@ -394,7 +394,7 @@ class TableExcept:
             # (or a with last in the body whose own body never ends normally: only a manager
             # that swallowed the exception goes on, past the with's handler code laid right
             # after the body, into the else part)
-            tails = {self._swallowed_tail(r.handler) for r in self._with_regions(s, be) if be <= r.handler < end}
+            tails = {w.handler.way_on for w in self.withs.in_range(s, be) if be <= w.handler.start < end}
             tails = {y for y in tails if y is not None and be < y < end and t not in self._chain(y)
                      and not self.jump_sources.get(y)}
             warm = self._reach(s)

@@ -203,7 +203,7 @@ class TableFinally:
                     or not self.version.handler_code_at_end or instrs[copy_start - 1].opname not in ENDS_FLOW:
                 continue
             if swallows is None:
-                swallows = {self._swallowed_tail(r.handler) for r in self._with_regions(s, be)} - {None}
+                swallows = {w.handler.way_on for w in self.withs.in_range(s, be)} - {None}
             sources = self.jump_sources.get(copy_start, ())
             if sources and all(src in swallows for src in sources):
                 self.skip[copy_stop] = copy_stop + 1

@@ -1,9 +1,9 @@
 """Where the body of a 3.11+ try statement ends: past its protected range, through returns,
 handler break tails, copied exits and the ways on of inner clauses.
 """
-from typing import Iterator, List, Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
-from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion, Instr
+from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.control import COND_JUMPS
 from depyf.decompiler.table_model import _BREAK, _FORWARD_JUMPS, _MAX_COPIED_EXIT, _MAX_RETURN_BLOCK
 
@@ -516,10 +516,10 @@ class TableTryEnds:
         for k in range(be - 1, s - 1, -1):
             if instrs[k].opname not in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
                 continue
-            region = st.region_at[self._with_body_start(k)] if k + 1 < be else None
-            if region is None or st.kinds.get(region.handler) != "with" or region.handler in st.handled:
+            statement = self.withs.at_setup(k) if k + 1 < be else None
+            if statement is None or statement.handler.start in st.handled:
                 return be
-            tw = region.handler
+            tw = statement.handler.start
             if t not in self._chain(k) or not be < tw:
                 return be
             warm = self._reach(k)
@@ -536,8 +536,8 @@ class TableTryEnds:
         instrs = self.instrs
         if be < 1 or instrs[be - 1].opname not in TERMINAL:
             return None
-        for region in self._with_regions(s, be):
-            j = self._swallowed_tail(region.handler)
+        for statement in self.withs.in_range(s, be):
+            j = statement.handler.way_on
             if j is None or j in warm or not be <= j < t or self.jump_sources.get(j):
                 continue
             r = j
@@ -559,12 +559,10 @@ class TableTryEnds:
         instrs = self.instrs
         if be < 1 or instrs[be - 1].opname not in TERMINAL and not self._jump_out_at(s, be, t):
             return be
-        for region in self._with_regions(s, be):
-            if not be <= region.handler < t:
+        for statement in self.withs.in_range(s, be):
+            if not be <= statement.handler.start < t:
                 continue
-            j = self._swallowed_tail(region.handler)
-            if j is not None and instrs[j].opname == "JUMP":
-                j = instrs[j].target
+            j = statement.handler.way_on if statement.handler.goes_to is None else statement.handler.goes_to
             if j is None or not be <= j < t or t not in self._chain(j):
                 continue
             inside = [q for q in self._reach(j) if t in self._chain(q)]
@@ -610,52 +608,14 @@ class TableTryEnds:
             found = self._reach(region.handler) - seen
             seen |= found
             todo.extend(found)
-        for region in self._with_regions(s, be):
+        for statement in self.withs.in_range(s, be):
             for k in sorted(seen - warm):
                 if k > be and k + 4 < len(instrs) and self._cleanup_of(k) == t \
-                        and self._cleanup_of(k - 1) == region.handler \
+                        and self._cleanup_of(k - 1) == statement.handler.start \
                         and instrs[k].opname == "LOAD_CONST" and instrs[k].argval is None \
                         and instrs[k + 3].opname == "CALL" and instrs[k + 4].opname == "POP_TOP":
                     be = max(be, k + 5)  # (the exit call's end)
         return be
-
-    def _with_regions(self, s: int, be: int) -> Iterator[ExceptionRegion]:
-        """The protected regions of the with statements that start in [s, be) (their handler
-        is the with's exit on an exception)."""
-        st = self._xt()
-        for k in range(s, be):
-            if self.instrs[k].opname not in ("BEFORE_WITH", "BEFORE_ASYNC_WITH"):
-                continue
-            region = st.region_at[self._with_body_start(k)]
-            if region is not None and st.kinds.get(region.handler) == "with":
-                yield region
-
-    def _swallowed_tail(self, tw: int) -> Optional[int]:
-        """Where a with handler goes on after `__exit__` swallowed the exception (past its
-        `POP_TOP; POP_EXCEPT; POP_TOP; POP_TOP`)."""
-        instrs = self.instrs
-        k = tw + 1
-        while k < len(instrs) and k < tw + 16 and instrs[k].opname != "POP_JUMP_IF_TRUE":
-            k += 1
-        if k >= len(instrs) or instrs[k].opname != "POP_JUMP_IF_TRUE":
-            return None
-        j = instrs[k].target + 4
-        return j if j < len(instrs) else None
-
-    def _with_body_start(self, i: int) -> int:
-        """The first instruction of a with body (after an async with's await of `__aenter__`)."""
-        instrs = self.instrs
-        if instrs[i].opname == "BEFORE_WITH":
-            return i + 1
-        k = i + 1
-        while k < len(instrs) and instrs[k].opname != "SEND":
-            k += 1
-        if k >= len(instrs):
-            return i + 1
-        start = instrs[k].target
-        if start < len(instrs) and instrs[start].opname == "END_SEND":
-            start += 1
-        return start
 
     def _only_exit_call(self, a: int, b: int) -> bool:
         """Is [a, b) the `__exit__(None, None, None)` call (and its await) of a with's normal exit?"""

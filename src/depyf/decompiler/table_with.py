@@ -7,6 +7,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import TERMINAL, Instr
 from depyf.decompiler.control import LoopInfo
+from depyf.decompiler.structure.with_regions import WithStatement
 from depyf.decompiler.table_model import _WithShape
 
 
@@ -14,26 +15,23 @@ class TableWith:
     """with and async with; mixed into `exception_table.ExceptionTableRules`."""
 
     def op_BEFORE_WITH(self, ins: Instr, i: int) -> int:
-        return self._build_with(i, i + 1, False)
+        return self._build_with(i, False)
 
     def op_BEFORE_ASYNC_WITH(self, ins: Instr, i: int) -> Optional[int]:
         if not self.version.has_exception_table:
             return super().op_BEFORE_ASYNC_WITH(ins, i)  # type: ignore[misc]
-        # BEFORE_ASYNC_WITH; GET_AWAITABLE 1; LOAD_CONST None; SEND ... [END_SEND]; <target>
-        k = i + 1
-        while k < len(self.instrs) and self.instrs[k].opname != "SEND":
-            k += 1
-        start = self.instrs[k].target
-        if start < len(self.instrs) and self.instrs[start].opname == "END_SEND":
-            start += 1
-        return self._build_with(i, start, True)
+        return self._build_with(i, True)
 
-    def _build_with(self, i: int, start: int, is_async: bool) -> int:
+    def _build_with(self, i: int, is_async: bool) -> int:
         if self.pure_mode:
             raise self.fail(self.instrs[i], "with statement inside an expression")
         ctx = self.finish_expr(self.pop())
         base = list(self.stack)
-        shape = self._with_shape(i, start, is_async)
+        statement = self.withs.at_setup(i)
+        if statement is None:
+            raise self.fail(self.instrs[i], "with statement without its exception handler")
+        start = statement.body_start
+        shape = self._with_shape(statement)
         body, target = self._read_with_body(start, shape.body_end, base)
         handler_tail, only_tail = self._mark_with_handler_code(shape)
         # Idiom: `with a: with b:` is written `with a, b:` (both compile the same).
@@ -64,27 +62,21 @@ class TableWith:
         if be != shape.protected_end and self.loops and self.loops[-1].iterator is not None:
             # The body ends in a `return <constant>` read into it (a for loop's iterator popped
             # first): what follows is no way out of it (the for loop's exit, say).
-            if after is not None and be >= self.end:
-                self.with_ways_on[self.end] = after
             return max(be, i + 1)
         return self._with_way_on(i, shape, base)
 
-    def _with_shape(self, i: int, start: int, is_async: bool) -> _WithShape:
-        """Where the handler of the with body at `start` lies, where it goes on when the exit
-        swallows the exception, and where the body ends: past the protected range, the body may
-        go on to a `return <constant>` after the exit call, to code that only an inner handler
-        goes on to, or to a return into a dead-end copy. The handler is marked as read."""
+    def _with_shape(self, statement: WithStatement) -> _WithShape:
+        """Where the with body at `start` ends (its handler and the handler's way on are the
+        structure's): past the protected range, the body may go on to a `return <constant>`
+        after the exit call, to code that only an inner handler goes on to, or to a return into
+        a dead-end copy. The handler is marked as read."""
         st = self._xt()
-        instrs = self.instrs
-        region = st.region_at[start] if start < len(instrs) else None
-        if region is None or st.kinds.get(region.handler) != "with":
-            raise self.fail(instrs[i], "with statement without its exception handler")
-        t = region.handler
+        start, t = statement.body_start, statement.handler.start
         st.handled.add(t)
         warm = self._reach(start)
         after = self._with_handler_exit(t, warm)
         span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
-        self._register_exit_calls(start, is_async, self._protected_end(start, t, warm))
+        self._register_exit_calls(start, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
         protected_end = be
         exit_at = self._normal_exit_past_handlers(be, t, warm)
@@ -222,8 +214,6 @@ class TableWith:
             # (... and jumps back to the range's end, or to the code after the with laid in place)
             self._mark_dead(be, cont + 1)
             return over.target
-        if after is not None and cont >= self.end:
-            self.with_ways_on[self.end] = after  # (control: an if body that this with ends)
         if be >= self.end and cont > be:
             # The body's normal exit lies past the range (3.12+: after the END_ASYNC_FOR of an
             # async for that ends the body, in an if body): its exit call has been read here.
@@ -393,12 +383,12 @@ class TableWith:
             return be
         handler_code = self.handler_only_code()
         found = None
-        for h in range(start, t):
-            if self._xt_state.kinds.get(h) != "with" or h not in handler_code or t not in self._chain(h):
+        for inner in self.withs.handlers_in(start, t):
+            h = inner.handler.start
+            if h not in handler_code or t not in self._chain(h):
                 continue
-            y = self._swallowed_tail(h)
-            if y is not None and instrs[y].opname == "JUMP":
-                y = instrs[y].target  # (the jump over the handler's cleanup)
+            # (past the jump over the handler's cleanup, where there is one)
+            y = inner.handler.way_on if inner.handler.goes_to is None else inner.handler.goes_to
             if y is None or not be <= y < t or y in warm:
                 continue
             k = y
@@ -454,10 +444,10 @@ class TableWith:
                 end = max(end, max(inside) + 1)
         # `with a: (with b: <never ends normally>); more`: the inner with's handler, after `b`
         # swallowed the exception, falls into `more`, which `a` still protects.
-        for h in range(start, t):
-            if st.kinds.get(h) != "with" or h not in handler_code:
+        for inner in self.withs.handlers_in(start, t):
+            if inner.handler.start not in handler_code:
                 continue
-            y = self._swallowed_tail(h)
+            y = inner.handler.way_on
             if y is None or not be <= y < t or y in warm:
                 continue
             region = st.region_at[y]
@@ -471,11 +461,12 @@ class TableWith:
     def _with_handler_exit(self, t: int, warm: Set[int]) -> Optional[int]:
         """Where a with handler that suppressed the exception continues (the statement after)."""
         instrs = self.instrs
-        j = self._swallowed_tail(t)
-        if j is None:
+        statement = self.withs.by_handler(t)
+        j = statement.handler.way_on if statement is not None else None
+        if j is None or statement is None:
             return None
-        if instrs[j].opname == "JUMP":
-            y = instrs[j].target
+        y = statement.handler.goes_to
+        if y is not None:
             loop = self.loops[-1] if self.loops else None
             if loop is not None and y < len(instrs) and instrs[y].opname == "JUMP" \
                     and instrs[y].target in loop.continue_targets and y >= loop.body_end:
@@ -599,39 +590,16 @@ class TableWith:
             self.skip[first] = k  # (the iterators' POP_TOPs are the return's, not statements)
         return k + 2
 
-    def _register_exit_calls(self, start: int, is_async: bool, body_end: int) -> None:
-        """`__exit__(None, None, None)` on each normal exit of a with body is not source.
+    def _register_exit_calls(self, start: int, body_end: int) -> None:
+        """`__exit__(None, None, None)` on each normal exit of a with body is not source: every
+        exit call from `start` on (the structure's) is stepped over.
 
         One on a way out from inside the body (before `body_end`) may be followed by the exit
         block a `break` jumped to, copied there."""
-        instrs = self.instrs
-        size = len(instrs)
-        for k in range(start, size - 4):
-            if not (instrs[k].opname == "LOAD_CONST" and instrs[k].argval is None
-                    and instrs[k + 1].opname == "LOAD_CONST" and instrs[k + 1].argval is None
-                    and instrs[k + 2].opname == "LOAD_CONST" and instrs[k + 2].argval is None
-                    and instrs[k + 3].opname == "CALL" and instrs[k + 3].arg == 2):
+        limit = len(self.instrs) - 4
+        for call in self.withs.exit_calls:
+            if not start <= call.call < limit:
                 continue
-            end = k + 4
-            if end < size and instrs[end].opname == "GET_AWAITABLE":
-                j = end
-                while j < size and instrs[j].opname != "SEND":
-                    j += 1
-                if j >= size:
-                    continue
-                end = instrs[j].target
-                if end < size and instrs[end].opname == "END_SEND":
-                    end += 1
-            if end >= size or instrs[end].opname != "POP_TOP":
-                continue
-            first = k - 1 if k - 1 >= 0 and instrs[k - 1].opname == "SWAP" and instrs[k - 1].arg == 2 else k
-            last = end + 1
-            if first < k and last + 1 < size and instrs[last].opname == "SWAP" and instrs[last].arg == 2 \
-                    and instrs[last + 1].opname == "POP_EXCEPT":
-                # A return from a with inside an except clause then puts the value below the
-                # previous exception; stepping over the exit call left the with's `__exit__`
-                # there instead, and POP_EXCEPT finds the exception wherever it lies.
-                last += 1
-            self.skip[first] = last
-            if first == k and k < body_end:
-                self._note_exit_break(end + 1)
+            self.skip[call.start] = call.end
+            if call.start == call.call and call.call < body_end:
+                self._note_exit_break(call.end)

@@ -10,7 +10,7 @@ from bisect import bisect_left
 from itertools import compress
 from operator import attrgetter, not_
 from types import CodeType
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, TypeVar
 
 from depyf.decompiler.graph import regions as rg
 from depyf.decompiler.graph.blocks import Block, BlockTable, split_blocks
@@ -23,6 +23,8 @@ from depyf.decompiler.graph.positions import SourcePositions
 from depyf.decompiler.graph.once import once
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Bytecode, Instr
 from depyf.decompiler.versions import BytecodeVersion
+
+_T = TypeVar("_T")
 
 # The label post-dominator queries give the virtual exit every returning or raising block leads to.
 EXIT = -1
@@ -53,6 +55,7 @@ class FlowGraph:
         self.size = len(bytecode.instrs)
         self._jumps: Optional[JumpIndex] = None
         self._sources: Optional[SourceTable] = None
+        self._kept: Dict[str, Any] = {}
 
     @classmethod
     def of(cls, bytecode: Bytecode) -> "FlowGraph":
@@ -61,6 +64,14 @@ class FlowGraph:
         if graph is None:
             graph = bytecode.graph = cls(bytecode)
         return graph
+
+    def kept(self, key: str, make: Callable[["FlowGraph"], _T]) -> _T:
+        """A fact derived from this graph by a module outside it (the structurer's
+        `structure/`): made by `make(self)` on the first ask under `key`, then the same value."""
+        kept = self._kept
+        if key not in kept:
+            kept[key] = make(self)
+        return kept[key]
 
     @property
     def code(self) -> CodeType:

@@ -1,5 +1,4 @@
-"""The region structurer over the control-flow graph: one module per construct (issue 20).
-
-Built so far: `if_regions`, the if statement's arms and join. The builder's rules still decide
-the constructs while reading; `if_regions` answers the same question from the graph alone, and
-`tools/if_joins.py` measures where the two agree."""
+"""The region structurer: one module per construct, each finding its construct on the graph
+(`graph/`) as typed, immutable facts that the rules read instead of discovering them while
+reading. Built so far: `with_regions` (with / async with) and `if_regions` (an if statement's
+arms and join; `tools/if_joins.py` measures where it and the rules agree)."""
