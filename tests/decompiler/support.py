@@ -8,6 +8,7 @@ import importlib.util
 import re
 import signal
 import sys
+import textwrap
 import time
 import types
 from pathlib import Path
@@ -152,6 +153,16 @@ def deadline(seconds: float, what: str) -> Iterator[None]:
         if outer_delay:
             left = outer_delay - (time.monotonic() - started)
             signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), outer_interval)
+
+
+def compiled_definition(source: str, name: str = "f") -> types.CodeType:
+    """The code object of the definition `name` in `source` (dedented), compiled by the running
+    interpreter: what the graph and structure tests read."""
+    module = compile(textwrap.dedent(source), "<test>", "exec")
+    for const in module.co_consts:
+        if isinstance(const, types.CodeType) and const.co_name == name:
+            return const
+    raise LookupError(name)
 
 
 def exec_definition(text: str, globals_: Dict[str, Any], name: str, filename: str) -> Any:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dis
 import sys
-import textwrap
 import types
 from contextlib import contextmanager
 from typing import Callable, Dict, Iterator, List, Optional, Set
@@ -23,6 +22,7 @@ from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.versions import host, host_is
 
 from .stdlib_sample import MODULES, module_path
+from .support import compiled_definition
 
 # The stdlib sample's modules and a few with more try/with/async/loop shapes.
 GRAPH_MODULES = MODULES + ("contextlib", "asyncio/tasks", "tarfile", "argparse", "shutil", "inspect")
@@ -31,15 +31,6 @@ VERSION = host()
 
 
 # --- helpers ----------------------------------------------------------------------------------
-
-def compiled(source: str, name: str = "f") -> types.CodeType:
-    """The code object of the definition `name` in `source`."""
-    module = compile(textwrap.dedent(source), "<test>", "exec")
-    for const in module.co_consts:
-        if isinstance(const, types.CodeType) and const.co_name == name:
-            return const
-    raise LookupError(name)
-
 
 class Read:
     """A function's decoded bytecode and graph, with lookups by the names its source calls."""
@@ -69,7 +60,7 @@ class Read:
 
 
 def read(source: str, name: str = "f") -> Read:
-    return Read(compiled(source, name))
+    return Read(compiled_definition(source, name))
 
 
 @contextmanager
@@ -302,7 +293,7 @@ def test_generator_loop() -> None:
 
 
 def test_comprehension_loop() -> None:
-    code = compiled("""
+    code = compiled_definition("""
     def f(xs):
         return [x * 2 for x in xs if x]
     """)
@@ -445,7 +436,7 @@ def test_match_cases() -> None:
 def test_twenty_thousand_statements() -> None:
     source = "def f(x):\n" + "".join(f"    x = g{k % 7}(x)\n" for k in range(20000)) + \
         "    while x:\n        x -= 1\n    return x\n"
-    code = compiled(source)
+    code = compiled_definition(source)
     with shallow_stack():
         r = Read(code)
         g = r.graph
@@ -459,7 +450,7 @@ def test_twenty_thousand_statements() -> None:
 def test_two_thousand_elifs() -> None:
     arms = "".join(f"    elif x == {k}:\n        y = h{k % 5}()\n" for k in range(1, 2000))
     source = "def f(x):\n    if x == 0:\n        y = h()\n" + arms + "    else:\n        y = 0\n    return y\n"
-    code = compiled(source)
+    code = compiled_definition(source)
     with shallow_stack():
         r = Read(code)
         g = r.graph
@@ -626,7 +617,7 @@ async def f(xs):
 def test_jump_tables_and_handler_code_equal_the_walks() -> None:
     """On the code the builder reads (decoded and canonicalized), the graph's jump tables and
     handler-only code are what walking the instructions finds."""
-    codes = stdlib_code_objects() + [compiled(ASYNC_FOR)]
+    codes = stdlib_code_objects() + [compiled_definition(ASYNC_FOR)]
     with_handlers = 0
     for code in codes:
         bytecode = passes.read(code, VERSION)
@@ -685,13 +676,13 @@ def f(k):
 def test_stray_break_of_a_loop_that_never_jumps_back() -> None:
     """An except clause's `break` past the rest of the body is found before the body is read;
     the clause's way out of a try that ends an if body is that if's own."""
-    bytecode = passes.read(compiled(NEVER_BACK_BREAK_IN_CLAUSE), VERSION)
+    bytecode = passes.read(compiled_definition(NEVER_BACK_BREAK_IN_CLAUSE), VERSION)
     fall, false_target = _loop_test(bytecode)
     found = stray_break(FlowGraph.of(bytecode), fall, false_target)
     assert found is not None
     ins = bytecode.instrs[found]
     assert ins.opname == "JUMP" and ins.target == false_target
-    bytecode = passes.read(compiled(IF_TRY_LAST), VERSION)
+    bytecode = passes.read(compiled_definition(IF_TRY_LAST), VERSION)
     fall, false_target = _loop_test(bytecode)
     assert any(bytecode.instrs[s].opname == "JUMP" for s in FlowGraph.of(bytecode).jump_sources(false_target))
     assert stray_break(FlowGraph.of(bytecode), fall, false_target) is None
@@ -749,6 +740,6 @@ def test_no_stray_break_of_a_loop_in_or_after_the_body(source: str) -> None:
     """A clause's `break` of a loop inside the if body ends that loop where the if ends; a
     clause's jump back to a loop after the if (its false target) is not in the body at all; the
     way out of a try nested in an except clause is no other way out of the outer try."""
-    bytecode = passes.read(compiled(source), VERSION)
+    bytecode = passes.read(compiled_definition(source), VERSION)
     fall, false_target = _loop_test(bytecode)
     assert stray_break(FlowGraph.of(bytecode), fall, false_target) is None

@@ -6,7 +6,6 @@ version: "the body holds `x = 1`", "the join is where `y` is loaded", "the else 
 """
 from __future__ import annotations
 
-import textwrap
 import types
 from typing import List, Optional
 
@@ -18,20 +17,14 @@ from depyf.decompiler.instructions import Bytecode, decode
 from depyf.decompiler.structure.if_regions import IfRegion, Way, else_end_after, if_region
 from depyf.decompiler.versions import host
 
+from .support import compiled_definition
+
 VERSION = host()
-
-
-def _code(source: str, name: str = "f") -> types.CodeType:
-    module = compile(textwrap.dedent(source), "<test>", "exec")
-    for const in module.co_consts:
-        if isinstance(const, types.CodeType) and const.co_name == name:
-            return const
-    raise LookupError(name)
 
 
 class Read:
     def __init__(self, source: str) -> None:
-        self.bytecode: Bytecode = decode(_code(source), VERSION)
+        self.bytecode: Bytecode = decode(compiled_definition(source), VERSION)
         self.graph = FlowGraph.of(self.bytecode)
 
     def load(self, name: str) -> int:
@@ -56,21 +49,25 @@ class Read:
         return self.graph.block_at(self.load(name)).label
 
 
+# An if/else whose arms join before three calls.
+IF_ELSE_THEN_CALLS = """
+    def f(a):
+        if a:
+            x = one()
+        else:
+            x = two()
+        y = three(x)
+        z = y(x)
+        return z(y, x)
+"""
+
+
 def holds(r: Read, arm_blocks, name: str) -> bool:
     return r.block(name) in arm_blocks
 
 
 def test_if_else_joins_after_both_arms():
-    r = Read("""
-        def f(a):
-            if a:
-                x = one()
-            else:
-                x = two()
-            y = three(x)
-            z = y(x)
-            return z(y, x)
-    """)
+    r = Read(IF_ELSE_THEN_CALLS)
     region = r.region("a")
     assert region.orelse is not None
     assert region.join == r.block("three")
@@ -198,16 +195,7 @@ def test_if_in_try_body_joins_inside_it():
 
 
 def test_else_end_after_names_the_else_part_of_a_body_end():
-    r = Read("""
-        def f(a):
-            if a:
-                x = one()
-            else:
-                x = two()
-            y = three(x)
-            z = y(x)
-            return z(y, x)
-    """)
+    r = Read(IF_ELSE_THEN_CALLS)
     region = r.region("a")
     assert else_end_after(r.graph, region.orelse.start) == region.else_end
     assert else_end_after(r.graph, r.load("three")) is None

@@ -6,7 +6,6 @@ exception goes on to the call after the with", "a return in the body leaves thro
 of its own". They hold on every version 3.8-3.15, whatever the layout."""
 from __future__ import annotations
 
-import textwrap
 import types
 from typing import List
 
@@ -19,23 +18,16 @@ from depyf.decompiler.structure.with_regions import WithStatement, WithTable, wi
 from depyf.decompiler.versions import host
 
 from .stdlib_sample import MODULES, module_path
+from .support import compiled_definition
 
 VERSION = host()
-
-
-def compiled(source: str, name: str = "f") -> types.CodeType:
-    module = compile(textwrap.dedent(source), "<test>", "exec")
-    for const in module.co_consts:
-        if isinstance(const, types.CodeType) and const.co_name == name:
-            return const
-    raise LookupError(name)
 
 
 class Read:
     """A function's canonical bytecode (what the rules read) and its with table."""
 
     def __init__(self, source: str, name: str = "f") -> None:
-        self.bytecode: Bytecode = passes.read(compiled(source, name), VERSION)
+        self.bytecode: Bytecode = passes.read(compiled_definition(source, name), VERSION)
         self.graph = FlowGraph.of(self.bytecode)
         self.table: WithTable = with_table(self.graph)
 
