@@ -383,7 +383,7 @@ def _decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     # nothing is dropped these are the final indices.
     index_at: Dict[int, int] = {}
     ops = raw[::2]  # (every instruction's opcode is at an even position of the raw code)
-    if t.no_caches and t.extended_ops.isdisjoint(ops):
+    if t.no_caches:
         finished = _decode_units(code, version, t, local_names, free_names, decoded, jumps, index_at)
         if finished is not None:
             return finished
@@ -414,18 +414,53 @@ def _out_of_range(code: CodeType, version: BytecodeVersion, offset: int, name: s
                               offset=offset, opname=name, python_version=version.key)
 
 
+def _prefixed_arguments(raw: bytes, ops: bytes, extended: FrozenSet[int]) -> Tuple[List[int], Dict[int, int]]:
+    """Code with EXTENDED_ARG prefixes (before 3.11): each code unit's argument with the bits of
+    the prefixes before it folded in, as `_decode_general` folds them, and each prefixed
+    instruction's raw offset -> its first prefix's (the offset the instruction gets: jumps to
+    it go there). Only the prefixes are visited: `bytes.find` skips the rest."""
+    args = list(raw[1::2])
+    starts: Dict[int, int] = {}
+    count = len(ops)
+    k = _next_prefix(ops, extended, 0)
+    while k >= 0:
+        first, ext = k, 0
+        while k < count and ops[k] in extended:
+            ext = (args[k] | ext) << 8
+            k += 1
+        if k == count:
+            break  # (a prefix of nothing, at the end: ignored, as `_decode_general` ignores it)
+        args[k] |= ext
+        starts[2 * k] = 2 * first
+        k = _next_prefix(ops, extended, k + 1)
+    return args, starts
+
+
+def _next_prefix(ops: bytes, extended: FrozenSet[int], start: int) -> int:
+    """The first code unit from `start` on that is an EXTENDED_ARG prefix, or -1."""
+    found = [k for k in (ops.find(op, start) for op in extended) if k >= 0]
+    return min(found) if found else -1
+
+
 def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_names: Sequence[str],
                   free_names: Sequence[str], decoded: List[Instr], jumps: List[Tuple[Instr, int]],
                   index_at: Dict[int, int]) -> Optional[Bytecode]:
-    """The common case before 3.11: one code unit per instruction, no prefixes, no caches (and no
-    instruction that decodes to two): the same instructions as `_decode_general` makes, made
-    faster. The instruction at offset 2k is the k-th. The finished bytecode where nothing is
-    dropped, else None (`decoded`, `jumps` and `index_at` filled for `_finish`)."""
+    """Code without caches (before 3.11): the same instructions as `_decode_general` makes, made
+    faster. The common case: one code unit per instruction, no prefixes (and no instruction that
+    decodes to two), where the instruction at offset 2k is the k-th. Prefixes (EXTENDED_ARG)
+    make no instruction here: their bits are folded into the arguments before the loop and the
+    indices and offsets set after it. The finished bytecode where nothing is dropped, else None
+    (`decoded`, `jumps` and `index_at` filled for `_finish`)."""
     info, unit, cmp_op, cmp_shift = t.info, t.unit, t.cmp_op, t.cmp_shift
     consts, names = code.co_consts, code.co_names
     raw = code.co_code
     size = len(raw)
     ops = raw[::2]
+    starts: Dict[int, int] = {}
+    if t.extended_ops.isdisjoint(ops):
+        args: Sequence[int] = raw[1::2]
+    else:
+        args, starts = _prefixed_arguments(raw, ops, t.extended_ops)
     append = decoded.append
     new = Instr  # (no __init__: a bare instance, its fields set below)
     offset, name = 0, ""  # (named by the error below)
@@ -433,7 +468,7 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
     try:
         # The argument's value, for the kinds that index a table: one lookup, no test per kind.
         by_kind = _argument_tables(consts, names, local_names, free_names)
-        for index, offset, op, oparg in zip(itertools.count(), range(0, size, 2), ops, raw[1::2]):
+        for index, offset, op, oparg in zip(itertools.count(), range(0, size, 2), ops, args):
             name, kind, _, alias, jump = info[op]
             if kind < _TABLE_KINDS:  # (most instructions)
                 arg, argval = oparg, by_kind[kind][oparg]
@@ -443,6 +478,8 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
                 arg, argval, alias = oparg, cmp_op[oparg >> cmp_shift], name
             elif kind == _UNKNOWN:
                 raise _unknown_opcode(code, version, op, offset)
+            elif kind == _EXTENDED:
+                continue  # (its bits are in the next unit's argument)
             elif kind == _METHOD or kind == _NEGATABLE:
                 # (what `_special` makes of these, its commonest before 3.12, without its calls)
                 instr = new()
@@ -480,9 +517,11 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
             append(instr)
     except IndexError:
         raise _out_of_range(code, version, offset, name) from None
-    if len(decoded) != size // 2:  # (never: each unit made one instruction)
+    if starts or len(decoded) != size // 2:  # (prefixes: fewer instructions than units)
         for k, instr in enumerate(decoded):
             instr.index = k
+            if instr.offset in starts:
+                instr.offset = starts[instr.offset]
             index_at.setdefault(instr.offset, k)
     elif t.dropped_ops.isdisjoint(ops):
         bytecode = _finish_in_place(code, version, decoded, jumps)
