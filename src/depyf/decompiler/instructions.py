@@ -414,15 +414,15 @@ def _out_of_range(code: CodeType, version: BytecodeVersion, offset: int, name: s
                               offset=offset, opname=name, python_version=version.key)
 
 
-def _prefixed_arguments(raw: bytes, ops: bytes, extended: FrozenSet[int]) -> Tuple[List[int], Dict[int, int]]:
-    """Code with EXTENDED_ARG prefixes (before 3.11): each code unit's argument with the bits of
-    the prefixes before it folded in, as `_decode_general` folds them, and each prefixed
-    instruction's raw offset -> its first prefix's (the offset the instruction gets: jumps to
-    it go there). Only the prefixes are visited: `bytes.find` skips the rest."""
-    args = list(raw[1::2])
-    starts: Dict[int, int] = {}
-    count = len(ops)
-    k = _next_prefix(ops, extended, 0)
+def _arguments(raw: bytes, ops: bytes, extended: FrozenSet[int]) -> Tuple[Sequence[int], Dict[int, int]]:
+    """Each code unit's argument, and where EXTENDED_ARG prefixes (before 3.11) come first, with
+    their bits folded in as `_decode_general` folds them; and each prefixed instruction's raw
+    offset -> its first prefix's (its offset: jumps to it go there). `bytes.find` visits only
+    the prefixes."""
+    k = min((k for k in map(ops.find, extended) if k >= 0), default=-1)
+    if k < 0:
+        return raw[1::2], {}  # (the common case)
+    args, starts, count = list(raw[1::2]), {}, len(ops)
     while k >= 0:
         first, ext = k, 0
         while k < count and ops[k] in extended:
@@ -432,37 +432,23 @@ def _prefixed_arguments(raw: bytes, ops: bytes, extended: FrozenSet[int]) -> Tup
             break  # (a prefix of nothing, at the end: ignored, as `_decode_general` ignores it)
         args[k] |= ext
         starts[2 * k] = 2 * first
-        k = _next_prefix(ops, extended, k + 1)
+        k = min((k for k in (ops.find(op, k + 1) for op in extended) if k >= 0), default=-1)
     return args, starts
-
-
-def _next_prefix(ops: bytes, extended: FrozenSet[int], start: int) -> int:
-    """The first code unit from `start` on that is an EXTENDED_ARG prefix, or -1."""
-    found = [k for k in (ops.find(op, start) for op in extended) if k >= 0]
-    return min(found) if found else -1
 
 
 def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_names: Sequence[str],
                   free_names: Sequence[str], decoded: List[Instr], jumps: List[Tuple[Instr, int]],
                   index_at: Dict[int, int]) -> Optional[Bytecode]:
     """Code without caches (before 3.11): the same instructions as `_decode_general` makes, made
-    faster. The common case: one code unit per instruction, no prefixes (and no instruction that
-    decodes to two), where the instruction at offset 2k is the k-th. Prefixes (EXTENDED_ARG)
-    make no instruction here: their bits are folded into the arguments before the loop and the
-    indices and offsets set after it. The finished bytecode where nothing is dropped, else None
-    (`decoded`, `jumps` and `index_at` filled for `_finish`)."""
+    faster. Commonly one code unit per instruction (no prefix, none decoding to two): offset 2k
+    is the k-th. Prefixes (EXTENDED_ARG) make none: `_arguments` folds their bits in, indices
+    and offsets are set after the loop. The finished bytecode where nothing is dropped, else
+    None (`decoded`, `jumps` and `index_at` filled for `_finish`)."""
     info, unit, cmp_op, cmp_shift = t.info, t.unit, t.cmp_op, t.cmp_shift
-    consts, names = code.co_consts, code.co_names
-    raw = code.co_code
-    size = len(raw)
-    ops = raw[::2]
-    starts: Dict[int, int] = {}
-    if t.extended_ops.isdisjoint(ops):
-        args: Sequence[int] = raw[1::2]
-    else:
-        args, starts = _prefixed_arguments(raw, ops, t.extended_ops)
-    append = decoded.append
-    new = Instr  # (no __init__: a bare instance, its fields set below)
+    consts, names, raw = code.co_consts, code.co_names, code.co_code
+    size, ops = len(raw), raw[::2]
+    args, starts = _arguments(raw, ops, t.extended_ops)
+    append, new = decoded.append, Instr  # (`Instr` has no __init__: its fields are set below)
     offset, name = 0, ""  # (named by the error below)
     # One handler around the whole loop: an argument out of range is the only IndexError there.
     try:
@@ -519,9 +505,7 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
         raise _out_of_range(code, version, offset, name) from None
     if starts or len(decoded) != size // 2:  # (prefixes: fewer instructions than units)
         for k, instr in enumerate(decoded):
-            instr.index = k
-            if instr.offset in starts:
-                instr.offset = starts[instr.offset]
+            instr.index, instr.offset = k, starts.get(instr.offset, instr.offset)
             index_at.setdefault(instr.offset, k)
     elif t.dropped_ops.isdisjoint(ops):
         bytecode = _finish_in_place(code, version, decoded, jumps)
