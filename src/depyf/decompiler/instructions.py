@@ -383,7 +383,7 @@ def _decode(code: CodeType, version: BytecodeVersion) -> Bytecode:
     # nothing is dropped these are the final indices.
     index_at: Dict[int, int] = {}
     ops = raw[::2]  # (every instruction's opcode is at an even position of the raw code)
-    if t.no_caches and t.extended_ops.isdisjoint(ops):
+    if t.no_caches:
         finished = _decode_units(code, version, t, local_names, free_names, decoded, jumps, index_at)
         if finished is not None:
             return finished
@@ -414,26 +414,47 @@ def _out_of_range(code: CodeType, version: BytecodeVersion, offset: int, name: s
                               offset=offset, opname=name, python_version=version.key)
 
 
+def _arguments(raw: bytes, ops: bytes, extended: FrozenSet[int]) -> Tuple[Sequence[int], Dict[int, int]]:
+    """Each code unit's argument, and where EXTENDED_ARG prefixes (before 3.11) come first, with
+    their bits folded in as `_decode_general` folds them; and each prefixed instruction's raw
+    offset -> its first prefix's (its offset: jumps to it go there). `bytes.find` visits only
+    the prefixes."""
+    k = min((k for k in map(ops.find, extended) if k >= 0), default=-1)
+    if k < 0:
+        return raw[1::2], {}  # (the common case)
+    args, starts, count = list(raw[1::2]), {}, len(ops)
+    while k >= 0:
+        first, ext = k, 0
+        while k < count and ops[k] in extended:
+            ext = (args[k] | ext) << 8
+            k += 1
+        if k == count:
+            break  # (a prefix of nothing, at the end: ignored, as `_decode_general` ignores it)
+        args[k] |= ext
+        starts[2 * k] = 2 * first
+        k = min((k for k in (ops.find(op, k + 1) for op in extended) if k >= 0), default=-1)
+    return args, starts
+
+
 def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_names: Sequence[str],
                   free_names: Sequence[str], decoded: List[Instr], jumps: List[Tuple[Instr, int]],
                   index_at: Dict[int, int]) -> Optional[Bytecode]:
-    """The common case before 3.11: one code unit per instruction, no prefixes, no caches (and no
-    instruction that decodes to two): the same instructions as `_decode_general` makes, made
-    faster. The instruction at offset 2k is the k-th. The finished bytecode where nothing is
-    dropped, else None (`decoded`, `jumps` and `index_at` filled for `_finish`)."""
+    """Code without caches (before 3.11): the same instructions as `_decode_general` makes, made
+    faster. Commonly one code unit per instruction (no prefix, none decoding to two): offset 2k
+    is the k-th. Prefixes (EXTENDED_ARG) make none: `_arguments` folds their bits in, indices
+    and offsets are set after the loop. The finished bytecode where nothing is dropped, else
+    None (`decoded`, `jumps` and `index_at` filled for `_finish`)."""
     info, unit, cmp_op, cmp_shift = t.info, t.unit, t.cmp_op, t.cmp_shift
-    consts, names = code.co_consts, code.co_names
-    raw = code.co_code
-    size = len(raw)
-    ops = raw[::2]
-    append = decoded.append
-    new = Instr  # (no __init__: a bare instance, its fields set below)
+    consts, names, raw = code.co_consts, code.co_names, code.co_code
+    size, ops = len(raw), raw[::2]
+    args, starts = _arguments(raw, ops, t.extended_ops)
+    append, new = decoded.append, Instr  # (`Instr` has no __init__: its fields are set below)
     offset, name = 0, ""  # (named by the error below)
     # One handler around the whole loop: an argument out of range is the only IndexError there.
     try:
         # The argument's value, for the kinds that index a table: one lookup, no test per kind.
         by_kind = _argument_tables(consts, names, local_names, free_names)
-        for index, offset, op, oparg in zip(itertools.count(), range(0, size, 2), ops, raw[1::2]):
+        for index, offset, op, oparg in zip(itertools.count(), range(0, size, 2), ops, args):
             name, kind, _, alias, jump = info[op]
             if kind < _TABLE_KINDS:  # (most instructions)
                 arg, argval = oparg, by_kind[kind][oparg]
@@ -443,6 +464,8 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
                 arg, argval, alias = oparg, cmp_op[oparg >> cmp_shift], name
             elif kind == _UNKNOWN:
                 raise _unknown_opcode(code, version, op, offset)
+            elif kind == _EXTENDED:
+                continue  # (its bits are in the next unit's argument)
             elif kind == _METHOD or kind == _NEGATABLE:
                 # (what `_special` makes of these, its commonest before 3.12, without its calls)
                 instr = new()
@@ -480,9 +503,9 @@ def _decode_units(code: CodeType, version: BytecodeVersion, t: _Tables, local_na
             append(instr)
     except IndexError:
         raise _out_of_range(code, version, offset, name) from None
-    if len(decoded) != size // 2:  # (never: each unit made one instruction)
+    if starts or len(decoded) != size // 2:  # (prefixes: fewer instructions than units)
         for k, instr in enumerate(decoded):
-            instr.index = k
+            instr.index, instr.offset = k, starts.get(instr.offset, instr.offset)
             index_at.setdefault(instr.offset, k)
     elif t.dropped_ops.isdisjoint(ops):
         bytecode = _finish_in_place(code, version, decoded, jumps)
