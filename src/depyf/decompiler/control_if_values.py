@@ -8,7 +8,7 @@ from depyf.decompiler import borrows
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING
-from depyf.decompiler.instructions import MAX_COPY, TERMINAL, Instr
+from depyf.decompiler.instructions import MAX_COPY, OPPOSITE_JUMPS, TERMINAL, Instr
 from depyf.decompiler.control_model import StatementsInValue, _flatten, demorgan_not, short_circuits_value
 
 
@@ -366,6 +366,9 @@ class ControlIfValues:
 
     def _threaded_boolean(self, ins: Instr, i: int, value: n.Expr) -> Optional[int]:
         """`(a and b) or c` before 3.12: the jump of `and` is threaded past the `or`'s own jump."""
+        through_end = self._threaded_through_end_test(ins, i, value)
+        if through_end is not None:
+            return through_end
         t = ins.target
         if t is None or t - 1 <= i or ins.opname not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"):
             return None
@@ -382,6 +385,27 @@ class ControlIfValues:
             self.stack.append(left)
             return t - 1
         return self._short_circuit("or" if inner_op == "and" else "and", left, t, outer.target)
+
+    def _threaded_through_end_test(self, ins: Instr, i: int, value: n.Expr) -> Optional[int]:
+        """`(d if b else (a and e)) or c` read as a value ending at a test that pops it (an
+        enclosing `... and x`): the operand jump of `a and e` was threaded through that test,
+        straight to its target (same sense) or just past it (opposite sense), so it shows here as
+        a test jumping out of the value instead of to its end."""
+        instrs, end = self.instrs, self.end
+        if not self.pure_mode or not self.version.threads_value_jumps_into_tests or end >= len(instrs):
+            return None
+        test = instrs[end]
+        if test.opname not in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE") or ins.target is None:
+            return None
+        same_way = ins.opname == test.opname and ins.target == test.target
+        past_test = OPPOSITE_JUMPS.get(ins.opname) == test.opname and ins.target == end + 1
+        if not (same_way or past_test):
+            return None
+        right = self.pure_value(i + 1, end)
+        if right is None:
+            return None
+        self.stack.append(_flatten("and" if ins.opname == "POP_JUMP_IF_FALSE" else "or", value, right))
+        return end
 
     def _chain_then_value_jump(self, cond: n.Expr, fall: int, false_target: int) -> Optional[int]:
         """`(a or b) and x or y` before 3.12: a test chain (`_threaded_boolean` reads a single

@@ -219,6 +219,14 @@ class BytecodeVersion:
         return self.key >= (3, 11)
 
     @property
+    def threads_value_jumps_into_tests(self) -> bool:
+        """Before 3.12 the peephole pass threads a JUMP_IF_X_OR_POP of an `and`/`or` operand that
+        lands on the POP_JUMP_IF_X testing the whole value: the operand's jump goes straight to
+        that test's target (same sense) or just past it (opposite sense), so an operand of
+        `(b or c) and x` can jump out of an if-expression's arm."""
+        return self.key < (3, 12)
+
+    @property
     def copies_closing_reraises(self) -> bool:
         """From 3.10 each jump to the closing re-raise of a finally body's exceptional copy gets a
         copy of it (`copies_exit_blocks`): pass `finally_reraises` sends the conditional jumps

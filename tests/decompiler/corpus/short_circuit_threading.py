@@ -87,5 +87,32 @@ def chained_comparison_in_a_later_arm(a, b, c, d):
     return pair(a, key=c or (c if b else d == d != a or c))
 
 
+# Before 3.12 an operand's JUMP_IF_X_OR_POP that lands on the test of the whole value is
+# threaded through it: the `a and c` arm of the conditional jumps to the enclosing test's target
+# (same sense) or just past it (opposite sense).
+@cases(*VALUES)
+def and_arm_threaded_past_or_into_and(a, b, c, d):
+    x = ((d if b else (a and c)) or b) and d
+    return x
+
+
+@cases(*VALUES)
+def or_arm_threaded_through_or_into_and(a, b, c, d):
+    x = ((a if d else (d or c)) or b) and c
+    return x
+
+
+@cases(*VALUES)
+def and_arm_threaded_through_and_into_or(a, b, c, d):
+    x = ((d if b else (a and c)) and b) or d
+    return x
+
+
+@cases(*VALUES)
+def or_arm_threaded_past_and_into_or(a, b, c, d):
+    x = ((a if d else (d or c)) and b) or c
+    return x
+
+
 def pair(value, key):
     return (value, key)
