@@ -6,6 +6,7 @@ from typing import Optional
 
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, TERMINAL, Instr
 from depyf.decompiler.control_model import _BLOCK_SETUPS
+from depyf.decompiler.structure.loop_regions import except_chain_end
 
 
 class ControlLoopTries:
@@ -129,7 +130,7 @@ class ControlLoopTries:
         if way_on is not None and way_on.opname not in TERMINAL:
             return None
         if instrs[t].opname in ("DUP_TOP", "POP_TOP"):
-            end = self._except_chain_end(t)
+            end = except_chain_end(self.instrs, t)
             if end is None:
                 return None
             later = [ins.target for ins in instrs[t:end] if ins.opname == "JUMP"

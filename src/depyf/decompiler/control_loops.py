@@ -8,6 +8,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, TERMINAL, Instr
 from depyf.decompiler.control_model import COND_JUMPS, LoopInfo, _drop_trailing_continue, _may_complete
+from depyf.decompiler.structure.loop_regions import closed_by_inline_handler
 
 
 class _WhileBounds(NamedTuple):
@@ -239,7 +240,7 @@ class ControlLoops:
             elif back.opname in COND_JUMPS:
                 raise self.fail(back, "loop test at the bottom does not match the top")
             elif h in self.returning_tails:
-                # The body ends in a block that returns (`_returning_tail_end`), past its last
+                # The body ends in a block that returns (`LoopRegion.returning_tail`), past its last
                 # jump back (a `continue`): that return is the body's last statement.
                 body_end = j + 1
                 explicit_continue = True
@@ -254,7 +255,7 @@ class ControlLoops:
             body_end = j + 1
             explicit_continue = True
         elif h in self.returning_tails:
-            # The body ends in a block that returns (`_returning_tail_end`): no jump closes it.
+            # The body ends in a block that returns (`LoopRegion.returning_tail`): no jump closes it.
             body_end = j + 1
             explicit_continue = True
         if h != body_start:
@@ -516,7 +517,7 @@ class ControlLoops:
         the loop ends at `j`."""
         instrs = self.instrs
         if not self.version.while_condition_duplicated or (instrs[j].opname != "JUMP" or instrs[j].target != h) \
-                and not self._closed_by_inline_handler(h, j, self.handler_only_code()):
+                and not closed_by_inline_handler(self, self.handler_closed, h, j, self.handler_only_code()):
             return None
         after = j + 1
         # (3.11: the handler code of a try in the body, laid inline after its last `continue`,
