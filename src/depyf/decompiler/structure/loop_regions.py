@@ -20,6 +20,7 @@ The answer is a fact of the code as laid out, the same for every reading of it: 
 of a while test, which the reader answers (`LoopFacts`); they too read only the code.
 """
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 from typing import Dict, FrozenSet, Mapping, Optional, Protocol, Sequence, Set, Tuple
 
@@ -74,25 +75,26 @@ class LoopRegion:
 
 @dataclass(frozen=True)
 class LoopTable:
-    """The loops of one code object, by header, and the views of them the rules read."""
+    """The loops of one code object, by header, and the views of them the rules read (each
+    made once, on first use: `cached_property` writes past the frozen dataclass's guard)."""
 
     regions: Mapping[int, LoopRegion]
     # Headers of loops only a handler's jump back closes, merged ones among them.
     handler_closed: FrozenSet[int]
 
-    @property
+    @cached_property
     def loop_end(self) -> Mapping[int, int]:
         return MappingProxyType({h: r.last for h, r in self.regions.items()})
 
-    @property
+    @cached_property
     def extra_headers(self) -> Mapping[int, FrozenSet[int]]:
         return MappingProxyType({h: r.other_headers for h, r in self.regions.items() if r.other_headers})
 
-    @property
+    @cached_property
     def handler_overrun(self) -> Mapping[int, int]:
         return MappingProxyType({h: r.overrun for h, r in self.regions.items() if r.overrun is not None})
 
-    @property
+    @cached_property
     def returning_tails(self) -> FrozenSet[int]:
         return frozenset(h for h, r in self.regions.items() if r.returning_tail)
 
