@@ -5,8 +5,8 @@ from typing import List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.exception_regions import EXPRESSION_OPS
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
+from depyf.decompiler.structure.except_clauses import TYPE_OPS
 from depyf.decompiler.table_model import _BREAK, _MAX_COPIED_EXIT, _MAX_RETURN_BLOCK
 
 
@@ -18,46 +18,33 @@ class TableClauses:
 
     def _parse_clauses(self, t: int, cleanup: int, base: List[n.Expr]
                        ) -> List[Tuple[Optional[n.Expr], Optional[str], int, int]]:
-        """(type, name, body start, body end) of each `except` clause of the handler at `t`."""
+        """(type, name, body start, body end) of each `except` clause of the handler at `t`
+        (their parts are `structure/except_clauses.py`'s; the types are read here, on a stack
+        holding the exceptions)."""
         instrs = self.instrs
+        chain = self.except_chain(t)
         clauses: List[Tuple[Optional[n.Expr], Optional[str], int, int]] = []
-        p = t + 1
-        while len(clauses) < 256:
-            ins = instrs[p]
-            if ins.opname == "POP_TOP":
+        for clause in chain.clauses:
+            if clause.test is None:
+                p = clause.start
                 end = cleanup if cleanup > p else self._clause_end(p)
-                clauses.append((None, None, p + 1, end))
+                clauses.append((None, None, clause.body_start, end))
                 return clauses
-            q = p
-            while q < len(instrs) and instrs[q].opname != "CHECK_EXC_MATCH":
-                if instrs[q].opname not in EXPRESSION_OPS:
-                    raise self.fail(instrs[q], "except clause without a type test")
-                q += 1
             stack = list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()]
             saved, self.stack = self.stack, stack
             try:
-                typ = self.pure_value(p, q)
+                typ = self.pure_value(*clause.test)
             finally:
                 self.stack = saved
-            jump = instrs[q + 1]
-            if typ is None or jump.opname != "POP_JUMP_IF_FALSE":
-                raise self.fail(instrs[q], "except clause type is not an expression")
-            nxt = jump.target
-            bind = instrs[q + 2]
-            name: Optional[str] = None
-            if bind.opname in _NAME_STORES:
-                name = bind.argval
-            elif bind.opname != "POP_TOP":
-                raise self.fail(bind, "except clause binds something that is not a name")
-            end = nxt
-            if name is not None and end - 4 > q and instrs[end - 1].opname == "RERAISE" \
-                    and instrs[end - 4].opname == "LOAD_CONST" and instrs[end - 2].argval == name:
-                end -= 4
-            clauses.append((typ, name, q + 3, end))
-            p = nxt
-            if instrs[p].opname == "RERAISE":
-                return clauses
-        raise self.fail(instrs[t], "too many except clauses")
+            if typ is None:
+                raise self.fail(instrs[clause.test[1]], "except clause type is not an expression")
+            assert clause.next is not None
+            end = clause.unbinding[0] if clause.unbinding is not None else clause.next
+            clauses.append((typ, clause.name, clause.body_start, end))
+        if chain.unread is not None:
+            at, reason = chain.unread
+            raise self.fail(instrs[at], reason)
+        return clauses
 
     def _parse_star_clauses(self, t: int, base: List[n.Expr]
                             ) -> Tuple[List[Tuple[Optional[n.Expr], Optional[str], int, int]], int]:
@@ -76,7 +63,7 @@ class TableClauses:
         while len(clauses) < 256:
             q = p
             while q < len(instrs) and instrs[q].opname != "CHECK_EG_MATCH":
-                if instrs[q].opname not in EXPRESSION_OPS:
+                if instrs[q].opname not in TYPE_OPS:
                     raise self.fail(instrs[q], "except* clause without a type test")
                 q += 1
             stack = list(base) + [m.Sentinel("previous-exception"), m.Sentinel("raised"),
