@@ -16,7 +16,7 @@ import pytest
 
 from depyf.decompiler import passes
 from depyf.decompiler.graph import FlowGraph
-from depyf.decompiler.structure.except_clauses import ClauseChain, clause_chain
+from depyf.decompiler.structure.except_clauses import ClauseChain, clause_chain, star_clause_chain
 from depyf.decompiler.versions import host
 
 from .stdlib_sample import module_path
@@ -240,3 +240,33 @@ def test_every_except_clause_of_the_standard_library_is_in_one_chain(module):
             assert found >= expected, definition.co_name
         else:
             assert found == expected, definition.co_name
+
+
+@pytest.mark.skipif(VERSION.key < (3, 11), reason="except* (3.11+)")
+def test_an_except_star_chain():
+    h = Handlers("""
+        def f():
+            try:
+                g()
+            except* ValueError as e:
+                a(e)
+            except* (KeyError, TypeError):
+                b()
+            after()
+    """)
+    handler = h.handler_of("g")
+    chain = star_clause_chain(h.graph, handler)
+    assert chain.unread is None and chain.reraise is None
+    named, tested = chain.clauses
+    assert (named.name, tested.name) == ("e", None)
+    assert named.unbinding is not None and tested.unbinding is None
+    # each body lies between its binding and its own end, before the next clause
+    assert named.body_start <= h.call("a") < named.body_end < named.next <= tested.start
+    assert tested.body_start <= h.call("b") < tested.body_end < tested.next
+    assert [h.instrs[k].argval for k in range(*named.test) if h.instrs[k].opname.startswith("LOAD_")] \
+        == ["ValueError"]
+    # the recombined groups' normal exit comes after every clause
+    assert chain.exit_at is not None and chain.exit_at > tested.next
+    assert star_clause_chain(h.graph, handler) is chain
+    # (as plain except clauses the chain is not one)
+    assert clause_chain(h.graph, handler).unread is not None

@@ -54,7 +54,8 @@ class ExceptClause:
     `body_start`: the body's first instruction (3.8-3.10's named clause: the SETUP_FINALLY of
     its hidden unbinding handler). `unbinding`: a named clause's exceptional `name = None;
     del name; re-raise`, as [start, end), None where it is not found (then the clause is not
-    one the readers can read)."""
+    one the readers can read). `body_end`: an except* clause's, before its unbinding and its
+    exit jump (None for an except clause: its readers decide where its body's way out starts)."""
 
     start: int
     test: Optional[Tuple[int, int]]
@@ -63,6 +64,7 @@ class ExceptClause:
     name: Optional[str]
     body_start: int
     unbinding: Optional[Tuple[int, int]] = None
+    body_end: Optional[int] = None
 
     @property
     def is_bare(self) -> bool:
@@ -74,12 +76,14 @@ class ClauseChain:
     """The clauses of the handler at `handler`, in order. `reraise`: the re-raise of an
     exception no clause matched (None where a bare clause ends the chain). `unread`: where
     and why the chain stops being one (None where it is whole): the clauses before it are
-    listed, and a reader fails there with the reason."""
+    listed, and a reader fails there with the reason. `exit_at`: an except* chain's normal
+    exit, after the exception groups are recombined (None for except clauses)."""
 
     handler: int
     clauses: Tuple[ExceptClause, ...]
     reraise: Optional[int]
     unread: Optional[Tuple[int, str]] = None
+    exit_at: Optional[int] = None
 
     @property
     def end(self) -> Optional[int]:
@@ -96,6 +100,16 @@ def clause_chain(graph: FlowGraph, handler: int) -> ClauseChain:
     if chain is None:
         read = _table_chain if graph.version.has_exception_table else _block_stack_chain
         chain = chains[handler] = read(graph.instrs, handler)
+    return chain
+
+
+def star_clause_chain(graph: FlowGraph, handler: int) -> ClauseChain:
+    """The except* clauses of the 3.11+ handler at `handler` (its PUSH_EXC_INFO), made on first
+    use and then kept with the graph."""
+    chains: Dict[int, ClauseChain] = graph.kept("except_star_clauses", lambda _: {})
+    chain = chains.get(handler)
+    if chain is None:
+        chain = chains[handler] = _star_chain(graph, handler)
     return chain
 
 
@@ -200,3 +214,54 @@ def _table_chain(instrs: Sequence[Instr], t: int) -> ClauseChain:
         if _op(instrs, p) == "RERAISE":
             return ClauseChain(t, tuple(clauses), p)
     return ClauseChain(t, tuple(clauses), None, (t, "too many except clauses"))
+
+
+def _star_chain(graph: FlowGraph, t: int) -> ClauseChain:
+    """3.11+ except*: after `PUSH_EXC_INFO` and the copies that keep the group (COPY, BUILD_LIST,
+    SWAP), each clause is `<type>; CHECK_EG_MATCH; COPY 1; POP_JUMP_IF_NONE next; STORE name |
+    POP_TOP; body; [name = None; del name]; JUMP`, then its own cleanup (LIST_APPEND 3 ...)
+    and two jumps; `next` pops the unmatched rest. After the last clause the groups are
+    recombined (`LIST_APPEND`, PREP_RERAISE_STAR, ...): the normal exit is 6 past it."""
+    instrs = graph.instrs
+    clauses: List[ExceptClause] = []
+    p = t + 1
+    while _op(instrs, p) in ("COPY", "BUILD_LIST", "SWAP"):
+        p += 1
+    while len(clauses) < MAX_CLAUSES:
+        q = p
+        while q < len(instrs) and instrs[q].opname != "CHECK_EG_MATCH":
+            if instrs[q].opname not in TYPE_OPS:
+                return ClauseChain(t, tuple(clauses), None, (q, "except* clause without a type test"))
+            q += 1
+        jump = q + 2
+        if _op(instrs, jump) != "POP_JUMP_IF_NONE":
+            return ClauseChain(t, tuple(clauses), None, (min(q, len(instrs) - 1),
+                                                         "except* clause type is not an expression"))
+        nxt = instrs[jump].target
+        assert nxt is not None
+        bind = q + 3
+        name = instrs[bind].argval if _op(instrs, bind) in _STORES else None
+        # The body's own region leads to the clause cleanup, right after the body's exit jump
+        # (3.13 copies the `LIST_APPEND 1` of the recombination in front of that jump).
+        body_region = graph.region_at(q + 4) if q + 4 < len(instrs) else None
+        cleanup_at = body_region.handler if body_region is not None else -1
+        if not q + 4 < cleanup_at < nxt:
+            # An empty body (`pass`) protects nothing: the cleanup, `[name = None; del name]
+            # LIST_APPEND 3; POP_TOP ...`, still closes the clause.
+            appends = [k for k in range(q + 4, nxt) if instrs[k].opname == "LIST_APPEND" and instrs[k].arg == 3]
+            cleanup_at = appends[-1] - (3 if name is not None else 0) if appends else -1
+        jump_at = cleanup_at - 1
+        if not (q + 4 <= jump_at < nxt) or instrs[jump_at].opname != "JUMP":
+            return ClauseChain(t, tuple(clauses), None, (q, "unrecognised except* clause"))
+        end = jump_at
+        if instrs[end - 1].opname == "LIST_APPEND" and instrs[end - 1].arg == 1:
+            end -= 1
+        unbinding = None
+        if name is not None:
+            end -= 3
+            unbinding = (end, end + 3)
+        clauses.append(ExceptClause(p, (p, q), jump, nxt, name, q + 4, unbinding, end))
+        p = nxt + 1
+        if _op(instrs, p) == "LIST_APPEND":
+            return ClauseChain(t, tuple(clauses), None, exit_at=p + 6)
+    return ClauseChain(t, tuple(clauses), None, (t, "too many except* clauses"))
