@@ -17,7 +17,7 @@ from depyf.decompiler import passes
 from depyf.decompiler.builder import CodeBuilder
 from depyf.decompiler.instructions import Bytecode
 from depyf.decompiler.printer import Printer
-from depyf.decompiler.structure.loop_regions import LoopRegion, LoopTable, except_chain_end, loop_table
+from depyf.decompiler.structure.loop_regions import LoopRegion, LoopTable, loop_table
 from depyf.decompiler.versions import host
 
 from .stdlib_sample import MODULES, module_path
@@ -267,27 +267,6 @@ def test_the_builder_reads_the_tables_of_its_loops():
     assert dict(builder.handler_overrun) == dict(table.handler_overrun)
     assert builder.returning_tails == table.returning_tails
     assert dict(builder.loop_extra_headers) == dict(table.extra_headers)
-
-
-@pytest.mark.skipif(VERSION.has_exception_table, reason="3.8-3.10 clause layout (block stack)")
-def test_except_chain_end_is_past_the_no_match_reraise():
-    r = Read("""
-        def f():
-            try:
-                g()
-            except A:
-                a()
-            except B:
-                b()
-            after()
-    """)
-    instrs = r.instrs
-    handler = next(ins.target for ins in instrs if ins.opname == "SETUP_FINALLY")
-    end = except_chain_end(instrs, handler)
-    assert end is not None
-    assert instrs[end - 1].opname in ("RERAISE", "END_FINALLY")
-    assert all(k < end for k in r.calls("a") + r.calls("b"))
-    assert except_chain_end(instrs, r.call("g")) is None  # (not the start of a clause chain)
 
 
 def _definitions(code: types.CodeType) -> Iterator[types.CodeType]:

@@ -10,7 +10,8 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.control import COND_JUMPS, _drop_trailing_continue, fold_tail_into_else
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY as _MAX_COPY, TERMINAL
-from depyf.decompiler.block_model import (_BLOCK_OPS, _ROTATIONS, _STORES, Exit, _never_falls_through, _Block,
+from depyf.decompiler.structure.except_clauses import ExceptClause
+from depyf.decompiler.block_model import (_BLOCK_OPS, _ROTATIONS, Exit, _never_falls_through, _Block,
                                           _token)
 
 
@@ -413,54 +414,36 @@ class BlockTryExcept:
             self.skip[last] = hend
 
     def _handler_chain(self, h: int) -> Tuple[List[n.ExceptHandler], List[Exit], int]:
-        """The except clauses starting at `h`: handlers, how each leaves, and where the chain ends."""
+        """The except clauses starting at `h` (their parts are `structure/except_clauses.py`'s):
+        handlers, how each leaves, and where the chain ends."""
         instrs = self.instrs
+        chain = self.except_chain(h)
         handlers: List[n.ExceptHandler] = []
         exits: List[Exit] = []
-        k = h
         outer = list(self.stack)
         tokens = [_token("exc"), _token("exc"), _token("exc")]
-        while True:
-            if self._op(k) == "DUP_TOP":
-                match = k + 1
-                while match < len(instrs) and not (
-                        instrs[match].opname == "JUMP_IF_NOT_EXC_MATCH"
-                        or (instrs[match].opname == "COMPARE_OP" and instrs[match].argval == "exception match")):
-                    match += 1
-                if match >= len(instrs):
-                    raise self.fail(instrs[k], "except clause without an exception match")
-                jump = match if instrs[match].opname == "JUMP_IF_NOT_EXC_MATCH" else match + 1
-                if instrs[jump].opname not in ("JUMP_IF_NOT_EXC_MATCH", "POP_JUMP_IF_FALSE"):
-                    raise self.fail(instrs[jump], "except clause without an exception match")
-                exc_type = self.pure_value(k + 1, match)
-                if exc_type is None:
-                    raise self.fail(instrs[k + 1], "except clause type is not an expression")
-                nxt = instrs[jump].target
-                a = jump + 1
-                if self._ops_at(a, ("POP_TOP", "POP_TOP", "POP_TOP")):
-                    name = None
-                elif self._op(a) == "POP_TOP" and self._op(a + 1) in _STORES and self._op(a + 2) == "POP_TOP":
-                    name = instrs[a + 1].argval
-                else:
-                    raise self.fail(instrs[a], "except clause does not bind its exception")
-                if name is None:
-                    body, exit = self._handler_body(a + 3, nxt, outer, tokens)
-                else:
-                    body, exit = self._named_handler_body(a + 3, nxt, name, outer, tokens)
-                handlers.append(n.ExceptHandler(exc_type, name, body))
-                exits.append(exit)
-                k = nxt
-                if self._op(k) in ("END_FINALLY", "RERAISE"):
-                    return handlers, exits, k + 1
-                continue
-            if self._ops_at(k, ("POP_TOP", "POP_TOP", "POP_TOP")):
-                start = k + 3
-                end, hend = self._bare_handler_end(h, start)
-                body, exit = self._handler_body(start, end, outer, tokens)
+        for clause in chain.clauses:
+            if clause.test is None:
+                end, hend = self._bare_handler_end(h, clause.body_start)
+                body, exit = self._handler_body(clause.body_start, end, outer, tokens)
                 handlers.append(n.ExceptHandler(None, None, body))
                 exits.append(exit)
                 return handlers, exits, hend
-            raise self.fail(instrs[k], "unrecognised except clause")
+            exc_type = self.pure_value(*clause.test)
+            if exc_type is None:
+                raise self.fail(instrs[clause.test[0]], "except clause type is not an expression")
+            assert clause.next is not None
+            if clause.name is None:
+                body, exit = self._handler_body(clause.body_start, clause.next, outer, tokens)
+            else:
+                body, exit = self._named_handler_body(clause, outer, tokens)
+            handlers.append(n.ExceptHandler(exc_type, clause.name, body))
+            exits.append(exit)
+        if chain.unread is not None:
+            at, reason = chain.unread
+            raise self.fail(instrs[at], reason)
+        assert chain.reraise is not None
+        return handlers, exits, chain.reraise + 1
 
     def _handler_body(self, start: int, end: int, outer: List[n.Expr],
                       tokens: List[n.Expr]) -> Tuple[List[n.Stmt], Exit]:
@@ -506,16 +489,16 @@ class BlockTryExcept:
             exit = ("tail",) + block.info["pending"]
         return body, exit
 
-    def _named_handler_body(self, start: int, end: int, name: str, outer: List[n.Expr],
+    def _named_handler_body(self, clause: ExceptClause, outer: List[n.Expr],
                             tokens: List[n.Expr]) -> Tuple[List[n.Stmt], Exit]:
         """`except E as name:` - its body sits in a hidden try/finally that unbinds `name`."""
         instrs = self.instrs
-        setup = instrs[start]
-        if setup.opname != "SETUP_FINALLY":
-            raise self.fail(setup, "except ... as without its cleanup block")
-        c = setup.target
-        if not self._is_name_cleanup(c, name):
-            raise self.fail(instrs[c], "except ... as without its cleanup block")
+        start, name = clause.body_start, clause.name
+        assert clause.next is not None and name is not None
+        end = clause.next
+        if clause.unbinding is None:
+            raise self.fail(instrs[start], "except ... as without its cleanup block")
+        c = clause.unbinding[0]
         body_end, exit = c, None
         if self._op(c + 3) == "END_FINALLY":
             # 3.8: POP_BLOCK; BEGIN_FINALLY; cleanup; END_FINALLY; POP_EXCEPT; way out.
@@ -592,19 +575,10 @@ class BlockTryExcept:
         """Where the except clauses of a try whose handler is at `h` end (after their closing
         END_FINALLY / RERAISE, or after a final bare clause), found from the clauses'
         exception-match jumps alone; None when `h` is no except clause."""
-        instrs = self.instrs
-        k = h
-        while self._op(k) == "DUP_TOP":
-            match = k + 1
-            while match < len(instrs) and instrs[match].opname != "JUMP_IF_NOT_EXC_MATCH" \
-                    and not (instrs[match].opname == "COMPARE_OP" and instrs[match].argval == "exception match"):
-                match += 1
-            jump = match if self._op(match) == "JUMP_IF_NOT_EXC_MATCH" else match + 1
-            if self._op(jump) not in ("JUMP_IF_NOT_EXC_MATCH", "POP_JUMP_IF_FALSE"):
-                return None
-            k = instrs[jump].target
-            if self._op(k) in ("END_FINALLY", "RERAISE"):
-                return k + 1
-        if self._ops_at(k, ("POP_TOP", "POP_TOP", "POP_TOP")) and (k > h or not self._finally_exit_at(k)):
-            return self._bare_handler_end(k, k + 3)[1]
+        chain = self.except_chain(h)
+        if chain.end is not None:
+            return chain.end
+        last = chain.clauses[-1] if chain.clauses and chain.unread is None else None
+        if last is not None and last.is_bare and (last.start > h or not self._finally_exit_at(last.start)):
+            return self._bare_handler_end(last.start, last.body_start)[1]
         return None

@@ -11,7 +11,8 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.mangling import CO_OPTIMIZED
 from depyf.decompiler.instructions import MAX_COPY as _MAX_COPY, TERMINAL, Instr
-from depyf.decompiler.block_model import _ROTATIONS, _STORES, _DELETES, _EXIT_CALL, _AWAIT, _Block
+from depyf.decompiler.block_model import _ROTATIONS, _EXIT_CALL, _AWAIT, _Block
+from depyf.decompiler.structure.except_clauses import is_unbinding
 
 
 class BlockUnwind:
@@ -320,10 +321,7 @@ class BlockUnwind:
 
     def _is_name_cleanup(self, k: int, name: str) -> bool:
         """`e = None; del e` at `k`: the end of an `except ... as e` body."""
-        instrs = self.instrs
-        return self._op(k) == "LOAD_CONST" and instrs[k].argval is None \
-            and self._op(k + 1) in _STORES and instrs[k + 1].argval == name \
-            and self._op(k + 2) in _DELETES and instrs[k + 2].argval == name
+        return is_unbinding(self.instrs, k, name)
 
     def op_POP_BLOCK(self, ins: Instr, i: int) -> int:
         return self._unwind(ins, i)

@@ -22,6 +22,7 @@ from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr, redirected
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.statements import StatementRules
+from depyf.decompiler.structure.except_clauses import ClauseChain, clause_chain, star_clause_chain
 from depyf.decompiler.structure.with_regions import WithTable, with_table
 from depyf.decompiler.temporaries import TEMP_PREFIX
 
@@ -215,6 +216,15 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
     def withs(self) -> WithTable:
         """The with statements of the code as decoded (`structure/with_regions.py`)."""
         return with_table(FlowGraph.of(self.bc))
+
+    def except_chain(self, handler: int) -> ClauseChain:
+        """The except clauses of the handler at `handler`, in the code as decoded
+        (`structure/except_clauses.py`)."""
+        return clause_chain(self.graph, handler)
+
+    def except_star_chain(self, handler: int) -> ClauseChain:
+        """The except* clauses of the 3.11+ handler at `handler` (`structure/except_clauses.py`)."""
+        return star_clause_chain(self.graph, handler)
 
     @cached_property
     def merged_reraises(self) -> FrozenSet[int]:

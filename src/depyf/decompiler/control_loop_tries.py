@@ -6,7 +6,6 @@ from typing import Optional
 
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY, TERMINAL, Instr
 from depyf.decompiler.control_model import _BLOCK_SETUPS
-from depyf.decompiler.structure.loop_regions import except_chain_end
 
 
 class ControlLoopTries:
@@ -130,7 +129,7 @@ class ControlLoopTries:
         if way_on is not None and way_on.opname not in TERMINAL:
             return None
         if instrs[t].opname in ("DUP_TOP", "POP_TOP"):
-            end = except_chain_end(self.instrs, t)
+            end = self.except_chain(t).end
             if end is None:
                 return None
             later = [ins.target for ins in instrs[t:end] if ins.opname == "JUMP"

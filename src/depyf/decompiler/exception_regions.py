@@ -22,15 +22,8 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tupl
 
 from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion
+from depyf.decompiler.structure.except_clauses import TYPE_OPS
 
-# Instructions that may appear in the type expression of an `except` clause.
-EXPRESSION_OPS = frozenset({
-    "LOAD_GLOBAL", "LOAD_NAME", "LOAD_FAST", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_CONST",
-    "LOAD_ATTR", "BUILD_TUPLE", "BINARY_SUBSCR", "PUSH_NULL", "CALL", "KW_NAMES", "LOAD_FROM_DICT_OR_DEREF",
-    "LOAD_FROM_DICT_OR_GLOBALS", "BINARY_OP", "LOAD_SUPER_ATTR",
-    # a tuple with a starred item, `except (E, *more):` (3.12+ convert with an intrinsic call)
-    "BUILD_LIST", "LIST_EXTEND", "LIST_APPEND", "LIST_TO_TUPLE", "CALL_INTRINSIC_1",
-})
 # Handler kinds that are source statements (their handler code starts with PUSH_EXC_INFO).
 CONSTRUCTS = frozenset({"except", "finally", "star", "with"})
 
@@ -117,7 +110,7 @@ class ExceptionRegionAnalysis:
             k = t + 1
             if k < len(instrs) and instrs[k].opname == "POP_TOP":
                 return "except"
-            while k < len(instrs) and instrs[k].opname in EXPRESSION_OPS:
+            while k < len(instrs) and instrs[k].opname in TYPE_OPS:
                 k += 1
             if k < len(instrs) and instrs[k].opname == "CHECK_EXC_MATCH":
                 return "except"

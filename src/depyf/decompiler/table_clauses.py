@@ -5,7 +5,6 @@ from typing import List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.exception_regions import EXPRESSION_OPS
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.table_model import _BREAK, _MAX_COPIED_EXIT, _MAX_RETURN_BLOCK
 
@@ -18,103 +17,59 @@ class TableClauses:
 
     def _parse_clauses(self, t: int, cleanup: int, base: List[n.Expr]
                        ) -> List[Tuple[Optional[n.Expr], Optional[str], int, int]]:
-        """(type, name, body start, body end) of each `except` clause of the handler at `t`."""
+        """(type, name, body start, body end) of each `except` clause of the handler at `t`
+        (their parts are `structure/except_clauses.py`'s; the types are read here, on a stack
+        holding the exceptions)."""
         instrs = self.instrs
+        chain = self.except_chain(t)
         clauses: List[Tuple[Optional[n.Expr], Optional[str], int, int]] = []
-        p = t + 1
-        while len(clauses) < 256:
-            ins = instrs[p]
-            if ins.opname == "POP_TOP":
+        for clause in chain.clauses:
+            if clause.test is None:
+                p = clause.start
                 end = cleanup if cleanup > p else self._clause_end(p)
-                clauses.append((None, None, p + 1, end))
+                clauses.append((None, None, clause.body_start, end))
                 return clauses
-            q = p
-            while q < len(instrs) and instrs[q].opname != "CHECK_EXC_MATCH":
-                if instrs[q].opname not in EXPRESSION_OPS:
-                    raise self.fail(instrs[q], "except clause without a type test")
-                q += 1
             stack = list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()]
             saved, self.stack = self.stack, stack
             try:
-                typ = self.pure_value(p, q)
+                typ = self.pure_value(*clause.test)
             finally:
                 self.stack = saved
-            jump = instrs[q + 1]
-            if typ is None or jump.opname != "POP_JUMP_IF_FALSE":
-                raise self.fail(instrs[q], "except clause type is not an expression")
-            nxt = jump.target
-            bind = instrs[q + 2]
-            name: Optional[str] = None
-            if bind.opname in _NAME_STORES:
-                name = bind.argval
-            elif bind.opname != "POP_TOP":
-                raise self.fail(bind, "except clause binds something that is not a name")
-            end = nxt
-            if name is not None and end - 4 > q and instrs[end - 1].opname == "RERAISE" \
-                    and instrs[end - 4].opname == "LOAD_CONST" and instrs[end - 2].argval == name:
-                end -= 4
-            clauses.append((typ, name, q + 3, end))
-            p = nxt
-            if instrs[p].opname == "RERAISE":
-                return clauses
-        raise self.fail(instrs[t], "too many except clauses")
+            if typ is None:
+                raise self.fail(instrs[clause.test[1]], "except clause type is not an expression")
+            assert clause.next is not None
+            end = clause.unbinding[0] if clause.unbinding is not None else clause.next
+            clauses.append((typ, clause.name, clause.body_start, end))
+        if chain.unread is not None:
+            at, reason = chain.unread
+            raise self.fail(instrs[at], reason)
+        return clauses
 
     def _parse_star_clauses(self, t: int, base: List[n.Expr]
                             ) -> Tuple[List[Tuple[Optional[n.Expr], Optional[str], int, int]], int]:
-        """The `except*` clauses of the handler at `t`, and where its normal exit starts.
-
-        Each clause: <type> CHECK_EG_MATCH; COPY 1; POP_JUMP_IF_NONE next; STORE name | POP_TOP;
-        body; [name = None; del name]; JUMP; then the clause's own cleanup (LIST_APPEND 3 ...)
-        and two jumps; `next` pops the unmatched rest. After the last clause the exception
-        groups are recombined (PREP_RERAISE_STAR) and, when nothing is left, POP_EXCEPT.
-        """
+        """The `except*` clauses of the handler at `t` (their parts are
+        `structure/except_clauses.py`'s; the types are read here), and where its normal exit
+        starts."""
         instrs = self.instrs
+        chain = self.except_star_chain(t)
         clauses: List[Tuple[Optional[n.Expr], Optional[str], int, int]] = []
-        p = t + 1
-        while p < len(instrs) and instrs[p].opname in ("COPY", "BUILD_LIST", "SWAP"):
-            p += 1
-        while len(clauses) < 256:
-            q = p
-            while q < len(instrs) and instrs[q].opname != "CHECK_EG_MATCH":
-                if instrs[q].opname not in EXPRESSION_OPS:
-                    raise self.fail(instrs[q], "except* clause without a type test")
-                q += 1
+        for clause in chain.clauses:
+            assert clause.test is not None and clause.body_end is not None
             stack = list(base) + [m.Sentinel("previous-exception"), m.Sentinel("raised"),
                                   m.ExceptionValue()]
             saved, self.stack = self.stack, stack
             try:
-                typ = self.pure_value(p, q)
+                typ = self.pure_value(*clause.test)
             finally:
                 self.stack = saved
-            jump = instrs[q + 2]
-            if typ is None or jump.opname != "POP_JUMP_IF_NONE":
-                raise self.fail(instrs[q], "except* clause type is not an expression")
-            nxt = jump.target
-            bind = instrs[q + 3]
-            name = bind.argval if bind.opname in _NAME_STORES else None
-            # The body's own region leads to the clause cleanup, right after the body's exit jump
-            # (3.13 copies the `LIST_APPEND 1` of the recombination in front of that jump).
-            body_region = self._xt_state.region_at[q + 4]
-            cleanup_at = body_region.handler if body_region is not None else -1
-            if not q + 4 < cleanup_at < nxt:
-                # An empty body (`pass`) protects nothing: the cleanup, `[name = None; del name]
-                # LIST_APPEND 3; POP_TOP ...`, still closes the clause.
-                appends = [k for k in range(q + 4, nxt) if instrs[k].opname == "LIST_APPEND"
-                           and instrs[k].arg == 3]
-                cleanup_at = appends[-1] - (3 if name is not None else 0) if appends else -1
-            jump_at = cleanup_at - 1
-            if not (q + 4 <= jump_at < nxt) or instrs[jump_at].opname != "JUMP":
-                raise self.fail(instrs[q], "unrecognised except* clause")
-            end = jump_at
-            if instrs[end - 1].opname == "LIST_APPEND" and instrs[end - 1].arg == 1:
-                end -= 1
-            if name is not None:
-                end -= 3
-            clauses.append((typ, name, q + 4, end))
-            p = nxt + 1
-            if instrs[p].opname == "LIST_APPEND":
-                return clauses, p + 6
-        raise self.fail(instrs[t], "too many except* clauses")
+            if typ is None:
+                raise self.fail(instrs[clause.test[1]], "except* clause type is not an expression")
+            clauses.append((typ, clause.name, clause.body_start, clause.body_end))
+        if chain.unread is not None:
+            at, reason = chain.unread
+            raise self.fail(instrs[at], reason)
+        assert chain.exit_at is not None
+        return clauses, chain.exit_at
 
     def _star_exits(self, k: int, be: int, warm: Set[int]) -> List[Tuple[int, int]]:
         instrs = self.instrs

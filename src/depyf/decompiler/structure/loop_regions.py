@@ -27,6 +27,7 @@ from typing import Dict, FrozenSet, Mapping, Optional, Protocol, Sequence, Set, 
 from depyf.decompiler.control_model import COND_JUMPS, _BLOCK_SETUPS, _NOT_IN_ATOM
 from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.graph.jumps import SourceTable
+from depyf.decompiler.structure.except_clauses import clause_chain
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.versions import BytecodeVersion
 
@@ -118,24 +119,6 @@ def closed_by_inline_handler(facts: LoopFacts, handler_closed: FrozenSet[int], h
     instrs = facts.instrs
     return h in handler_closed and not facts.version.handler_code_at_end \
         and instrs[h].opname != "FOR_ITER" and instrs[j].opname in TERMINAL and j in handler_code
-
-
-def except_chain_end(instrs: Sequence[Instr], t: int) -> Optional[int]:
-    """The end of the except clauses at `t` (3.8-3.10, each testing its type): after the
-    re-raise (END_FINALLY on 3.8) that the last clause's failed match jumps to."""
-    k = t
-    while k < len(instrs) and instrs[k].opname == "DUP_TOP":
-        # The clause's first jump is its type test's (the type is a pure expression).
-        match = next((p for p in range(k + 1, len(instrs)) if instrs[p].is_jump), None)
-        if match is None or instrs[match].target <= k or not (
-                instrs[match].opname == "JUMP_IF_NOT_EXC_MATCH"
-                or (instrs[match].opname == "POP_JUMP_IF_FALSE" and instrs[match - 1].opname == "COMPARE_OP"
-                    and instrs[match - 1].argval == "exception match")):
-            return None
-        k = instrs[match].target
-    if k < len(instrs) and instrs[k].opname in ("RERAISE", "END_FINALLY"):
-        return k + 1
-    return None
 
 
 class _LoopFinder:
@@ -296,7 +279,7 @@ class _LoopFinder:
                 ends.append((way_out.target, t))
             elif way_out.opname in _STATEMENT_ENDS:
                 # A body that never finishes (`try: return f()`): the try ends with its clauses.
-                chain_end = except_chain_end(instrs, t)
+                chain_end = clause_chain(self.graph, t).end
                 if chain_end is not None and chain_end > j + 1:
                     ends.append((chain_end, t))
         if not ends:
