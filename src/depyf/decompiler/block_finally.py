@@ -126,29 +126,6 @@ class BlockFinally:
             raise self.fail(self.instrs[h], "copied end of a finally body in an unexpected place")
         return folded
 
-    def _finally_exit_at(self, h: int) -> bool:
-        """3.9+: a finally body that starts with return/break unwinds its handler at once
-        (`POP_TOP` x3; `POP_EXCEPT`), which only a bare `except: pass` resembles, and that one jumps.
-        A bare `except: return` looks the same; there the body ends by jumping past the handler,
-        where a finally body's normal-path copy would begin with its return."""
-        if self._op(h + 3) != "POP_EXCEPT" or self._op(h + 4) == "JUMP":
-            return False
-        # A bare `except: return ...` looks the same; only a finally body copies the handler's
-        # code (up to its return) onto the body's normal path, right after the POP_BLOCK.
-        ret = next((k for k in range(h + 4, len(self.instrs)) if self._op(k) in TERMINAL), None)
-        if ret is None:
-            return False
-        first = h + 4
-        while self._op(first) == "POP_EXCEPT":
-            first += 1
-        if first > h + 4 and self._op(ret) == "RETURN_VALUE" \
-                and not (ret == first + 1 and self._op(first) == "LOAD_CONST"):
-            # Enclosing clauses left before the value is computed: a copy of the code after them
-            # (3.10); a finally body's `return value` computes the value before unwinding.
-            return False
-        size = ret + 1 - (h + 4)
-        return self._op(h - size - 1) == "POP_BLOCK" and self._same_code((h - size, h), (h + 4, ret + 1))
-
     # --- try/finally ----------------------------------------------------------------------------
 
     def _end_finally_of(self, h: int) -> int:

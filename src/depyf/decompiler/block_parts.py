@@ -9,6 +9,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import NOT_A_MISREADING
 from depyf.decompiler.instructions import ENDS_FLOW, MAX_COPY as _MAX_COPY, TERMINAL
+from depyf.decompiler.structure.copies import same_code
 from depyf.decompiler.block_model import _SETUPS, _BLOCK_OPS, _ROTATIONS, _EXIT_CALL, _AWAIT, Exit, _Block
 
 
@@ -105,15 +106,7 @@ class BlockParts:
                        or ins.opname in TERMINAL for ins in self.instrs[s:value_end])
 
     def _same_code(self, a: Tuple[int, int], b: Tuple[int, int]) -> bool:
-        (s1, e1), (s2, e2) = a, b
-        if e1 - s1 != e2 - s2:
-            return False
-        for x, y in zip(self.instrs[s1:e1], self.instrs[s2:e2]):
-            if x.opname != y.opname or (x.argval != y.argval and not x.is_jump):
-                return False
-            if x.is_jump and x.target != y.target:
-                return False
-        return True
+        return same_code(self.instrs, a, b)
 
     def _live_end(self, start: int, end: int) -> int:
         """The end of what [start, end) can reach from `start`: a body that never finishes may be

@@ -579,6 +579,6 @@ class BlockTryExcept:
         if chain.end is not None:
             return chain.end
         last = chain.clauses[-1] if chain.clauses and chain.unread is None else None
-        if last is not None and last.is_bare and (last.start > h or not self._finally_exit_at(last.start)):
+        if last is not None and last.is_bare and self.handler_kind(h) == "except":
             return self._bare_handler_end(last.start, last.body_start)[1]
         return None

@@ -23,6 +23,7 @@ from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.statements import StatementRules
 from depyf.decompiler.structure.except_clauses import ClauseChain, clause_chain, star_clause_chain
+from depyf.decompiler.structure.handler_kinds import HandlerKind, handler_kind
 from depyf.decompiler.structure.with_regions import WithTable, with_table
 from depyf.decompiler.temporaries import TEMP_PREFIX
 
@@ -221,6 +222,10 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         """The except clauses of the handler at `handler`, in the code as decoded
         (`structure/except_clauses.py`)."""
         return clause_chain(self.graph, handler)
+
+    def handler_kind(self, handler: int) -> HandlerKind:
+        """What the handler at `handler` is the handler of (`structure/handler_kinds.py`)."""
+        return handler_kind(self.graph, handler)
 
     def except_star_chain(self, handler: int) -> ClauseChain:
         """The except* clauses of the 3.11+ handler at `handler` (`structure/except_clauses.py`)."""

@@ -45,8 +45,7 @@ class BlockExceptionRules(BlockTryExcept, BlockFinally, BlockWith, BlockUnwind, 
             if i in self.active_loops:
                 raise self.fail(ins, "async for loop header reached twice")
             return self.async_for_loop(i)  # a loop whose body never goes back (no back edge)
-        if self._op(h) == "DUP_TOP" or (self._ops_at(h, ("POP_TOP", "POP_TOP", "POP_TOP"))
-                                        and not self._finally_exit_at(h)):
+        if self.handler_kind(h) == "except":
             return self._try_except(i, h)
         if self.version.uses_call_finally:
             return self._try_finally_calls(i, h)

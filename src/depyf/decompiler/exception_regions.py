@@ -22,10 +22,8 @@ from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tupl
 
 from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion
-from depyf.decompiler.structure.except_clauses import TYPE_OPS
+from depyf.decompiler.structure.handler_kinds import CONSTRUCTS, HandlerKind, comprehension_cleanup_end
 
-# Handler kinds that are source statements (their handler code starts with PUSH_EXC_INFO).
-CONSTRUCTS = frozenset({"except", "finally", "star", "with"})
 
 
 class TableState:
@@ -35,7 +33,7 @@ class TableState:
 
     def __init__(self) -> None:
         self.region_at: Sequence[Optional[ExceptionRegion]] = ()
-        self.kinds: Mapping[int, str] = {}
+        self.kinds: Mapping[int, HandlerKind] = {}
         self.chains: Dict[int, Tuple[int, ...]] = {}
         self.try_starts: Mapping[int, Tuple[int, ...]] = {}
         self.handled: Set[int] = set()
@@ -66,7 +64,7 @@ class ExceptionRegionAnalysis:
         kinds: Dict[int, str] = {}
         for region in self.bc.regions:
             if region.handler < size and region.handler not in kinds:
-                kinds[region.handler] = self._handler_kind(region.handler)
+                kinds[region.handler] = self.handler_kind(region.handler)
         st.kinds = MappingProxyType(kinds)
         self._xt_state = st
         # Handler code of regions that are no source construct is never run.
@@ -74,7 +72,7 @@ class ExceptionRegionAnalysis:
             if kind == "genwrap":
                 self._mark_dead(t, t + 2)
             elif kind == "comp":
-                self._mark_dead(t, self._comprehension_cleanup_end(t) or t + 1)
+                self._mark_dead(t, comprehension_cleanup_end(self.instrs, t) or t + 1)
             elif kind == "send" and t + 1 < size and self.instrs[t + 1].opname == "JUMP":
                 self._mark_dead(t, t + 2)
         self._mark_dead_code(self._orphan_code())
@@ -100,49 +98,6 @@ class ExceptionRegionAnalysis:
         for region in self.bc.regions:
             live |= self._reach(region.handler)
         return set(range(len(self.instrs))) - live
-
-    def _handler_kind(self, t: int) -> str:
-        instrs = self.instrs
-        op = instrs[t].opname
-        if op == "PUSH_EXC_INFO":
-            if t + 1 < len(instrs) and instrs[t + 1].opname == "WITH_EXCEPT_START":
-                return "with"
-            k = t + 1
-            if k < len(instrs) and instrs[k].opname == "POP_TOP":
-                return "except"
-            while k < len(instrs) and instrs[k].opname in TYPE_OPS:
-                k += 1
-            if k < len(instrs) and instrs[k].opname == "CHECK_EXC_MATCH":
-                return "except"
-            if k < len(instrs) and instrs[k].opname in ("CHECK_EG_MATCH", "BUILD_LIST", "COPY") \
-                    and any(x.opname == "CHECK_EG_MATCH" for x in instrs[t + 1:t + 12]):
-                return "star"
-            return "finally"
-        if op == "COPY" and instrs[t].arg == 3:
-            return "cleanup"
-        if op == "LOAD_CONST" and t + 3 < len(instrs) and instrs[t + 3].opname == "RERAISE" \
-                and instrs[t + 2].opname.startswith("DELETE_"):
-            return "ascleanup"
-        if op == "CALL_INTRINSIC_1" and instrs[t].argval == "INTRINSIC_STOPITERATION_ERROR":
-            return "genwrap"
-        if op == "SWAP" and self._comprehension_cleanup_end(t) is not None:
-            return "comp"
-        if op == "END_ASYNC_FOR":
-            return "asyncfor"
-        if op == "CLEANUP_THROW":
-            return "send"
-        return "other"
-
-    def _comprehension_cleanup_end(self, t: int) -> Optional[int]:
-        """3.12+ inlined comprehension cleanup: SWAP 2; POP_TOP; SWAP n; STORE_FAST...; RERAISE."""
-        instrs = self.instrs
-        k = t
-        while k < len(instrs) and k < t + 40 and instrs[k].opname in ("SWAP", "POP_TOP", "STORE_FAST"):
-            k += 1
-        if k < len(instrs) and k > t + 2 and instrs[k].opname == "RERAISE" \
-                and instrs[k - 1].opname == "STORE_FAST":
-            return k + 1
-        return None
 
     def _chain(self, k: int) -> Tuple[int, ...]:
         st = self._xt_state

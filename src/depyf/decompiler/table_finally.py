@@ -5,7 +5,7 @@ from typing import List, Optional, Set, Tuple
 
 from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
-from depyf.decompiler.exception_regions import CONSTRUCTS
+from depyf.decompiler.structure.handler_kinds import CONSTRUCTS
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.control import COND_JUMPS
 from depyf.decompiler.mangling import CO_OPTIMIZED

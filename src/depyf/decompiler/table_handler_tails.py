@@ -4,7 +4,7 @@ tails of handlers, and whether the rest of a body is an else part.
 from typing import Dict, List, Optional, Set, Tuple
 
 from depyf.decompiler import nodes as n
-from depyf.decompiler.exception_regions import CONSTRUCTS
+from depyf.decompiler.structure.handler_kinds import CONSTRUCTS
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL
 from depyf.decompiler.control import COND_JUMPS, LoopInfo
 from depyf.decompiler.table_model import _MovedTail
