@@ -111,6 +111,35 @@ def test_a_named_clause_unbinds_its_name_on_an_exception():
     assert h.chain_of("g").clauses[1].unbinding is None
 
 
+def test_a_named_clause_unbinds_its_name_on_each_normal_way_out():
+    h = Handlers("""
+        def f():
+            try:
+                g()
+            except ValueError as e:
+                if a(e):
+                    return 1
+                b(e)
+            except KeyError:
+                c()
+            after()
+    """)
+    named, unnamed = h.chain_of("g").clauses
+    assert unnamed.normal_unbindings == ()
+    if VERSION.uses_call_finally:
+        # (3.8 runs the unbinding handler itself on each way out: BEGIN_FINALLY, CALL_FINALLY)
+        assert named.normal_unbindings == ()
+        return
+    # (the return and the fall out of the clause: each unbinds the name after the POP_EXCEPT)
+    assert len(named.normal_unbindings) == 2
+    for u in named.normal_unbindings:
+        assert h.instrs[u - 1].opname == "POP_EXCEPT"
+        assert h.instrs[u].opname == "LOAD_CONST" and h.instrs[u].argval is None
+        assert h.instrs[u + 1].argval == h.instrs[u + 2].argval == "e"
+        assert h.call("a") < u < named.unbinding[0]
+    assert list(named.normal_unbindings) == sorted(named.normal_unbindings)
+
+
 def test_tested_clauses_end_in_the_reraise_of_an_unmatched_exception():
     h = Handlers("""
         def f():

@@ -512,22 +512,22 @@ class BlockTryExcept:
                     exit = self._tail_after(rest, end, end)
         else:
             # 3.9+: POP_BLOCK; POP_EXCEPT; cleanup; way out; then the exceptional cleanup + RERAISE.
-            for q in range(c - 5, start, -1):
-                if self._ops_at(q, ("POP_BLOCK", "POP_EXCEPT")) and self._is_name_cleanup(q + 2, name):
-                    rest = q + 5
-                    if rest == c:
+            for u in reversed(clause.normal_unbindings):
+                q = u - 2  # (the POP_BLOCK before it)
+                rest = q + 5
+                if rest == c:
+                    continue
+                if rest + 1 == c and instrs[rest].opname == "JUMP":
+                    t = instrs[rest].target
+                    exit = ("jump", t) if t >= end else ("tail", rest, c)
+                elif self._is_copy(rest, c) and not self._shared_way_out(q):
+                    exit = ("tail", rest, c)
+                else:
+                    exit = self._outer_exit(rest, c)
+                    if exit is None:
                         continue
-                    if rest + 1 == c and instrs[rest].opname == "JUMP":
-                        t = instrs[rest].target
-                        exit = ("jump", t) if t >= end else ("tail", rest, c)
-                    elif self._is_copy(rest, c) and not self._shared_way_out(q):
-                        exit = ("tail", rest, c)
-                    else:
-                        exit = self._outer_exit(rest, c)
-                        if exit is None:
-                            continue
-                    body_end = q
-                    break
+                body_end = q
+                break
         span = (body_end, c) if exit is not None and exit[0] == "tail" and body_end < c \
             and instrs[body_end].opname == "POP_BLOCK" and self.version.copies_exit_blocks else None
         block = _Block("named-handler", tokens, name=name, exit_span=span)

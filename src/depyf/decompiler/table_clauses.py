@@ -9,9 +9,6 @@ from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.table_model import _BREAK, _MAX_COPIED_EXIT, _MAX_RETURN_BLOCK
 
 
-_NAME_STORES = frozenset({"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"})
-
-
 class TableClauses:
     """except and except* clauses; mixed into `exception_table.ExceptionTableRules`."""
 
@@ -387,16 +384,6 @@ class TableClauses:
         else:
             self.copied_fall_outs.add(j)  # (a copy of the way out: `control` reads an else part after it)
         self.skip[j] = he
-
-    def _skip_name_cleanups(self, hs: int, he: int, name: str) -> None:
-        instrs = self.instrs
-        for k in range(hs, he - 2):
-            if instrs[k].opname == "POP_EXCEPT" or (k > hs and instrs[k - 1].opname == "POP_EXCEPT"):
-                a = k + 1 if instrs[k].opname == "POP_EXCEPT" else k
-                if a + 2 < len(instrs) and instrs[a].opname == "LOAD_CONST" and instrs[a].argval is None \
-                        and instrs[a + 1].opname in _NAME_STORES and instrs[a + 1].argval == name \
-                        and instrs[a + 2].opname.startswith("DELETE_") and instrs[a + 2].argval == name:
-                    self.skip[a] = a + 3
 
     def op_POP_EXCEPT(self, ins: Instr, i: int) -> Optional[int]:
         if not self.version.has_exception_table:

@@ -60,7 +60,7 @@ class TableExcept:
             # its handler as read).
             swallowed_tail = self.run_range(swallowed[0], swallowed[1], list(base))
         body = self._read_protected_body(s, be, t, base)
-        handlers = self._read_except_clauses(clauses, breaks, star, base)
+        handlers = self._read_except_clauses(t, clauses, breaks, star, base)
         orelse = self._read_except_else(part, base)
         self._except_loop_way_out(s, be, end, part, loop, body, orelse, handlers)
         tail = self.run_range(read.exit_at, star_tail, list(base)) if star_tail is not None else swallowed_tail
@@ -264,15 +264,17 @@ class TableExcept:
                 self._fall_out(j, he)
         return breaks
 
-    def _read_except_clauses(self, clauses: List[_Clause], breaks: Set[int], star: bool,
+    def _read_except_clauses(self, t: int, clauses: List[_Clause], breaks: Set[int], star: bool,
                              base: List[n.Expr]) -> List[n.ExceptHandler]:
-        """The except clauses, read above the previous exception; a clause that leaves the loop
-        ends in `break`, one that goes on through a finally copy to the loop's head in
-        `continue`. (`except E as e` cleans the name up: `e = None; del e`, skipped.)"""
+        """The except clauses of the handler at `t`, read above the previous exception; a
+        clause that leaves the loop ends in `break`, one that goes on through a finally copy to
+        the loop's head in `continue`. (`except E as e` cleans the name up on its normal ways
+        out, `e = None; del e`: skipped.)"""
         handlers: List[n.ExceptHandler] = []
+        unbindings = {} if star else {c.body_start: c.normal_unbindings for c in self.except_chain(t).clauses}
         for typ, name, hs, he in clauses:
-            if name is not None and not star:
-                self._skip_name_cleanups(hs, he, name)
+            for a in unbindings.get(hs, ()):
+                self.skip[a] = a + 3
             outer_clause = self._clause_read
             self._clause_read = (hs, he)
             try:

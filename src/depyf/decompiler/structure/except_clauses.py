@@ -55,7 +55,11 @@ class ExceptClause:
     its hidden unbinding handler). `unbinding`: a named clause's exceptional `name = None;
     del name; re-raise`, as [start, end), None where it is not found (then the clause is not
     one the readers can read). `body_end`: an except* clause's, before its unbinding and its
-    exit jump (None for an except clause: its readers decide where its body's way out starts)."""
+    exit jump (None for an except clause: its readers decide where its body's way out starts).
+    `normal_unbindings`: where the `name = None; del name` of a named except clause's normal
+    ways out start, in order (each right after the POP_EXCEPT that ends the clause; 3.9/3.10:
+    after `POP_BLOCK; POP_EXCEPT`, before the unbinding handler; none on 3.8, whose ways out
+    run that handler itself)."""
 
     start: int
     test: Optional[Tuple[int, int]]
@@ -65,6 +69,7 @@ class ExceptClause:
     body_start: int
     unbinding: Optional[Tuple[int, int]] = None
     body_end: Optional[int] = None
+    normal_unbindings: Tuple[int, ...] = ()
 
     @property
     def is_bare(self) -> bool:
@@ -171,7 +176,11 @@ def _block_stack_chain(instrs: Sequence[Instr], h: int) -> ClauseChain:
                 unbinding = (setup.target, setup.target + 4)
         else:
             return ClauseChain(h, tuple(clauses), None, (a, "except clause does not bind its exception"))
-        clauses.append(ExceptClause(k, (k + 1, test_end), jump, nxt, name, a + 3, unbinding))
+        normal: Tuple[int, ...] = ()
+        if name is not None and unbinding is not None:
+            normal = tuple(u for u in range(a + 6, unbinding[0] - 2) if _op(instrs, u - 2) == "POP_BLOCK"
+                           and _op(instrs, u - 1) == "POP_EXCEPT" and is_unbinding(instrs, u, name))
+        clauses.append(ExceptClause(k, (k + 1, test_end), jump, nxt, name, a + 3, unbinding, None, normal))
         k = nxt
         if _op(instrs, k) in _RERAISES:
             return ClauseChain(h, tuple(clauses), k)
@@ -209,7 +218,12 @@ def _table_chain(instrs: Sequence[Instr], t: int) -> ClauseChain:
         if name is not None and nxt - 4 > q and _op(instrs, nxt - 1) == "RERAISE" \
                 and _op(instrs, nxt - 4) == "LOAD_CONST" and instrs[nxt - 2].argval == name:
             unbinding = (nxt - 4, nxt)
-        clauses.append(ExceptClause(p, (p, q), jump, nxt, name, q + 3, unbinding))
+        normal = ()
+        if name is not None:
+            end = unbinding[0] if unbinding is not None else nxt
+            normal = tuple(u for u in range(q + 4, end - 1)
+                           if instrs[u - 1].opname == "POP_EXCEPT" and is_unbinding(instrs, u, name))
+        clauses.append(ExceptClause(p, (p, q), jump, nxt, name, q + 3, unbinding, None, normal))
         p = nxt
         if _op(instrs, p) == "RERAISE":
             return ClauseChain(t, tuple(clauses), p)
