@@ -21,16 +21,17 @@ The first four are source statements (`CONSTRUCTS`); the others are compiler cod
 statement starts. `handler_kind(graph, handler)` is made once per handler and kept with the
 graph (`FlowGraph.kept`).
 """
-from typing import Dict, FrozenSet, Optional, Sequence
+from typing import Dict, FrozenSet, Literal, Optional, Sequence
 
 from depyf.decompiler.graph.cfg import FlowGraph
 from depyf.decompiler.instructions import TERMINAL, Instr
 from depyf.decompiler.structure.copies import same_code
 from depyf.decompiler.structure.except_clauses import TYPE_OPS
 
-# (a `Literal` of the names in the table above; plain strings, so that the readers' tests
-# `kind in ("except", "star")` stay as they read)
-HandlerKind = str
+# (the names of the table above, as plain strings: the readers' tests read
+# `kind in ("except", "star")`)
+HandlerKind = Literal["except", "star", "finally", "with", "asyncfor", "cleanup", "ascleanup", "genwrap",
+                      "comp", "send", "other"]
 CONSTRUCTS: FrozenSet[HandlerKind] = frozenset({"except", "finally", "star", "with"})
 # (how far after PUSH_EXC_INFO an except* chain's first CHECK_EG_MATCH may lie: the copies of
 # the group and its type)
