@@ -15,7 +15,7 @@ from depyf.decompiler.structure.try_table import TryTable, try_table
 from depyf.decompiler.versions import host
 
 from .stdlib_sample import module_path
-from .support import compiled_definition
+from .support import compiled_definition, first_load_of
 
 VERSION = host()
 pytestmark = pytest.mark.skipif(not VERSION.has_exception_table, reason="the 3.11+ exception table")
@@ -29,8 +29,7 @@ class Table:
         self.table: TryTable = try_table(self.graph)
 
     def call(self, name: str) -> int:
-        return next(ins.index for ins in self.instrs
-                    if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval == name)
+        return first_load_of(self.instrs, name)
 
     def kinds_around(self, name: str):
         return [self.table.kinds[t] for t in self.table.chain(self.call(name))]
