@@ -12,7 +12,7 @@ import textwrap
 import time
 import types
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 HERE = Path(__file__).resolve().parent
 CORPUS_DIR = HERE / "corpus"
@@ -163,6 +163,18 @@ def compiled_definition(source: str, name: str = "f") -> types.CodeType:
         if isinstance(const, types.CodeType) and const.co_name == name:
             return const
     raise LookupError(name)
+
+
+def loads_of(instrs: Sequence[Any], name: str) -> List[int]:
+    """The indices where the global (or module-level) `name` is loaded: how a structure test
+    finds "the call of g" in the running version's code."""
+    return [ins.index for ins in instrs if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval == name]
+
+
+def first_load_of(instrs: Sequence[Any], name: str) -> int:
+    found = loads_of(instrs, name)
+    assert found, name
+    return found[0]
 
 
 def exec_definition(text: str, globals_: Dict[str, Any], name: str, filename: str) -> Any:

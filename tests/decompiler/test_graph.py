@@ -743,3 +743,23 @@ def test_no_stray_break_of_a_loop_in_or_after_the_body(source: str) -> None:
     bytecode = passes.read(compiled_definition(source), VERSION)
     fall, false_target = _loop_test(bytecode)
     assert stray_break(FlowGraph.of(bytecode), fall, false_target) is None
+
+
+def test_facts_kept_with_the_graph_are_made_once() -> None:
+    """`kept` / `kept_at`: a structure module's fact is made on the first ask, by its key (and
+    instruction), and is the same value afterwards; other keys and instructions are apart."""
+    g = FlowGraph.of(passes.read(compiled_definition("def f(x):\n    return x\n"), VERSION))
+    made: List[object] = []
+
+    def make(graph: FlowGraph, index: int) -> object:
+        assert graph is g
+        made.append(index)
+        return object()
+
+    first = g.kept_at("test-fact", 0, make)
+    assert g.kept_at("test-fact", 0, make) is first
+    assert g.kept_at("test-fact", 1, make) is not first
+    assert g.kept_at("other-fact", 0, make) is not first
+    assert made == [0, 1, 0]
+    whole = g.kept("test-whole", lambda graph: [graph.size])
+    assert g.kept("test-whole", lambda graph: []) is whole == [g.size]

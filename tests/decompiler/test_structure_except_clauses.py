@@ -20,7 +20,7 @@ from depyf.decompiler.structure.except_clauses import ClauseChain, clause_chain,
 from depyf.decompiler.versions import host
 
 from .stdlib_sample import module_path
-from .support import compiled_definition
+from .support import compiled_definition, first_load_of, loads_of
 
 VERSION = host()
 
@@ -37,12 +37,10 @@ class Handlers:
         self.instrs = self.graph.instrs
 
     def calls(self, name: str) -> List[int]:
-        return [ins.index for ins in self.instrs if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval == name]
+        return loads_of(self.instrs, name)
 
     def call(self, name: str) -> int:
-        found = self.calls(name)
-        assert found, name
-        return found[0]
+        return first_load_of(self.instrs, name)
 
     def handler_of(self, name: str) -> int:
         """The handler that the call of `name` (in a try body) goes to on an exception."""
@@ -196,8 +194,7 @@ def test_the_builder_reads_the_chain_of_the_graph():
     code = compiled_definition(THREE_CLAUSES)
     bytecode = passes.lay_out(passes.read(code, VERSION))
     builder = CodeBuilder(bytecode, lambda *a, **k: [], code.co_name, Printer())
-    handler = builder.graph.region_at(next(i for i, ins in enumerate(builder.instrs)
-                                           if ins.opname == "LOAD_GLOBAL" and ins.argval == "g")).handler
+    handler = builder.graph.region_at(first_load_of(builder.instrs, "g")).handler
     assert builder.except_chain(handler) is clause_chain(builder.graph, handler)
 
 

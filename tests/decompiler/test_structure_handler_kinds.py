@@ -22,7 +22,7 @@ from depyf.decompiler.structure.with_regions import with_table
 from depyf.decompiler.versions import host
 
 from .stdlib_sample import module_path
-from .support import compiled_definition
+from .support import compiled_definition, first_load_of
 
 VERSION = host()
 TABLE = VERSION.has_exception_table
@@ -39,7 +39,7 @@ def _kinds(graph: FlowGraph) -> Dict[int, str]:
 def _kind_around(source: str, name: str, *, definition: str = "f") -> str:
     """The kind of the innermost handler around the call of `name`."""
     graph = _graph(compiled_definition(source, definition))
-    k = next(ins.index for ins in graph.instrs if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval == name)
+    k = first_load_of(graph.instrs, name)
     region = graph.region_at(k)
     assert region is not None, name
     return handler_kind(graph, region.handler)

@@ -21,7 +21,7 @@ from depyf.decompiler.structure.loop_regions import LoopRegion, LoopTable, loop_
 from depyf.decompiler.versions import host
 
 from .stdlib_sample import MODULES, module_path
-from .support import compiled_definition
+from .support import compiled_definition, first_load_of, loads_of
 
 VERSION = host()
 
@@ -41,12 +41,10 @@ class Read:
         self.table: LoopTable = loop_table(self.builder.graph, self.builder)
 
     def calls(self, name: str) -> List[int]:
-        return [ins.index for ins in self.instrs if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval == name]
+        return loads_of(self.instrs, name)
 
     def call(self, name: str) -> int:
-        found = self.calls(name)
-        assert found, name
-        return found[0]
+        return first_load_of(self.instrs, name)
 
     def only_region(self) -> LoopRegion:
         assert len(self.table.regions) == 1, self.table.regions

@@ -17,25 +17,25 @@ module reads that table for the statement builders of `exception_table`:
 Regions that are not source constructs (the generator wrapper, `await`/`yield from`, 3.12+ inlined
 comprehensions, async for) never start a statement; their handler code is dead for the builder.
 """
-from types import MappingProxyType
 from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, ExceptionRegion
 from depyf.decompiler.structure.handler_kinds import CONSTRUCTS, HandlerKind, comprehension_cleanup_end
-
+from depyf.decompiler.structure.try_table import TryTable, try_table
 
 
 class TableState:
-    """What the exception table says about one code object, computed once per builder:
-    `region_at`, `kinds` and `try_starts` are facts of the bytecode, frozen once made (`chains`
-    is their memo); the three sets below are filled as the reading goes."""
+    """What the exception table says about one code object, for one reading: the facts of the
+    bytecode are `table`'s (`structure/try_table.py`, made once per graph; `region_at`, `kinds`
+    and `try_starts` are its, under the names the rules read); the three sets below are filled
+    as the reading goes."""
 
-    def __init__(self) -> None:
-        self.region_at: Sequence[Optional[ExceptionRegion]] = ()
-        self.kinds: Mapping[int, HandlerKind] = {}
-        self.chains: Dict[int, Tuple[int, ...]] = {}
-        self.try_starts: Mapping[int, Tuple[int, ...]] = {}
+    def __init__(self, table: TryTable) -> None:
+        self.table = table
+        self.region_at: Sequence[Optional[ExceptionRegion]] = table.region_at
+        self.kinds: Mapping[int, HandlerKind] = table.kinds
+        self.try_starts: Mapping[int, Tuple[int, ...]] = table.try_starts
         self.handled: Set[int] = set()
         # Small exit blocks a `break` runs after leaving a try/finally: start -> end.
         self.exit_breaks: Dict[int, int] = {}
@@ -53,20 +53,8 @@ class ExceptionRegionAnalysis:
         return state
 
     def _analyse_table(self) -> TableState:
-        st = TableState()
+        st = self._xt_state = TableState(try_table(self.graph))
         size = len(self.instrs)
-        region_at: List[Optional[ExceptionRegion]] = [None] * size
-        for region in self.bc.regions:
-            for k in range(region.start, min(region.end, size)):
-                if region_at[k] is None:
-                    region_at[k] = region
-        st.region_at = tuple(region_at)
-        kinds: Dict[int, str] = {}
-        for region in self.bc.regions:
-            if region.handler < size and region.handler not in kinds:
-                kinds[region.handler] = self.handler_kind(region.handler)
-        st.kinds = MappingProxyType(kinds)
-        self._xt_state = st
         # Handler code of regions that are no source construct is never run.
         for t, kind in st.kinds.items():
             if kind == "genwrap":
@@ -76,19 +64,6 @@ class ExceptionRegionAnalysis:
             elif kind == "send" and t + 1 < size and self.instrs[t + 1].opname == "JUMP":
                 self._mark_dead(t, t + 2)
         self._mark_dead_code(self._orphan_code())
-        first_at: Dict[int, int] = {}  # try handler -> the first instruction it protects
-        for k in range(size):
-            for t in self._chain(k):
-                if st.kinds.get(t) in ("except", "finally", "star"):
-                    first_at.setdefault(t, k)
-        by_start: Dict[int, List[int]] = {}
-        for t, s in list(first_at.items()):
-            by_start.setdefault(s, []).append(t)
-        for s, ts in by_start.items():
-            chain = self._chain(s)
-            # Outermost first: a try/finally around a try/except starts at the same instruction.
-            ts.sort(key=lambda t: -chain.index(t) if t in chain else 0)
-        st.try_starts = MappingProxyType({s: tuple(ts) for s, ts in by_start.items()})
         return st
 
     def _orphan_code(self) -> Set[int]:
@@ -100,26 +75,8 @@ class ExceptionRegionAnalysis:
         return set(range(len(self.instrs))) - live
 
     def _chain(self, k: int) -> Tuple[int, ...]:
-        st = self._xt_state
-        region = st.region_at[k] if 0 <= k < len(st.region_at) else None
-        if region is None:
-            return ()
-        return self._chain_of(region.handler, 0)
-
-    def _chain_of(self, t: int, depth: int) -> Tuple[int, ...]:
-        """The constructs enclosing an instruction whose handler is `t`, innermost first."""
-        st = self._xt_state
-        cached = st.chains.get(t)
-        if cached is not None:
-            return cached
-        if depth > 200 or t >= len(st.region_at):
-            return ()
-        st.chains[t] = ()  # guards against a malformed table that loops
-        outer = st.region_at[t]
-        rest = self._chain_of(outer.handler, depth + 1) if outer is not None and outer.handler != t else ()
-        own = (t,) if st.kinds.get(t) in CONSTRUCTS else ()
-        st.chains[t] = own + rest
-        return st.chains[t]
+        """The statements enclosing instruction `k`, innermost first (`structure/try_table.py`)."""
+        return self._xt_state.table.chain(k)
 
     def _successors(self, k: int) -> Tuple[int, ...]:
         ins = self.instrs[k]
@@ -327,15 +284,9 @@ class ExceptionRegionAnalysis:
                 return x
         return None
 
-    def _first_protected(self) -> Dict[int, int]:
-        """Each handler's first protected instruction (computed once, when first asked)."""
-        found: Optional[Dict[int, int]] = getattr(self, "_first_protected_at", None)
-        if found is None:
-            found = {}
-            for region in self.bc.regions:
-                found[region.handler] = min(region.start, found.get(region.handler, region.start))
-            self._first_protected_at = found
-        return found
+    def _first_protected(self) -> Mapping[int, int]:
+        """Each handler's first protected instruction (`structure/try_table.py`)."""
+        return try_table(self.graph).first_protected
 
     def loop_body_reach(self, h: int, exit: int, after: Optional[int] = None) -> Set[int]:
         """The code that the body of the loop at `h` reaches without leaving through `exit` (or

@@ -273,7 +273,7 @@ class TableClauses:
         then `try: ...`), and the handler's return is its own, not a copy of the code after the
         try nor that code moved after the handler."""
         st = self._xt_state
-        enclosing = set(self._chain_of(t, 0))
+        enclosing = set(self._xt_state.table.handler_chain(t))
         seen: Set[int] = set()
         todo = [start]
         while todo:  # (only the code the body falls into: past a jump out lies other code)

@@ -376,7 +376,7 @@ class TableExcept:
         """3.12+: is the code at `x`, past the range being read, where the clauses of the try
         with handler `t` fall out, the rest of an enclosing try's body, moved with the handler
         code (`try: try: return f() / except E: pass` then `raise X`, inside the outer try)?"""
-        return bool(self._chain_of(t, 0)[1:]) and self._handler_only_tail(x, self.end, t) is not None
+        return bool(self._xt_state.table.handler_chain(t)[1:]) and self._handler_only_tail(x, self.end, t) is not None
 
     def _jumped_else_part(self, s: int, be: int, end: int, t: int) -> Optional[int]:
         """3.11: where the else part starts when the body never falls into `be`: its last

@@ -72,7 +72,7 @@ class TableHandlerTails:
             return None
         if self._reached_from_earlier_handlers(x, t, first_protected, own):
             return None
-        context = self._chain_of(t, 0)[1:]
+        context = self._xt_state.table.handler_chain(t)[1:]
         at_exit = x
         while at_exit < len(self.instrs) and self.instrs[at_exit].opname == "NOP" \
                 and not self.jump_sources.get(at_exit + 1):
@@ -305,7 +305,7 @@ class TableHandlerTails:
         part jumps to that jump (a lone jump back to the head), where the same test after the
         try is sent on to the head (and inverted: a test that hops over one jump back)."""
         if self.version.handler_code_at_end:
-            enclosing = set(self._chain_of(t, 0))
+            enclosing = set(self._xt_state.table.handler_chain(t))
             for k in range(be, end):
                 chain = self._chain(k)
                 if chain and chain[0] != t and chain[0] not in enclosing:
@@ -330,7 +330,7 @@ class TableHandlerTails:
         statements, say) lying before `t`."""
         if not self.version.handler_code_at_end:
             return False
-        known = set(self._chain_of(t, 0))
+        known = set(self._xt_state.table.handler_chain(t))
         for k in range(s, be):
             known.update(self._chain(k))
         cold = self.handler_only_code()

@@ -73,6 +73,14 @@ class FlowGraph:
             kept[key] = make(self)
         return kept[key]
 
+    def kept_at(self, key: str, index: int, make: Callable[["FlowGraph", int], _T]) -> _T:
+        """The same for a fact of one instruction (a handler's clauses, its kind): made by
+        `make(self, index)` on the first ask under `key` for `index`, then the same value."""
+        facts: Dict[int, Any] = self.kept(key, lambda _: {})
+        if index not in facts:
+            facts[index] = make(self, index)
+        return facts[index]
+
     @property
     def code(self) -> CodeType:
         return self.bytecode.code

@@ -23,7 +23,7 @@ instruction ranges are here. `clause_chain(graph, handler)` is made once per han
 with the graph (`FlowGraph.kept`).
 """
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from depyf.decompiler.graph.cfg import FlowGraph
 from depyf.decompiler.instructions import Instr
@@ -100,22 +100,18 @@ class ClauseChain:
 def clause_chain(graph: FlowGraph, handler: int) -> ClauseChain:
     """The except clauses of the handler at `handler` (3.11+: its PUSH_EXC_INFO), made on first
     use and then kept with the graph."""
-    chains: Dict[int, ClauseChain] = graph.kept("except_clauses", lambda _: {})
-    chain = chains.get(handler)
-    if chain is None:
-        read = _table_chain if graph.version.has_exception_table else _block_stack_chain
-        chain = chains[handler] = read(graph.instrs, handler)
-    return chain
+    return graph.kept_at("except_clauses", handler, _chain)
+
+
+def _chain(graph: FlowGraph, handler: int) -> ClauseChain:
+    read = _table_chain if graph.version.has_exception_table else _block_stack_chain
+    return read(graph.instrs, handler)
 
 
 def star_clause_chain(graph: FlowGraph, handler: int) -> ClauseChain:
     """The except* clauses of the 3.11+ handler at `handler` (its PUSH_EXC_INFO), made on first
     use and then kept with the graph."""
-    chains: Dict[int, ClauseChain] = graph.kept("except_star_clauses", lambda _: {})
-    chain = chains.get(handler)
-    if chain is None:
-        chain = chains[handler] = _star_chain(graph, handler)
-    return chain
+    return graph.kept_at("except_star_clauses", handler, _star_chain)
 
 
 def _op(instrs: Sequence[Instr], k: int) -> str:

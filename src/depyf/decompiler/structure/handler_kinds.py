@@ -21,7 +21,7 @@ The first four are source statements (`CONSTRUCTS`); the others are compiler cod
 statement starts. `handler_kind(graph, handler)` is made once per handler and kept with the
 graph (`FlowGraph.kept`).
 """
-from typing import Dict, FrozenSet, Literal, Optional, Sequence
+from typing import FrozenSet, Literal, Optional, Sequence
 
 from depyf.decompiler.graph.cfg import FlowGraph
 from depyf.decompiler.instructions import TERMINAL, Instr
@@ -42,12 +42,12 @@ _COMPREHENSION_CLEANUP_REACH = 40
 
 def handler_kind(graph: FlowGraph, handler: int) -> HandlerKind:
     """The kind of the handler at `handler` (made on first use, then kept with the graph)."""
-    kinds: Dict[int, HandlerKind] = graph.kept("handler_kinds", lambda _: {})
-    kind = kinds.get(handler)
-    if kind is None:
-        read = _table_kind if graph.version.has_exception_table else _block_stack_kind
-        kind = kinds[handler] = read(graph.instrs, handler)
-    return kind
+    return graph.kept_at("handler_kinds", handler, _kind)
+
+
+def _kind(graph: FlowGraph, handler: int) -> HandlerKind:
+    read = _table_kind if graph.version.has_exception_table else _block_stack_kind
+    return read(graph.instrs, handler)
 
 
 def _op(instrs: Sequence[Instr], k: int) -> str:
