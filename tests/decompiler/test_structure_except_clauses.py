@@ -88,6 +88,12 @@ def test_a_chain_of_named_tuple_and_bare_clauses():
     assert tested.body_start <= h.call("b") < tested.next
     assert bare.body_start <= h.call("c")
     assert bare.body_start > bare.start
+    if VERSION.has_exception_table:
+        # (3.11+: the bare clause ends at the handler's cleanup, `COPY 3; POP_EXCEPT; RERAISE 1`)
+        assert h.call("c") < bare.body_end
+        assert (h.instrs[bare.body_end].opname, h.instrs[bare.body_end].arg) == ("COPY", 3)
+    else:
+        assert bare.body_end is None  # (3.8-3.10: where the reading of the code after it says)
 
 
 def test_a_named_clause_unbinds_its_name_on_an_exception():

@@ -3,7 +3,6 @@ conditional expressions among the tests, and exits that are copies or aliases of
 """
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.expressions import folds_under_not, negate
 from depyf.decompiler.instructions import TERMINAL

@@ -12,7 +12,7 @@ from depyf.decompiler.table_model import _BREAK, _MAX_COPIED_EXIT, _MAX_RETURN_B
 class TableClauses:
     """except and except* clauses; mixed into `exception_table.ExceptionTableRules`."""
 
-    def _parse_clauses(self, t: int, cleanup: int, base: List[n.Expr]
+    def _parse_clauses(self, t: int, base: List[n.Expr]
                        ) -> List[Tuple[Optional[n.Expr], Optional[str], int, int]]:
         """(type, name, body start, body end) of each `except` clause of the handler at `t`
         (their parts are `structure/except_clauses.py`'s; the types are read here, on a stack
@@ -22,9 +22,8 @@ class TableClauses:
         clauses: List[Tuple[Optional[n.Expr], Optional[str], int, int]] = []
         for clause in chain.clauses:
             if clause.test is None:
-                p = clause.start
-                end = cleanup if cleanup > p else self._clause_end(p)
-                clauses.append((None, None, clause.body_start, end))
+                assert clause.body_end is not None
+                clauses.append((None, None, clause.body_start, clause.body_end))
                 return clauses
             stack = list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()]
             saved, self.stack = self.stack, stack
@@ -108,12 +107,6 @@ class TableClauses:
             if instrs[r].target is not None or instrs[r].opname in TERMINAL:
                 return None
         return None
-
-    def _clause_end(self, p: int) -> int:
-        k = p
-        while k < len(self.instrs) and not (self.instrs[k].opname == "COPY" and self.instrs[k].arg == 3):
-            k += 1
-        return k
 
     def _stray_clause_break(self, s: int, exits: List[Tuple[int, int, int, int]]) -> Optional[int]:
         """3.12+: the except clauses' jumps out of the try whose body starts at `s` all go where

@@ -100,17 +100,15 @@ class TableExcept:
         does."""
         st = self._xt_state
         instrs = self.instrs
-        cleanup_region = st.region_at[t]
-        if cleanup_region is None:
+        if st.region_at[t] is None:
             raise self.fail(instrs[t], "try handler without its cleanup")
-        cleanup = cleanup_region.handler
         exits: List[_HandlerExit] = []
         exit_at: Optional[int] = None
         if star:
             clauses, exit_at = self._parse_star_clauses(t, base)
             exits.extend((j, j + 1, j, x) for j, x in self._star_exits(exit_at, be, warm))
         else:
-            clauses = self._parse_clauses(t, cleanup, base)
+            clauses = self._parse_clauses(t, base)
             for _, _, hs, he in clauses:
                 exits.extend((hs, he, j, x) for j, x in self._clause_exits(hs, he, be, warm))
         stray = self._stray_clause_break(s, exits) if not star else None

@@ -191,7 +191,7 @@ class TableWith:
         the jump over the handler (to the code after the with; on 3.12+ that may lie past the
         range, after an async for or in an if body)."""
         instrs = self.instrs
-        t, after, span_end, be = shape.handler, shape.after, shape.span_end, shape.body_end
+        t, span_end, be = shape.handler, shape.span_end, shape.body_end
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]

@@ -55,7 +55,9 @@ class ExceptClause:
     its hidden unbinding handler). `unbinding`: a named clause's exceptional `name = None;
     del name; re-raise`, as [start, end), None where it is not found (then the clause is not
     one the readers can read). `body_end`: an except* clause's, before its unbinding and its
-    exit jump (None for an except clause: its readers decide where its body's way out starts).
+    exit jump; a 3.11+ bare clause's, at the handler's cleanup (None for the other except
+    clauses: the readers decide where the body's way out starts; 3.8-3.10's bare clause ends
+    where the reading of the code after it says).
     `normal_unbindings`: where the `name = None; del name` of a named except clause's normal
     ways out start, in order (each right after the POP_EXCEPT that ends the clause; 3.9/3.10:
     after `POP_BLOCK; POP_EXCEPT`, before the unbinding handler; none on 3.8, whose ways out
@@ -104,8 +106,9 @@ def clause_chain(graph: FlowGraph, handler: int) -> ClauseChain:
 
 
 def _chain(graph: FlowGraph, handler: int) -> ClauseChain:
-    read = _table_chain if graph.version.has_exception_table else _block_stack_chain
-    return read(graph.instrs, handler)
+    if graph.version.has_exception_table:
+        return _table_chain(graph, handler)
+    return _block_stack_chain(graph.instrs, handler)
 
 
 def star_clause_chain(graph: FlowGraph, handler: int) -> ClauseChain:
@@ -183,14 +186,15 @@ def _block_stack_chain(instrs: Sequence[Instr], h: int) -> ClauseChain:
     return ClauseChain(h, tuple(clauses), None, (h, "too many except clauses"))
 
 
-def _table_chain(instrs: Sequence[Instr], t: int) -> ClauseChain:
+def _table_chain(graph: FlowGraph, t: int) -> ClauseChain:
+    instrs = graph.instrs
     clauses: List[ExceptClause] = []
     if _op(instrs, t) != "PUSH_EXC_INFO":
         return ClauseChain(t, (), None, (t, "handler without PUSH_EXC_INFO"))
     p = t + 1
     while len(clauses) < MAX_CLAUSES:
         if _op(instrs, p) == "POP_TOP":
-            clauses.append(ExceptClause(p, None, None, None, None, p + 1))
+            clauses.append(ExceptClause(p, None, None, None, None, p + 1, body_end=_bare_clause_end(graph, t, p)))
             return ClauseChain(t, tuple(clauses), None)
         q = p
         while q < len(instrs) and instrs[q].opname != "CHECK_EXC_MATCH":
@@ -224,6 +228,20 @@ def _table_chain(instrs: Sequence[Instr], t: int) -> ClauseChain:
         if _op(instrs, p) == "RERAISE":
             return ClauseChain(t, tuple(clauses), p)
     return ClauseChain(t, tuple(clauses), None, (t, "too many except clauses"))
+
+
+def _bare_clause_end(graph: FlowGraph, t: int, p: int) -> int:
+    """3.11+: where the body of the bare clause at `p` (of the handler at `t`) ends: at the
+    handler's cleanup (`COPY 3; POP_EXCEPT; RERAISE 1`, the handler its own code goes to)
+    where that is laid after it, else at the first such cleanup after it."""
+    instrs = graph.instrs
+    region = graph.region_at(t) if t < len(instrs) else None
+    if region is not None and region.handler > p:
+        return region.handler
+    k = p
+    while k < len(instrs) and not (instrs[k].opname == "COPY" and instrs[k].arg == 3):
+        k += 1
+    return k
 
 
 def _star_chain(graph: FlowGraph, t: int) -> ClauseChain:
