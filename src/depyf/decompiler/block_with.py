@@ -167,17 +167,13 @@ class BlockWith:
         from depyf.decompiler.control import LoopInfo
         instrs = self.instrs
         ins = instrs[h]
-        if not self._ops_at(h + 1, ("GET_ANEXT", "LOAD_CONST", "YIELD_FROM", "POP_BLOCK")):
-            raise self.fail(ins, "unrecognised async for loop")
-        handler = ins.target
-        if self._op(handler) != "END_ASYNC_FOR":
-            raise self.fail(ins, "async for loop without END_ASYNC_FOR")
+        loop = self.async_for(h)
+        handler, body_start = loop.end_async_for, loop.body_start
         iterator = self.pop()
         iterable = iterator.value if isinstance(iterator, m.Iterator) else iterator
         if not isinstance(iterator, m.Iterator):
             iterator = m.Iterator(iterator, is_async=True)
         j = self.loop_end.get(h, handler - 1)
-        body_start = h + 5
         body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
         real_exit = max(handler + 1, j + 1)
         break_target = self._break_target(body_start, body_end, real_exit, {j})

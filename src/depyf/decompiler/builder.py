@@ -22,6 +22,7 @@ from depyf.decompiler.instructions import TERMINAL, Bytecode, Instr, redirected
 from depyf.decompiler.patterns import PatternRules
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.statements import StatementRules
+from depyf.decompiler.structure.async_for_regions import AsyncForLoop, async_for_at
 from depyf.decompiler.structure.except_clauses import ClauseChain, clause_chain, star_clause_chain
 from depyf.decompiler.structure.handler_kinds import HandlerKind, handler_kind
 from depyf.decompiler.structure.with_regions import WithTable, with_table
@@ -222,6 +223,15 @@ class CodeBuilder(PatternRules, ControlRules, ExceptionRules, DefinitionRules, G
         """The except clauses of the handler at `handler`, in the code as decoded
         (`structure/except_clauses.py`)."""
         return clause_chain(self.graph, handler)
+
+    def async_for(self, header: int) -> AsyncForLoop:
+        """The async for whose head is `header` (`structure/async_for_regions.py`); a reading
+        failure where there is none."""
+        found = async_for_at(self.graph, header)
+        if not isinstance(found, AsyncForLoop):
+            at, reason = found
+            raise self.fail(self.instrs[at], reason)
+        return found
 
     def handler_kind(self, handler: int) -> HandlerKind:
         """What the handler at `handler` is the handler of (`structure/handler_kinds.py`)."""

@@ -57,18 +57,9 @@ class TableAsyncFor:
         handler of the region around the await (`GET_ANEXT; ...; SEND; [END_SEND]`, then the
         target's store), the body ends with the jump back to `h` (3.12+: or past copies of exit
         blocks after it), and a break goes past END_ASYNC_FOR."""
-        st = self._xt()
         instrs = self.instrs
-        region = st.region_at[h]
-        if region is None or st.kinds.get(region.handler) != "asyncfor":
-            raise self.fail(instrs[h], "async for without END_ASYNC_FOR")
-        exit_at = region.handler
-        k = h + 1
-        while k < len(instrs) and instrs[k].opname != "SEND":
-            k += 1
-        start = instrs[k].target
-        if start < len(instrs) and instrs[start].opname == "END_SEND":
-            start += 1
+        loop = self.async_for(h)
+        exit_at, start = loop.end_async_for, loop.body_start
         j = self.loop_end[h]
         body_end = j if instrs[j].opname == "JUMP" and instrs[j].target == h else j + 1
         last = instrs[exit_at - 1]
