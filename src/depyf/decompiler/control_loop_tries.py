@@ -81,25 +81,18 @@ class ControlLoopTries:
         return self._block_try_end_past_handlers(t, after)
 
     def _block_with_way_on(self, t: int) -> Optional[int]:
-        """3.8-3.10: where the with statement whose cleanup (WITH_EXCEPT_START) is at `t` goes on:
-        its cleanup's way on when the exception is swallowed (`POP_EXCEPT; POP_TOP` after a test
-        that re-raises otherwise) goes where the with goes on."""
-        instrs = self.instrs
-        test = instrs[t + 1]
-        if [ins.opname for ins in instrs[t + 1:t + 4]] == ["GET_AWAITABLE", "LOAD_CONST", "YIELD_FROM"]:
-            test = instrs[t + 4]  # (an async with: the test follows the awaited __aexit__ call)
-        if test.opname != "POP_JUMP_IF_TRUE" or test.target is None:
+        """3.9/3.10: where the with statement whose handler (WITH_EXCEPT_START) is at `t` goes on:
+        its handler's way on after a swallowed exception (`structure/with_regions.py`) goes where
+        the with goes on; None where it jumps back."""
+        statement = self.withs.by_handler(t)
+        if statement is None or statement.handler.test is None or statement.handler.way_on is None:
             return None
-        k = test.target
-        while k < len(instrs) and instrs[k].opname in ("POP_TOP", "POP_EXCEPT"):
-            k += 1  # (the unwinding of the swallowed exception)
-        if k == len(instrs):
-            return None
-        if instrs[k].opname == "JUMP":
-            return instrs[k].target if instrs[k].target > k else None
+        way_on, goes_to = statement.handler.way_on, statement.handler.goes_to
+        if goes_to is not None:
+            return goes_to if goes_to > way_on else None
         # (no jump: the code after the with follows; the walk on to its end would take in
         # the code after the loop too, past a `break` in the with body)
-        return k
+        return way_on
 
     def _block_try_end_past_handlers(self, t: int, after: int) -> Optional[int]:
         """3.8-3.10: where the try whose handler is `t` ends, read from its body's way on (the
