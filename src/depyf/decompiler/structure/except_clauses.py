@@ -17,10 +17,11 @@ spellings differ only in a few instructions, chosen by the `has_exception_table`
 | bare clause | `POP_TOP` x3 | the same | `POP_TOP` |
 
 (3.11+'s handler starts with `PUSH_EXC_INFO`: the chain starts one past it.) Where the body
-of a bare clause ends is not in these instructions (3.9+ removes the code that would mark
-it): the readers decide it. Types are expressions read on the reader's stack; only their
-instruction ranges are here. `clause_chain(graph, handler)` is made once per handler and kept
-with the graph (`FlowGraph.kept`).
+of a 3.8-3.10 bare clause ends is not in these instructions (3.9 and 3.10 remove the code that
+would mark it): the readers decide it; 3.11+'s ends at the handler's cleanup. Types are
+expressions read on the reader's stack; only their instruction ranges are here.
+`clause_chain(graph, handler)` (and `star_clause_chain` for 3.11+'s except*) is made once per
+handler and kept with the graph (`FlowGraph.kept_at`).
 """
 from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
