@@ -29,6 +29,7 @@ REPRESENTATIVES = [
     ("control_flow", "nested_loops_with_else"),
     ("exceptions", "try_except_else_finally"),
     ("exceptions", "try_in_loop_in_try"),
+    ("exceptions", "bare_except_pass_at_end"),
     ("with_async", "async_with_items"),
     ("comprehensions", "list_comprehensions"),
     ("fstrings", "fstring_basics"),

@@ -69,6 +69,12 @@ def test_a_finally_body_that_returns_at_once():
     assert kind == ("except" if TABLE else "finally")
 
 
+def test_a_bare_clause_that_ends_the_function():
+    """`except: pass` before the implicit `return None` (3.10 copies that return into the
+    clause) compiles as a finally body that only returns would: it is the clause."""
+    assert _kind_around("def f():\n try:\n  g()\n except:\n  pass\n", "g") == "except"
+
+
 def test_async_for():
     graph = _graph(compiled_definition("async def f():\n async for x in y:\n  g(x)\n"))
     assert "asyncfor" in _kinds(graph).values()

@@ -602,3 +602,13 @@ def except_starred_type_tuple(k, extra):
         return "typed"
     except Exception:
         return "other"
+
+
+@cases(([], "1"), ([], "x"))
+def bare_except_pass_at_end(values, text):
+    # The implicit `return None` after the statement: 3.10 copies it into the clause, which
+    # then compiles exactly as a finally body that only returns; it reads as the clause.
+    try:
+        values.append(int(text))
+    except:
+        pass

@@ -87,6 +87,12 @@ def finally_exits_at_once(instrs: Sequence[Instr], h: int) -> bool:
         # Enclosing clauses left before the value is computed: a copy of the code after them
         # (3.10); a finally body's `return value` computes the value before unwinding.
         return False
+    if ret == first + 1 and _op(instrs, ret) == "RETURN_VALUE" and _op(instrs, first) == "LOAD_CONST" \
+            and instrs[first].argval is None:
+        # `except: pass` that ends the function compiles (3.10: the implicit `return None`
+        # copied into the clause) exactly as a finally body that only returns: read as the
+        # clause, the spelling written far more often.
+        return False
     size = ret + 1 - (h + 4)
     return _op(instrs, h - size - 1) == "POP_BLOCK" and same_code(instrs, (h - size, h), (h + 4, ret + 1))
 
