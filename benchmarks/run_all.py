@@ -319,7 +319,8 @@ def _baseline_cache_file(interp: Interpreter, files: List[str], args) -> Path:
     """Where a baseline outcome is kept: depyf 0.20 never changes, so its numbers only depend on
     the interpreter, the corpus, the oracle and the options."""
     digest = hashlib.sha256()
-    oracle = b"".join(p.read_bytes() for p in sorted(VERIFY.glob("*.py")))
+    # (the worker's source too: it decides how the timings are taken)
+    oracle = b"".join(p.read_bytes() for p in sorted(VERIFY.glob("*.py"))) + WORKER.read_bytes()
     for part in (oracle, interp.full.encode(), "\n".join(files).encode(),
                  f"{args.timeout} {args.repeat} {args.no_memory}".encode()):
         digest.update(part)
@@ -619,7 +620,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--fresh-baseline", action="store_true", help="re-measure depyf 0.20 (cached otherwise)")
     parser.add_argument("--control", action="store_true", help="only the control: original source as output")
     parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
-    parser.add_argument("--repeat", type=int, default=3, help="timing runs per definition, best kept (default 3)")
+    parser.add_argument("--repeat", type=int, default=5, help="timing runs per definition, best kept (default 5)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per definition (default 30)")
     parser.add_argument("--time-limit", type=float, default=0.0,
                         help="seconds per interpreter and decompiler (default 3600, 14400 with --stdlib-all)")
