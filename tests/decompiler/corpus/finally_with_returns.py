@@ -1,8 +1,10 @@
-"""A `return` inside a with statement inside a finally body (3.14 warns of it: PEP 765). On the
-way out the with's exit call consumes the manager below the returned value; 3.11+ then unwinds
-the finally's handler around it (`SWAP 2; POP_TOP; SWAP 2; POP_EXCEPT` drop the exception and
-restore the previous one) before the return, in the handler's copy of the finally body. Some
-managers here swallow exceptions, so the try body's exception may or may not be lost."""
+"""A `return` inside a finally body (3.14 warns of it: PEP 765), in a with statement or replacing
+a return of the try body. On the way out a with's exit call consumes the manager below the
+returned value; 3.11+ then unwinds the finally's handler around it (`SWAP 2; POP_TOP; SWAP 2;
+POP_EXCEPT` drop the exception and restore the previous one) before the return, in the handler's
+copy of the finally body, where the copy on the try body's return drops that return's value
+(`SWAP 2; POP_TOP`). Some managers here swallow exceptions, so the try body's exception may or
+may not be lost."""
 import warnings
 
 from _cases import cases
@@ -105,3 +107,34 @@ def with_return_in_finally_async(n):
                 return log
 
     return run
+
+
+def _value(log):
+    log.append("value")
+    return len(log)
+
+
+@cases((0, False), (0, True), (2, False), (2, True))
+def body_return_replaced_in_finally(n, c):
+    log = []
+    try:
+        _body(log, n)
+        return _value(log)
+    finally:
+        if c:
+            return log
+        log.append("finally")
+
+
+@cases((0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2))
+def body_if_return_replaced_in_finally(n, c):
+    log = []
+    try:
+        if c:
+            return _value(log)
+        _body(log, n)
+    finally:
+        if c > 1:
+            return log
+        log.append("finally")
+    return None
