@@ -294,9 +294,15 @@ class BlockFinally:
         todo = [(k, start)]
         seen = set()
         outlined: Set[int] = set()  # jumps of this copy laid apart, matched where they were jumped to
+        # (the positions reached past a drop of the try body's waiting return value: such a copy
+        # must end where that return follows it, `_drops_pending_value`)
+        past_drop: Set[Tuple[int, int]] = set()
         while todo:
             a, b = todo.pop()
+            dropped = (a, b) in past_drop
             if b >= end:
+                if dropped and not self._block_copy_returns_pending_value(copy_start, a):
+                    continue
                 return a
             if (a, b) in seen or a >= len(instrs):
                 continue
@@ -304,14 +310,37 @@ class BlockFinally:
             if a in outlined:
                 todo.append((a + 1, b))
                 continue
+            before = len(todo)
             j = b
             while j < end and (instrs[j].opname in _ROTATIONS or instrs[j].opname == "POP_TOP"):
                 j += 1
             if j < end and instrs[j].opname == "POP_EXCEPT" and j > b:
+                if self._drops_pending_value(a, j + 1):
+                    past_drop.add((a + 2, j + 1))
+                    todo.append((a + 2, j + 1))  # (tried last of all)
                 todo.append((a, j + 1))
-            if self._finally_copy_step(a, b, end, copy_start, todo, outlined):
+            ends = self._finally_copy_step(a, b, end, copy_start, todo, outlined)
+            if dropped:
+                past_drop.update(todo[before:])
+            if ends and not (dropped and not self._block_copy_returns_pending_value(copy_start, a)):
                 return a
         return None
+
+    def _drops_pending_value(self, a: int, b: int) -> bool:
+        """Where the exceptional copy returns at `b`, right after unwinding its handler: does the
+        copy at `a` first drop the value a return of the try body left waiting, which this
+        return replaces (`ROT_TWO; POP_TOP; RETURN_VALUE`: `try: return a / finally: return
+        b`)? (In a for loop the same drop is the iterator's, and both copies have it.)"""
+        return self._op(b) == "RETURN_VALUE" and self._ops_at(a, ("ROT_TWO", "POP_TOP", "RETURN_VALUE"))
+
+    def _block_copy_returns_pending_value(self, start: int, end: int) -> bool:
+        """Does the copy [start, end), matched past a drop of the try body's waiting return value
+        (`_drops_pending_value`), go on to return that value right after it? The try body's
+        return is read only so: else that value, and what computing it does, would be lost.
+        (Not where a loop in the copy has ways on of its own, past the copy's end.)"""
+        instrs = self.instrs
+        return self._op(end) == "RETURN_VALUE" and not any(
+            ins.target is not None and ins.target <= ins.index for ins in instrs[start:end])
 
     def _finally_copy_step(self, a: int, b: int, end: int, copy_start: int, todo: List[Tuple[int, int]],
                            outlined: Set[int]) -> bool:

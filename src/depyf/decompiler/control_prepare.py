@@ -111,6 +111,8 @@ class ControlPrepare:
         if i in self.skip:
             if i in self.dead_end_exits and not self.pure_mode:
                 self.exit_into_dead_end(i)  # exception_table
+            elif self.version.has_exception_table:
+                self.step_over_exit_call(i)  # table_with
             return self.skip[i]
         if i in self.loop_end and i not in self.active_loops and not self.pure_mode:
             if self.version.has_exception_table and self.try_holds_loop(i, self.loop_end[i]):

@@ -35,6 +35,7 @@ class _CopyMatch:
     inner_exit: Optional[int] = None  # the last jump back standing for a jump to the re-raise
     deferred: List[Tuple[int, int]] = field(default_factory=list)  # runs [p, r) matched later
     runs: List[Tuple[int, int]] = field(default_factory=list)  # where the normal copy has them
+    drops_pending_value: bool = False  # a return of the body replaces one of the try body's
 
 
 class TableCopies:
@@ -57,6 +58,8 @@ class TableCopies:
             return None
         end = self._copy_trailing_handlers(m, end)
         if not self._inlined_blocks_matched(m) or not self._copy_jumps_agree(m, end):
+            return None
+        if m.drops_pending_value and not self._returns_pending_value(m, end):
             return None
         return end - b, m.inner_exit, m.outs
 
@@ -180,7 +183,9 @@ class TableCopies:
         has none; or a conditional jump the normal copy inverts around a jump back (3.12+)."""
         drop = self._exception_drop(p, m.end)
         if drop and self._exception_drop(q, len(self.instrs)) != drop:
-            return p + drop, q
+            pending = self._pending_value_drop(p, drop, q)
+            m.drops_pending_value |= pending > 0
+            return p + drop, q + pending
         x = self.instrs[p]
         back = self._inverted_back_jump(x, q)
         if back is None:
@@ -382,6 +387,33 @@ class TableCopies:
             k += 1
         if k > p and k < end and self.instrs[k].opname == "POP_EXCEPT":
             return k + 1 - p
+        return 0
+
+    def _returns_pending_value(self, m: _CopyMatch, end: int) -> bool:
+        """Where the copy at `m.b`, up to `end`, drops a value the try body's return left waiting
+        (`_pending_value_drop`): does the copy go on to return that value where it finishes,
+        right after it? The try body's return is read only so: else that value, and what
+        computing it does, would be lost. (Not where a with statement or a loop in the copy
+        has ways on of its own, past the copy's end: a suppressed exception, the loop's exit.)"""
+        instrs = self.instrs
+        if self.withs.in_range(m.b, end) or any(ins.target is not None and ins.target <= ins.index
+                                                for ins in instrs[m.b:end]):
+            return False
+        return end < len(instrs) and instrs[end].opname == "RETURN_VALUE"
+
+    def _pending_value_drop(self, p: int, drop: int, q: int) -> int:
+        """The length of the `SWAP 2; POP_TOP` at `q` that drops the value a return of the try
+        body left waiting on the stack, where a return of the finally body replaces it, in the
+        copy on that return's way out (`try: return a / finally: return b`); the handler's copy
+        at `p` drops the exception there, as `drop` instructions, and restores the previous one
+        (`SWAP 2; POP_TOP; SWAP 2; POP_EXCEPT`). 0 where the copy at `q` drops no such value."""
+        instrs = self.instrs
+        if drop != 4 or q + 2 >= len(instrs) or instrs[p].opname != "SWAP" \
+                or instrs[p + drop].opname != "RETURN_VALUE":
+            return 0  # (a `SWAP 2; POP_TOP` in a loop may pop its iterator instead)
+        swap, pop, out = instrs[q], instrs[q + 1], instrs[q + 2]
+        if swap.opname == "SWAP" and swap.arg == 2 and pop.opname == "POP_TOP" and out.opname == "RETURN_VALUE":
+            return 2
         return 0
 
     def _inverted_back_jump(self, x: Instr, q: int) -> Optional[int]:

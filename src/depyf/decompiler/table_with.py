@@ -103,7 +103,7 @@ class TableWith:
         finally:
             self.for_targets.pop()
         left = self.last_stack
-        if len(left) > len(base) + 1 and not isinstance(left[-1], m.MARKER_TYPES) \
+        if len(left) > len(base) and not isinstance(left[-1], m.MARKER_TYPES) \
                 and self._return_into_dead_end_copy(be):
             # The body ends in `return value` and the copy of an enclosing finally body after
             # the exit call never finishes: the compiler dropped the RETURN_VALUE after it as
@@ -589,6 +589,16 @@ class TableWith:
         if unwound:
             self.skip[first] = k  # (the iterators' POP_TOPs are the return's, not statements)
         return k + 2
+
+    def step_over_exit_call(self, i: int) -> None:
+        """The exit call that starts at `i` is stepped over (`_register_exit_calls`); where a
+        returned value is swapped under the manager first (`SWAP 2`), the call consumes the
+        manager below it, as it runs: what the way out does next (3.11+ unwinding a handler
+        around the with, `SWAP 2; POP_TOP; SWAP 2; POP_EXCEPT`) finds the stack it expects."""
+        call = self.withs.exit_call_at(i)
+        stack = self.stack
+        if call is not None and call.start != call.call and len(stack) >= 2 and isinstance(stack[-2], m.WithExit):
+            del stack[-2]
 
     def _register_exit_calls(self, start: int, body_end: int) -> None:
         """`__exit__(None, None, None)` on each normal exit of a with body is not source: every
