@@ -138,3 +138,28 @@ def body_if_return_replaced_in_finally(n, c):
             return log
         log.append("finally")
     return None
+
+
+@cases((0,), (3,))
+def with_raise_in_try_except_then_finally_return(n):
+    log = []
+    try:
+        with Tracker(log, n):
+            raise ValueError(5)
+    except ValueError:
+        log.append(6)
+    finally:
+        return log
+
+
+@cases((0,), (3,))
+def with_raise_in_try_except_then_finally(n):
+    log = []
+    try:
+        with Tracker(log, n):
+            raise ValueError(5)
+    except ValueError:
+        log.append(6)
+    finally:
+        log.append(7)
+    return log
