@@ -163,3 +163,24 @@ def with_raise_in_try_except_then_finally(n):
     finally:
         log.append(7)
     return log
+
+
+@cases((0, 0), (0, 2), (2, 0), (2, 2))
+def clause_try_return_in_finally_raising_in_try(n, k):
+    log = []
+    try:
+        try:
+            try:
+                return _value(log)
+            except ValueError as e:
+                log.append(1)
+        finally:
+            if n + k > 1:
+                raise ValueError(2)
+            else:
+                log.append(3)
+            if k == 2:
+                log.append(4)
+    except ValueError:
+        log.append(5)
+    return log
