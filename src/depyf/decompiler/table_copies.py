@@ -232,12 +232,18 @@ class TableCopies:
 
     def _copy_trailing_handlers(self, m: _CopyMatch, end: int) -> int:
         """`end` moved past handler code of the copy that follows its last exit (no jump goes
-        there)."""
+        there): the handler of code in the copy. (Not the handler of code before it, a with
+        around the copy whose cleanup follows it: `with m: raise E` in a try body, where the
+        suppressed exception's way on is the copy.)"""
         size = len(self.instrs)
         while end < size and end not in m.flow_b and self.instrs[end - 1].opname in TERMINAL \
-                and not self.jump_sources.get(end):
+                and not self.jump_sources.get(end) and self._handles_code_in(end, m.b, end):
             end += 1
         return end
+
+    def _handles_code_in(self, h: int, start: int, end: int) -> bool:
+        """Is `h` the handler of some code in [start, end)?"""
+        return any(r.handler == h and r.start < end and start < r.end for r in self.bc.regions)
 
     def _inlined_blocks_matched(self, m: _CopyMatch) -> bool:
         """Does each exit block inlined in the handler's copy match what the normal copy's jump

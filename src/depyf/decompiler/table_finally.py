@@ -216,8 +216,8 @@ class TableFinally:
         instrs = self.instrs
         body = self.run_range(s, be, list(base))
         left = self.last_stack
-        if len(left) == len(base) + 1 and be in self.skip and be < t and self._never_finishes(be, min(self.skip[be], t)) \
-                and not isinstance(left[-1], m.MARKER_TYPES):
+        if len(left) == len(base) + 1 and be in self.skip and be < t and not isinstance(left[-1], m.MARKER_TYPES) \
+                and (self._never_finishes(be, min(self.skip[be], t)) or self._only_returns_after(be, self.skip[be])):
             # The body ends in `return value` and the finally body (of this try, or of an
             # enclosing one, whose copy follows) never finishes: the value is computed before
             # the copy, and the compiler dropped the RETURN_VALUE after it as dead (left on the
@@ -233,6 +233,17 @@ class TableFinally:
                 raise self.fail(instrs[t], "a value left before a finally body whose except clauses end it")
             body.append(n.Return(left.pop()))
         return body
+
+    def _only_returns_after(self, start: int, end: int) -> bool:
+        """Does the skipped copy [start, end) of a finally body go on only to RETURN_VALUEs, where
+        it falls out and where its jumps leave it (3.12+ copy the return into each branch of
+        an `if` that ends the finally body)? Then the value left above the try's stack before
+        it is a `return value` of the try body."""
+        instrs = self.instrs
+        if end >= len(instrs) or instrs[end].opname != "RETURN_VALUE" or instrs[end - 1].opname in ENDS_FLOW:
+            return False
+        outs = [ins.target for ins in instrs[start:end] if ins.target is not None and not start <= ins.target < end]
+        return all(instrs[k].opname == "RETURN_VALUE" for k in outs)
 
     def _finally_way_on(self, be: int, t: int, span_end: int, body: List[n.Stmt], after: List[n.Expr]) -> int:
         """Where reading goes on after the try/finally: past the copy of the finally body on the

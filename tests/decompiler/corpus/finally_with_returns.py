@@ -138,3 +138,49 @@ def body_if_return_replaced_in_finally(n, c):
             return log
         log.append("finally")
     return None
+
+
+@cases((0,), (3,))
+def with_raise_in_try_except_then_finally_return(n):
+    log = []
+    try:
+        with Tracker(log, n):
+            raise ValueError(5)
+    except ValueError:
+        log.append(6)
+    finally:
+        return log
+
+
+@cases((0,), (3,))
+def with_raise_in_try_except_then_finally(n):
+    log = []
+    try:
+        with Tracker(log, n):
+            raise ValueError(5)
+    except ValueError:
+        log.append(6)
+    finally:
+        log.append(7)
+    return log
+
+
+@cases((0, 0), (0, 2), (2, 0), (2, 2))
+def clause_try_return_in_finally_raising_in_try(n, k):
+    log = []
+    try:
+        try:
+            try:
+                return _value(log)
+            except ValueError as e:
+                log.append(1)
+        finally:
+            if n + k > 1:
+                raise ValueError(2)
+            else:
+                log.append(3)
+            if k == 2:
+                log.append(4)
+    except ValueError:
+        log.append(5)
+    return log
