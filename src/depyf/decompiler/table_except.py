@@ -279,6 +279,13 @@ class TableExcept:
                 stmts = self.run_range(hs, he, list(base) + [m.Sentinel("previous-exception")])
             finally:
                 self._clause_read = outer_clause
+            left = self.last_stack
+            if len(left) == len(base) + 1 and not isinstance(left[-1], m.MARKER_TYPES) and not self.spill_mode:
+                # A value the clause computed that no statement of it took: only a `return
+                # value` leaves one, above the unwound handler, for the copy of a finally body
+                # on its way out to run first, which this reading stepped over (its way on may
+                # be the suppressed exception of a with in it, laid with the with's handler).
+                stmts.append(n.Return(left.pop()))
             if hs in breaks:
                 if not (stmts and isinstance(stmts[-1], n.Break)):  # (read already: a written one)
                     stmts.append(n.Break())

@@ -184,3 +184,16 @@ def clause_try_return_in_finally_raising_in_try(n, k):
     except ValueError:
         log.append(5)
     return log
+
+
+@cases((1,), (3,))
+def clause_return_through_finally_with_raising(n):
+    log = []
+    try:
+        raise ValueError(2)
+    except ValueError:
+        return log
+    finally:
+        with Tracker(log, n):  # (tag 3 swallows the exception: the clause's return goes on)
+            log.append(4)
+            raise ValueError(6)
