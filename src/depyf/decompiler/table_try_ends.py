@@ -430,6 +430,23 @@ class TableTryEnds:
             return k + 1
         return e
 
+    def _past_nested_const_return(self, s: int, e: int) -> int:
+        """`try: if c: (if d: return x) / return 2` then an else part: the `return <constant>`
+        that ends an if body in the try body raises nothing and lies unprotected at the end of
+        the protected code (3.11 `LOAD_CONST; RETURN_VALUE`, 3.12+ RETURN_CONST, decoded as the
+        two). Only jumps from the body reach it, and the if's test jumps past it: it is the
+        body's own (else it would read as the start of the else part)."""
+        instrs = self.instrs
+        if e + 1 >= len(instrs) or instrs[e].opname != "LOAD_CONST" or instrs[e + 1].opname != "RETURN_VALUE" \
+                or instrs[e - 1].opname not in ENDS_FLOW or self.jump_sources.get(e + 1):
+            return e
+        sources = self.jump_sources.get(e, ())
+        past = e + 2
+        if sources and all(s <= src < e for src in sources) \
+                and any(instrs[j].opname in COND_JUMPS and instrs[j].target == past for j in range(s, e)):
+            return past
+        return e
+
     def _past_dead_end_return(self, s: int, e: int, t: int) -> int:
         """`try: if c: return x` then the end of the body, in a try whose finally body never
         finishes: the protected code ends with the value of the return, the copy of the finally

@@ -356,3 +356,18 @@ def loop_try_nested_try_else_return_last(scopes, name):
             return out
         out.append(len(scope))
     return None
+
+
+@cases((0, 0), (0, 5), (1, 0), (1, 5), (2, 0), (2, 5))
+def nested_if_returns_constant_then_else_part(c, n):
+    log = [1]
+    try:
+        if len(log) > c - 1:
+            if n > 3 or n > 3:
+                return log
+            return 2
+    except ValueError:
+        log.append(3)
+    else:
+        log.append(6)
+    return log
