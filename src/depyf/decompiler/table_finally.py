@@ -44,6 +44,7 @@ class TableFinally:
         copies = self._finally_copies(s, t, shape, warm, span_end)
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
         be = self._past_dead_end_return(s, be, t)
+        be = self._past_swallowed_body(s, be, t)
         self._skip_swallowed_copy_jumps(s, be, copies)
         body = self._read_protected_body(s, be, t, base, bool(shape.clause_ends))
         after = self.carry_out(body, base, self.last_stack)
@@ -70,6 +71,17 @@ class TableFinally:
                 self.range_falls_to.setdefault(self.end, way_on)  # (as `_build_except` does)
                 self.tail_else_joins.add(self.end)
         return max(cont, s + 1)
+
+    def _past_swallowed_body(self, s: int, be: int, t: int) -> int:
+        """`try: (with a: raise E) / except F: ... / else: more` / `finally: ...`: only the
+        manager that swallows the exception goes on, to the rest of the statement inside the
+        finally's protection (its else part), laid after the with's handler: the body ends
+        past it (`_past_swallowed_way_on`, as for a try/except). Only over code that only an
+        exception reaches: never over the code after the statement (3.12+, an if around it)."""
+        past = self._past_swallowed_way_on(s, be, t)
+        if past > be and self.handler_only_code().issuperset(range(be, past)):
+            return past
+        return be
 
     def _finally_shape(self, t: int) -> _FinallyShape:
         """Where the handler's copy of the finally body at `t + 1` lies: from the handler to its

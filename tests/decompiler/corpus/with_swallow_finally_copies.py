@@ -92,3 +92,18 @@ def elif_try_raising_except_loop_finally(n):
             log.append('finally')
     log.append('after if')
     return log
+
+
+@cases((KeyError,), (ValueError,), (TypeError,))
+def try_with_raising_except_else_finally(kind):
+    log = []
+    try:
+        with _Swallow(log):
+            raise kind()
+    except ValueError:
+        return 8
+    else:
+        log.append('else')  # (only the swallowing manager goes on here, before the finally body)
+    finally:
+        log.append('finally')
+    return log
