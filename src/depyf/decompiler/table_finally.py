@@ -481,7 +481,8 @@ class TableFinally:
         """Note the copy [k, k + size) as a dead end where it raises or returns on every path
         (`dead_end_exits`): the compiler dropped what followed it."""
         fs, fe = final
-        if (k < body_end or self._if_body_ends_in_copy(s, k, size)) and self._never_finishes(k, k + size) \
+        if (k < body_end or self._if_body_ends_in_copy(s, k, size)) \
+                and (self._never_finishes(k, k + size) or self._finishes_by_swallowed_return(k, k + size)) \
                 or self._after_handler_return_unwinding(k) and self._never_finishes(fs, fe):
             # A way out from inside the body whose copy raises or returns on every path:
             # the compiler dropped what followed it (a RETURN_VALUE, a jump) as dead.
@@ -490,7 +491,8 @@ class TableFinally:
             # body's normal flow reaches, leaves out: `return x` there unwinds the clause
             # first.)
             self.dead_end_exits[k] = (list(self.stack), len(self.loops))
-        elif k >= body_end and k not in self.dead_end_exits and self._never_finishes(k, k + size):
+        elif k >= body_end and k not in self.dead_end_exits \
+                and (self._never_finishes(k, k + size) or self._finishes_by_swallowed_return(k, k + size)):
             # The same past the protected code (`try: if c: return f()` / `finally:
             # raise E`, or a clause's `return f()`): a value computed for a return, left
             # above the try's own stack where the copy is skipped, is that return's; with
@@ -614,12 +616,46 @@ class TableFinally:
             return
         if self.stack and (len(self.stack) > len(base) or self.stack[-1] is not base[len(self.stack) - 1]):
             value = self.pop()
+        if value is None:
+            value = self._swallowed_constant_return(i)
         if value is None and not self.code.co_flags & CO_OPTIMIZED:
             if not self.loops or loops != len(self.loops):
                 raise self.fail(self.instrs[i], "way out of a try body whose finally body never finishes")
             self.emit(n.Break())
             return
         self.emit(n.Return(value))
+
+    def _finishes_by_swallowed_return(self, start: int, end: int) -> bool:
+        """Does the copy [start, end) of a finally body never leave itself by normal flow (it
+        raises), going on only where a with in it swallows the exception, to a `return
+        <constant>` (3.11 lays that way on past the copy)?"""
+        if not any(self._constant_return_at(s.handler.way_on) for s in self.withs.in_range(start, end)):
+            return False
+        return all(start <= k < end for k in self._reach(start, floor=start))
+
+    def _constant_return_at(self, j: Optional[int]) -> bool:
+        instrs = self.instrs
+        return j is not None and j + 1 < len(instrs) and instrs[j].opname == "LOAD_CONST" \
+            and instrs[j + 1].opname == "RETURN_VALUE" and not self.jump_sources.get(j + 1)
+
+    def _swallowed_constant_return(self, i: int) -> Optional[n.Expr]:
+        """The constant of a `return <constant>` whose way out runs the copy at `i` of a finally
+        body that finishes only where a with in it swallows an exception: the constant is
+        loaded after the copy, on that with's way on (`try: return 3` / `finally: (with m:
+        raise E)`); None where that way on is no such return."""
+        end = self.skip.get(i, i)
+        for statement in self.withs.in_range(i, end):
+            j = statement.handler.way_on
+            if self._constant_return_at(j):
+                load = self.instrs[j]
+                saved = self.stack
+                self.stack = []
+                try:
+                    self.op_LOAD_CONST(load, j)
+                    return self.stack.pop()
+                finally:
+                    self.stack = saved
+        return None
 
     def _return_inside_copy(self, start: int, end: int, outs: List[Tuple[int, int]]
                             ) -> Optional[Tuple[int, int]]:

@@ -107,3 +107,15 @@ def try_with_raising_except_else_finally(kind):
     finally:
         log.append('finally')
     return log
+
+
+@cases((KeyError, 0), (KeyError, 1), (ValueError, 1))
+def loop_return_constant_through_raising_with_finally(kind, n):
+    log = []
+    try:
+        for i in range(n):
+            return 3  # (when the manager swallows, the return goes on after the finally body)
+        log.append('after loop')
+    finally:
+        with _Swallow(log):
+            raise kind()
