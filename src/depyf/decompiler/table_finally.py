@@ -78,7 +78,7 @@ class TableFinally:
         finally's protection (its else part), laid after the with's handler: the body ends
         past it (`_past_swallowed_way_on`, as for a try/except). Only over code that only an
         exception reaches: never over the code after the statement (3.12+, an if around it)."""
-        past = self._past_swallowed_way_on(s, be, t)
+        past = self._past_swallowed_way_on(s, be, t, outermost=True)
         if past > be and self.handler_only_code().issuperset(range(be, past)):
             return past
         return be

@@ -565,22 +565,26 @@ class TableTryEnds:
                 return j, r + 1
         return None
 
-    def _past_swallowed_way_on(self, s: int, be: int, t: int) -> int:
+    def _past_swallowed_way_on(self, s: int, be: int, t: int, outermost: bool = False) -> int:
         """`try: with a: return f()` then more statements in the try body: only a with whose
         manager swallowed an exception reaches them. The compiler lays them after the with's
         handler, still protected by the try: the body ends after them (the with reads them).
         So with a with body that leaves by a `break` or `continue` (3.11: after the exit call,
         an unprotected jump out at `be`): `try: with a: ...; break` then more of the try body,
         which only the swallowing exit reaches (read as the try's else part, it would run
-        after the break's way out instead)."""
+        after the break's way out instead). `outermost`: only a with whose way on no other with
+        in the body holds (that with's reading takes it in)."""
         instrs = self.instrs
         if be < 1 or instrs[be - 1].opname not in TERMINAL and not self._jump_out_at(s, be, t):
             return be
-        for statement in self.withs.in_range(s, be):
+        statements = self.withs.in_range(s, be)
+        for statement in statements:
             if not be <= statement.handler.start < t:
                 continue
             j = statement.handler.way_on if statement.handler.goes_to is None else statement.handler.goes_to
             if j is None or not be <= j < t or t not in self._chain(j):
+                continue
+            if outermost and any(o.setup < statement.setup and o.region.covers(j) for o in statements):
                 continue
             inside = [q for q in self._reach(j) if t in self._chain(q)]
             if inside and max(inside) + 1 > be:
