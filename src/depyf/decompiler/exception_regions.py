@@ -406,6 +406,15 @@ class ExceptionRegionAnalysis:
                 # handler of an enclosing try too, when the normal flow stops at a finally body
                 # that raises: `try: (try: ... finally: raise E) except E: pass` then `a = 1`)
                 return end - 1
+            # (3.11, whose handler code lies inline, before the jump over the else part)
+            through = self._reach_through_handlers(start, floor=start) \
+                if not self.version.handler_code_at_end else set()
+            for j in range(end - 1, k, -1):
+                ins = self.instrs[j]
+                if ins.opname == "JUMP" and ins.target is not None and ins.target > end and j in through:
+                    # (... or after the normal copy of a finally body that the clauses jump to:
+                    # `try: raise E / except E: ... / finally: ...` then `else:`)
+                    return j
         return k
 
     def _falls_into(self, s: int, be: int, through_inner_handlers: bool = False) -> bool:

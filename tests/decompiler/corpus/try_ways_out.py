@@ -371,3 +371,19 @@ def nested_if_returns_constant_then_else_part(c, n):
     else:
         log.append(6)
     return log
+
+
+@cases((0,), (1,))
+def if_try_raising_except_finally_else_returns(c):
+    log = [1]
+    if c:
+        try:
+            raise ValueError(2)
+        except ValueError:
+            log.append(3)
+        finally:
+            log.append(5)
+    else:
+        return log
+    log.append(6)
+    return log
