@@ -640,22 +640,24 @@ class TableFinally:
 
     def _swallowed_constant_return(self, i: int) -> Optional[n.Expr]:
         """The constant of a `return <constant>` whose way out runs the copy at `i` of a finally
-        body that finishes only where a with in it swallows an exception: the constant is
-        loaded after the copy, on that with's way on (`try: return 3` / `finally: (with m:
-        raise E)`); None where that way on is no such return."""
+        body that finishes only where an exception raised in it is swallowed, by a with's
+        manager or an except clause in it: the constant is loaded after the copy, on that way
+        on (`try: return 3` / `finally: (with m: raise E)`); None where no such return (one
+        constant) follows."""
         end = self.skip.get(i, i)
-        for statement in self.withs.in_range(i, end):
-            j = statement.handler.way_on
-            if self._constant_return_at(j):
-                load = self.instrs[j]
-                saved = self.stack
-                self.stack = []
-                try:
-                    self.op_LOAD_CONST(load, j)
-                    return self.stack.pop()
-                finally:
-                    self.stack = saved
-        return None
+        instrs = self.instrs
+        found = {k for k in self._reach_through_handlers(i, floor=i)
+                 if not i <= k < end and self._constant_return_at(k)}
+        if not found or len({repr(instrs[k].argval) for k in found}) != 1:
+            return None
+        load = instrs[min(found)]
+        saved = self.stack
+        self.stack = []
+        try:
+            self.op_LOAD_CONST(load, load.index)
+            return self.stack.pop()
+        finally:
+            self.stack = saved
 
     def _return_inside_copy(self, start: int, end: int, outs: List[Tuple[int, int]]
                             ) -> Optional[Tuple[int, int]]:
