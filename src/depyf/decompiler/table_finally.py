@@ -603,10 +603,12 @@ class TableFinally:
     def exit_into_dead_end(self, i: int) -> None:
         """Emit the way out of a try body that runs the copy at `i` of a finally body that never
         finishes (`_register_copies`): `return value` with the value computed before the copy
-        (still on the stack above the try's own), else a bare `return`: a `break`, `continue` or
-        `return <constant>` compile alike here (the constant is loaded after the copy), and none
-        of them is ever completed. A class or module body, which cannot return, gets a `break`
-        of a loop around the whole try."""
+        (still on the stack above the try's own); `return <constant>` where the copy finishes
+        only through a swallowed exception, whose way on loads that constant
+        (`_swallowed_constant_return`); else a bare `return`: a `break`, `continue` or `return
+        <constant>` compile alike here (the constant is loaded after the copy), and none of them
+        is ever completed. A class or module body, which cannot return, gets a `break` of a
+        loop around the whole try."""
         base, loops = self.dead_end_exits[i]
         value: Optional[n.Expr] = None
         if i in self.value_only_dead_ends:
