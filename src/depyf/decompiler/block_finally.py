@@ -338,9 +338,7 @@ class BlockFinally:
         (`_drops_pending_value`), go on to return that value right after it? The try body's
         return is read only so: else that value, and what computing it does, would be lost.
         (Not where a loop in the copy has ways on of its own, past the copy's end.)"""
-        instrs = self.instrs
-        return self._op(end) == "RETURN_VALUE" and not any(
-            ins.target is not None and ins.target <= ins.index for ins in instrs[start:end])
+        return self._op(end) == "RETURN_VALUE" and not self.jumps_back_in(start, end)
 
     def _finally_copy_step(self, a: int, b: int, end: int, copy_start: int, todo: List[Tuple[int, int]],
                            outlined: Set[int]) -> bool:

@@ -83,6 +83,10 @@ class ControlPrepare:
         indices, instrs = self.jump_indices, self.instrs
         return [instrs[k] for k in indices[bisect_left(indices, start):bisect_left(indices, end)]]
 
+    def jumps_back_in(self, start: int, end: int) -> bool:
+        """Does a jump among [start, end) go back (a loop's, or a `continue`'s)?"""
+        return any(ins.target <= ins.index for ins in self.jumps_in(start, end))
+
     def _inlined_comprehension_at(self, i: int) -> bool:
         """Does a 3.12+ inlined comprehension's loop start at `i` (its accumulator, still empty,
         right below the iterator)?"""

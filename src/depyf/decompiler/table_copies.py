@@ -401,11 +401,9 @@ class TableCopies:
         right after it? The try body's return is read only so: else that value, and what
         computing it does, would be lost. (Not where a with statement or a loop in the copy
         has ways on of its own, past the copy's end: a suppressed exception, the loop's exit.)"""
-        instrs = self.instrs
-        if self.withs.in_range(m.b, end) or any(ins.target is not None and ins.target <= ins.index
-                                                for ins in instrs[m.b:end]):
+        if self.withs.in_range(m.b, end) or self.jumps_back_in(m.b, end):
             return False
-        return end < len(instrs) and instrs[end].opname == "RETURN_VALUE"
+        return end < len(self.instrs) and self.instrs[end].opname == "RETURN_VALUE"
 
     def _pending_value_drop(self, p: int, drop: int, q: int) -> int:
         """The length of the `SWAP 2; POP_TOP` at `q` that drops the value a return of the try
