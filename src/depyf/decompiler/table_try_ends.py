@@ -446,6 +446,30 @@ class TableTryEnds:
             return past
         return e
 
+    def _past_unprotected_branch_exit(self, s: int, e: int) -> int:
+        """`try: if c: A / else: return 3` inside a with (or a try/finally) that the return
+        leaves: that branch raises nothing the try handles, so it lies past the protected code,
+        the with's exit call (or the finally body's copy) before its return (3.11+). The if's
+        other branch, the last protected code, jumps over it to where the try goes on, and only
+        jumps from the body reach it: it is the body's own. (An else part is reached by the
+        body's normal end, which never jumps over it.)"""
+        instrs = self.instrs
+        if not s < e < len(instrs) or instrs[e - 1].opname != "JUMP":
+            return e
+        past = instrs[e - 1].target
+        if not e < past <= self.end or instrs[past - 1].opname not in TERMINAL:
+            return e
+        entered = False
+        for k in range(e, past):
+            target = instrs[k].target
+            if target is not None and not e <= target < past:
+                return e  # (a way out of its own: not one branch's exit)
+            for src in self.jump_sources.get(k, ()):
+                if not (s <= src < e or e <= src < past):
+                    return e
+                entered = entered or (src < e and instrs[src].opname in COND_JUMPS)
+        return past if entered else e
+
     def _past_dead_end_return(self, s: int, e: int, t: int) -> int:
         """`try: if c: return x` then the end of the body, in a try whose finally body never
         finishes: the protected code ends with the value of the return, the copy of the finally

@@ -1,0 +1,116 @@
+from _cases import cases
+
+
+class Swallow:
+    def __init__(self, log, tag):
+        self.log, self.tag = log, tag
+
+    def __enter__(self):
+        self.log.append(("enter", self.tag))
+
+    def __exit__(self, kind, value, tb):
+        self.log.append(("exit", self.tag, kind.__name__ if kind else None))
+        return self.tag % 3 == 0
+
+
+@cases((0,), (3,))
+def try_else_branch_returns_in_with(n):
+    log = []
+    with Swallow(log, 1):
+        try:
+            if not (n > 2):
+                log.append(2)
+            else:
+                return 3
+        except ValueError:
+            log.append(4)
+    return 5
+
+
+@cases((0,), (3,))
+def try_else_branch_returns(n):
+    log = []
+    try:
+        if not (n > 2):
+            log.append(2)
+        else:
+            return 3
+    except ValueError:
+        log.append(4)
+    return log
+
+
+@cases((0,), (3,))
+def try_else_branch_returns_in_for(n):
+    log = []
+    for i in range(2):
+        try:
+            if not (n > 2):
+                log.append(2)
+            else:
+                return 3
+        except ValueError:
+            log.append(4)
+    return log
+
+
+@cases((0,), (3,))
+def try_else_branch_returns_in_finally_try(n):
+    log = []
+    try:
+        try:
+            if not (n > 2):
+                log.append(2)
+            else:
+                return 3
+        except ValueError:
+            log.append(4)
+    finally:
+        log.append(6)
+    return log
+
+
+@cases((0,), (3,))
+def try_else_branch_returns_value_in_with(n):
+    log = []
+    with Swallow(log, 1):
+        try:
+            if not (n > 2):
+                log.append(2)
+            else:
+                return log
+        except ValueError:
+            log.append(4)
+    return 5
+
+
+@cases((0,), (3,))
+def try_elif_branch_returns_in_with(n):
+    log = []
+    with Swallow(log, 1):
+        try:
+            if n == 1:
+                log.append(2)
+            elif n > 2:
+                return 3
+            else:
+                log.append(7)
+        except ValueError:
+            log.append(4)
+    return 5
+
+
+@cases((0,), (3,))
+def try_else_branch_returns_in_with_else(n):
+    log = []
+    with Swallow(log, 1):
+        try:
+            if not (n > 2):
+                log.append(2)
+            else:
+                return 3
+        except ValueError:
+            log.append(4)
+        else:
+            log.append(8)
+    return 5
