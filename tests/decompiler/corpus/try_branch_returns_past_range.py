@@ -1,3 +1,8 @@
+"""A try statement whose end the protected range does not show: a branch's return that raises
+nothing the try handles lies past the range (3.11+), with a with's exit call or a finally
+body's copy before it; and the way out of an except clause whose body is a try/finally, laid
+among the handler code (3.12). Read as the else part or as handler code, the return would run
+after the other branch too, or never."""
 from _cases import cases
 
 
@@ -114,3 +119,33 @@ def try_else_branch_returns_in_with_else(n):
         else:
             log.append(8)
     return 5
+
+
+@cases((0,), (1,))
+def clause_try_finally_then_return(n):
+    # 3.12: the clause's way out (POP_EXCEPT, `e = None; del e`, then `return log`) lies
+    # between the finally's handler code and the clause's cleanup.
+    log = []
+    try:
+        raise ValueError(n)
+    except ValueError as e:
+        try:
+            log.append(3)
+        except KeyError:
+            raise ValueError(4)
+        finally:
+            log.append(5)
+    return log
+
+
+@cases((0,), (1,))
+def clause_try_finally_only_then_return(n):
+    log = []
+    try:
+        raise ValueError(n)
+    except ValueError as e:
+        try:
+            log.append(3)
+        finally:
+            log.append(5)
+    return log
