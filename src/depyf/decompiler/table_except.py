@@ -82,7 +82,7 @@ class TableExcept:
         through finally copies, a dead-end return), and to the way on of an inner try's clauses."""
         warm = self._reach(s)
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
-        be = self._past_unprotected_branch_exit(s, self._past_nested_const_return(s, be))
+        be = self._past_unprotected_branch_exit(s, self._past_nested_const_return(s, be), t)
         be = self._past_swallowed_way_on(s, self._past_with_return(s, be, t), t)
         be = self._past_const_return_through_copies(s, be, t)
         be = self._past_dead_end_return(s, be, t)

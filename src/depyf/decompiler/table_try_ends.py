@@ -446,13 +446,14 @@ class TableTryEnds:
             return past
         return e
 
-    def _past_unprotected_branch_exit(self, s: int, e: int) -> int:
+    def _past_unprotected_branch_exit(self, s: int, e: int, t: int) -> int:
         """`try: if c: A / else: return 3` inside a with (or a try/finally) that the return
         leaves: that branch raises nothing the try handles, so it lies past the protected code,
         the with's exit call (or the finally body's copy) before its return (3.11+). The if's
         other branch, the last protected code, jumps over it to where the try goes on, and only
         jumps from the body reach it: it is the body's own. (An else part is reached by the
-        body's normal end, which never jumps over it.)"""
+        body's normal end, which never jumps over it; nothing in it is protected by the try's
+        handler `t`.)"""
         instrs = self.instrs
         if not s < e < len(instrs) or instrs[e - 1].opname != "JUMP":
             return e
@@ -461,6 +462,8 @@ class TableTryEnds:
             return e
         entered = False
         for k in range(e, past):
+            if t in self._chain(k):
+                return e  # (the try's own code: a clause's, say, which a `break` leaves)
             target = instrs[k].target
             if target is not None and not e <= target < past:
                 return e  # (a way out of its own: not one branch's exit)

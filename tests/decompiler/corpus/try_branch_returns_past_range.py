@@ -149,3 +149,32 @@ def clause_try_finally_only_then_return(n):
         finally:
             log.append(5)
     return log
+
+
+@cases((0,), (3,))
+def try_finally_else_branch_returns_in_with(n):
+    log = []
+    with Swallow(log, 2):
+        try:
+            if n > 2 and len(log) > 0:
+                log.append(3)
+            else:
+                return 6
+        finally:
+            log.append(7)
+    log.append(8)
+    return log
+
+
+@cases((0,), (3,))
+def try_finally_if_branch_returns_in_with(n):
+    log = []
+    with Swallow(log, 2):
+        try:
+            if n > 2:
+                return 6
+            else:
+                log.append(3)
+        finally:
+            log.append(7)
+    return log
