@@ -178,3 +178,33 @@ def try_finally_if_branch_returns_in_with(n):
         finally:
             log.append(7)
     return log
+
+
+@cases((0,), (1,))
+def with_try_clause_way_on_then_return(n):
+    # The inner clause's way on is the with's exit call, then `return 7`; only handler code
+    # reaches it (3.11+: after the protected range, which ends in a raise).
+    log = []
+    with Swallow(log, 1):
+        try:
+            try:
+                log.append(2)
+                raise ValueError(n)
+            except ValueError:
+                log.append(5)
+            return 7
+        except KeyError as e:
+            return log
+    return log
+
+
+@cases((0,), (1,))
+def with_clause_way_on_then_return(n):
+    log = []
+    with Swallow(log, 1):
+        try:
+            raise ValueError(n)
+        except ValueError:
+            log.append(5)
+        return 7
+    return log
