@@ -331,7 +331,9 @@ class TableTryEnds:
         stands elsewhere (a `return CONST` after this try, which the except clauses go on to as
         well, has them jump to it, or gives them a copy of their own), it is the body's own
         return: the body ends after it. Read as code after the try, it would run after the
-        clauses too, or those would go on to code that their own way on only follows."""
+        clauses too, or those would go on to code that their own way on only follows. (The
+        same for a try/finally body, whose own finally copy comes first: `try: (try: A; return
+        3 / finally: B) / finally: C`; read after the statement, the return was lost.)"""
         instrs = self.instrs
         if not self.version.handler_code_at_end or not s < be < t or instrs[be - 1].opname in ENDS_FLOW \
                 or self.jump_sources.get(be):

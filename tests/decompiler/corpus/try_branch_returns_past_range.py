@@ -208,3 +208,22 @@ def with_clause_way_on_then_return(n):
             log.append(5)
         return 7
     return log
+
+
+@cases((0,), (5,))
+def const_return_through_two_finally_copies(n):
+    # 3.12+: `return 3` after the copies of both finally bodies, outside every protected range.
+    log = []
+    if n > 4:
+        try:
+            try:
+                log.append(1)
+                return 3
+            finally:
+                log.append(4)
+        except ValueError:
+            raise ValueError(5)
+        finally:
+            log.append(6)
+    log.append(7)
+    return log
