@@ -43,7 +43,8 @@ class TableFinally:
         span_end = self._cold_span(t, warm)
         copies = self._finally_copies(s, t, shape, warm, span_end)
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
-        be = self._past_const_return_through_copies(s, self._past_unprotected_branch_exit(s, be, t), t)
+        be = self._past_const_return_through_copies(s, self._past_unprotected_branch_exit(s, be, t), t,
+                                                     own_copy=True)
         be = self._past_dead_end_return(s, be, t)
         be = self._past_swallowed_body(s, be, t)
         self._skip_swallowed_copy_jumps(s, be, copies)

@@ -324,7 +324,7 @@ class TableTryEnds:
                 end = over.target
         return end
 
-    def _past_const_return_through_copies(self, s: int, be: int, t: int) -> int:
+    def _past_const_return_through_copies(self, s: int, be: int, t: int, own_copy: bool = False) -> int:
         """3.12+: `try: ...; return CONST` inside an enclosing try/finally. The body's way out
         runs the copies of enclosing finally bodies (registered, skipped), then RETURN_CONST,
         outside the protected range. Where nothing jumps to that way out and no copy of it
@@ -333,7 +333,7 @@ class TableTryEnds:
         return: the body ends after it. Read as code after the try, it would run after the
         clauses too, or those would go on to code that their own way on only follows. (The
         same for a try/finally body, whose own finally copy comes first: `try: (try: A; return
-        3 / finally: B) / finally: C`; read after the statement, the return was lost.)"""
+        3 / finally: B) / finally: C`, `own_copy`; read after the statement, the return was lost.)"""
         instrs = self.instrs
         if not self.version.handler_code_at_end or not s < be < t or instrs[be - 1].opname in ENDS_FLOW \
                 or self.jump_sources.get(be):
@@ -342,10 +342,14 @@ class TableTryEnds:
         if own_return is not None:
             return own_return  # (the body's own return, that of a try inside)
         k = be
+        copies = 0
         while k in self.skip and self.skip[k] > k and k < t:
             k = self.skip[k]
-        if k == be:
-            return be  # (with no copy in between, the enclosing try's else part may start there)
+            copies += 1
+        if copies < 1 + own_copy:
+            # (with no copy in between, the enclosing try's else part may start there; past
+            # only a try/finally's own copy, the return may follow the statement, the same code)
+            return be
         # (inside for loops, the return drops each loop's iterator first, after the copies)
         r = k
         iterators = sum(1 for loop in self.loops if loop.iterator is not None)
