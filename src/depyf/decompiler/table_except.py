@@ -82,7 +82,7 @@ class TableExcept:
         through finally copies, a dead-end return), and to the way on of an inner try's clauses."""
         warm = self._reach(s)
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
-        be = self._past_nested_const_return(s, be)
+        be = self._past_unprotected_branch_exit(s, self._past_nested_const_return(s, be), t)
         be = self._past_swallowed_way_on(s, self._past_with_return(s, be, t), t)
         be = self._past_const_return_through_copies(s, be, t)
         be = self._past_dead_end_return(s, be, t)
@@ -91,7 +91,19 @@ class TableExcept:
         nested_exit = self._nested_handler_exit(s, be, t)
         if nested_exit is not None:
             warm = warm | self._reach(nested_exit)
+            past = self._past_nested_exit_const_return(nested_exit, t)
+            if past is not None:
+                be, nested_exit = past, None
         return _ExceptBodyEnd(be, before_inner, nested_exit, warm)
+
+    def _past_nested_exit_const_return(self, nested_exit: int, t: int) -> Optional[int]:
+        """`try: (try: raise E / except E: ...) / return 1`: where the inner clauses go on, past
+        the exit calls laid there (an enclosing with's), is a `return <constant>`, which raises
+        nothing and so lies unprotected: the end of the body (None where no such return)."""
+        k = nested_exit
+        while self.skip.get(k, k) > k:
+            k = self.skip[k]
+        return k + 2 if k + 2 <= t and self._constant_return_at(k) else None
 
     def _except_clauses(self, s: int, t: int, be: int, warm: Set[int], base: List[n.Expr],
                         star: bool) -> _ExceptClauses:

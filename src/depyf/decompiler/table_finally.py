@@ -43,6 +43,8 @@ class TableFinally:
         span_end = self._cold_span(t, warm)
         copies = self._finally_copies(s, t, shape, warm, span_end)
         be = self._past_unwound_exit(s, self._extend_for_return(self._protected_end(s, t, warm)), t)
+        be = self._past_const_return_through_copies(s, self._past_unprotected_branch_exit(s, be, t), t,
+                                                     own_copy=True)
         be = self._past_dead_end_return(s, be, t)
         be = self._past_swallowed_body(s, be, t)
         self._skip_swallowed_copy_jumps(s, be, copies)
@@ -334,16 +336,19 @@ class TableFinally:
 
     def _entered_from_before(self, s: int, t: int, span_end: int, warm: Set[int]) -> Set[int]:
         """The code inside the handler span [t, span_end) of a try/finally starting at `s` that is
-        no handler code of it, but that a jump from before the statement enters: 3.12+ lays the cleanup of an
-        enclosing `except E as e` clause (`e = None; del e; RERAISE 1`) after the clause's way
+        no handler code of it, but that a jump from before the handler code enters: 3.12+ lays
+        the cleanup of an enclosing `except E as e` clause (`e = None; del e; RERAISE 1`) after the clause's way
         out, so when the try/finally ends one branch of an if in that clause (`if c: A / else:
         try: raise E / finally: B`), the other branch's way out (`POP_EXCEPT; e = None; del e`,
-        then the code after the try) lies between the finally's cleanup and that clause's."""
+        then the code after the try) lies between the finally's cleanup and that clause's. The
+        same way out follows the copy of the finally body on the try's own normal way out when
+        the try/finally is the clause's whole body (`except E as e: try: A / finally: B`, then
+        the code after the try), where the jump comes from the statement's own code."""
         cold = self._cold_code(t, warm)
         found: Set[int] = set()
         for k in range(t, span_end):
             if k not in cold and k not in found \
-                    and any(src < s for src in self.jump_sources.get(k, ())):
+                    and any(src < t and src not in cold for src in self.jump_sources.get(k, ())):
                 found |= {q for q in self._reach_with_inner_handlers(k) if t <= q < span_end and q not in cold}
         return found
 

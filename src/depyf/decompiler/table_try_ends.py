@@ -324,14 +324,16 @@ class TableTryEnds:
                 end = over.target
         return end
 
-    def _past_const_return_through_copies(self, s: int, be: int, t: int) -> int:
+    def _past_const_return_through_copies(self, s: int, be: int, t: int, own_copy: bool = False) -> int:
         """3.12+: `try: ...; return CONST` inside an enclosing try/finally. The body's way out
         runs the copies of enclosing finally bodies (registered, skipped), then RETURN_CONST,
         outside the protected range. Where nothing jumps to that way out and no copy of it
         stands elsewhere (a `return CONST` after this try, which the except clauses go on to as
         well, has them jump to it, or gives them a copy of their own), it is the body's own
         return: the body ends after it. Read as code after the try, it would run after the
-        clauses too, or those would go on to code that their own way on only follows."""
+        clauses too, or those would go on to code that their own way on only follows. (The
+        same for a try/finally body, whose own finally copy comes first: `try: (try: A; return
+        3 / finally: B) / finally: C`, `own_copy`; read after the statement, the return was lost.)"""
         instrs = self.instrs
         if not self.version.handler_code_at_end or not s < be < t or instrs[be - 1].opname in ENDS_FLOW \
                 or self.jump_sources.get(be):
@@ -340,10 +342,14 @@ class TableTryEnds:
         if own_return is not None:
             return own_return  # (the body's own return, that of a try inside)
         k = be
+        copies = 0
         while k in self.skip and self.skip[k] > k and k < t:
             k = self.skip[k]
-        if k == be:
-            return be  # (with no copy in between, the enclosing try's else part may start there)
+            copies += 1
+        if copies < 1 + own_copy:
+            # (with no copy in between, the enclosing try's else part may start there; past
+            # only a try/finally's own copy, the return may follow the statement, the same code)
+            return be
         # (inside for loops, the return drops each loop's iterator first, after the copies)
         r = k
         iterators = sum(1 for loop in self.loops if loop.iterator is not None)
@@ -445,6 +451,33 @@ class TableTryEnds:
                 and any(instrs[j].opname in COND_JUMPS and instrs[j].target == past for j in range(s, e)):
             return past
         return e
+
+    def _past_unprotected_branch_exit(self, s: int, e: int, t: int) -> int:
+        """`try: if c: A / else: return 3` inside a with (or a try/finally) that the return
+        leaves: that branch raises nothing the try handles, so it lies past the protected code,
+        the with's exit call (or the finally body's copy) before its return (3.11+). The if's
+        other branch, the last protected code, jumps over it to where the try goes on, and only
+        jumps from the body reach it: it is the body's own. (An else part is reached by the
+        body's normal end, which never jumps over it; nothing in it is protected by the try's
+        handler `t`.)"""
+        instrs = self.instrs
+        if not s < e < len(instrs) or instrs[e - 1].opname != "JUMP":
+            return e
+        past = instrs[e - 1].target
+        if not e < past <= self.end or instrs[past - 1].opname not in TERMINAL:
+            return e
+        entered = False
+        for k in range(e, past):
+            if t in self._chain(k):
+                return e  # (the try's own code: a clause's, say, which a `break` leaves)
+            target = instrs[k].target
+            if target is not None and not e <= target < past:
+                return e  # (a way out of its own: not one branch's exit)
+            for src in self.jump_sources.get(k, ()):
+                if not (s <= src < e or e <= src < past):
+                    return e
+                entered = entered or (src < e and instrs[src].opname in COND_JUMPS)
+        return past if entered else e
 
     def _past_dead_end_return(self, s: int, e: int, t: int) -> int:
         """`try: if c: return x` then the end of the body, in a try whose finally body never

@@ -437,6 +437,11 @@ class TableWith:
                     or t not in self._chain(k):
                 continue
             region = st.region_at[y]
+            if region is None and self._own_exit_call_at(y, t):
+                # `with a: (try: raise E / except E: pass) / return 1`: the clause's way on is
+                # this with's exit call, then the return (`_with_const_return`)
+                end = max(end, y)
+                continue
             if region is None or region.handler != t or y in st.kinds or instrs[y].opname == "POP_EXCEPT":
                 continue
             inside = [q for q in self._reach(y) if q < t and t in self._chain(q)]
@@ -457,6 +462,12 @@ class TableWith:
             if inside:
                 end = max(end, max(inside) + 1)
         return end if end <= self.end else be
+
+    def _own_exit_call_at(self, k: int, t: int) -> bool:
+        """Does the exit call of the with whose handler is `t` start at `k`?"""
+        call = self.withs.exit_call_at(k)
+        statement = self.withs.by_handler(t)
+        return call is not None and statement is not None and call.owner == statement.setup
 
     def _with_handler_exit(self, t: int, warm: Set[int]) -> Optional[int]:
         """Where a with handler that suppressed the exception continues (the statement after)."""
