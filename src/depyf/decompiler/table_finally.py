@@ -337,18 +337,20 @@ class TableFinally:
     def _entered_from_before(self, s: int, t: int, span_end: int, warm: Set[int]) -> Set[int]:
         """The code inside the handler span [t, span_end) of a try/finally starting at `s` that is
         no handler code of it, but that a jump from before the handler code enters: 3.12+ lays
-        the cleanup of an enclosing `except E as e` clause (`e = None; del e; RERAISE 1`) after the clause's way
-        out, so when the try/finally ends one branch of an if in that clause (`if c: A / else:
+        the cleanup of an enclosing `except E as e` clause (`e = None; del e; RERAISE 1`) after
+        the clause's way out, so when the try/finally ends one branch of an if in that clause (`if c: A / else:
         try: raise E / finally: B`), the other branch's way out (`POP_EXCEPT; e = None; del e`,
         then the code after the try) lies between the finally's cleanup and that clause's. The
         same way out follows the copy of the finally body on the try's own normal way out when
         the try/finally is the clause's whole body (`except E as e: try: A / finally: B`, then
-        the code after the try), where the jump comes from the statement's own code."""
+        the code after the try), where the jump from the statement's own code goes to that
+        POP_EXCEPT."""
         cold = self._cold_code(t, warm)
         found: Set[int] = set()
         for k in range(t, span_end):
             if k not in cold and k not in found \
-                    and any(src < t and src not in cold for src in self.jump_sources.get(k, ())):
+                    and any(src < s or src < t and src not in cold and self.instrs[k].opname == "POP_EXCEPT"
+                            for src in self.jump_sources.get(k, ())):
                 found |= {q for q in self._reach_with_inner_handlers(k) if t <= q < span_end and q not in cold}
         return found
 
