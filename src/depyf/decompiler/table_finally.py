@@ -338,8 +338,8 @@ class TableFinally:
         """The code inside the handler span [t, span_end) of a try/finally starting at `s` that is
         no handler code of it, but that a jump from before the handler code enters: 3.12+ lays
         the cleanup of an enclosing `except E as e` clause (`e = None; del e; RERAISE 1`) after
-        the clause's way out, so when the try/finally ends one branch of an if in that clause (`if c: A / else:
-        try: raise E / finally: B`), the other branch's way out (`POP_EXCEPT; e = None; del e`,
+        the clause's way out, so when the try/finally ends one branch of an if in that clause
+        (`if c: A / else: try: raise E / finally: B`), the other branch's way out (`POP_EXCEPT; e = None; del e`,
         then the code after the try) lies between the finally's cleanup and that clause's. The
         same way out follows the copy of the finally body on the try's own normal way out when
         the try/finally is the clause's whole body (`except E as e: try: A / finally: B`, then
