@@ -157,8 +157,10 @@ class TableTryEnds:
         body runs on over it. So does the code after an inner try whose body returns, which
         only its clauses reach, after their cleanup (`try: try: return f() / except E: ...` then
         `raise X`), over the returns on the way (3.11 leaves their RETURN_VALUE unprotected).
-        (3.12+ moves such code after the handler code instead.)"""
-        if self.version.handler_code_at_end:
+        (3.12+ moves such code after the handler code instead, but for the inner clauses' way
+        on after a `break` ending the inner body, once pass `loop_exits_after_loops` moved the
+        code after a `while True:` out of the loop.)"""
+        if self.version.handler_code_at_end and not (end < len(self.instrs) and self._loop_break_jump(end)):
             return end
         instrs = self.instrs
         through: Optional[Set[int]] = None

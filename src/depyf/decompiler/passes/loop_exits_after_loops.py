@@ -165,12 +165,22 @@ def _code_after_loop_in_span(bytecode: Bytecode, warm: AbstractSet[int], handler
 
 def _breaks_enter(bytecode: Bytecode, warm: AbstractSet[int], handler_of: RegionOf, h: int, x: int,
                   last: int) -> bool:
-    """Is [x, last] straight, unprotected code of the handler nesting at `h`, entered by
-    jumps only from the loop's code before it, each a JUMP that normal flow reaches?"""
+    """Is [x, last] straight, unprotected code of the handler nesting at `h`, entered only by
+    `break`s of the loop at `h`: JUMPs from the code before it that normal flow reaches (one at
+    least), and from the code that only the handlers of the tries in that code reach (an
+    except clause's `break`)?"""
     instrs = bytecode.instrs
     graph = FlowGraph.of(bytecode)
     sources = [k for k, target in zip(graph.jumps.indices, graph.jumps.targets) if x <= target <= last]
-    return bool(sources) and all(h <= k < x and k in warm and instrs[k].opname == "JUMP" for k in sources) \
+    body = [k for k in sources if h <= k < x and k in warm]
+    if not body:
+        return False
+    if len(body) < len(sources):
+        handlers = _reached_from(bytecode, [r.handler for r in bytecode.regions if h <= r.start < x])
+        if any(k in warm or k not in handlers for k in sources if k not in body):
+            return False
+    return all(instrs[k].opname == "JUMP" for k in sources) \
+        and all(instrs[k].opname == "JUMP" for k in sources) \
         and all(instrs[k].target is None and handler_of[k] is handler_of[h] for k in range(x, last + 1)) \
         and not any(r.start <= k < r.end for r in bytecode.regions for k in range(x, last + 1))
 
