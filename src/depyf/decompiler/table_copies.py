@@ -56,6 +56,7 @@ class TableCopies:
             end = self._match_copy_runs(m)
         except _NoCopy:
             return None
+        end = self._past_suppressing_with_handler(m, end)
         end = self._copy_trailing_handlers(m, end)
         if not self._inlined_blocks_matched(m) or not self._copy_jumps_agree(m, end):
             return None
@@ -256,6 +257,26 @@ class TableCopies:
                 and not self.jump_sources.get(end) and self._handles_code_in(end, m.b, end):
             end += 1
         return end
+
+    def _past_suppressing_with_handler(self, m: _CopyMatch, end: int) -> int:
+        """`end` moved past the handler code of a with ending the normal copy, when only a
+        suppressed exception goes on from it, falling into the code after the statement.
+
+        A finally body ending in a with whose body never ends normally (`with m: raise E`)
+        goes on only through the with's handler, which lies right after the copy (3.12+ lay
+        handler code at the end, but not where only it reaches the code after the statement),
+        its suppressed path running on into the code after the statement. In the handler's copy
+        the same path ends in the copy's closing re-raise."""
+        statement = self.withs.by_handler(end)
+        if statement is None or not m.b <= statement.setup < end or statement.normal_exit is not None:
+            return end
+        way = statement.handler.way_on
+        if way is None or way <= end or self.jump_sources.get(way) \
+                or self.instrs[way - 1].opname in ENDS_FLOW or self.instrs[way].opname == "RETURN_VALUE":
+            return end  # (not a `return value` whose value was loaded before the copy: a clause's)
+        if not any(self.withs.handler_way_on(h) == m.end for h in range(m.a, m.end)):
+            return end
+        return way
 
     def _handles_code_in(self, h: int, start: int, end: int) -> bool:
         """Is `h` the handler of some code in [start, end)?"""

@@ -3,7 +3,9 @@ body (3.11+) the with's normal exit ends in a re-raise of its own, before the wi
 code, where the copy on the normal way out falls into the code after the statement; and a
 `continue` ending a for body in the normal copy is threaded to the loop's head, while the
 handler's copy jumps to its closing jump. Unmatched, the normal copy was read as code after
-the statement, and the finally body ran twice."""
+the statement, and the finally body ran twice. And a finally body ending in a with whose body
+never ends normally goes on only where the manager swallows the exception: the normal copy's
+with handler, right after it, runs on into the code after the statement, which was lost."""
 from _cases import cases
 
 
@@ -106,3 +108,41 @@ def try_return_finally_if_with(n):
         if n:
             with Swallow(log, 6):
                 log.append(7)
+
+
+@cases((1,), (3,))
+def with_raising_ends_finally(tag):
+    log = []
+    try:
+        log.append(1)
+    finally:
+        with Swallow(log, tag):  # (tag 3 swallows: only then does the code after run)
+            raise ValueError(2)
+    log.append(3)
+    return log
+
+
+@cases((1,), (3,))
+def try_return_through_raising_with_finally(tag):
+    log = []
+    try:
+        log.append(1)
+        return 2
+    finally:
+        with Swallow(log, tag):
+            raise ValueError(3)
+    return log
+
+
+@cases((1, 0), (3, 0), (3, 5))
+def with_raising_in_finally_then_if(tag, n):
+    log = []
+    try:
+        log.append(n)
+    finally:
+        with Swallow(log, tag):
+            log.append(4)
+            raise KeyError(tag)
+    if n > 2:
+        return n
+    return log
