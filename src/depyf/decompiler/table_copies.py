@@ -56,6 +56,7 @@ class TableCopies:
             end = self._match_copy_runs(m)
         except _NoCopy:
             return None
+        end = self._past_suppressing_with_handler(m, end)
         end = self._copy_trailing_handlers(m, end)
         if not self._inlined_blocks_matched(m) or not self._copy_jumps_agree(m, end):
             return None
@@ -152,9 +153,19 @@ class TableCopies:
             return p + width, m.returns_at.get(earlier + width - 1, q)
         if q >= size:
             raise _NoCopy
-        if q not in m.flow_b:
+        if q not in m.flow_b and not self._dead_closing_jump_matches(m, p, q):
             return p, q + 1
         return None
+
+    def _dead_closing_jump_matches(self, m: _CopyMatch, p: int, q: int) -> bool:
+        """Is `q`, which the normal copy does not reach, the closing jump back of a loop in it
+        that matches the one at `p`? 3.12+ thread a `continue` written at the end of a for body
+        to the loop's head in the normal copy, but not in the handler's copy, which jumps to its
+        closing jump; pass `written_continues` laid a copy of it, unreached, after the
+        written one (the jumps to it agree through `_threaded_target`)."""
+        x, y = self.instrs[p], self.instrs[q]
+        return x.opname == "JUMP" == y.opname and x.target is not None and x.target < p \
+            and y.target is not None and y.target < q and m.where.get(x.target) == y.target
 
     def _step_way_out(self, m: _CopyMatch, p: int, q: int) -> Optional[Tuple[int, int]]:
         """Where the handler's copy re-raises (or jumps to its closing re-raise, after a try
@@ -171,6 +182,12 @@ class TableCopies:
         if y.opname == "LOAD_CONST" and q + 1 < len(instrs) and instrs[q + 1].opname == "RETURN_VALUE":
             m.outs.append((q, q + 2))
             return p + 1, q + 2
+        if x.opname == "RERAISE" and q > m.b and instrs[q - 1].opname not in ENDS_FLOW \
+                and not any(k in m.flow for k in range(p + 1, m.end)):
+            # The handler's copy ends in a re-raise before its last handler code (a with's, in
+            # the finally body: its suppressed path re-raises by a copy of its own), where the
+            # normal copy falls into the code after the statement.
+            return p + 1, q
         block_end = self._copied_return_block(q) if m.returns else None
         if block_end is not None:
             m.returns_at[p] = q
@@ -241,6 +258,26 @@ class TableCopies:
             end += 1
         return end
 
+    def _past_suppressing_with_handler(self, m: _CopyMatch, end: int) -> int:
+        """`end` moved past the handler code of a with ending the normal copy, when only a
+        suppressed exception goes on from it, falling into the code after the statement.
+
+        A finally body ending in a with whose body never ends normally (`with m: raise E`)
+        goes on only through the with's handler, which lies right after the copy (3.12+ lay
+        handler code at the end, but not where only it reaches the code after the statement),
+        its suppressed path running on into the code after the statement. In the handler's copy
+        the same path ends in the copy's closing re-raise."""
+        statement = self.withs.by_handler(end)
+        if statement is None or not m.b <= statement.setup < end or statement.normal_exit is not None:
+            return end
+        way = statement.handler.way_on
+        if way is None or way <= end or self.jump_sources.get(way) \
+                or self.instrs[way - 1].opname in ENDS_FLOW or self.instrs[way].opname == "RETURN_VALUE":
+            return end  # (not a `return value` whose value was loaded before the copy: a clause's)
+        if not any(self.withs.handler_way_on(h) == m.end for h in range(m.a, m.end)):
+            return end
+        return way
+
     def _handles_code_in(self, h: int, start: int, end: int) -> bool:
         """Is `h` the handler of some code in [start, end)?"""
         return any(r.handler == h and r.start < end and start < r.end for r in self.bc.regions)
@@ -262,6 +299,7 @@ class TableCopies:
         for xt, yt in m.jumps:
             while a <= xt < m.end and xt not in m.flow:
                 xt += 1  # (a target before the copy, e.g. a loop's head, stays where it is)
+            xt = self._threaded_target(m, xt, yt)
             inside_x = a <= xt < m.end
             inside_y = m.b <= yt < end or any(r0 <= yt < r1 for r0, r1 in m.runs)
             if not inside_x and inside_y and yt in ways_out:
@@ -269,6 +307,18 @@ class TableCopies:
             if inside_x != inside_y or (inside_x and m.where.get(xt) != yt):
                 return False
         return True
+
+    def _threaded_target(self, m: _CopyMatch, xt: int, yt: int) -> int:
+        """The target `xt` of a jump in the handler's copy, followed on through the jumps back it
+        reaches while its match is not `yt` (where the normal copy threads that jump to a
+        loop's head: `_dead_closing_jump_matches`)."""
+        instrs = self.instrs
+        seen = 0
+        while m.a <= xt < m.end and m.where.get(xt) != yt and instrs[xt].opname == "JUMP" \
+                and instrs[xt].target is not None and instrs[xt].target < xt and seen < 4:
+            xt = instrs[xt].target
+            seen += 1
+        return xt
 
     def _handler_counterpart(self, h: int, where: Dict[int, int]) -> Optional[int]:
         """The handler in the normal copy matching the handler at `h` in the handler's copy: that

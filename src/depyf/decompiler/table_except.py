@@ -176,6 +176,10 @@ class TableExcept:
             x = None  # the body's way on is a `break` (read from the jump), not the try's end
             if x_h is not None and t < x_h <= self.end and not self.version.handler_code_at_end:
                 x = x_h  # (3.11: where the handlers go on, right after them, is the try's end)
+        elif x is not None and x == n_jump and self._breaks_out_of_while(t - 1, x_h):
+            # (the same in a while loop; 3.12+ lay the handlers' way on after them too, inside
+            # the loop, where only they reach it)
+            x = x_h if x_h is not None and t < x_h <= self.end else None
         return _ExceptWayOut(x, x_h, n_jump, star_else, targets)
 
     def _except_break_tail(self, clauses: List[_Clause], exits: List[_HandlerExit]) -> Optional[int]:
@@ -550,6 +554,17 @@ class TableExcept:
             # handlers reach, laid past the loop's exit; its jump stays in that code.
             return False
         return target >= loop.exit or target == loop.break_target
+
+    def _breaks_out_of_while(self, j: int, handlers_to: Optional[int]) -> bool:
+        """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of
+        the enclosing while loop: it goes to the loop's exit while the handlers go on inside the
+        loop (`try: f(); break / except E: g()`, then more of the body)?"""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or loop.iterator is not None or handlers_to is None or self._inside_clause_of(loop):
+            return False
+        target = self.instrs[j].target
+        return target != handlers_to and j < handlers_to < loop.exit \
+            and (target == loop.break_target or target >= loop.exit)
 
     def _inside_clause_of(self, loop: LoopInfo) -> bool:
         """Is an except clause open inside `loop` (the previous exception, which a clause keeps on

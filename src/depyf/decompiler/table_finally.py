@@ -638,7 +638,10 @@ class TableFinally:
         """Does the copy [start, end) of a finally body never leave itself by normal flow (it
         raises), going on only where a with in it swallows the exception, to a `return
         <constant>` (3.11 lays that way on past the copy)?"""
-        if not any(self._constant_return_at(s.handler.way_on) for s in self.withs.in_range(start, end)):
+        # (not where the copy's match took in the with's handler code, ending at that return:
+        # `_past_suppressing_with_handler`; the copy then falls into it)
+        if not any(self._constant_return_at(s.handler.way_on) and s.handler.way_on != end
+                   for s in self.withs.in_range(start, end)):
             return False
         return all(start <= k < end for k in self._reach(start, floor=start))
 
@@ -727,7 +730,10 @@ class TableFinally:
         # except clauses, then out of the copy: the way on after it is no handler code)
         # (3.11: a copy whose match takes in the first instruction of the handler code laid
         # after it, a try's in it that its flow never enters, does not fall out there)
-        way_on = {k for k in self._reach(end) if k >= end} if through_clauses and end < len(self.instrs) \
+        # (so does one that ends past the handler of a with in it whose suppressed path falls
+        # out there: `_past_suppressing_with_handler`)
+        falls_out = through_clauses or self.withs.suppressed_path_ends_at(end)
+        way_on = {k for k in self._reach(end) if k >= end} if falls_out and end < len(self.instrs) \
             and self.instrs[end - 1].opname not in ENDS_FLOW \
             and end - 1 in self._reach_through_handlers(start, floor=start) else set()
         found = True

@@ -157,8 +157,10 @@ class TableTryEnds:
         body runs on over it. So does the code after an inner try whose body returns, which
         only its clauses reach, after their cleanup (`try: try: return f() / except E: ...` then
         `raise X`), over the returns on the way (3.11 leaves their RETURN_VALUE unprotected).
-        (3.12+ moves such code after the handler code instead.)"""
-        if self.version.handler_code_at_end:
+        (3.12+ moves such code after the handler code instead, but for the inner clauses' way
+        on after a `break` ending the inner body, once pass `loop_exits_after_loops` moved the
+        code after a `while True:` out of the loop.)"""
+        if self.version.handler_code_at_end and not (end < len(self.instrs) and self._loop_break_jump(end)):
             return end
         instrs = self.instrs
         through: Optional[Set[int]] = None
@@ -180,10 +182,11 @@ class TableTryEnds:
                     through = self._reach_through_clauses(s, t)
                 if k in through:
                     tail_end = k + 1
-            elif not self._unwinding_return(k):
+            elif not self._unwinding_return(k) and not self._loop_break_jump(k):
                 # (3.11 leaves only a return's unwinding unprotected in the body: its last
                 # instruction, the pops of the for loops' iterators it leaves, and the load of a
-                # constant it returns: the compiler unwinds the blocks before that load)
+                # constant it returns: the compiler unwinds the blocks before that load; and a
+                # `break`'s jump out of the loop)
                 break
             k += 1
         # (only a tail that ends the flow: code that goes on is an else part, say; or one whose
@@ -218,6 +221,13 @@ class TableTryEnds:
             y = instrs[y].target
             guard += 1
         return y is not None and (t < y <= self.end or tail_end <= y < t and t not in self._chain(y))
+
+    def _loop_break_jump(self, k: int) -> bool:
+        """Is `k` the JUMP of a `break` out of the innermost while loop?"""
+        loop = self.loops[-1] if self.loops else None
+        ins = self.instrs[k]
+        return loop is not None and loop.iterator is None and ins.opname == "JUMP" and ins.target is not None \
+            and (ins.target == loop.break_target or ins.target >= loop.exit > k)
 
     def _unwinding_return(self, k: int) -> bool:
         """Is `k` part of what a return does after it left the try blocks: pops of for loops'

@@ -12,7 +12,7 @@ inside the loop's span (`_after_loop_closed_by_handlers`).
 This pass runs where a function's body is read (`passes.lay_out`), not in `passes.read`: a
 reading that fails starts `resume_layout` again from the code before it.
 """
-from typing import AbstractSet, Dict, List, Optional
+from typing import AbstractSet, Dict, List, Optional, Tuple
 
 from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.instructions import ENDS_FLOW, OPPOSITE_JUMPS, Bytecode, Instr
@@ -118,20 +118,10 @@ def _after_loop_closed_by_handlers(bytecode: Bytecode, last_back: Dict[int, int]
         last = max((k for k in range(h, j) if k in warm), default=None)
         if last is None or instrs[last].opname not in ("RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS"):
             continue
-        x = last
-        while x - 1 > h and x - 1 in warm and instrs[x - 2].opname not in ENDS_FLOW:
-            x -= 1
-        if x - 1 <= h or instrs[x - 2].opname not in ENDS_FLOW or x - 1 not in warm:
+        stretch = _code_after_loop_in_span(bytecode, warm, handler_of, h, last)
+        if stretch is None:
             continue
-        x -= 1
-        # (a straight stretch [x, last]: entered only by the `break`s of the body before it, each a
-        # JUMP of its own; what a test jumps to is an else branch)
-        sources = [k for k, target in zip(graph.jumps.indices, graph.jumps.targets) if x <= target <= last]
-        if not sources or any(not h <= k < x or k not in warm or instrs[k].opname != "JUMP" for k in sources) \
-                or any(instrs[k].target is not None for k in range(x, last + 1)) \
-                or any(handler_of[k] is not handler_of[h] for k in range(x, last + 1)) \
-                or any(r.start <= k < r.end for r in bytecode.regions for k in range(x, last + 1)):
-            continue
+        x, falls_in = stretch
         if any(ins.opname in ("FOR_ITER", "END_FOR") or ins.target is not None and ins.target <= k
                for k, ins in enumerate(instrs[h:last + 1], h)):
             continue  # (a loop inside: the stretch may be the code after it, which its breaks reach)
@@ -139,8 +129,60 @@ def _after_loop_closed_by_handlers(bytecode: Bytecode, last_back: Dict[int, int]
             continue  # (a jump back from the handler of a try before `h`: its way on, no loop)
         moved = list(range(x, last + 1))
         order = [k for k in range(j + 1) if not x <= k <= last] + moved + list(range(j + 1, len(instrs)))
-        return reordered(bytecode, order, {}, handler_of)
+        return reordered(bytecode, order, {}, handler_of, {x - 1: x} if falls_in else None)
     return bytecode
+
+
+def _code_after_loop_in_span(bytecode: Bytecode, warm: AbstractSet[int], handler_of: RegionOf, h: int,
+                             last: int) -> Optional[Tuple[int, bool]]:
+    """Where the code after the `while True:` loop headed at `h` starts, when it is the stretch
+    of normal code ending at `last` in a return or raise: (its start, does the code before it
+    fall into it), or None.
+
+    The stretch is straight code that no exception region protects, entered only by the
+    `break`s of the body before it, each a JUMP of its own (what a test jumps to is an else
+    branch). Usually the code before it ends the flow. A try body ending in `break` falls into
+    it instead (3.12 keeps only the break's NOP): that fall is a `break` too when another
+    statement's `break` jumps there, and the moved code needs a jump of its own."""
+    instrs = bytecode.instrs
+    graph = FlowGraph.of(bytecode)
+    x = last
+    while x - 1 > h and x - 1 in warm and instrs[x - 2].opname not in ENDS_FLOW:
+        x -= 1
+    if x - 1 <= h or instrs[x - 2].opname not in ENDS_FLOW or x - 1 not in warm:
+        return None
+    x -= 1
+    if _breaks_enter(bytecode, warm, handler_of, h, x, last):
+        return x, False
+    # (the run from `x` on holds the body's last statements too: the stretch is its last part
+    # that jumps enter, and the statement before it falls in)
+    for y in range(x + 1, last + 1):
+        if graph.jump_sources(y) and instrs[y - 1].opname not in ENDS_FLOW \
+                and _breaks_enter(bytecode, warm, handler_of, h, y, last):
+            return y, True
+    return None
+
+
+def _breaks_enter(bytecode: Bytecode, warm: AbstractSet[int], handler_of: RegionOf, h: int, x: int,
+                  last: int) -> bool:
+    """Is [x, last] straight, unprotected code of the handler nesting at `h`, entered only by
+    `break`s of the loop at `h`: JUMPs from the code before it that normal flow reaches (one at
+    least), and from the code that only the handlers of the tries in that code reach (an
+    except clause's `break`)?"""
+    instrs = bytecode.instrs
+    graph = FlowGraph.of(bytecode)
+    sources = [k for k, target in zip(graph.jumps.indices, graph.jumps.targets) if x <= target <= last]
+    body = [k for k in sources if h <= k < x and k in warm]
+    if not body:
+        return False
+    if len(body) < len(sources):
+        handlers = _reached_from(bytecode, [r.handler for r in bytecode.regions if h <= r.start < x])
+        if any(k in warm or k not in handlers for k in sources if k not in body):
+            return False
+    return all(instrs[k].opname == "JUMP" for k in sources) \
+        and all(instrs[k].opname == "JUMP" for k in sources) \
+        and all(instrs[k].target is None and handler_of[k] is handler_of[h] for k in range(x, last + 1)) \
+        and not any(r.start <= k < r.end for r in bytecode.regions for k in range(x, last + 1))
 
 
 def _exit_code_entered_by_breaks(instrs: List[Instr], warm: AbstractSet[int], h: int, j: int, exit_: int) -> List[int]:

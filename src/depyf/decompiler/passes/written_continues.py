@@ -20,7 +20,8 @@ from depyf.decompiler.passes.rewrite import Edits, copy_instr, rewrite
 
 def canonicalize(bytecode: Bytecode) -> Bytecode:
     """`while True:` loops (3.14)."""
-    return _lay_closing_jumps(bytecode, lambda instrs, head, ks, backs: all(_to_line_nop(instrs, k) for k in ks))
+    return _lay_closing_jumps(bytecode, lambda instrs, head, ks, backs: all(_to_line_nop(instrs, k) for k in ks),
+                              in_handlers=False)
 
 
 def for_loops(bytecode: Bytecode) -> Bytecode:
@@ -29,12 +30,13 @@ def for_loops(bytecode: Bytecode) -> Bytecode:
     jumps to; without it the test jumps over a copy. Not a for loop holding another loop: 3.12+
     thread its `break` to the for loop's head, with the `break`'s line (fuzz seed 328)."""
     return _lay_closing_jumps(bytecode, lambda instrs, head, ks, backs: instrs[head].opname == "FOR_ITER"
-                              and not any(head < h < max(ks) for h in backs))
+                              and not any(head < h < max(ks) for h in backs), in_handlers=True)
 
 
-def _lay_closing_jumps(bytecode: Bytecode, chosen: Callable[[List[Instr], int, List[int], Dict[int, List[int]]], bool]
-                       ) -> Bytecode:
-    """A dead copy after the last jump back of each `chosen` loop that is a written `continue`."""
+def _lay_closing_jumps(bytecode: Bytecode, chosen: Callable[[List[Instr], int, List[int], Dict[int, List[int]]], bool],
+                       in_handlers: bool) -> Bytecode:
+    """A dead copy after the last jump back of each `chosen` loop that is a written `continue`
+    (`in_handlers`: also in handler code, where the handler's copy of a finally body holds it)."""
     instrs = bytecode.instrs
     backs: Dict[int, List[int]] = {}  # loop head -> the jumps back to it
     entries: Dict[int, List[int]] = {}  # instruction -> the jumps to it
@@ -49,15 +51,24 @@ def _lay_closing_jumps(bytecode: Bytecode, chosen: Callable[[List[Instr], int, L
     positions = SourcePositions.of(bytecode.code, bytecode.version)
     protected = set()
     for r in bytecode.regions:
-        protected.update(range(r.start, r.end))
+        if not (in_handlers and _handler_cleanup(instrs, r.handler)):
+            protected.update(range(r.start, r.end))
     edits: Edits = {}
     for head in heads:
         last = max(backs[head])
-        # (not in a try body or a handler: the 3.11+ rules that find where a try ends read no
-        # jump that nothing reaches, which 3.8/3.9, without an exception table, keep)
+        # (not in a try body: the 3.11+ rules that find where a try ends read no jump that
+        # nothing reaches, which 3.8/3.9, without an exception table, keep. A for loop in
+        # handler code, the handler's copy of a finally body, is laid out as in the normal copy.)
         if last not in protected and last not in edits and _written(instrs, last, positions, entries):
             edits[last] = [instrs[last], copy_instr(instrs[last])]
     return rewrite(bytecode, edits) if edits else bytecode
+
+
+def _handler_cleanup(instrs: List[Instr], h: int) -> bool:
+    """Is `h` the cleanup of handler code (`COPY 3; POP_EXCEPT; RERAISE 1`), which protects
+    the code of an except clause or the handler's copy of a finally body?"""
+    return h + 2 < len(instrs) and instrs[h].opname == "COPY" and instrs[h + 1].opname == "POP_EXCEPT" \
+        and instrs[h + 2].opname == "RERAISE"
 
 
 def _to_line_nop(instrs: List[Instr], k: int) -> bool:

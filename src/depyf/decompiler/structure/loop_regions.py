@@ -199,7 +199,7 @@ class _LoopFinder:
         extra_headers: Dict[int, Set[int]] = {}
         for h in sorted(back):
             j = back[h]
-            outer = next((h0 for h0 in merged if h0 in self.closed and h0 < h <= j < merged[h0]
+            outer = next((h0 for h0 in merged if h0 in self.closed and h0 < h <= j <= merged[h0]
                           and self._handler_bottom_test_of(h0, h, j)), None)
             if outer is not None:
                 # A while loop that only a handler's `continue` (to the test at the top) closes
