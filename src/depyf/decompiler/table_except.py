@@ -28,7 +28,7 @@ class TableExcept:
         loop = self.loops[-1] if self.loops else None
         way = self._except_way_out(s, t, be, read, star, loop)
         x = way.way_on
-        swallowed = self._swallowed_way_on(s, be, t, warm)
+        swallowed = self._swallowed_way_on(s, be, t, warm, jumped=x is None and way.handlers_to is None)
         break_tail = self._except_break_tail(clauses, exits) if not star else None
         if break_tail is None and x is None and not star and clauses and self.version.handler_code_at_end:
             x = self._except_fallthrough_tail(s, t, be, clauses, swallowed)
@@ -59,6 +59,8 @@ class TableExcept:
             # that code (a small exit block) into the with's handler (read before the with marks
             # its handler as read).
             swallowed_tail = self.run_range(swallowed[0], swallowed[1], list(base))
+            if swallowed[0] > t:
+                self._mark_dead(swallowed[0], swallowed[2])  # (3.13+ lay it at the end: read here)
         body = self._read_protected_body(s, be, t, base)
         handlers = self._read_except_clauses(t, clauses, breaks, star, base)
         orelse = self._read_except_else(part, base)
