@@ -51,6 +51,7 @@ class TableExcept:
         part = self._except_else_part(s, t, ends, star, x, span_end, loop)
         self._note_except_range_way_on(s, be, part, star)
         part = self._except_else_bounds(s, be, part, way)
+        self._no_jump_past_else_part(s, be, part, way, warm)
         self._note_except_unprotected(s, be, t, part)
         breaks = self._except_exit_jumps(exits, part, end)
         swallowed_tail: List[n.Stmt] = []
@@ -556,6 +557,26 @@ class TableExcept:
             # handlers reach, laid past the loop's exit; its jump stays in that code.
             return False
         return target >= loop.exit or target == loop.break_target
+
+    def _no_jump_past_else_part(self, s: int, be: int, part: _ExceptElse, way: _ExceptWayOut,
+                                warm: Set[int]) -> None:
+        """Refuse a try body [s, be) with a jump from its normal code straight to where the
+        statement goes on, past its else part (or past where the body's own jump over the
+        handlers goes, to where the clauses go: 3.11): only a `break` (or `continue`,
+        `return`) jumps so, of a loop that never jumps back (`while True: try: if c: break
+        ...`), which the graph does not show. Read as the end of an if in the body, the else
+        part would run after it too."""
+        past: Set[int] = set()
+        if part.way_on is not None and part.else_start < part.else_end <= part.way_on:
+            past.add(part.way_on)
+        if way.way_on is not None and way.handlers_to is not None and way.way_on < way.handlers_to:
+            past.add(way.handlers_to)
+        # (a loop around the try that the graph shows reads its own `break`s)
+        past -= {x for loop in self.loops for x in past if x == loop.break_target or x >= loop.exit}
+        for k in range(s, be) if past else ():
+            ins = self.instrs[k]
+            if ins.opname == "JUMP" and ins.target in past and k in warm and k not in self.skip:
+                raise self.fail(ins, "jump past the else part of a try: a `break` of a loop that never loops")
 
     def _breaks_out_of_while(self, j: int, handlers_to: Optional[int]) -> bool:
         """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of

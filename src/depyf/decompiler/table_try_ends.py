@@ -297,15 +297,15 @@ class TableTryEnds:
 
     def _unprotected_way_out(self, start: int, stop: int, s: int, t: int) -> bool:
         """Is [start, stop) straight code, protected only by the constructs around the try (of
-        handler `t`, starting at `s`), that only leaves: by a return or raise, or by a jump back
+        handler `t`, starting at `s`), that only leaves: by a return, or by a jump back
         before `s` (continue) or past the range (break)? A jump forward inside the range is the
         normal way out of a try body."""
         instrs = self.instrs
         chain = self._chain(s)
         outer = chain[chain.index(t) + 1:] if t in chain else ()
         last = instrs[stop - 1]
-        if last.opname not in ENDS_FLOW:
-            return False
+        if last.opname not in ENDS_FLOW or last.opname == "RAISE_VARARGS":
+            return False  # (a `raise` in the try body raises under its protection)
         if last.opname == "JUMP" and s <= last.target <= self.end:
             return False
         width = stop - start
@@ -474,8 +474,9 @@ class TableTryEnds:
         if not s < e < len(instrs) or instrs[e - 1].opname != "JUMP":
             return e
         past = instrs[e - 1].target
-        if not e < past <= self.end or instrs[past - 1].opname not in TERMINAL:
-            return e
+        if not e < past <= self.end or instrs[past - 1].opname not in TERMINAL \
+                or instrs[past - 1].opname == "RAISE_VARARGS":
+            return e  # (a `raise` in the body raises under the try's protection)
         entered = False
         for k in range(e, past):
             if t in self._chain(k):
