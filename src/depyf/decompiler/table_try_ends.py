@@ -471,12 +471,19 @@ class TableTryEnds:
         body's normal end, which never jumps over it; nothing in it is protected by the try's
         handler `t`.)"""
         instrs = self.instrs
-        if not s < e < len(instrs) or instrs[e - 1].opname != "JUMP":
+        if not s < e < len(instrs) or instrs[e - 1].opname not in ENDS_FLOW:
             return e
-        past = instrs[e - 1].target
-        if not e < past <= self.end or instrs[past - 1].opname not in TERMINAL \
+        # (the other branch jumps over it, or itself ends in a return or raise: `if c: raise E
+        # / else: return 3`, the branch then ends at its return)
+        past = instrs[e - 1].target if instrs[e - 1].opname == "JUMP" else self._branch_return_end(e)
+        if past is None or not e < past <= self.end or instrs[past - 1].opname not in TERMINAL \
                 or instrs[past - 1].opname == "RAISE_VARARGS":
             return e  # (a `raise` in the body raises under the try's protection)
+        if instrs[e - 1].opname != "JUMP" and (e not in self.skip or not any(
+                s <= src < e for src in self.jump_sources.get(past, ()))):
+            # (the branch begins with the copy of an enclosing finally body, or an exit call,
+            # and the try goes on past it, where an if of the body jumps)
+            return e
         entered = False
         for k in range(e, past):
             if t in self._chain(k):
@@ -489,6 +496,16 @@ class TableTryEnds:
                     return e
                 entered = entered or (src < e and instrs[src].opname in COND_JUMPS)
         return past if entered else e
+
+    def _branch_return_end(self, e: int) -> Optional[int]:
+        """Past the return that ends the straight code from `e` (no jump in it), or None."""
+        instrs = self.instrs
+        for k in range(e, min(len(instrs), self.end)):
+            if instrs[k].target is not None:
+                return None
+            if instrs[k].opname in TERMINAL:
+                return k + 1
+        return None
 
     def _past_dead_end_return(self, s: int, e: int, t: int) -> int:
         """`try: if c: return x` then the end of the body, in a try whose finally body never
