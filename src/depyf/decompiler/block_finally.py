@@ -337,7 +337,13 @@ class BlockFinally:
         """Does the copy [start, end), matched past a drop of the try body's waiting return value
         (`_drops_pending_value`), go on to return that value right after it? The try body's
         return is read only so: else that value, and what computing it does, would be lost.
-        (Not where a loop in the copy has ways on of its own, past the copy's end.)"""
+        (Not where a loop in the copy has ways on of its own, past the copy's end.) Or does the
+        copy never finish, returning or raising on every way (3.10 drops the try body's return
+        after it as dead, `_unwinds_into_dead_end`)?"""
+        instrs = self.instrs
+        if end > start and instrs[end - 1].opname in TERMINAL and not self.version.keeps_code_after_raise \
+                and all(ins.target is None or start <= ins.target < end for ins in instrs[start:end]):
+            return True
         return self._op(end) == "RETURN_VALUE" and not self.jumps_back_in(start, end)
 
     def _finally_copy_step(self, a: int, b: int, end: int, copy_start: int, todo: List[Tuple[int, int]],

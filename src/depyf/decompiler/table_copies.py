@@ -451,7 +451,13 @@ class TableCopies:
         right after it? The try body's return is read only so: else that value, and what
         computing it does, would be lost. (Not where a with statement or a loop in the copy
         has ways on of its own, past the copy's end: a suppressed exception, the loop's exit.)"""
-        if self.withs.in_range(m.b, end) or self.jumps_back_in(m.b, end):
+        if self.withs.in_range(m.b, end):
+            return False
+        if self._never_finishes(m.b, end):
+            # (the copy returns or raises on every way, a loop's exits included: the try body's
+            # return is read as the way into its dead end, `exit_into_dead_end`)
+            return True
+        if self.jumps_back_in(m.b, end):
             return False
         return end < len(self.instrs) and self.instrs[end].opname == "RETURN_VALUE"
 

@@ -28,7 +28,7 @@ class TableExcept:
         loop = self.loops[-1] if self.loops else None
         way = self._except_way_out(s, t, be, read, star, loop)
         x = way.way_on
-        swallowed = self._swallowed_way_on(s, be, t, warm)
+        swallowed = self._swallowed_way_on(s, be, t, warm, jumped=x is None and way.handlers_to is None)
         break_tail = self._except_break_tail(clauses, exits) if not star else None
         if break_tail is None and x is None and not star and clauses and self.version.handler_code_at_end:
             x = self._except_fallthrough_tail(s, t, be, clauses, swallowed)
@@ -51,6 +51,7 @@ class TableExcept:
         part = self._except_else_part(s, t, ends, star, x, span_end, loop)
         self._note_except_range_way_on(s, be, part, star)
         part = self._except_else_bounds(s, be, part, way)
+        self._no_jump_past_else_part(s, be, part, way, warm)
         self._note_except_unprotected(s, be, t, part)
         breaks = self._except_exit_jumps(exits, part, end)
         swallowed_tail: List[n.Stmt] = []
@@ -59,6 +60,8 @@ class TableExcept:
             # that code (a small exit block) into the with's handler (read before the with marks
             # its handler as read).
             swallowed_tail = self.run_range(swallowed[0], swallowed[1], list(base))
+            if swallowed[0] > t:
+                self._mark_dead(swallowed[0], swallowed[2])  # (3.13+ lay it at the end: read here)
         body = self._read_protected_body(s, be, t, base)
         handlers = self._read_except_clauses(t, clauses, breaks, star, base)
         orelse = self._read_except_else(part, base)
@@ -554,6 +557,26 @@ class TableExcept:
             # handlers reach, laid past the loop's exit; its jump stays in that code.
             return False
         return target >= loop.exit or target == loop.break_target
+
+    def _no_jump_past_else_part(self, s: int, be: int, part: _ExceptElse, way: _ExceptWayOut,
+                                warm: Set[int]) -> None:
+        """Refuse a try body [s, be) with a jump from its normal code straight to where the
+        statement goes on, past its else part (or past where the body's own jump over the
+        handlers goes, to where the clauses go: 3.11): only a `break` (or `continue`,
+        `return`) jumps so, of a loop that never jumps back (`while True: try: if c: break
+        ...`), which the graph does not show. Read as the end of an if in the body, the else
+        part would run after it too."""
+        past: Set[int] = set()
+        if part.way_on is not None and part.else_start < part.else_end <= part.way_on:
+            past.add(part.way_on)
+        if way.way_on is not None and way.handlers_to is not None and way.way_on < way.handlers_to:
+            past.add(way.handlers_to)
+        # (a loop around the try that the graph shows reads its own `break`s)
+        past -= {x for loop in self.loops for x in past if x == loop.break_target or x >= loop.exit}
+        for k in range(s, be) if past else ():
+            ins = self.instrs[k]
+            if ins.opname == "JUMP" and ins.target in past and k in warm and k not in self.skip:
+                raise self.fail(ins, "jump past the else part of a try: a `break` of a loop that never loops")
 
     def _breaks_out_of_while(self, j: int, handlers_to: Optional[int]) -> bool:
         """Is the JUMP at `j`, where the body's normal path jumps over the handlers, a `break` of

@@ -297,15 +297,15 @@ class TableTryEnds:
 
     def _unprotected_way_out(self, start: int, stop: int, s: int, t: int) -> bool:
         """Is [start, stop) straight code, protected only by the constructs around the try (of
-        handler `t`, starting at `s`), that only leaves: by a return or raise, or by a jump back
+        handler `t`, starting at `s`), that only leaves: by a return, or by a jump back
         before `s` (continue) or past the range (break)? A jump forward inside the range is the
         normal way out of a try body."""
         instrs = self.instrs
         chain = self._chain(s)
         outer = chain[chain.index(t) + 1:] if t in chain else ()
         last = instrs[stop - 1]
-        if last.opname not in ENDS_FLOW:
-            return False
+        if last.opname not in ENDS_FLOW or last.opname == "RAISE_VARARGS":
+            return False  # (a `raise` in the try body raises under its protection)
         if last.opname == "JUMP" and s <= last.target <= self.end:
             return False
         width = stop - start
@@ -471,10 +471,18 @@ class TableTryEnds:
         body's normal end, which never jumps over it; nothing in it is protected by the try's
         handler `t`.)"""
         instrs = self.instrs
-        if not s < e < len(instrs) or instrs[e - 1].opname != "JUMP":
+        if not s < e < len(instrs) or instrs[e - 1].opname not in ENDS_FLOW:
             return e
-        past = instrs[e - 1].target
-        if not e < past <= self.end or instrs[past - 1].opname not in TERMINAL:
+        # (the other branch jumps over it, or itself ends in a return or raise: `if c: raise E
+        # / else: return 3`, the branch then ends at its return)
+        past = instrs[e - 1].target if instrs[e - 1].opname == "JUMP" else self._branch_return_end(e)
+        if past is None or not e < past <= self.end or instrs[past - 1].opname not in TERMINAL \
+                or instrs[past - 1].opname == "RAISE_VARARGS":
+            return e  # (a `raise` in the body raises under the try's protection)
+        if instrs[e - 1].opname != "JUMP" and (e not in self.skip or not any(
+                s <= src < e for src in self.jump_sources.get(past, ()))):
+            # (the branch begins with the copy of an enclosing finally body, or an exit call,
+            # and the try goes on past it, where an if of the body jumps)
             return e
         entered = False
         for k in range(e, past):
@@ -488,6 +496,16 @@ class TableTryEnds:
                     return e
                 entered = entered or (src < e and instrs[src].opname in COND_JUMPS)
         return past if entered else e
+
+    def _branch_return_end(self, e: int) -> Optional[int]:
+        """Past the return that ends the straight code from `e` (no jump in it), or None."""
+        instrs = self.instrs
+        for k in range(e, min(len(instrs), self.end)):
+            if instrs[k].target is not None:
+                return None
+            if instrs[k].opname in TERMINAL:
+                return k + 1
+        return None
 
     def _past_dead_end_return(self, s: int, e: int, t: int) -> int:
         """`try: if c: return x` then the end of the body, in a try whose finally body never
@@ -588,10 +606,16 @@ class TableTryEnds:
             return self._with_const_return(be, tw, self._with_handler_exit(tw, warm), exit_call=True)
         return be
 
-    def _swallowed_way_on(self, s: int, be: int, t: int, warm: Set[int]) -> Optional[Tuple[int, int]]:
+    def _swallowed_way_on(self, s: int, be: int, t: int, warm: Set[int],
+                          jumped: bool = False) -> Optional[Tuple[int, int, int]]:
         """The code after the try when a body that never ends normally (`try: with a: return
-        f()`) goes on only by a with whose manager swallowed the exception: 3.11+ copies that small
-        exit block into the with's handler, between the body and the try's handler `t`."""
+        f()`) goes on only by a with whose manager swallowed the exception: (its start, the end
+        of its statements, the end of the code it takes). 3.11+ copies that small exit block
+        into the with's handler, between the body and the try's handler `t`; 3.12+ jump from the
+        handler to that code, laid past the with's cleanup or (3.13+) at the end of the code,
+        which then may end in a jump back to where the range being read ends (an if body's).
+        That code is the code after the try only where it lies past the range being read and
+        the except clauses do not go on (`jumped`); else it is read as the else part."""
         instrs = self.instrs
         if be < 1 or instrs[be - 1].opname not in TERMINAL:
             return None
@@ -599,12 +623,30 @@ class TableTryEnds:
             j = statement.handler.way_on
             if j is None or j in warm or not be <= j < t or self.jump_sources.get(j):
                 continue
-            r = j
-            while r < t and r < j + _MAX_RETURN_BLOCK and instrs[r].target is None \
-                    and instrs[r].opname not in TERMINAL:
-                r += 1
-            if r < t and instrs[r].opname in TERMINAL:
-                return j, r + 1
+            y = statement.handler.goes_to
+            # (not an enclosing try/finally's copy of its finally body, registered as read)
+            if jumped and y is not None and y >= self.end and y not in self.skip and self.jump_sources.get(y) == (j,) \
+                    and t not in self._chain(y) and (be <= y < t or t < y and y in self.handler_only_code()):
+                j, stop, limit = y, t if y < t else len(instrs), len(instrs)
+            else:
+                stop, limit = t, j + _MAX_RETURN_BLOCK
+            tail = self._straight_tail(j, stop, limit, closing=j > t)
+            if tail is not None:
+                return (j,) + tail
+        return None
+
+    def _straight_tail(self, j: int, stop: int, limit: int, closing: bool) -> Optional[Tuple[int, int]]:
+        """(end of its statements, end of the code) of the straight code at `j` before `stop` and
+        `limit` that ends in a return or raise, or (`closing`) in a jump to where the range
+        being read ends; None if none."""
+        instrs = self.instrs
+        r = j
+        while r < stop and r < limit and instrs[r].target is None and instrs[r].opname not in TERMINAL:
+            r += 1
+        if r < stop and instrs[r].opname in TERMINAL:
+            return r + 1, r + 1
+        if closing and r < stop and instrs[r].opname == "JUMP" and instrs[r].target == self.end:
+            return r, r + 1
         return None
 
     def _past_swallowed_way_on(self, s: int, be: int, t: int, outermost: bool = False) -> int:

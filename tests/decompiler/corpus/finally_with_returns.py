@@ -197,3 +197,45 @@ def clause_return_through_finally_with_raising(n):
         with Tracker(log, n):  # (tag 3 swallows the exception: the clause's return goes on)
             log.append(4)
             raise ValueError(6)
+
+
+@cases((0,), (2,))
+def named_clause_return_through_finally_loop_return(n):
+    # The clause's `return log` runs the finally body, whose copy never finishes: its loop
+    # returns and the code after the loop raises (the value waiting on the stack is dropped).
+    log = []
+    try:
+        log.append(1)
+        raise ValueError(2)
+    except ValueError as e:
+        log.append(type(e).__name__)
+        return log
+    finally:
+        for i in range(n):
+            log.append(3)
+            return log
+        raise KeyError(4)
+
+
+@cases((0,), (2,))
+def named_clause_return_through_finally_if_return(n):
+    log = []
+    try:
+        raise ValueError(2)
+    except ValueError as e:
+        return [e]
+    finally:
+        if n:
+            return log + [n]
+        raise KeyError(n)
+
+
+@cases((0, 1), (2, 1))
+def return_through_finally_if_return_or_raise(n, k):
+    log = []
+    try:
+        return [k]
+    finally:
+        if n:
+            return log + [n]
+        raise KeyError(n)

@@ -227,3 +227,40 @@ def const_return_through_two_finally_copies(n):
             log.append(6)
     log.append(7)
     return log
+
+
+@cases((0, 0), (1, 0), (1, 1))
+def nested_if_raise_else_return_in_try_finally(n, k):
+    # The inner if's other branch raises (no jump over the return's branch): the return, after
+    # the finally body's copy, still lies past the protected code, in the try body.
+    log = []
+    try:
+        if n:
+            if k:
+                raise ValueError(1)
+            else:
+                return 2
+    except ValueError:
+        log.append(3)
+    finally:
+        log.append(5)
+    return log
+
+
+@cases((0, 0), (1, 0), (1, 1))
+def nested_if_raise_else_return_clause_raises(n, k):
+    log = []
+    try:
+        if len(log) > 1 or n:
+            if k:
+                raise ValueError(1)
+            else:
+                return 2
+    except ValueError:
+        log.append(3)
+        raise KeyError(4)
+    finally:
+        log.append(5)
+        log.append(6)
+    log.append(8)
+    return log

@@ -177,3 +177,50 @@ def finally_with_raising_then_return(kind, n):
             raise kind()
     log.append('after')
     return log
+
+
+@cases((KeyError, 1), (ValueError, 1), (KeyError, 0))
+def if_try_with_raising_clause_returns_then_raise(kind, n):
+    # Only the swallowing manager goes on from the try, whose clause returns: to the rest of the
+    # if body, which 3.12+ lay past the if (after the handler code, 3.13+ at the end).
+    log = []
+    if n:
+        try:
+            with _Swallow(log):
+                raise kind()
+        except ValueError:
+            return log
+        raise TypeError(5)
+    log.append('after if')
+    return log
+
+
+@cases((KeyError, 1), (ValueError, 1), (KeyError, 0))
+def if_try_with_raising_clause_returns_then_more(kind, n):
+    log = []
+    if n:
+        try:
+            with _Swallow(log):
+                raise kind()
+        except ValueError:
+            return log
+        log.append('rest of if')
+    log.append('after if')
+    return log
+
+
+@cases((KeyError, 0, 1), (ValueError, 0, 1), (KeyError, 1, 0), (KeyError, 0, 0))
+def elif_try_with_raising_then_raise(kind, k, n):
+    log = []
+    if k:
+        log.append('k')
+        raise LookupError(1)
+    elif n:
+        try:
+            with _Swallow(log):
+                raise kind()
+        except ValueError:
+            return log
+        raise TypeError(5)
+    log.append(6)
+    return 7
