@@ -23,6 +23,7 @@ from depyf.decompiler.table_try_ends import TableTryEnds
 from depyf.decompiler.table_except import TableExcept
 from depyf.decompiler.table_except_ends import TableExceptEnds
 from depyf.decompiler.table_handler_tails import TableHandlerTails
+from depyf.decompiler.table_try_withs import TableTryWiths
 from depyf.decompiler.table_clauses import TableClauses
 from depyf.decompiler.table_finally import TableFinally
 from depyf.decompiler.table_copies import TableCopies
@@ -30,8 +31,8 @@ from depyf.decompiler.table_with import TableWith
 from depyf.decompiler.table_async_for import TableAsyncFor
 
 
-class ExceptionTableRules(TableTryEnds, TableExcept, TableExceptEnds, TableHandlerTails, TableClauses, TableFinally,
-    TableCopies, TableWith, TableAsyncFor, ExceptionRegionAnalysis):
+class ExceptionTableRules(TableTryEnds, TableTryWiths, TableExcept, TableExceptEnds, TableHandlerTails, TableClauses,
+    TableFinally, TableCopies, TableWith, TableAsyncFor, ExceptionRegionAnalysis):
     """Exception-table constructs (3.11+); mixed into `builder.CodeBuilder`."""
 
     # The except clause (body start, end) being read, innermost (set while its body is read).

@@ -171,7 +171,10 @@ class TableExceptEnds:
             # range, as the statement does; no else part of an enclosing if ends at the copy.
             self._mark_dead(back, back + 1)
         elif x is not None and part.falls_out and x > end and part.only_tail is None \
-                and self.version.handler_code_at_end:
+                and self.version.handler_code_at_end \
+                and not (0 < back <= len(instrs) and instrs[back - 1].opname in TERMINAL):
+            # (not where the clauses go on through such a copy that never finishes: it raises
+            # or returns, and nothing falls out of the range)
             self.range_falls_to.setdefault(end, x)  # control: an enclosing if's else part ends there
         elif x is None and not star and not self.version.handler_code_at_end \
                 and (way_on := self._body_jump_past_range(s, be, end)) is not None:

@@ -47,6 +47,7 @@ class TableFinally:
                                                      own_copy=True)
         be = self._past_dead_end_return(s, be, t)
         be = self._past_swallowed_body(s, be, t)
+        be = self._past_inner_clause_way_on(s, be, t, warm)
         self._skip_swallowed_copy_jumps(s, be, copies)
         body = self._read_protected_body(s, be, t, base, bool(shape.clause_ends))
         after = self.carry_out(body, base, self.last_stack)

@@ -5,7 +5,9 @@ code, where the copy on the normal way out falls into the code after the stateme
 handler's copy jumps to its closing jump. Unmatched, the normal copy was read as code after
 the statement, and the finally body ran twice. And a finally body ending in a with whose body
 never ends normally goes on only where the manager swallows the exception: the normal copy's
-with handler, right after it, runs on into the code after the statement, which was lost."""
+with handler, right after it, runs on into the code after the statement, which was lost. A
+with in the try body that goes on only through an inner try's except clause has its exit call
+laid with that clause: the try body ends there, not with the code after the statement."""
 from _cases import cases
 
 
@@ -145,4 +147,38 @@ def with_raising_in_finally_then_if(tag, n):
             raise KeyError(tag)
     if n > 2:
         return n
+    return log
+
+
+@cases((1,), (3,))
+def with_clause_way_on_in_try_finally_then_try(tag):
+    # The try body's with goes on only through the except clause of the try inside it (3.12+
+    # lays its exit call with that clause): the try body ends after the exit call, before the
+    # finally body's copy; the code after the statement is no part of the body.
+    log = []
+    try:
+        with Swallow(log, tag):
+            try:
+                raise ValueError(3)
+            except ValueError as e:
+                log.append(type(e).__name__)
+    finally:
+        log.append(6)
+    try:
+        return log
+    except ValueError:
+        raise KeyError(8)
+
+
+@cases((1,), (3,))
+def with_clause_way_on_in_try_finally(tag):
+    log = []
+    try:
+        with Swallow(log, tag):
+            try:
+                raise ValueError(3)
+            except ValueError:
+                log.append(4)
+    finally:
+        log.append(6)
     return log

@@ -491,3 +491,22 @@ def with_if_return_constant_last_finally_raises(n):
             raise ValueError(1)
     except ValueError:
         return log
+
+
+@cases((1,), (2,), (3,))
+def if_try_except_finally_raises_then_more(n):
+    # The clause goes on through the finally body's copy, laid past the if (3.12+), which
+    # raises: nothing falls out of the inner if's range, whose test skips to `log.append(7)`.
+    log = []
+    if n % 2:
+        log.append(1)
+        if not (n > 2):
+            try:
+                raise ValueError(3)
+            except ValueError:
+                log.append(4)
+            finally:
+                raise KeyError(6)
+        log.append(7)
+    log.append(8)
+    return log
