@@ -15,6 +15,7 @@ import pytest
 
 from depyf.decompiler import passes
 from depyf.decompiler.builder import CodeBuilder
+from depyf.decompiler.control_model import COND_JUMPS
 from depyf.decompiler.instructions import Bytecode
 from depyf.decompiler.printer import Printer
 from depyf.decompiler.structure.loop_regions import LoopRegion, LoopTable, loop_table
@@ -204,6 +205,31 @@ def test_a_returning_block_after_the_last_continue_belongs_to_the_body():
     assert loop.returning_tail and r.table.returning_tails == {loop.header}
     assert r.holds(loop, "get") and r.holds(loop, "fail")
     assert not r.holds(loop, "use") and not r.holds(loop, "done")
+
+
+def test_a_while_ending_a_loop_body_keeps_its_returning_tail():
+    r = Read("""
+        def f(items, n):
+            for item in items:
+                turns = 0
+                while turns < 1:
+                    turns += 1
+                    if not check(n + turns):
+                        continue
+                    use(item)
+                    return done()
+            return fail()
+    """)
+    inner = r.region_holding("check")
+    assert r.instrs[inner.header].opname != "FOR_ITER"  # (the while, inside the for loop)
+    test = next(k for k in range(inner.header, len(r.instrs)) if r.instrs[k].opname in COND_JUMPS)
+    leave = r.instrs[test + 1]
+    if not (r.instrs[test].target == test + 2 and leave.opname == "JUMP" and leave.target < inner.header):
+        pytest.skip("the while's test leaves by a jump forward here (or one laid after the loop)")
+    # The while's test leaves by a jump back to the for loop's head (3.12/3.13: a jump over a
+    # jump back), so the one exit forward, past its last `continue`, is the body's returning tail.
+    assert r.holds(inner, "use") and r.holds(inner, "done")
+    assert not r.holds(inner, "fail")
 
 
 def test_yield_from_and_await_are_no_loops():

@@ -347,6 +347,13 @@ class _LoopFinder:
         if self.version.removes_dead_code_to_label_only and (end := self._returning_try_tail(h, j)) is not None:
             return end
         exits = {ins.target for ins in instrs[h:j + 1] if ins.target is not None and ins.target > j}
+        if exits == {j + 1} and any(ins.opname == "JUMP" and ins.target is not None and ins.target < h
+                                    for ins in instrs[h:j + 1]):
+            # (a while ending an enclosing loop's body leaves by a jump back to that loop's head,
+            # 3.12+: the one exit forward is the body's returning tail, up to its return)
+            end = self._straight_code_end(j + 1)
+            if end < len(instrs) and instrs[end].opname in _STATEMENT_ENDS:
+                exits.add(end + 1)
         if len(exits) < 2 or self._else_part_of_top_test(h, j) or self._top_test_exit_copies(h, j, exits):
             return j
         last = max(exits)
