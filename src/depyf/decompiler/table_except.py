@@ -432,8 +432,8 @@ class TableExcept:
         y = targets.pop()
         if any(not s <= src < be for src in self.jump_sources.get(y, ())):
             return None
-        if instrs[y - 1].opname not in ENDS_FLOW:
-            return None
+        if instrs[y - 1].opname not in ENDS_FLOW and not self.withs.suppressed_path_ends_at(y):
+            return None  # (only a with's suppressed path, its handler laid inline, may fall in)
         if any(instrs[src].opname != "JUMP" for src in self.jump_sources.get(y, ())):
             warm = self._reach(s)
             if any(k in warm for k in range(be, y)):
