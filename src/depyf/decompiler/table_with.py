@@ -78,6 +78,7 @@ class TableWith:
         span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
         self._register_exit_calls(start, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
+        be = self._past_break_exit_call(statement, be)
         protected_end = be
         exit_at = self._normal_exit_past_handlers(be, t, warm)
         past = self._with_const_return(exit_at, t, after)
@@ -92,6 +93,27 @@ class TableWith:
             be = self._swallowed_const_return(start, be, t, warm, after)
         be = self._past_with_dead_end_return(start, be, t)
         return _WithShape(t, warm, after, span_end, protected_end, be)
+
+    def _past_break_exit_call(self, statement: WithStatement, be: int) -> int:
+        """Where the with body ends when its last protected code is an inner loop's else part
+        that ends in a `break` of the loop around the with: that break's exit call follows it
+        (then the iterator's pop and the jump out), and the with's own normal exit lies past it,
+        where the inner loop's `break` jumps (`for ...: with m: (for ...: break / else: break)`).
+        Read as the end of the body, the inner loop's else part would run after its `break`."""
+        here = self.withs.exit_call_at(be)
+        loop = self.loops[-1] if self.loops else None
+        if here is None or loop is None:
+            return be
+        k = here.end
+        if loop.iterator is not None and k < len(self.instrs) and self.instrs[k].opname == "POP_TOP":
+            k += 1
+        jump = self.instrs[k] if k < len(self.instrs) else None
+        if jump is None or jump.opname != "JUMP" or jump.target is None \
+                or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
+            return be
+        later = [e.start for e in statement.exits if e.start > k
+                 and any(statement.body_start <= src < be for src in self.jump_sources.get(e.start, ()))]
+        return min(later) if later else be
 
     def _read_with_body(self, start: int, be: int, base: List[n.Expr]
                         ) -> Tuple[List[n.Stmt], Optional[n.Expr]]:
