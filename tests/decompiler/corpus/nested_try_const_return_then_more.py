@@ -125,3 +125,22 @@ def in_nested_for_loops(n):
             except KeyError:
                 break
     return log
+
+
+@cases((0,), (1,), (2,))
+def inner_named_clause_returns_then_return_const(n):
+    # The inner clause is named: its return unbinds the name, and its test's jump to the
+    # re-raise of an unmatched exception is no jump to the else part (3.11).
+    log = []
+    try:
+        try:
+            log.append(10 // n)
+            if n > 1:
+                raise KeyError(n)
+        except ZeroDivisionError as e:
+            log.append(type(e).__name__)
+            return log
+        return 7
+    except KeyError:
+        log.append(8)
+    return log
