@@ -144,3 +144,22 @@ def inner_named_clause_returns_then_return_const(n):
     except KeyError:
         log.append(8)
     return log
+
+
+@cases((0,), (1,), (2,))
+def inner_try_raises_then_more_then_else(n):
+    # The inner try body raises: only its clause goes on to the rest of the outer body, and
+    # 3.12+ lay its handler inline; the outer else part follows, unprotected.
+    log = []
+    try:
+        try:
+            log.append({0: 1, 1: 2}[n])  # (a KeyError for n == 2, which the outer try catches)
+            raise ValueError(n)
+        except ValueError:
+            log.append(4)
+        log.append(5)
+    except KeyError:
+        log.append(6)
+    else:
+        raise TypeError(7)
+    return log
