@@ -8,7 +8,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import TERMINAL, Instr
 from depyf.decompiler.control import LoopInfo
 from depyf.decompiler.structure.with_regions import WithStatement
-from depyf.decompiler.table_model import _WithShape
+from depyf.decompiler.table_model import _MAX_RETURN_BLOCK, _WithShape
 
 
 class TableWith:
@@ -286,6 +286,8 @@ class TableWith:
                 copy_end = self._exit_code_after_exit_call(k, k - 1)
                 if copy_end is not None:
                     loop.break_tail = (k, copy_end)  # (read after the loop: `while_loop`)
+            elif copy_end is None and loop.only_breaks_leave:
+                copy_end = self._copy_of_unlaid_loop_exit(k, loop)
             return None if copy_end is None else (start, copy_end)
         if jump.opname == "JUMP" and jump.target == k + 1 and loop.iterator is None and loop.break_tail is None \
                 and loop.is_while and not loop.only_breaks_leave and k + 1 < loop.exit:
@@ -336,6 +338,19 @@ class TableWith:
         while instrs[r].opname not in TERMINAL:
             r += 1
         return r + 1
+
+    def _copy_of_unlaid_loop_exit(self, k: int, loop: LoopInfo) -> Optional[int]:
+        """3.12+: where the copy at `k` of the code after a `while True:` ends, when that code
+        is laid nowhere (the loop's exit is the end of the code): every `break` ran a copy of
+        it, a small block that ends in a return or raise. None when `k` starts no such block."""
+        instrs = self.instrs
+        if loop.exit < len(instrs):
+            return None
+        r = k
+        while r < len(instrs) and r < k + _MAX_RETURN_BLOCK and instrs[r].target is None \
+                and instrs[r].opname not in TERMINAL:
+            r += 1
+        return r + 1 if r < len(instrs) and instrs[r].opname in TERMINAL else None
 
     def _break_into_exit_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> bool:
         """A `break` that ends the with body of a `while` loop whose exit comes right after the

@@ -177,3 +177,36 @@ def with_inner_for_else_breaks_outer(n):
                 break
         raise ValueError(i)
     return log
+
+
+@cases((0,), (3,))
+def while_true_with_break_code_after_only_copied(n):
+    # Every `break` runs a copy of the code after the loop, which 3.12+ lay nowhere else: the
+    # with body's `break`, after its exit call, is followed by that copy.
+    log = []
+    turns = n
+    while True:
+        turns += 1
+        if turns > 3:
+            break
+        with _Log(log):
+            log.append(turns)
+            break
+        log.append(10)
+    return log
+
+
+@cases((0,), (3,))
+def while_true_nested_with_break_code_after_only_copied(n):
+    log = []
+    turns = n
+    while True:
+        turns += 1
+        if turns > 3:
+            break
+        with _Log(log):
+            with _Log(log):
+                log.append(turns)
+                break
+        log.append(10)
+    return log
