@@ -361,6 +361,11 @@ class ControlLoops:
                 and info.handler_break_on > self.end == real_exit:
             # (... so is a `break` in an except clause, its jump laid with the handler code)
             self.range_falls_to.setdefault(self.end, info.handler_break_on)
+        elif cond is not None and break_target is None and shape.exit > self.end == real_exit \
+                and not shape.body_runs_on and self.instrs[j].opname == "JUMP":
+            # (... so is the test of a loop that ends an if body, its exit threaded past the
+            # else part when the body ends in a `continue`, 3.12)
+            self.range_falls_to.setdefault(self.end, shape.exit)
         copies_close_range = False  # the code after the loop exists only as the breaks' copies
         if shape.else_break:
             orelse = [n.Break()]

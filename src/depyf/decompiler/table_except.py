@@ -415,8 +415,11 @@ class TableExcept:
         # (or an if last in the body whose test jumps over the handler code of a try in its
         # body to the else part: `try: (if c: try: return x / finally: f()) except E: ...
         # else: ...`)
+        # (not an inner clause's test, whose jump goes to the re-raise of an exception no
+        # clause matched)
         targets = {instrs[k].target for k in range(s, be) if instrs[k].opname in _FORWARD_JUMPS
-                   and instrs[k].target is not None and be < instrs[k].target < end}
+                   and instrs[k].target is not None and be < instrs[k].target < end
+                   and instrs[instrs[k].target].opname != "RERAISE"}
         if not targets:
             # (or a with last in the body whose own body never ends normally: only a manager
             # that swallowed the exception goes on, past the with's handler code laid right
@@ -432,8 +435,8 @@ class TableExcept:
         y = targets.pop()
         if any(not s <= src < be for src in self.jump_sources.get(y, ())):
             return None
-        if instrs[y - 1].opname not in ENDS_FLOW:
-            return None
+        if instrs[y - 1].opname not in ENDS_FLOW and not self.withs.suppressed_path_ends_at(y):
+            return None  # (only a with's suppressed path, its handler laid inline, may fall in)
         if any(instrs[src].opname != "JUMP" for src in self.jump_sources.get(y, ())):
             warm = self._reach(s)
             if any(k in warm for k in range(be, y)):

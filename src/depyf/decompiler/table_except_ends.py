@@ -19,7 +19,9 @@ class TableExceptEnds:
         """The else part of the try at `s` (handler `t`) and where the statement ends, by where
         its way on `x` lies: none, inside the range, or past it (or back to the loop's head)."""
         be, before_inner = ends.body_end, ends.before_inner
-        body_falls = self._falls_into(s, be) or (not self.version.handler_code_at_end or be != before_inner) \
+        # (3.12+: through the handler of an inner try laid inline, `_inline_inner_handler_at`)
+        body_falls = self._falls_into(s, be) or (not self.version.handler_code_at_end or be != before_inner
+                                                 or any(self._inline_inner_handler_at(k, t) for k in range(s + 1, be))) \
             and self._falls_into(s, be, through_inner_handlers=True)
         if x is None:
             return self._else_without_way_out(s, t, be, star, body_falls, loop)

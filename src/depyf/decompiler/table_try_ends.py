@@ -159,9 +159,24 @@ class TableTryEnds:
         `raise X`), over the returns on the way (3.11 leaves their RETURN_VALUE unprotected).
         (3.12+ moves such code after the handler code instead, but for the inner clauses' way
         on after a `break` ending the inner body, once pass `loop_exits_after_loops` moved the
-        code after a `while True:` out of the loop.)"""
-        if self.version.handler_code_at_end and not (end < len(self.instrs) and self._loop_break_jump(end)):
-            return end
+        code after a `while True:` out of the loop, and where the inner body raises and nothing
+        but its handler reaches the rest: 3.12+ lay that handler inline then.)"""
+        if not self.version.handler_code_at_end or end < len(self.instrs) and self._loop_break_jump(end):
+            return self._break_tail_walk(s, t, end, warm)
+        if end < len(self.instrs) and self._inline_inner_handler_at(end, t):
+            past = self._break_tail_walk(s, t, end, warm)
+            # (only where an inner clause goes on to that code, which falls out of this try's
+            # protection into its else part; not into a with's exit call: the inner clauses' way
+            # on through it to a return of the body is `_past_nested_exit_const_return`'s)
+            instrs = self.instrs
+            leaves = end < past < len(instrs) and t not in self._chain(past) \
+                and instrs[past - 1].opname not in ENDS_FLOW and self.withs.exit_call_at(past) is None \
+                and any(instrs[q].opname == "JUMP" and q < (instrs[q].target or -1) < past for q in range(end, past))
+            return past if leaves else end
+        return end
+
+    def _break_tail_walk(self, s: int, t: int, end: int, warm: Set[int]) -> int:
+        """`_past_handler_break_tail`'s walk over the code that only the inner clauses reach."""
         instrs = self.instrs
         through: Optional[Set[int]] = None
         while end < len(instrs) and end not in warm and t in self._chain(end):
@@ -221,6 +236,12 @@ class TableTryEnds:
             y = instrs[y].target
             guard += 1
         return y is not None and (t < y <= self.end or tail_end <= y < t and t not in self._chain(y))
+
+    def _inline_inner_handler_at(self, k: int, t: int) -> bool:
+        """3.12+: is `k` the handler of a try inside this one (of handler `t`) laid inline, right
+        after a body that raises, since nothing after it is reached but through it?"""
+        return self.instrs[k].opname == "PUSH_EXC_INFO" and self.instrs[k - 1].opname in TERMINAL \
+            and t in self._chain(k) and self._xt_state.kinds.get(k) == "except"
 
     def _loop_break_jump(self, k: int) -> bool:
         """Is `k` the JUMP of a `break` out of the innermost while loop?"""

@@ -8,7 +8,7 @@ from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import TERMINAL, Instr
 from depyf.decompiler.control import LoopInfo
 from depyf.decompiler.structure.with_regions import WithStatement
-from depyf.decompiler.table_model import _WithShape
+from depyf.decompiler.table_model import _MAX_RETURN_BLOCK, _WithShape
 
 
 class TableWith:
@@ -78,6 +78,7 @@ class TableWith:
         span_end = self._cold_span(t, warm | ({after} if after is not None else set()))
         self._register_exit_calls(start, self._protected_end(start, t, warm))
         be = self._extend_for_return(self._protected_end(start, t, warm))
+        be = self._past_break_exit_call(statement, be)
         protected_end = be
         exit_at = self._normal_exit_past_handlers(be, t, warm)
         past = self._with_const_return(exit_at, t, after)
@@ -92,6 +93,27 @@ class TableWith:
             be = self._swallowed_const_return(start, be, t, warm, after)
         be = self._past_with_dead_end_return(start, be, t)
         return _WithShape(t, warm, after, span_end, protected_end, be)
+
+    def _past_break_exit_call(self, statement: WithStatement, be: int) -> int:
+        """Where the with body ends when its last protected code is an inner loop's else part
+        that ends in a `break` of the loop around the with: that break's exit call follows it
+        (then the iterator's pop and the jump out), and the with's own normal exit lies past it,
+        where the inner loop's `break` jumps (`for ...: with m: (for ...: break / else: break)`).
+        Read as the end of the body, the inner loop's else part would run after its `break`."""
+        here = self.withs.exit_call_at(be)
+        loop = self.loops[-1] if self.loops else None
+        if here is None or loop is None:
+            return be
+        k = here.end
+        if loop.iterator is not None and k < len(self.instrs) and self.instrs[k].opname == "POP_TOP":
+            k += 1
+        jump = self.instrs[k] if k < len(self.instrs) else None
+        if jump is None or jump.opname != "JUMP" or jump.target is None \
+                or not (jump.target == loop.break_target or jump.target >= loop.exit > k):
+            return be
+        later = [e.start for e in statement.exits if e.start > k
+                 and any(statement.body_start <= src < be for src in self.jump_sources.get(e.start, ()))]
+        return min(later) if later else be
 
     def _read_with_body(self, start: int, be: int, base: List[n.Expr]
                         ) -> Tuple[List[n.Stmt], Optional[n.Expr]]:
@@ -264,6 +286,8 @@ class TableWith:
                 copy_end = self._exit_code_after_exit_call(k, k - 1)
                 if copy_end is not None:
                     loop.break_tail = (k, copy_end)  # (read after the loop: `while_loop`)
+            elif copy_end is None and loop.only_breaks_leave:
+                copy_end = self._copy_of_unlaid_loop_exit(k, loop)
             return None if copy_end is None else (start, copy_end)
         if jump.opname == "JUMP" and jump.target == k + 1 and loop.iterator is None and loop.break_tail is None \
                 and loop.is_while and not loop.only_breaks_leave and k + 1 < loop.exit:
@@ -314,6 +338,19 @@ class TableWith:
         while instrs[r].opname not in TERMINAL:
             r += 1
         return r + 1
+
+    def _copy_of_unlaid_loop_exit(self, k: int, loop: LoopInfo) -> Optional[int]:
+        """3.12+: where the copy at `k` of the code after a `while True:` ends, when that code
+        is laid nowhere (the loop's exit is the end of the code): every `break` ran a copy of
+        it, a small block that ends in a return or raise. None when `k` starts no such block."""
+        instrs = self.instrs
+        if loop.exit < len(instrs):
+            return None
+        r = k
+        while r < len(instrs) and r < k + _MAX_RETURN_BLOCK and instrs[r].target is None \
+                and instrs[r].opname not in TERMINAL:
+            r += 1
+        return r + 1 if r < len(instrs) and instrs[r].opname in TERMINAL else None
 
     def _break_into_exit_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> bool:
         """A `break` that ends the with body of a `while` loop whose exit comes right after the

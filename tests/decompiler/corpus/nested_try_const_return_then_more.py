@@ -125,3 +125,41 @@ def in_nested_for_loops(n):
             except KeyError:
                 break
     return log
+
+
+@cases((0,), (1,), (2,))
+def inner_named_clause_returns_then_return_const(n):
+    # The inner clause is named: its return unbinds the name, and its test's jump to the
+    # re-raise of an unmatched exception is no jump to the else part (3.11).
+    log = []
+    try:
+        try:
+            log.append(10 // n)
+            if n > 1:
+                raise KeyError(n)
+        except ZeroDivisionError as e:
+            log.append(type(e).__name__)
+            return log
+        return 7
+    except KeyError:
+        log.append(8)
+    return log
+
+
+@cases((0,), (1,), (2,))
+def inner_try_raises_then_more_then_else(n):
+    # The inner try body raises: only its clause goes on to the rest of the outer body, and
+    # 3.12+ lay its handler inline; the outer else part follows, unprotected.
+    log = []
+    try:
+        try:
+            log.append({0: 1, 1: 2}[n])  # (a KeyError for n == 2, which the outer try catches)
+            raise ValueError(n)
+        except ValueError:
+            log.append(4)
+        log.append(5)
+    except KeyError:
+        log.append(6)
+    else:
+        raise TypeError(7)
+    return log

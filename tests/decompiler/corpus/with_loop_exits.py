@@ -158,3 +158,55 @@ def for_elif_with_break_then_raise_longer_exit(n, d):
     log.append(2)
     log.append(3)
     return log
+
+
+
+@cases((0,), (1,))
+def with_inner_for_else_breaks_outer(n):
+    # The with body's last protected code is the inner loop's else part, whose `break` of the
+    # outer loop runs the with's exit call first; the with's own normal exit lies past it,
+    # where the inner loop's `break` jumps (3.11).
+    log = []
+    for i in range(3):
+        with _Log(log):
+            for j in range(n):
+                log.append(j)
+                break
+            else:
+                log.append('else')
+                break
+        raise ValueError(i)
+    return log
+
+
+@cases((0,), (3,))
+def while_true_with_break_code_after_only_copied(n):
+    # Every `break` runs a copy of the code after the loop, which 3.12+ lay nowhere else: the
+    # with body's `break`, after its exit call, is followed by that copy.
+    log = []
+    turns = n
+    while True:
+        turns += 1
+        if turns > 3:
+            break
+        with _Log(log):
+            log.append(turns)
+            break
+        log.append(10)
+    return log
+
+
+@cases((0,), (3,))
+def while_true_nested_with_break_code_after_only_copied(n):
+    log = []
+    turns = n
+    while True:
+        turns += 1
+        if turns > 3:
+            break
+        with _Log(log):
+            with _Log(log):
+                log.append(turns)
+                break
+        log.append(10)
+    return log

@@ -224,3 +224,19 @@ def elif_try_with_raising_then_raise(kind, k, n):
         raise TypeError(5)
     log.append(6)
     return 7
+
+
+@cases((KeyError, 0), (KeyError, 1))
+def try_if_with_return_then_else(kind, k):
+    # The with's handler lies inline (3.11), its suppressed path falling into the try's else
+    # part, which the if's test jumps to as well.
+    log = []
+    try:
+        if k == 0:
+            with _Swallow(log):
+                return 3
+    except ValueError:
+        return 4
+    else:
+        log.append('else')
+    return log
