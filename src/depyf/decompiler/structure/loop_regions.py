@@ -347,10 +347,11 @@ class _LoopFinder:
         if self.version.removes_dead_code_to_label_only and (end := self._returning_try_tail(h, j)) is not None:
             return end
         exits = {ins.target for ins in instrs[h:j + 1] if ins.target is not None and ins.target > j}
-        if exits == {j + 1} and any(ins.opname == "JUMP" and ins.target is not None and ins.target < h
+        if exits == {j + 1} and any(ins.is_jump and ins.target is not None and ins.target < h
                                     for ins in instrs[h:j + 1]):
             # (a while ending an enclosing loop's body leaves by a jump back to that loop's head,
-            # 3.12+: the one exit forward is the body's returning tail, up to its return)
+            # 3.12+ by a jump over a jump back, 3.8/3.9 by a conditional jump back: the one exit
+            # forward is the body's returning tail, up to its return)
             end = self._straight_code_end(j + 1)
             if end < len(instrs) and instrs[end].opname in _STATEMENT_ENDS:
                 exits.add(end + 1)
