@@ -588,9 +588,8 @@ class TableExcept:
         loop = self.loops[-1] if self.loops else None
         if loop is None or loop.iterator is not None or handlers_to is None or self._inside_clause_of(loop):
             return False
-        target = self.instrs[j].target
-        return target != handlers_to and j < handlers_to < loop.exit \
-            and (target == loop.break_target or target >= loop.exit)
+        return self.instrs[j].target != handlers_to and j < handlers_to < loop.exit \
+            and self._loop_break_jump(j)  # table_try_ends
 
     def _inside_clause_of(self, loop: LoopInfo) -> bool:
         """Is an except clause open inside `loop` (the previous exception, which a clause keeps on

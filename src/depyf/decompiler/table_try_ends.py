@@ -496,7 +496,11 @@ class TableTryEnds:
             return e
         # (the other branch jumps over it, or itself ends in a return or raise: `if c: raise E
         # / else: return 3`, the branch then ends at its return)
-        past = instrs[e - 1].target if instrs[e - 1].opname == "JUMP" else self._branch_return_end(e)
+        if instrs[e - 1].opname == "JUMP":
+            past: Optional[int] = instrs[e - 1].target
+        else:
+            tail = self._straight_tail(e, self.end, len(instrs), closing=False)  # table_try_withs
+            past = tail[0] if tail is not None else None
         if past is None or not e < past <= self.end or instrs[past - 1].opname not in TERMINAL \
                 or instrs[past - 1].opname == "RAISE_VARARGS":
             return e  # (a `raise` in the body raises under the try's protection)
@@ -517,16 +521,6 @@ class TableTryEnds:
                     return e
                 entered = entered or (src < e and instrs[src].opname in COND_JUMPS)
         return past if entered else e
-
-    def _branch_return_end(self, e: int) -> Optional[int]:
-        """Past the return that ends the straight code from `e` (no jump in it), or None."""
-        instrs = self.instrs
-        for k in range(e, min(len(instrs), self.end)):
-            if instrs[k].target is not None:
-                return None
-            if instrs[k].opname in TERMINAL:
-                return k + 1
-        return None
 
     def _past_dead_end_return(self, s: int, e: int, t: int) -> int:
         """`try: if c: return x` then the end of the body, in a try whose finally body never

@@ -343,14 +343,11 @@ class TableWith:
         """3.12+: where the copy at `k` of the code after a `while True:` ends, when that code
         is laid nowhere (the loop's exit is the end of the code): every `break` ran a copy of
         it, a small block that ends in a return or raise. None when `k` starts no such block."""
-        instrs = self.instrs
-        if loop.exit < len(instrs):
+        size = len(self.instrs)
+        if loop.exit < size:
             return None
-        r = k
-        while r < len(instrs) and r < k + _MAX_RETURN_BLOCK and instrs[r].target is None \
-                and instrs[r].opname not in TERMINAL:
-            r += 1
-        return r + 1 if r < len(instrs) and instrs[r].opname in TERMINAL else None
+        tail = self._straight_tail(k, size, k + _MAX_RETURN_BLOCK, closing=False)  # table_try_withs
+        return tail[0] if tail is not None else None
 
     def _break_into_exit_after_exit_call(self, be: int, span_end: int, after: Optional[int]) -> bool:
         """A `break` that ends the with body of a `while` loop whose exit comes right after the
