@@ -3,7 +3,8 @@
 A `while True:` whose body never loops compiles like straight code with forward jumps: its
 `break`s are jumps past the code after a try in its body, and no jump back shows the loop. Where
 the reading cannot tell it, it refuses (3.11+: a jump past the try's else part); 3.8/3.9 keep
-the loop in the block stack."""
+the loop in the block stack. A `break` that ends an else part while the if body goes on after
+it skips that code: read inside a `while True:` around the if statement, or refused."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Tuple
@@ -86,4 +87,63 @@ def test_never_looping_while_is_read_right_or_refused(source: str) -> None:
         return
     rebuilt = _function(text)
     for args in INPUTS:
+        assert _outcome(rebuilt, args) == _outcome(original, args), text
+
+
+# A `break` ending an else part, the rest of the if body after it: 3.11 lays the try's handler
+# code between the body's jump over the else part and the else part; a finally body's copy
+# runs between the `break` and its jump.
+ELSE_PART_BREAKS = {
+    "handler-code-before-else": '''
+def f(n, k):
+    log = []
+    w = 0
+    while w < 3:
+        w += 1
+        if w > n:
+            try:
+                log.append(2)
+            except ValueError:
+                log.append(4)
+                raise
+        else:
+            break
+        raise ValueError(6)
+    else:
+        log.append(7)
+    return log
+''',
+    "finally-copy-after-break": '''
+def f(n, k):
+    log = []
+    w = 0
+    while True:
+        w += 1
+        if w > 2:
+            break
+        try:
+            log.append(1)
+            if n + k > 0:
+                log.append(2)
+            else:
+                log.append(4)
+                break
+        finally:
+            log.append(5)
+        raise ValueError(6)
+    return log
+''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(ELSE_PART_BREAKS))
+def test_else_part_break_is_read_right_or_refused(name: str) -> None:
+    original = _function(ELSE_PART_BREAKS[name])
+    try:
+        text = depyf.decompile(original)
+    except DecompilationError as error:
+        assert "cannot decompile in f at offset" in str(error)
+        return
+    rebuilt = _function(text)
+    for args in [(0, 0), (1, 0), (2, 0), (0, 1), (3, 1)]:
         assert _outcome(rebuilt, args) == _outcome(original, args), text

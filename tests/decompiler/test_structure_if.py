@@ -14,7 +14,7 @@ import pytest
 from depyf.decompiler.control_model import COND_JUMPS
 from depyf.decompiler.graph import FlowGraph
 from depyf.decompiler.instructions import Bytecode, decode
-from depyf.decompiler.structure.if_regions import IfRegion, Way, else_end_after, if_region
+from depyf.decompiler.structure.if_regions import IfRegion, Way, break_skipping_code, else_end_after, if_region
 from depyf.decompiler.versions import host
 
 from .support import compiled_definition
@@ -235,3 +235,61 @@ def test_every_test_of_a_stdlib_module_has_a_region(module):
                 assert region.orelse.start == ins.target
                 assert region.body.start == b.end
                 assert region.join != region.orelse.start
+
+
+# A `while test:` that never jumps back: the inner else part's `break` skips `rest()`.
+ELSE_PART_BREAK = """
+    def f(n, w):
+        log = []
+        while w < 3:
+            if n > 3:
+                if n > 4:
+                    first()
+                else:
+                    break
+                rest()
+                break
+            else:
+                return log
+        else:
+            other()
+        after()
+        return log
+"""
+
+# The same shape with no loop: every jump to the join ends an arm.
+NESTED_IF_ELSE = """
+    def f(n, w):
+        if w < 3:
+            if n > 3:
+                if n > 4:
+                    first()
+                else:
+                    second()
+                rest()
+            else:
+                return w
+        else:
+            other()
+        after()
+"""
+
+
+def test_break_skipping_code_finds_an_else_part_break():
+    read = Read(ELSE_PART_BREAK)
+    region = read.region("w")
+    jump = break_skipping_code(read.graph, region.test, region.join)
+    assert read.graph.block_at(read.load("other")).label < region.join == read.graph.block_at(read.load("after")).label
+    if VERSION.copies_exit_blocks or VERSION.has_exception_table:
+        assert jump is not None and read.bytecode.instrs[jump].target == region.join
+    else:
+        # (3.8/3.9 send the inner test straight past the loop: no jump ends the else part)
+        assert jump is None
+
+
+def test_break_skipping_code_finds_none_in_nested_if_else():
+    read = Read(NESTED_IF_ELSE)
+    for name in ("w", "n"):
+        region = read.region(name)
+        assert region.join is not None
+        assert break_skipping_code(read.graph, region.test, region.join) is None

@@ -7,7 +7,8 @@ from depyf.decompiler import borrows
 from depyf.decompiler import nodes as n
 from depyf.decompiler.errors import DecompilationError
 from depyf.decompiler.graph.breaks import stray_break
-from depyf.decompiler.structure.if_regions import in_exact_else_part
+from depyf.decompiler.structure.if_regions import break_skipping_code, if_region, in_exact_else_part, \
+    skipping_jumps
 from depyf.decompiler.instructions import ENDS_FLOW, TERMINAL, Instr
 from depyf.decompiler.control_model import COND_JUMPS, IfTest, LoopInfo, StatementsInValue, _may_complete
 
@@ -142,6 +143,15 @@ class ControlIfs:
         chained = self._chain_then_value_jump(test.cond, test.fall, test.false_target)
         if chained is not None:
             return chained
+        join = self._join_a_break_reaches(test)
+        if join is not None:
+            return self._never_back_while_around(test, join)
+        return self._read_if(test)
+
+    def _read_if(self, test: IfTest) -> int:
+        """The if statement (or while loop, assert, conditional value) that `test` begins, read
+        and emitted; where the reading goes on."""
+        ins, i, test_start = test.ins, test.i, test.test_start
         fall, false_target, loop = test.fall, test.false_target, test.loop
         # 3.10+: the test in front of a while loop whose body starts right here (its exit may be
         # the head of an enclosing loop).
@@ -508,6 +518,44 @@ class ControlIfs:
             raise self.fail(self.instrs[stray], "break or continue of a loop that never jumps back")
         self.emit(n.While(cond, body, []))
         return false_target
+
+    def _join_a_break_reaches(self, test: IfTest) -> Optional[int]:
+        """Where the if statement that `test` begins goes on (the graph's join, past an else
+        part), when a `break` of a loop that never jumps back leads there from inside it: a jump
+        that ends an else part while the code after that part is the body's
+        (`break_skipping_code`). No loop being read claims the join. Else None."""
+        if self.pure_mode or test.false_target <= test.i \
+                or not any(test.i < k < self.end for k in skipping_jumps(self.graph)):
+            return None
+        join = if_region(self.graph, test.i).join
+        if join is None or join <= test.false_target or join > self.end or self.loop_claims(join):
+            return None
+        return join if break_skipping_code(self.graph, test.i, join) is not None else None
+
+    def _never_back_while_around(self, test: IfTest, join: int) -> int:
+        """`while True:` around the if statement that `test` begins and the code after it up to
+        `join`, a loop that never jumps back: the compiler left no trace of it but its `break`s,
+        jumps to `join` (`_join_a_break_reaches`). Read inside that loop, they are its `break`s;
+        read as the if statement's ways on, the code they skip would run. The body runs once
+        (a `break` ends it where it could run off its end)."""
+        info = LoopInfo({test.test_start}, join, join, join, natural_end=-1)
+        info.is_while = True
+        info.falls_off_to_exit = True
+        self.loops.append(info)
+        outer, self.out = self.out, []
+        try:
+            nxt = self._read_if(test)
+            body = self.out
+            self.out = outer
+            if nxt < join:
+                body += self.run_range(nxt, join, list(self.stack))
+        finally:
+            self.out = outer
+            self.loops.pop()
+        if _may_complete(body):
+            body.append(n.Break())
+        self.emit(n.While(n.Const(True), body, []))
+        return join
 
     def _goes_on_past(self, target: int, strict: bool = False, at: int = -1) -> bool:
         """May a forward jump to `target`, at or past the end of the range being read, that no

@@ -7,6 +7,7 @@ from depyf.decompiler import markers as m
 from depyf.decompiler import nodes as n
 from depyf.decompiler.instructions import TERMINAL, Instr
 from depyf.decompiler.control_model import LoopInfo
+from depyf.decompiler.structure.if_regions import skipping_jumps
 
 
 class ControlJumps:
@@ -42,7 +43,7 @@ class ControlJumps:
         if target > i and target >= self.end:
             if self._stray_break(i, target):
                 raise self.fail(ins, "break or continue of a loop that never jumps back")
-            if not self._goes_on_past(target, strict=True):
+            if not self._goes_on_past(target, strict=True) or i + 1 == self.end and i in skipping_jumps(self.graph):
                 copy = self._terminal_block_copy(i, target)
                 if copy is None:
                     raise self.fail(ins, "jump past where the enclosing if statement goes on")

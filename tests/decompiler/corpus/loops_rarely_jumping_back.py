@@ -349,3 +349,95 @@ def while_test_handler_if_break_with_else(k):
         log.append("else")
     log.append("after")
     return log
+
+
+@cases((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (0, 1), (2, 1))
+def while_else_inner_else_break_skips_rest(n, k):
+    # An else part's `break` skips the rest of the if body (3.10+ read it as the inner if's way
+    # on).
+    log = []
+    w = 0
+    while w < 3:
+        w += 1
+        if n > 3:
+            if n > 4:
+                log.append(1)
+            else:
+                break
+            log.append(2)
+            log.append(3)
+            break
+        else:
+            return log
+    else:
+        log.append(4)
+        log.append(5)
+    log.append(6)
+    return log
+
+
+@cases((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (0, 1), (2, 1))
+def while_else_break_skips_rest_then_return(n, k):
+    # A `break` in an else part, then the rest of the if body and a return: the loop never jumps
+    # back (3.11: the return is shared, not copied).
+    log = []
+    tries = 0
+    while tries < 2:
+        tries += 1
+        if k:
+            log.append(1)
+        else:
+            if n:
+                log.append(2)
+            else:
+                break
+            log.append(3)
+        return log
+    else:
+        log.append(4)
+    return log
+
+
+@cases((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (0, 1), (2, 1))
+def while_true_elif_else_break(n, k):
+    # A `while True:` that never jumps back, its `break`s in an if and an elif's else part.
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        if tries > 1:
+            break
+        if n % 2 == 0:
+            log.append(2)
+            return log
+        elif n > 1:
+            log.append(3)
+        else:
+            break
+        return log
+    log.append(5)
+    return log
+
+
+@cases((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (0, 1), (2, 1))
+def while_true_in_clause_elif_else_break(n, k):
+    # The same loop in an except clause (3.12+ read the last `break` as the if's way on).
+    log = []
+    try:
+        raise ValueError(1)
+    except ValueError:
+        tries = 0
+        while True:
+            tries += 1
+            if tries > 1:
+                break
+            if n % 2 == 0:
+                log.append(2)
+                return log
+            elif n > 1:
+                log.append(3)
+            else:
+                break
+            return log
+        log.append(5)
+    return log

@@ -49,12 +49,12 @@ def stray_break(graph: FlowGraph, fall: int, false_target: int,
                 or nxt is not None and nxt.opname == "JUMP" and j + 1 < nxt.target < false_target \
                 and not sources.get(j + 1) \
                 or _leaves_clause(graph, j, sources) and _clause_goes_elsewhere(graph, j, false_target, sources):
-            if _breaks_out_of_body(graph, fall, false_target, j):
+            if breaks_out_of_body(graph, fall, false_target, j):
                 return j
     return None
 
 
-def _breaks_out_of_body(graph: FlowGraph, fall: int, false_target: int, j: int) -> bool:
+def breaks_out_of_body(graph: FlowGraph, fall: int, false_target: int, j: int) -> bool:
     """Is `j` in the body (`_body_blocks`), under no loop of the body (whose `break` it would
     be, that loop ending where the if does)?"""
     body = _body_blocks(graph, fall, false_target)

@@ -24,6 +24,7 @@ from enum import Enum
 from weakref import WeakKeyDictionary
 from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 
+from depyf.decompiler.graph.breaks import breaks_out_of_body
 from depyf.decompiler.graph.cfg import BRANCHES, FlowGraph
 from depyf.decompiler.graph.dominators import DominatorTree, reversed_with_exit
 from depyf.decompiler.graph.loops import Loop
@@ -41,6 +42,9 @@ class Way(Enum):
 
 _RETURNS = frozenset({"RETURN_VALUE", "RETURN_CONST"})
 _RAISES = frozenset({"RAISE_VARARGS", "RERAISE"})
+# How a part that a value's test jumps to starts: dropping what the test left on the stack (a
+# chained comparison's cleanup), which no statement's else part does.
+_STACK_CLEANUP = frozenset({"POP_TOP", "SWAP", "ROT_TWO", "COPY", "DUP_TOP"})
 
 
 @dataclass(frozen=True)
@@ -343,6 +347,81 @@ def _arm(scope: _Scope, entry: int, stop: Set[int]) -> Arm:
         end = table.ends[k]
         k += 1
     return Arm(table.starts[entry], tuple(sorted(table.starts[x] for x in nodes)), end, frozenset(ways))
+
+
+def else_part_skips_code(graph: FlowGraph, at: int, end: int) -> bool:
+    """Is the jump at `at`, the last instruction of a range [.., end), past `end`, the end of an
+    else part whose if statement goes on at `end`, or whose body does? The body's last jump,
+    right before the else part, goes over it to `end`; the else part jumps elsewhere: a `break`
+    of a loop that never jumps back (3.11+: no trace of it is left), or, where the graph's
+    region of the test has the block at `end` in its body, to where the statement goes on
+    after the rest of the body. Either way the jump skips the code at `end`; taken for the
+    else part's way on, that code would run."""
+    instrs = graph.instrs
+    if instrs[at].opname != "JUMP" or at + 1 != end or instrs[at].target is None or instrs[at].target <= end:
+        return False
+    for src in graph.jump_sources(end):
+        if src >= at or instrs[src].opname != "JUMP" \
+                or instrs[graph.table.starts[graph.table.number_of(src)]].opname in _STACK_CLEANUP:
+            continue  # (nor the jump of a condition's cleanup, which the body follows)
+        start = _past_handler_code(graph, src + 1, at)
+        if instrs[start].opname in _STACK_CLEANUP or not _own_line(graph, start, src):
+            continue
+        for j in graph.jump_sources(start):
+            b = graph.table.number_of(j)
+            if j >= src or graph.table.ends[b] - 1 != j or graph.exit_kinds[b] != BRANCHES \
+                    or instrs[j].target != start:
+                continue
+            region = if_region(graph, j)
+            orelse = region.orelse
+            if orelse is not None and orelse.start == start and orelse.end == end \
+                    and region.body.start <= src and (region.join == end or end in region.body.blocks):
+                return True
+    return False
+
+
+def _past_handler_code(graph: FlowGraph, k: int, stop: int) -> int:
+    """The first instruction from `k` (up to `stop`) that normal flow reaches: 3.11 lays an
+    inner try's handler code inline, between an if body's jump over its else part and the else
+    part."""
+    if not graph.bytecode.regions or graph.jump_sources(k):
+        return k
+    handler_only = graph.kept("handler_only_instructions", FlowGraph.handler_only_instructions)
+    while k < stop and k in handler_only:
+        k += 1
+    return k
+
+
+def _own_line(graph: FlowGraph, start: int, before: int) -> bool:
+    """Does the part at `start` begin a line, another than that of the jump over it at
+    `before`? An else part is statements of their own; the parts of a condition (a conditional
+    expression or chained comparison among its tests) have the condition's line."""
+    positions, instrs = graph.positions, graph.instrs
+    line = positions.line_at(instrs[start].offset)
+    return line is not None and positions.starts_line(instrs[start].offset) \
+        and line != positions.line_at(instrs[before].offset)
+
+
+def skipping_jumps(graph: FlowGraph) -> FrozenSet[int]:
+    """Every jump of the code that ends an else part and skips code (`else_part_skips_code`),
+    found once per graph: most code has none, and then no if statement asks further."""
+    def find(graph: FlowGraph) -> FrozenSet[int]:
+        instrs = graph.instrs
+        return frozenset(k for k in graph.jumps.indices if instrs[k].opname == "JUMP" and k + 1 < graph.size
+                         and else_part_skips_code(graph, k, k + 1))
+    return graph.kept("skipping_jumps", find)
+
+
+def break_skipping_code(graph: FlowGraph, test: int, join: int) -> Optional[int]:
+    """The first jump to `join` from the arms of the if statement whose test jumps at `test`
+    (the code it reaches without passing `join`, under no loop of that code), that skips code
+    which is no other branch's (`else_part_skips_code`): a `break` of a loop that never jumps
+    back, whose exit is `join`. None when there is none."""
+    skipping = skipping_jumps(graph)
+    for src in sorted(graph.jump_sources(join)):
+        if test < src < join and src in skipping and breaks_out_of_body(graph, test, join, src):
+            return src
+    return None
 
 
 def else_end_after(graph: FlowGraph, body_end: int) -> Optional[int]:
