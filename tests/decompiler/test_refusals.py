@@ -133,10 +133,34 @@ def f(n, k):
         raise ValueError(6)
     return log
 ''',
+    "loop-else-break": '''
+def f(n, k):
+    log = []
+    w2 = 0
+    while w2 < 3:
+        w2 += 1
+        w3 = 0
+        while w3 < n:
+            w3 += 1
+            log.append(3)
+            break
+        else:
+            log.append(4)
+            break
+        return log
+    log.append(5)
+    return log
+''',
 }
 
+# 3.8/3.9 keep the inner loop's jump back (dead): its else part's `break` ends a loop's else
+# part, not an if's, and is still read as that part's way on.
+_LOOP_ELSE_MISREAD = pytest.mark.xfail(not VERSION.copies_exit_blocks and not VERSION.has_exception_table,
+                                       strict=True, reason="3.8/3.9 read the else part's break as its way on")
 
-@pytest.mark.parametrize("name", sorted(ELSE_PART_BREAKS))
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=_LOOP_ELSE_MISREAD) if name == "loop-else-break" else name
+                                  for name in sorted(ELSE_PART_BREAKS)])
 def test_else_part_break_is_read_right_or_refused(name: str) -> None:
     original = _function(ELSE_PART_BREAKS[name])
     try:

@@ -520,15 +520,15 @@ class ControlIfs:
         return false_target
 
     def _join_a_break_reaches(self, test: IfTest) -> Optional[int]:
-        """Where the if statement that `test` begins goes on (the graph's join, past an else
-        part), when a `break` of a loop that never jumps back leads there from inside it: a jump
+        """Where the if statement that `test` begins goes on (the graph's join: its false target
+        or past its else part), when a `break` of a loop that never jumps back leads there from inside it: a jump
         that ends an else part while the code after that part is the body's
         (`break_skipping_code`). No loop being read claims the join. Else None."""
         if self.pure_mode or test.false_target <= test.i \
                 or not any(test.i < k < self.end for k in skipping_jumps(self.graph)):
             return None
         join = if_region(self.graph, test.i).join
-        if join is None or join <= test.false_target or join > self.end or self.loop_claims(join):
+        if join is None or join < test.false_target or join > self.end or self.loop_claims(join):
             return None
         return join if break_skipping_code(self.graph, test.i, join) is not None else None
 

@@ -215,7 +215,10 @@ class TableWith:
         instrs = self.instrs
         t, span_end, be = shape.handler, shape.span_end, shape.body_end
         cont = be
-        while cont in self.skip and self.skip[cont] > cont and cont < span_end:
+        while cont in self.skip and self.skip[cont] > cont and cont < span_end \
+                and not any(cont < loop.exit <= self.skip[cont] for loop in self.loops):
+            # (not past the exit of a loop around the with, which its reading steps over while
+            # it reads the body: the code after the loop is read next)
             cont = self.skip[cont]
         over = instrs[cont] if cont < len(instrs) else None
         if over is not None and over.opname == "JUMP" and cont + 1 == t and over.target >= span_end:

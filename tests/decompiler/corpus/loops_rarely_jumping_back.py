@@ -441,3 +441,27 @@ def while_true_in_clause_elif_else_break(n, k):
             return log
         log.append(5)
     return log
+
+
+@cases((0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (2, 1))
+def while_for_else_break_skips_rest(n, k):
+    # A `while` that never jumps back: the for loop's else part ends in its `break`, which
+    # skips the code after the for loop (3.10+ read it as the way on of the else part).
+    log = []
+    w1 = 0
+    while w1 < 3:
+        w1 += 1
+        for i2 in range(n):
+            log.append(1)
+            break
+        else:
+            if not ((n + w1) % 3 == 1):
+                raise ValueError(2)
+            else:
+                log.append(3)
+            log.append(4)
+            break
+        log.append(5)
+        break
+    log.append(6)
+    return log

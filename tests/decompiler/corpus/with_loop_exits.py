@@ -210,3 +210,18 @@ def while_true_nested_with_break_code_after_only_copied(n):
                 break
         log.append(10)
     return log
+
+
+@cases((0,), (1,), (2,))
+def for_try_with_raises_clause_break_then_return(n):
+    # The with body always raises, the clause breaks: the code after the loop is the loop's
+    # exit and a copy at the `break` (3.12). Read as the with's way on, it was lost.
+    log = []
+    for i in range(3):
+        try:
+            with _Log(log):
+                log.append(i)
+                raise ValueError(n)
+        except ValueError:
+            break
+    return len(log) + n
