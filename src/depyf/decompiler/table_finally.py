@@ -55,7 +55,7 @@ class TableFinally:
                                    list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()])
         finalbody = self.fold_end_copies(finalbody, shape.final_start)
         self._mark_dead_code(set(range(t, span_end)) - self._entered_from_before(s, t, span_end, warm))
-        cont = self._finally_way_on(be, t, span_end, body, after)
+        cont = self._finally_way_on(be, t, span_end, body, after, [c for c in copies if not s <= c[0] < be])
         self.stack = after
         if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers:
             inner = body[0]
@@ -260,7 +260,8 @@ class TableFinally:
         outs = [ins.target for ins in instrs[start:end] if ins.target is not None and not start <= ins.target < end]
         return all(instrs[k].opname == "RETURN_VALUE" for k in outs)
 
-    def _finally_way_on(self, be: int, t: int, span_end: int, body: List[n.Stmt], after: List[n.Expr]) -> int:
+    def _finally_way_on(self, be: int, t: int, span_end: int, body: List[n.Stmt], after: List[n.Expr],
+                        copies: List[Tuple[int, int]]) -> int:
         """Where reading goes on after the try/finally: past the copy of the finally body on the
         try body's normal way out at `be` (and a `return CONST` after it, added to `body`), and
         past the jump over the handler code."""
@@ -285,6 +286,15 @@ class TableFinally:
             # is the `break` ending a with body: only that with's handler, when the manager
             # swallowed the exception, goes on after the try, through its own copy.
             cont += 1
+        elif over is not None and self._body_break_past_handlers(cont, copies) is not None:
+            # The try body's way out, after the copy, is a `break` (the clauses go on in the loop
+            # body through their own copies): it ends the body, or its else part.
+            inner = body[0] if len(body) == 1 and isinstance(body[0], n.Try) and body[0].handlers else None
+            ends = inner.orelse or inner.body if inner is not None else body
+            if ends and isinstance(ends[-1], n.Continue) and not ends[-1].required:
+                ends.pop()  # (the inner try's reading took that way out for the loop's next turn)
+            ends.append(n.Break())
+            cont = self._body_break_past_handlers(cont, copies)
         elif over is not None and over.opname == "JUMP" and self._read_between(cont + 1, t) \
                 and over.target >= span_end:
             # (the handlers of a try inside a finally copy, already read, may lie in between)
@@ -358,6 +368,34 @@ class TableFinally:
     def _cleanup_of(self, k: int) -> Optional[int]:
         region = self._xt_state.region_at[k]
         return region.handler if region is not None else None
+
+    def _body_break_past_handlers(self, k: int, copies: List[Tuple[int, int]]) -> Optional[int]:
+        """Where the `break` at `k` ends, right after the copy of the finally body on the try
+        body's normal way out: a jump (a for loop's iterator popped first) to the innermost
+        loop's break target, over the handler code or the code after the loop, while the other
+        copies past the body (the clauses' ways out; `copies` holds no copy of a way out from
+        inside the body) go on elsewhere. (Where they all go there, the `break`
+        follows the statement: 3.11 threads their jumps to the loop's exit.) None where `k`
+        is no such break."""
+        loop = self.loops[-1] if self.loops else None
+        instrs = self.instrs
+        if loop is None or self.end > loop.body_end:
+            return None
+        at = k
+        if loop.iterator is not None:
+            if instrs[k].opname != "POP_TOP":
+                return None
+            k += 1
+        jump = instrs[k] if k < len(instrs) else None
+        if jump is None or jump.opname != "JUMP" or jump.target is None or not self._is_break_target(loop, jump.target):
+            return None
+        exit = self._follow_jumps(jump.target)
+        others = [stop for _, stop in copies if stop != at and stop < len(instrs)]
+        if not others or any(instrs[stop].opname == "JUMP" and self._follow_jumps(instrs[stop].target) == exit
+                             or loop.iterator is not None and instrs[stop].opname == "POP_TOP"
+                             for stop in others):
+            return None
+        return k + 1
 
     def _ends_loop_body_before_exit(self, cont: int) -> bool:
         """3.12+: does a try statement whose code ends at `cont` end the body of the innermost for

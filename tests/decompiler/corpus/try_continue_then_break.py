@@ -1033,3 +1033,22 @@ def retry_except_then_more_break(n):
         break
     log.append("after")
     return log
+
+
+@cases((0,), (1,), (5,))
+def for_retry_except_finally_break(n):
+    # The try body's `break` pops the iterator after the finally body's copy and jumps past
+    # the code after the loop; the clause's copy goes back to the loop's head.
+    log = []
+    for i in range(3):
+        try:
+            log.append(i)
+            if n == i:
+                raise ValueError(n)
+            break
+        except ValueError:
+            log.append("v")
+        finally:
+            log.append("f")
+    log.append("after")
+    return log

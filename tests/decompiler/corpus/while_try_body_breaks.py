@@ -124,3 +124,47 @@ def try_break_clause_continue_then_rest(items):
         log.append(turns)
     log.append("done")
     return log
+
+
+@cases((0,), (1,), (2,))
+def try_except_finally_body_breaks(n):
+    # The try body's `break` runs the finally body's copy, then jumps past the handler code to
+    # the loop's exit; the clause goes on in the loop (3.11+ read the jump as the statement's).
+    log = []
+    w = 0
+    while w < 2:
+        w += 1
+        try:
+            log.append(w)
+            if w == n:
+                raise ValueError(n)
+            break
+        except ValueError:
+            log.append("v")
+        finally:
+            log.append("f")
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,), (2,))
+def try_except_finally_body_breaks_in_try(n):
+    # The same loop inside a try/finally: its copies on the way out come after the loop.
+    log = []
+    try:
+        w = 0
+        while w < 2:
+            w += 1
+            try:
+                log.append(w)
+                if w == n:
+                    raise ValueError(n)
+                break
+            except ValueError:
+                log.append("v")
+            finally:
+                log.append("f")
+        log.append("after")
+    finally:
+        log.append("outer")
+    return log
