@@ -7,7 +7,7 @@ the loop in the block stack. A `break` that ends an else part while the if body 
 it skips that code: read inside a `while True:` around the if statement, or refused."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, List, Tuple
 
 import pytest
 
@@ -77,16 +77,22 @@ _MISREAD = pytest.mark.xfail(VERSION.copies_exit_blocks and not VERSION.has_exce
 @_MISREAD
 @pytest.mark.parametrize("source", [NEVER_LOOPING, IF_BREAK_FIRST], ids=["try-break", "if-break-first"])
 def test_never_looping_while_is_read_right_or_refused(source: str) -> None:
+    # (refused, naming where: 3.11/3.12 a jump past the try's else part, 3.13+ the loop's jump
+    # back, which belongs to no construct read)
+    _assert_read_right_or_refused(source, INPUTS)
+
+
+def _assert_read_right_or_refused(source: str, inputs: List[Tuple[Any, ...]]) -> None:
+    """The decompiled `f` behaves as the original on every input, or the decompiler refuses
+    it with an error that names where."""
     original = _function(source)
     try:
         text = depyf.decompile(original)
     except DecompilationError as error:
-        # (refused, naming where: 3.11/3.12 a jump past the try's else part, 3.13+ the loop's
-        # jump back, which belongs to no construct read)
         assert "cannot decompile in f at offset" in str(error)
         return
     rebuilt = _function(text)
-    for args in INPUTS:
+    for args in inputs:
         assert _outcome(rebuilt, args) == _outcome(original, args), text
 
 
@@ -162,12 +168,4 @@ _LOOP_ELSE_MISREAD = pytest.mark.xfail(not VERSION.copies_exit_blocks and not VE
 @pytest.mark.parametrize("name", [pytest.param(name, marks=_LOOP_ELSE_MISREAD) if name == "loop-else-break" else name
                                   for name in sorted(ELSE_PART_BREAKS)])
 def test_else_part_break_is_read_right_or_refused(name: str) -> None:
-    original = _function(ELSE_PART_BREAKS[name])
-    try:
-        text = depyf.decompile(original)
-    except DecompilationError as error:
-        assert "cannot decompile in f at offset" in str(error)
-        return
-    rebuilt = _function(text)
-    for args in [(0, 0), (1, 0), (2, 0), (0, 1), (3, 1)]:
-        assert _outcome(rebuilt, args) == _outcome(original, args), text
+    _assert_read_right_or_refused(ELSE_PART_BREAKS[name], [(0, 0), (1, 0), (2, 0), (0, 1), (3, 1)])
