@@ -23,6 +23,15 @@ class _ElseJump(NamedTuple):
     empty_else: bool  # 3.8/3.9: the jump over an empty `else: pass`
 
 
+def _never_back_loop(head: int, exit: int) -> LoopInfo:
+    """The `while` loop around code that never jumps back to `head`: its `break`s go to `exit`,
+    and so does running off the body's end."""
+    info = LoopInfo({head}, exit, exit, exit, natural_end=-1)
+    info.is_while = True
+    info.falls_off_to_exit = True
+    return info
+
+
 class ControlIfs:
     """`if` statements; mixed into `control.ControlRules`."""
 
@@ -502,10 +511,7 @@ class ControlIfs:
         off its end (no jump back: it would go on at `false_target`, not at the test), so the
         loop runs its body at most once, as the if would. Where the loop's reading fails, the
         stray jump is the error (read as the if, the body fails there)."""
-        info = LoopInfo({test_start}, false_target, false_target, false_target, natural_end=-1)
-        info.is_while = True
-        info.falls_off_to_exit = True
-        self.loops.append(info)
+        self.loops.append(_never_back_loop(test_start, false_target))
         try:
             body = self.run_range(fall, false_target, list(self.stack))
         except DecompilationError:
@@ -521,8 +527,8 @@ class ControlIfs:
 
     def _join_a_break_reaches(self, test: IfTest) -> Optional[int]:
         """Where the if statement that `test` begins goes on (the graph's join: its false target
-        or past its else part), when a `break` of a loop that never jumps back leads there from inside it: a jump
-        that ends an else part while the code after that part is the body's
+        or past its else part), when a `break` of a loop that never jumps back leads there from
+        inside it: a jump that ends an else part while the code after that part is the body's
         (`break_skipping_code`). No loop being read claims the join. Else None."""
         if self.pure_mode or test.false_target <= test.i \
                 or not any(test.i < k < self.end for k in skipping_jumps(self.graph)):
@@ -538,17 +544,13 @@ class ControlIfs:
         jumps to `join` (`_join_a_break_reaches`). Read inside that loop, they are its `break`s;
         read as the if statement's ways on, the code they skip would run. The body runs once
         (a `break` ends it where it could run off its end)."""
-        info = LoopInfo({test.test_start}, join, join, join, natural_end=-1)
-        info.is_while = True
-        info.falls_off_to_exit = True
-        self.loops.append(info)
+        self.loops.append(_never_back_loop(test.test_start, join))
         outer, self.out = self.out, []
         try:
             nxt = self._read_if(test)
             body = self.out
-            self.out = outer
             if nxt < join:
-                body += self.run_range(nxt, join, list(self.stack))
+                body += self.run_range(nxt, join, list(self.stack))  # (it keeps `self.out` as it is)
         finally:
             self.out = outer
             self.loops.pop()

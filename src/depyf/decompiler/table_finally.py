@@ -286,7 +286,7 @@ class TableFinally:
             # is the `break` ending a with body: only that with's handler, when the manager
             # swallowed the exception, goes on after the try, through its own copy.
             cont += 1
-        elif over is not None and self._body_break_past_handlers(cont, copies) is not None:
+        elif over is not None and (past_break := self._body_break_past_handlers(cont, copies)) is not None:
             # The try body's way out, after the copy, is a `break` (the clauses go on in the loop
             # body through their own copies): it ends the body, or its else part.
             inner = body[0] if len(body) == 1 and isinstance(body[0], n.Try) and body[0].handlers else None
@@ -294,7 +294,7 @@ class TableFinally:
             if ends and isinstance(ends[-1], n.Continue) and not ends[-1].required:
                 ends.pop()  # (the inner try's reading took that way out for the loop's next turn)
             ends.append(n.Break())
-            cont = self._body_break_past_handlers(cont, copies)
+            cont = past_break
         elif over is not None and over.opname == "JUMP" and self._read_between(cont + 1, t) \
                 and over.target >= span_end:
             # (the handlers of a try inside a finally copy, already read, may lie in between)
@@ -374,9 +374,9 @@ class TableFinally:
         body's normal way out: a jump (a for loop's iterator popped first) to the innermost
         loop's break target, over the handler code or the code after the loop, while the other
         copies past the body (the clauses' ways out; `copies` holds no copy of a way out from
-        inside the body) go on elsewhere. (Where they all go there, the `break`
-        follows the statement: 3.11 threads their jumps to the loop's exit.) None where `k`
-        is no such break."""
+        inside the body) go on elsewhere. (Where they all go there, the `break` follows the
+        statement: 3.11 threads their jumps to the loop's exit.) None where `k` is no such
+        break."""
         loop = self.loops[-1] if self.loops else None
         instrs = self.instrs
         if loop is None or self.end > loop.body_end:
