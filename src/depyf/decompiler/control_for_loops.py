@@ -286,7 +286,10 @@ class ControlForLoops:
             # an earlier try's handler code) holds no `break`.
             # (a `break` jumps past END_FOR to `real_exit`: what it reaches from there is the
             # code after the loop, not the body's)
-            past_exit = self.loop_body_reach(h, exit, real_exit) & set(range(exit, body_end))  # exception_regions
+            # (nor is the code a `break` past the else part jumps to, the iterator dropped first)
+            breaks = {ins.target for ins in self.jumps_in(h + 1, exit) if ins.opname == "JUMP"
+                      and ins.target > real_exit and self.instrs[ins.index - 1].opname == "POP_TOP"}
+            past_exit = self.loop_body_reach(h, exit, real_exit, breaks) & set(range(exit, body_end))  # exception_regions
             exclude.update(set(range(exit, body_end)) - past_exit)
         break_target = self._break_target(h + 1, body_end, real_exit, exclude, past_exit)
         return _ForBounds(exit, real_exit, body_end, past_exit, break_target)

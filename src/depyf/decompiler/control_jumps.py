@@ -27,12 +27,16 @@ class ControlJumps:
                     # right before the loop's own closing jump, which nothing reaches (3.8/3.9
                     # keep it): only a `continue` written out puts a second jump back there
                     self.emit(n.Continue(required=True))
+                elif loop is self.loops[-1] and i < target and self._read_until(i + 1, target):
+                    pass  # (a jump over handler code already read, to the test at the bottom: the body's end)
                 elif i != loop.natural_end or loop is not self.loops[-1]:
                     self.emit(n.Continue(loop.is_while and self.version.while_back_jump_has_line))
                 elif self._lands_apart(i, loop.body_end):
                     self.emit(n.Continue(required=True))
                 return self.end if self.end <= i + 1 or self._dead_until_end(i) else i + 1
-            if self._is_break_target(loop, target) or (loop.break_target is None and target >= loop.exit) \
+            if self._is_break_target(loop, target) \
+                    or (loop.break_target is None and target >= loop.exit
+                        and not (self._keeps_iterator(loop) and self._goes_on_past(target, strict=True))) \
                     or self._continues_outer_loop(target) \
                     or loop.break_target is not None and self._threaded_through(target, loop.break_target):
                 # (a break whose loop ends the enclosing loop's body jumps straight to its head;
@@ -124,6 +128,15 @@ class ControlJumps:
         a loop that ends the with body: `with c: for ...: break ... else: ...`)? Then a loop's
         breaks that jump there skip the rest of the range, which is the loop's else part."""
         return self.end < target and self.end < len(self.instrs) and self._same_exit_block(self.end, target)
+
+    def _keeps_iterator(self, loop: LoopInfo) -> bool:
+        """Is the for loop's iterator still on the stack? Every `break` of a for loop drops it
+        first (POP_TOP): a jump past the loop that keeps it, to where the range being read may
+        go on, is no `break` of it, but a construct's way on laid past the loop (3.12+: the
+        code after a try that only its handlers reach, `try: raise / except E: ... / finally:
+        ...` then `raise`)."""
+        iterator = loop.iterator
+        return iterator is not None and not loop.is_while and any(v is iterator for v in self.stack)
 
     def _is_break_target(self, loop: LoopInfo, target: int) -> bool:
         """Is a jump to `target` from the loop's body one of its `break`s by where it goes: the

@@ -288,14 +288,15 @@ class ExceptionRegionAnalysis:
         """Each handler's first protected instruction (`structure/try_table.py`)."""
         return try_table(self.graph).first_protected
 
-    def loop_body_reach(self, h: int, exit: int, after: Optional[int] = None) -> Set[int]:
+    def loop_body_reach(self, h: int, exit: int, after: Optional[int] = None,
+                        breaks: FrozenSet[int] = frozenset()) -> Set[int]:
         """The code that the body of the loop at `h` reaches without leaving through `exit` (or
-        through `after`, the code after the loop, which a `break` jumps to, or by a jump to
-        before `h`), the handler code of
+        through `after`, the code after the loop, which a `break` jumps to, or `breaks`, where
+        the `break`s past an else part go, or by a jump to before `h`), the handler code of
         the statements in it included (handlers whose protected code starts in the loop)."""
         st = self._xt()
         first_protected = self._first_protected()
-        stop = {exit} if after is None else {exit, after}
+        stop = ({exit} if after is None else {exit, after}) | set(breaks)
         # (a jump to before the loop's head leaves it: the `break` of a loop ending an enclosing
         # loop's body goes straight to that loop's head, and on from there)
         seen = self._reach(h + 1, stop, h)

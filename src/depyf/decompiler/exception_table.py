@@ -10,8 +10,9 @@ to the end of the function).
 The rules are mixins by construct, composed here over `ExceptionRegionAnalysis`; the entry
 point (`try_at`) stays here. table_try_ends.py (where a try body ends), table_except.py,
 table_except_ends.py, table_handler_tails.py and table_clauses.py (try/except: the statement,
-its else part and way on, code only its handlers reach, the clauses), table_finally.py and
-table_copies.py (try/finally and the matching of its copies), table_with.py and
+its else part and way on, code only its handlers reach, the clauses), table_finally.py,
+table_dead_ends.py and table_copies.py (try/finally, its copies that never finish, the matching
+of its copies), table_with.py and
 table_async_for.py; table_model.py holds the constants and shapes they share.
 """
 from typing import List, Optional, Tuple
@@ -26,13 +27,14 @@ from depyf.decompiler.table_handler_tails import TableHandlerTails
 from depyf.decompiler.table_try_withs import TableTryWiths
 from depyf.decompiler.table_clauses import TableClauses
 from depyf.decompiler.table_finally import TableFinally
+from depyf.decompiler.table_dead_ends import TableDeadEnds
 from depyf.decompiler.table_copies import TableCopies
 from depyf.decompiler.table_with import TableWith
 from depyf.decompiler.table_async_for import TableAsyncFor
 
 
 class ExceptionTableRules(TableTryEnds, TableTryWiths, TableExcept, TableExceptEnds, TableHandlerTails, TableClauses,
-    TableFinally, TableCopies, TableWith, TableAsyncFor, ExceptionRegionAnalysis):
+    TableFinally, TableDeadEnds, TableCopies, TableWith, TableAsyncFor, ExceptionRegionAnalysis):
     """Exception-table constructs (3.11+); mixed into `builder.CodeBuilder`."""
 
     # The except clause (body start, end) being read, innermost (set while its body is read).

@@ -177,13 +177,20 @@ class TableExcept:
             x = x_h
         if x is not None and x == n_jump and self._breaks_out_of_loop(t - 1):
             x = None  # the body's way on is a `break` (read from the jump), not the try's end
-            if x_h is not None and t < x_h <= self.end and not self.version.handler_code_at_end:
+            if not self.version.handler_code_at_end and self._handlers_end_range(t, x_h):
                 x = x_h  # (3.11: where the handlers go on, right after them, is the try's end)
         elif x is not None and x == n_jump and self._breaks_out_of_while(t - 1, x_h):
             # (the same in a while loop; 3.12+ lay the handlers' way on after them too, inside
             # the loop, where only they reach it)
-            x = x_h if x_h is not None and t < x_h <= self.end else None
+            x = x_h if self._handlers_end_range(t, x_h) else None
         return _ExceptWayOut(x, x_h, n_jump, star_else, targets)
+
+    def _handlers_end_range(self, t: int, x_h: Optional[int]) -> bool:
+        """Is `x_h`, where the handlers at `t` go on, after them, the end of the try statement
+        when the body's way on is a `break`: inside the range, or past it when the range ends
+        at a finally body's copy (an enclosing try body's end: the handlers go on through their
+        own copy of it, they fall out of the range and the rest of it is the else part)?"""
+        return x_h is not None and t < x_h and (x_h <= self.end or self.end in self.skip)
 
     def _except_break_tail(self, clauses: List[_Clause], exits: List[_HandlerExit]) -> Optional[int]:
         """3.12+: where the last clause of a try inside a `while True:` runs on into the code
@@ -208,7 +215,8 @@ class TableExcept:
             x = None  # the handler's tail (unwinding the enclosing clause too) is its own return
         if x is not None and x > be and self._falls_into(s, be) and self._rest_walked(s, be) is False:
             x = None  # 3.14: the rest follows the try (the clause's way out is its own)
-        if x is not None and x >= self.end and not self._rest_of_enclosing_body(x, t):
+        if x is not None and x >= self.end and not self._rest_of_enclosing_body(x, t) \
+                and self._clause_may_return_here(x):
             copy_end = self._copied_way_on(x)
             if copy_end is not None:
                 # the clause falls out: its tail is a copy of the code the range goes on to
@@ -224,6 +232,18 @@ class TableExcept:
                 and not self._same_instructions(swallowed[0], x, swallowed[1] - swallowed[0]):
             x = None  # the handler's return is its own: the body falls into other code
         return x
+
+    def _clause_may_return_here(self, x: int) -> bool:
+        """Could the code at `x`, right after a clause's POP_EXCEPT, be a statement of the
+        clause itself? Only `return <constant>` is loaded after the unwinding, and a `break`'s
+        copy of the code after the loop runs there; any other value a clause returns is
+        computed before it (then SWAP'd under the exception), and a clause's other statements
+        (a `raise` included) run before it: such code after the POP_EXCEPT is the code after the
+        try, which only the handlers reach."""
+        instrs = self.instrs
+        op = instrs[x].opname
+        return op == "RETURN_CONST" or op == "LOAD_CONST" and x + 1 < len(instrs) \
+            and instrs[x + 1].opname == "RETURN_VALUE" or self._loop_exit_copy(x) is not None  # table_clauses
 
     def _handler_break_past_later_try(self, x: int, loop: Optional[LoopInfo]) -> Optional[int]:
         """Where a handler's `break` goes when it jumps over a later try's handler code to the

@@ -474,7 +474,7 @@ class TableTryEnds:
         two). Only jumps from the body reach it, and the if's test jumps past it: it is the
         body's own (else it would read as the start of the else part)."""
         instrs = self.instrs
-        if not self._constant_return_at(e) or instrs[e - 1].opname not in ENDS_FLOW:  # table_finally
+        if not self._constant_return_at(e) or instrs[e - 1].opname not in ENDS_FLOW:  # table_dead_ends
             return e
         sources = self.jump_sources.get(e, ())
         past = e + 2

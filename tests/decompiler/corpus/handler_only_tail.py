@@ -510,3 +510,28 @@ def try_else_if_returning_tries_then_code_after(key, look, table):
     size = len(table)
     table.clear()
     return "end", size
+
+
+# The code after the try raises (3.12: right after the clause's POP_EXCEPT, no jump to it): a
+# clause's own `raise` would come before that unwinding.
+
+@cases(([],), ([1],))
+def while_try_except_then_raise(log):
+    while log:
+        try:
+            raise ValueError(1)
+        except ValueError:
+            log.append(2)
+        raise KeyError(5)
+    return 3
+
+
+@cases(([],), ([1],))
+def if_try_except_then_raise(log):
+    if log:
+        try:
+            raise ValueError(1)
+        except ValueError:
+            log.append(2)
+        raise KeyError(5)
+    return 3

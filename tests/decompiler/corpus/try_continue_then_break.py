@@ -1052,3 +1052,84 @@ def for_retry_except_finally_break(n):
             log.append("f")
     log.append("after")
     return log
+
+
+# The same `break` ending the else part: the body's way out is the else part, then the finally
+# body's copy, then the `break` (3.12+: a copy of the code after the loop in place of the jump);
+# the clause's copy goes back to the loop's head, or to the test at the bottom (3.11).
+
+@cases((0,), (1,), (5,))
+def for_retry_except_else_break_finally(n):
+    log = []
+    for i in range(3):
+        try:
+            log.append(i)
+            if n == i:
+                raise ValueError(i)
+        except ValueError:
+            log.append(-1)
+        else:
+            log.append(2)
+            break
+        finally:
+            log.append(3)
+    return log
+
+
+@cases((0,), (1,), (5,))
+def while_retry_except_else_break_finally(n):
+    log = []
+    w = 0
+    while w < 3:
+        w += 1
+        try:
+            log.append(w)
+            if n == w:
+                raise ValueError(w)
+        except ValueError:
+            log.append(-1)
+        else:
+            log.append(2)
+            break
+        finally:
+            log.append(3)
+    return log
+
+
+@cases((0,), (1,), (2,))
+def for_retry_except_else_break_finally_else(n):
+    log = []
+    for i in range(2):
+        try:
+            if n == i:
+                raise KeyError(i)
+        except KeyError:
+            log.append("k")
+        else:
+            log.append("ok")
+            break
+        finally:
+            log.append("f")
+    else:
+        log.append("all failed")
+    log.append("after")
+    return log
+
+
+@cases((0,), (1,), (5,))
+def while_true_retry_except_else_break_finally(n):
+    log = []
+    w = 0
+    while True:
+        w += 1
+        try:
+            if w <= n:
+                raise ValueError(w)
+        except ValueError:
+            log.append(w)
+        else:
+            log.append("ok")
+            break
+        finally:
+            log.append("f")
+    return log
