@@ -184,7 +184,7 @@ class ControlLoops:
         finally:
             self.loops.pop()
             self.active_loops.discard(h)
-        self._close_while_body(body, back, top_test, shape)
+        self._close_while_body(body, back, top_test, shape, info.clauses_fall_back)
         orelse = self._while_else(h, j, cond, info, shape)
         after = orelse.after
         self.emit(n.While(cond if cond is not None else n.Const(True), body, orelse.stmts))
@@ -278,7 +278,7 @@ class ControlLoops:
             and j >= self.end
         overrun = self.handler_overrun.get(h) if top_test is None else None
         if clipped:
-            body_end = real_exit = self.end
+            body_end = real_exit = self._handler_closed_body_end(h, body_start)
         elif overrun is not None:
             # (the loop's other ways out are `break`s; falling off the try leaves it too)
             body_end = real_exit = overrun
@@ -311,8 +311,31 @@ class ControlLoops:
         return _WhileShape(exit, body_start, body_end, real_exit, bounds.continue_targets, bounds.exclude,
                            explicit_continue, body_runs_on, clipped, else_break, exit_inside, breaking_tail)
 
+    def _handler_closed_body_end(self, h: int, body_start: int) -> int:
+        """Where the body of a `while True:` at `h` that only its handler code closes (laid past
+        the range being read, 3.12+) ends: at the range's end, or where the code after the loop
+        starts before it, the blocks from there to the range's end being none of the loop's
+        (they cannot reach its jump back: `if n: (while True: if c: break / try: f(); break /
+        except E: ...) / g()`, where the try body falls into `g()`), and a `break` jumping there."""
+        graph, end = self.graph, self.end
+        loop = next((found for found in graph.loops if found.header == h), None)
+        if loop is None:
+            return end
+        starts = [b for b in graph.table.starts if body_start <= b < end]
+        inside = [b for b in starts if b in loop.body]
+        after = [b for b in starts if b not in loop.body and (not inside or b > max(inside))]
+        if not after or after[-1] != starts[-1]:
+            return end
+        exit = min(after)
+        head = self.instrs[graph.table.ends[graph.table.number_of(h)] - 1]
+        if head.opname in COND_JUMPS and head.target == exit:
+            return end  # (a test at the head that leaves for there: `while test:`, read so on a retry)
+        if not any(body_start <= src < exit for src in self.jump_sources.get(exit, ())):
+            return end  # (no `break` jumps there: the end of a statement of the body, a with's return)
+        return exit
+
     def _close_while_body(self, body: List[n.Stmt], back: Instr, top_test: Optional[Tuple[int, int]],
-                          shape: _WhileShape) -> None:
+                          shape: _WhileShape, clauses_fall_back: bool = False) -> None:
         """End the while loop's `body` as the code does: a `continue` the closing jump stands
         for is dropped; where the body's end falls into the loop's exit (no jump back or test
         at the bottom closes it), that is a `break`."""
@@ -343,7 +366,8 @@ class ControlLoops:
             # Only the try's normal way out falls into the exit; its handlers go on to the test.
             last = body[-1]
             (last.orelse if last.orelse else last.body).append(n.Break())
-        elif (shape.clipped or exit_inside) and self._falls_into(body_start, body_end) and _may_complete(body):
+        elif (shape.clipped or exit_inside) and self._falls_into(body_start, body_end) and _may_complete(body) \
+                and not clauses_fall_back:
             body.append(n.Break())
 
     def _while_else(self, h: int, j: int, cond: Optional[n.Expr], info: LoopInfo, shape: _WhileShape) -> _LoopElse:

@@ -38,7 +38,7 @@ class LoopInfo:
 
     __slots__ = ("continue_targets", "break_target", "exit", "body_end", "natural_end", "copied_exit",
                  "iterator", "outer_end", "is_while", "top_test", "falls_off_to_exit", "handler_break",
-                 "only_breaks_leave", "break_tail", "handler_break_on")
+                 "only_breaks_leave", "break_tail", "handler_break_on", "clauses_fall_back")
 
     def __init__(self, continue_targets: Set[int], break_target: Optional[int], exit: int, body_end: int,
                  natural_end: Optional[int] = None) -> None:
@@ -69,6 +69,10 @@ class LoopInfo:
         # 3.12: [start, end) of the code after a while loop, laid in its body right after the
         # exit call of a with body that `break`s (the loop's else part after the loop).
         self.break_tail: Optional[Tuple[int, int]] = None
+        # 3.12+: the last statement's except clauses fall out to the loop's jump back, a block of
+        # its own past the range (its try body's way out, into the exit, read as a `break`): the
+        # body's end is no fall into the exit.
+        self.clauses_fall_back = False
 
 
 class IfTest(NamedTuple):

@@ -359,11 +359,16 @@ class TableExcept:
             # exit call follows). That way out is a `break`; falling out of a clause, read
             # before a `break` that ends the loop body, is a `continue`.
             (orelse if orelse else body).append(n.Break())
+            # (where the code after the loop lies in the range, the loop's jump back is a block of
+            # its own that the clauses jump to: falling out of the try's last clause goes there)
+            shared_back = x < len(self.instrs) and self.instrs[x].opname == "JUMP" \
+                and self.instrs[x].target in loop.continue_targets
+            loop.clauses_fall_back = shared_back
             for clause in handlers:
-                if _may_complete(clause.body):
+                if _may_complete(clause.body) and not shared_back:
                     clause.body.append(n.Continue(required=True))
         elif (loop_tail is not None or part.only_tail is not None and self._goes_back_at_once(end, loop)) \
-                and self._falls_into(s, max(be, end)):
+                and self._falls_into(s, max(be, end)) and not self._breaks_through_exit_calls(end):
             # The normal way out of the try runs into the loop's own jump back, but the rest of
             # the body follows the try: that way out is a `continue`. (`for a in d: try: g(a);
             # continue / except E: pass` then more: the range ends at that jump back, and the
@@ -633,6 +638,26 @@ class TableExcept:
         if last is None or self.instrs[last].opname != "JUMP" or self.instrs[last].target not in loop.continue_targets:
             return None
         return last
+
+    def _breaks_through_exit_calls(self, k: int) -> bool:
+        """Does the code at `k`, past the exit calls stepped over there, leave the innermost
+        loop (a `break` of a with body: `with m: try: f(); break / except E: ...` then more): a
+        for loop's iterator dropped, then a jump past the loop or a copy of the code after it?"""
+        skip, instrs = self.skip, self.instrs
+        loop = self.loops[-1] if self.loops else None
+        start = k
+        while k in skip and skip[k] > k:
+            k = skip[k]
+        if loop is None or k == start or k >= len(instrs):
+            return False
+        if loop.iterator is not None:
+            if instrs[k].opname != "POP_TOP" or k + 1 >= len(instrs):
+                return False
+            k += 1
+        ins = instrs[k]
+        if ins.opname == "JUMP":
+            return ins.target is not None and ins.target >= loop.exit
+        return self._loop_exit_copy(k) is not None  # table_clauses
 
     def _goes_back_at_once(self, be: int, loop: Optional[LoopInfo]) -> bool:
         """Is the way out of a try body at `be` a `continue` (the jump back, left unprotected)?"""

@@ -52,7 +52,9 @@ class TableFinally:
         finalbody = self.run_range(shape.final_start, shape.final_end,
                                    list(base) + [m.Sentinel("previous-exception"), m.ExceptionValue()])
         finalbody = self.fold_end_copies(finalbody, shape.final_start)
-        self._mark_dead_code(set(range(t, span_end)) - self._entered_from_before(s, t, span_end, warm))
+        # (the span may hold code the body's normal flow reaches: `except E as e: try: A /
+        # finally: B` then `return x` lies between the finally's cleanup and the clause's)
+        self._mark_dead_code(set(range(t, span_end)) - self._entered_from_before(s, t, span_end, warm) - warm)
         cont = self._finally_way_on(be, t, span_end, body, after, [c for c in copies if not s <= c[0] < be])
         self.stack = after
         if len(body) == 1 and isinstance(body[0], n.Try) and not body[0].finalbody and body[0].handlers:

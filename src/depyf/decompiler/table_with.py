@@ -41,7 +41,7 @@ class TableWith:
             items.extend(body[0].items)
             body = body[0].body
         self.stack = base
-        past_break = self._with_body_ending_exit(shape, body)
+        past_break = self._with_body_ending_exit(shape, body, statement)
         self.emit(n.With(items, body, is_async))
         if past_break is not None:
             return self._with_after_break(shape, past_break, only_tail, base)
@@ -158,7 +158,8 @@ class TableWith:
                 self._mark_dead(t, span_end)
         return handler_tail, only_tail
 
-    def _with_body_ending_exit(self, shape: _WithShape, body: List[n.Stmt]) -> Optional[int]:
+    def _with_body_ending_exit(self, shape: _WithShape, body: List[n.Stmt],
+                               statement: WithStatement) -> Optional[int]:
         """The `break` or `continue` that ends the body, read past its exit call (not after a
         `return <constant>` that ends the body, read into it), added to `body`; where the
         break's way out ends, if a break."""
@@ -168,7 +169,7 @@ class TableWith:
         instrs = self.instrs
         found_break = self._break_after_exit_call(be, span_end, after)
         if found_break is not None:
-            body.append(n.Break())
+            _ends_of_break(body, statement.normal_exit is not None and statement.protected_end > be).append(n.Break())
             way, past = found_break
             if instrs[past - 1].opname == "JUMP":
                 self.with_break_jumps.add(past - 1)
@@ -347,8 +348,8 @@ class TableWith:
         is laid nowhere (the loop's exit is the end of the code): every `break` ran a copy of
         it, a small block that ends in a return or raise. None when `k` starts no such block."""
         size = len(self.instrs)
-        if loop.exit < size:
-            return None
+        if loop.exit < size and loop.exit not in self.handler_only_code():
+            return None  # (3.14: the with handler's cleanup may follow the loop's last jump back)
         tail = self._straight_tail(k, size, k + _MAX_RETURN_BLOCK, closing=False)  # table_try_withs
         return tail[0] if tail is not None else None
 
@@ -460,8 +461,10 @@ class TableWith:
         lies past the body read from the normal flow (3.11+: after the handler code). The body
         ends after it (read as the code after the with, it ran after `__exit__`, or was lost).
         Not where the normal flow (`warm`) reaches the with's exit at `be`: a jump from handler
-        code into the with's span there is an enclosing clause's way out (its POP_EXCEPT)."""
-        if be in warm:
+        code into the with's span there is an enclosing clause's way out (its POP_EXCEPT),
+        unless that exit is a `break` leaving the loop (3.11: `with a: try: f(); break / except
+        E: ...` then more, the try's way on laid after its handler code)."""
+        if be in warm and not self._exit_call_then_break(be, t):
             return be
         instrs = self.instrs
         st = self._xt_state
@@ -499,6 +502,19 @@ class TableWith:
             if inside:
                 end = max(end, max(inside) + 1)
         return end if end <= self.end else be
+
+    def _exit_call_then_break(self, k: int, t: int) -> bool:
+        """Is the code at `k` the exit call of the with whose handler is `t`, then a jump out of
+        the innermost loop (a for loop's iterator popped first)?"""
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or not self._own_exit_call_at(k, t) or self.skip.get(k, k) <= k:
+            return False
+        instrs = self.instrs
+        j = self.skip[k]
+        if loop.iterator is not None and j < len(instrs) and instrs[j].opname == "POP_TOP":
+            j += 1
+        return j < len(instrs) and instrs[j].opname == "JUMP" and instrs[j].target is not None \
+            and instrs[j].target >= loop.exit
 
     def _own_exit_call_at(self, k: int, t: int) -> bool:
         """Does the exit call of the with whose handler is `t` start at `k`?"""
@@ -661,3 +677,17 @@ class TableWith:
             self.skip[call.start] = call.end
             if call.start == call.call and call.call < body_end:
                 self._note_exit_break(call.end)
+
+
+def _ends_of_break(body: List[n.Stmt], body_goes_on: bool) -> List[n.Stmt]:
+    """The statements a `break` read past the with body's first exit call ends. Where the body
+    goes on past that exit to a normal exit of its own (3.12+: the rest after a try whose except
+    clause goes on, laid past the handler code, `with m: try: f(); break / except E: g()` then
+    more), the break is the try body's (or its else part's), the body's last statement."""
+    if body_goes_on:
+        for stmt in reversed(body):
+            if isinstance(stmt, n.Try):
+                if stmt.handlers and not stmt.finalbody:
+                    return stmt.orelse or stmt.body
+                break
+    return body

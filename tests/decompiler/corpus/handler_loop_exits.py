@@ -518,3 +518,48 @@ def break_tail_in_try_except(xs):
         out.append("bad")
     out.append("end")
     return out
+
+
+# Only the except clause goes back to the head (the try body and the test `break`), inside an
+# if body with code after the loop: 3.12+ lay the jump back with the handler code, past the if
+# body. The loop's body ends where the code after it starts, not at the if body's end (read so,
+# that code ran inside the loop and the test's `break` became an if/else).
+
+@cases((0,), (1,), (2,))
+def if_while_true_clause_loops_code_after(n):
+    log = []
+    if n >= 0:
+        w = 0
+        while True:
+            w += 1
+            if w > 2:
+                break
+            try:
+                if w <= n:
+                    raise ValueError(w)
+                log.append(w)
+                break
+            except ValueError:
+                log.append(-w)
+        log.append("after")
+    return log
+
+
+@cases((0,), (1,), (5,))
+def for_while_true_clause_loops_code_after(n):
+    log = []
+    for k in range(2):
+        w = 0
+        while True:
+            w += 1
+            if w > 3:
+                break
+            try:
+                if w <= n:
+                    raise ValueError(w)
+                log.append((k, w))
+                break
+            except ValueError:
+                log.append(-w)
+        log.append(k)
+    return log

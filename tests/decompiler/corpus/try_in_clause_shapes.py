@@ -249,3 +249,53 @@ def while_true_if_rest_after_clause_continues(fail, state):
                 continue
             except KeyError:
                 raise ValueError(p.log)
+
+
+# A try/finally in an `except E as e` clause, then a return: 3.12+ lay the return (its value,
+# the clause's unwinding and the name's cleanup) between the finally's cleanup and the clause's,
+# where the finally's way on jumps over its handler code; read as that handler code, it was lost.
+
+@cases(([],), ([1],))
+def named_clause_try_finally_then_return(log):
+    try:
+        raise ValueError(2)
+    except ValueError as e:
+        try:
+            log.append(3)
+        finally:
+            log.append(5)
+        return log
+    return None
+
+
+@cases(([],), ([1],))
+def named_clause_try_except_finally_then_return(log):
+    try:
+        raise ValueError(2)
+    except ValueError as e:
+        try:
+            log.append(3)
+            if log[0]:
+                raise KeyError(log[0])
+        except KeyError:
+            log.append(4)
+        finally:
+            log.append(5)
+        return log
+    return None
+
+
+@cases(([],), ([1],))
+def named_clause_nested_try_finally_then_return(log):
+    try:
+        raise ValueError(2)
+    except ValueError as e:
+        try:
+            try:
+                log.append(3)
+            except ValueError as e:
+                log.append(4)
+        finally:
+            log.append(5)
+        return log
+    return None

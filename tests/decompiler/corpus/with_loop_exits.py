@@ -225,3 +225,61 @@ def for_try_with_raises_clause_break_then_return(n):
         except ValueError:
             break
     return len(log) + n
+
+
+# A `break` ending a try body inside a with, whose except clause goes on with more of the with
+# body: the break runs the exit call first (3.12+: then a copy of the code after the loop). Read
+# as the with body's last statement, the clause's way on was lost or left the loop.
+
+@cases((0,), (1,), (2,))
+def while_true_with_try_break_clause_goes_on(n):
+    log = []
+    tries = 0
+    while True:
+        tries += 1
+        with _Swallow():
+            try:
+                if tries <= n:
+                    raise ValueError(tries)
+                log.append("ok")
+                break
+            except ValueError:
+                log.append("retry")
+            log.append("more")
+    return log
+
+
+@cases((0,), (1,), (5,))
+def while_test_with_try_break_clause_goes_on(n):
+    log = []
+    w = 0
+    while True:
+        w += 1
+        if w > 3:
+            break
+        with _Swallow():
+            try:
+                if w <= n:
+                    raise ValueError(w)
+                log.append(w)
+                break
+            except ValueError:
+                log.append(-w)
+            log.append("more")
+    return log
+
+
+@cases((0,), (1,), (5,))
+def for_with_try_break_clause_goes_on(n):
+    log = []
+    for w in range(3):
+        with _Swallow():
+            try:
+                if w < n:
+                    raise ValueError(w)
+                log.append(w)
+                break
+            except ValueError:
+                log.append(-w)
+            log.append("more")
+    return log
