@@ -291,7 +291,7 @@ class TableWith:
                 if copy_end is not None:
                     loop.break_tail = (k, copy_end)  # (read after the loop: `while_loop`)
             elif copy_end is None and loop.only_breaks_leave:
-                copy_end = self._copy_of_unlaid_loop_exit(k, loop)
+                copy_end = self._copy_of_unlaid_loop_exit(k, loop, stepped=self.withs.exit_call_at(be) is not None)
             return None if copy_end is None else (start, copy_end)
         if jump.opname == "JUMP" and jump.target == k + 1 and loop.iterator is None and loop.break_tail is None \
                 and loop.is_while and not loop.only_breaks_leave and k + 1 < loop.exit:
@@ -343,13 +343,15 @@ class TableWith:
             r += 1
         return r + 1
 
-    def _copy_of_unlaid_loop_exit(self, k: int, loop: LoopInfo) -> Optional[int]:
+    def _copy_of_unlaid_loop_exit(self, k: int, loop: LoopInfo, stepped: bool) -> Optional[int]:
         """3.12+: where the copy at `k` of the code after a `while True:` ends, when that code
-        is laid nowhere (the loop's exit is the end of the code): every `break` ran a copy of
-        it, a small block that ends in a return or raise. None when `k` starts no such block."""
+        is laid nowhere (the loop's exit is the end of the code, or handler code only, 3.14):
+        every `break` ran a copy of it, a small block that ends in a return or raise. None when
+        `k` starts no such block. `stepped`: the way out runs an exit call first (else the with
+        body never ends normally, and the block at `k` is no way out of it)."""
         size = len(self.instrs)
-        if loop.exit < size and loop.exit not in self.handler_only_code():
-            return None  # (3.14: the with handler's cleanup may follow the loop's last jump back)
+        if loop.exit < size and not (stepped and loop.exit in self.handler_only_code()):
+            return None
         tail = self._straight_tail(k, size, k + _MAX_RETURN_BLOCK, closing=False)  # table_try_withs
         return tail[0] if tail is not None else None
 
