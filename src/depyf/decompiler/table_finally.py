@@ -269,13 +269,15 @@ class TableFinally:
         cont = be
         while cont in self.skip and self.skip[cont] > cont and cont < span_end:
             cont = self.skip[cont]
-        if be < cont and self._const_return_after_copy(be, cont):
+        if cont not in self.body_const_returns and be < cont and self._const_return_after_copy(be, cont):
             # `try: ...; return CONST` (3.11+): the constant is loaded after the finally body's
             # copy; a return after the statement would be reached by a jump over the handler.
             body += self.run_range(cont, cont + 2, list(after))
             cont += 2
         if cont in self.body_const_returns:
-            cont += 2  # (read as the `return CONST` of a try body inside: `_past_const_return_through_copies`)
+            # (read as the `return CONST` of a try body inside, `_past_const_return_through_copies`,
+            # or of a with body, `_with_const_return`)
+            cont += 2
         over = instrs[cont] if cont < len(instrs) else None
         if over is not None and cont in self.with_break_ways:
             # (the same, in a for loop: the iterator popped, then a jump or a copy of the code

@@ -654,6 +654,9 @@ class TableWith:
                 return be
         if unwound:
             self.skip[first] = k  # (the iterators' POP_TOPs are the return's, not statements)
+        # (read here: where a try/finally around the with goes on past its body's copy of the
+        # finally body, this return is the with body's, not the code after the try)
+        self.body_const_returns.add(k)
         return k + 2
 
     def step_over_exit_call(self, i: int) -> None:

@@ -240,3 +240,37 @@ def try_if_with_return_then_else(kind, k):
     else:
         log.append('else')
     return log
+
+
+# `return <constant>` ending a with body inside a try/finally: the constant is loaded after the
+# exit call and the finally body's copy; the code after the try, which only a swallowed
+# exception reaches, returns something else. Read again as that code, the constant was returned
+# on the swallowing path too (3.11+).
+
+@cases(({},), ({1: 2},))
+def try_finally_with_return_constant_swallow_goes_on(d):
+    log = []
+    try:
+        with _Swallow(log):
+            if not d:
+                raise KeyError(0)
+            return 5
+    finally:
+        log.append("finally")
+    return log
+
+
+@cases(({},), ({1: 2},), ({1: 3, 2: 4},))
+def try_finally_with_if_else_return_constant(d):
+    log = []
+    try:
+        log.append(len(d))
+        with _Swallow(log):
+            if len(d) > 1:
+                pass
+            else:
+                log.append(d[1])
+            return 5
+    finally:
+        log.append("finally")
+    return log
