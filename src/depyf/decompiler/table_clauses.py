@@ -421,6 +421,23 @@ class TableClauses:
             return None  # (every break runs the same block: this one is other code)
         return end
 
+    def _leaves_loop_at(self, k: int, copies: bool = True) -> bool:
+        """Is the code at `k` a `break` of the innermost loop, the exit calls and finally copies
+        on its way out stepped over already: a for loop's iterator dropped, then a jump past the
+        loop or (`copies`) a copy of the code after it?"""
+        instrs = self.instrs
+        loop = self.loops[-1] if self.loops else None
+        if loop is None or k >= len(instrs):
+            return False
+        if loop.iterator is not None:
+            if instrs[k].opname != "POP_TOP" or k + 1 >= len(instrs):
+                return False
+            k += 1
+        ins = instrs[k]
+        if ins.opname == "JUMP":
+            return ins.target is not None and ins.target >= loop.exit
+        return copies and self._loop_exit_copy(k) is not None
+
     def _loop_exit_copy(self, k: int) -> Optional[int]:
         """If a small block at `k` that loads a variable and returns copies the innermost loop's
         exit block, where it ends."""

@@ -641,23 +641,11 @@ class TableExcept:
 
     def _breaks_through_exit_calls(self, k: int) -> bool:
         """Does the code at `k`, past the exit calls stepped over there, leave the innermost
-        loop (a `break` of a with body: `with m: try: f(); break / except E: ...` then more): a
-        for loop's iterator dropped, then a jump past the loop or a copy of the code after it?"""
-        skip, instrs = self.skip, self.instrs
-        loop = self.loops[-1] if self.loops else None
-        start = k
+        loop (a `break` of a with body: `with m: try: f(); break / except E: ...` then more)?"""
+        start, skip = k, self.skip
         while k in skip and skip[k] > k:
             k = skip[k]
-        if loop is None or k == start or k >= len(instrs):
-            return False
-        if loop.iterator is not None:
-            if instrs[k].opname != "POP_TOP" or k + 1 >= len(instrs):
-                return False
-            k += 1
-        ins = instrs[k]
-        if ins.opname == "JUMP":
-            return ins.target is not None and ins.target >= loop.exit
-        return self._loop_exit_copy(k) is not None  # table_clauses
+        return k != start and self._leaves_loop_at(k)  # table_clauses
 
     def _goes_back_at_once(self, be: int, loop: Optional[LoopInfo]) -> bool:
         """Is the way out of a try body at `be` a `continue` (the jump back, left unprotected)?"""

@@ -508,15 +508,8 @@ class TableWith:
     def _exit_call_then_break(self, k: int, t: int) -> bool:
         """Is the code at `k` the exit call of the with whose handler is `t`, then a jump out of
         the innermost loop (a for loop's iterator popped first)?"""
-        loop = self.loops[-1] if self.loops else None
-        if loop is None or not self._own_exit_call_at(k, t) or self.skip.get(k, k) <= k:
-            return False
-        instrs = self.instrs
-        j = self.skip[k]
-        if loop.iterator is not None and j < len(instrs) and instrs[j].opname == "POP_TOP":
-            j += 1
-        return j < len(instrs) and instrs[j].opname == "JUMP" and instrs[j].target is not None \
-            and instrs[j].target >= loop.exit
+        return self._own_exit_call_at(k, t) and self.skip.get(k, k) > k \
+            and self._leaves_loop_at(self.skip[k], copies=False)  # table_clauses
 
     def _own_exit_call_at(self, k: int, t: int) -> bool:
         """Does the exit call of the with whose handler is `t` start at `k`?"""
